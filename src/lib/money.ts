@@ -1,0 +1,36 @@
+/**
+ * Money is integer cents (bigint) everywhere. Whole-shilling response fields are derived from cents by ONE rule:
+ * round half away from zero to the nearest shilling (KES 45,242.50 → 45,243; −0.50 → −1). Requests in whole
+ * shillings become cents exactly.
+ */
+export type Cents = bigint;
+
+export function toShillings(cents: Cents): number {
+  const neg = cents < 0n;
+  const abs = neg ? -cents : cents;
+  const whole = (abs + 50n) / 100n;
+  return Number(neg ? -whole : whole);
+}
+
+export function fromShillings(shillings: number): Cents {
+  if (!Number.isFinite(shillings)) throw new RangeError('amount must be finite');
+  // Requests carry whole shillings; a fractional amount is kept to the cent rather than silently truncated.
+  return BigInt(Math.round(shillings * 100));
+}
+
+/** Percentage of an amount in basis points, rounded half away from zero to the cent. */
+export function applyBps(cents: Cents, bps: number): Cents {
+  const num = cents * BigInt(bps);
+  const neg = num < 0n;
+  const abs = neg ? -num : num;
+  const q = (abs + 5_000n) / 10_000n;
+  return neg ? -q : q;
+}
+
+/** Both response fields of an amount: `{[name]: shillings, [name_minor]: cents}`. */
+export function moneyFields<N extends string>(name: N, cents: Cents | null | undefined): Record<N | `${N}_minor`, number | null> {
+  return {
+    [name]: cents == null ? null : toShillings(cents),
+    [`${name}_minor`]: cents == null ? null : Number(cents),
+  } as Record<N | `${N}_minor`, number | null>;
+}
