@@ -1,0 +1,17 @@
+import PgBoss from 'pg-boss';
+import type { AppServices } from '../src/context.ts';
+import { registerMaintenanceWorker } from './maintenance.worker.ts';
+import { QUEUES } from './queues.ts';
+
+/** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
+export async function startJobs(app: AppServices, databaseUrl: string): Promise<PgBoss> {
+  const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, supervise: true, schedule: true });
+  boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
+  await boss.start();
+  for (const q of Object.values(QUEUES)) {
+    await boss.createQueue(q.name, { name: q.name, ...q.options });
+    if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });
+  }
+  await registerMaintenanceWorker(boss, app);
+  return boss;
+}

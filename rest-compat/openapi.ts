@@ -1,0 +1,152 @@
+import { OpenApiBuilder, type OperationObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
+import { SCOPES } from '../src/auth/scopes.ts';
+import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
+import { COMPONENT_SCHEMAS, ROUTES } from './routes/index.ts';
+import { arr, int, obj, str } from './schemas.ts';
+
+const COMMON_ERRORS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'tenant_inactive', 'actor_disabled', 'insufficient_scope', 'agent_denied', 'rate_limited'];
+
+const problemRef = { $ref: '#/components/schemas/Problem' };
+
+function problemResponses(codes: ProblemCode[]): ResponsesObject {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const c of new Set(codes)) {
+    const s = PROBLEM_CATALOGUE[c].status;
+    byStatus.set(s, [...(byStatus.get(s) ?? []), c]);
+  }
+  if (codes.includes('tenant_inactive')) byStatus.set(401, [...new Set([...(byStatus.get(401) ?? []), 'tenant_inactive' as ProblemCode])]);
+  const out: ResponsesObject = {};
+  for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: cs.map((c) => `\`${c}\`: ${PROBLEM_CATALOGUE[c].title}`).join('; '),
+      headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
+      content: { 'application/problem+json': { schema: problemRef } },
+    };
+  }
+  return out;
+}
+
+const rateHeaders = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+};
+
+/** The OpenAPI 3.1 document, generated from the same route table the router serves. */
+export function buildOpenApi(): Record<string, unknown> {
+  const b = OpenApiBuilder.create()
+    .addOpenApiVersion('3.1.0')
+    .addTitle('Bima Gateway API')
+    .addVersion('1.0.0')
+    .addDescription(
+      'Insurance intermediary API (v1). Money in requests is whole shillings; responses give whole shillings (rounded half away ' +
+        'from zero from the cents) plus integer cents in `_minor` fields. Errors are RFC 9457 problem documents with a stable `code`. ' +
+        'Every response carries X-Request-Id.',
+    )
+    .addServer({ url: '/api/v1' })
+    .addSecurityScheme('bearer', { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' })
+    .addSecurityScheme('oauth2', {
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: '/api/v1/oauth/token', scopes: { ...SCOPES } } },
+    })
+    .addSchema('Problem', obj(
+      {
+        type: str('URI of the problem type'),
+        title: str(),
+        status: int(),
+        detail: str(),
+        code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
+        instance: str('Path of the request'),
+        request_id: str(),
+        errors: arr(obj({ field: str('Dotted path in the request body'), message: str() })),
+      },
+      ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+    ))
+    .addSchema('TokenResponse', obj({ access_token: str(), token_type: { type: 'string', enum: ['Bearer'] }, expires_in: int('Seconds (86400 by default)'), scope: str('Space-separated granted scopes') }));
+  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s as SchemaObject);
+  const headers: Record<string, { description: string; schema: SchemaObject }> = {
+    'X-Request-Id': { description: 'Request id (a sane incoming X-Request-Id is kept)', schema: str() },
+    'Retry-After': { description: 'Seconds to wait before retrying', schema: int() },
+    'RateLimit-Limit': { description: 'Requests allowed in the window', schema: int() },
+    'RateLimit-Remaining': { description: 'Requests left in the window', schema: int() },
+    'RateLimit-Reset': { description: 'Seconds until capacity frees up', schema: int() },
+    'RateLimit-Policy': { description: 'Limit and window, e.g. `60;w=60`', schema: str() },
+    'Idempotent-Replayed': { description: '`true` when the response is a replay of the first one for this Idempotency-Key', schema: str() },
+  };
+  for (const [name, h] of Object.entries(headers)) b.addHeader(name, h);
+  b.addParameter('IdempotencyKey', {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', maxLength: 255 },
+    description: 'Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required.',
+  });
+  b.addParameter('AgentCode', { name: 'X-Agent-Code', in: 'header', required: false, schema: str(), description: 'Act as this agent (with X-Agent-Key)' });
+  b.addParameter('AgentKey', { name: 'X-Agent-Key', in: 'header', required: false, schema: str(), description: 'The agent\'s key; required with X-Agent-Code' });
+
+  b.addPath('/oauth/token', {
+    post: {
+      operationId: 'createToken',
+      tags: ['Authentication'],
+      summary: 'OAuth 2.0 client-credentials token',
+      description: 'JSON or form body; HTTP Basic client authentication or the legacy {key, passkey} also accepted. Limit: 10 requests per minute per IP address.',
+      security: [],
+      requestBody: {
+        required: false,
+        content: Object.fromEntries(
+          ['application/json', 'application/x-www-form-urlencoded'].map((t) => [
+            t,
+            { schema: obj({ grant_type: { type: 'string', enum: ['client_credentials'] }, client_id: str(), client_secret: str(), scope: str(), key: str('Alias of client_id'), passkey: str('Alias of client_secret') }, []) },
+          ]),
+        ),
+      },
+      responses: {
+        '200': { description: 'Token', content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } } },
+        ...problemResponses(['invalid_request', 'invalid_scope', 'unsupported_grant_type', 'invalid_client', 'actor_disabled', 'rate_limited']),
+        '403': { description: '`tenant_inactive`: organisation suspended or in KYC review', content: { 'application/problem+json': { schema: problemRef } } },
+      },
+    },
+  });
+
+  const paths = new Map<string, Record<string, OperationObject>>();
+  for (const r of ROUTES) {
+    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path' as const, required: true, schema: str() }));
+    const op: OperationObject = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      tags: [r.tag],
+      security: [{ bearer: r.scopes }, { oauth2: r.scopes }],
+      'x-scopes': r.scopes,
+      ...(r.serviceOnly ? { 'x-service-only': true } : {}),
+      parameters: [
+        ...pathParams,
+        ...(r.queryParams ?? []),
+        { $ref: '#/components/parameters/AgentCode' },
+        { $ref: '#/components/parameters/AgentKey' },
+        ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ],
+      ...(r.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } } : {}),
+      responses: {
+        [String(r.response.status)]: {
+          description: r.response.description,
+          headers: { ...rateHeaders, ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) },
+          content: { 'application/json': { schema: r.response.schema } },
+        },
+        ...problemResponses([
+          ...COMMON_ERRORS,
+          ...r.errors,
+          ...(r.idempotent ? (['idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused'] as ProblemCode[]) : []),
+          ...(r.requestBody ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[]) : []),
+        ]),
+      },
+    };
+    const entry = paths.get(r.path) ?? {};
+    entry[r.method.toLowerCase()] = op;
+    paths.set(r.path, entry);
+  }
+  for (const [p, ops] of [...paths].sort((a, b) => a[0].localeCompare(b[0]))) b.addPath(p, ops);
+  return b.getSpec() as unknown as Record<string, unknown>;
+}

@@ -1,0 +1,56 @@
+import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { Scope } from '../src/auth/scopes.ts';
+import type { ProblemCode } from '../src/lib/problem.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RestInput {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+export interface RestOutput {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * One legacy path: which GraphQL operation it runs and how its spellings map both ways. Mappers are pure
+ * functions: no I/O, no business rules (those live in src/modules/<domain>/ services).
+ */
+export interface RestRoute {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path relative to /api/v1, e.g. `/clients/{client_no}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Any one of these scopes is enough. */
+  scopes: Scope[];
+  /** Idempotency-Key header required (write calls marked so in the spec). */
+  idempotent: boolean;
+  /** Counts against the bind-save limit as well as the token limit. */
+  bindLimited?: boolean;
+  serviceOnly?: boolean;
+  /** File name (without .graphql) in rest-compat/operations/. */
+  operation: string;
+  queryParams?: ParameterObject[];
+  requestBody?: SchemaObject;
+  toVariables(input: RestInput): Record<string, unknown>;
+  toResponse(data: any): RestOutput;
+  response: { status: number; description: string; schema: SchemaObject };
+  /** Problem codes this path can answer with, beyond the common 401/403/429 ones (for the OpenAPI document). */
+  errors: ProblemCode[];
+  /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
+  redactForReplay?(body: any): unknown;
+}
+
+export const route = (r: RestRoute): RestRoute => r;
+
+/** Integer from a path or query string, or undefined when absent; NaN for junk so validation can refuse it. */
+export function intParam(v: string | null | undefined): number | undefined {
+  if (v == null || v === '') return undefined;
+  return /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
+}

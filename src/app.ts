@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import type PgBoss from 'pg-boss';
+import { startJobs } from '../jobs/index.ts';
+import type { AppServices } from './context.ts';
+import { Database } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import type { Config } from './lib/config.ts';
+import { EventBus } from './lib/event-bus.ts';
+import type { Logger } from './lib/logger.ts';
+import { createRateLimitStore } from './lib/rate-limit.ts';
+import { createHttpServer, type HttpServer } from './server.ts';
+
+export interface RunningApp {
+  services: AppServices;
+  http: HttpServer;
+  boss: PgBoss | undefined;
+  /** e.g. http://127.0.0.1:3000 */
+  origin: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  log: Logger;
+  databaseUrl: string;
+  /** Skip migrations (tests start from an already-migrated template database). */
+  migrate?: boolean;
+  /** Run pg-boss workers (default true). */
+  jobs?: boolean;
+  /** Runs once the server listens and before it reports ready (demo seed, credentials file). */
+  beforeReady?: (services: AppServices, origin: string) => Promise<void>;
+}
+
+export async function startApp(opts: StartOptions): Promise<RunningApp> {
+  const { config, log, databaseUrl } = opts;
+  if (opts.migrate !== false) {
+    const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
+    log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
+  }
+  const db = await Database.connect(databaseUrl);
+  const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
+  await events.start();
+  const services: AppServices = { db, config, log, rateLimits: createRateLimitStore({ redisUrl: config.redisUrl }), events };
+  const boss = opts.jobs === false ? undefined : await startJobs(services, databaseUrl);
+  const http = createHttpServer(services, {
+    ready: async () => {
+      await db.pool.query('SELECT 1');
+      return true;
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = http.server.address() as AddressInfo;
+  const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  await opts.beforeReady?.(services, origin);
+  http.markReady();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    services,
+    http,
+    boss,
+    origin,
+    stop() {
+      stopping ??= (async () => {
+        await http.close(config.shutdownTimeoutMs);
+        await boss?.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
+        await events.close();
+        await services.rateLimits.close();
+        await db.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal, Credentials } from './auth/principal.ts';
+import { authenticate } from './auth/principal.ts';
+import type { Database, Tx, TxOptions } from './db/client.ts';
+import type { PrismaClient } from './generated/prisma/client.ts';
+import type { Config } from './lib/config.ts';
+import type { Logger } from './lib/logger.ts';
+import type { RateLimitStore } from './lib/rate-limit.ts';
+import type { EventBus } from './lib/event-bus.ts';
+import { AppError } from './lib/problem.ts';
+
+/** Long-lived parts of the running service, shared by every request, WebSocket and job. */
+export interface AppServices {
+  db: Database;
+  config: Config;
+  log: Logger;
+  rateLimits: RateLimitStore;
+  events: EventBus;
+}
+
+export type Transport = 'graphql' | 'websocket' | 'rest' | 'job' | 'test';
+
+export interface Context {
+  app: AppServices;
+  requestId: string;
+  log: Logger;
+  transport: Transport;
+  principal?: Principal;
+  /** Runs a unit of work on the caller's tenant; joins the ambient transaction of an idempotent REST write. */
+  tx<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T>;
+  /** Set by the REST facade for Idempotency-Key writes so the business write and the stored response commit together. */
+  ambientTx?: Tx;
+  /** A tenant-scoped Prisma client for the Pothos plugin's own loads (relation fallbacks, node lookups). */
+  prismaForPlugin(): PrismaClient;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Keeps a sane caller-supplied request id (so traces join up), otherwise makes one. */
+export function requestIdFrom(incoming: string | null | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+}
+
+const scopedClients = new WeakMap<Database, Map<number, PrismaClient>>();
+
+function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
+  let byTenant = scopedClients.get(db);
+  if (!byTenant) scopedClients.set(db, (byTenant = new Map()));
+  let client = byTenant.get(tenantId);
+  if (!client) {
+    const base = db.prisma;
+    client = base.$extends({
+      query: {
+        $allModels: {
+          async $allOperations({ args, query }) {
+            const [, result] = await base.$transaction([
+              base.$executeRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
+              query(args),
+            ]);
+            return result;
+          },
+        },
+      },
+    }) as unknown as PrismaClient;
+    byTenant.set(tenantId, client);
+  }
+  return client;
+}
+
+export interface ContextInput {
+  app: AppServices;
+  transport: Transport;
+  requestId?: string;
+  credentials?: Credentials;
+  /** Already-resolved principal (jobs, tests, or the REST facade which authenticated first). */
+  principal?: Principal;
+}
+
+export async function createContext(input: ContextInput): Promise<Context> {
+  const { app } = input;
+  const requestId = input.requestId ?? requestIdFrom(undefined);
+  const principal =
+    input.principal ?? (input.credentials?.authorization ? await authenticate(app.db, input.credentials) : undefined);
+  const log = app.log.child({ request_id: requestId, tenant: principal?.tenant.code, client_id: principal?.apiClient.clientId });
+  const ctx: Context = {
+    app,
+    requestId,
+    log,
+    transport: input.transport,
+    principal,
+    tx(fn, opts) {
+      if (ctx.ambientTx) return fn(ctx.ambientTx);
+      if (!ctx.principal) throw new AppError('unauthenticated');
+      return app.db.tenant(ctx.principal.tenant.id, fn, opts);
+    },
+    prismaForPlugin() {
+      if (ctx.ambientTx) return ctx.ambientTx as unknown as PrismaClient;
+      if (!ctx.principal) throw new AppError('unauthenticated');
+      return tenantScopedClient(app.db, ctx.principal.tenant.id);
+    },
+  };
+  return ctx;
+}

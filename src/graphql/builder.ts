@@ -1,0 +1,68 @@
+import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { Scope } from '../auth/scopes.ts';
+import type { Context } from '../context.ts';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import { AppError } from '../lib/problem.ts';
+
+/** The builder and nothing else: types live in src/modules/<domain>/, src/graphql/schema.ts imports them. */
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: Record<Scope, boolean> & { authenticated: boolean; staff: boolean };
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  Scalars: {
+    Date: { Input: string; Output: string | Date };
+    DateTime: { Input: Date; Output: Date };
+    Cents: { Input: bigint; Output: bigint | number };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  defaultFieldNullability: false,
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin],
+  scopeAuth: {
+    authorizeOnSubscribe: true,
+    authScopes: (ctx) => {
+      const s = ctx.principal?.scopes;
+      return {
+        authenticated: !!ctx.principal,
+        staff: !!ctx.principal && !ctx.principal.actor?.ownRecordsOnly,
+        read: !!s?.has('read'),
+        quote: !!s?.has('quote'),
+        bind: !!s?.has('bind'),
+        crm: !!s?.has('crm'),
+        webhooks: !!s?.has('webhooks'),
+        admin: !!s?.has('admin'),
+      };
+    },
+    unauthorizedError: (_parent, ctx, _info, result) => {
+      if (!ctx.principal) return new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
+      return new AppError('insufficient_scope', { detail: result.message });
+    },
+  },
+  prisma: {
+    client: (ctx) => ctx.prismaForPlugin(),
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+    defaultConnectionSize: 25,
+    maxConnectionSize: 100,
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+  },
+  errors: {
+    defaultTypes: [],
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

@@ -1,0 +1,45 @@
+import { AppError, type FieldError, ValidationError } from '../lib/problem.ts';
+import { toShillings } from '../lib/money.ts';
+import { builder } from './builder.ts';
+
+export interface MoneyShape {
+  cents: bigint;
+}
+
+/** Money in GraphQL: cents are the truth; `amount` is whole shillings derived by the one rounding rule (src/lib/money.ts). */
+export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
+  description: 'An amount in KES. `amountMinor` (cents) is exact; `amount` is whole shillings, rounded half away from zero.',
+  fields: (t) => ({
+    amount: t.int({ resolve: (m) => toShillings(m.cents) }),
+    amountMinor: t.field({ type: 'Cents', resolve: (m) => m.cents }),
+    currency: t.string({ resolve: () => 'KES' }),
+  }),
+});
+
+export const money = (cents: bigint | null | undefined): MoneyShape | null => (cents == null ? null : { cents });
+
+export const FieldErrorRef = builder.objectRef<FieldError>('FieldError').implement({
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'Dotted path of the offending input field.' }),
+    message: t.exposeString('message'),
+  }),
+});
+
+/** Every typed failure result carries the same `code` and `status` the REST problem document shows. */
+export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
+  description: 'An expected failure, mirroring the RFC 9457 problem document of the REST API.',
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    status: t.exposeInt('status'),
+    title: t.exposeString('title'),
+    detail: t.exposeString('detail'),
+    fieldErrors: t.field({ type: [FieldErrorRef], resolve: (e) => e.errors ?? [] }),
+  }),
+});
+
+builder.objectType(ValidationError, {
+  name: 'ValidationProblem',
+  interfaces: [ProblemRef],
+  isTypeOf: (v) => v instanceof ValidationError,
+  fields: () => ({}),
+});

@@ -1,0 +1,39 @@
+import { GraphQLError } from 'graphql';
+import { AppError, isAppError } from '../lib/problem.ts';
+import type { Logger } from '../lib/logger.ts';
+
+/** AppError → GraphQL error with `extensions.code` (and the HTTP status Yoga should answer with). */
+export function toGraphQLError(err: AppError, base?: GraphQLError): GraphQLError {
+  return new GraphQLError(err.detail, {
+    nodes: base?.nodes,
+    source: base?.source,
+    positions: base?.positions,
+    path: base?.path,
+    originalError: err,
+    extensions: {
+      code: err.code,
+      status: err.status,
+      title: err.title,
+      ...(err.errors ? { errors: err.errors } : {}),
+      ...(err.extra ?? {}),
+      http: { status: err.status, headers: err.headers ?? {} },
+    },
+  });
+}
+
+/** Expected errors keep their code; anything else is a bug: logged in full, shown as internal_error. */
+export function maskError(log: Logger) {
+  return (error: unknown, message: string): Error => {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    const original = gqlError?.originalError ?? error;
+    if (isAppError(original)) return toGraphQLError(original, gqlError);
+    if (original instanceof GraphQLError && original.extensions?.code) return original;
+    if (gqlError && !gqlError.originalError) return gqlError; // parse/validation errors: safe, caller-made
+    log.error({ err: original }, 'unhandled error in GraphQL operation');
+    return new GraphQLError(message || 'Unexpected error', {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: 'internal_error', status: 500 },
+    });
+  };
+}

@@ -1,0 +1,48 @@
+import { GraphQLError, Kind } from 'graphql';
+import { builder } from './builder.ts';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+builder.scalarType('Date', {
+  description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
+  serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
+  parseValue: (v) => {
+    if (typeof v !== 'string' || !DATE.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
+      throw new GraphQLError('Date must be a Y-m-d string');
+    }
+    return v;
+  },
+});
+
+builder.scalarType('DateTime', {
+  description: 'An ISO 8601 timestamp with a UTC offset.',
+  serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
+  parseValue: (v) => {
+    const d = new Date(String(v));
+    if (typeof v !== 'string' || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    return d;
+  },
+});
+
+builder.scalarType('Cents', {
+  description: 'Money in integer minor units (KES cents). Serialised as a JSON integer; always a safe integer.',
+  serialize: (v) => {
+    const n = typeof v === 'bigint' ? Number(v) : v;
+    if (!Number.isSafeInteger(n)) throw new GraphQLError('Cents value out of range');
+    return n;
+  },
+  parseValue: (v) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new GraphQLError('Cents must be an integer');
+    return BigInt(v);
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.INT) throw new GraphQLError('Cents must be an integer');
+    return BigInt(ast.value);
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Arbitrary JSON.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+});

@@ -1,0 +1,120 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer } from 'ws';
+import type { Credentials } from '../auth/principal.ts';
+import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
+import { enforceTokenRateLimit } from '../http/rate-limits.ts';
+import { AppError, isAppError } from '../lib/problem.ts';
+import { maskError, toGraphQLError } from './errors.ts';
+import { schema } from './schema.ts';
+
+interface ServerContext {
+  req?: IncomingMessage;
+  requestId?: string;
+  /** Present on WebSocket operations (graphql-ws). */
+  connectionParams?: Record<string, unknown>;
+}
+
+function credentialsFromParams(params: Record<string, unknown> | undefined): Credentials {
+  const get = (k: string) => {
+    const v = params?.[k] ?? params?.[k.toLowerCase()];
+    return typeof v === 'string' ? v : null;
+  };
+  return { authorization: get('Authorization'), agentCode: get('X-Agent-Code'), agentKey: get('X-Agent-Key') };
+}
+
+export type Yoga = YogaServerInstance<ServerContext, Context>;
+
+export function createGraphQL(app: AppServices): Yoga {
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: false,
+    maskedErrors: { maskError: maskError(app.log) },
+    graphiql: { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' },
+    renderGraphiQL,
+    plugins: [
+      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, exposeLimits: true }),
+      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, exposeLimits: true }),
+    ],
+    context: async (server): Promise<Context> => {
+      try {
+        if (server.connectionParams) {
+          return await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(server.connectionParams) });
+        }
+        const h = server.request.headers;
+        const ctx = await createContext({
+          app,
+          transport: 'graphql',
+          requestId: server.requestId ?? requestIdFrom(h.get('x-request-id')),
+          credentials: { authorization: h.get('authorization'), agentCode: h.get('x-agent-code'), agentKey: h.get('x-agent-key') },
+        });
+        if (ctx.principal) await enforceTokenRateLimit(app, ctx.principal);
+        return ctx;
+      } catch (e) {
+        if (isAppError(e)) throw toGraphQLError(e);
+        throw e;
+      }
+    },
+  });
+}
+
+/** graphql-ws on the same HTTP server and path, through Yoga's envelop so plugins, context and validation are shared. */
+export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): WebSocketServer {
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  useServer(
+    {
+      // Reject a connection whose credentials are bad before any operation runs.
+      onConnect: async (ctx) => {
+        try {
+          await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(ctx.connectionParams) });
+          return true;
+        } catch (e) {
+          if (isAppError(e)) return false;
+          throw e;
+        }
+      },
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          connectionParams: ctx.connectionParams ?? {},
+        });
+        let document;
+        try {
+          document = parse(params.query);
+        } catch (e) {
+          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+        }
+        const errors = validate(s, document);
+        if (errors.length) return errors;
+        let contextValue: Context;
+        try {
+          contextValue = (await contextFactory()) as Context;
+        } catch (e) {
+          return [e instanceof GraphQLError ? e : isAppError(e) ? toGraphQLError(e) : toGraphQLError(new AppError('internal_error'))];
+        }
+        return {
+          schema: s,
+          operationName: params.operationName,
+          document,
+          variableValues: params.variables,
+          contextValue,
+          rootValue: { execute, subscribe },
+        };
+      },
+    },
+    wss,
+  );
+  return wss;
+}

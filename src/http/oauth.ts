@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { issueToken, type TokenRequest } from '../auth/token.service.ts';
+import type { AppServices } from '../context.ts';
+import { AppError } from '../lib/problem.ts';
+import { rateLimitHeaders } from '../lib/rate-limit.ts';
+import { mediaType, readBody } from './body.ts';
+import { enforceTokenEndpointLimit } from './rate-limits.ts';
+import { sendJson } from './respond.ts';
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Reads the grant from JSON, form or HTTP Basic, accepting the legacy {key, passkey} spellings. */
+export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenRequest {
+  let fields: Record<string, unknown> = {};
+  const type = mediaType(req);
+  if (raw.length) {
+    if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+    else if (type === 'application/json' || type === '') {
+      try {
+        const parsed = JSON.parse(raw.toString('utf8'));
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+        fields = parsed;
+      } catch {
+        throw new AppError('invalid_request', { detail: 'Token request body must be a JSON object or a form' });
+      }
+    } else throw new AppError('invalid_request', { detail: 'Send the token request as JSON or application/x-www-form-urlencoded' });
+  }
+  let clientId = str(fields.client_id) ?? str(fields.key);
+  let clientSecret = str(fields.client_secret) ?? str(fields.passkey);
+  const auth = req.headers.authorization;
+  if (auth && /^Basic\s+/i.test(auth)) {
+    const decoded = Buffer.from(auth.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+    const i = decoded.indexOf(':');
+    if (i < 0) throw new AppError('invalid_request', { detail: 'Malformed HTTP Basic credentials' });
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+    const basicId = decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' '));
+    const basicSecret = decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' '));
+    if ((clientId && clientId !== basicId) || (clientSecret && clientSecret !== basicSecret)) {
+      throw new AppError('invalid_request', { detail: 'Use one client authentication method, not two' });
+    }
+    clientId = basicId;
+    clientSecret = basicSecret;
+  }
+  return { grantType: str(fields.grant_type), clientId, clientSecret, scope: str(fields.scope) };
+}
+
+export async function handleToken(app: AppServices, req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
+  if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+  const limit = await enforceTokenEndpointLimit(app, ip);
+  const headers = { ...rateLimitHeaders(limit), 'cache-control': 'no-store', pragma: 'no-cache' };
+  try {
+    const raw = await readBody(req, 16 * 1024);
+    const token = await issueToken(app.db, parseTokenRequest(req, raw), { ttlSeconds: app.config.tokenTtlSeconds });
+    sendJson(res, 200, token, headers);
+  } catch (e) {
+    if (e instanceof AppError) {
+      // OAuth client libraries read `error`; our integrators read `code`. Carry both.
+      const extraHeaders: Record<string, string> = { ...headers, ...(e.headers ?? {}) };
+      if (e.code === 'invalid_client' && /^Basic/i.test(req.headers.authorization ?? '')) extraHeaders['www-authenticate'] = 'Basic realm="bima-gateway"';
+      throw new AppError(e.code, { detail: e.detail, status: e.status, extra: { ...(e.extra ?? {}), error: e.code }, headers: extraHeaders });
+    }
+    throw e;
+  }
+}

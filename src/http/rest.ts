@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GraphQLSchema } from 'graphql';
+import { type CompiledRoute, compileRoutes, runOperation } from '../../rest-compat/executor.ts';
+import { ROUTES } from '../../rest-compat/routes/index.ts';
+import { requireScope } from '../auth/principal.ts';
+import { type AppServices, createContext } from '../context.ts';
+import { sha256Hex } from '../lib/crypto.ts';
+import { AppError } from '../lib/problem.ts';
+import { rateLimitHeaders } from '../lib/rate-limit.ts';
+import { canonicalJson, parseJson, readBody } from './body.ts';
+import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
+import { enforceBindLimit, enforceTokenRateLimit } from './rate-limits.ts';
+import { sendJson, sendText } from './respond.ts';
+
+export const API_PREFIX = '/api/v1';
+
+/**
+ * Transport for the legacy REST surface: matching, authentication, scopes, rate limits and Idempotency-Key.
+ * What each path means is the route table's business (rest-compat/); what it does is the GraphQL core's.
+ */
+export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
+  const compiled = compileRoutes(schema, ROUTES);
+
+  function match(method: string, path: string): { c: CompiledRoute; params: Record<string, string> } {
+    const allowed = new Set<string>();
+    for (const c of compiled) {
+      const m = c.matcher.exec(path);
+      if (!m) continue;
+      if (c.route.method !== method) {
+        allowed.add(c.route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      c.paramNames.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+      return { c, params };
+    }
+    if (allowed.size) {
+      throw new AppError('method_not_allowed', { detail: `Use ${[...allowed].join(', ')}`, headers: { allow: [...allowed].join(', ') } });
+    }
+    throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
+  }
+
+  return async function handleRest(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): Promise<void> {
+    const path = url.pathname.slice(API_PREFIX.length) || '/';
+    const { c, params } = match(req.method ?? 'GET', path);
+    const route = c.route;
+    const ctx = await createContext({
+      app,
+      transport: 'rest',
+      requestId,
+      credentials: {
+        authorization: req.headers.authorization,
+        agentCode: header(req, 'x-agent-code'),
+        agentKey: header(req, 'x-agent-key'),
+      },
+    });
+    const principal = requireScope(ctx.principal, ...route.scopes);
+    const limit = await enforceTokenRateLimit(app, principal);
+    const limitHeaders = rateLimitHeaders(limit);
+    try {
+      const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
+      const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
+      if (route.bindLimited) await enforceBindLimit(app, principal);
+      const run = async () => {
+        const data = await runOperation(schema, c, ctx, route.toVariables({ params, query: url.searchParams, body }));
+        return route.toResponse(data);
+      };
+      if (route.idempotent) {
+        const key = checkIdempotencyKey(req.headers['idempotency-key']);
+        const requestHash = sha256Hex(`${route.method} ${path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`);
+        const out = await withIdempotency(ctx, { key, requestHash, operation: route.operationId, redact: route.redactForReplay }, run);
+        sendText(res, out.status, out.bodyText, {
+          'content-type': 'application/json; charset=utf-8',
+          ...limitHeaders,
+          ...(out.replayed ? { 'idempotent-replayed': 'true' } : {}),
+        });
+        return;
+      }
+      const out = await run();
+      sendJson(res, out.status, out.body, limitHeaders);
+    } catch (e) {
+      if (e instanceof AppError) throw new AppError(e.code, { detail: e.detail, errors: e.errors, extra: e.extra, status: e.status, headers: { ...limitHeaders, ...(e.headers ?? {}) } });
+      throw e;
+    }
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const v = req.headers[name];
+  return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+}

@@ -1,0 +1,127 @@
+/**
+ * The one error tree. Every expected failure is an AppError with a stable `code`; REST renders it as an RFC 9457
+ * problem document, GraphQL as `extensions.code` (or a typed result for business failures). Anything that is not an
+ * AppError is a bug: it is logged and masked as `internal_error`.
+ */
+export interface FieldError {
+  /** Dotted path of the offending field in the caller's own spelling, e.g. `client.phone`. */
+  field: string;
+  message: string;
+}
+
+export const PROBLEM_CATALOGUE = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  invalid_scope: { status: 400, title: 'Requested scope is not allowed' },
+  unsupported_grant_type: { status: 400, title: 'Unsupported grant type' },
+  idempotency_key_required: { status: 400, title: 'Idempotency-Key header required' },
+  idempotency_key_invalid: { status: 400, title: 'Idempotency-Key header invalid' },
+  invalid_client: { status: 401, title: 'Client authentication failed' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  invalid_token: { status: 401, title: 'Access token invalid or expired' },
+  tenant_inactive: { status: 401, title: 'Organisation is not active' },
+  actor_disabled: { status: 401, title: 'Acting user is disabled' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  actor_forbidden: { status: 403, title: 'Acting user may not perform this action' },
+  agent_denied: { status: 403, title: 'Agent credentials rejected' },
+  ipf_not_offered: { status: 403, title: 'Premium finance is not offered to this organisation' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  duplicate_client: { status: 409, title: 'Client already exists' },
+  price_changed: { status: 409, title: 'Rates changed during the save' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  premium_mismatch: { status: 422, title: 'Premium does not match the server price' },
+  no_quote: { status: 422, title: 'No insurer rates this risk' },
+  domain_rule: { status: 422, title: 'A business rule refuses the request' },
+  query_too_complex: { status: 400, title: 'GraphQL query too deep or too costly' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof PROBLEM_CATALOGUE;
+
+export interface AppErrorOptions {
+  detail?: string;
+  errors?: FieldError[];
+  /** Extra members of the problem document (e.g. `matches`, server figures). Must be safe to show the caller. */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** Overrides the catalogue status where the spec gives one code two statuses (tenant_inactive: 403 at /oauth/token). */
+  status?: number;
+}
+
+export class AppError extends Error {
+  readonly code: ProblemCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ProblemCode, opts: AppErrorOptions = {}) {
+    const entry = PROBLEM_CATALOGUE[code];
+    super(opts.detail ?? entry.title);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = opts.status ?? entry.status;
+    this.title = entry.title;
+    this.detail = opts.detail ?? entry.title;
+    this.errors = opts.errors;
+    this.extra = opts.extra;
+    this.headers = opts.headers;
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+export function validationFailed(errors: FieldError[], detail?: string): AppError {
+  return new ValidationError(errors, detail);
+}
+
+export function notFound(what = 'Resource'): AppError {
+  return new AppError('not_found', { detail: `${what} not found` });
+}
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  request_id: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+export function problemType(code: string): string {
+  return `https://docs.bima-gateway.dev/problems/${code}`;
+}
+
+export function toProblemDocument(err: AppError, requestId: string, instance?: string): ProblemDocument {
+  return {
+    type: problemType(err.code),
+    title: err.title,
+    status: err.status,
+    detail: err.detail,
+    code: err.code,
+    ...(instance ? { instance } : {}),
+    request_id: requestId,
+    ...(err.errors ? { errors: err.errors } : {}),
+    ...(err.extra ?? {}),
+  };
+}
+
+/** Validation failures are a typed GraphQL result (ValidationProblem) as well as a 422 problem document. */
+export class ValidationError extends AppError {
+  constructor(errors: FieldError[], detail?: string) {
+    super('validation_failed', {
+      errors,
+      detail: detail ?? (errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`),
+    });
+  }
+}

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { ValidationError } from './problem.ts';
+
+/** Parses service input with a zod schema; failures become one 422 with a field error per issue. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  throw new ValidationError(
+    r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(body)', message: i.message })),
+  );
+}

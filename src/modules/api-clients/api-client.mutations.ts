@@ -1,0 +1,96 @@
+import { builder } from '../../graphql/builder.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import { apiClientService } from './api-client.service.ts';
+
+interface SecretPayload {
+  apiClient: { id: number };
+  clientSecret: string;
+}
+
+const ApiClientSecretPayload = builder.objectRef<SecretPayload>('ApiClientSecretPayload').implement({
+  fields: (t) => ({
+    apiClient: t.prismaField({
+      type: 'ApiClient',
+      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.apiClient.findUniqueOrThrow({ ...query, where: { id: p.apiClient.id } })),
+    }),
+    clientSecret: t.exposeString('clientSecret', { description: 'Shown once. Store it now: only a hash is kept.' }),
+  }),
+});
+
+const CreateApiClientInput = builder.inputType('CreateApiClientInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    scopes: t.stringList({ required: true }),
+    actorUserId: t.int({ description: 'User the key acts as; defaults to the creating user.' }),
+    rateLimitPerMinute: t.int({ description: 'Requests per minute per token; default 60.' }),
+  }),
+});
+
+const UpdateApiClientInput = builder.inputType('UpdateApiClientInput', {
+  fields: (t) => ({
+    clientId: t.string({ required: true }),
+    name: t.string(),
+    scopes: t.stringList({ description: 'Replaces the scopes; tokens already issued lose removed scopes at once.' }),
+    actorUserId: t.int(),
+    rateLimitPerMinute: t.int(),
+  }),
+});
+
+/** Expected failures are typed results: `<Mutation>Result = <Payload> | ValidationProblem`. */
+const errors = (name: string) => ({ types: [ValidationError], directResult: true as const, union: { name: `${name}Result` } });
+
+builder.mutationFields((t) => ({
+  createApiClient: t.field({
+    type: ApiClientSecretPayload,
+    authScopes: { admin: true },
+    errors: errors('CreateApiClient'),
+    args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
+    resolve: (_r, { input }, ctx) => apiClientService.create(ctx, input),
+  }),
+  updateApiClient: t.prismaField({
+    type: 'ApiClient',
+    authScopes: { admin: true },
+    errors: errors('UpdateApiClient'),
+    args: { input: t.arg({ type: UpdateApiClientInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => {
+      const { clientId, ...patch } = input;
+      return apiClientService.update(ctx, clientId, patch);
+    },
+  }),
+  rotateApiClientSecret: t.field({
+    type: ApiClientSecretPayload,
+    authScopes: { admin: true },
+    errors: errors('RotateApiClientSecret'),
+    args: {
+      clientId: t.arg.string({ required: true }),
+      graceHours: t.arg.int({ description: 'How long the previous secret keeps working (0–168 h).' }),
+    },
+    resolve: (_r, args, ctx) => apiClientService.rotateSecret(ctx, args.clientId, args.graceHours),
+  }),
+  revokeApiClient: t.prismaField({
+    type: 'ApiClient',
+    authScopes: { admin: true },
+    args: { clientId: t.arg.string({ required: true }) },
+    resolve: (_q, _r, args, ctx) => apiClientService.revoke(ctx, args.clientId),
+  }),
+}));
+
+const AgentKeyPayload = builder.objectRef<{ agent: { id: number }; agentKey: string }>('AgentKeyPayload').implement({
+  fields: (t) => ({
+    agent: t.prismaField({
+      type: 'User',
+      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.user.findUniqueOrThrow({ ...query, where: { id: p.agent.id } })),
+    }),
+    agentKey: t.exposeString('agentKey', { description: 'Shown once; send as X-Agent-Key with X-Agent-Code.' }),
+  }),
+});
+
+builder.mutationField('issueAgentKey', (t) =>
+  t.field({
+    type: AgentKeyPayload,
+    authScopes: { admin: true },
+    description: 'Issues a new key for an agent, replacing any earlier key.',
+    args: { userId: t.arg.int({ required: true }) },
+    resolve: (_r, args, ctx) => apiClientService.issueAgentKey(ctx, args.userId),
+  }),
+);

@@ -1,0 +1,33 @@
+import { builder } from '../../graphql/builder.ts';
+import { apiClientService } from './api-client.service.ts';
+
+builder.prismaNode('ApiClient', {
+  id: { field: 'id' },
+  fields: (t) => ({
+    clientId: t.exposeString('clientId', { description: 'Public client id (send as client_id at the token endpoint).' }),
+    name: t.exposeString('name'),
+    scopes: t.exposeStringList('scopes'),
+    rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
+    actorUser: t.relation('actorUser', { nullable: true }),
+    createdBy: t.relation('createdByUser', { nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    secretRotatedAt: t.expose('secretRotatedAt', { type: 'DateTime', nullable: true }),
+    previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  apiClients: t.prismaField({
+    type: ['ApiClient'],
+    authScopes: { admin: true },
+    description: 'The organisation\'s API clients (secrets are never shown again).',
+    resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
+  }),
+  apiClient: t.prismaField({
+    type: 'ApiClient',
+    authScopes: { admin: true },
+    args: { clientId: t.arg.string({ required: true }) },
+    resolve: (query, _r, args, ctx) => apiClientService.get(ctx, args.clientId, query),
+  }),
+}));

@@ -1,0 +1,55 @@
+import type { Context } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import type { ActorType } from '../../generated/prisma/enums.ts';
+
+export interface AuditInput {
+  action: string;
+  entityType: string;
+  entityId: string | number;
+  /** For updates {field: {from, to}}; for creations the created values. Never secrets. */
+  changes?: Record<string, unknown>;
+}
+
+export const AUDIT_TOPIC = 'audit.logged';
+
+function who(ctx: Context): { actorType: ActorType; actorUserId: number | null; apiClientId: number | null; actorLabel: string } {
+  const p = ctx.principal;
+  if (!p) return { actorType: 'system', actorUserId: null, apiClientId: null, actorLabel: 'system' };
+  const via = `via API client ${p.apiClient.clientId}`;
+  if (!p.actor) return { actorType: 'api_client', actorUserId: null, apiClientId: p.apiClient.id, actorLabel: `API client ${p.apiClient.clientId}` };
+  const isAgent = p.actor.source === 'agent_headers' || p.actor.role === 'agent';
+  return {
+    actorType: isAgent ? 'agent' : 'user',
+    actorUserId: p.actor.userId,
+    apiClientId: p.apiClient.id,
+    actorLabel: `${isAgent ? `agent ${p.actor.code ?? p.actor.userId}` : `user ${p.actor.name}`} ${via}`,
+  };
+}
+
+/** Writes the audit row in the caller's transaction, so a change and its audit trail commit or vanish together. */
+export async function recordAudit(ctx: Context, tx: Tx, tenantId: number, input: AuditInput): Promise<void> {
+  const w = who(ctx);
+  const row = await tx.auditLog.create({
+    data: {
+      tenantId,
+      ...w,
+      action: input.action,
+      entityType: input.entityType,
+      entityId: String(input.entityId),
+      changes: (input.changes ?? undefined) as never,
+      requestId: ctx.requestId,
+    },
+  });
+  await ctx.app.events.publish(tx, AUDIT_TOPIC, tenantId, { id: row.id.toString() });
+}
+
+/** {field: {from, to}} for the fields whose value changed. */
+export function diffFields<T extends Record<string, unknown>>(before: T, after: Partial<T>): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [k, v] of Object.entries(after)) {
+    if (v === undefined) continue;
+    const prev = before[k];
+    if (JSON.stringify(prev) !== JSON.stringify(v)) out[k] = { from: prev ?? null, to: v };
+  }
+  return out;
+}

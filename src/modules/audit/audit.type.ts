@@ -1,0 +1,47 @@
+import { builder } from '../../graphql/builder.ts';
+import { AUDIT_TOPIC } from './audit.service.ts';
+
+builder.prismaNode('AuditLog', {
+  name: 'AuditEntry',
+  id: { field: 'id' },
+  fields: (t) => ({
+    actorType: t.exposeString('actorType'),
+    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
+    actorLabel: t.exposeString('actorLabel'),
+    action: t.exposeString('action'),
+    entityType: t.exposeString('entityType'),
+    entityId: t.exposeString('entityId'),
+    changes: t.expose('changes', { type: 'JSON', nullable: true }),
+    requestId: t.exposeString('requestId', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('auditLog', (t) =>
+  t.prismaConnection({
+    type: 'AuditLog',
+    cursor: 'id',
+    authScopes: { $all: { read: true, staff: true } },
+    description: 'The organisation\'s audit trail, newest first (staff only).',
+    args: { entityType: t.arg.string({ required: false }), entityId: t.arg.string({ required: false }) },
+    resolve: (query, _root, args, ctx) =>
+      ctx.tx((tx) =>
+        tx.auditLog.findMany({
+          ...query,
+          where: { entityType: args.entityType ?? undefined, entityId: args.entityId ?? undefined },
+          orderBy: { id: 'desc' },
+        }),
+      ),
+  }),
+);
+
+builder.subscriptionField('auditLogged', (t) =>
+  t.prismaField({
+    type: 'AuditLog',
+    authScopes: { $all: { read: true, staff: true } },
+    description: 'Live audit entries of the organisation as they commit (staff only).',
+    subscribe: (_root, _args, ctx) => ctx.app.events.subscribe<{ id: string }>(AUDIT_TOPIC, ctx.principal!.tenant.id),
+    resolve: (query, payload, _args, ctx) =>
+      ctx.tx((tx) => tx.auditLog.findUniqueOrThrow({ ...query, where: { id: BigInt((payload as unknown as { id: string }).id) } })),
+  }),
+);

@@ -1,0 +1,178 @@
+/**
+ * Demo organisations and their reference data. Figures follow ../shared/notes/domain.md (levies, benefits,
+ * limits); names of insurers and organisations are fictional.
+ */
+import type { CoverType, TenantStatus, TenantType, UserRole, VehicleClass } from '../generated/prisma/enums.ts';
+
+export interface DemoUser {
+  key: string;
+  name: string;
+  email: string;
+  phone: string;
+  role: UserRole;
+  agentCode?: string;
+  branch?: string;
+}
+
+export interface DemoInsurer {
+  name: string;
+  legalName: string;
+  registryMemberId: number;
+  commissionRateBps: number;
+  monogram: string;
+  classes: VehicleClass[];
+}
+
+export interface DemoTenant {
+  role: 'brokerage' | 'agency' | 'sacco' | 'suspended';
+  code: string;
+  name: string;
+  type: TenantType;
+  status: TenantStatus;
+  paybill: string;
+  branches: { code: string; name: string; city: string }[];
+  users: DemoUser[];
+  /** API clients: name → scopes and the user (key) it acts as. */
+  apiClients: Record<string, { scopes: string[]; actor: string; rateLimitPerMinute?: number }>;
+  agents: string[];
+  insurers: DemoInsurer[];
+  customers: { name: string; phone: string; idNo: string; kraPin?: string; email?: string; salesPerson?: string; riskManager?: string; branch?: string }[];
+}
+
+export const LEVIES = [
+  { code: 'TL', name: 'Insurance training levy', basis: 'percent' as const, rateBps: 20, amountMinor: null, sortOrder: 1 },
+  { code: 'PHCF', name: "Policyholders' Compensation Fund levy", basis: 'percent' as const, rateBps: 25, amountMinor: null, sortOrder: 2 },
+  { code: 'SD', name: 'Stamp duty', basis: 'flat' as const, rateBps: null, amountMinor: 4_000n, sortOrder: 3 },
+];
+
+/** Benefit name → limit of liability in cents (null: unlimited or included). */
+export const MOTOR_BENEFITS: { name: string; limitMinor: bigint | null; covers: CoverType[] }[] = [
+  { name: 'Third party bodily injury', limitMinor: null, covers: ['comprehensive', 'tpo', 'tpft'] },
+  { name: 'Third party property damage', limitMinor: 500_000_000n, covers: ['comprehensive', 'tpo', 'tpft'] },
+  { name: 'Windscreen', limitMinor: 5_000_000n, covers: ['comprehensive'] },
+  { name: 'Entertainment system', limitMinor: 5_000_000n, covers: ['comprehensive'] },
+  { name: 'Towing and recovery', limitMinor: 5_000_000n, covers: ['comprehensive'] },
+  { name: 'Medical expenses', limitMinor: 3_000_000n, covers: ['comprehensive'] },
+  { name: 'Riot, strike and civil commotion', limitMinor: null, covers: ['comprehensive'] },
+];
+
+export const EXCESS_TEXT =
+  'Own damage 2.5% of sum insured, minimum KES 15,000; theft 10% with an approved anti-theft device, 20% without, minimum KES 20,000; third party property damage KES 7,500.';
+
+export const STANDARD_PRODUCTS = [
+  { code: 'PA', name: 'Personal accident', description: 'Death, disability and medical expenses after an accident, 24 hours worldwide.', productLine: 'standard', brochureUrl: null },
+  { code: 'DOMESTIC', name: 'Domestic package', description: 'Buildings, contents and all risks for the home, with owner\'s liability.', productLine: 'standard', brochureUrl: null },
+  { code: 'WIBA', name: 'Work injury benefits (WIBA)', description: 'Employer\'s statutory cover for employees injured at work.', productLine: 'standard', brochureUrl: null },
+  { code: 'FIRE', name: 'Fire and perils', description: 'Fire, lightning and allied perils for business premises and stock.', productLine: 'standard', brochureUrl: null },
+  { code: 'GOLFER', name: "Golfer's cover", description: 'Equipment, personal accident, liability and the hole-in-one celebration.', productLine: 'standard', brochureUrl: null },
+];
+
+export const BUSINESS_SOURCES = ['Walk-in', 'Referral', 'Bancassurance', 'Digital'];
+export const PROSPECT_TYPES = [
+  { code: 'hot', name: 'Hot lead' },
+  { code: 'warm', name: 'Warm lead' },
+  { code: 'cold', name: 'Cold lead' },
+];
+
+const PANEL: DemoInsurer[] = [
+  { name: 'Simba General', legalName: 'Simba General Insurance Company Limited', registryMemberId: 101, commissionRateBps: 1000, monogram: 'SG', classes: ['private', 'commercial', 'psv', 'motorcycle'] },
+  { name: 'Twiga Assurance', legalName: 'Twiga Assurance Kenya Limited', registryMemberId: 102, commissionRateBps: 1000, monogram: 'TA', classes: ['private', 'commercial', 'psv', 'motorcycle'] },
+  { name: 'Kilima Insurance', legalName: 'Kilima Insurance Company Limited', registryMemberId: 103, commissionRateBps: 1250, monogram: 'KI', classes: ['private', 'commercial', 'motorcycle'] },
+  { name: 'Baobab General', legalName: 'Baobab General Insurance Limited', registryMemberId: 104, commissionRateBps: 1000, monogram: 'BG', classes: ['private', 'commercial', 'psv'] },
+  { name: 'Pwani Mutual', legalName: 'Pwani Mutual Assurance Limited', registryMemberId: 105, commissionRateBps: 1100, monogram: 'PM', classes: ['private', 'psv', 'motorcycle'] },
+];
+
+const user = (key: string, name: string, role: UserRole, n: number, extra: Partial<DemoUser> = {}): DemoUser => ({
+  key,
+  name,
+  role,
+  email: `${key}@example.co.ke`,
+  phone: `2547${String(10_000_000 + n).slice(-8)}`,
+  ...extra,
+});
+
+export const DEMO_TENANTS: DemoTenant[] = [
+  {
+    role: 'brokerage',
+    code: 'savannah-brokers',
+    name: 'Savannah Insurance Brokers Ltd',
+    type: 'brokerage',
+    status: 'active',
+    paybill: '522533',
+    branches: [
+      { code: 'NBO', name: 'Nairobi CBD', city: 'Nairobi' },
+      { code: 'MSA', name: 'Mombasa', city: 'Mombasa' },
+      { code: 'KSM', name: 'Kisumu', city: 'Kisumu' },
+    ],
+    users: [
+      user('savannah.admin', 'Achieng Otieno', 'admin', 1, { branch: 'NBO' }),
+      user('savannah.wanjiku', 'Wanjiku Kamau', 'account_exec', 2, { branch: 'NBO' }),
+      user('savannah.omondi', 'Brian Omondi', 'account_exec', 3, { branch: 'KSM' }),
+      user('savannah.mutua', 'Faith Mutua', 'agent', 4, { agentCode: 'AG-0101', branch: 'NBO' }),
+      user('savannah.hassan', 'Hassan Abdalla', 'agent', 5, { agentCode: 'AG-0102', branch: 'MSA' }),
+      user('savannah.viewer', 'Grace Njeri', 'viewer', 6, { branch: 'NBO' }),
+    ],
+    apiClients: {
+      staff: { scopes: ['read', 'quote', 'bind', 'crm', 'webhooks'], actor: 'savannah.wanjiku' },
+      agent: { scopes: ['read', 'quote', 'bind', 'crm'], actor: 'savannah.mutua' },
+      readonly: { scopes: ['read'], actor: 'savannah.viewer' },
+      admin: { scopes: ['read', 'admin'], actor: 'savannah.admin' },
+    },
+    agents: ['savannah.mutua', 'savannah.hassan'],
+    insurers: PANEL,
+    customers: [
+      { name: 'John Kariuki Mwangi', phone: '254722000101', idNo: '23456789', kraPin: 'A004416331M', email: 'john.kariuki@example.co.ke', salesPerson: 'savannah.mutua', riskManager: 'savannah.wanjiku', branch: 'NBO' },
+      { name: 'Mary Atieno Odhiambo', phone: '254711000202', idNo: '28765432', kraPin: 'A005512347K', salesPerson: 'savannah.hassan', riskManager: 'savannah.omondi', branch: 'MSA' },
+      { name: 'Peter Kiprono Rotich', phone: '254733000303', idNo: '31234567', riskManager: 'savannah.wanjiku', branch: 'NBO' },
+    ],
+  },
+  {
+    role: 'agency',
+    code: 'pwani-agency',
+    name: 'Pwani Cover Agency',
+    type: 'agency',
+    status: 'active',
+    paybill: '600100',
+    branches: [{ code: 'MSA', name: 'Mombasa Old Town', city: 'Mombasa' }],
+    users: [
+      user('pwani.admin', 'Zainab Said', 'admin', 11, { branch: 'MSA' }),
+      user('pwani.exec', 'Ali Mwinyi', 'account_exec', 12, { branch: 'MSA' }),
+      user('pwani.agent', 'Rehema Juma', 'agent', 13, { agentCode: 'PA-01', branch: 'MSA' }),
+    ],
+    apiClients: { staff: { scopes: ['read', 'quote', 'bind', 'crm', 'webhooks'], actor: 'pwani.exec' } },
+    agents: ['pwani.agent'],
+    insurers: PANEL.slice(0, 4),
+    customers: [{ name: 'Omar Bakari', phone: '254720000404', idNo: '22334455' }],
+  },
+  {
+    role: 'sacco',
+    code: 'ukulima-sacco',
+    name: 'Ukulima SACCO Society Ltd',
+    type: 'sacco',
+    status: 'active',
+    paybill: '400200',
+    branches: [{ code: 'NKR', name: 'Nakuru', city: 'Nakuru' }],
+    users: [
+      user('ukulima.admin', 'Samuel Kiptoo', 'admin', 21, { branch: 'NKR' }),
+      user('ukulima.exec', 'Esther Chebet', 'account_exec', 22, { branch: 'NKR' }),
+    ],
+    apiClients: { staff: { scopes: ['read', 'quote', 'bind', 'crm', 'webhooks'], actor: 'ukulima.exec' } },
+    agents: [],
+    insurers: PANEL.slice(0, 3),
+    customers: [{ name: 'Joseph Langat', phone: '254710000505', idNo: '25556677' }],
+  },
+  {
+    role: 'suspended',
+    code: 'lakeside-brokers',
+    name: 'Lakeside Brokers Ltd',
+    type: 'brokerage',
+    status: 'suspended',
+    paybill: '700300',
+    branches: [{ code: 'KSM', name: 'Kisumu', city: 'Kisumu' }],
+    users: [user('lakeside.exec', 'Dorothy Anyango', 'account_exec', 31, { branch: 'KSM' })],
+    apiClients: { staff: { scopes: ['read', 'quote', 'bind', 'crm', 'webhooks'], actor: 'lakeside.exec' } },
+    agents: [],
+    insurers: PANEL.slice(0, 2),
+    customers: [],
+  },
+];
