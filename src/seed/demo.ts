@@ -152,7 +152,7 @@ async function seedTenant(db: Database, t: DemoTenant, prev: TenantCreds | undef
   }, { timeout: 60_000 });
 }
 
-async function createTenant(tx: Tx, t: DemoTenant) {
+export async function createTenant(tx: Tx, t: DemoTenant) {
   const tenant = await tx.tenant.create({ data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill } });
   const tenantId = tenant.id;
   const branches = new Map<string, number>();

@@ -1,0 +1,44 @@
+import { startApp, type RunningApp } from '../../src/app.ts';
+import { Database } from '../../src/db/client.ts';
+import { type Config, loadConfig } from '../../src/lib/config.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createTestDatabase } from './db.ts';
+
+export interface TestApp {
+  app: RunningApp;
+  origin: string;
+  base: string;
+  databaseUrl: string;
+  /** A second connection to the same database, for test setup (factories) and assertions. */
+  db: Database;
+  stop(): Promise<void>;
+}
+
+/** A real server on a free port over its own database cloned from the migrated template. */
+export async function startTestApp(overrides: Partial<Config> = {}, opts: { jobs?: boolean; databaseUrl?: string } = {}): Promise<TestApp> {
+  const database = opts.databaseUrl ? undefined : await createTestDatabase();
+  const databaseUrl = opts.databaseUrl ?? database!.url;
+  const config: Config = {
+    ...loadConfig({ NODE_ENV: 'test' }),
+    port: 0,
+    host: '127.0.0.1',
+    // Tests create many tokens from one IP; the token-endpoint limit has its own test with the real figure.
+    tokenRateLimitPerMinute: 10_000,
+    ...overrides,
+  };
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const app = await startApp({ config, log, databaseUrl, migrate: false, jobs: opts.jobs ?? false });
+  const db = await Database.connect(databaseUrl, { poolSize: 5 });
+  return {
+    app,
+    origin: app.origin,
+    base: `${app.origin}/api/v1`,
+    databaseUrl,
+    db,
+    async stop() {
+      await app.stop();
+      await db.close();
+      await database?.drop();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+/** A thin fetch wrapper over the running server: real HTTP, no shortcuts. */
+export class Api {
+  constructor(readonly origin: string) {}
+
+  get base(): string {
+    return `${this.origin}/api/v1`;
+  }
+
+  async call<T = any>(method: string, path: string, o: CallOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(path.startsWith('http') ? path : `${this.base}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, o?: CallOptions) {
+    return this.call<T>('GET', path, o);
+  }
+  post<T = any>(path: string, o?: CallOptions) {
+    return this.call<T>('POST', path, o);
+  }
+  patch<T = any>(path: string, o?: CallOptions) {
+    return this.call<T>('PATCH', path, o);
+  }
+
+  async token(clientId: string, clientSecret: string, scope?: string): Promise<string> {
+    const r = await this.post('/oauth/token', { body: { client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) } });
+    if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
+    return r.body.access_token;
+  }
+
+  async gql<T = any>(query: string, variables: Record<string, unknown> = {}, o: { token?: string; headers?: Record<string, string> } = {}) {
+    const res = await fetch(`${this.origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...(o.headers ?? {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: T; errors?: any[] } };
+  }
+}

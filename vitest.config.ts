@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // graphql 16 has no "exports": Node's ESM resolution loads its CommonJS entry while Vite would pick index.mjs,
+  // and two graphql copies break schema identity. Resolve it the way Node does.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
+  test: {
+    globalSetup: ['./test/setup/global.ts'],
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/bench/**', 'node_modules/**'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each file gets its own database cloned from a migrated template, so files run in parallel safely.
+    fileParallelism: true,
+    env: { NODE_ENV: 'test' },
+  },
+});
