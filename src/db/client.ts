@@ -26,26 +26,30 @@ export class Database {
   ) {}
 
   static async connect(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 20, idleTimeoutMillis: 30_000 });
-    const probe = await pool.connect();
-    let switchRole: boolean;
-    try {
-      switchRole = await needsAppRole(probe);
-      if (switchRole) {
-        const { rowCount } = await probe.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
-        if (!rowCount) throw new Error(`connected as a superuser but role ${APP_ROLE} is missing: run migrations first`);
-      }
-    } finally {
-      probe.release(true);
-    }
-    if (switchRole) {
-      // pg runs queries on a client in order, so this lands before anything the adapter sends.
-      pool.on('connect', (client) => {
-        client.query(`SET ROLE ${APP_ROLE}`).catch(() => client.release(new Error('SET ROLE failed')));
-      });
-    }
+    const switchRole = await Database.mustSwitchRole(url);
+    // The role travels as a startup parameter, so a connection is never usable as the bypassing user, not even for
+    // its first query.
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.poolSize ?? 20,
+      idleTimeoutMillis: 30_000,
+      ...(switchRole ? { options: `-c role=${APP_ROLE}` } : {}),
+    });
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     return new Database(prisma, pool);
+  }
+
+  private static async mustSwitchRole(url: string): Promise<boolean> {
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    try {
+      if (!(await needsAppRole(probe))) return false;
+      const { rowCount } = await probe.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
+      if (!rowCount) throw new Error(`connected as a superuser but role ${APP_ROLE} is missing: run migrations first`);
+      return true;
+    } finally {
+      await probe.end();
+    }
   }
 
   /** A unit of work on one tenant's data. */

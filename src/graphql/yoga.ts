@@ -2,14 +2,15 @@ import type { IncomingMessage, Server } from 'node:http';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { Credentials } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { enforceTokenRateLimit } from '../http/rate-limits.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
+import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { maskError, toGraphQLError } from './errors.ts';
 import { schema } from './schema.ts';
 
@@ -30,6 +31,30 @@ function credentialsFromParams(params: Record<string, unknown> | undefined): Cre
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
+/** RateLimit-* headers on GraphQL responses too: the context factory records the decision, the response carries it. */
+const rateLimitOf = new WeakMap<Request, Record<string, string>>();
+const rateLimitHeadersPlugin: Plugin = {
+  onResponse({ request, response }) {
+    const headers = rateLimitOf.get(request);
+    if (headers) for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
+  },
+};
+
+/**
+ * graphql-armor rejects with a bare "Syntax Error: …" that carries no code; report it as the catalogue's
+ * query_too_complex instead, so clients can tell a refused query from a malformed one.
+ */
+const tooComplex = {
+  propagateOnRejection: false,
+  onReject: [
+    (ctx: ValidationContext | null, err: GraphQLError) => {
+      const e = toGraphQLError(new AppError('query_too_complex', { detail: err.message.replace(/^Syntax Error: /, '') }));
+      if (ctx) ctx.reportError(e);
+      else throw e;
+    },
+  ],
+};
+
 export function createGraphQL(app: AppServices): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
@@ -40,8 +65,9 @@ export function createGraphQL(app: AppServices): Yoga {
     graphiql: { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' },
     renderGraphiQL,
     plugins: [
-      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, exposeLimits: true }),
-      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, exposeLimits: true }),
+      rateLimitHeadersPlugin,
+      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),
+      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),
     ],
     context: async (server): Promise<Context> => {
       try {
@@ -55,7 +81,7 @@ export function createGraphQL(app: AppServices): Yoga {
           requestId: server.requestId ?? requestIdFrom(h.get('x-request-id')),
           credentials: { authorization: h.get('authorization'), agentCode: h.get('x-agent-code'), agentKey: h.get('x-agent-key') },
         });
-        if (ctx.principal) await enforceTokenRateLimit(app, ctx.principal);
+        if (ctx.principal) rateLimitOf.set(server.request, rateLimitHeaders(await enforceTokenRateLimit(app, ctx.principal)));
         return ctx;
       } catch (e) {
         if (isAppError(e)) throw toGraphQLError(e);
