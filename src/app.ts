@@ -31,6 +31,12 @@ export interface StartOptions {
   beforeReady?: (services: AppServices, origin: string) => Promise<void>;
 }
 
+/** Counters belong to one deployment: its database (host, port, name) names it. */
+function rateLimitNamespace(databaseUrl: string): string {
+  const u = new URL(databaseUrl);
+  return `${u.hostname}:${u.port || 5432}/${u.pathname.replace(/^\//, '')}`;
+}
+
 export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const { config, log, databaseUrl } = opts;
   if (opts.migrate !== false) {
@@ -40,7 +46,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const db = await Database.connect(databaseUrl);
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
-  const services: AppServices = { db, config, log, rateLimits: createRateLimitStore({ redisUrl: config.redisUrl }), events };
+  const services: AppServices = { db, config, log, rateLimits: createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) }), events };
   const boss = opts.jobs === false ? undefined : await startJobs(services, databaseUrl);
   const http = createHttpServer(services, {
     ready: async () => {

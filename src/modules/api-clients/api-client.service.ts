@@ -100,7 +100,8 @@ export const apiClientService = {
   async rotateSecret(ctx: Context, clientId: string, graceHours?: number | null) {
     const p = ctx.principal!;
     requireAbility(p, 'api_clients.manage');
-    const grace = parseInput(z.number().int().min(0).max(168).nullish(), graceHours) ?? ctx.app.config.secretRotationGraceHours;
+    // Parsed as a named field so a refusal says which one (`graceHours`, `grace_hours` over REST).
+    const grace = parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ?? ctx.app.config.secretRotationGraceHours;
     const secret = newSecret('bgs');
     const secretHash = await hashSecret(secret);
     const row = await ctx.tx(async (tx) => {

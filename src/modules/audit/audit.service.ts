@@ -43,7 +43,12 @@ export async function recordAudit(ctx: Context, tx: Tx, tenantId: number, input:
   await ctx.app.events.publish(tx, AUDIT_TOPIC, tenantId, { id: row.id.toString() });
 }
 
-/** {field: {from, to}} for the fields whose value changed. */
+/** Audit trails use the REST spelling (snake_case) whichever transport made the change. */
+export function snakeKeys<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}
+
+/** {field: {from, to}} (snake_case field names) for the fields whose value changed. */
 export function diffFields<T extends Record<string, unknown>>(before: T, after: Partial<T>): Record<string, { from: unknown; to: unknown }> {
   const out: Record<string, { from: unknown; to: unknown }> = {};
   for (const [k, v] of Object.entries(after)) {
@@ -51,5 +56,5 @@ export function diffFields<T extends Record<string, unknown>>(before: T, after: 
     const prev = before[k];
     if (JSON.stringify(prev) !== JSON.stringify(v)) out[k] = { from: prev ?? null, to: v };
   }
-  return out;
+  return snakeKeys(out);
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
+import { escapeLike } from '../../lib/validate.ts';
 
 /** Reads of the tenant's reference data. Tenant scoping comes from the transaction (row-level security). */
 export const referenceService = {
   insurers(ctx: Context, search: string | null | undefined, query: { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect } = {}) {
-    const term = search?.trim();
+    const term = search?.trim() ? escapeLike(search.trim()) : undefined;
     return ctx.tx((tx) =>
       tx.insurer.findMany({
         ...query,

@@ -1,0 +1,81 @@
+import type { LoadResult } from './load.ts';
+
+export interface Stats {
+  requests: number;
+  rps: number;
+  /** Milliseconds. */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  errors: number;
+  /** e.g. "429×12, ECONNRESET×1" */
+  errorDetail: string;
+}
+
+export interface Row {
+  scenario: string;
+  service: Stats;
+  baseline: Stats;
+}
+
+/** Nearest-rank percentile over sorted nanoseconds, in milliseconds. */
+function percentile(sorted: BigUint64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return Number(sorted[rank - 1]!) / 1e6;
+}
+
+export function summarize(r: LoadResult): Stats {
+  const sorted = r.latenciesNs.slice().sort();
+  const detail = [...r.failures, ...r.transportErrors].map(([k, n]) => `${k}×${n}`).join(', ');
+  const errors = [...r.failures.values(), ...r.transportErrors.values()].reduce((a, b) => a + b, 0);
+  return {
+    requests: r.completed,
+    rps: r.completed / (Number(r.elapsedNs) / 1e9),
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? Number(sorted[sorted.length - 1]!) / 1e6 : Number.NaN,
+    errors,
+    errorDetail: detail,
+  };
+}
+
+const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+
+function table(header: string[], rows: string[][], rightAlignFrom: number): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i >= rightAlignFrom ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function formatResults(rows: Row[]): string {
+  const measured = table(
+    ['scenario', 'target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors'],
+    rows.flatMap((r) =>
+      (['service', 'baseline'] as const).map((target) => {
+        const s = r[target];
+        return [target === 'service' ? r.scenario : '', target, String(s.requests), s.rps.toFixed(0), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), String(s.errors)];
+      }),
+    ),
+    2,
+  );
+  const ratios = table(
+    ['scenario', 'throughput service/baseline', 'p50 latency service/baseline'],
+    rows.map((r) => [r.scenario, `${(r.service.rps / r.baseline.rps).toFixed(3)}×`, `${(r.service.p50 / r.baseline.p50).toFixed(1)}×`]),
+    1,
+  );
+  return `${measured}\n\n${ratios}`;
+}
+
+/** Empty when every request succeeded; otherwise a banner nobody can scroll past. */
+export function formatErrors(rows: Row[]): string {
+  const bad = rows.flatMap((r) =>
+    (['service', 'baseline'] as const).filter((t) => r[t].errors > 0).map((t) => `  ${r.scenario} [${t}]: ${r[t].errors} errors (${r[t].errorDetail})`),
+  );
+  if (!bad.length) return '';
+  const bar = '!'.repeat(72);
+  return [bar, '!!! THIS RUN HAD ERRORS: its numbers measure failures, not the service', ...bad, bar].join('\n');
+}

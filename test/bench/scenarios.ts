@@ -1,0 +1,139 @@
+/**
+ * What the benchmark measures. A scenario is one request replayed in a closed loop; add one with a single line
+ * below. Each gets its own access token (the per-minute limit counts per token), whose client's limit the runner
+ * raises first through the admin API.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface DemoClient {
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+}
+
+/** The parts of <DATA_DIR>/demo-credentials.json the benchmark reads (see src/seed/demo.ts). */
+export interface DemoCredentials {
+  base_url: string;
+  tenants: Record<string, { code: string; api_clients: Record<string, DemoClient>; agents?: { code: string; key: string }[] }>;
+}
+
+export interface BenchContext {
+  origin: string;
+  credentials: DemoCredentials;
+}
+
+/** What setup may return: overrides of the request, and `vary` for requests that must differ each time. */
+export interface SetupResult {
+  path?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Called once per request (the n-th, from 0): its body replaces the request's, its headers add to them. */
+  vary?: (n: number) => { body?: unknown; headers?: Record<string, string> };
+}
+
+export interface SetupContext extends BenchContext {
+  token: string | undefined;
+  /** A JSON request to the service with the scenario's token, for preparing data. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
+}
+
+export interface Scenario {
+  name: string;
+  method: string;
+  /** Path with query string, as sent. */
+  path: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Which brokerage demo client's bearer token to send; false for none. Default 'staff'. */
+  client?: string | false;
+  /** Whether a response counts as a success; default: status 2xx. */
+  ok?: (status: number, body: Buffer) => boolean;
+  /** Runs once before the scenario (after its token exists): may create data and adjust the request. */
+  setup?: (ctx: SetupContext) => Promise<SetupResult | void>;
+  /** Settings the service needs for this scenario (one service runs every selected scenario). */
+  env?: Record<string, string>;
+}
+
+/** GraphQL reports most failures inside a 200. */
+const gqlOk = (status: number, body: Buffer) => status >= 200 && status < 300 && !body.includes('"errors"');
+
+const rest = (name: string, path: string, o: Partial<Scenario> = {}): Scenario => ({ name, method: 'GET', path: `/api/v1${path}`, ...o });
+
+const gql = (name: string, query: string, variables?: Record<string, unknown>, o: Partial<Scenario> = {}): Scenario => ({
+  name,
+  method: 'POST',
+  path: '/graphql',
+  body: variables ? { query, variables } : { query },
+  headers: { 'content-type': 'application/json' },
+  ok: gqlOk,
+  ...o,
+});
+
+/** The risk every motor scenario prices: a private car, comprehensive, KES 1.5 m. */
+const RISK = { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000 };
+
+/** The operation the REST facade itself runs for POST /motor/quote, so both transports ask for the same fields. */
+const MOTOR_QUOTE_GQL = readFileSync(path.resolve(import.meta.dirname, '../../rest-compat/operations/MotorQuote.graphql'), 'utf8');
+const isMotorQuote = (status: number, body: Buffer) => gqlOk(status, body) && body.includes('"__typename":"MotorQuote"');
+
+function expectStatus(r: { status: number; text: string }, status: number, what: string): void {
+  if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 500)}`);
+}
+
+/** GET /clients returns a full page of 25: tops the tenant up to 25 clients through POST /clients. */
+async function atLeast25Clients(ctx: SetupContext): Promise<void> {
+  const page = await ctx.request('GET', '/api/v1/clients?limit=25');
+  expectStatus(page, 200, 'listing clients');
+  const tag = Date.now().toString().slice(-7);
+  for (let i = page.json.meta.count as number; i < 25; i++) {
+    const n = String(i).padStart(2, '0');
+    // force: a leftover from an earlier run with the same phone must not answer 409 duplicate_client.
+    const body = { name: `Bench Client ${tag}${n} Otieno`, phone: `07${tag.slice(-6)}${n}`, id_no: `9${tag}${n}`, force: true };
+    expectStatus(await ctx.request('POST', '/api/v1/clients', body, { 'idempotency-key': randomUUID() }), 201, 'creating a client');
+  }
+}
+
+/**
+ * A bind per request: each needs its own Idempotency-Key (else it replays) and its own registration (else 422
+ * domain_rule for overlapping cover on the same vehicle), and gets its own client, as binds for different
+ * customers do. The run's tag keeps identifiers apart from earlier runs on the same database. The premium is the
+ * server's own quote for the chosen insurer, fetched once.
+ */
+async function bindEachTime(ctx: SetupContext): Promise<SetupResult> {
+  const insurers = await ctx.request('GET', '/api/v1/insurers');
+  expectStatus(insurers, 200, 'listing insurers');
+  const insurer = (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ?? insurers.json.data[0];
+  const quote = await ctx.request('POST', '/api/v1/motor/quote', { ...RISK, insurer_id: insurer.id });
+  expectStatus(quote, 200, 'pricing the bind');
+  const premium = quote.json.options[0].total as number;
+  const today = new Date().toISOString().slice(0, 10); // UTC is never ahead of Nairobi; a past date starts today
+  const tag = Date.now().toString(36).slice(-5).toUpperCase();
+  const ms = Date.now().toString().slice(-8);
+  const body = (n: number) => {
+    const seq = n.toString(36).toUpperCase().padStart(4, '0');
+    return {
+      client: { name: `Bench Insured ${tag}${seq} Wanjiru`, phone: `07${String(n % 1e8).padStart(8, '0')}`, idno: `${ms}${String(n).padStart(6, '0')}`, force: true },
+      policy: { start_date: today, insurer_id: insurer.id, class: RISK.class, coverage: 'Private', scope: RISK.scope, cover_period: 'annual', premium },
+      vehicles: [{ regno: `B${tag}${seq}`, chassis_no: `BENCH${tag}${seq}`, make: 'Toyota', model: 'Fielder', yom: RISK.year, value: RISK.value, coverage: 'Private' }],
+    };
+  };
+  return { body: body(0), vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }) };
+}
+
+const post = { method: 'POST', headers: { 'content-type': 'application/json' } };
+
+export const SCENARIOS: Scenario[] = [
+  rest('REST GET /me', '/me'),
+  gql('GraphQL me', '{ me { scopes tenant { code } } }'),
+  rest('REST GET /insurers', '/insurers'),
+  gql('GraphQL insurers', '{ insurers { databaseId name } }'),
+  rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK }),
+  gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
+  rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
+  // Last: every bind adds a client, which would change the client list measured above. The default bind limit
+  // (3 per 15 s per API client) would turn the run into 429s.
+  rest('REST POST /motor/save', '/motor/save', { ...post, setup: bindEachTime, env: { BIND_RATE_LIMIT: '1000000' } }),
+];

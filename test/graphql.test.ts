@@ -1,0 +1,249 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { getIntrospectionQuery } from 'graphql';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Api } from './helpers/http.ts';
+
+let t: TestApp;
+let api: Api;
+let org: TestTenant;
+let staff: string;
+let agent: string;
+let admin: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  api = new Api(t.origin);
+  org = await createTestTenant(t.db);
+  [staff, agent, admin] = await Promise.all([
+    api.token(org.clients.staff.clientId, org.clients.staff.secret),
+    api.token(org.clients.agent.clientId, org.clients.agent.secret),
+    api.token(org.clients.admin.clientId, org.clients.admin.secret),
+  ]);
+});
+afterAll(() => t?.stop());
+
+/** `me { scopes }` wrapped in `n` inline fragments: each wrapper adds one level, so the depth is n + 2. */
+function queryOfDepth(depth: number): string {
+  const n = depth - 2;
+  return `{ ${'... on Query { '.repeat(n)}me { scopes }${' }'.repeat(n)} }`;
+}
+
+function expectRefusedAsTooComplex(r: { body: { data?: unknown; errors?: any[] } }, pattern: RegExp) {
+  expect(r.body.data ?? null).toBeNull();
+  expect(r.body.errors).toHaveLength(1);
+  expect(r.body.errors![0].extensions?.code).toBe('query_too_complex');
+  expect(r.body.errors![0].message).toMatch(pattern);
+}
+
+describe('query limits', () => {
+  it('refuses a query one level deeper than the default limit (10) and runs one at the limit', async () => {
+    expect(t.app.services.config.graphqlMaxDepth).toBe(10);
+    const atLimit = await api.gql(queryOfDepth(10), {}, { token: staff });
+    expect(atLimit.body.errors).toBeUndefined();
+    expect(atLimit.body.data.me.scopes).toContain('read');
+
+    expectRefusedAsTooComplex(await api.gql(queryOfDepth(11), {}, { token: staff }), /depth limit of 10/);
+  });
+
+  describe('with graphqlMaxDepth 3 and graphqlMaxCost 50', () => {
+    let small: TestApp;
+    let smallApi: Api;
+    // A second server over the same database: the organisation and tokens above are valid there too.
+    beforeAll(async () => {
+      small = await startTestApp({ graphqlMaxDepth: 3, graphqlMaxCost: 50 }, { databaseUrl: t.databaseUrl });
+      smallApi = new Api(small.origin);
+    });
+    afterAll(() => small?.stop());
+
+    it('refuses a naturally nested query (apiClients → createdBy → branch → name) and runs its shallower version', async () => {
+      const shallow = await smallApi.gql('{ apiClients { createdBy { name } } }', {}, { token: admin });
+      expect(shallow.body.errors).toBeUndefined();
+      expect(shallow.body.data.apiClients.length).toBeGreaterThan(0);
+
+      const deep = await smallApi.gql('{ apiClients { createdBy { branch { name } } } }', {}, { token: admin });
+      expectRefusedAsTooComplex(deep, /depth limit of 3 exceeded/);
+    });
+
+    it('counts depth through node(id:) and fragment spreads too', async () => {
+      const r = await smallApi.gql(
+        'query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { actorUser { name } }',
+        { id: 'irrelevant' },
+        { token: admin },
+      );
+      expectRefusedAsTooComplex(r, /depth limit of 3/);
+    });
+
+    it('refuses a wide query of many aliased fields over the cost limit, and runs a narrow one', async () => {
+      const narrow = await smallApi.gql('{ a0: insurers { name } }', {}, { token: staff });
+      expect(narrow.body.errors).toBeUndefined();
+      expect(narrow.body.data.a0).toHaveLength(5);
+
+      const wide = `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: insurers { name legalName }`).join(' ')} }`;
+      expectRefusedAsTooComplex(await smallApi.gql(wide, {}, { token: staff }), /Cost limit of 50 exceeded/);
+    });
+
+    it('does not count introspection against either limit', async () => {
+      const r = await smallApi.gql(getIntrospectionQuery(), {}, {});
+      expect(r.body.errors).toBeUndefined();
+      expect(r.body.data.__schema.queryType.name).toBe('Query');
+    });
+  });
+});
+
+describe('schema', () => {
+  it('answers introspection with the published types', async () => {
+    const r = await api.gql('{ __schema { queryType { name } subscriptionType { name } types { name } } }');
+    expect(r.status).toBe(200);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.__schema.queryType.name).toBe('Query');
+    expect(r.body.data.__schema.subscriptionType.name).toBe('Subscription');
+    const names = r.body.data.__schema.types.map((x: { name: string }) => x.name);
+    expect(names).toEqual(expect.arrayContaining(['Insurer', 'ApiClient', 'AuditEntry', 'Node', 'Money']));
+  });
+
+  it('resolves an Insurer by its relay global id through node(id:)', async () => {
+    const list = await api.gql('{ insurers { id databaseId name } }', {}, { token: staff });
+    const ins = list.body.data.insurers[0];
+    expect(Buffer.from(ins.id, 'base64').toString()).toBe(`Insurer:${ins.databaseId}`);
+
+    const r = await api.gql('query($id: ID!) { node(id: $id) { __typename id ... on Insurer { databaseId name } } }', { id: ins.id }, { token: staff });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.node).toEqual({ __typename: 'Insurer', id: ins.id, databaseId: ins.databaseId, name: ins.name });
+  });
+
+  it('answers an id of another organisation, or of no row, with node null and not_found (never an internal error)', async () => {
+    const other = await createTestTenant(t.db);
+    const otherToken = await api.token(other.clients.staff.clientId, other.clients.staff.secret);
+    const theirs = (await api.gql('{ insurers { id } }', {}, { token: otherToken })).body.data.insurers[0].id;
+    const missing = Buffer.from('Insurer:2147483000').toString('base64');
+    for (const id of [theirs, missing]) {
+      const r = await api.gql('query($id: ID!) { node(id: $id) { id ... on Insurer { name } } }', { id }, { token: staff });
+      expect(r.body.data).toEqual({ node: null });
+      // Relay allows a plain null as well; what must not happen is a masked bug.
+      for (const e of r.body.errors ?? []) expect(e.extensions.code).toBe('not_found');
+    }
+  });
+
+  it('refuses a malformed global id as invalid_request', async () => {
+    const r = await api.gql('query($id: ID!) { node(id: $id) { id } }', { id: 'not-a-global-id' }, { token: staff });
+    expect(r.body.data ?? { node: null }).toEqual({ node: null });
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0].extensions.code).toBe('invalid_request');
+  });
+});
+
+describe('authorisation', () => {
+  it('gives an agent insufficient_scope on auditLog (staff only), and staff the log', async () => {
+    const q = '{ auditLog(first: 5) { edges { node { action entityType } } } }';
+    const denied = await api.gql(q, {}, { token: agent });
+    expect(denied.body.data ?? null).toBeNull();
+    expect(denied.body.errors).toHaveLength(1);
+    expect(denied.body.errors![0].extensions.code).toBe('insufficient_scope');
+    expect(denied.body.errors![0].path).toEqual(['auditLog']);
+
+    const allowed = await api.gql(q, {}, { token: staff });
+    expect(allowed.body.errors).toBeUndefined();
+    expect(Array.isArray(allowed.body.data.auditLog.edges)).toBe(true);
+  });
+});
+
+describe('error masking', () => {
+  let broken: TestApp;
+  let brokenApi: Api;
+  let token: string;
+  // Its own app over its own database: the test breaks the schema under the running server.
+  beforeAll(async () => {
+    broken = await startTestApp();
+    brokenApi = new Api(broken.origin);
+    const o = await createTestTenant(broken.db);
+    token = await brokenApi.token(o.clients.staff.clientId, o.clients.staff.secret);
+    const c = new pg.Client({ connectionString: broken.databaseUrl });
+    await c.connect();
+    await c.query('ALTER TABLE insurers RENAME COLUMN monogram TO monogram_x').finally(() => c.end());
+  });
+  afterAll(() => broken?.stop());
+
+  it('shows an unexpected failure as internal_error without SQL, stack or column names', async () => {
+    const r = await brokenApi.gql('{ insurers { name monogram } }', {}, { token });
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    const e = r.body.errors![0];
+    expect(e.extensions.code).toBe('internal_error');
+    expect(e.message).toBe('Unexpected error.');
+    const text = JSON.stringify({ message: e.message, extensions: e.extensions });
+    for (const leak of ['monogram_x', 'column', 'SELECT', 'insurers"', 'prisma', 'Prisma', '    at ', '.ts:']) expect(text).not.toContain(leak);
+    expect(e.extensions.stacktrace).toBeUndefined();
+    expect(e.extensions.originalError).toBeUndefined();
+  });
+
+  it('still serves the fields the failure does not touch', async () => {
+    const r = await brokenApi.gql('{ me { scopes } }', {}, { token });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.me.scopes).toContain('read');
+  });
+});
+
+// The browser check runs only where Debian's chromium and playwright-core are both present.
+const chromiumPath = '/usr/bin/chromium';
+const playwright: typeof import('playwright-core') | undefined = await import('playwright-core').catch(() => undefined);
+const skipReason = !existsSync(chromiumPath) ? `${chromiumPath} is not installed` : !playwright ? 'playwright-core is not installed' : undefined;
+
+const CDN_HOSTS = ['unpkg.com', 'cdn.jsdelivr.net', 'jsdelivr', 'esm.sh', 'cdnjs.cloudflare.com', 'fonts.googleapis.com', 'fonts.gstatic.com', 'skypack.dev', 'esm.run'];
+
+describe('GraphiQL', () => {
+  it('is served to a browser with every asset inline or local', async () => {
+    const r = await fetch(`${t.origin}/graphql`, { headers: { accept: 'text/html' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await r.text();
+    expect(html).toContain('Bima Gateway GraphQL');
+    for (const host of CDN_HOSTS) expect(html).not.toContain(host);
+    // Scripts, stylesheets and icons may be inline, data: URIs or same-origin paths; never another host. Inline
+    // script bodies are left out: their string literals hold markup templates, not tags of this page.
+    const markup = html.replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, '$1</script>');
+    expect(markup.match(/<script\b/gi)?.length).toBeGreaterThan(0);
+    for (const tag of markup.match(/<(script|link|img|iframe)\b[^>]*>/gi) ?? []) {
+      const url = /\b(?:src|href)\s*=\s*["']([^"']*)/i.exec(tag)?.[1];
+      if (url) expect(url, tag.slice(0, 120)).toMatch(/^(data:|\/(?!\/)|\.\/|#)/);
+    }
+  });
+
+  it.skipIf(skipReason !== undefined)(`renders in headless Chromium with no request to another host${skipReason ? ` (skipped: ${skipReason})` : ''}`, async () => {
+    const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'bima-chromium-'));
+    const context = await playwright!.chromium.launchPersistentContext(userDataDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    try {
+      const page = await context.newPage();
+      const origin = new URL(t.origin).origin;
+      const foreign: string[] = [];
+      const failed: string[] = [];
+      page.on('request', (req) => {
+        const u = req.url();
+        if (!u.startsWith(origin) && !/^(data|blob|about):/.test(u)) foreign.push(u);
+      });
+      page.on('requestfailed', (req) => failed.push(`${req.url()}: ${req.failure()?.errorText}`));
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+
+      const res = await page.goto(`${t.origin}/graphql`, { waitUntil: 'load' });
+      expect(res?.status()).toBe(200);
+      await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+      await page.waitForSelector('.graphiql-query-editor', { timeout: 20_000 });
+      expect(foreign).toEqual([]);
+      expect(failed).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface Spawned {
+  child: ChildProcess;
+  origin: string;
+  /** Everything the process printed so far (stdout and stderr interleaved), for failure messages. */
+  output(): string;
+  /** Resolves with the exit once the process has ended (immediately if it already has). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  hasExited(): boolean;
+}
+
+/**
+ * Starts the real entrypoint exactly as `npm start` does (`node --import tsx src/main.ts`), with an environment built
+ * from scratch: only PATH and HOME are inherited, so no DATABASE_URL, NODE_ENV or test setting leaks in from the
+ * test runner.
+ */
+export function spawnServer(env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const append = (b: Buffer) => {
+    out += b.toString('utf8');
+    // Keep the tail: a chatty process must not grow the buffer without bound.
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  let done = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  return {
+    child,
+    origin: `http://127.0.0.1:${env.PORT}`,
+    output: () => out,
+    exited,
+    hasExited: () => done,
+  };
+}
+
+/** The first error or fatal log line (pino levels 50/60), which names the cause better than the shutdown noise after it. */
+function firstError(out: string): string {
+  const line = out.split('\n').find((l) => /"level":(50|60)/.test(l));
+  return line ? `first error: ${line.slice(0, 3000)}\n` : '';
+}
+
+/** Polls GET /healthz until 200; fails early, with the process output, if the process exits first. */
+export async function waitHealthy(s: Spawned, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (s.hasExited()) throw new Error(`server exited before it was healthy (${JSON.stringify(await s.exited)}):\n${firstError(s.output())}${s.output().slice(-3000)}`);
+    try {
+      const r = await fetch(`${s.origin}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (r.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`server not healthy after ${timeoutMs} ms:\n${firstError(s.output())}${s.output().slice(-3000)}`);
+}
+
+/** Sends `signal` and waits (bounded) for the exit; null when the process outlived the wait. */
+export async function stopWith(s: Spawned, signal: NodeJS.Signals, timeoutMs: number) {
+  if (!s.hasExited()) s.child.kill(signal);
+  return Promise.race([s.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs).unref())]);
+}

@@ -1,0 +1,207 @@
+import { randomInt } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../src/auth/principal.ts';
+import { enforceBindLimit } from '../src/http/rate-limits.ts';
+import { AppError } from '../src/lib/problem.ts';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Api, type HttpResult } from './helpers/http.ts';
+
+// Every counter below starts from a fresh token or client, where the sliding window is exact: `limit` calls pass,
+// the next is refused, wherever in the window the burst falls.
+
+function expectRateLimited(r: HttpResult, limit: number) {
+  expect(r.status, r.text).toBe(429);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(r.body.code).toBe('rate_limited');
+  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  const retryAfter = Number(r.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(120);
+  expect(r.headers.get('ratelimit-limit')).toBe(String(limit));
+  expect(r.headers.get('ratelimit-remaining')).toBe('0');
+  expect(r.headers.get('ratelimit-policy')).toBe(`${limit};w=60`);
+  expect(r.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+}
+
+describe('per-token limit', () => {
+  let t: TestApp;
+  let api: Api;
+  let org: TestTenant;
+  const newToken = () => api.token(org.clients.staff.clientId, org.clients.staff.secret);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    api = new Api(t.origin);
+    org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 3 } } });
+  });
+  afterAll(() => t?.stop());
+
+  it('allows the client\'s limit with RateLimit headers counting down, then 429 rate_limited with Retry-After', async () => {
+    const token = await newToken();
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push(await api.get('/me', { token }));
+    for (const r of calls) {
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe('3');
+      expect(r.headers.get('ratelimit-policy')).toBe('3;w=60');
+      expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+      expect(r.headers.get('retry-after')).toBeNull();
+    }
+    expect(calls.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0']);
+    expect(calls[0]!.body.data.client.rate_limit_per_minute).toBe(3);
+
+    expectRateLimited(await api.get('/me', { token }), 3);
+    // Any endpoint, same counter; refused calls do not reset it.
+    expectRateLimited(await api.get('/insurers', { token }), 3);
+  });
+
+  it('each token of the client has its own counter', async () => {
+    const first = await newToken();
+    for (let i = 0; i < 3; i++) expect((await api.get('/me', { token: first })).status).toBe(200);
+    expectRateLimited(await api.get('/me', { token: first }), 3);
+
+    const second = await newToken();
+    const r = await api.get('/me', { token: second });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('ratelimit-remaining')).toBe('2');
+  });
+
+  it('other clients keep their own limit (60 by default)', async () => {
+    const token = await api.token(org.clients.readonly.clientId, org.clients.readonly.secret);
+    const r = await api.get('/me', { token });
+    expect(r.body.data.client.rate_limit_per_minute).toBe(60);
+    expect(r.headers.get('ratelimit-limit')).toBe('60');
+    expect(r.headers.get('ratelimit-remaining')).toBe('59');
+  });
+
+  it('GraphQL requests count too: the fourth is refused with rate_limited', async () => {
+    const token = await newToken();
+    for (let i = 0; i < 3; i++) {
+      const r = await api.gql('{ me { client { rateLimitPerMinute } } }', {}, { token });
+      expect(r.body.errors).toBeUndefined();
+      expect(r.body.data.me.client.rateLimitPerMinute).toBe(3);
+    }
+    const refused = await api.gql('{ me { scopes } }', {}, { token });
+    expect(refused.status).toBe(429);
+    expect(refused.body.data ?? null).toBeNull();
+    expect(refused.body.errors?.[0]?.extensions.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('REST and GraphQL share one counter per token', async () => {
+    const token = await newToken();
+    expect((await api.get('/me', { token })).status).toBe(200);
+    expect((await api.gql('{ me { scopes } }', {}, { token })).body.errors).toBeUndefined();
+    expect((await api.get('/insurers', { token })).status).toBe(200);
+    expect((await api.gql('{ me { scopes } }', {}, { token })).body.errors?.[0]?.extensions.code).toBe('rate_limited');
+    expectRateLimited(await api.get('/me', { token }), 3);
+  });
+});
+
+describe('bind limit (3 per 15 s per API client)', () => {
+  let t: TestApp;
+  let api: Api;
+  let org: TestTenant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    api = new Api(t.origin);
+    org = await createTestTenant(t.db);
+  });
+  afterAll(() => t?.stop());
+
+  const principalOf = async (clientId: string, secret: string) =>
+    authenticate(t.db, { authorization: `Bearer ${await api.token(clientId, secret)}` });
+
+  it('allows three, refuses the fourth with rate_limited and Retry-After, across every token of the client', async () => {
+    const { bindRateLimit, bindRateWindowSeconds } = t.app.services.config;
+    expect([bindRateLimit, bindRateWindowSeconds]).toEqual([3, 15]);
+    const principal = await principalOf(org.clients.staff.clientId, org.clients.staff.secret);
+    const decisions = [];
+    for (let i = 0; i < 3; i++) decisions.push(await enforceBindLimit(t.app.services, principal));
+    expect(decisions.map((d) => [d.allowed, d.remaining, d.policy])).toEqual([
+      [true, 2, '3;w=15'],
+      [true, 1, '3;w=15'],
+      [true, 0, '3;w=15'],
+    ]);
+
+    const refusal = await enforceBindLimit(t.app.services, principal).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refusal).toBeInstanceOf(AppError);
+    const err = refusal as AppError;
+    expect(err.code).toBe('rate_limited');
+    expect(err.status).toBe(429);
+    const retryAfter = Number(err.headers?.['Retry-After']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    expect(err.headers).toMatchObject({ 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Policy': '3;w=15' });
+
+    // Per API client, not per token: a fresh token of the same client is refused as well.
+    const sameClient = await principalOf(org.clients.staff.clientId, org.clients.staff.secret);
+    await expect(enforceBindLimit(t.app.services, sameClient)).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+
+  it('another API client has its own bind allowance', async () => {
+    const agent = await principalOf(org.clients.agent.clientId, org.clients.agent.secret);
+    const d = await enforceBindLimit(t.app.services, agent);
+    expect([d.allowed, d.remaining]).toEqual([true, 2]);
+  });
+});
+
+describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one limit', () => {
+  const redisUrl = process.env.REDIS_URL!;
+  let first: TestApp;
+  let second: TestApp;
+  let org: TestTenant;
+  const tokenIds: number[] = [];
+
+  beforeAll(async () => {
+    first = await startTestApp({ redisUrl });
+    second = await startTestApp({ redisUrl }, { databaseUrl: first.databaseUrl });
+    // Counters are keyed by token id, and every test database numbers its tokens from 1: start this one somewhere
+    // random so a run that shares the Redis (or one from a minute ago) cannot have spent our counters.
+    await first.db.system((tx) => tx.$executeRaw`SELECT setval('access_tokens_id_seq', ${randomInt(100_000_000, 2_000_000_000)})`);
+    org = await createTestTenant(first.db, { clientOverrides: { staff: { rateLimitPerMinute: 3 } } });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+    if (tokenIds.length) {
+      const redis = new Redis(redisUrl);
+      try {
+        for (const id of tokenIds) {
+          const keys = await redis.keys(`ratelimit:{token:t${id}}:*`);
+          if (keys.length) await redis.del(...keys);
+        }
+      } finally {
+        await redis.quit();
+      }
+    }
+  });
+
+  it.each([
+    ['the first', 0],
+    ['the second', 1],
+  ])('three calls spread over both servers exhaust the token; the fourth on %s server is 429', async (_which, last) => {
+    expect(first.app.services.rateLimits.constructor.name).toBe('RedisRateLimitStore');
+    const apis = [new Api(first.origin), new Api(second.origin)];
+    const token = await apis[0]!.token(org.clients.staff.clientId, org.clients.staff.secret);
+    const row = await first.db.system((tx) => tx.accessToken.findFirstOrThrow({ orderBy: { id: 'desc' } }));
+    tokenIds.push(row.id);
+
+    const remaining = [];
+    for (const i of [0, 1, 0]) {
+      const r = await apis[i]!.get('/me', { token });
+      expect(r.status).toBe(200);
+      remaining.push(r.headers.get('ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectRateLimited(await apis[last]!.get('/me', { token }), 3);
+    expectRateLimited(await apis[1 - last]!.get('/me', { token }), 3);
+  });
+});

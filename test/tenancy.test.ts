@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Api, type HttpResult } from './helpers/http.ts';
+
+let t: TestApp;
+let api: Api;
+let A: TestTenant;
+let B: TestTenant;
+let adminA: string;
+let adminB: string;
+let bInsurer: { id: number; name: string };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  api = new Api(t.origin);
+  [A, B] = await Promise.all([createTestTenant(t.db), createTestTenant(t.db)]);
+  [adminA, adminB] = await Promise.all([
+    api.token(A.clients.admin.clientId, A.clients.admin.secret),
+    api.token(B.clients.admin.clientId, B.clients.admin.secret),
+  ]);
+  // Both tenants are cloned from one template, so names collide; give B's insurer one only B could have.
+  bInsurer = await t.db.system(async (tx) => {
+    const first = await tx.insurer.findFirstOrThrow({ where: { tenantId: B.id }, orderBy: { id: 'asc' } });
+    return tx.insurer.update({ where: { id: first.id }, data: { name: `Zanzibar Mutual ${B.code}`, legalName: `Zanzibar Mutual Assurance ${B.code} Ltd` } });
+  });
+});
+afterAll(() => t?.stop());
+
+function expectProblem(r: HttpResult, status: number, code: string) {
+  expect(r.status, r.text).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(r.body.code).toBe(code);
+}
+
+const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
+
+describe('row-level security in PostgreSQL', () => {
+  it('a query without tenant context sees nothing, although rows exist', async () => {
+    const seen = await t.db.system(async (tx) => ({
+      insurers: await tx.insurer.count(),
+      clients: await tx.client.count(),
+      tenants: await tx.tenant.count(),
+    }));
+    expect(seen.insurers).toBeGreaterThanOrEqual(10);
+    expect(seen.clients).toBeGreaterThanOrEqual(6);
+    expect(seen.tenants).toBeGreaterThanOrEqual(2);
+
+    expect(await t.db.prisma.insurer.findMany()).toEqual([]);
+    expect(await t.db.prisma.client.count()).toBe(0);
+    expect(await t.db.prisma.tenant.findMany()).toEqual([]);
+    expect(await t.db.prisma.apiClient.findUnique({ where: { clientId: A.clients.staff.clientId } })).toBeNull();
+    const raw = await t.db.prisma.$queryRaw<{ count: bigint }[]>`SELECT count(*) FROM insurers`;
+    expect(Number(raw[0]!.count)).toBe(0);
+    // The app's own connection pool behaves the same.
+    expect(await t.app.services.db.prisma.insurer.count()).toBe(0);
+  });
+
+  it('db.tenant(A) sees only A\'s rows', async () => {
+    const rows = await t.db.tenant(A.id, async (tx) => ({
+      insurers: await tx.insurer.findMany(),
+      clients: await tx.client.findMany(),
+      tenants: await tx.tenant.findMany(),
+      rawInsurers: await tx.$queryRaw<{ tenant_id: number }[]>`SELECT tenant_id FROM insurers`,
+      bClient: await tx.apiClient.findUnique({ where: { clientId: B.clients.staff.clientId } }),
+    }));
+    expect(rows.insurers).toHaveLength(5);
+    expect(rows.insurers.every((i) => i.tenantId === A.id)).toBe(true);
+    expect(rows.clients).toHaveLength(3);
+    expect(rows.clients.every((c) => c.tenantId === A.id)).toBe(true);
+    expect(rows.tenants.map((x) => x.id)).toEqual([A.id]);
+    expect(rows.rawInsurers.map((r) => r.tenant_id)).toEqual(Array(5).fill(A.id));
+    expect(rows.bClient).toBeNull();
+  });
+
+  it('refuses an insert carrying tenant B\'s id inside db.tenant(A)', async () => {
+    const insert = t.db.tenant(A.id, (tx) =>
+      tx.insurer.create({
+        data: { tenantId: B.id, name: `Smuggled ${randomUUID()}`, legalName: 'Smuggled Ltd', registryMemberId: 999, commissionRateBps: 1000, monogram: 'SM' },
+      }),
+    );
+    await expect(insert).rejects.toThrow(/row-level security|policy/i);
+    const smuggled = await t.db.system((tx) => tx.insurer.count({ where: { name: { startsWith: 'Smuggled' } } }));
+    expect(smuggled).toBe(0);
+  });
+
+  it('cannot update or delete tenant B\'s rows from db.tenant(A)', async () => {
+    const { updated, deleted } = await t.db.tenant(A.id, async (tx) => ({
+      updated: await tx.insurer.updateMany({ where: { tenantId: B.id }, data: { name: 'hijacked' } }),
+      deleted: await tx.accessToken.deleteMany({ where: { tenantId: B.id } }),
+    }));
+    expect(updated.count).toBe(0);
+    expect(deleted.count).toBe(0);
+    const bNames = await t.db.system((tx) => tx.insurer.findMany({ where: { tenantId: B.id }, select: { name: true } }));
+    expect(bNames.map((i) => i.name)).not.toContain('hijacked');
+    expect(await t.db.system((tx) => tx.accessToken.count({ where: { tenantId: B.id } }))).toBeGreaterThan(0);
+  });
+
+  it('every table with a tenant_id column, and tenants, has forced RLS and a tenant policy', async () => {
+    const tables = await t.db.system((tx) =>
+      tx.$queryRaw<{ table_name: string; rls: boolean; forced: boolean; policies: string[]; quals: string[]; checks: (string | null)[] }[]>`
+        SELECT c.relname::text AS table_name, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
+               coalesce(array_agg(p.policyname::text) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS policies,
+               coalesce(array_agg(p.qual) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS quals,
+               coalesce(array_agg(p.with_check) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS checks
+          FROM pg_class c
+          JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+          LEFT JOIN pg_policies p ON p.schemaname = n.nspname AND p.tablename = c.relname
+         WHERE c.relkind IN ('r', 'p')
+           AND (c.relname = 'tenants'
+                OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped))
+         GROUP BY c.relname, c.relrowsecurity, c.relforcerowsecurity
+         ORDER BY c.relname`,
+    );
+    const names = tables.map((x) => x.table_name);
+    // Guard against the query silently matching nothing.
+    for (const known of ['tenants', 'insurers', 'clients', 'api_clients', 'access_tokens', 'users', 'idempotency_keys', 'audit_logs']) {
+      expect(names).toContain(known);
+    }
+    for (const table of tables) {
+      expect({ table: table.table_name, rls: table.rls, forced: table.forced }).toEqual({ table: table.table_name, rls: true, forced: true });
+      expect(table.policies.length, `${table.table_name} has no policy`).toBeGreaterThan(0);
+      for (const q of [...table.quals, ...table.checks]) expect(q, `${table.table_name} policy`).toMatch(/app\.tenant_id/);
+    }
+  });
+
+  it('the app connects as a role that neither is superuser nor bypasses RLS', async () => {
+    for (const db of [t.app.services.db, t.db]) {
+      const [role] = await db.tenant(A.id, (tx) =>
+        tx.$queryRaw<{ current_user: string; rolsuper: boolean; rolbypassrls: boolean }[]>`
+          SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`,
+      );
+      expect(role).toMatchObject({ rolsuper: false, rolbypassrls: false });
+    }
+  });
+});
+
+describe('cross-tenant access over the API', () => {
+  const bClient = () => B.clients.staff.clientId;
+
+  it('tenant A\'s admin cannot read, change or rotate tenant B\'s API client', async () => {
+    const before = await t.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: bClient() } }));
+
+    expectProblem(await api.get(`/api-clients/${bClient()}`, { token: adminA }), 404, 'not_found');
+    expectProblem(
+      await api.patch(`/api-clients/${bClient()}`, { token: adminA, idempotencyKey: randomUUID(), body: { name: 'owned by A', scopes: ['read'] } }),
+      404,
+      'not_found',
+    );
+    expectProblem(await api.post(`/api-clients/${bClient()}/rotate-secret`, { token: adminA, idempotencyKey: randomUUID(), body: {} }), 404, 'not_found');
+    expectProblem(await api.post(`/api-clients/${bClient()}/revoke`, { token: adminA, idempotencyKey: randomUUID(), body: {} }), 404, 'not_found');
+
+    const after = await t.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: bClient() } }));
+    expect(after).toEqual(before);
+    // B's secret still works: nothing was rotated or revoked.
+    await api.token(bClient(), B.clients.staff.secret);
+
+    // Positive control: B's own admin sees it.
+    const own = await api.get(`/api-clients/${bClient()}`, { token: adminB });
+    expect(own.status).toBe(200);
+    expect(own.body.data.client_id).toBe(bClient());
+  });
+
+  it('tenant A\'s list of API clients holds only A\'s', async () => {
+    const r = await api.get('/api-clients', { token: adminA });
+    expect(r.status).toBe(200);
+    const ids = r.body.data.map((c: { client_id: string }) => c.client_id);
+    expect(ids).toEqual(expect.arrayContaining(Object.values(A.clients).map((c) => c.clientId)));
+    for (const c of Object.values(B.clients)) expect(ids).not.toContain(c.clientId);
+  });
+
+  it('GraphQL apiClient(clientId: B) is not_found', async () => {
+    const q = 'query($id: String!) { apiClient(clientId: $id) { clientId name } }';
+    const r = await api.gql(q, { id: bClient() }, { token: adminA });
+    expect(r.body.errors?.[0]?.extensions?.code, JSON.stringify(r.body)).toBe('not_found');
+    expect(r.body.data?.apiClient ?? null).toBeNull();
+    const own = await api.gql(q, { id: bClient() }, { token: adminB });
+    expect(own.body.data?.apiClient?.clientId).toBe(bClient());
+  });
+
+  it('GraphQL node(id) of B\'s insurer is null for A, and resolves for B', async () => {
+    const q = 'query($id: ID!) { node(id: $id) { id ... on Insurer { databaseId name } } }';
+    // The id format is learnt from A's own data so the test checks isolation, not an encoding guess.
+    const mine = await api.gql('{ insurers { id databaseId } }', {}, { token: adminA });
+    const first = mine.body.data.insurers[0];
+    expect(first.id).toBe(globalId('Insurer', first.databaseId));
+    const own = await api.gql(q, { id: first.id }, { token: adminA });
+    expect(own.body.data.node?.databaseId).toBe(first.databaseId);
+
+    const r = await api.gql(q, { id: globalId('Insurer', bInsurer.id) }, { token: adminA });
+    expect(r.body.data?.node ?? null).toBeNull();
+    expect(JSON.stringify(r.body)).not.toContain('Zanzibar');
+
+    const b = await api.gql(q, { id: globalId('Insurer', bInsurer.id) }, { token: adminB });
+    expect(b.body.data.node).toMatchObject({ databaseId: bInsurer.id, name: bInsurer.name });
+  });
+
+  it('A\'s /insurers never lists B\'s insurers', async () => {
+    const all = await api.get('/insurers', { token: adminA });
+    expect(all.status).toBe(200);
+    expect(all.body.data).toHaveLength(5);
+    const ids = all.body.data.map((i: { id: number }) => i.id);
+    expect(ids).not.toContain(bInsurer.id);
+    expect(all.text).not.toContain('Zanzibar');
+
+    const searched = await api.get('/insurers?search=zanzibar', { token: adminA });
+    expect(searched.status).toBe(200);
+    expect(searched.body.data).toEqual([]);
+
+    const gql = await api.gql('{ insurers(search: "Zanzibar") { databaseId } }', {}, { token: adminA });
+    expect(gql.body.data.insurers).toEqual([]);
+
+    // Positive control: the search does find it for B.
+    const forB = await api.get('/insurers?search=zanzibar', { token: adminB });
+    expect(forB.body.data.map((i: { id: number }) => i.id)).toEqual([bInsurer.id]);
+  });
+});
