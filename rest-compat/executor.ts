@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type DocumentNode, execute, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, ValidationError } from '../src/lib/problem.ts';
-import type { RestRoute } from './route.ts';
+import { type RestRoute, snake } from './route.ts';
 
 const OPERATIONS_DIR = path.join(import.meta.dirname, 'operations');
 
@@ -34,8 +34,11 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 function coercionFieldError(e: GraphQLError): FieldError | null {
   const m = /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|got invalid value)/s.exec(e.message);
   if (!m) return null;
-  const field = (m[2] ?? m[1]!).replace(/^input\./, '');
   const reason = e.message.split('; ').slice(1).join('; ') || e.message;
+  // A missing required field is reported on its parent object: name the field itself.
+  const missing = /^Field "(\w+)" of required type/.exec(reason);
+  // One spelling for positions everywhere: `vehicles.0.regno`, not `vehicles[0].regno`.
+  const field = `${m[2] ?? m[1]!}${missing ? `.${missing[1]}` : ''}`.replace(/^input\./, '').replace(/\[(\d+)\]/g, '.$1');
   return { field, message: reason.replace(/^Field "\w+" of required type "[^"]+" was not provided\.?/, 'required') };
 }
 
@@ -47,10 +50,47 @@ function problemFromResult(value: unknown): AppError | null {
   const errors = (v.fieldErrors as FieldError[] | undefined) ?? undefined;
   if (v.code === 'validation_failed') return new ValidationError(errors ?? [], v.detail as string);
   const { __typename, code, status, title, detail, fieldErrors, ...extra } = v;
-  return new AppError(code as never, { detail: detail as string, status: status as number, errors: errors?.length ? errors : undefined, extra });
+  return new AppError(code as never, { detail: detail as string, status: status as number, errors: errors?.length ? errors : undefined, extra: snakeKeys(extra) as Record<string, unknown> });
+}
+
+function snakeKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(snakeKeys);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), snakeKeys(x)]));
+}
+
+/** Applies the route's legacy renames to the longest matching leading part of a path (`insurer_ids.0` → `insurer_id.0`). */
+function renameField(field: string, names: Record<string, string>): string {
+  const parts = field.split('.');
+  for (let n = parts.length; n > 0; n--) {
+    const head = parts.slice(0, n).join('.');
+    if (names[head]) return [names[head], ...parts.slice(n)].join('.');
+  }
+  return field;
+}
+
+/** Field paths in REST spelling: `input.` dropped, camelCase → snake_case, then the route's own legacy renames. */
+function restFieldErrors(err: AppError, route: RestRoute): AppError {
+  if (route.mapProblemExtra && err.extra) {
+    err = new AppError(err.code, { detail: err.detail, status: err.status, errors: err.errors, extra: route.mapProblemExtra(err.extra), headers: err.headers });
+  }
+  if (!err.errors?.length) return err;
+  const errors = err.errors.map((e) => {
+    const field = e.field.replace(/^input\./, '').split('.').map(snake).join('.');
+    return { ...e, field: renameField(field, route.fieldNames ?? {}) };
+  });
+  return err instanceof ValidationError ? new ValidationError(errors, err.detail) : new AppError(err.code, { detail: err.detail, status: err.status, errors, extra: err.extra, headers: err.headers });
 }
 
 export async function runOperation(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Context, variables: Record<string, unknown>) {
+  try {
+    return await execute0(schema, compiled, ctx, variables);
+  } catch (e) {
+    throw isAppError(e) ? restFieldErrors(e, compiled.route) : e;
+  }
+}
+
+async function execute0(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Context, variables: Record<string, unknown>) {
   const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
   if (result.errors?.length) {
     const first = result.errors[0]!;

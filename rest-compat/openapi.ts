@@ -8,6 +8,12 @@ const COMMON_ERRORS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'tenan
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
+/** Problems whose body carries more than the common members. */
+const SPECIAL_PROBLEMS: Partial<Record<ProblemCode, string>> = {
+  duplicate_client: 'DuplicateClientProblem',
+  premium_mismatch: 'PremiumMismatchProblem',
+};
+
 function problemResponses(codes: ProblemCode[]): ResponsesObject {
   const byStatus = new Map<number, ProblemCode[]>();
   for (const c of new Set(codes)) {
@@ -17,10 +23,12 @@ function problemResponses(codes: ProblemCode[]): ResponsesObject {
   if (codes.includes('tenant_inactive')) byStatus.set(401, [...new Set([...(byStatus.get(401) ?? []), 'tenant_inactive' as ProblemCode])]);
   const out: ResponsesObject = {};
   for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const specials = cs.map((c) => SPECIAL_PROBLEMS[c]).filter((x): x is string => !!x);
+    const schema = specials.length ? { oneOf: [...specials.map((n) => ({ $ref: `#/components/schemas/${n}` })), problemRef] } : problemRef;
     out[String(status)] = {
       description: cs.map((c) => `\`${c}\`: ${PROBLEM_CATALOGUE[c].title}`).join('; '),
       headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
-      content: { 'application/problem+json': { schema: problemRef } },
+      content: { 'application/problem+json': { schema } },
     };
   }
   return out;

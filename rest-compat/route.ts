@@ -5,6 +5,8 @@ import type { ProblemCode } from '../src/lib/problem.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface RestInput {
+  /** The request URL (for links such as `links.next`). */
+  url: URL;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
@@ -39,15 +41,24 @@ export interface RestRoute {
   queryParams?: ParameterObject[];
   requestBody?: SchemaObject;
   toVariables(input: RestInput): Record<string, unknown>;
-  toResponse(data: any): RestOutput;
+  toResponse(data: any, input: RestInput): RestOutput;
   response: { status: number; description: string; schema: SchemaObject };
   /** Problem codes this path can answer with, beyond the common 401/403/429 ones (for the OpenAPI document). */
   errors: ProblemCode[];
+  /** Field-error paths to rename after snake_casing (e.g. `client.id_no` → `client.idno` where the legacy body says so). */
+  fieldNames?: Record<string, string>;
+  /** Reshapes the extra members of a problem (already snake_cased) into the legacy body. */
+  mapProblemExtra?(extra: Record<string, unknown>): Record<string, unknown>;
   /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
   redactForReplay?(body: any): unknown;
 }
 
 export const route = (r: RestRoute): RestRoute => r;
+
+/** camelCase → snake_case: GraphQL spellings back to the REST ones (field-error paths, problem members). */
+export function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
 
 /** Integer from a path or query string, or undefined when absent; NaN for junk so validation can refuse it. */
 export function intParam(v: string | null | undefined): number | undefined {

@@ -1,9 +1,13 @@
 import type { RestRoute } from '../route.ts';
 import { apiClientRoutes, apiClientSchemas } from './api-clients.ts';
+import { clientRoutes } from './clients.ts';
+import { motorRoutes } from './motor.ts';
+import { motorSchemas } from '../mappers/motor.ts';
 import { identityRoutes } from './identity.ts';
+import { clientSchemas } from '../mappers/client.ts';
 import { referenceRoutes, referenceSchemas } from './reference.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes];
+export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes];
 
-export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas };
+export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas };

@@ -1,4 +1,4 @@
-import { AppError, type FieldError, ValidationError } from '../lib/problem.ts';
+import { AppError, DuplicateClientError, type DuplicateMatch, type FieldError, ValidationError } from '../lib/problem.ts';
 import { toShillings } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
@@ -42,4 +42,21 @@ builder.objectType(ValidationError, {
   interfaces: [ProblemRef],
   isTypeOf: (v) => v instanceof ValidationError,
   fields: () => ({}),
+});
+
+const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').implement({
+  fields: (t) => ({
+    clientNo: t.exposeString('clientNo', { nullable: true, description: 'Null when the caller may not see that client.' }),
+    name: t.exposeString('name', { nullable: true, description: 'Null when the caller may not see that client.' }),
+    matched: t.exposeStringList('matched', { description: 'Which identifiers matched: phone, id_no, kra_pin.' }),
+  }),
+});
+
+builder.objectType(DuplicateClientError, {
+  name: 'DuplicateClientProblem',
+  interfaces: [ProblemRef],
+  isTypeOf: (v) => v instanceof DuplicateClientError,
+  fields: (t) => ({
+    matches: t.field({ type: [DuplicateMatchRef], resolve: (e) => e.matches }),
+  }),
 });

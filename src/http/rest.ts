@@ -31,7 +31,7 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
         continue;
       }
       const params: Record<string, string> = {};
-      c.paramNames.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+      c.paramNames.forEach((n, i) => (params[n] = decodePathParam(m[i + 1]!)));
       return { c, params };
     }
     if (allowed.size) {
@@ -60,10 +60,15 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
     try {
       const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
       const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
+      // PostgreSQL text cannot hold U+0000: refuse it here instead of failing inside a query as a 500.
+      if (containsNul(params) || containsNul([...url.searchParams]) || containsNul(body)) {
+        throw new AppError('invalid_request', { detail: 'Text must not contain the NUL character (U+0000)' });
+      }
       if (route.bindLimited) await enforceBindLimit(app, principal);
+      const input = { url, params, query: url.searchParams, body };
       const run = async () => {
-        const data = await runOperation(schema, c, ctx, route.toVariables({ params, query: url.searchParams, body }));
-        return route.toResponse(data);
+        const data = await runOperation(schema, c, ctx, route.toVariables(input));
+        return route.toResponse(data, input);
       };
       if (route.idempotent) {
         const key = checkIdempotencyKey(req.headers['idempotency-key']);
@@ -83,6 +88,20 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       throw e;
     }
   };
+}
+
+function decodePathParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError('invalid_request', { detail: 'Malformed percent-encoding in the path' });
+  }
+}
+
+function containsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || containsNul(x));
+  return false;
 }
 
 function header(req: IncomingMessage, name: string): string | null {

@@ -125,3 +125,22 @@ export class ValidationError extends AppError {
     });
   }
 }
+
+export interface DuplicateMatch {
+  clientNo: string | null;
+  name: string | null;
+  /** Which identifiers matched: phone, id_no, kra_pin. */
+  matched: string[];
+}
+
+/** 409 duplicate_client: the request matches existing clients; resolve with an explicit client number or force. */
+export class DuplicateClientError extends AppError {
+  readonly matches: DuplicateMatch[];
+  constructor(matches: DuplicateMatch[], detail?: string) {
+    super('duplicate_client', {
+      detail: detail ??
+        `${matches.length === 1 ? 'An existing client matches' : `${matches.length} existing clients match`} this phone, ID number or tax PIN; link one with client_no or send force: true to add anyway`,
+    });
+    this.matches = matches;
+  }
+}

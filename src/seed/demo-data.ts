@@ -176,3 +176,68 @@ export const DEMO_TENANTS: DemoTenant[] = [
     customers: [],
   },
 ];
+
+const KES = (shillings: number) => BigInt(Math.round(shillings * 100));
+
+export interface DemoRating {
+  rateBands?: { upTo: number | null; bps: number }[];
+  minPremium?: number;
+  flatPremium?: number;
+  tonnageBands?: { upToTonnes: number | null; premium: number }[];
+}
+
+/** Per insurer (by name) and rating class: comprehensive and TPO figures, whole shillings (domain.md ranges). */
+export const MOTOR_RATING: Record<string, { maxInstalments: number; ipfEligible: boolean; maxAge: number; classes: Partial<Record<VehicleClass, { comprehensive: DemoRating; tpo: DemoRating }>> }> = {
+  'Simba General': {
+    maxInstalments: 4, ipfEligible: true, maxAge: 15,
+    classes: {
+      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 450 }, { upTo: 2_000_000, bps: 350 }, { upTo: null, bps: 300 }], minPremium: 30_000 }, tpo: { flatPremium: 5_000 } },
+      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 35_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 5_500 }, { upToTonnes: 8, premium: 7_500 }, { upToTonnes: 15, premium: 10_000 }, { upToTonnes: null, premium: 12_000 }] } },
+      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 35_000 }, tpo: { flatPremium: 8_000 } },
+      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 300 }], minPremium: 5_000 }, tpo: { flatPremium: 2_000 } },
+    },
+  },
+  'Twiga Assurance': {
+    maxInstalments: 3, ipfEligible: true, maxAge: 15,
+    classes: {
+      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 400 }, { upTo: 2_000_000, bps: 350 }, { upTo: null, bps: 300 }], minPremium: 27_500 }, tpo: { flatPremium: 3_200 } },
+      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 30_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 6_000 }, { upToTonnes: 8, premium: 8_000 }, { upToTonnes: null, premium: 11_500 }] } },
+      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 30_000 }, tpo: { flatPremium: 7_500 } },
+      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 350 }], minPremium: 6_000 }, tpo: { flatPremium: 2_500 } },
+    },
+  },
+  'Kilima Insurance': {
+    maxInstalments: 2, ipfEligible: true, maxAge: 12,
+    classes: {
+      private: { comprehensive: { rateBands: [{ upTo: 1_500_000, bps: 475 }, { upTo: null, bps: 375 }], minPremium: 35_000 }, tpo: { flatPremium: 6_000 } },
+      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 45_000 }, tpo: { tonnageBands: [{ upToTonnes: 5, premium: 6_500 }, { upToTonnes: null, premium: 10_500 }] } },
+      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 325 }], minPremium: 5_500 }, tpo: { flatPremium: 2_200 } },
+    },
+  },
+  'Baobab General': {
+    maxInstalments: 4, ipfEligible: true, maxAge: 20,
+    classes: {
+      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 500 }, { upTo: 2_500_000, bps: 400 }, { upTo: null, bps: 350 }], minPremium: 37_500 }, tpo: { flatPremium: 7_500 } },
+      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 475 }], minPremium: 40_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 5_000 }, { upToTonnes: 8, premium: 7_000 }, { upToTonnes: 15, premium: 9_500 }, { upToTonnes: null, premium: 12_500 }] } },
+      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 550 }], minPremium: 40_000 }, tpo: { flatPremium: 9_000 } },
+    },
+  },
+  'Pwani Mutual': {
+    maxInstalments: 1, ipfEligible: false, maxAge: 10,
+    classes: {
+      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 425 }, { upTo: null, bps: 275 }], minPremium: 32_500 }, tpo: { flatPremium: 4_500 } },
+      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 525 }], minPremium: 37_500 }, tpo: { flatPremium: 8_500 } },
+      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 7_500 }, tpo: { flatPremium: 3_000 } },
+    },
+  },
+};
+
+export const PLL_PER_SEAT = KES(500);
+
+/** Premium-finance lenders: flat charge per tenor (about 2.2 % for 4 months to 6.8 % for 10, domain.md). */
+export const IPF_LENDERS = [
+  { name: 'Mkopo Premium Finance', minPremium: 25_000, tenors: [{ months: 4, chargeBps: 220 }, { months: 6, chargeBps: 380 }, { months: 10, chargeBps: 680 }] },
+  { name: 'Jamii Credit', minPremium: 30_000, tenors: [{ months: 3, chargeBps: 190 }, { months: 6, chargeBps: 400 }] },
+];
+
+export { KES };

@@ -5,6 +5,10 @@ import type { Database, Tx } from '../db/client.ts';
 import { constantTimeEqual, hashSecret, newPublicId, newSecret, sha256Hex, verifySecret } from '../lib/crypto.ts';
 import { motorBenefitId } from '../modules/reference/reference.service.ts';
 import {
+  IPF_LENDERS,
+  KES,
+  MOTOR_RATING,
+  PLL_PER_SEAT,
   BUSINESS_SOURCES,
   DEMO_TENANTS,
   type DemoTenant,
@@ -172,10 +176,28 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
     const insurer = await tx.insurer.create({
       data: { tenantId, name: ins.name, legalName: ins.legalName, registryMemberId: ins.registryMemberId, commissionRateBps: ins.commissionRateBps, monogram: ins.monogram },
     });
+    const rating = MOTOR_RATING[ins.name]!;
     for (const vehicleClass of ins.classes) {
       for (const coverType of ['comprehensive', 'tpo'] as const) {
+        const r = rating.classes[vehicleClass]?.[coverType];
+        if (!r) continue;
         const product = await tx.motorProduct.create({
-          data: { tenantId, insurerId: insurer.id, name: `${ins.name} ${vehicleClass} ${coverType}`, vehicleClass, coverType, excessText: EXCESS_TEXT },
+          data: {
+            tenantId,
+            insurerId: insurer.id,
+            name: `${ins.name} ${vehicleClass} ${coverType}`,
+            vehicleClass,
+            coverType,
+            excessText: EXCESS_TEXT,
+            minPremiumMinor: r.minPremium != null ? KES(r.minPremium) : null,
+            flatPremiumMinor: r.flatPremium != null ? KES(r.flatPremium) : null,
+            pllPerSeatMinor: PLL_PER_SEAT,
+            maxInstalments: rating.maxInstalments,
+            ipfEligible: rating.ipfEligible,
+            maxVehicleAgeYears: coverType === 'comprehensive' ? rating.maxAge : null,
+            rateBands: { create: (r.rateBands ?? []).map((b) => ({ tenantId, upToValueMinor: b.upTo == null ? null : KES(b.upTo), rateBps: b.bps })) },
+            tonnageBands: { create: (r.tonnageBands ?? []).map((b) => ({ tenantId, upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000, premiumMinor: KES(b.premium) })) },
+          },
         });
         await tx.motorProductBenefit.createMany({
           data: MOTOR_BENEFITS.filter((b) => b.covers.includes(coverType)).map((b, i) => ({
@@ -188,6 +210,11 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
         });
       }
     }
+  }
+  for (const l of IPF_LENDERS) {
+    await tx.ipfLender.create({
+      data: { tenantId, name: l.name, minPremiumMinor: KES(l.minPremium), tenors: { create: l.tenors.map((x) => ({ tenantId, ...x })) } },
+    });
   }
   let n = 0;
   for (const c of t.customers) {

@@ -1,0 +1,47 @@
+import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
+import { fromDbDate } from '../../lib/dates.ts';
+import { clientVisibility } from '../clients/client.policy.ts';
+
+/** Policies: visible to staff, or to the agent who created them, sells them, or sells for their client. */
+builder.prismaNode('Policy', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({
+    id: Number(id),
+    ...(ctx.principal?.actor?.ownRecordsOnly
+      ? { OR: [{ createdByUserId: ctx.principal.actor.userId }, { salesPersonId: ctx.principal.actor.userId }, { client: clientVisibility(ctx.principal) }] }
+      : {}),
+  }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    uuid: t.exposeString('uuid'),
+    policyNo: t.exposeString('policyNo'),
+    riskNote: t.exposeString('riskNote'),
+    status: t.exposeString('status'),
+    productLine: t.exposeString('productLine'),
+    vehicleClass: t.exposeString('vehicleClass'),
+    coverType: t.exposeString('coverType'),
+    coverPeriod: t.exposeString('coverPeriod'),
+    startDate: t.string({ resolve: (p) => fromDbDate(p.startDate) }),
+    endDate: t.string({ resolve: (p) => fromDbDate(p.endDate) }),
+    paymentMode: t.exposeString('paymentMode'),
+    instalments: t.exposeInt('instalmentCount'),
+    basicPremium: t.field({ type: MoneyRef, resolve: (p) => money(p.basicMinor)! }),
+    taxes: t.field({ type: MoneyRef, resolve: (p) => money(p.taxesMinor)! }),
+    total: t.field({ type: MoneyRef, resolve: (p) => money(p.totalMinor)! }),
+    client: t.relation('client'),
+    insurer: t.relation('insurer'),
+    debitNotes: t.relation('debitNotes', { query: { orderBy: { instalmentNo: 'asc' } } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('DebitNote', {
+  fields: (t) => ({
+    number: t.exposeString('number'),
+    instalmentNo: t.exposeInt('instalmentNo'),
+    dueOn: t.string({ resolve: (d) => fromDbDate(d.dueOn) }),
+    amount: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
+    paid: t.field({ type: MoneyRef, resolve: (d) => money(d.paidMinor)! }),
+  }),
+});

@@ -1,0 +1,187 @@
+import type { Context } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
+import { addDays, annualEnd, isYmd, todayNairobi } from '../../lib/dates.ts';
+import { fromShillings } from '../../lib/money.ts';
+import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
+import { motorBenefitId } from '../reference/reference.service.ts';
+import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
+import { type PricedOption, priceOption, type RatingLender, type RatingProduct } from './rating.ts';
+
+/** The quote request as the caller spelled it (GraphQL input; REST maps its legacy names onto this). */
+export interface MotorQuoteInput {
+  class?: string | null;
+  coverage?: string | null;
+  scope?: string | null;
+  coverPeriod?: string | null;
+  days?: number | null;
+  year?: number | null;
+  value?: number | null;
+  tonnage?: number | null;
+  pll?: number | null;
+  insurerIds?: number[] | null;
+  startDate?: string | null;
+}
+
+export interface MotorRisk {
+  kind: MotorKind;
+  classLabel: string;
+  coverage: string;
+  scopeLabel: string;
+  vehicleClass: VehicleClass;
+  coverType: CoverType;
+  coverPeriod: 'annual' | 'tor';
+  days: number;
+  startDate: string;
+  endDate: string;
+  year: number;
+  valueMinor: bigint | null;
+  tonnage: number | null;
+  pll: number;
+  insurerIds: number[] | null;
+}
+
+export interface QuotedOption extends PricedOption {
+  insurer: { id: number; name: string; monogram: string; commissionRateBps: number };
+  vehicleClass: VehicleClass;
+  coverType: CoverType;
+  valueMinor: bigint | null;
+  tonnage: number | null;
+  pll: number;
+  excess: string;
+  benefits: { id: string; name: string }[];
+  limitsOfLiability: { benefitId: string; item: string; limitMinor: bigint | null }[];
+}
+
+export interface MotorQuote {
+  risk: MotorRisk;
+  options: QuotedOption[];
+}
+
+export class NoQuoteError extends AppError {
+  constructor(detail: string) {
+    super('no_quote', { detail });
+  }
+}
+
+/** Validates and normalises a quote request (field errors in the caller's spelling, prefixed when nested). */
+export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; today?: string } = {}): MotorRisk {
+  const f = (name: string) => (opts.prefix ? `${opts.prefix}.${name}` : name);
+  const errors: FieldError[] = [];
+  const kind = parseKind(input.class);
+  if (!kind) errors.push({ field: f('class'), message: 'one of Motor, Tuktuk, Motorcycle' });
+  const coverage = input.coverage?.trim() || 'Private';
+  const vehicleClass = kind ? ratingClass(kind, coverage) : null;
+  if (kind && !vehicleClass) errors.push({ field: f('coverage'), message: 'Private, a commercial class (e.g. own goods) or a PSV class (e.g. matatu, taxi)' });
+  const coverType = parseScope(input.scope);
+  if (!coverType) errors.push({ field: f('scope'), message: 'Comprehensive or TPO (third party only)' });
+  const period = (input.coverPeriod ?? 'annual').toString().trim().toLowerCase();
+  if (period !== 'annual' && period !== 'tor') errors.push({ field: f('cover_period'), message: 'annual or tor' });
+  if (period === 'tor' && (input.days == null || !Number.isInteger(input.days) || input.days < 1 || input.days > 364)) {
+    errors.push({ field: f('days'), message: 'time-on-risk cover needs days, 1–364' });
+  }
+  const today = opts.today ?? todayNairobi();
+  const thisYear = Number(today.slice(0, 4));
+  if (input.year == null || !Number.isInteger(input.year) || input.year < 1950 || input.year > thisYear + 1) {
+    errors.push({ field: f('year'), message: `year of manufacture, 1950–${thisYear + 1}` });
+  }
+  if (input.value != null && (!Number.isFinite(input.value) || input.value <= 0 || input.value > 1_000_000_000)) {
+    errors.push({ field: f('value'), message: 'a positive amount in whole shillings' });
+  }
+  if (coverType && coverType !== 'tpo' && input.value == null) errors.push({ field: f('value'), message: 'required for comprehensive cover' });
+  if (input.tonnage != null && (!Number.isFinite(input.tonnage) || input.tonnage < 0 || input.tonnage > 200)) {
+    errors.push({ field: f('tonnage'), message: 'tonnes, 0–200' });
+  }
+  if (input.pll != null && (!Number.isInteger(input.pll) || input.pll < 0 || input.pll > 200)) {
+    errors.push({ field: f('pll'), message: 'number of passengers, 0–200' });
+  }
+  let startDate = today;
+  if (input.startDate != null) {
+    if (!isYmd(input.startDate)) errors.push({ field: f('start_date'), message: 'a date, Y-m-d' });
+    else if (input.startDate > today) startDate = input.startDate;
+  }
+  if (errors.length) throw new ValidationError(errors);
+  const coverPeriod = period as 'annual' | 'tor';
+  const days = coverPeriod === 'tor' ? input.days! : 0;
+  const endDate = coverPeriod === 'tor' ? addDays(startDate, days) : annualEnd(startDate);
+  return {
+    kind: kind!,
+    classLabel: input.class!.trim(),
+    coverage,
+    scopeLabel: input.scope!.trim(),
+    vehicleClass: vehicleClass!,
+    coverType: coverType!,
+    coverPeriod,
+    days: coverPeriod === 'tor' ? days : Math.round((Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / 86_400_000) + 1,
+    startDate,
+    endDate,
+    year: input.year!,
+    valueMinor: input.value != null ? fromShillings(input.value) : null,
+    tonnage: input.tonnage ?? null,
+    pll: input.pll ?? 0,
+    insurerIds: input.insurerIds?.length ? [...new Set(input.insurerIds)] : null,
+  };
+}
+
+/** Loads the rating data of the tenant for a risk and prices every product that rates it, cheapest first. */
+export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<{ options: QuotedOption[]; refusals: string[] }> {
+  const p = ctx.principal!;
+  const [products, levyRows, lenderRows] = await Promise.all([
+    tx.motorProduct.findMany({
+      where: {
+        vehicleClass: risk.vehicleClass,
+        coverType: risk.coverType,
+        insurer: { status: 'active', ...(risk.insurerIds ? { id: { in: risk.insurerIds } } : {}) },
+      },
+      include: { insurer: true, rateBands: true, tonnageBands: true, benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] } },
+    }),
+    tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] }),
+    tx.ipfLender.findMany({ where: { active: true }, include: { tenors: true }, orderBy: { id: 'asc' } }),
+  ]);
+  const lenders: RatingLender[] = lenderRows.map((l) => ({ name: l.name, minPremiumMinor: l.minPremiumMinor, tenors: l.tenors }));
+  const levies = levyRows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
+  const tonnesMilli = risk.tonnage == null ? null : Math.round(risk.tonnage * 1000);
+  const options: QuotedOption[] = [];
+  const refusals: string[] = [];
+  for (const product of products) {
+    const priced = priceOption(
+      product as RatingProduct,
+      { valueMinor: risk.valueMinor, tonnesMilli, pll: risk.pll, yearOfManufacture: risk.year, startYear: Number(risk.startDate.slice(0, 4)) },
+      levies,
+      { tenantType: p.tenant.type, lenders },
+    );
+    if ('ineligible' in priced) {
+      refusals.push(`${product.insurer.name}: ${priced.ineligible}`);
+      continue;
+    }
+    options.push({
+      ...priced,
+      insurer: { id: product.insurer.id, name: product.insurer.name, monogram: product.insurer.monogram, commissionRateBps: product.insurer.commissionRateBps },
+      vehicleClass: product.vehicleClass,
+      coverType: product.coverType,
+      valueMinor: risk.valueMinor,
+      tonnage: risk.tonnage,
+      pll: risk.pll,
+      excess: product.excessText,
+      benefits: product.benefits.map((b) => ({ id: motorBenefitId(b.name), name: b.name })),
+      limitsOfLiability: product.benefits.map((b) => ({ benefitId: motorBenefitId(b.name), item: b.name, limitMinor: b.limitMinor })),
+    });
+  }
+  options.sort((a, b) => (a.totalMinor < b.totalMinor ? -1 : a.totalMinor > b.totalMinor ? 1 : a.insurer.name.localeCompare(b.insurer.name)));
+  return { options, refusals };
+}
+
+export function noQuote(risk: MotorRisk, refusals: string[]): NoQuoteError {
+  const what = `${risk.vehicleClass} ${risk.coverType === 'tpo' ? 'third party only' : risk.coverType}`;
+  return new NoQuoteError(refusals.length ? `No insurer rates this ${what} risk (${refusals.join('; ')})` : `No insurer on the panel rates ${what} cover`);
+}
+
+export const motorQuoteService = {
+  /** Prices only; nothing is stored. */
+  async quote(ctx: Context, input: MotorQuoteInput): Promise<MotorQuote> {
+    const risk = normaliseRisk(input);
+    const { options, refusals } = await ctx.tx((tx) => priceRisk(ctx, tx, risk));
+    if (!options.length) throw noQuote(risk, refusals);
+    return { risk, options };
+  },
+};
