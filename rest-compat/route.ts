@@ -33,8 +33,6 @@ export interface RestRoute {
   scopes: Scope[];
   /** Idempotency-Key header required (write calls marked so in the spec). */
   idempotent: boolean;
-  /** Counts against the bind-save limit as well as the token limit. */
-  bindLimited?: boolean;
   serviceOnly?: boolean;
   /** File name (without .graphql) in rest-compat/operations/. */
   operation: string;

@@ -402,7 +402,7 @@ describe('PATCH /clients/{client_no}', () => {
     const forced = await patch(c.client_no, { ...fields(other), force: true });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body.data[field]).toBe(other[field]);
-    expect((await audits(c.client_no)).at(-1)!.changes).toEqual({ [{ phone: 'phone', id_no: 'idNo', kra_pin: 'kraPin' }[field]!]: { from: c[field], to: other[field] } });
+    expect((await audits(c.client_no)).at(-1)!.changes).toEqual({ [field]: { from: c[field], to: other[field] } });
   });
 
   it('422 validation_failed for a bad value, nothing changed', async () => {

@@ -9,7 +9,7 @@ import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { canonicalJson, parseJson, readBody } from './body.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
-import { enforceBindLimit, enforceTokenRateLimit } from './rate-limits.ts';
+import { enforceTokenRateLimit } from './rate-limits.ts';
 import { sendJson, sendText } from './respond.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -64,7 +64,6 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       if (containsNul(params) || containsNul([...url.searchParams]) || containsNul(body)) {
         throw new AppError('invalid_request', { detail: 'Text must not contain the NUL character (U+0000)' });
       }
-      if (route.bindLimited) await enforceBindLimit(app, principal);
       const input = { url, params, query: url.searchParams, body };
       const run = async () => {
         const data = await runOperation(schema, c, ctx, route.toVariables(input));

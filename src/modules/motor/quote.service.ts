@@ -126,18 +126,17 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
 /** Loads the rating data of the tenant for a risk and prices every product that rates it, cheapest first. */
 export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<{ options: QuotedOption[]; refusals: string[] }> {
   const p = ctx.principal!;
-  const [products, levyRows, lenderRows] = await Promise.all([
-    tx.motorProduct.findMany({
+  // One after another: a transaction is one connection, and pg (9 and later) refuses overlapping queries on it.
+  const products = await tx.motorProduct.findMany({
       where: {
         vehicleClass: risk.vehicleClass,
         coverType: risk.coverType,
         insurer: { status: 'active', ...(risk.insurerIds ? { id: { in: risk.insurerIds } } : {}) },
       },
       include: { insurer: true, rateBands: true, tonnageBands: true, benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] } },
-    }),
-    tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] }),
-    tx.ipfLender.findMany({ where: { active: true }, include: { tenors: true }, orderBy: { id: 'asc' } }),
-  ]);
+  });
+  const levyRows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  const lenderRows = await tx.ipfLender.findMany({ where: { active: true }, include: { tenors: true }, orderBy: { id: 'asc' } });
   const lenders: RatingLender[] = lenderRows.map((l) => ({ name: l.name, minPremiumMinor: l.minPremiumMinor, tenors: l.tenors }));
   const levies = levyRows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
   const tonnesMilli = risk.tonnage == null ? null : Math.round(risk.tonnage * 1000);
