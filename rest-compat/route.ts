@@ -53,6 +53,11 @@ export interface RestRoute {
 
 export const route = (r: RestRoute): RestRoute => r;
 
+/** A JSON body as an object (anything else reads as empty, so field validation reports what is missing). */
+export function asObject(b: unknown): Record<string, unknown> {
+  return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
 /** camelCase → snake_case: GraphQL spellings back to the REST ones (field-error paths, problem members). */
 export function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

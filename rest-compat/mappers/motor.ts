@@ -1,3 +1,4 @@
+import { asObject } from '../route.ts';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, int, money, nullable, num, obj, str } from '../schemas.ts';
 
@@ -142,11 +143,10 @@ export const motorSchemas: Record<string, SchemaObject> = {
   }),
 };
 
-const asObj = (b: unknown): Record<string, unknown> => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
 
 /** The spec's client object (legacy `idno`, `pin`, `agentcode` accepted as written) → InsuredInput. */
 export function insuredFromRest(raw: unknown) {
-  const c = asObj(raw);
+  const c = asObject(raw);
   return {
     name: c.name,
     phone: c.phone,
@@ -164,8 +164,8 @@ export function insuredFromRest(raw: unknown) {
 }
 
 export function saveQuoteFromRest(raw: unknown) {
-  const b = asObj(raw);
-  const v = asObj(b.vehicle);
+  const b = asObject(raw);
+  const v = asObject(b.vehicle);
   return {
     client: insuredFromRest(b.client),
     vehicle: {
@@ -185,7 +185,7 @@ export function saveQuoteFromRest(raw: unknown) {
     },
     quotes: Array.isArray(b.quotes)
       ? b.quotes.map((q) => {
-          const x = asObj(q);
+          const x = asObject(q);
           return { insurerId: num0(x.insurer_id), rate: num0(x.rate), basic: num0(x.basic), taxes: num0(x.taxes), total: num0(x.total), benefits: x.benefits };
         })
       : b.quotes,
@@ -193,8 +193,8 @@ export function saveQuoteFromRest(raw: unknown) {
 }
 
 export function bindFromRest(raw: unknown) {
-  const b = asObj(raw);
-  const p = asObj(b.policy);
+  const b = asObject(raw);
+  const p = asObject(b.policy);
   return {
     client: insuredFromRest(b.client),
     policy: {
@@ -217,7 +217,7 @@ export function bindFromRest(raw: unknown) {
     // `taxes` at the top level is accepted for compatibility and ignored: the server computes levies.
     vehicles: Array.isArray(b.vehicles)
       ? b.vehicles.map((raw) => {
-          const v = asObj(raw);
+          const v = asObject(raw);
           return {
             regNo: v.regno ?? v.reg_no,
             chassisNo: v.chassis_no,

@@ -1,7 +1,6 @@
-import { intParam, route, type RestRoute } from '../route.ts';
+import { asObject, intParam, route, type RestRoute } from '../route.ts';
 import { arr, dataOf, int, nullable, obj, ref, str, timestamp } from '../schemas.ts';
 
-const body = (b: unknown): Record<string, unknown> => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
 
 const apiClient = (c: any) => ({
   client_id: c.clientId,
@@ -77,7 +76,7 @@ export const apiClientRoutes: RestRoute[] = [
       ['name', 'scopes'],
     ),
     toVariables: ({ body: b }) => {
-      const x = body(b);
+      const x = asObject(b);
       return { input: { name: x.name, scopes: x.scopes, actorUserId: x.actor_user_id, rateLimitPerMinute: x.rate_limit_per_minute } };
     },
     toResponse: (d) => ({ status: 201, body: withSecret(d.createApiClient) }),
@@ -108,7 +107,7 @@ export const apiClientRoutes: RestRoute[] = [
     operation: 'UpdateApiClient',
     requestBody: obj({ name: str(), scopes: arr(str()), actor_user_id: int(), rate_limit_per_minute: int() }, []),
     toVariables: ({ params, body: b }) => {
-      const x = body(b);
+      const x = asObject(b);
       return {
         input: { clientId: params.client_id, name: x.name, scopes: x.scopes, actorUserId: x.actor_user_id, rateLimitPerMinute: x.rate_limit_per_minute },
       };
@@ -126,7 +125,7 @@ export const apiClientRoutes: RestRoute[] = [
     idempotent: true,
     operation: 'RotateApiClientSecret',
     requestBody: obj({ grace_hours: int('0–168, default 24') }, []),
-    toVariables: ({ params, body: b }) => ({ clientId: params.client_id, graceHours: body(b).grace_hours }),
+    toVariables: ({ params, body: b }) => ({ clientId: params.client_id, graceHours: asObject(b).grace_hours }),
     toResponse: (d) => ({ status: 200, body: withSecret(d.rotateApiClientSecret) }),
     redactForReplay: redactSecret,
     response: { status: 200, description: 'Rotated', schema: secretResponse },

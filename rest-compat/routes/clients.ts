@@ -1,9 +1,8 @@
 import { ValidationError } from '../../src/lib/problem.ts';
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
-import { intParam, route, type RestInput, type RestRoute } from '../route.ts';
+import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
 import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
 
-const body = (b: unknown): Record<string, unknown> => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
 
 /** `limit`/`cursor`, or `page`/`per_page`: the spec's pagination, as GraphQL connection arguments. */
 function pageArgs(q: URLSearchParams): { first: number; after?: string; offset?: number } {
@@ -91,7 +90,7 @@ export const clientRoutes: RestRoute[] = [
     idempotent: true,
     operation: 'CreateClient',
     requestBody: ref('ClientInput'),
-    toVariables: ({ body: b }) => ({ input: clientFromRest(body(b)) }),
+    toVariables: ({ body: b }) => ({ input: clientFromRest(asObject(b)) }),
     toResponse: (d) => ({ status: 201, body: { data: clientToRest(d.createClient) } }),
     response: { status: 201, description: 'Created', schema: dataOf(ref('Client')) },
     errors: ['duplicate_client', 'validation_failed', 'actor_forbidden'],
@@ -120,7 +119,7 @@ export const clientRoutes: RestRoute[] = [
     idempotent: true,
     operation: 'UpdateClient',
     requestBody: { ...ref('ClientInput'), description: 'Same fields as POST /clients, all optional' },
-    toVariables: ({ params, body: b }) => ({ input: { clientNo: params.client_no, ...clientFromRest(body(b)) } }),
+    toVariables: ({ params, body: b }) => ({ input: { clientNo: params.client_no, ...clientFromRest(asObject(b)) } }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.updateClient) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('Client')) },
     errors: ['not_found', 'duplicate_client', 'validation_failed', 'actor_forbidden'],

@@ -1,8 +1,7 @@
 import { bindFromRest, boundPolicyToRest, optionToRest, quoteInputFromRest, redactBindReplay, riskToRest, savedQuoteToRest, saveQuoteFromRest, serverFiguresToRest } from '../mappers/motor.ts';
-import { route, type RestRoute } from '../route.ts';
+import { asObject, route, type RestRoute } from '../route.ts';
 import { arr, obj, ref, str } from '../schemas.ts';
 
-const body = (b: unknown): Record<string, unknown> => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
 
 export const motorRoutes: RestRoute[] = [
   route({
@@ -15,7 +14,7 @@ export const motorRoutes: RestRoute[] = [
     idempotent: false,
     operation: 'MotorQuote',
     requestBody: ref('MotorQuoteRequest'),
-    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(body(b)) }),
+    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
     toResponse: (d) => ({
       status: 200,
       body: { message: d.motorQuote.message, quote: riskToRest(d.motorQuote.quote), options: d.motorQuote.options.map(optionToRest) },

@@ -18,13 +18,9 @@ import {
 import type { DiffTarget, MigrationList, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
 
-export interface ServerConn {
-  host: string;
-  port: number;
-  user: string;
-  password?: string;
-  database: string;
-}
+import type { ServerConn } from './embedded.ts';
+
+export type { ServerConn };
 
 /**
  * SQL that takes a database with every migration in `migrationsDir` applied to the state described by `schemaPath`
