@@ -175,7 +175,7 @@ describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one li
       const redis = new Redis(redisUrl);
       try {
         for (const id of tokenIds) {
-          const keys = await redis.keys(`ratelimit:{token:t${id}}:*`);
+          const keys = await redis.keys(`ratelimit:*{token:t${id}}:*`);
           if (keys.length) await redis.del(...keys);
         }
       } finally {

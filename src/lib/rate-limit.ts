@@ -1,15 +1,17 @@
 /**
- * Rate limiting with a sliding-window approximation. Time is cut into fixed windows of
- * `windowSeconds`; a hit `elapsed` ms into window i counts
+ * Rate limiting with an exact sliding log. Each key keeps the timestamps of the hits it was
+ * allowed; a hit at `now` is allowed iff fewer than `limit` of them lie in the window
+ * (now - windowMs, now], so a hit made at t stops counting at exactly t + windowMs.
+ * Refused hits are not logged, so a client hammering while limited doesn't extend its ban.
+ * A log never holds more than `limit` live entries (the largest limit its rule has had).
  *
- *   count = prev * (window - elapsed) / window + current
- *
- * where `prev` and `current` are the hits accepted in windows i-1 and i, and the hit is
- * allowed when count + 1 <= limit. Unlike a plain fixed window this does not let a client
- * burst 2x the limit across a window edge, yet it needs only two counters per key.
- * From a quiet start it is exact: `limit` back-to-back hits pass and the next is refused.
- * Refused hits are not counted, so a client hammering while limited doesn't extend its ban.
+ * The hit that frees capacity is the pivot: the (count - limit)-th oldest logged hit, where
+ * `count` includes this one if it was allowed. Once it leaves the window one more request
+ * fits, and for an allowed hit (count <= limit) it is simply the oldest. Using the pivot
+ * rather than the oldest also keeps Retry-After right when a rule's limit was lowered while
+ * more than the new limit were still logged.
  */
+import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 
 export interface RateLimitRule {
@@ -22,12 +24,12 @@ export interface RateLimitDecision {
   allowed: boolean;
   /** The rule's limit. */
   limit: number;
-  /** Requests left in the current window after this one (never negative). */
+  /** Requests left in the window after this one (never negative). */
   remaining: number;
   /**
    * Whole seconds until the window frees more capacity, assuming no further hits: for a
-   * refused hit, until one request fits again; otherwise until `remaining` grows (which
-   * for a key that has only seen recent hits is when the quota is fully restored).
+   * refused hit, until one request fits again; otherwise until the oldest hit in the window
+   * leaves it and `remaining` grows.
    */
   resetSeconds: number;
   /** 0 when allowed, else >= 1 (for the Retry-After header). */
@@ -42,47 +44,34 @@ export interface RateLimitStore {
   close(): Promise<void>;
 }
 
-interface WindowPosition {
-  index: number;
-  elapsedMs: number;
+interface Checked {
+  limit: number;
   windowMs: number;
+  /** `now` in whole milliseconds. */
+  t: number;
 }
 
-function position(rule: RateLimitRule, now: number): WindowPosition {
-  // Whole numbers keep every comparison below exact in doubles (and in Redis' Lua).
+function check(rule: RateLimitRule, now: number): Checked {
+  // Whole numbers keep every comparison exact in doubles and as Redis sorted-set scores.
   if (!Number.isSafeInteger(rule.limit) || rule.limit < 1) {
     throw new RangeError(`rate limit rule "${rule.name}": limit must be a positive integer`);
   }
   if (!Number.isSafeInteger(rule.windowSeconds) || rule.windowSeconds < 1) {
     throw new RangeError(`rate limit rule "${rule.name}": windowSeconds must be a positive integer`);
   }
-  const windowMs = rule.windowSeconds * 1000;
-  const t = Math.floor(now);
-  const index = Math.floor(t / windowMs);
-  return { index, elapsedMs: t - index * windowMs, windowMs };
+  if (!Number.isFinite(now)) throw new RangeError(`rate limit rule "${rule.name}": now must be a finite time`);
+  return { limit: rule.limit, windowMs: rule.windowSeconds * 1000, t: Math.floor(now) };
 }
 
-/** `count + 1 <= limit`, multiplied through by the window so the boundary has no rounding. Mirrored in HIT_SCRIPT. */
-function fits(limit: number, pos: WindowPosition, prev: number, current: number): boolean {
-  return prev * (pos.windowMs - pos.elapsedMs) <= (limit - current - 1) * pos.windowMs;
-}
-
-/** `current` is the count after this hit was (or was not) recorded. */
-function decide(rule: RateLimitRule, pos: WindowPosition, allowed: boolean, prev: number, current: number): RateLimitDecision {
-  const { windowMs: w, elapsedMs: e } = pos;
-  const remaining = Math.max(0, Math.floor(((rule.limit - current) * w - prev * (w - e)) / w));
-  // The count at which one more request than `remaining` would fit; it is strictly below
-  // the count now, so the wait is always positive.
-  const target = rule.limit - remaining - 1;
-  const waitMs =
-    current <= target
-      ? w - ((target - current) * w) / prev - e // prev's share decays enough within this window
-      : w - e + w - (target * w) / current; // only once this window's hits become the decaying prev
-  const resetSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+/** `count` is the number of hits in the window after this one was (or was not) logged; `pivotAt` is the pivot's timestamp. */
+function decide(rule: RateLimitRule, c: Checked, allowed: boolean, count: number, pivotAt: number): RateLimitDecision {
+  // The pivot lies inside the window, so this is positive; a pivot stamped ahead of `now` by
+  // a server with a faster clock honestly makes the wait longer than the window.
+  const resetSeconds = Math.max(1, Math.ceil((pivotAt + c.windowMs - c.t) / 1000));
   return {
     allowed,
     limit: rule.limit,
-    remaining,
+    remaining: Math.max(0, rule.limit - count),
     resetSeconds,
     retryAfterSeconds: allowed ? 0 : resetSeconds,
     policy: `${rule.limit};w=${rule.windowSeconds}`,
@@ -100,16 +89,43 @@ export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   return headers;
 }
 
-interface Counter {
-  index: number;
+/** Ascending timestamps of allowed hits; `ts[head..]` are live, so pruning the front doesn't shift the array each hit. */
+interface HitLog {
+  ts: number[];
+  head: number;
+  /** The window of the rule last applied, for sweeping. */
   windowMs: number;
-  prev: number;
-  current: number;
 }
 
-/** Single-process store. Counters idle for two windows carry no weight and are swept lazily on later hits. */
+function prune(log: HitLog, cutoff: number): void {
+  while (log.head < log.ts.length && log.ts[log.head]! <= cutoff) log.head++;
+  // Compact once the dead prefix is at least half the array: amortised O(1) per hit.
+  if (log.head > 0 && log.head * 2 >= log.ts.length) {
+    log.ts.splice(0, log.head);
+    log.head = 0;
+  }
+}
+
+function insert(log: HitLog, t: number): void {
+  const { ts } = log;
+  if (ts.length === log.head || ts[ts.length - 1]! <= t) {
+    ts.push(t);
+    return;
+  }
+  // Another caller's clock ran ahead (or ours stepped back): keep the order so the front stays the oldest.
+  let lo = log.head;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  ts.splice(lo, 0, t);
+}
+
+/** Single-process store. Logs whose newest hit has left the window are swept lazily on later hits. */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly #counters = new Map<string, Counter>();
+  readonly #logs = new Map<string, HitLog>();
   readonly #sweepIntervalMs: number;
   #nextSweepAt = -Infinity;
 
@@ -119,79 +135,85 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** Number of keys currently held (for monitoring memory). */
   get size(): number {
-    return this.#counters.size;
+    return this.#logs.size;
   }
 
   async hit(rule: RateLimitRule, key: string, now: number = Date.now()): Promise<RateLimitDecision> {
-    let pos = position(rule, now);
-    this.#sweep(now);
+    // No await before the log is updated, so concurrent callers are serialised by the event loop.
+    const c = check(rule, now);
+    this.#sweep(c.t);
     const id = `${rule.name}\u0000${key}`;
-    let c = this.#counters.get(id);
-    if (!c || c.windowMs !== pos.windowMs) {
-      c = { index: pos.index, windowMs: pos.windowMs, prev: 0, current: 0 };
-      this.#counters.set(id, c);
-    } else if (pos.index > c.index) {
-      c.prev = pos.index === c.index + 1 ? c.current : 0;
-      c.current = 0;
-      c.index = pos.index;
-    } else if (pos.index < c.index) {
-      // The clock stepped back past a window edge; judging against the newest window with
-      // prev at full weight is the conservative choice and keeps state monotonic.
-      pos = { index: c.index, elapsedMs: 0, windowMs: c.windowMs };
+    let log = this.#logs.get(id);
+    if (!log) {
+      log = { ts: [], head: 0, windowMs: c.windowMs };
+      this.#logs.set(id, log);
     }
-    const allowed = fits(rule.limit, pos, c.prev, c.current);
-    if (allowed) c.current += 1;
-    return decide(rule, pos, allowed, c.prev, c.current);
+    log.windowMs = c.windowMs;
+    prune(log, c.t - c.windowMs);
+    let count = log.ts.length - log.head;
+    const allowed = count < c.limit;
+    if (allowed) {
+      insert(log, c.t);
+      count++;
+    }
+    const pivotAt = log.ts[log.head + Math.max(0, count - c.limit)]!;
+    return decide(rule, c, allowed, count, pivotAt);
   }
 
   async close(): Promise<void> {
-    this.#counters.clear();
+    this.#logs.clear();
   }
 
   #sweep(now: number): void {
     // Lazy and driven by the caller's clock: no timer to unref, and injected time stays deterministic.
     if (now < this.#nextSweepAt) return;
     this.#nextSweepAt = now + this.#sweepIntervalMs;
-    for (const [id, c] of this.#counters) {
-      if ((c.index + 2) * c.windowMs <= now) this.#counters.delete(id);
+    for (const [id, log] of this.#logs) {
+      const newest = log.ts.length > log.head ? log.ts[log.ts.length - 1]! : -Infinity;
+      if (newest + log.windowMs <= now) this.#logs.delete(id);
     }
   }
 }
 
 /**
- * KEYS: current window counter, previous window counter. ARGV: limit, windowMs, elapsedMs.
- * Returns {allowed (0/1), prev, current after this hit}. Only integers cross the boundary
- * because Redis truncates Lua numbers to integers in replies.
+ * KEYS: the key's log (a sorted set scored by hit time). ARGV: cutoff (hits at or before it
+ * have left the window), now, a unique member for this hit, limit, windowMs.
+ * Returns {allowed (0/1), count after this hit, pivot's score as a string}. Times cross the
+ * boundary as strings: Redis truncates Lua numbers in replies and may reformat them in calls.
  */
 const HIT_SCRIPT = `
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
-local limit = tonumber(ARGV[1])
-local windowMs = tonumber(ARGV[2])
-local elapsedMs = tonumber(ARGV[3])
-if prev * (windowMs - elapsedMs) > (limit - current - 1) * windowMs then
-  return {0, prev, current}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local limit = tonumber(ARGV[4])
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+  count = count + 1
+  allowed = 1
+  -- Live until the newest hit leaves the window, which is later than now + window when
+  -- another server's clock runs ahead of ours.
+  local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+  redis.call('PEXPIRE', KEYS[1], newest - tonumber(ARGV[2]) + tonumber(ARGV[5]))
 end
-current = redis.call('INCR', KEYS[1])
-if current == 1 then
-  -- It must outlive the next window, where it is read as the previous count.
-  redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
-end
-return {1, prev, current}
+local pivot = count - limit
+if pivot < 0 then pivot = 0 end
+return {allowed, count, redis.call('ZRANGE', KEYS[1], pivot, pivot, 'WITHSCORES')[2]}
 `;
 
-type HitCommand = (currentKey: string, prevKey: string, limit: number, windowMs: number, elapsedMs: number) => Promise<unknown>;
+type HitCommand = (key: string, cutoff: number, now: number, member: string, limit: number, windowMs: number) => Promise<unknown>;
 
-function parseHitReply(reply: unknown): [allowed: boolean, prev: number, current: number] {
-  if (Array.isArray(reply) && reply.length === 3 && reply.every((n) => typeof n === "number")) {
-    return [reply[0] === 1, reply[1], reply[2]];
+function parseHitReply(reply: unknown): [allowed: boolean, count: number, pivotAt: number] {
+  if (Array.isArray(reply) && reply.length === 3 && typeof reply[0] === "number" && typeof reply[1] === "number") {
+    const pivotAt = Number(reply[2]);
+    if (typeof reply[2] === "string" && Number.isFinite(pivotAt)) return [reply[0] === 1, reply[1], pivotAt];
   }
   throw new Error(`unexpected rate limit script reply: ${JSON.stringify(reply)}`);
 }
 
 /**
- * Store shared by every process pointing at the same Redis. Window arithmetic uses the
- * caller's `now` (not Redis TIME) so injected time works; servers need roughly synced clocks.
+ * Store shared by every process pointing at the same Redis: one script call (one round trip)
+ * per hit. Hit times are the caller's `now` (not Redis TIME) so injected time works; servers
+ * need roughly synced clocks.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: Redis;
@@ -205,18 +227,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     // caller can choose to fail open or closed instead of stalling requests.
     this.#redis = new Redis(url, { maxRetriesPerRequest: 1 });
     // defineCommand sends EVALSHA and falls back to EVAL when the script isn't cached.
-    this.#redis.defineCommand("rateLimitHit", { numberOfKeys: 2, lua: HIT_SCRIPT });
-    const scripted = this.#redis as Redis & { rateLimitHit: HitCommand };
-    this.#hit = scripted.rateLimitHit.bind(scripted);
+    this.#redis.defineCommand("rateLimitLog", { numberOfKeys: 1, lua: HIT_SCRIPT });
+    const scripted = this.#redis as Redis & { rateLimitLog: HitCommand };
+    this.#hit = scripted.rateLimitLog.bind(scripted);
   }
 
   async hit(rule: RateLimitRule, key: string, now: number = Date.now()): Promise<RateLimitDecision> {
-    const pos = position(rule, now);
-    // The braces form a Redis Cluster hash tag, so both windows' keys share a slot.
-    const base = `${this.#prefix}{${rule.name}:${key}}:`;
-    const reply = await this.#hit(base + pos.index, base + (pos.index - 1), rule.limit, pos.windowMs, pos.elapsedMs);
-    const [allowed, prev, current] = parseHitReply(reply);
-    return decide(rule, pos, allowed, prev, current);
+    const c = check(rule, now);
+    // The braces are a Redis Cluster hash tag (the slot stays with the rule and key whatever
+    // suffix follows). The `:log` suffix differs from the old two-counter keys, which held
+    // strings, so a rolling upgrade never meets a key of the wrong type.
+    const logKey = `${this.#prefix}{${rule.name}:${key}}:log`;
+    // The random part keeps hits in the same millisecond distinct (a repeated member would only move, not add).
+    const reply = await this.#hit(logKey, c.t - c.windowMs, c.t, `${c.t}-${randomUUID()}`, c.limit, c.windowMs);
+    const [allowed, count, pivotAt] = parseHitReply(reply);
+    return decide(rule, c, allowed, count, pivotAt);
   }
 
   async close(): Promise<void> {
@@ -230,10 +255,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Redis when a URL is given (shared across server processes), else in-process memory. */
-/** `namespace` keeps deployments that share one Redis apart (the service passes its database's name). */
+/**
+ * Redis when a URL is given (shared across server processes), else in-process memory.
+ * `namespace` keeps deployments that share one Redis apart (the service passes its database's name).
+ */
 export function createRateLimitStore(opts: { redisUrl?: string; namespace?: string }): RateLimitStore {
   return opts.redisUrl
-    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ''}` })
+    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ""}` })
     : new MemoryRateLimitStore();
 }
