@@ -1,6 +1,8 @@
 import PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { registerEventWorkers } from './events.worker.ts';
 import { registerMaintenanceWorker } from './maintenance.worker.ts';
+import { registerPaymentWorkers } from './payments.worker.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -13,5 +15,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
     if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });
   }
   await registerMaintenanceWorker(boss, app);
+  await registerEventWorkers(boss, app, databaseUrl);
+  await registerPaymentWorkers(boss, app);
   return boss;
 }

@@ -11,6 +11,47 @@ export const QUEUES = {
     options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
     cron: '17 * * * *',
   },
+  /** Outbox event → one webhook delivery per subscribed endpoint (idempotent: a dispatched event is skipped). */
+  dispatchEvent: {
+    name: 'events.dispatch',
+    payload: z.object({ eventId: z.uuid() }).strict(),
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+  },
+  /**
+   * One attempt of a webhook delivery. The webhook retry schedule is the delivery's own (delivery-state.ts, sent
+   * with startAfter); pg-boss retries only cover a crashed worker, and a duplicate attempt is refused by the lease.
+   */
+  deliverWebhook: {
+    name: 'webhooks.deliver',
+    payload: z.object({ deliveryId: z.uuid() }).strict(),
+    options: { retryLimit: 2, retryDelay: 30, expireInSeconds: 120 },
+  },
+  /** Every minute: events left undispatched and deliveries whose job was lost (a crash between commit and send). */
+  sweepOutbox: {
+    name: 'events.sweep',
+    payload: z.object({}).strict(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  },
+  /** Simulated M-Pesa: the customer answers a prompt; the Daraja callback is POSTed to the service. */
+  mpesaSimResolve: {
+    name: 'rails.mpesa-sim.resolve',
+    payload: z.object({ checkoutRequestId: z.string().min(1) }).strict(),
+    options: { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60 },
+  },
+  /** Motor certificate issuance for a newly active policy (the registry integration is a later issue). */
+  issueCertificate: {
+    name: 'certificates.issue',
+    payload: z.object({ policyId: z.number().int().positive(), certificateRequestId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
+  },
+  /** Every minute: pending STK pushes past MPESA_RECONCILE_AFTER_MS asked of the rail; unqueued certificate requests. */
+  reconcilePayments: {
+    name: 'payments.reconcile',
+    payload: z.object({}).strict(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

@@ -118,6 +118,25 @@ export function buildOpenApi(): Record<string, unknown> {
     },
   });
 
+  b.addPath('/payment/callback/mpesa/{callback_token}', {
+    post: {
+      operationId: 'mpesaCallback',
+      tags: ['Payments'],
+      summary: 'The mobile-money rail\'s STK callback (Daraja shape); called by the rail, not by integrators',
+      description:
+        'No bearer token: the organisation\'s random callback token in the path authenticates the rail (stored hashed, compared ' +
+        'in constant time; unknown → 404 and nothing recorded). The raw body is recorded before it is acted on; duplicate ' +
+        'callbacks (same CheckoutRequestID or MpesaReceiptNumber) change nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
+      security: [],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      requestBody: { required: true, content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } } },
+      responses: {
+        '200': { description: 'Accepted', content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } } },
+        ...problemResponses(['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']),
+      },
+    },
+  });
+
   const paths = new Map<string, Record<string, OperationObject>>();
   for (const r of ROUTES) {
     const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path' as const, required: true, schema: str() }));

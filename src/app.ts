@@ -8,6 +8,7 @@ import type { Config } from './lib/config.ts';
 import { EventBus } from './lib/event-bus.ts';
 import type { Logger } from './lib/logger.ts';
 import { createRateLimitStore } from './lib/rate-limit.ts';
+import { paymentsRuntime } from './modules/payments/rail.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
 
 export interface RunningApp {
@@ -60,6 +61,8 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   });
   const { port } = http.server.address() as AddressInfo;
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // The rail calls back here unless PUBLIC_BASE_URL names the public origin.
+  paymentsRuntime(services).origin = origin;
   await opts.beforeReady?.(services, origin);
   http.markReady();
 

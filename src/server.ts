@@ -4,6 +4,7 @@ import type { AppServices } from './context.ts';
 import { requestIdFrom } from './context.ts';
 import { schema } from './graphql/schema.ts';
 import { attachWebSocket, createGraphQL } from './graphql/yoga.ts';
+import { handleMpesaCallback, isMpesaCallbackPath } from './http/mpesa-callback.ts';
 import { handleToken } from './http/oauth.ts';
 import { sendJson, sendProblem } from './http/respond.ts';
 import { API_PREFIX, createRestHandler } from './http/rest.ts';
@@ -56,6 +57,7 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
       if (url.pathname === `${API_PREFIX}/oauth/token`) {
         return await handleToken(app, req, res, req.socket.remoteAddress ?? 'unknown');
       }
+      if (isMpesaCallbackPath(url.pathname)) return await handleMpesaCallback(app, req, res, url.pathname);
       if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
         return await rest(req, res, requestId, url);
       }

@@ -6,8 +6,10 @@ import { motorSchemas } from '../mappers/motor.ts';
 import { identityRoutes } from './identity.ts';
 import { clientSchemas } from '../mappers/client.ts';
 import { referenceRoutes, referenceSchemas } from './reference.ts';
+import { paymentRoutes, paymentSchemas } from './payments.ts';
+import { webhookRoutes, webhookSchemas } from './webhooks.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes];
+export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...webhookRoutes, ...paymentRoutes];
 
-export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas };
+export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...webhookSchemas, ...paymentSchemas };

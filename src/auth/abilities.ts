@@ -10,12 +10,13 @@ export const ABILITIES = [
   'clients.write',
   'quotes.create',
   'policies.create',
+  'webhooks.manage',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 
 const BY_ROLE: Record<UserRole, ReadonlySet<Ability>> = {
   admin: new Set(ABILITIES),
-  account_exec: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create']),
+  account_exec: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create', 'webhooks.manage']),
   agent: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create']),
   viewer: new Set<Ability>(),
 };

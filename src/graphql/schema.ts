@@ -12,6 +12,10 @@ import '../modules/clients/client.mutations.ts';
 import '../modules/motor/quote.type.ts';
 import '../modules/motor/policy.type.ts';
 import '../modules/motor/motor.mutations.ts';
+import '../modules/events/event.type.ts';
+import '../modules/webhooks/webhook.type.ts';
+import '../modules/webhooks/webhook.mutations.ts';
+import '../modules/payments/payment.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

@@ -26,6 +26,18 @@ export interface Config {
   secretRotationGraceHours: number;
   shutdownTimeoutMs: number;
   testMode: boolean;
+  /** Base64 of 32 bytes encrypting webhook signing secrets at rest; unset → DATA_DIR/secrets.key (created once). */
+  secretsKey: string | undefined;
+  /** Allow webhook URLs on loopback/private addresses (and plain http). Default: on in test mode only. */
+  webhooksAllowPrivate: boolean;
+  /** How long a receiver has to answer a delivery. */
+  webhookTimeoutMs: number;
+  /** Simulated M-Pesa: how long a prompt waits before the customer "answers" (0 in test mode). */
+  mpesaSimDelayMs: number;
+  /** A payment still pending this long after the push is reconciled with the rail by the status query. */
+  mpesaReconcileAfterMs: number;
+  /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
+  mpesaPasskey: string;
 }
 
 function int(name: string, def: number): number {
@@ -40,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const root = process.cwd();
   const dataDir = path.resolve(root, env.DATA_DIR ?? '.data');
   const nodeEnv = env.NODE_ENV ?? 'development';
+  const testMode = nodeEnv === 'test' || env.BIMA_TEST_MODE === '1';
   return {
     nodeEnv,
     port: int('PORT', 3000),
@@ -61,6 +74,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', 48),
     secretRotationGraceHours: int('SECRET_ROTATION_GRACE_HOURS', 24),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000),
-    testMode: nodeEnv === 'test' || env.BIMA_TEST_MODE === '1',
+    testMode,
+    secretsKey: env.SECRETS_KEY || undefined,
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE ? env.WEBHOOKS_ALLOW_PRIVATE === '1' : testMode,
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
+    mpesaSimDelayMs: int('MPESA_SIM_DELAY_MS', testMode ? 0 : 3_000),
+    mpesaReconcileAfterMs: int('MPESA_RECONCILE_AFTER_MS', testMode ? 0 : 30_000),
+    mpesaPasskey: env.MPESA_PASSKEY || 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919',
   };
 }

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+import type { AppServices } from '../../src/context.ts';
+import { AppError } from '../../src/lib/problem.ts';
+import {
+  darajaPassword,
+  darajaTimestamp,
+  type DarajaCallback,
+  type DarajaQueryResponse,
+  type DarajaStkPushRequest,
+  type DarajaStkPushResponse,
+  type MobileMoneyRail,
+  RESULT_CODES,
+} from '../../src/modules/payments/rail.ts';
+import { QUEUES } from '../queues.ts';
+
+/**
+ * Documented test phone numbers (README "Simulated M-Pesa"): the outcome of a prompt is chosen by the paying phone.
+ * Any other number succeeds. `callback: false` resolves the prompt (the status query sees the result) but never
+ * calls back, so reconciliation can be exercised.
+ */
+export const SIM_OUTCOMES: Record<string, { code: number; callback: boolean }> = {
+  '254708374149': { code: 0, callback: true },
+  '254700000001': { code: 1032, callback: true },
+  '254700000002': { code: 1037, callback: true },
+  '254700000003': { code: 1, callback: true },
+  '254700000004': { code: 2001, callback: true },
+  '254700000005': { code: 0, callback: false },
+};
+
+export function simOutcome(phone: string): { code: number; callback: boolean } {
+  return SIM_OUTCOMES[phone] ?? { code: 0, callback: true };
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+function randomCode(n: number): string {
+  return [...randomBytes(n)].map((b) => ALNUM[b % ALNUM.length]).join('');
+}
+
+class RailError extends AppError {
+  constructor(detail: string) {
+    super('service_unavailable', { detail: `Mobile-money rail refused the request: ${detail}` });
+  }
+}
+
+/** Checks a request the way Daraja does: shapes, the password, the amount and the account reference length. */
+function checkRequest(req: DarajaStkPushRequest, passkey: string): void {
+  if (req.TransactionType !== 'CustomerPayBillOnline') throw new RailError('Invalid TransactionType');
+  if (!/^\d{14}$/.test(req.Timestamp)) throw new RailError('Invalid Timestamp');
+  if (req.Password !== darajaPassword(req.BusinessShortCode, passkey, req.Timestamp)) throw new RailError('Wrong credentials');
+  if (!Number.isInteger(req.Amount) || req.Amount < 1) throw new RailError('Invalid Amount');
+  if (!/^254[17]\d{8}$/.test(req.PhoneNumber) || req.PartyA !== req.PhoneNumber) throw new RailError('Invalid PhoneNumber');
+  if (req.PartyB !== req.BusinessShortCode) throw new RailError('Invalid PartyB');
+  if (!req.AccountReference || req.AccountReference.length > 12) throw new RailError('Invalid AccountReference');
+  if (!/^https?:\/\//.test(req.CallBackURL)) throw new RailError('Invalid CallBackURL');
+}
+
+/**
+ * The simulated rail. Prompts live in mpesa_sim_prompts (so any process can answer a query); each is resolved by a
+ * pg-boss job after MPESA_SIM_DELAY_MS, which then POSTs the Daraja callback over real HTTP to the CallBackURL.
+ */
+export class MpesaSimulator implements MobileMoneyRail {
+  constructor(
+    private readonly app: AppServices,
+    private readonly boss: PgBoss,
+  ) {}
+
+  async stkPush(req: DarajaStkPushRequest): Promise<DarajaStkPushResponse> {
+    checkRequest(req, this.app.config.mpesaPasskey);
+    const merchantRequestId = `${randomBytes(3).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
+    const checkoutRequestId = `ws_CO_${darajaTimestamp()}${randomBytes(6).toString('hex')}`;
+    await this.app.db.system((tx) =>
+      tx.mpesaSimPrompt.create({
+        data: {
+          checkoutRequestId,
+          merchantRequestId,
+          shortcode: req.BusinessShortCode,
+          phone: req.PhoneNumber,
+          amount: req.Amount,
+          accountReference: req.AccountReference,
+          callbackUrl: req.CallBackURL,
+        },
+      }),
+    );
+    const delay = this.app.config.mpesaSimDelayMs;
+    await this.boss.send(QUEUES.mpesaSimResolve.name, { checkoutRequestId }, delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {});
+    return {
+      MerchantRequestID: merchantRequestId,
+      CheckoutRequestID: checkoutRequestId,
+      ResponseCode: '0',
+      ResponseDescription: 'Success. Request accepted for processing',
+      CustomerMessage: 'Success. Request accepted for processing',
+    };
+  }
+
+  async query(checkoutRequestId: string): Promise<DarajaQueryResponse> {
+    const p = await this.app.db.system((tx) => tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } }));
+    if (!p) throw new RailError('Invalid CheckoutRequestID');
+    const base = { MerchantRequestID: p.merchantRequestId, CheckoutRequestID: p.checkoutRequestId };
+    if (p.resultCode == null) return { ...base, ResponseCode: '500.001.1001', ResponseDescription: 'The transaction is being processed' };
+    return {
+      ...base,
+      ResponseCode: '0',
+      ResponseDescription: 'The service request has been accepted successsfully',
+      ResultCode: p.resultCode,
+      ResultDesc: p.resultDesc ?? '',
+      ...(p.resultCode === 0 ? { CallbackMetadata: metadata(p) } : {}),
+    };
+  }
+}
+
+function metadata(p: { amount: number; receiptNo: string | null; transactionDate: string | null; phone: string }) {
+  return {
+    Item: [
+      { Name: 'Amount', Value: p.amount },
+      { Name: 'MpesaReceiptNumber', Value: p.receiptNo! },
+      { Name: 'TransactionDate', Value: Number(p.transactionDate) },
+      { Name: 'PhoneNumber', Value: Number(p.phone) },
+    ],
+  };
+}
+
+/**
+ * The customer answers: the result is fixed once (a retried job reuses it) and the callback is POSTed. A failed
+ * POST throws so pg-boss retries the delivery.
+ */
+export async function resolvePrompt(app: AppServices, checkoutRequestId: string): Promise<{ code: number; callbackStatus: number | null }> {
+  const p = await app.db.system(async (tx) => {
+    const row = await tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } });
+    if (!row || row.resultCode != null) return row;
+    const o = simOutcome(row.phone);
+    return tx.mpesaSimPrompt.update({
+      where: { checkoutRequestId },
+      data: {
+        resultCode: o.code,
+        resultDesc: RESULT_CODES[o.code] ?? 'Failed',
+        receiptNo: o.code === 0 ? `T${randomCode(9)}` : null,
+        transactionDate: o.code === 0 ? darajaTimestamp() : null,
+        resolvedAt: new Date(),
+      },
+    });
+  });
+  if (!p || p.resultCode == null) return { code: -1, callbackStatus: null };
+  if (!simOutcome(p.phone).callback) return { code: p.resultCode, callbackStatus: null };
+  const body: DarajaCallback = {
+    Body: {
+      stkCallback: {
+        MerchantRequestID: p.merchantRequestId,
+        CheckoutRequestID: p.checkoutRequestId,
+        ResultCode: p.resultCode,
+        ResultDesc: p.resultDesc ?? '',
+        ...(p.resultCode === 0 ? { CallbackMetadata: metadata(p) } : {}),
+      },
+    },
+  };
+  const res = await fetch(p.callbackUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await res.arrayBuffer().catch(() => undefined);
+  await app.db.system((tx) => tx.mpesaSimPrompt.update({ where: { checkoutRequestId }, data: { callbackStatus: res.status } }));
+  if (res.status >= 500) throw new Error(`callback answered ${res.status}`);
+  return { code: p.resultCode, callbackStatus: res.status };
+}

@@ -1,0 +1,289 @@
+import { ValidationError } from '../../src/lib/problem.ts';
+import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
+import { arr, bool, date, dataOf, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
+
+const m = (v: { amount: number; amountMinor: string | number } | null | undefined) => ({ amount: v?.amount ?? null, amount_minor: v == null ? null : Number(v.amountMinor) });
+const moneyPair = (name: string, v: { amount: number; amountMinor: string | number }) => {
+  const x = m(v);
+  return { [name]: x.amount, [`${name}_minor`]: x.amount_minor };
+};
+
+function paymentRequestToRest(r: any) {
+  return {
+    id: r.id,
+    merchant_request_id: r.merchantRequestId,
+    checkout_request_id: r.checkoutRequestId,
+    status: r.status,
+    phone: r.phone,
+    ...moneyPair('amount', r.amount),
+    account: r.account,
+    purpose: r.purpose,
+    result_code: r.resultCode ?? null,
+    result_desc: r.resultDesc ?? null,
+    mpesa_receipt_number: r.mpesaReceiptNumber ?? null,
+    receipt_no: r.receiptNo ?? null,
+    resolved_via: r.resolvedVia ?? null,
+    resolved_at: r.resolvedAt ?? null,
+    created_at: r.createdAt,
+  };
+}
+
+function receiptToRest(r: any) {
+  return {
+    receipt_no: r.receiptNo,
+    ...moneyPair('amount', r.amount),
+    unallocated: m(r.unallocated),
+    currency: 'KES',
+    method: r.method,
+    transaction_ref: r.transactionRef,
+    phone: r.phone,
+    account: r.account,
+    purpose: r.purpose,
+    client_no: r.clientNo,
+    policy_no: r.policyNo,
+    paid_at: r.paidAt,
+    created_at: r.createdAt,
+    allocations: r.allocations.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+  };
+}
+
+function pageArgs(q: URLSearchParams): { first: number; after?: string } {
+  const limit = intParam(q.get('limit'));
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    throw new ValidationError([{ field: 'limit', message: 'an integer from 1 to 100' }]);
+  }
+  const cursor = q.get('cursor');
+  return { first: limit ?? 25, ...(cursor ? { after: cursor } : {}) };
+}
+
+function receiptList(data: any, input: RestInput) {
+  const conn = data.receipts;
+  const { first } = pageArgs(input.query);
+  let next: string | null = null;
+  if (conn.pageInfo.hasNextPage && conn.pageInfo.endCursor) {
+    const u = new URL(input.url);
+    u.searchParams.set('limit', String(first));
+    u.searchParams.set('cursor', conn.pageInfo.endCursor);
+    next = `${u.pathname}${u.search}`;
+  }
+  const items = conn.edges.map((e: any) => receiptToRest(e.node));
+  return { status: 200, body: { data: items, meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length }, links: { next } } };
+}
+
+const moneyObj = obj(money('amount'));
+const PaymentRequest = obj({
+  id: str('Payment request id (UUID)'),
+  merchant_request_id: str(),
+  checkout_request_id: str(),
+  status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+  phone: str('2547XXXXXXXX'),
+  ...money('amount'),
+  account: str(),
+  purpose: { type: 'string', enum: ['premium', 'ipf_repayment'] },
+  result_code: nullable(int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …')),
+  result_desc: nullable(str()),
+  mpesa_receipt_number: nullable(str()),
+  receipt_no: nullable(str('Our receipt once succeeded')),
+  resolved_via: nullable({ type: 'string', enum: ['callback', 'query'] }),
+  resolved_at: nullable(timestamp()),
+  created_at: timestamp(),
+});
+const Receipt = obj({
+  receipt_no: str('RCT-YYYY-NNNNNN, sequential per organisation'),
+  ...money('amount'),
+  unallocated: moneyObj,
+  currency: str(),
+  method: str(),
+  transaction_ref: str('M-Pesa receipt number'),
+  phone: str(),
+  account: str(),
+  purpose: str(),
+  client_no: nullable(str()),
+  policy_no: nullable(str()),
+  paid_at: timestamp(),
+  created_at: timestamp(),
+  allocations: arr(obj({ debit_note_no: str(), ...money('amount') })),
+});
+
+export const paymentSchemas = { PaymentRequest, Receipt };
+
+const common = { serviceOnly: true };
+
+export const paymentRoutes: RestRoute[] = [
+  route({
+    ...common,
+    tag: 'Payments',
+    operationId: 'stkPush',
+    method: 'POST',
+    path: '/payment/stk/push',
+    summary: 'Send an M-Pesa STK push prompt for a policy, debit note or premium-finance loan',
+    description:
+      'Answers 202: the prompt is in flight. The result arrives by the rail\'s callback; follow it with GET /payment/stk/{checkout_request_id}. ' +
+      'An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 ' +
+      'validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000.',
+    scopes: ['bind'],
+    idempotent: true,
+    operation: 'InitiateStkPush',
+    requestBody: obj(
+      {
+        phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
+        amount: int('Whole shillings, 1–250,000'),
+        account: str('Policy number, debit note number, or premium-finance loan reference'),
+        purpose: { type: 'string', enum: ['premium', 'ipf_repayment'], default: 'premium' },
+      },
+      ['phone', 'amount', 'account'],
+    ),
+    toVariables: ({ body }) => {
+      const b = asObject(body);
+      return { input: { phone: b.phone, amount: b.amount, account: b.account, purpose: b.purpose } };
+    },
+    toResponse: (d) => {
+      const a = d.initiateStkPush;
+      return {
+        status: 202,
+        body: {
+          data: {
+            id: a.id,
+            merchant_request_id: a.merchantRequestId,
+            checkout_request_id: a.checkoutRequestId,
+            response_code: a.responseCode,
+            response_description: a.responseDescription,
+            customer_message: a.customerMessage,
+            status: a.paymentRequest.status,
+            phone: a.paymentRequest.phone,
+            ...moneyPair('amount', a.paymentRequest.amount),
+            account: a.paymentRequest.account,
+            purpose: a.paymentRequest.purpose,
+            links: { status: `/api/v1/payment/stk/${encodeURIComponent(a.checkoutRequestId)}` },
+          },
+        },
+      };
+    },
+    response: {
+      status: 202,
+      description: 'Prompt sent (Daraja acknowledgement)',
+      schema: dataOf(
+        obj({
+          id: str('Payment request id'),
+          merchant_request_id: str(),
+          checkout_request_id: str(),
+          response_code: str('"0" when accepted'),
+          response_description: str(),
+          customer_message: str(),
+          status: str('pending'),
+          phone: str(),
+          ...money('amount'),
+          account: str(),
+          purpose: str(),
+          links: obj({ status: str() }),
+        }),
+      ),
+    },
+    errors: ['validation_failed', 'domain_rule', 'actor_forbidden', 'service_unavailable'],
+  }),
+  route({
+    ...common,
+    tag: 'Payments',
+    operationId: 'stkPushStatus',
+    method: 'GET',
+    path: '/payment/stk/{checkout_request_id}',
+    summary: 'Follow an STK push: pending, succeeded or failed (reconciled with the rail when no callback came in time)',
+    scopes: ['read'],
+    idempotent: false,
+    operation: 'StkPushStatus',
+    toVariables: ({ params }) => ({ checkoutRequestId: params.checkout_request_id }),
+    toResponse: (d) => ({ status: 200, body: { data: paymentRequestToRest(d.stkPushStatus) } }),
+    response: { status: 200, description: 'The payment request', schema: dataOf(ref('PaymentRequest')) },
+    errors: ['not_found'],
+  }),
+  route({
+    ...common,
+    tag: 'Payments',
+    operationId: 'listReceipts',
+    method: 'GET',
+    path: '/receipts',
+    summary: 'Receipts the caller may see, newest first (cursor pagination)',
+    scopes: ['read'],
+    idempotent: false,
+    operation: 'Receipts',
+    queryParams: [
+      { name: 'client_no', in: 'query', schema: str() },
+      { name: 'policy_no', in: 'query', schema: str() },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
+      { name: 'cursor', in: 'query', schema: str(), description: 'From links.next' },
+    ],
+    toVariables: ({ query }) => ({ ...pageArgs(query), clientNo: query.get('client_no') || undefined, policyNo: query.get('policy_no') || undefined }),
+    toResponse: receiptList,
+    response: {
+      status: 200,
+      description: 'A page of receipts',
+      schema: obj({
+        data: arr(ref('Receipt')),
+        meta: obj({ limit: int(), has_more: bool(), count: int() }),
+        links: obj({ next: nullable(str()) }),
+      }),
+    },
+    errors: ['validation_failed'],
+  }),
+  route({
+    ...common,
+    tag: 'Payments',
+    operationId: 'getReceipt',
+    method: 'GET',
+    path: '/receipts/{receipt_no}',
+    summary: 'Read a receipt and its allocations',
+    scopes: ['read'],
+    idempotent: false,
+    operation: 'Receipt',
+    toVariables: ({ params }) => ({ receiptNo: params.receipt_no }),
+    toResponse: (d) => ({ status: 200, body: { data: receiptToRest(d.receipt) } }),
+    response: { status: 200, description: 'The receipt', schema: dataOf(ref('Receipt')) },
+    errors: ['not_found'],
+  }),
+  route({
+    ...common,
+    tag: 'Clients',
+    operationId: 'getClientBalance',
+    method: 'GET',
+    path: '/clients/{client_no}/balance',
+    summary: 'What a client owes (open debit notes of pending and active policies) and their credit balance',
+    scopes: ['read'],
+    idempotent: false,
+    operation: 'ClientBalance',
+    toVariables: ({ params }) => ({ clientNo: params.client_no }),
+    toResponse: (d) => {
+      const b = d.clientBalance;
+      return {
+        status: 200,
+        body: {
+          data: {
+            client_no: b.clientNo,
+            outstanding: m(b.outstanding),
+            credit: m(b.credit),
+            debit_notes: b.openDebitNotes.map((n: any) => ({
+              number: n.number,
+              instalment_no: n.instalmentNo,
+              due_on: n.dueOn,
+              ...moneyPair('amount', n.amount),
+              ...moneyPair('paid', n.paid),
+              ...moneyPair('outstanding', n.outstanding),
+            })),
+          },
+        },
+      };
+    },
+    response: {
+      status: 200,
+      description: 'The balance',
+      schema: dataOf(
+        obj({
+          client_no: str(),
+          outstanding: moneyObj,
+          credit: moneyObj,
+          debit_notes: arr(obj({ number: str(), instalment_no: int(), due_on: date(), ...money('amount'), ...money('paid'), ...money('outstanding') })),
+        }),
+      ),
+    },
+    errors: ['not_found'],
+  }),
+];

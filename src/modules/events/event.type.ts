@@ -1,0 +1,50 @@
+import { builder } from '../../graphql/builder.ts';
+import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
+import { EVENTS_TOPIC } from './event.service.ts';
+
+builder.prismaObject('Event', {
+  name: 'ServiceEvent',
+  description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Event UUID: the webhook Service-Delivery id' }),
+    name: t.exposeString('name'),
+    data: t.expose('data', { type: 'JSON' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const EventCatalogueEntry = builder.objectRef<CatalogueEntry>('EventCatalogueEntry').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    schema: t.expose('schema', { type: 'JSON', description: 'JSON Schema (draft 2020-12) of the event\'s `data`' }),
+  }),
+});
+
+builder.queryField('eventCatalogue', (t) =>
+  t.field({
+    type: [EventCatalogueEntry],
+    authScopes: { read: true },
+    description: 'Every event a webhook endpoint can subscribe to (or `*` for all, including later additions).',
+    resolve: () => catalogueEntries(),
+  }),
+);
+
+builder.subscriptionField('events', (t) =>
+  t.prismaField({
+    type: 'Event',
+    // Staff only until events carry visibility: an agent-restricted key must not hear of other agents' records.
+    authScopes: { $all: { read: true, staff: true } },
+    description: 'Live events of the organisation as they commit, optionally only the given names.',
+    args: { names: t.arg.stringList({ required: false }) },
+    subscribe: (_root, args, ctx) => {
+      const names = args.names?.length ? new Set(args.names) : null;
+      const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, ctx.principal!.tenant.id);
+      return (async function* () {
+        for await (const m of source) if (!names || names.has(m.name)) yield m;
+      })() as never;
+    },
+    resolve: (query, payload, _args, ctx) =>
+      ctx.tx((tx) => tx.event.findUniqueOrThrow({ ...query, where: { id: (payload as unknown as { id: string }).id } })),
+  }),
+);

@@ -1,0 +1,234 @@
+import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
+import { fromDbDate } from '../../lib/dates.ts';
+import { notFound, ValidationError } from '../../lib/problem.ts';
+import { clientVisibility } from '../clients/client.policy.ts';
+import { EVENTS_TOPIC } from '../events/event.service.ts';
+import { DomainRuleError } from '../motor/bind.service.ts';
+import { paymentService, policyVisibility, receiptVisibility } from './payment.service.ts';
+
+type PaymentRequestShape = Awaited<ReturnType<typeof paymentService.status>>;
+type AckShape = Awaited<ReturnType<typeof paymentService.initiate>>;
+
+const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest').implement({
+  description: 'An STK push prompt followed to its result.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Payment request id (UUID)' }),
+    merchantRequestId: t.exposeString('merchantRequestId'),
+    checkoutRequestId: t.exposeString('checkoutRequestId'),
+    status: t.exposeString('status', { description: 'pending, succeeded or failed' }),
+    phone: t.exposeString('phone'),
+    amount: t.field({ type: MoneyRef, resolve: (r) => money(r.amountMinor)! }),
+    account: t.exposeString('account'),
+    purpose: t.exposeString('purpose'),
+    resultCode: t.exposeInt('resultCode', { nullable: true, description: 'Daraja ResultCode once known (0 success)' }),
+    resultDesc: t.exposeString('resultDesc', { nullable: true }),
+    mpesaReceiptNumber: t.exposeString('mpesaReceiptNo', { nullable: true }),
+    receiptNo: t.exposeString('receiptNo', { nullable: true, description: 'Our receipt, once the payment succeeded' }),
+    resolvedVia: t.exposeString('resolvedVia', { nullable: true, description: 'callback or query (reconciled with the rail)' }),
+    resolvedAt: t.expose('resolvedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
+  description: 'The rail\'s immediate answer (Daraja fields) and the payment request that follows the prompt.',
+  fields: (t) => ({
+    id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
+    merchantRequestId: t.string({ resolve: (a) => a.ack.MerchantRequestID }),
+    checkoutRequestId: t.string({ resolve: (a) => a.ack.CheckoutRequestID }),
+    responseCode: t.string({ resolve: (a) => a.ack.ResponseCode }),
+    responseDescription: t.string({ resolve: (a) => a.ack.ResponseDescription }),
+    customerMessage: t.string({ resolve: (a) => a.ack.CustomerMessage }),
+    paymentRequest: t.field({ type: PaymentRequestRef, resolve: (a) => ({ ...a.request, receiptNo: null }) }),
+  }),
+});
+
+builder.prismaObject('ReceiptAllocation', {
+  fields: (t) => ({
+    debitNoteNo: t.string({ select: { debitNote: { select: { number: true } } }, resolve: (a) => a.debitNote.number }),
+    amount: t.field({ type: MoneyRef, resolve: (a) => money(a.amountMinor)! }),
+  }),
+});
+
+builder.prismaObject('Receipt', {
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    receiptNo: t.exposeString('receiptNo'),
+    amount: t.field({ type: MoneyRef, resolve: (r) => money(r.amountMinor)! }),
+    unallocated: t.field({ type: MoneyRef, description: 'Excess credited to the client', resolve: (r) => money(r.unallocatedMinor)! }),
+    method: t.exposeString('method'),
+    transactionRef: t.exposeString('transactionRef', { description: 'M-Pesa receipt number' }),
+    phone: t.exposeString('phone'),
+    account: t.exposeString('account'),
+    purpose: t.exposeString('purpose'),
+    paidAt: t.expose('paidAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    clientNo: t.string({ nullable: true, select: { client: { select: { clientNo: true } } }, resolve: (r) => r.client?.clientNo ?? null }),
+    policyNo: t.string({ nullable: true, select: { policy: { select: { policyNo: true } } }, resolve: (r) => r.policy?.policyNo ?? null }),
+    allocations: t.relation('allocations', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+interface BalanceShape {
+  clientNo: string;
+  outstandingMinor: bigint;
+  creditMinor: bigint;
+  openDebitNotes: { number: string; instalmentNo: number; dueOn: Date; amountMinor: bigint; paidMinor: bigint }[];
+}
+const OpenDebitNoteRef = builder.objectRef<BalanceShape['openDebitNotes'][number]>('OpenDebitNote').implement({
+  fields: (t) => ({
+    number: t.exposeString('number'),
+    instalmentNo: t.exposeInt('instalmentNo'),
+    dueOn: t.string({ resolve: (d) => fromDbDate(d.dueOn) }),
+    amount: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
+    paid: t.field({ type: MoneyRef, resolve: (d) => money(d.paidMinor)! }),
+    outstanding: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor - d.paidMinor)! }),
+  }),
+});
+const ClientBalanceRef = builder.objectRef<BalanceShape>('ClientBalance').implement({
+  fields: (t) => ({
+    clientNo: t.exposeString('clientNo'),
+    outstanding: t.field({ type: MoneyRef, description: 'Unpaid debit notes of pending and active policies', resolve: (b) => money(b.outstandingMinor)! }),
+    credit: t.field({ type: MoneyRef, description: 'Credit balance (excess payments)', resolve: (b) => money(b.creditMinor)! }),
+    openDebitNotes: t.field({ type: [OpenDebitNoteRef], resolve: (b) => b.openDebitNotes }),
+  }),
+});
+
+const StkPushInput = builder.inputType('StkPushInput', {
+  fields: (t) => ({
+    phone: t.string({ required: true, description: 'Kenyan mobile, any format' }),
+    amount: t.int({ required: true, description: 'Whole shillings, 1–250,000' }),
+    account: t.string({ required: true, description: 'Policy number, debit note number or premium-finance loan reference' }),
+    purpose: t.string({ description: 'premium (default) or ipf_repayment' }),
+  }),
+});
+
+builder.mutationField('initiateStkPush', (t) =>
+  t.field({
+    type: StkPushAckRef,
+    authScopes: { bind: true },
+    errors: { types: [ValidationError, DomainRuleError], directResult: true, union: { name: 'InitiateStkPushResult' } },
+    description: 'Sends an M-Pesa STK push prompt to the phone; the result arrives by callback (see stkPushStatus).',
+    args: { input: t.arg({ type: StkPushInput, required: true }) },
+    resolve: (_r, args, ctx) => paymentService.initiate(ctx, args.input),
+  }),
+);
+
+builder.queryFields((t) => ({
+  stkPushStatus: t.field({
+    type: PaymentRequestRef,
+    authScopes: { read: true },
+    description: 'An STK push by checkout request id; a long-pending one is reconciled with the rail first.',
+    args: { checkoutRequestId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => paymentService.status(ctx, args.checkoutRequestId),
+  }),
+  receipts: t.prismaConnection({
+    type: 'Receipt',
+    cursor: 'id',
+    authScopes: { read: true },
+    description: 'Receipts the caller may see, newest first.',
+    args: { clientNo: t.arg.string(), policyNo: t.arg.string() },
+    resolve: (query, _r, args, ctx) =>
+      ctx.tx((tx) =>
+        tx.receipt.findMany({
+          ...query,
+          where: {
+            AND: [
+              receiptVisibility(ctx.principal!),
+              args.clientNo ? { client: { clientNo: args.clientNo } } : {},
+              args.policyNo ? { policy: { policyNo: args.policyNo } } : {},
+            ],
+          },
+          orderBy: { id: 'desc' },
+        }),
+      ),
+  }),
+  receipt: t.prismaField({
+    type: 'Receipt',
+    authScopes: { read: true },
+    description: 'A receipt by number; not_found when missing or not visible.',
+    args: { receiptNo: t.arg.string({ required: true }) },
+    resolve: async (query, _r, args, ctx) => {
+      const r = await ctx.tx((tx) => tx.receipt.findFirst({ ...query, where: { receiptNo: args.receiptNo, ...receiptVisibility(ctx.principal!) } }));
+      if (!r) throw notFound('Receipt');
+      return r;
+    },
+  }),
+  clientBalance: t.field({
+    type: ClientBalanceRef,
+    authScopes: { read: true },
+    description: 'What a client owes (open debit notes) and their credit balance.',
+    args: { clientNo: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => paymentService.balance(ctx, args.clientNo),
+  }),
+}));
+
+interface LiveEvent {
+  id: string;
+  name: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+const liveFields = (name: string) =>
+  builder.objectRef<LiveEvent>(name).implement({
+    fields: (t) => ({
+      eventId: t.exposeID('id', { description: 'Event UUID (the webhook Service-Delivery id)' }),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      data: t.field({ type: 'JSON', description: 'The event data, as in the catalogue', resolve: (e) => e.data }),
+      policyNo: t.string({ nullable: true, resolve: (e) => (e.data.policy_no as string | null) ?? null }),
+      clientNo: t.string({ nullable: true, resolve: (e) => (e.data.client_no as string | null) ?? null }),
+      receiptNo: t.string({ nullable: true, resolve: (e) => (e.data.receipt_no as string | null) ?? null }),
+    }),
+  });
+const PaymentReceivedRef = liveFields('PaymentReceivedEvent');
+const PolicyActivatedRef = liveFields('PolicyActivatedEvent');
+
+/**
+ * One event name from the outbox bus (LISTEN/NOTIFY, so any process's commits arrive), loaded in the subscriber's
+ * tenant and kept only when the subscriber may see its policy (or, without one, its client).
+ */
+function liveEvents(eventName: string) {
+  return (_root: unknown, _args: unknown, ctx: import('../../context.ts').Context) => {
+    const p = ctx.principal!;
+    const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, p.tenant.id);
+    return (async function* () {
+      for await (const m of source) {
+        if (m.name !== eventName) continue;
+        const ev = await ctx.tx(async (tx) => {
+          const row = await tx.event.findUnique({ where: { id: m.id } });
+          if (!row) return null;
+          const data = row.data as Record<string, unknown>;
+          if (p.actor?.ownRecordsOnly) {
+            const uuid = data.policy_uuid as string | null;
+            const visible = uuid
+              ? await tx.policy.findFirst({ where: { uuid, ...policyVisibility(p) }, select: { id: true } })
+              : data.client_no
+                ? await tx.client.findFirst({ where: { clientNo: data.client_no as string, ...clientVisibility(p) }, select: { id: true } })
+                : null;
+            if (!visible) return null;
+          }
+          return { id: row.id, name: row.name, data, createdAt: row.createdAt };
+        });
+        if (ev) yield ev;
+      }
+    })();
+  };
+}
+
+builder.subscriptionFields((t) => ({
+  paymentReceived: t.field({
+    type: PaymentReceivedRef,
+    authScopes: { read: true },
+    description: 'Receipts as they are raised (payment.received), limited to records the caller may see.',
+    subscribe: liveEvents('payment.received') as never,
+    resolve: (e) => e as LiveEvent,
+  }),
+  policyActivated: t.field({
+    type: PolicyActivatedRef,
+    authScopes: { read: true },
+    description: 'Policies as they become active (policy.activated), limited to records the caller may see.',
+    subscribe: liveEvents('policy.activated') as never,
+    resolve: (e) => e as LiveEvent,
+  }),
+}));

@@ -1,0 +1,108 @@
+import type { AppServices } from '../../context.ts';
+
+/** Daraja's STK push request (Lipa na M-Pesa Online), field for field. */
+export interface DarajaStkPushRequest {
+  BusinessShortCode: string;
+  Password: string;
+  Timestamp: string;
+  TransactionType: 'CustomerPayBillOnline';
+  Amount: number;
+  PartyA: string;
+  PartyB: string;
+  PhoneNumber: string;
+  CallBackURL: string;
+  AccountReference: string;
+  TransactionDesc: string;
+}
+
+export interface DarajaStkPushResponse {
+  MerchantRequestID: string;
+  CheckoutRequestID: string;
+  ResponseCode: string;
+  ResponseDescription: string;
+  CustomerMessage: string;
+}
+
+export interface DarajaCallbackItem {
+  Name: 'Amount' | 'MpesaReceiptNumber' | 'TransactionDate' | 'PhoneNumber' | string;
+  Value?: string | number;
+}
+
+export interface DarajaCallback {
+  Body: {
+    stkCallback: {
+      MerchantRequestID: string;
+      CheckoutRequestID: string;
+      ResultCode: number;
+      ResultDesc: string;
+      CallbackMetadata?: { Item: DarajaCallbackItem[] };
+    };
+  };
+}
+
+/**
+ * Daraja's STK query answer. `ResultCode` is absent while the customer has not answered ("being processed").
+ * `CallbackMetadata` is our rail's transaction-status lookup folded in (Daraja proper needs a second call for the
+ * receipt number): reconciliation cannot raise a receipt without it.
+ */
+export interface DarajaQueryResponse {
+  ResponseCode: string;
+  ResponseDescription: string;
+  MerchantRequestID: string;
+  CheckoutRequestID: string;
+  ResultCode?: number;
+  ResultDesc?: string;
+  CallbackMetadata?: { Item: DarajaCallbackItem[] };
+}
+
+export interface MobileMoneyRail {
+  stkPush(req: DarajaStkPushRequest): Promise<DarajaStkPushResponse>;
+  query(checkoutRequestId: string): Promise<DarajaQueryResponse>;
+}
+
+/** The Daraja result codes we name (domain notes). */
+export const RESULT_CODES: Record<number, string> = {
+  0: 'The service request is processed successfully.',
+  1: 'The balance is insufficient for the transaction.',
+  1001: 'Unable to lock subscriber, a transaction is already in process for the current subscriber.',
+  1019: 'Transaction has expired.',
+  1032: 'Request cancelled by user.',
+  1037: 'DS timeout user cannot be reached.',
+  2001: 'The initiator information is invalid.',
+};
+
+/** YYYYMMDDHHmmss on the Nairobi clock (UTC+3, no daylight saving). */
+export function darajaTimestamp(now: Date = new Date()): string {
+  return new Date(now.getTime() + 3 * 3600_000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+/** Nairobi timestamp YYYYMMDDHHmmss → ISO 8601 with +03:00. */
+export function darajaTimestampToIso(ts: string | number): string {
+  const s = String(ts);
+  return `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}T${s.slice(8, 10)}:${s.slice(10, 12)}:${s.slice(12, 14)}+03:00`;
+}
+
+export function darajaPassword(shortcode: string, passkey: string, timestamp: string): string {
+  return Buffer.from(`${shortcode}${passkey}${timestamp}`).toString('base64');
+}
+
+export function metadataValue(items: DarajaCallbackItem[] | undefined, name: string): string | number | undefined {
+  return items?.find((i) => i.Name === name)?.Value;
+}
+
+/**
+ * What the running process offers the payments module: the rail (registered by the job runner, which owns the
+ * simulator's queue), a way to queue certificate issuance, and the service's own origin for callback URLs.
+ */
+interface PaymentsRuntime {
+  rail?: MobileMoneyRail;
+  queueCertificate?: (policyId: number, certificateRequestId: number) => Promise<void>;
+  origin?: string;
+}
+const runtimes = new WeakMap<AppServices, PaymentsRuntime>();
+
+export function paymentsRuntime(app: AppServices): PaymentsRuntime {
+  let r = runtimes.get(app);
+  if (!r) runtimes.set(app, (r = {}));
+  return r;
+}

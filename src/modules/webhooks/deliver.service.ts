@@ -1,0 +1,125 @@
+import type { AppServices } from '../../context.ts';
+import { PING_EVENT } from '../events/catalogue.ts';
+import { afterAttempt, canAttempt, type DeliveryStatus } from './delivery-state.ts';
+import { decryptSecret, masterKey } from './secret-box.ts';
+import { signatureHeader } from './signature.ts';
+import { refuseUrl } from './url-guard.ts';
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+const EXCERPT_BYTES = 1024;
+
+export interface AttemptResult {
+  /** `skipped`: nothing to do (already delivered or failed, not yet due, or another worker holds it). */
+  outcome: DeliveryStatus | 'skipped';
+  nextAttemptAt: Date | null;
+}
+
+/** At most 1 kB of the answer: the rest is cancelled unread, so a huge or endless body costs nothing. */
+async function excerpt(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < EXCERPT_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+/**
+ * One attempt of one delivery. Idempotent: a duplicate or late job finds the delivery delivered, failed, not yet
+ * due, or leased by another worker, and does nothing. The HTTP call runs outside any transaction.
+ */
+export async function attemptDelivery(app: AppServices, deliveryId: string, now = () => new Date()): Promise<AttemptResult> {
+  const timeoutMs = app.config.webhookTimeoutMs;
+  const claimed = await app.db.system(async (tx) => {
+    const start = now();
+    const lease = new Date(start.getTime() + timeoutMs + 30_000);
+    const n = await tx.webhookDelivery.updateMany({
+      where: {
+        id: deliveryId,
+        status: { in: ['pending', 'retry_scheduled'] },
+        // A retry job may run a moment early (clock skew between processes), never minutes early.
+        OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: new Date(start.getTime() + 5_000) } }],
+        AND: [{ OR: [{ leaseUntil: null }, { leaseUntil: { lt: start } }] }],
+      },
+      data: { leaseUntil: lease },
+    });
+    if (!n.count) return null;
+    return tx.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { event: true, endpoint: true, tenant: true } });
+  });
+  if (!claimed) return { outcome: 'skipped', nextAttemptAt: null };
+
+  const { event, endpoint, tenant } = claimed;
+  const envelope = { id: event.id, event: event.name, created_at: event.createdAt.toISOString(), api_version: 'v1', tenant: { code: tenant.code, name: tenant.name }, data: event.data };
+  const body = JSON.stringify(envelope);
+  const key = masterKey(app.config);
+  const attemptedAt = now();
+  const secrets = [decryptSecret(key, endpoint.secretEnc, endpoint.id)];
+  if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > attemptedAt) {
+    secrets.push(decryptSecret(key, endpoint.previousSecretEnc, endpoint.id));
+  }
+  const t = Math.floor(attemptedAt.getTime() / 1000);
+  let statusCode: number | null = null;
+  let responseExcerpt: string | null = null;
+  let error: string | null = null;
+  const started = performance.now();
+  const refused = await refuseUrl(endpoint.url, app.config.webhooksAllowPrivate);
+  // Disabling an endpoint stops what is already scheduled too (a test ping is sent anyway: the user asked for it).
+  if (!endpoint.enabled && event.name !== PING_EVENT) error = 'endpoint disabled';
+  else if (refused) error = `URL refused: ${refused}`;
+  else {
+    try {
+      const res = await fetch(endpoint.url, {
+        method: 'POST',
+        body,
+        // Redirects are not followed: the target was checked, a Location header was not.
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'service-signature': signatureHeader(secrets, t, body),
+          'service-event': event.name,
+          'service-delivery': event.id,
+        },
+      });
+      statusCode = res.status;
+      responseExcerpt = await excerpt(res);
+      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
+    } catch (e) {
+      const err = e as Error;
+      error = err.name === 'TimeoutError' || err.name === 'AbortError' ? `timeout after ${timeoutMs} ms` : `${err.message}${(err.cause as Error | undefined)?.message ? `: ${(err.cause as Error).message}` : ''}`;
+    }
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const ok = error === null;
+
+  return app.db.system(async (tx) => {
+    const current = await tx.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    if (!canAttempt(current)) return { outcome: 'skipped' as const, nextAttemptAt: null };
+    const next = afterAttempt(current, ok, now());
+    await tx.webhookAttempt.create({
+      data: {
+        tenantId: current.tenantId,
+        deliveryId,
+        number: next.attemptCount,
+        scheduledAt: current.nextAttemptAt ?? current.createdAt,
+        attemptedAt,
+        statusCode,
+        durationMs,
+        responseExcerpt,
+        error,
+      },
+    });
+    await tx.webhookDelivery.update({
+      where: { id: deliveryId },
+      data: { status: next.status, attemptCount: next.attemptCount, nextAttemptAt: next.nextAttemptAt, leaseUntil: null, deliveredAt: next.deliveredAt, failedAt: next.failedAt },
+    });
+    return { outcome: next.status, nextAttemptAt: next.nextAttemptAt };
+  });
+}

@@ -1,0 +1,90 @@
+import { builder } from '../../graphql/builder.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import { webhookService } from './webhook.service.ts';
+
+interface SecretPayload {
+  endpoint: { id: string };
+  secret: string;
+}
+
+const WebhookEndpointSecretPayload = builder.objectRef<SecretPayload>('WebhookEndpointSecretPayload').implement({
+  fields: (t) => ({
+    endpoint: t.prismaField({
+      type: 'WebhookEndpoint',
+      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id: p.endpoint.id } })),
+    }),
+    secret: t.exposeString('secret', { description: 'The signing secret (whsec_…), shown once.' }),
+  }),
+});
+
+const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'https:// URL on a public address' }),
+    events: t.stringList({ required: true, description: 'Event names from eventCatalogue, or `*`' }),
+    description: t.string(),
+  }),
+});
+
+const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    url: t.string(),
+    events: t.stringList(),
+    enabled: t.boolean(),
+    description: t.string(),
+  }),
+});
+
+const errors = (name: string) => ({ types: [ValidationError], directResult: true as const, union: { name: `${name}Result` } });
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: WebhookEndpointSecretPayload,
+    authScopes: { webhooks: true },
+    errors: errors('CreateWebhookEndpoint'),
+    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
+    resolve: (_r, { input }, ctx) => webhookService.create(ctx, input),
+  }),
+  updateWebhookEndpoint: t.prismaField({
+    type: 'WebhookEndpoint',
+    authScopes: { webhooks: true },
+    errors: errors('UpdateWebhookEndpoint'),
+    args: { input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => {
+      const { id, ...patch } = input;
+      return webhookService.update(ctx, String(id), patch);
+    },
+  }),
+  deleteWebhookEndpoint: t.prismaField({
+    type: 'WebhookEndpoint',
+    authScopes: { webhooks: true },
+    description: 'Deletes the endpoint and its delivery log; returns what was deleted (its `deliveries` are gone).',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => webhookService.remove(ctx, String(args.id)),
+  }),
+  rotateWebhookSecret: t.field({
+    type: WebhookEndpointSecretPayload,
+    authScopes: { webhooks: true },
+    errors: errors('RotateWebhookSecret'),
+    args: {
+      id: t.arg.id({ required: true }),
+      graceHours: t.arg.int({ description: 'How long the previous secret keeps signing too (0–168 h, default 24).' }),
+    },
+    resolve: (_r, args, ctx) => webhookService.rotateSecret(ctx, String(args.id), args.graceHours),
+  }),
+  sendTestWebhook: t.prismaField({
+    type: 'WebhookDelivery',
+    authScopes: { webhooks: true },
+    errors: errors('SendTestWebhook'),
+    description: 'Delivers a `ping` to this endpoint whatever it subscribes to.',
+    args: { id: t.arg.id({ required: true }), message: t.arg.string() },
+    resolve: (_q, _r, args, ctx) => webhookService.sendTest(ctx, String(args.id), args.message),
+  }),
+  retryWebhookDelivery: t.prismaField({
+    type: 'WebhookDelivery',
+    authScopes: { webhooks: true },
+    description: 'Re-sends a failed delivery at once; the delivery id and the event id (Service-Delivery) stay the same.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => webhookService.retry(ctx, String(args.id)),
+  }),
+}));

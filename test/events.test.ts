@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { type Client, createClient } from 'graphql-ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { CATALOGUE } from '../src/modules/events/catalogue.ts';
+import { emitEvent } from '../src/modules/events/event.service.ts';
+import { dispatchEvent, findStranded } from '../src/modules/webhooks/dispatch.service.ts';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Api } from './helpers/http.ts';
+
+// No job runner here: dispatch is driven directly, so the outbox sweep can be observed step by step.
+let t: TestApp;
+let api: Api;
+let org: TestTenant;
+let other: TestTenant;
+let token: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  api = new Api(t.origin);
+  [org, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
+  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
+});
+afterAll(() => t?.stop());
+
+const policyData = () => ({
+  policy_no: 'MTR-2026-000001',
+  policy_uuid: randomUUID(),
+  client_no: 'C-000001',
+  status: 'active',
+  activated_at: new Date().toISOString(),
+  cover_start: '2026-12-01',
+  cover_end: '2027-11-30',
+  insurer: 'Simba Assurance',
+  premium: { amount: 45_243, amount_minor: 4_524_250 },
+  receipt_no: 'RCT-000001',
+  checkout_request_id: 'ws_CO_1',
+});
+
+describe('event catalogue', () => {
+  it('lists payment.received and policy.activated with JSON schemas over REST (scope read)', async () => {
+    const readonly = await api.token(org.clients.readonly.clientId, org.clients.readonly.secret);
+    const r = await api.get('/events/catalogue', { token: readonly });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.map((e: any) => e.name)).toEqual(['payment.received', 'policy.activated']);
+    const payment = r.body.data[0];
+    expect(payment.description).toMatch(/receipt/);
+    expect(payment.schema.type).toBe('object');
+    expect(payment.schema.required).toEqual(expect.arrayContaining(['amount', 'amount_minor', 'receipt_no', 'checkout_request_id', 'policy_no', 'policy_uuid', 'client_no']));
+    expect(r.body.data[1].schema.required).toEqual(expect.arrayContaining(['policy_no', 'policy_uuid', 'client_no', 'premium']));
+    // ping is a test event, not part of the catalogue (spec).
+    expect(r.text).not.toContain('"ping"');
+  });
+
+  it('is the same over GraphQL', async () => {
+    const g = await api.gql('{ eventCatalogue { name description schema } }', {}, { token });
+    expect(g.body.errors).toBeUndefined();
+    const rest = await api.get('/events/catalogue', { token });
+    expect(g.body.data!.eventCatalogue).toEqual(rest.body.data);
+  });
+
+  it('is in the OpenAPI document', async () => {
+    const r = await api.get('/openapi.json');
+    expect(r.body.paths['/events/catalogue'].get['x-scopes']).toEqual(['read']);
+    for (const p of ['/webhooks/endpoints', '/webhooks/endpoints/{id}', '/webhooks/endpoints/{id}/rotate-secret', '/webhooks/endpoints/{id}/deliveries', '/webhooks/endpoints/{id}/test', '/webhooks/deliveries/{id}/retry']) {
+      expect(Object.values(r.body.paths[p]).every((op: any) => op['x-scopes'][0] === 'webhooks'), p).toBe(true);
+    }
+  });
+});
+
+describe('emitEvent (the outbox)', () => {
+  it('refuses data that does not match the catalogue schema, and unknown names, writing nothing', async () => {
+    const bad = { ...policyData(), premium: { amount: 1 } };
+    await expect(t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', bad))).rejects.toThrow();
+    await expect(t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.exploded', {}))).rejects.toThrow(/unknown event/);
+    expect(CATALOGUE['policy.activated'].data.safeParse(policyData()).success).toBe(true);
+  });
+
+  it('writes the event in the caller\'s transaction: a rollback leaves no event', async () => {
+    let id = '';
+    await expect(
+      t.db.tenant(org.id, async (tx) => {
+        id = (await emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData())).id;
+        throw new Error('business rule failed later');
+      }),
+    ).rejects.toThrow('business rule');
+    expect(await t.db.system((tx) => tx.event.findUnique({ where: { id } }))).toBeNull();
+  });
+
+  it('the sweep finds an event stranded before dispatch, and dispatching it is idempotent', async () => {
+    const ep = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/x', events: ['policy.activated'] } });
+    expect(ep.status).toBe(201);
+    // As if the process died right after the commit: nobody turned the event into deliveries.
+    const ev = await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()));
+    await t.db.system((tx) => tx.event.update({ where: { id: ev.id }, data: { createdAt: new Date(Date.now() - 120_000) } }));
+    expect((await findStranded(t.app.services)).events).toContain(ev.id);
+    const first = await dispatchEvent(t.app.services, ev.id);
+    expect(first).toHaveLength(1);
+    expect(await dispatchEvent(t.app.services, ev.id)).toEqual([]);
+    expect((await findStranded(t.app.services)).events).not.toContain(ev.id);
+    const rows = await t.db.system((tx) => tx.webhookDelivery.findMany({ where: { eventId: ev.id } }));
+    expect(rows.map((r) => [r.id, r.endpointId, r.status])).toEqual([[first[0], ep.body.data.id, 'pending']]);
+    // The delivery's job was lost too: once overdue, the sweep re-sends it.
+    await t.db.system((tx) => tx.webhookDelivery.update({ where: { id: first[0] }, data: { nextAttemptAt: new Date(Date.now() - 180_000) } }));
+    expect((await findStranded(t.app.services)).deliveries).toContain(first[0]);
+  });
+});
+
+describe('events subscription', () => {
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  });
+  function subscribe(tok: string, query: string) {
+    const client = createClient({ url: `${t.origin.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${tok}` }, retryAttempts: 0, lazy: true });
+    clients.push(client);
+    const got: any[] = [];
+    const errors: unknown[] = [];
+    client.subscribe({ query }, { next: (r) => (r.errors ? errors.push(...r.errors) : got.push((r.data as any).events)), error: (e) => errors.push(e), complete: () => undefined });
+    return { got, errors };
+  }
+  async function until(cond: () => boolean, ms = 10_000) {
+    const deadline = Date.now() + ms;
+    while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return cond();
+  }
+
+  it('delivers an emitted event live, filtered by name and never to another organisation', async () => {
+    const all = subscribe(token, 'subscription { events { id name data createdAt } }');
+    const onlyPayments = subscribe(token, 'subscription { events(names: ["payment.received"]) { id name } }');
+    const otherToken = await api.token(other.clients.staff.clientId, other.clients.staff.secret);
+    const foreign = subscribe(otherToken, 'subscription { events { id } }');
+    // graphql-ws has no "subscribed" acknowledgement: emit until the first subscriber hears one, then it is live.
+    const emitted: string[] = [];
+    for (let i = 0; i < 20 && all.got.length === 0; i++) {
+      const data = policyData();
+      emitted.push((await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', data))).id);
+      await until(() => all.got.length > 0, 500);
+    }
+    expect(all.errors).toEqual([]);
+    expect(emitted).toContain(all.got[0].id);
+    expect(all.got[0]).toMatchObject({ name: 'policy.activated', data: { status: 'active', premium: { amount: 45_243, amount_minor: 4_524_250 } } });
+    expect(onlyPayments.got).toEqual([]);
+    expect(foreign.got).toEqual([]);
+    expect(foreign.errors).toEqual([]);
+  });
+
+  it('refuses an agent-restricted key (events are not visibility-filtered yet)', async () => {
+    const agentToken = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
+    const s = subscribe(agentToken, 'subscription { events { id } }');
+    expect(await until(() => s.errors.length > 0)).toBe(true);
+    expect(JSON.stringify(s.errors)).toContain('insufficient_scope');
+  });
+});

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refuseUrl } from '../src/modules/webhooks/url-guard.ts';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Api } from './helpers/http.ts';
+
+// Production behaviour: WEBHOOKS_ALLOW_PRIVATE off (test mode turns it on by default).
+let t: TestApp;
+let api: Api;
+let org: TestTenant;
+let token: string;
+beforeAll(async () => {
+  t = await startTestApp({ webhooksAllowPrivate: false });
+  api = new Api(t.origin);
+  org = await createTestTenant(t.db);
+  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
+});
+afterAll(() => t?.stop());
+
+describe('webhook URLs with private addresses refused', () => {
+  it.each([
+    ['https://127.0.0.1/hook', 'resolves to a private or loopback address'],
+    ['https://localhost:8443/hook', 'resolves to a private or loopback address'],
+    ['https://10.0.0.5/hook', 'resolves to a private or loopback address'],
+    ['https://172.20.1.1/hook', 'resolves to a private or loopback address'],
+    ['https://192.168.0.10/hook', 'resolves to a private or loopback address'],
+    ['https://169.254.169.254/latest/meta-data', 'resolves to a private or loopback address'],
+    ['https://[::1]/hook', 'resolves to a private or loopback address'],
+    ['https://[fd12::1]/hook', 'resolves to a private or loopback address'],
+    ['https://0.0.0.0/hook', 'resolves to a private or loopback address'],
+    ['http://127.0.0.1/hook', 'must use https://'],
+  ])('refuses %s at creation', async (url, message) => {
+    const r = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url, events: ['*'] } });
+    expect(r.status, r.text).toBe(422);
+    expect(r.headers.get('content-type')).toContain('application/problem+json');
+    expect(r.body.code).toBe('validation_failed');
+    expect(r.body.errors).toEqual([{ field: 'url', message }]);
+  });
+
+  it('refuses a private address on update too, and accepts a public literal address', async () => {
+    const c = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url: 'https://93.184.215.14/hook', events: ['*'] } });
+    expect(c.status, c.text).toBe(201);
+    const r = await api.patch(`/webhooks/endpoints/${c.body.data.id}`, { token, idempotencyKey: randomUUID(), body: { url: 'https://192.168.1.1/x' } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('validation_failed');
+    expect(r.body.errors).toEqual([{ field: 'url', message: 'resolves to a private or loopback address' }]);
+    expect((await api.get(`/webhooks/endpoints/${c.body.data.id}`, { token })).body.data.url).toBe('https://93.184.215.14/hook');
+  });
+
+  it('allows loopback and http only when the setting is on', async () => {
+    expect(await refuseUrl('http://127.0.0.1:1234/x', true)).toBeNull();
+    expect(await refuseUrl('http://127.0.0.1:1234/x', false)).toBe('must use https://');
+    expect(await refuseUrl('https://no-such-host.invalid/x', false)).toBe('host does not resolve');
+  });
+});
