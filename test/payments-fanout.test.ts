@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { Live, PayOrg, wsClient } from './helpers/payments.ts';
+
+// Server A runs the jobs (rail, callbacks, dispatch); server B only holds the WebSocket. Payment events reach B's
+// subscribers only through PostgreSQL LISTEN/NOTIFY, never through an in-process emitter.
+let a: TestApp;
+let b: TestApp;
+let o: PayOrg;
+const clients: Client[] = [];
+beforeAll(async () => {
+  a = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  b = await startTestApp({}, { databaseUrl: a.databaseUrl, jobs: false });
+  o = await PayOrg.create(a);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await b?.stop();
+  await a?.stop();
+});
+
+it('paymentReceived and policyActivated reach a WebSocket held by a second server process', async () => {
+  const ws = wsClient(b.origin, o.tokens.staff);
+  clients.push(ws);
+  const paid = new Live(ws, 'subscription { paymentReceived { policyNo receiptNo } }', 'paymentReceived');
+  const activated = new Live(ws, 'subscription { policyActivated { policyNo } }', 'policyActivated');
+  // graphql-ws does not acknowledge a subscription: prove the socket live with a write made through server A.
+  const audit = new Live(ws, 'subscription { auditLogged { action } }', 'auditLogged');
+  for (let i = 0; i < 20 && audit.events.length === 0; i++) {
+    await o.api.post('/clients', { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { name: `Fanout ${randomUUID().slice(0, 6)} Wanjiru`, phone: `07230${String(i).padStart(5, '0')}` } });
+    await audit.until(() => audit.events.length > 0, 500);
+  }
+  expect(audit.events.length).toBeGreaterThan(0);
+
+  const bound = await o.bind(1);
+  const push = await o.push({ phone: '0708 374 149', amount: Math.ceil(bound.debit_note.instalments[0].amount_minor / 100), account: bound.policy_no });
+  expect(push.status, push.text).toBe(202);
+
+  expect(await paid.until(() => paid.events.some((e) => e.policyNo === bound.policy_no))).toBe(true);
+  expect(await activated.until(() => activated.events.some((e) => e.policyNo === bound.policy_no))).toBe(true);
+  expect(paid.errors).toEqual([]);
+  expect(activated.errors).toEqual([]);
+});
