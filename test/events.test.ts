@@ -145,10 +145,46 @@ describe('events subscription', () => {
     expect(foreign.errors).toEqual([]);
   });
 
-  it('refuses an agent-restricted key (events are not visibility-filtered yet)', async () => {
+  it('tells an agent only of events about records it may see', async () => {
+    // In the factory's organisation C-000001 is sold by agent1 (the agent client's actor) and C-000002 by agent2.
+    const paymentFor = (clientNo: string) => ({
+      receipt_no: `RCT-2026-${randomUUID().slice(0, 6)}`,
+      amount: 100,
+      amount_minor: 10_000,
+      currency: 'KES',
+      paid_at: new Date().toISOString(),
+      method: 'mpesa',
+      transaction_ref: 'TAB1234567',
+      checkout_request_id: null,
+      phone: '254708374149',
+      account: 'MTR-2026-000001',
+      purpose: 'premium',
+      client_no: clientNo,
+      policy_no: null,
+      policy_uuid: null,
+      allocations: [],
+      unallocated: { amount: 100, amount_minor: 10_000 },
+    });
+    const emit = async (clientNo: string) =>
+      (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'payment.received', paymentFor(clientNo)))).id;
     const agentToken = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
-    const s = subscribe(agentToken, 'subscription { events { id } }');
-    expect(await until(() => s.errors.length > 0)).toBe(true);
-    expect(JSON.stringify(s.errors)).toContain('insufficient_scope');
+    const s = subscribe(agentToken, 'subscription { events { id name } }');
+    const mine: string[] = [];
+    for (let i = 0; i < 20 && s.got.length === 0; i++) {
+      mine.push(await emit('C-000001'));
+      await until(() => s.got.length > 0, 500);
+    }
+    expect(s.errors).toEqual([]);
+    expect(mine).toContain(s.got[0].id);
+    // Events reach a subscriber in commit order: once the later visible one has arrived, the hidden one was skipped.
+    const hidden = await emit('C-000002');
+    const later = await emit('C-000001');
+    expect(await until(() => s.got.some((e) => e.id === later))).toBe(true);
+    expect(s.got.map((e) => e.id)).not.toContain(hidden);
+    // A policy event about a policy the agent cannot see is skipped too.
+    const foreignPolicy = (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()))).id;
+    const last = await emit('C-000001');
+    expect(await until(() => s.got.some((e) => e.id === last))).toBe(true);
+    expect(s.got.map((e) => e.id)).not.toContain(foreignPolicy);
   });
 });

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { eventVisibleTo } from './event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
 import { EVENTS_TOPIC } from './event.service.ts';
 
@@ -33,15 +34,22 @@ builder.queryField('eventCatalogue', (t) =>
 builder.subscriptionField('events', (t) =>
   t.prismaField({
     type: 'Event',
-    // Staff only until events carry visibility: an agent-restricted key must not hear of other agents' records.
-    authScopes: { $all: { read: true, staff: true } },
-    description: 'Live events of the organisation as they commit, optionally only the given names.',
+    authScopes: { read: true },
+    description: 'Live events of the organisation as they commit, optionally only the given names. Agents hear only of their own records.',
     args: { names: t.arg.stringList({ required: false }) },
     subscribe: (_root, args, ctx) => {
       const names = args.names?.length ? new Set(args.names) : null;
-      const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, ctx.principal!.tenant.id);
+      const p = ctx.principal!;
+      const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, p.tenant.id);
       return (async function* () {
-        for await (const m of source) if (!names || names.has(m.name)) yield m;
+        for await (const m of source) {
+          if (names && !names.has(m.name)) continue;
+          const visible = await ctx.tx(async (tx) => {
+            const row = await tx.event.findUnique({ where: { id: m.id }, select: { data: true } });
+            return !!row && (await eventVisibleTo(tx, p, row.data as Record<string, unknown>));
+          });
+          if (visible) yield m;
+        }
       })() as never;
     },
     resolve: (query, payload, _args, ctx) =>

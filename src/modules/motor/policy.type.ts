@@ -1,17 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { clientVisibility } from '../clients/client.policy.ts';
+import { policyVisibility } from '../policies/policy.policy.ts';
 
 /** Policies: visible to staff, or to the agent who created them, sells them, or sells for their client. */
 builder.prismaNode('Policy', {
   id: { field: 'id' },
-  findUnique: (id, ctx) => ({
-    id: Number(id),
-    ...(ctx.principal?.actor?.ownRecordsOnly
-      ? { OR: [{ createdByUserId: ctx.principal.actor.userId }, { salesPersonId: ctx.principal.actor.userId }, { client: clientVisibility(ctx.principal) }] }
-      : {}),
-  }),
+  findUnique: (id, ctx) => ({ id: Number(id), AND: [policyVisibility(ctx.principal)] }),
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     uuid: t.exposeString('uuid'),

@@ -10,6 +10,7 @@ import { AppError, type FieldError, notFound, ValidationError } from '../../lib/
 import { recordAudit } from '../audit/audit.service.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
 import { clientVisibility } from '../clients/client.policy.ts';
+import { policyVisibility } from '../policies/policy.policy.ts';
 import { decryptSecret, encryptSecret, masterKey } from '../webhooks/secret-box.ts';
 import { darajaPassword, darajaTimestamp, paymentsRuntime } from './rail.ts';
 import { applyRailResult, pushLock } from './settle.service.ts';
@@ -19,11 +20,7 @@ export const STK_MAX_AMOUNT = 250_000;
 export const CALLBACK_PATH = '/api/v1/payment/callback/mpesa';
 
 /** Policies the caller may see: staff all; an agent those they created, sell, or whose client they may see. */
-export function policyVisibility(p: Principal): Prisma.PolicyWhereInput {
-  const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientVisibility(p) }] };
-}
+export { policyVisibility };
 
 export function paymentRequestVisibility(p: Principal): Prisma.PaymentRequestWhereInput {
   const a = p.actor;

@@ -2,10 +2,10 @@ import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { notFound, ValidationError } from '../../lib/problem.ts';
-import { clientVisibility } from '../clients/client.policy.ts';
+import { eventVisibleTo } from '../events/event.visibility.ts';
 import { EVENTS_TOPIC } from '../events/event.service.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
-import { paymentService, policyVisibility, receiptVisibility } from './payment.service.ts';
+import { paymentService, receiptVisibility } from './payment.service.ts';
 
 type PaymentRequestShape = Awaited<ReturnType<typeof paymentService.status>>;
 type AckShape = Awaited<ReturnType<typeof paymentService.initiate>>;
@@ -199,15 +199,7 @@ function liveEvents(eventName: string) {
           const row = await tx.event.findUnique({ where: { id: m.id } });
           if (!row) return null;
           const data = row.data as Record<string, unknown>;
-          if (p.actor?.ownRecordsOnly) {
-            const uuid = data.policy_uuid as string | null;
-            const visible = uuid
-              ? await tx.policy.findFirst({ where: { uuid, ...policyVisibility(p) }, select: { id: true } })
-              : data.client_no
-                ? await tx.client.findFirst({ where: { clientNo: data.client_no as string, ...clientVisibility(p) }, select: { id: true } })
-                : null;
-            if (!visible) return null;
-          }
+          if (!(await eventVisibleTo(tx, p, data))) return null;
           return { id: row.id, name: row.name, data, createdAt: row.createdAt };
         });
         if (ev) yield ev;

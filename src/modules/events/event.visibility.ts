@@ -1,0 +1,19 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { Tx } from '../../db/client.ts';
+import { clientVisibility } from '../clients/client.policy.ts';
+import { policyVisibility } from '../policies/policy.policy.ts';
+
+/**
+ * Whether the caller may hear of an event: staff hear every event of the tenant; an agent only those about a policy
+ * (by `policy_uuid`) or a client (by `client_no`) they may see. Events naming neither are staff-only.
+ */
+export async function eventVisibleTo(tx: Tx, p: Principal, data: Record<string, unknown>): Promise<boolean> {
+  if (!p.actor?.ownRecordsOnly) return true;
+  if (typeof data.policy_uuid === 'string') {
+    return !!(await tx.policy.findFirst({ where: { uuid: data.policy_uuid, ...policyVisibility(p) }, select: { id: true } }));
+  }
+  if (typeof data.client_no === 'string') {
+    return !!(await tx.client.findFirst({ where: { clientNo: data.client_no, ...clientVisibility(p) }, select: { id: true } }));
+  }
+  return false;
+}
