@@ -53,8 +53,9 @@ function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
       query: {
         $allModels: {
           async $allOperations({ args, query }) {
+            // $queryRaw rather than $executeRaw for the setting, as in Database.tenant.
             const [, result] = await base.$transaction([
-              base.$executeRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
+              base.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
               query(args),
             ]);
             return result;

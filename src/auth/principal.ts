@@ -49,7 +49,8 @@ export function bearerToken(authorization: string | null | undefined): string | 
 
 /**
  * Resolves who is calling from a bearer token and optional agent headers, or throws the spec's 401/403 problem.
- * One system transaction: the token row names the tenant, so nothing here can be scoped before it is read.
+ * Every request runs this, so it is one statement (Database.authLookup), read fresh each time: nothing about a
+ * principal is cached, so revocation, scope removal, suspension and disabling bind the very next request.
  */
 export async function authenticate(db: Database, creds: Credentials): Promise<Principal> {
   if (!creds.authorization) throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
@@ -58,68 +59,69 @@ export async function authenticate(db: Database, creds: Credentials): Promise<Pr
   const agentCode = creds.agentCode?.trim() || null;
   const agentKey = creds.agentKey?.trim() || null;
 
-  return db.system(async (tx) => {
-    const token = await tx.accessToken.findUnique({
-      where: { tokenHash: sha256Hex(raw) },
-      include: { tenant: true, apiClient: { include: { actorUser: true, createdByUser: true } } },
-    });
-    if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now() || token.apiClient.revokedAt) {
-      throw new AppError('invalid_token', { detail: 'The access token is unknown, expired or revoked' });
-    }
-    const { tenant, apiClient } = token;
-    if (tenant.status !== 'active') {
-      throw new AppError('tenant_inactive', { detail: `Organisation ${tenant.code} is ${tenant.status.replace('_', ' ')}` });
-    }
-    const keyScopes = new Set(apiClient.scopes);
-    const scopes = new Set(token.scopes.filter((s) => keyScopes.has(s)).filter(isScope));
+  const row = await db.authLookup(sha256Hex(raw), agentCode);
+  if (!row || row.token_revoked_at || row.token_expires_at.getTime() <= Date.now() || row.client_revoked_at) {
+    throw new AppError('invalid_token', { detail: 'The access token is unknown, expired or revoked' });
+  }
+  const tenant: TenantInfo = {
+    id: row.tenant_id,
+    code: row.tenant_code,
+    name: row.tenant_name,
+    type: row.tenant_type as TenantType,
+    paybill: row.tenant_paybill,
+    status: row.tenant_status as TenantStatus,
+  };
+  if (tenant.status !== 'active') {
+    throw new AppError('tenant_inactive', { detail: `Organisation ${tenant.code} is ${tenant.status.replace('_', ' ')}` });
+  }
+  const keyScopes = new Set(row.client_scopes);
+  const scopes = new Set(row.token_scopes.filter((s) => keyScopes.has(s)).filter(isScope));
 
-    const keyUser = apiClient.actorUser ?? apiClient.createdByUser;
-    let actor: Actor | null = keyUser
+  let actor: Actor | null =
+    row.key_user_id !== null
       ? {
-          userId: keyUser.id,
-          name: keyUser.name,
-          role: keyUser.role,
-          code: keyUser.agentCode,
-          branchId: keyUser.branchId,
-          ownRecordsOnly: keyUser.role === 'agent',
-          source: apiClient.actorUser ? 'key_actor' : 'key_creator',
+          userId: row.key_user_id,
+          name: row.key_user_name!,
+          role: row.key_user_role as UserRole,
+          code: row.key_user_agent_code,
+          branchId: row.key_user_branch_id,
+          ownRecordsOnly: row.key_user_role === 'agent',
+          source: row.key_user_is_actor ? 'key_actor' : 'key_creator',
         }
       : null;
-    if (keyUser?.disabled) throw new AppError('actor_disabled', { detail: `User ${keyUser.name} is disabled` });
+  if (actor && row.key_user_disabled) throw new AppError('actor_disabled', { detail: `User ${actor.name} is disabled` });
 
-    if (agentCode || agentKey) {
-      if (!agentCode || !agentKey) {
-        throw new AppError('agent_denied', { detail: 'X-Agent-Code and X-Agent-Key must be sent together' });
-      }
-      const agent = await tx.user.findFirst({ where: { tenantId: tenant.id, agentCode, role: 'agent' } });
-      // Compare against a throwaway hash when the code is unknown so both paths take the same time.
-      const ok = constantTimeEqual(sha256Hex(agentKey), agent?.agentKeyHash ?? sha256Hex(`absent:${agentCode}`));
-      if (!agent || !agent.agentKeyHash || !ok) {
-        throw new AppError('agent_denied', { detail: 'X-Agent-Key does not match X-Agent-Code' });
-      }
-      if (actor?.role === 'agent' && actor.userId !== agent.id) {
-        throw new AppError('agent_denied', { detail: 'This key already acts as another agent' });
-      }
-      if (agent.disabled) throw new AppError('actor_disabled', { detail: `Agent ${agent.agentCode} is disabled` });
-      actor = {
-        userId: agent.id,
-        name: agent.name,
-        role: agent.role,
-        code: agent.agentCode,
-        branchId: agent.branchId,
-        ownRecordsOnly: true,
-        source: 'agent_headers',
-      };
+  if (agentCode || agentKey) {
+    if (!agentCode || !agentKey) {
+      throw new AppError('agent_denied', { detail: 'X-Agent-Code and X-Agent-Key must be sent together' });
     }
-
-    return {
-      tenant: { id: tenant.id, code: tenant.code, name: tenant.name, type: tenant.type, paybill: tenant.paybill, status: tenant.status },
-      apiClient: { id: apiClient.id, clientId: apiClient.clientId, name: apiClient.name, rateLimitPerMinute: apiClient.rateLimitPerMinute },
-      token: { id: token.id, expiresAt: token.expiresAt },
-      scopes,
-      actor,
+    // Compare against a throwaway hash when the code is unknown so both paths take the same time.
+    const ok = constantTimeEqual(sha256Hex(agentKey), row.agent_key_hash ?? sha256Hex(`absent:${agentCode}`));
+    if (row.agent_id === null || !row.agent_key_hash || !ok) {
+      throw new AppError('agent_denied', { detail: 'X-Agent-Key does not match X-Agent-Code' });
+    }
+    if (actor?.role === 'agent' && actor.userId !== row.agent_id) {
+      throw new AppError('agent_denied', { detail: 'This key already acts as another agent' });
+    }
+    if (row.agent_disabled) throw new AppError('actor_disabled', { detail: `Agent ${row.agent_code} is disabled` });
+    actor = {
+      userId: row.agent_id,
+      name: row.agent_name!,
+      role: row.agent_role as UserRole,
+      code: row.agent_code,
+      branchId: row.agent_branch_id,
+      ownRecordsOnly: true,
+      source: 'agent_headers',
     };
-  });
+  }
+
+  return {
+    tenant,
+    apiClient: { id: row.client_pk, clientId: row.client_id, name: row.client_name, rateLimitPerMinute: row.client_rate_limit_per_minute },
+    token: { id: row.token_id, expiresAt: row.token_expires_at },
+    scopes,
+    actor,
+  };
 }
 
 export function requireScope(principal: Principal | undefined, ...anyOf: Scope[]): Principal {

@@ -38,8 +38,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-function spawnNode(args: string[], env: NodeJS.ProcessEnv, keepStdout: boolean): { proc: ChildProcess; tail: () => string } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, keepStdout: boolean, nodeFlags: string[] = []): { proc: ChildProcess; tail: () => string } {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
   proc.once('exit', () => running.delete(proc));
   const lines: string[] = [];
@@ -75,7 +75,9 @@ export async function startService(opts: { dataDir: string; timeoutMs: number; e
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn', ...opts.env };
   delete env.NODE_ENV;
-  const { proc, tail } = spawnNode(['src/main.ts'], env, true);
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const { proc, tail } = spawnNode(['src/main.ts'], env, true, prof);
   const origin = `http://127.0.0.1:${port}`;
   const child: Child = { proc, origin, tail, stop: stopper(proc, 30_000) };
 

@@ -1,3 +1,4 @@
+import type { CpuSeconds } from './cpu.ts';
 import type { LoadResult } from './load.ts';
 
 export interface Stats {
@@ -11,6 +12,9 @@ export interface Stats {
   errors: number;
   /** e.g. "429×12, ECONNRESET×1" */
   errorDetail: string;
+  /** CPU milliseconds per request: the target with its child processes, and the node process alone; null where unmeasurable. */
+  cpuMsPerRequest: number | null;
+  nodeCpuMsPerRequest: number | null;
 }
 
 export interface Row {
@@ -26,7 +30,8 @@ function percentile(sorted: BigUint64Array, p: number): number {
   return Number(sorted[rank - 1]!) / 1e6;
 }
 
-export function summarize(r: LoadResult): Stats {
+export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
+  const perRequest = (seconds: number | undefined) => (seconds === undefined || r.completed === 0 ? null : (seconds * 1000) / r.completed);
   const sorted = r.latenciesNs.slice().sort();
   const detail = [...r.failures, ...r.transportErrors].map(([k, n]) => `${k}×${n}`).join(', ');
   const errors = [...r.failures.values(), ...r.transportErrors.values()].reduce((a, b) => a + b, 0);
@@ -39,6 +44,8 @@ export function summarize(r: LoadResult): Stats {
     max: sorted.length ? Number(sorted[sorted.length - 1]!) / 1e6 : Number.NaN,
     errors,
     errorDetail: detail,
+    cpuMsPerRequest: perRequest(cpu?.tree),
+    nodeCpuMsPerRequest: perRequest(cpu?.own),
   };
 }
 
@@ -53,11 +60,15 @@ function table(header: string[], rows: string[][], rightAlignFrom: number): stri
 
 export function formatResults(rows: Row[]): string {
   const measured = table(
-    ['scenario', 'target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors'],
+    ['scenario', 'target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'cpu ms/req', '(node)', 'errors'],
     rows.flatMap((r) =>
       (['service', 'baseline'] as const).map((target) => {
         const s = r[target];
-        return [target === 'service' ? r.scenario : '', target, String(s.requests), s.rps.toFixed(0), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), String(s.errors)];
+        const cpu = (v: number | null) => (v === null ? '-' : v.toFixed(v < 1 ? 3 : 2));
+        return [
+          target === 'service' ? r.scenario : '', target, String(s.requests), s.rps.toFixed(0),
+          ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), cpu(s.cpuMsPerRequest), cpu(s.nodeCpuMsPerRequest), String(s.errors),
+        ];
       }),
     ),
     2,

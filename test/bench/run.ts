@@ -4,6 +4,7 @@
  * reading, never for asserting: nothing here passes or fails on timing (it exits 1 only when requests failed).
  *
  *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (16)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there on shutdown)
  *   DATABASE_URL: use that server instead of an embedded PostgreSQL under .data/bench
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CapturedResponse } from './baseline-server.ts';
 import { type Child, ROOT, startBaseline, startService } from './children.ts';
+import { treeCpuSeconds } from './cpu.ts';
 import { call, materialize, type RequestSpec, runLoad, send } from './load.ts';
 import { formatErrors, formatResults, type Row, summarize } from './report.ts';
 import { type BenchContext, type DemoCredentials, SCENARIOS, type Scenario } from './scenarios.ts';
@@ -97,9 +99,14 @@ async function prepare(s: Scenario, ctx: BenchContext): Promise<RequestSpec> {
   };
 }
 
-async function measure(origin: string, spec: RequestSpec) {
+async function measure(target: Child, spec: RequestSpec) {
+  const { origin } = target;
   if (settings.warmupSeconds > 0) await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
-  return summarize(await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds }));
+  const cpuBefore = treeCpuSeconds(target.proc.pid);
+  const result = await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
+  const cpuAfter = treeCpuSeconds(target.proc.pid);
+  const cpu = cpuBefore && cpuAfter ? { own: cpuAfter.own - cpuBefore.own, tree: cpuAfter.tree - cpuBefore.tree } : null;
+  return summarize(result, cpu);
 }
 
 async function main(): Promise<number> {
@@ -114,6 +121,8 @@ async function main(): Promise<number> {
     `concurrency ${settings.concurrency}, ${settings.seconds} s per measurement after ${settings.warmupSeconds} s warm-up, keep-alive`,
     `service: child process, ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
       `rate limits in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'memory'}, LOG_LEVEL=warn; baseline: child node:http server replaying captured responses`,
+    `cpu ms/req: CPU time per request of the target process and its children (the service's embedded PostgreSQL${process.env.DATABASE_URL ? ': not with DATABASE_URL' : ''}), ` +
+      `and of the node process alone; steadier than req/s on a busy machine`,
   ];
   log(header[0]!);
 
@@ -158,9 +167,9 @@ async function main(): Promise<number> {
       const check = await send(new http.Agent(), new URL(baseline.origin), materialize(specs[i]!));
       if (!check.body.equals(Buffer.from(captured[i]!.bodyBase64, 'base64'))) throw new Error(`baseline answers ${s.name} with other bytes`);
       log(`${s.name}: service…`);
-      const svc = await measure(service.origin, specs[i]!);
+      const svc = await measure(service, specs[i]!);
       log(`${s.name}: baseline…`);
-      const base = await measure(baseline.origin, specs[i]!);
+      const base = await measure(baseline, specs[i]!);
       rows.push({ scenario: s.name, service: svc, baseline: base });
     }
   } finally {

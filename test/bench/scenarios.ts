@@ -1,7 +1,8 @@
 /**
- * What the benchmark measures. A scenario is one request replayed in a closed loop; add one with a single line
- * below. Each gets its own access token (the per-minute limit counts per token), whose client's limit the runner
- * raises first through the admin API.
+ * What the benchmark measures. A scenario is one request replayed in a closed loop (or, for writes that may not
+ * repeat, a fresh variant of it each time: see SetupResult.vary); add one with a single line below. Each gets its
+ * own access token (the per-minute limit counts per token), whose client's limit the runner raises first through
+ * the admin API.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -133,7 +134,7 @@ export const SCENARIOS: Scenario[] = [
   rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK }),
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
-  // Last: every bind adds a client, which would change the client list measured above. The default bind limit
-  // (3 per 15 s per API client) would turn the run into 429s.
+  // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
+  // limit (3 per 15 s per API client) would turn the run into 429s.
   rest('REST POST /motor/save', '/motor/save', { ...post, setup: bindEachTime, env: { BIND_RATE_LIMIT: '1000000' } }),
 ];
