@@ -1,9 +1,8 @@
 import { asObject } from '../route.ts';
+import { moneyPair } from './money.ts';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, int, money, nullable, num, obj, str } from '../schemas.ts';
 
-type M = { amount: number; amountMinor: number } | null;
-const pair = (name: string, m: M) => ({ [name]: m?.amount ?? null, [`${name}_minor`]: m?.amountMinor ?? null });
 
 /** Numbers sent as numeric strings by legacy clients ("2019") are read as numbers; anything else passes through. */
 export function num0(v: unknown): unknown {
@@ -46,7 +45,7 @@ export function riskToRest(q: any) {
     year: q.year,
     tonnage: q.tonnage,
     pll: q.pll,
-    ...pair('value', q.value),
+    ...moneyPair('value', q.value),
   };
 }
 
@@ -60,11 +59,11 @@ export function optionToRest(o: any) {
     cover_type: o.coverType,
     rate: o.rate,
     rate_bps: o.rateBps,
-    ...pair('value', o.value),
-    ...pair('basic_premium', o.basicPremium),
-    taxes: o.taxes.map((t: any) => ({ code: t.code, name: t.name, ...pair('amount', t.amount) })),
-    ...pair('taxes_total', o.taxesTotal),
-    ...pair('total', o.total),
+    ...moneyPair('value', o.value),
+    ...moneyPair('basic_premium', o.basicPremium),
+    taxes: o.taxes.map((t: any) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),
+    ...moneyPair('taxes_total', o.taxesTotal),
+    ...moneyPair('total', o.total),
     commission_rate_bps: o.commissionRateBps,
     benefits: o.benefits,
     limits_of_liability: o.limitsOfLiability.map((l: any) => ({ benefit_id: l.benefitId, item: l.item, limit: l.limit?.amount ?? null })),
@@ -74,8 +73,8 @@ export function optionToRest(o: any) {
     instalments: o.instalments.map((i: any) => ({ parts: i.parts, amounts: i.amounts.map((a: any) => a.amount), amounts_minor: i.amounts.map((a: any) => a.amountMinor) })),
     ipf_offers: o.ipfOffers.map((x: any) => ({
       tenor_months: x.tenorMonths,
-      ...pair('deposit', x.deposit),
-      ...pair('instalment', x.instalment),
+      ...moneyPair('deposit', x.deposit),
+      ...moneyPair('instalment', x.instalment),
       apr_bps: x.aprBps,
       lender_name: x.lenderName,
     })),
@@ -256,8 +255,6 @@ export function serverFiguresToRest(extra: Record<string, unknown>): Record<stri
   };
 }
 
-const m = (x: any) => ({ amount: x.amount, minor: x.amountMinor });
-
 export function savedQuoteToRest(q: any) {
   return {
     message: 'Quote saved',
@@ -270,7 +267,7 @@ export function savedQuoteToRest(q: any) {
       uuid: q.uuid,
       product_line: q.productLine,
       status: q.quoteStatus,
-      options: q.options.map((o: any) => ({ option_id: o.optionId, insurer_id: o.insurerId, insurer_name: o.insurerName, rate: o.rate, total: m(o.total).amount, total_minor: m(o.total).minor })),
+      options: q.options.map((o: any) => ({ option_id: o.optionId, insurer_id: o.insurerId, insurer_name: o.insurerName, rate: o.rate, ...moneyPair('total', o.total) })),
     },
   };
 }

@@ -1,12 +1,8 @@
 import { ValidationError } from '../../src/lib/problem.ts';
+import { moneyObject, moneyPair } from '../mappers/money.ts';
 import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
 import { arr, bool, date, dataOf, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
 
-const m = (v: { amount: number; amountMinor: string | number } | null | undefined) => ({ amount: v?.amount ?? null, amount_minor: v == null ? null : Number(v.amountMinor) });
-const moneyPair = (name: string, v: { amount: number; amountMinor: string | number }) => {
-  const x = m(v);
-  return { [name]: x.amount, [`${name}_minor`]: x.amount_minor };
-};
 
 function paymentRequestToRest(r: any) {
   return {
@@ -32,7 +28,7 @@ function receiptToRest(r: any) {
   return {
     receipt_no: r.receiptNo,
     ...moneyPair('amount', r.amount),
-    unallocated: m(r.unallocated),
+    unallocated: moneyObject(r.unallocated),
     currency: 'KES',
     method: r.method,
     transaction_ref: r.transactionRef,
@@ -258,8 +254,8 @@ export const paymentRoutes: RestRoute[] = [
         body: {
           data: {
             client_no: b.clientNo,
-            outstanding: m(b.outstanding),
-            credit: m(b.credit),
+            outstanding: moneyObject(b.outstanding),
+            credit: moneyObject(b.credit),
             debit_notes: b.openDebitNotes.map((n: any) => ({
               number: n.number,
               instalment_no: n.instalmentNo,
