@@ -5,7 +5,7 @@ import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
 
 
 /** `limit`/`cursor`, or `page`/`per_page`: the spec's pagination, as GraphQL connection arguments. */
-function pageArgs(q: URLSearchParams): { first: number; after?: string; offset?: number } {
+export function pageArgs(q: URLSearchParams): { first: number; after?: string; offset?: number } {
   const errors: { field: string; message: string }[] = [];
   const size = (name: string) => {
     const v = intParam(q.get(name));

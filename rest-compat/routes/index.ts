@@ -1,6 +1,8 @@
 import type { RestRoute } from '../route.ts';
 import { apiClientRoutes, apiClientSchemas } from './api-clients.ts';
 import { clientRoutes } from './clients.ts';
+import { policyRoutes } from './policies.ts';
+import { policySchemas } from '../mappers/policy.ts';
 import { motorRoutes } from './motor.ts';
 import { motorSchemas } from '../mappers/motor.ts';
 import { identityRoutes } from './identity.ts';
@@ -10,6 +12,6 @@ import { paymentRoutes, paymentSchemas } from './payments.ts';
 import { webhookRoutes, webhookSchemas } from './webhooks.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...webhookRoutes, ...paymentRoutes];
+export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...policyRoutes, ...webhookRoutes, ...paymentRoutes];
 
-export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...webhookSchemas, ...paymentSchemas };
+export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...policySchemas, ...webhookSchemas, ...paymentSchemas };

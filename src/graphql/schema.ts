@@ -11,6 +11,7 @@ import '../modules/clients/client.type.ts';
 import '../modules/clients/client.mutations.ts';
 import '../modules/motor/quote.type.ts';
 import '../modules/motor/policy.type.ts';
+import '../modules/policies/policy.query.ts';
 import '../modules/motor/motor.mutations.ts';
 import '../modules/events/event.type.ts';
 import '../modules/webhooks/webhook.type.ts';

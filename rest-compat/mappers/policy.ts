@@ -1,0 +1,125 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { arr, date, int, money, nullable, obj, str, timestamp } from '../schemas.ts';
+import { moneyPair } from './money.ts';
+
+/** DateTime or Date → Y-m-d (the legacy date shape). */
+const ymd = (v: string | null | undefined) => (v ? String(v).slice(0, 10) : null);
+
+/** GraphQL Policy → the spec's policy record (money as whole shillings plus `_minor`, dates Y-m-d). */
+export function policyToRest(p: any) {
+  return {
+    id: p.databaseId,
+    uuid: p.uuid,
+    policy_no: p.policyNo,
+    risknote: p.riskNote,
+    status: p.status,
+    product_line: p.productLine,
+    class: p.vehicleClass,
+    scope: p.coverType,
+    cover_period: p.coverPeriod,
+    start_date: ymd(p.startDate),
+    end_date: ymd(p.endDate),
+    payment_mode: p.paymentMode,
+    instalments: p.instalments,
+    client: { client_no: p.client.clientNo, name: p.client.name, phone: p.client.phone },
+    insurer: { id: p.insurer.databaseId, name: p.insurer.name },
+    sales_person: p.salesPerson ? { id: p.salesPerson.databaseId, name: p.salesPerson.name, role: p.salesPerson.role, code: p.salesPerson.code } : null,
+    premium: {
+      ...moneyPair('basic_premium', p.basicPremium),
+      ...moneyPair('taxes', p.taxes),
+      ...moneyPair('total', p.total),
+      levies: p.levies.map((l: any) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
+    },
+    vehicles: p.vehicles.map((v: any) => ({
+      regno: v.regNo,
+      chassis_no: v.chassisNo,
+      engine_no: v.engineNo,
+      make: v.make,
+      model: v.model,
+      yom: v.yearOfManufacture,
+      ...moneyPair('value', v.value),
+      body_type: v.bodyType,
+      coverage: v.coverage,
+    })),
+    debit_notes: p.debitNotes.map((d: any) => ({
+      number: d.number,
+      instalment_no: d.instalmentNo,
+      due_on: ymd(d.dueOn),
+      ...moneyPair('amount', d.amount),
+      ...moneyPair('paid', d.paid),
+      ...moneyPair('outstanding', d.outstanding),
+    })),
+    receipts: p.receipts.map((r: any) => ({
+      receipt_no: r.receiptNo,
+      transaction_ref: r.transactionRef,
+      method: r.method,
+      paid_at: r.paidAt,
+      ...moneyPair('amount', r.amount),
+      ...moneyPair('unallocated', r.unallocated),
+      allocations: r.allocations.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+    })),
+    // Endorsements and certificates are not recorded yet: empty lists keep the shape stable for clients.
+    endorsements: [],
+    certificates: [],
+    created_at: p.createdAt,
+  };
+}
+
+const amountOnly = (extra: Record<string, SchemaObject> = {}) => ({ ...extra, ...money('amount') });
+
+export const policySchemas = {
+  PolicyRecord: obj({
+    id: int(),
+    uuid: str(),
+    policy_no: str('MTR-YYYY-000001'),
+    risknote: str(),
+    status: { type: 'string', enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] },
+    product_line: str(),
+    class: str(),
+    scope: str(),
+    cover_period: str('annual or tor'),
+    start_date: date(),
+    end_date: date(),
+    payment_mode: { type: 'string', enum: ['full', 'ipf'] },
+    instalments: int(),
+    client: obj({ client_no: str(), name: str(), phone: str() }),
+    insurer: obj({ id: int(), name: str() }),
+    sales_person: nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) })),
+    premium: obj({
+      ...money('basic_premium'),
+      ...money('taxes'),
+      ...money('total'),
+      levies: arr(obj(amountOnly({ code: str(), name: str() }))),
+    }),
+    vehicles: arr(
+      obj({
+        regno: str('Normalised: no spaces, upper case'),
+        chassis_no: nullable(str()),
+        engine_no: nullable(str()),
+        make: nullable(str()),
+        model: nullable(str()),
+        yom: int(),
+        ...money('value', true),
+        body_type: nullable(str()),
+        coverage: nullable(str()),
+      }),
+    ),
+    debit_notes: arr(
+      obj({ number: str(), instalment_no: int(), due_on: date(), ...money('amount'), ...money('paid'), ...money('outstanding') }),
+    ),
+    receipts: arr(
+      obj({
+        receipt_no: str(),
+        transaction_ref: str(),
+        method: str(),
+        paid_at: timestamp(),
+        ...money('amount'),
+        ...money('unallocated'),
+        allocations: arr(obj(amountOnly({ debit_note_no: str() }))),
+      }),
+    ),
+    endorsements: arr(obj({}, [], 'Not recorded yet: always empty')),
+    certificates: arr(obj({}, [], 'Not recorded yet: always empty')),
+    created_at: timestamp(),
+  }),
+};

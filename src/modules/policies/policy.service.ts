@@ -1,0 +1,63 @@
+import type { Context } from '../../context.ts';
+import type { Prisma } from '../../db/client.ts';
+import { toDbDate } from '../../lib/dates.ts';
+import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { notFound, ValidationError } from '../../lib/problem.ts';
+import { policyVisibility } from './policy.policy.ts';
+
+export interface PolicyListFilters {
+  status?: string | null;
+  clientNo?: string | null;
+  productLine?: string | null;
+  insurerId?: number | null;
+  salesPersonId?: number | null;
+  startFrom?: string | null;
+  startTo?: string | null;
+  search?: string | null;
+}
+
+const STATUSES = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'];
+const YMD = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The list's where: visibility is always ANDed, so no filter can widen what the caller sees. */
+export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.PolicyWhereInput {
+  const errors: { field: string; message: string }[] = [];
+  if (f.status && !STATUSES.includes(f.status)) errors.push({ field: 'status', message: `one of ${STATUSES.join(', ')}` });
+  for (const k of ['startFrom', 'startTo'] as const) if (f[k] && !YMD.test(f[k]!)) errors.push({ field: k, message: 'a date Y-m-d' });
+  if (errors.length) throw new ValidationError(errors);
+  const and: Prisma.PolicyWhereInput[] = [policyVisibility(ctx.principal)];
+  if (f.status) and.push({ status: f.status as never });
+  if (f.clientNo) and.push({ client: { clientNo: f.clientNo } });
+  if (f.productLine) and.push({ productLine: f.productLine });
+  if (f.insurerId != null) and.push({ insurerId: f.insurerId });
+  if (f.salesPersonId != null) and.push({ salesPersonId: f.salesPersonId });
+  if (f.startFrom) and.push({ startDate: { gte: toDbDate(f.startFrom) } });
+  if (f.startTo) and.push({ startDate: { lte: toDbDate(f.startTo) } });
+  const s = f.search?.trim();
+  if (s) {
+    // Registrations are stored normalised (no spaces, upper case), so "kde 123a" must find KDE123A.
+    const reg = normaliseRegNo(s);
+    and.push({
+      OR: [
+        { policyNo: { contains: s, mode: 'insensitive' } },
+        ...(reg ? [{ vehicles: { some: { regNo: { contains: reg } } } }] : []),
+      ],
+    });
+  }
+  return { AND: and };
+}
+
+export const policyService = {
+  list(ctx: Context, filters: PolicyListFilters, query: Prisma.PolicyFindManyArgs) {
+    const where = policyListWhere(ctx, filters);
+    return ctx.tx((tx) => tx.policy.findMany({ ...query, where, orderBy: { id: 'desc' } }));
+  },
+
+  /** Another tenant's policy is invisible through row-level security; an agent's unseen one through visibility: both 404. */
+  async get(ctx: Context, uuid: string, query: Omit<Prisma.PolicyFindFirstArgs, 'where'> = {}) {
+    if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw notFound('Policy');
+    const row = await ctx.tx((tx) => tx.policy.findFirst({ ...query, where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }));
+    if (!row) throw notFound('Policy');
+    return row;
+  },
+};
