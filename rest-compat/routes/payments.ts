@@ -1,4 +1,5 @@
 import { ValidationError } from '../../src/lib/problem.ts';
+import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { moneyObject, moneyPair } from '../mappers/money.ts';
 import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
 import { arr, bool, date, dataOf, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
@@ -41,29 +42,6 @@ function receiptToRest(r: any) {
     created_at: r.createdAt,
     allocations: r.allocations.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
   };
-}
-
-function pageArgs(q: URLSearchParams): { first: number; after?: string } {
-  const limit = intParam(q.get('limit'));
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
-    throw new ValidationError([{ field: 'limit', message: 'an integer from 1 to 100' }]);
-  }
-  const cursor = q.get('cursor');
-  return { first: limit ?? 25, ...(cursor ? { after: cursor } : {}) };
-}
-
-function receiptList(data: any, input: RestInput) {
-  const conn = data.receipts;
-  const { first } = pageArgs(input.query);
-  let next: string | null = null;
-  if (conn.pageInfo.hasNextPage && conn.pageInfo.endCursor) {
-    const u = new URL(input.url);
-    u.searchParams.set('limit', String(first));
-    u.searchParams.set('cursor', conn.pageInfo.endCursor);
-    next = `${u.pathname}${u.search}`;
-  }
-  const items = conn.edges.map((e: any) => receiptToRest(e.node));
-  return { status: 200, body: { data: items, meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length }, links: { next } } };
 }
 
 const moneyObj = obj(money('amount'));
@@ -205,19 +183,14 @@ export const paymentRoutes: RestRoute[] = [
     queryParams: [
       { name: 'client_no', in: 'query', schema: str() },
       { name: 'policy_no', in: 'query', schema: str() },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
-      { name: 'cursor', in: 'query', schema: str(), description: 'From links.next' },
+      ...pageParams({ pages: false }),
     ],
-    toVariables: ({ query }) => ({ ...pageArgs(query), clientNo: query.get('client_no') || undefined, policyNo: query.get('policy_no') || undefined }),
-    toResponse: receiptList,
+    toVariables: ({ query }) => ({ ...pageArgs(query, { pages: false }), clientNo: query.get('client_no') || undefined, policyNo: query.get('policy_no') || undefined }),
+    toResponse: (d, input) => connectionPage(d.receipts, input, receiptToRest, { pages: false }),
     response: {
       status: 200,
       description: 'A page of receipts',
-      schema: obj({
-        data: arr(ref('Receipt')),
-        meta: obj({ limit: int(), has_more: bool(), count: int() }),
-        links: obj({ next: nullable(str()) }),
-      }),
+      schema: pageSchema(ref('Receipt')),
     },
     errors: ['validation_failed'],
   }),

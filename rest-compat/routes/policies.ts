@@ -1,22 +1,7 @@
 import { policyToRest } from '../mappers/policy.ts';
-import { intParam, route, type RestInput, type RestRoute } from '../route.ts';
+import { intParam, route, type RestRoute } from '../route.ts';
 import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
-import { pageArgs } from './clients.ts';
-
-function listResponse(data: any, input: RestInput) {
-  const conn = data.policies;
-  const items = conn.edges.map((e: any) => policyToRest(e.node));
-  const { first } = pageArgs(input.query);
-  let next: string | null = null;
-  if (conn.pageInfo.hasNextPage && conn.pageInfo.endCursor) {
-    const u = new URL(input.url);
-    for (const k of ['page', 'per_page']) u.searchParams.delete(k);
-    u.searchParams.set('limit', String(first));
-    u.searchParams.set('cursor', conn.pageInfo.endCursor);
-    next = `${u.pathname}${u.search}`;
-  }
-  return { status: 200, body: { data: items, meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length }, links: { next } } };
-}
+import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 
 const q = (name: string, schema: ReturnType<typeof str>, description?: string) => ({ name, in: 'query' as const, schema, ...(description ? { description } : {}) });
 
@@ -29,10 +14,7 @@ const filterParams = [
   q('start_from', { type: 'string', format: 'date' }, 'Start date on or after (Y-m-d)'),
   q('start_to', { type: 'string', format: 'date' }, 'Start date on or before (Y-m-d)'),
   q('search', str(), 'Policy number or vehicle registration (any spacing)'),
-  q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 25 }),
-  q('cursor', str(), 'From links.next'),
-  q('page', { type: 'integer', minimum: 1 }, 'Alternative to cursor'),
-  q('per_page', { type: 'integer', minimum: 1, maximum: 100 }, 'Alias of limit'),
+  ...pageParams(),
 ];
 
 const common = { tag: 'Policies', serviceOnly: true };
@@ -59,15 +41,11 @@ export const policyRoutes: RestRoute[] = [
       startTo: query.get('start_to') || undefined,
       search: query.get('search') || undefined,
     }),
-    toResponse: listResponse,
+    toResponse: (d, input) => connectionPage(d.policies, input, policyToRest),
     response: {
       status: 200,
       description: 'A page of policies',
-      schema: obj({
-        data: arr(ref('PolicyRecord')),
-        meta: obj({ limit: int(), has_more: bool(), count: int('Items in this page') }),
-        links: obj({ next: nullable(str('Path of the next page; null at the end')) }),
-      }),
+      schema: pageSchema(ref('PolicyRecord')),
     },
     errors: ['validation_failed'],
   }),

@@ -1,0 +1,67 @@
+import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import { ValidationError } from '../src/lib/problem.ts';
+import { intParam, type RestInput, type RestOutput } from './route.ts';
+import { arr, bool, int, nullable, obj, str } from './schemas.ts';
+
+/**
+ * The spec's list pagination (`limit` default 25, max 100, `cursor` from `links.next`; `page`/`per_page` also
+ * accepted) as GraphQL connection arguments. `pages: false` for connections without an `offset` argument.
+ */
+export function pageArgs(q: URLSearchParams, opts: { pages?: boolean } = {}): { first: number; after?: string; offset?: number } {
+  const pages = opts.pages ?? true;
+  const errors: { field: string; message: string }[] = [];
+  const size = (name: string) => {
+    const v = intParam(q.get(name));
+    if (v === undefined) return undefined;
+    if (!Number.isInteger(v) || v < 1 || v > 100) errors.push({ field: name, message: 'an integer from 1 to 100' });
+    return v;
+  };
+  const limit = size('limit') ?? (pages ? size('per_page') : undefined) ?? 25;
+  const page = pages ? intParam(q.get('page')) : undefined;
+  if (page !== undefined && (!Number.isInteger(page) || page < 1)) errors.push({ field: 'page', message: 'a positive integer' });
+  if (errors.length) throw new ValidationError(errors);
+  const cursor = q.get('cursor');
+  if (cursor) return { first: limit, after: cursor };
+  return { first: limit, ...(page && page > 1 ? { offset: (page - 1) * limit } : {}) };
+}
+
+/** A GraphQL connection as `{data, meta: {limit, has_more, count}, links: {next}}`; `next` keeps the filters. */
+export function connectionPage(
+  conn: { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } },
+  input: RestInput,
+  map: (node: any) => unknown,
+  opts: { pages?: boolean } = {},
+): RestOutput {
+  const items = conn.edges.map((e) => map(e.node));
+  const { first } = pageArgs(input.query, opts);
+  let next: string | null = null;
+  if (conn.pageInfo.hasNextPage && conn.pageInfo.endCursor) {
+    const u = new URL(input.url);
+    for (const k of ['page', 'per_page']) u.searchParams.delete(k);
+    u.searchParams.set('limit', String(first));
+    u.searchParams.set('cursor', conn.pageInfo.endCursor);
+    next = `${u.pathname}${u.search}`;
+  }
+  return { status: 200, body: { data: items, meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length }, links: { next } } };
+}
+
+export function pageSchema(item: SchemaObject): SchemaObject {
+  return obj({
+    data: arr(item),
+    meta: obj({ limit: int(), has_more: bool(), count: int('Items in this page') }),
+    links: obj({ next: nullable(str('Path of the next page; null at the end')) }),
+  });
+}
+
+export function pageParams(opts: { pages?: boolean } = {}): ParameterObject[] {
+  return [
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
+    { name: 'cursor', in: 'query', schema: str(), description: 'From links.next' },
+    ...((opts.pages ?? true)
+      ? ([
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'Alternative to cursor' },
+          { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 }, description: 'Alias of limit' },
+        ] as ParameterObject[])
+      : []),
+  ];
+}
