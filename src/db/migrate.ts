@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { sha256Hex } from '../lib/crypto.ts';
 import { ensureAppRole, ensureTenantIsolation } from './tenancy.ts';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
@@ -49,7 +50,7 @@ export async function migrate(databaseUrl: string, opts: { log?: (m: string) => 
     const applied: string[] = [];
     for (const name of names) {
       const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
-      const checksum = createHash('sha256').update(sql).digest('hex');
+      const checksum = sha256Hex(sql);
       const prior = byName.get(name);
       if (prior) {
         if (!prior.finished_at) throw new Error(`migration ${name} failed earlier and needs attention before the service can start`);

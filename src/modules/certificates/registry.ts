@@ -1,5 +1,6 @@
 import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
 import type { MotorKind } from '../motor/classify.ts';
+import { annualEnd, fromDbDate, todayNairobi, toDbDate } from '../../lib/dates.ts';
 
 /**
  * The motor certificate registry rail (Kenya's digital certificate system, domain notes). Field spellings are ours
@@ -187,7 +188,8 @@ export function formatRegistryDate(d: Date): RegistryDate {
 
 /** An instant → its calendar date in Nairobi (UTC+3, no daylight saving), dd/MM/yyyy. */
 export function registryDateNairobi(instant: Date): RegistryDate {
-  return formatRegistryDate(new Date(instant.getTime() + 3 * 3600_000));
+  const [y, m, d] = todayNairobi(instant).split('-');
+  return `${d}/${m}/${y}`;
 }
 
 /** dd/MM/yyyy → UTC midnight of that date; null when malformed or not a real date (31/02). */
@@ -201,9 +203,5 @@ export function parseRegistryDate(s: unknown): Date | null {
 
 /** The last permitted expiring date: one year less a day after commencing (29/02 rolls to 28/02 next year). */
 export function maxExpiringDate(commencing: Date): Date {
-  const y = commencing.getUTCFullYear() + 1;
-  const m = commencing.getUTCMonth();
-  const lastOfMonth = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  const sameDay = new Date(Date.UTC(y, m, Math.min(commencing.getUTCDate(), lastOfMonth)));
-  return new Date(sameDay.getTime() - 86_400_000);
+  return toDbDate(annualEnd(fromDbDate(commencing)));
 }

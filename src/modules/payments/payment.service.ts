@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.ts';
 import { requireAbility } from '../../auth/principal.ts';
 import type { AppServices, Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import { constantTimeEqual, sha256Hex } from '../../lib/crypto.ts';
+import { constantTimeEqual, newSecret, sha256Hex } from '../../lib/crypto.ts';
 import { normalisePhone } from '../../lib/identifiers.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, notFound, ValidationError } from '../../lib/problem.ts';
@@ -97,7 +97,7 @@ async function channelToken(app: AppServices, tx: Tx, tenantId: number, shortcod
   const aad = `mpesa-channel:${tenantId}`;
   const existing = await tx.mpesaChannel.findUnique({ where: { tenantId } });
   if (existing) return decryptSecret(key, existing.callbackTokenEnc, aad);
-  const token = `mcb_${randomBytes(32).toString('base64url')}`;
+  const token = newSecret('mcb');
   await tx.$executeRaw`
     INSERT INTO mpesa_channels (tenant_id, shortcode, callback_token_hash, callback_token_enc)
     VALUES (${tenantId}, ${shortcode}, ${sha256Hex(token)}, ${encryptSecret(key, token, aad)})
