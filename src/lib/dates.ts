@@ -35,3 +35,8 @@ export function daysBetween(from: string, to: string): number {
 
 export const toDbDate = (ymd: string): Date => new Date(`${ymd}T00:00:00Z`);
 export const fromDbDate = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** An instant as ISO 8601 on the Nairobi clock, e.g. 2026-11-25T15:57:45+03:00. */
+export function nairobiIso(d: Date): string {
+  return `${new Date(d.getTime() + 3 * 3600_000).toISOString().slice(0, 19)}+03:00`;
+}

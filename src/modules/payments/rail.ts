@@ -1,4 +1,5 @@
 import type { AppServices } from '../../context.ts';
+import { nairobiIso } from '../../lib/dates.ts';
 
 /** Daraja's STK push request (Lipa na M-Pesa Online), field for field. */
 export interface DarajaStkPushRequest {
@@ -73,7 +74,7 @@ export const RESULT_CODES: Record<number, string> = {
 
 /** YYYYMMDDHHmmss on the Nairobi clock (UTC+3, no daylight saving). */
 export function darajaTimestamp(now: Date = new Date()): string {
-  return new Date(now.getTime() + 3 * 3600_000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return nairobiIso(now).slice(0, 19).replace(/[-:T]/g, '');
 }
 
 /** Nairobi timestamp YYYYMMDDHHmmss → ISO 8601 with +03:00. */

@@ -1,6 +1,6 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { fromDbDate, todayNairobi } from '../../lib/dates.ts';
+import { fromDbDate, nairobiIso, todayNairobi } from '../../lib/dates.ts';
 import { toShillings } from '../../lib/money.ts';
 import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
@@ -16,10 +16,6 @@ export interface RailResult {
 
 export type SettleOutcome = 'settled' | 'failed' | 'duplicate' | 'unmatched' | 'malformed';
 
-/** ISO 8601 on the Nairobi clock, e.g. 2026-11-25T15:57:45+03:00. */
-export function nairobiIso(d: Date): string {
-  return `${new Date(d.getTime() + 3 * 3600_000).toISOString().slice(0, 19)}+03:00`;
-}
 
 const moneyOf = (cents: bigint) => ({ amount: toShillings(cents), amount_minor: Number(cents) });
 
