@@ -3,6 +3,8 @@ import type { AppServices } from '../src/context.ts';
 import { registerEventWorkers } from './events.worker.ts';
 import { registerMaintenanceWorker } from './maintenance.worker.ts';
 import { registerPaymentWorkers } from './payments.worker.ts';
+import { registerCertificateWorkers } from './certificates.worker.ts';
+import { registerPolicyWorkers } from './policies.worker.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -17,5 +19,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerMaintenanceWorker(boss, app);
   await registerEventWorkers(boss, app, databaseUrl);
   await registerPaymentWorkers(boss, app);
+  await registerCertificateWorkers(boss, app);
+  await registerPolicyWorkers(boss, app);
   return boss;
 }

@@ -52,6 +52,22 @@ export const QUEUES = {
     options: { retryLimit: 0, expireInSeconds: 120 },
     cron: '* * * * *',
   },
+  /**
+   * Daily at 00:05 Nairobi (and on demand): time-based policy states (expired, lapsed, not_taken_up), renewal notices,
+   * expiry of stale previews. Idempotent: each move is a guarded transition.
+   */
+  policyLifecycle: {
+    name: 'policies.lifecycle',
+    payload: z.object({ asOf: z.string().optional() }).strict(),
+    options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
+    cron: '5 0 * * *',
+  },
+  /** Cancel one certificate at the registry (policy cancellation, vehicle removal). */
+  cancelCertificate: {
+    name: 'certificates.cancel',
+    payload: z.object({ certificateId: z.number().int().positive(), reasonId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

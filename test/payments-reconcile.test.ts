@@ -1,6 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canTransition, POLICY_TRANSITIONS, transitionPolicy } from '../src/modules/policies/policy-state.ts';
+import { transitionPolicy } from '../src/modules/policies/policy-state.ts';
 import { AppError } from '../src/lib/problem.ts';
 import { reconcilePending } from '../src/modules/payments/settle.service.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -36,6 +36,7 @@ describe('a callback that never comes', () => {
     expect(await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { checkoutRequestId: checkout } }))).toBe(0);
     expect(s.body.data.mpesa_receipt_number).toBe(prompt.receiptNo);
     const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    const meta = { tenantId: o.org.id, source: 'api' as const, reason: 'test' };
     expect(policy.status).toBe('active');
 
     // Asking again changes nothing: one receipt for the prompt.
@@ -155,23 +156,22 @@ describe('visibility and tenancy of receipts', () => {
 });
 
 describe('policy state machine', () => {
-  it('allows only pending_payment → active so far', () => {
-    const statuses = Object.keys(POLICY_TRANSITIONS) as (keyof typeof POLICY_TRANSITIONS)[];
-    const allowed = statuses.flatMap((from) => statuses.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
-    expect(allowed).toEqual(['pending_payment→active']);
-  });
-
-  it('moves a policy once and refuses an illegal move with domain_rule', async () => {
+  it('moves a policy once, records its history, and refuses an illegal move with invalid_state', async () => {
     const bound = await o.bind(1);
     const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
-    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active'))).toBe(true);
+    const meta = { tenantId: o.org.id, source: 'api' as const, reason: 'test' };
+    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta))).toBe(true);
     // Already moved: the guarded update applies to nothing.
-    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active'))).toBe(false);
-    const err = await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'active', 'pending_payment')).catch((e) => e);
+    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta))).toBe(false);
+    const err = await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'active', 'pending_payment', meta)).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe('domain_rule');
-    const after = await t.db.tenant(o.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { id: policy.id } }));
+    expect((err as AppError).code).toBe('invalid_state');
+    const after = await t.db.tenant(o.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { id: policy.id }, include: { statusHistory: { orderBy: { id: 'asc' } } } }));
     expect(after.status).toBe('active');
+    expect(after.statusHistory.map((h) => [h.fromStatus, h.toStatus, h.source])).toEqual([
+      [null, 'pending_payment', 'bind'],
+      ['pending_payment', 'active', 'api'],
+    ]);
   });
 
   it('a cancelled policy takes no premium (422 domain_rule)', async () => {

@@ -10,8 +10,12 @@ import { clientSchemas } from '../mappers/client.ts';
 import { referenceRoutes, referenceSchemas } from './reference.ts';
 import { paymentRoutes, paymentSchemas } from './payments.ts';
 import { webhookRoutes, webhookSchemas } from './webhooks.ts';
+import { endorsementRoutes, endorsementSchemas } from './endorsements.ts';
+import { cancellationRoutes, cancellationSchemas } from './cancellations.ts';
+import { certificateRoutes, certificateSchemas } from './certificates.ts';
+import { renewalRoutes, renewalSchemas } from './renewals.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...policyRoutes, ...webhookRoutes, ...paymentRoutes];
+export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...renewalRoutes, ...policyRoutes, ...endorsementRoutes, ...cancellationRoutes, ...certificateRoutes, ...webhookRoutes, ...paymentRoutes];
 
-export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...policySchemas, ...webhookSchemas, ...paymentSchemas };
+export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...policySchemas, ...endorsementSchemas, ...cancellationSchemas, ...certificateSchemas, ...renewalSchemas, ...webhookSchemas, ...paymentSchemas };

@@ -21,7 +21,7 @@ export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, 
           status: 'pending_payment',
           vehicles: { create: vehicles.map(({ id: _v, policyId: _p, benefits, ...v }) => ({ ...v, benefits: benefits ?? undefined, regNo: `KZZ${String(i).padStart(3, '0')}A` })) },
           taxes: { create: taxes.map(({ id: _x, policyId: _p, ...x }) => x) },
-          debitNotes: { create: debitNotes.map(({ id: _d, policyId: _p, createdAt: _dc, ...d }) => ({ ...d, paidMinor: 0n, number: `DN-${policyNo}-${d.instalmentNo}/${d.instalmentCount}` })) },
+          debitNotes: { create: debitNotes.map(({ id: _d, policyId: _p, createdAt: _dc, breakdown: _b, ...d }) => ({ ...d, paidMinor: 0n, number: `DN-${policyNo}-${d.instalmentNo}/${d.instalmentCount}` })) },
         },
       });
     }

@@ -50,6 +50,127 @@ const policyActivated = z
   })
   .strict();
 
+
+const signedMoney = {
+  amount: z.number().int().describe('Whole shillings (negative for a credit), derived from the cents: rounded half away from zero'),
+  amount_minor: z.number().int().describe('Integer cents (exact); negative for a credit'),
+};
+
+const policyRef = {
+  policy_no: z.string(),
+  policy_uuid: z.string(),
+  client_no: z.string(),
+};
+
+const policyStatusChanged = (status: string, why: string) =>
+  z
+    .object({
+      ...policyRef,
+      status: z.literal(status),
+      previous_status: z.string(),
+      reason: z.string().describe(why),
+      changed_at: z.string().describe('ISO 8601 with offset'),
+    })
+    .strict();
+
+const policyEndorsed = z
+  .object({
+    ...policyRef,
+    endorsement_no: z.string().describe('END-<policy>-<n>'),
+    endorsement_uuid: z.string(),
+    operation: z.enum(['add_vehicle', 'remove_vehicle', 'change_value', 'change_details']),
+    effective_date: z.string().describe('Y-m-d'),
+    premium_effect: z.object(signedMoney).describe('Total premium effect including levies: positive raised a debit note, negative a credit note'),
+    note: z.object({ kind: z.enum(['debit', 'credit']), number: z.string() }).nullable().describe('The note raised; null for a change without premium'),
+    confirmed_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
+const policyCancelled = z
+  .object({
+    ...policyRef,
+    cancellation_uuid: z.string(),
+    reason: z.string().describe('Reason code from the documented list'),
+    requested_by: z.string(),
+    effective_date: z.string().describe('Y-m-d: first day without cover'),
+    credit_note_no: z.string().nullable(),
+    credit: z.object(money).describe('Unearned premium credited (credit note total)'),
+    refund: z.object(money).describe('Part of the credit refunded to the client balance after settling open debit notes'),
+    cancelled_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
+const policyReinstated = z
+  .object({
+    ...policyRef,
+    cancellation_uuid: z.string().nullable().describe('The cancellation reversed; null when a lapse was reversed by payment'),
+    previous_status: z.enum(['cancelled', 'lapsed']),
+    debit_note_no: z.string().nullable().describe('Reinstatement debit note, when one was raised'),
+    reinstated_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
+const policyRenewed = z
+  .object({
+    ...policyRef,
+    renewal_policy_no: z.string(),
+    renewal_policy_uuid: z.string(),
+    renewed_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
+const policyRenewalDue = z
+  .object({
+    ...policyRef,
+    end_date: z.string().describe('Y-m-d: last day of cover'),
+    days_to_expiry: z.number().int(),
+    insurer: z.string(),
+    premium: z.object(money).describe('The expiring period\'s total premium'),
+  })
+  .strict();
+
+const certificateBase = {
+  certificate_uuid: z.string(),
+  policy_no: z.string(),
+  policy_uuid: z.string(),
+  client_no: z.string(),
+  registration: z.string(),
+  stage: z.number().int().describe('1-based stage of an instalment plan (1 of 1 otherwise)'),
+  stage_count: z.number().int(),
+};
+
+const certificateIssued = z
+  .object({
+    ...certificateBase,
+    certificate_no: z.string(),
+    certificate_class: z.enum(['A', 'B', 'C', 'D']),
+    cover_code: z.number().int().describe('100 COMP, 200 TPO, 300 TPFT'),
+    start_date: z.string().describe('Y-m-d'),
+    end_date: z.string().describe('Y-m-d'),
+    registry_ref: z.string(),
+    issued_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
+const certificateFailed = z
+  .object({
+    ...certificateBase,
+    error_code: z.string().describe('Registry error code (ER005 double insurance, ER006 no stock …) or our own'),
+    message: z.string(),
+    attempts: z.number().int(),
+    final: z.boolean().describe('True when no automatic retry follows (a manual issue can still retry)'),
+  })
+  .strict();
+
+const certificateCancelled = z
+  .object({
+    ...certificateBase,
+    certificate_no: z.string(),
+    reason_id: z.number().int().describe('Registry cancellation reason id'),
+    cancelled_at: z.string().describe('ISO 8601 with offset'),
+  })
+  .strict();
+
 /** `ping` is the send-test-event payload: delivered only by that action and, per the spec, not in the catalogue. */
 export const PING_EVENT = 'ping';
 export const pingData = z.object({ message: z.string(), sent_by: z.string().describe('Name of the user') }).strict();
@@ -57,6 +178,17 @@ export const pingData = z.object({ message: z.string(), sent_by: z.string().desc
 export const CATALOGUE = {
   'payment.received': { description: 'A payment callback raised a receipt (allocated to the account\'s open debit notes).', data: paymentReceived },
   'policy.activated': { description: 'The first instalment was paid in full and the policy became active.', data: policyActivated },
+  'policy.endorsed': { description: 'An endorsement was confirmed: cover changed and a debit or credit note raised.', data: policyEndorsed },
+  'policy.cancelled': { description: 'A cancellation was confirmed: credit note raised, refund allocated, certificates cancelled.', data: policyCancelled },
+  'policy.reinstated': { description: 'A cancelled (or lapsed) policy was reinstated within the reinstatement window.', data: policyReinstated },
+  'policy.expired': { description: 'The cover period ended (daily schedule).', data: policyStatusChanged('expired', 'Why the status changed') },
+  'policy.lapsed': { description: 'An instalment stayed unpaid past its due date plus the grace period (daily schedule).', data: policyStatusChanged('lapsed', 'Which debit note was overdue') },
+  'policy.not_taken_up': { description: 'The first instalment was never paid within the not-taken-up window (daily schedule).', data: policyStatusChanged('not_taken_up', 'Why the status changed') },
+  'policy.renewed': { description: 'The renewal of this policy became active; this policy is now `renewed`.', data: policyRenewed },
+  'policy.renewal_due': { description: 'The policy expires within the renewal-notice window (sent once per policy).', data: policyRenewalDue },
+  'certificate.issued': { description: 'The registry issued a motor certificate (one per vehicle and stage).', data: certificateIssued },
+  'certificate.failed': { description: 'A certificate issue failed at the registry (double insurance, no stock, invalid data …).', data: certificateFailed },
+  'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
 } as const;
 
 export type CatalogueEventName = keyof typeof CATALOGUE;

@@ -12,6 +12,7 @@ import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts
 import { nextNumber } from '../clients/client.service.ts';
 import { NOT_OFFERED_TYPES, splitInstalments } from './rating.ts';
 import { noQuote, normaliseRisk, priceRisk } from './quote.service.ts';
+import { recordInitialStatus } from '../policies/policy-state.ts';
 import { figuresOff, mismatchError } from './save-quote.service.ts';
 
 /** Business rules a bind must pass (422 domain_rule), documented in the README. */
@@ -214,10 +215,25 @@ export const bindService = {
               pll: risk.pll || null,
               coverage: risk.coverage,
               benefits: (vehicle.benefits ?? undefined) as never,
+              addedOn: toDbDate(risk.startDate),
             }],
           },
         },
+        include: { vehicles: true },
       });
+      // The vehicle's annual basic premium (PLL included) on cover for the whole period: what endorsements and
+      // cancellation pro-rate (proration.ts).
+      await tx.policyPremiumItem.create({
+        data: {
+          tenantId: p.tenant.id,
+          policyId: policy.id,
+          vehicleId: policy.vehicles[0]!.id,
+          annualBasicMinor: option.basicMinor,
+          fromDate: toDbDate(risk.startDate),
+          toDate: toDbDate(risk.endDate),
+        },
+      });
+      await recordInitialStatus(tx, policy.id, { tenantId: p.tenant.id, source: 'bind', actorUserId: actor.userId });
       const amounts = splitInstalments(option.totalMinor, instalments);
       const debitNotes = [];
       for (const [i, amountMinor] of amounts.entries()) {

@@ -5,6 +5,8 @@ import { toShillings } from '../../lib/money.ts';
 import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { transitionPolicy } from '../policies/policy-state.ts';
+import { onPolicyPaid } from '../policies/payment-hooks.ts';
+import { queueCertificateIssue } from '../certificates/issuance.ts';
 import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue, paymentsRuntime } from './rail.ts';
 
 /** A rail's final word on a prompt, from a callback or a status query. */
@@ -72,10 +74,12 @@ export async function applyRailResult(
         where: { id: pr.id },
         data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId: cert.receiptId, resolvedVia: via, resolvedAt: new Date() },
       });
-      return { outcome: 'settled' as const, certificate: cert.certificate };
+      return { outcome: 'settled' as const, certificate: cert.certificate, policyId: pr.policyId };
     },
     { timeout: 20_000 },
   );
+  // Any payment to a policy may make a certificate (stage) due: the certificate module decides what.
+  if ('policyId' in out && out.policyId) await queueCertificateIssue(app, out.policyId);
   if ('certificate' in out && out.certificate) {
     const queue = paymentsRuntime(app).queueCertificate;
     // Without a job runner in this process the request stays `queued` for the runner to pick up.
@@ -115,7 +119,7 @@ async function raiseReceipt(
   let left = pay.amountMinor;
   const allocations: { debitNoteId: number; number: string; amountMinor: bigint }[] = [];
   for (const n of notes) {
-    const open = n.amountMinor - n.paidMinor;
+    const open = n.amountMinor - n.paidMinor - n.creditedMinor;
     if (open <= 0n || left <= 0n) continue;
     const take = open < left ? open : left;
     allocations.push({ debitNoteId: n.id, number: n.number, amountMinor: take });
@@ -166,7 +170,7 @@ async function raiseReceipt(
   let certificate: { id: number; policyId: number } | null = null;
   if (policy && policy.status === 'pending_payment') {
     const first = await tx.debitNote.findFirst({ where: { policyId: policy.id, instalmentNo: 1 } });
-    if (first && first.paidMinor >= first.amountMinor && (await transitionPolicy(tx, policy.id, 'pending_payment', 'active'))) {
+    if (first && first.paidMinor >= first.amountMinor && (await transitionPolicy(tx, policy.id, 'pending_payment', 'active', { tenantId, source: 'payment', reason: `first instalment paid (${receiptNo})` }))) {
       const now = new Date();
       await emitEvent(app, tx, tenantId, 'policy.activated', {
         policy_no: policy.policyNo,
@@ -185,6 +189,8 @@ async function raiseReceipt(
       certificate = { id: req.id, policyId: policy.id };
     }
   }
+  // After activation, so a renewal that just became active can mark the policy it renews.
+  if (policy) await onPolicyPaid(app, tx, tenantId, policy.id, receiptNo);
   return { receiptId: receipt.id, certificate };
 }
 

@@ -3,19 +3,44 @@ import type { PolicyStatus } from '../../generated/prisma/enums.ts';
 import { AppError } from '../../lib/problem.ts';
 
 /**
- * The policy state machine of the spec's States table, in one place: every status change goes through
- * `transitionPolicy`, which refuses a move the table does not list. Later issues add their rows here.
+ * The policy state machine, in one place: every status change goes through `transitionPolicy`, which refuses a move
+ * this table does not list and writes the policy's status history.
+ *
+ *   pending_payment → active          first instalment paid in full (payment)
+ *   pending_payment → not_taken_up    never paid within POLICY_RULES.notTakenUpDays (schedule)
+ *   active          → cancelled       cancellation confirmed (api)
+ *   active          → expired         the day after the end date (schedule)
+ *   active          → lapsed          an instalment unpaid POLICY_RULES.lapseGraceDays after its due date (schedule)
+ *   active          → renewed         its renewal policy became active (payment)
+ *   expired         → renewed         its renewal policy became active after the old one expired (payment)
+ *   cancelled       → active          reinstatement within POLICY_RULES.reinstatementDays of the cancellation (api)
+ *   lapsed          → active          the arrears paid within POLICY_RULES.reinstatementDays of the lapse (payment)
  */
 export const POLICY_TRANSITIONS: Record<PolicyStatus, readonly PolicyStatus[]> = {
-  // First instalment paid in full (a receipt allocated to the first debit note).
-  pending_payment: ['active'],
-  active: [],
-  cancelled: [],
-  expired: [],
-  lapsed: [],
+  pending_payment: ['active', 'not_taken_up'],
+  active: ['cancelled', 'expired', 'lapsed', 'renewed'],
+  expired: ['renewed'],
+  cancelled: ['active'],
+  lapsed: ['active'],
   renewed: [],
   not_taken_up: [],
 };
+
+/** The documented time rules of the lifecycle (README "Policy lifecycle"). */
+export const POLICY_RULES = {
+  /** pending_payment → not_taken_up when the first instalment is unpaid this many days after the later of start and bind. */
+  notTakenUpDays: 30,
+  /** active → lapsed when an instalment is still unpaid this many days after its due date. */
+  lapseGraceDays: 14,
+  /** A cancellation (or a lapse) can be reversed within this many days. */
+  reinstatementDays: 30,
+  /** Renewal notices (policy.renewal_due) go out this many days before expiry. */
+  renewalNoticeDays: 30,
+  /** Endorsement and cancellation previews, and renewal quotes, can be confirmed for this long. */
+  previewValidHours: 72,
+} as const;
+
+export type TransitionSource = 'bind' | 'payment' | 'schedule' | 'api' | 'renewal' | 'reinstatement';
 
 export function canTransition(from: PolicyStatus, to: PolicyStatus): boolean {
   return POLICY_TRANSITIONS[from]?.includes(to) ?? false;
@@ -23,7 +48,7 @@ export function canTransition(from: PolicyStatus, to: PolicyStatus): boolean {
 
 export class IllegalTransitionError extends AppError {
   constructor(from: PolicyStatus, to: PolicyStatus) {
-    super('domain_rule', { detail: `A policy cannot go from ${from} to ${to}` });
+    super('invalid_state', { detail: `A policy cannot go from ${from} to ${to}` });
   }
 }
 
@@ -31,12 +56,32 @@ export function assertTransition(from: PolicyStatus, to: PolicyStatus): void {
   if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
 }
 
+export interface TransitionMeta {
+  tenantId: number;
+  source: TransitionSource;
+  reason?: string | null;
+  actorUserId?: number | null;
+}
+
 /**
  * Moves a policy from `from` to `to`, guarded in SQL as well: the update only applies while the row still has
- * status `from`, so two concurrent settlements cannot both activate it. Returns false when it had already moved.
+ * status `from`, so two concurrent writers cannot both move it. Writes the history row in the same transaction.
+ * Returns false when the policy had already moved.
  */
-export async function transitionPolicy(tx: Tx, policyId: number, from: PolicyStatus, to: PolicyStatus): Promise<boolean> {
+export async function transitionPolicy(tx: Tx, policyId: number, from: PolicyStatus, to: PolicyStatus, meta: TransitionMeta): Promise<boolean> {
   assertTransition(from, to);
-  const r = await tx.policy.updateMany({ where: { id: policyId, status: from }, data: { status: to } });
-  return r.count === 1;
+  const now = new Date();
+  const r = await tx.policy.updateMany({ where: { id: policyId, status: from }, data: { status: to, statusChangedAt: now } });
+  if (r.count !== 1) return false;
+  await tx.policyStatusChange.create({
+    data: { tenantId: meta.tenantId, policyId, fromStatus: from, toStatus: to, source: meta.source, reason: meta.reason ?? null, actorUserId: meta.actorUserId ?? null, at: now },
+  });
+  return true;
+}
+
+/** The first history row of a new policy (bind or renewal bind). */
+export async function recordInitialStatus(tx: Tx, policyId: number, meta: TransitionMeta): Promise<void> {
+  await tx.policyStatusChange.create({
+    data: { tenantId: meta.tenantId, policyId, fromStatus: null, toStatus: 'pending_payment', source: meta.source, reason: meta.reason ?? null, actorUserId: meta.actorUserId ?? null },
+  });
 }

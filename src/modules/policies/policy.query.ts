@@ -46,6 +46,23 @@ builder.prismaObjectFields('Policy', (t) => ({
   salesPerson: t.relation('salesPerson', { nullable: true }),
 }));
 
+builder.prismaObject('PolicyStatusChange', {
+  description: 'One transition of the policy state machine.',
+  fields: (t) => ({
+    fromStatus: t.exposeString('fromStatus', { nullable: true, description: 'Null for the first row (bind)' }),
+    toStatus: t.exposeString('toStatus'),
+    source: t.exposeString('source', { description: 'bind, payment, schedule, api, renewal or reinstatement' }),
+    reason: t.exposeString('reason', { nullable: true }),
+    at: t.expose('at', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObjectFields('Policy', (t) => ({
+  statusHistory: t.relation('statusHistory', { description: 'Every status the policy has had, oldest first.', query: { orderBy: { id: 'asc' } } }),
+  renewalOf: t.relation('renewalOf', { nullable: true, description: 'The policy this one renews.' }),
+  renewal: t.relation('renewal', { nullable: true, description: 'The policy that renews this one, once bound.' }),
+}));
+
 builder.queryFields((t) => ({
   policies: t.prismaConnection({
     type: 'Policy',
