@@ -39,13 +39,17 @@ export const QUEUES = {
     payload: z.object({ checkoutRequestId: z.string().min(1) }).strict(),
     options: { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60 },
   },
-  /** Motor certificate issuance for a newly active policy (the registry integration is a later issue). */
+  /**
+   * Issue whatever certificates are due for one policy (stage after stage). Idempotent: rows are unique per
+   * (policy, vehicle, stage, series) and an attempt acts only on a pending row. A registry that does not answer
+   * (a throw) is retried; its refusals are final (the certificate is failed, a manual issue retries).
+   */
   issueCertificate: {
     name: 'certificates.issue',
-    payload: z.object({ policyId: z.number().int().positive(), certificateRequestId: z.number().int().positive() }).strict(),
-    options: { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
+    payload: z.object({ policyId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 300 },
   },
-  /** Every minute: pending STK pushes past MPESA_RECONCILE_AFTER_MS asked of the rail; unqueued certificate requests. */
+  /** Every minute: pending STK pushes past MPESA_RECONCILE_AFTER_MS asked of the rail; due-but-missing certificates. */
   reconcilePayments: {
     name: 'payments.reconcile',
     payload: z.object({}).strict(),
@@ -62,11 +66,15 @@ export const QUEUES = {
     options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
     cron: '5 0 * * *',
   },
-  /** Cancel one certificate at the registry (policy cancellation, vehicle removal). */
+  /**
+   * Cancel one cancel_pending certificate at the registry (policy cancellation, vehicle removal). Sent from inside
+   * the requesting transaction with a short delay: a run that finds the certificate still `issued` (not yet
+   * committed) fails and is retried; the minute sweep re-sends what is left.
+   */
   cancelCertificate: {
     name: 'certificates.cancel',
-    payload: z.object({ certificateId: z.number().int().positive(), reasonId: z.number().int().positive() }).strict(),
-    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+    payload: z.object({ certificateId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 300 },
   },
 } as const;
 

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type DocumentNode, execute, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import { type ASTNode, type DocumentNode, execute, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, parse, validate, visit } from 'graphql';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, ValidationError } from '../src/lib/problem.ts';
 import { type RestRoute, snake } from './route.ts';
@@ -14,11 +14,50 @@ export interface CompiledRoute {
   paramNames: string[];
 }
 
+const FRAGMENTS_DIR = path.join(OPERATIONS_DIR, 'fragments');
+
+/** Shared fragments (operations/fragments/*.graphql), by name: one selection for a record many operations return. */
+function loadFragments(): Map<string, FragmentDefinitionNode> {
+  const out = new Map<string, FragmentDefinitionNode>();
+  if (!existsSync(FRAGMENTS_DIR)) return out;
+  for (const file of readdirSync(FRAGMENTS_DIR).filter((f) => f.endsWith('.graphql')).sort()) {
+    for (const def of parse(readFileSync(path.join(FRAGMENTS_DIR, file), 'utf8')).definitions) {
+      if (def.kind !== Kind.FRAGMENT_DEFINITION) throw new Error(`${file}: only fragments belong in operations/fragments`);
+      if (out.has(def.name.value)) throw new Error(`${file}: fragment ${def.name.value} is defined twice`);
+      out.set(def.name.value, def);
+    }
+  }
+  return out;
+}
+
+/** Appends the shared fragments an operation spreads (transitively) and does not define itself. */
+function withSharedFragments(document: DocumentNode, shared: Map<string, FragmentDefinitionNode>): DocumentNode {
+  const defined = new Set(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => (d as FragmentDefinitionNode).name.value));
+  const added: FragmentDefinitionNode[] = [];
+  const spreadsOf = (node: ASTNode): string[] => {
+    const names: string[] = [];
+    visit(node, { FragmentSpread: (s) => void names.push(s.name.value) });
+    return names;
+  };
+  const queue = spreadsOf(document);
+  while (queue.length) {
+    const name = queue.shift()!;
+    if (defined.has(name)) continue;
+    const def = shared.get(name);
+    if (!def) continue; // validation reports the unknown fragment
+    defined.add(name);
+    added.push(def);
+    queue.push(...spreadsOf(def));
+  }
+  return added.length ? { ...document, definitions: [...document.definitions, ...added] } : document;
+}
+
 /** Parses and validates every route's operation once, at start: a broken mapping fails the boot, not a request. */
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  const shared = loadFragments();
   return routes.map((route) => {
     const text = readFileSync(path.join(OPERATIONS_DIR, `${route.operation}.graphql`), 'utf8');
-    const document = parse(text);
+    const document = withSharedFragments(parse(text), shared);
     const errors = validate(schema, document);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: operation ${route.operation} is invalid: ${errors[0]!.message}`);
     const paramNames: string[] = [];
@@ -71,8 +110,8 @@ function renameField(field: string, names: Record<string, string>): string {
 
 /** Field paths in REST spelling: `input.` dropped, camelCase → snake_case, then the route's own legacy renames. */
 function restFieldErrors(err: AppError, route: RestRoute): AppError {
-  if (route.mapProblemExtra && err.extra) {
-    err = new AppError(err.code, { detail: err.detail, status: err.status, errors: err.errors, extra: route.mapProblemExtra(err.extra), headers: err.headers });
+  if (route.mapProblemExtra && (err.extra || route.mapEveryProblem)) {
+    err = new AppError(err.code, { detail: err.detail, status: err.status, errors: err.errors, extra: route.mapProblemExtra(err.extra ?? {}, err), headers: err.headers });
   }
   if (!err.errors?.length) return err;
   const errors = err.errors.map((e) => {

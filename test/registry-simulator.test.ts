@@ -1,5 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { RegistrySimulator, type SimMember } from '../jobs/rails/registry-simulator.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DbSimStore, RegistrySimulator, type SimMember } from '../jobs/rails/registry-simulator.ts';
+import { Database } from '../src/db/client.ts';
+import { createTestTenant } from './factories/tenant.ts';
+import { createTestDatabase } from './helpers/db.ts';
 import {
   certificateClass,
   coverCode,
@@ -11,8 +14,8 @@ import {
   registryDateNairobi,
 } from '../src/modules/certificates/registry.ts';
 
-// The registry is an outside system with no database of ours behind it yet, so these tests drive the in-process
-// simulator directly; wiring it into the app (issue 5) brings the HTTP-level tests.
+// The registry is an outside system: these tests drive the simulator directly, first over the in-memory store, then
+// over the PostgreSQL store the app uses. The HTTP-level tests are in certificates.test.ts.
 
 const HOUR = 3600_000;
 // 12:00 in Nairobi on 26/11/2026.
@@ -287,5 +290,70 @@ describe('cancellation', () => {
       expectFailure(await reg.cancel({ certificateNo: certificateNo!, reasonId }), 'ER002', /reason/);
     }
     expect((await reg.get(certificateNo!)).certificate?.status).toBe('Active');
+  });
+});
+
+describe('the PostgreSQL store (what the app runs on)', () => {
+  let dbh: { url: string; drop(): Promise<void> };
+  let db: Database;
+  const clock = () => now;
+  // Two instances over one database stand for two processes (or a restart).
+  let a: RegistrySimulator;
+  let b: RegistrySimulator;
+  let store: DbSimStore;
+
+  beforeAll(async () => {
+    dbh = await createTestDatabase();
+    db = await Database.connect(dbh.url, { poolSize: 3 });
+    await createTestTenant(db); // its insurers are the members (Simba General is 101)
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+    await dbh?.drop();
+  });
+  beforeEach(() => {
+    store = new DbSimStore(db, 10);
+    a = new RegistrySimulator({ store, now: clock });
+    b = new RegistrySimulator({ store: new DbSimStore(db, 10), now: clock });
+  });
+
+  it('seeds a member\u2019s stock lazily at the default for every class, and knows only insurers\u2019 member ids', async () => {
+    expect(await a.stock(101)).toMatchObject({ success: true, stock: ['A', 'B', 'C', 'D'].map((c) => ({ certificateClass: c, available: 10 })) });
+    expectFailure(await a.stock(999), 'ER001');
+    expectFailure(await a.issue(privateCar({ memberCompanyId: 999 })), 'ER001');
+  });
+
+  it('keeps certificates across instances: issue in one, get, validate and double-insurance in the other', async () => {
+    const issued = await a.issue(privateCar({ policyHolder: 'Simba Holder', registrationNumber: 'KDB 100A', chassisNumber: 'DBCH100' }));
+    expect(issued.success, JSON.stringify(issued.errors)).toBe(true);
+    expect(issued.referenceNo).toMatch(/^REF\d{9}$/);
+    const got = await b.get(issued.certificateNo!);
+    expect(got.certificate).toMatchObject({ certificateNo: issued.certificateNo, insurer: 'Simba General Insurance Company Limited', registrationNumber: 'KDB100A', status: 'Active' });
+    expect((await b.validate({ certificateNo: issued.certificateNo!, registration: 'kdb 100a', chassis: 'dbch100' })).success).toBe(true);
+    const di = await b.doubleInsuranceCheck({ registration: 'KDB100A', chassis: '', start: '01/12/2026', end: '31/12/2026' });
+    expect(di.conflicts).toMatchObject([{ certificateNo: issued.certificateNo, memberCompanyId: 101 }]);
+    expectFailure(await b.issue(privateCar({ memberCompanyId: 102, registrationNumber: 'KDB 100A', chassisNumber: 'OTHER' })), 'ER005');
+    // Numbers continue across instances.
+    const next = await b.issue(privateCar({ registrationNumber: 'KDB 101A', chassisNumber: 'DBCH101' }));
+    expect(Number(next.certificateNo!.slice(2))).toBe(Number(issued.certificateNo!.slice(2)) + 1);
+  });
+
+  it('cancels through either instance within 24 hours, refuses after', async () => {
+    const one = await a.issue(privateCar({ registrationNumber: 'KDB 200A', chassisNumber: 'DBCH200' }));
+    const two = await a.issue(privateCar({ registrationNumber: 'KDB 201A', chassisNumber: 'DBCH201' }));
+    now = new Date(T0.getTime() + 23 * HOUR);
+    expect((await b.cancel({ certificateNo: one.certificateNo!, reasonId: 15 })).success).toBe(true);
+    expect((await a.get(one.certificateNo!)).certificate).toMatchObject({ status: 'Cancelled', cancelReasonId: 15 });
+    now = new Date(T0.getTime() + 25 * HOUR);
+    expectFailure(await b.cancel({ certificateNo: two.certificateNo!, reasonId: 15 }), 'ER007', /24 hours/);
+  });
+
+  it('stock is settable and runs out (ER006), shared by every instance', async () => {
+    await store.setStock(103, 'D', 1);
+    const bike = (reg: string) => privateCar({ memberCompanyId: 103, certificateClass: 'D', typeOfCover: 200, sumInsured: undefined, registrationNumber: reg, chassisNumber: `CH${reg}` });
+    expect((await a.issue(bike('KMDB 1D'))).success).toBe(true);
+    expectFailure(await b.issue(bike('KMDB 2D')), 'ER006');
+    await store.setStock(103, 'D', -1); // not authorised for the class any more
+    expectFailure(await b.issue(bike('KMDB 3D')), 'ER001');
   });
 });

@@ -38,6 +38,8 @@ export interface Config {
   mpesaReconcileAfterMs: number;
   /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
   mpesaPasskey: string;
+  /** Simulated certificate registry: stock per member company and class, seeded the first time a member is seen. */
+  registrySimDefaultStock: number;
 }
 
 function int(name: string, def: number): number {
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
     mpesaSimDelayMs: int('MPESA_SIM_DELAY_MS', testMode ? 0 : 3_000),
     mpesaReconcileAfterMs: int('MPESA_RECONCILE_AFTER_MS', testMode ? 0 : 30_000),
+    registrySimDefaultStock: int('REGISTRY_SIM_DEFAULT_STOCK', 1000),
     mpesaPasskey: env.MPESA_PASSKEY || 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919',
   };
 }

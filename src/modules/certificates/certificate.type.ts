@@ -1,2 +1,164 @@
-// Filled in by its module's change.
-export {};
+import { builder } from '../../graphql/builder.ts';
+import { ProblemRef } from '../../graphql/common.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import {
+  type CertificateCheck,
+  CertificateStateError,
+  certificateService,
+  COVER_NAMES,
+  DoubleInsuranceError,
+  RegistryRefusedError,
+} from './certificate.service.ts';
+import { CERTIFICATE_STATES } from './certificate-state.ts';
+import type { CertificateRecord } from './registry.ts';
+
+const CertificateStatusEnum = builder.enumType('CertificateStatus', {
+  description:
+    'pending → issued | failed | void; failed → pending (manual retry); issued → cancel_pending → cancelled | cancel_refused (registry refused: past 24 hours); void: dropped before issue because the policy or vehicle was cancelled.',
+  values: CERTIFICATE_STATES,
+});
+
+const CertificateErrorRef = builder.objectRef<{ code: string; message: string }>('CertificateError').implement({
+  description: 'The registry\'s (or our) last refusal: ER005 double insurance, ER006 no stock, ER007 cancellation refused …',
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+
+builder.prismaObject('Certificate', {
+  description: 'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
+  fields: (t) => ({
+    uuid: t.exposeString('uuid'),
+    certificateNo: t.exposeString('certificateNo', { nullable: true, description: 'The registry\'s number (C<class><7 digits>) once issued.' }),
+    status: t.field({ type: CertificateStatusEnum, resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number] }),
+    policy: t.relation('policy'),
+    vehicle: t.relation('vehicle'),
+    regNo: t.string({ select: { vehicle: { select: { regNo: true } } }, resolve: (c) => c.vehicle.regNo }),
+    chassisNo: t.string({ nullable: true, select: { vehicle: { select: { chassisNo: true } } }, resolve: (c) => c.vehicle.chassisNo }),
+    certificateClass: t.exposeString('certificateClass', { description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.' }),
+    coverCode: t.exposeInt('coverCode', { description: '100 COMP, 200 TPO, 300 TPFT.' }),
+    coverName: t.string({ resolve: (c) => COVER_NAMES[c.coverCode] ?? String(c.coverCode) }),
+    stage: t.exposeInt('stage'),
+    stageCount: t.exposeInt('stageCount'),
+    series: t.exposeInt('series', { description: '1; a reinstated policy\'s re-issued certificates are the next series.' }),
+    startDate: t.expose('startDate', { type: 'Date' }),
+    endDate: t.expose('endDate', { type: 'Date' }),
+    registryRef: t.exposeString('registryRef', { nullable: true }),
+    attempts: t.exposeInt('attempts'),
+    error: t.field({ type: CertificateErrorRef, nullable: true, resolve: (c) => (c.errorCode ? { code: c.errorCode, message: c.errorMessage ?? '' } : null) }),
+    issuedAt: t.expose('issuedAt', { type: 'DateTime', nullable: true }),
+    cancelledAt: t.expose('cancelledAt', { type: 'DateTime', nullable: true }),
+    cancelReasonId: t.exposeInt('cancelReasonId', { nullable: true }),
+  }),
+});
+
+builder.prismaObjectField('Policy', 'certificates', (t) =>
+  t.relation('certificates', {
+    description: 'Motor certificates of the policy, by series, stage and vehicle.',
+    query: { orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] },
+  }),
+);
+
+const RegistryCertificateRef = builder.objectRef<CertificateRecord>('RegistryCertificate').implement({
+  description: 'The registry\'s public record of a certificate (any insurer\'s): no holder details.',
+  fields: (t) => ({
+    certificateNo: t.exposeString('certificateNo'),
+    certificateClass: t.exposeString('certificateClass'),
+    coverCode: t.exposeInt('typeOfCover'),
+    insurer: t.exposeString('insurer'),
+    memberCompanyId: t.exposeInt('memberCompanyId'),
+    registration: t.exposeString('registrationNumber'),
+    startDate: t.string({ description: 'Y-m-d', resolve: (r) => ymd(r.commencingDate) }),
+    endDate: t.string({ description: 'Y-m-d', resolve: (r) => ymd(r.expiringDate) }),
+    status: t.exposeString('status', { description: 'Active or Cancelled' }),
+  }),
+});
+const ymd = (d: string) => `${d.slice(6, 10)}-${d.slice(3, 5)}-${d.slice(0, 2)}`;
+
+const ConflictRef = builder.objectRef<CertificateCheck['conflicts'][number]>('CertificateConflict').implement({
+  fields: (t) => ({
+    certificateNo: t.exposeString('certificateNo'),
+    insurer: t.exposeString('insurer'),
+    coverEnds: t.string({ description: 'Y-m-d', resolve: (c) => ymd(c.coverEndDate) }),
+    message: t.exposeString('message'),
+  }),
+});
+
+const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateCheck').implement({
+  fields: (t) => ({
+    valid: t.exposeBoolean('valid', { description: 'By number: active and in force today. By registration: the vehicle has an active certificate today.' }),
+    message: t.exposeString('message'),
+    certificate: t.field({ type: RegistryCertificateRef, nullable: true, resolve: (c) => c.certificate }),
+    conflicts: t.field({ type: [ConflictRef], resolve: (c) => c.conflicts }),
+  }),
+});
+
+builder.objectType(DoubleInsuranceError, {
+  name: 'DoubleInsuranceProblem',
+  interfaces: [ProblemRef],
+  isTypeOf: (v) => v instanceof DoubleInsuranceError,
+  fields: (t) => ({ certificateNo: t.string({ nullable: true, description: 'The existing certificate', resolve: (e) => e.certificateNo }) }),
+});
+builder.objectType(RegistryRefusedError, {
+  name: 'RegistryRefusedProblem',
+  interfaces: [ProblemRef],
+  isTypeOf: (v) => v instanceof RegistryRefusedError,
+  fields: (t) => ({ registryCode: t.string({ description: 'ER001 …', resolve: (e) => e.registryCode }) }),
+});
+builder.objectType(CertificateStateError, {
+  name: 'CertificateStateProblem',
+  interfaces: [ProblemRef],
+  isTypeOf: (v) => v instanceof CertificateStateError,
+  fields: () => ({}),
+});
+
+const IssuedCertificatesRef = builder.objectRef<Awaited<ReturnType<typeof certificateService.issue>>>('IssuedCertificates').implement({
+  fields: (t) => ({
+    issued: t.exposeInt('issued', { description: 'How many this call issued' }),
+    certificates: t.prismaField({
+      type: ['Certificate'],
+      resolve: (query, r, _a, ctx) =>
+        ctx.tx((tx) => tx.certificate.findMany({ ...query, where: { id: { in: r.certificates.map((c) => c.id) } }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] })),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  certificate: t.prismaField({
+    type: 'Certificate',
+    authScopes: { read: true },
+    description: 'One of our certificates by its registry number (visibility through its policy).',
+    args: { certificateNo: t.arg.string({ required: true }) },
+    resolve: async (query, _r, a, ctx) => {
+      const c = await certificateService.get(ctx, a.certificateNo);
+      return ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ ...query, where: { id: c.id } }));
+    },
+  }),
+  checkCertificate: t.field({
+    type: CertificateCheckRef,
+    authScopes: { read: true },
+    description: 'Checks a certificate number, or a registration, at the registry.',
+    args: { certificateNo: t.arg.string(), regNo: t.arg.string() },
+    resolve: (_r, a, ctx) => certificateService.check(ctx, a),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  issueCertificates: t.field({
+    type: IssuedCertificatesRef,
+    authScopes: { bind: true },
+    errors: { types: [ValidationError, CertificateStateError, DoubleInsuranceError, RegistryRefusedError], directResult: true, union: { name: 'IssueCertificatesResult' } },
+    description: 'Issues what is due now for an active policy and retries failed certificates, synchronously.',
+    args: { policyUuid: t.arg.string({ required: true }) },
+    resolve: (_r, a, ctx) => certificateService.issue(ctx, a.policyUuid),
+  }),
+  cancelCertificate: t.prismaField({
+    type: 'Certificate',
+    authScopes: { bind: true },
+    errors: { types: [ValidationError, CertificateStateError, RegistryRefusedError], directResult: true, union: { name: 'CancelCertificateResult' } },
+    description: 'Cancels a certificate at the registry (within 24 hours of issue).',
+    args: { certificateNo: t.arg.string({ required: true }), reasonId: t.arg.int({ required: true, description: '8, 14, 15, 21, 29 or 30' }) },
+    resolve: async (query, _r, a, ctx) => {
+      const c = await certificateService.cancel(ctx, a.certificateNo, a.reasonId);
+      return ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ ...query, where: { id: c.id } }));
+    },
+  }),
+}));

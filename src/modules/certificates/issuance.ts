@@ -1,5 +1,7 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
+import { markForCancellation } from './certificate.service.ts';
+import { registryRuntime } from './registry-runtime.ts';
 
 /**
  * The certificate module's contract with the rest of the policy lifecycle. Callers outside src/modules/certificates
@@ -11,8 +13,10 @@ import type { Tx } from '../../db/client.ts';
  * reinstatement): queue issuance of whatever is due for the policy. Never throws; a lost queueing is caught by the
  * sweep.
  */
-export async function queueCertificateIssue(_app: AppServices, _policyId: number): Promise<void> {
-  // Implemented by the certificates change.
+export async function queueCertificateIssue(app: AppServices, policyId: number): Promise<void> {
+  const send = registryRuntime(app).send;
+  if (!send) return; // no job runner in this process: the runner's minute sweep finds the policy
+  await send('issue', { policyId }).catch((err) => app.log.error({ err, policy_id: policyId }, 'certificate issue not queued'));
 }
 
 /**
@@ -21,10 +25,17 @@ export async function queueCertificateIssue(_app: AppServices, _policyId: number
  * registry calls run as jobs after commit.
  */
 export async function requestCertificateCancellation(
-  _app: AppServices,
-  _tx: Tx,
-  _target: { policyId: number } | { vehicleId: number },
-  _reasonId: number,
+  app: AppServices,
+  tx: Tx,
+  target: { policyId: number } | { vehicleId: number },
+  reasonId: number,
 ): Promise<void> {
-  // Implemented by the certificates change.
+  const ids = await markForCancellation(tx, target, reasonId);
+  const send = registryRuntime(app).send;
+  if (!send) return;
+  // Sent now with a short delay; a job that runs before the commit (or after a rollback) finds the certificate not
+  // cancel_pending and does nothing, and the minute sweep sends it again.
+  for (const id of ids) {
+    await send('cancel', { certificateId: id }, { startAfter: 3 }).catch((err) => app.log.error({ err, certificate_id: id }, 'certificate cancel not queued'));
+  }
 }

@@ -93,11 +93,10 @@ export function metadataValue(items: DarajaCallbackItem[] | undefined, name: str
 
 /**
  * What the running process offers the payments module: the rail (registered by the job runner, which owns the
- * simulator's queue), a way to queue certificate issuance, and the service's own origin for callback URLs.
+ * simulator's queue) and the service's own origin for callback URLs. (Certificates: src/modules/certificates.)
  */
 interface PaymentsRuntime {
   rail?: MobileMoneyRail;
-  queueCertificate?: (policyId: number, certificateRequestId: number) => Promise<void>;
   origin?: string;
 }
 const runtimes = new WeakMap<AppServices, PaymentsRuntime>();

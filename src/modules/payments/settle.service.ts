@@ -7,6 +7,7 @@ import { emitEvent } from '../events/event.service.ts';
 import { transitionPolicy } from '../policies/policy-state.ts';
 import { onPolicyPaid } from '../policies/payment-hooks.ts';
 import { queueCertificateIssue } from '../certificates/issuance.ts';
+import { sweepCertificates } from '../certificates/certificate.service.ts';
 import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue, paymentsRuntime } from './rail.ts';
 
 /** A rail's final word on a prompt, from a callback or a status query. */
@@ -69,22 +70,18 @@ export async function applyRailResult(
       const amountMinor = Number.isFinite(paidShillings) && paidShillings > 0 ? BigInt(Math.round(paidShillings * 100)) : pr.amountMinor;
       const txDate = metadataValue(result.items, 'TransactionDate');
       const paidAt = txDate ? new Date(darajaTimestampToIso(txDate)) : new Date();
-      const cert = await raiseReceipt(app, tx, tenantId, pr, { ref, amountMinor, paidAt: Number.isNaN(paidAt.getTime()) ? new Date() : paidAt });
+      const receiptId = await raiseReceipt(app, tx, tenantId, pr, { ref, amountMinor, paidAt: Number.isNaN(paidAt.getTime()) ? new Date() : paidAt });
       await tx.paymentRequest.update({
         where: { id: pr.id },
-        data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId: cert.receiptId, resolvedVia: via, resolvedAt: new Date() },
+        data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId, resolvedVia: via, resolvedAt: new Date() },
       });
-      return { outcome: 'settled' as const, certificate: cert.certificate, policyId: pr.policyId };
+      return { outcome: 'settled' as const, policyId: pr.policyId };
     },
     { timeout: 20_000 },
   );
   // Any payment to a policy may make a certificate (stage) due: the certificate module decides what.
+  // Without a job runner in this process nothing is sent: the runner's minute sweep finds what is due.
   if ('policyId' in out && out.policyId) await queueCertificateIssue(app, out.policyId);
-  if ('certificate' in out && out.certificate) {
-    const queue = paymentsRuntime(app).queueCertificate;
-    // Without a job runner in this process the request stays `queued` for the runner to pick up.
-    if (queue) await queue(out.certificate.policyId, out.certificate.id).catch((err) => app.log.error({ err }, 'certificate job not queued'));
-  }
   return out.outcome;
 }
 
@@ -101,7 +98,7 @@ async function raiseReceipt(
   tenantId: number,
   pr: PaymentRequestRow,
   pay: { ref: string; amountMinor: bigint; paidAt: Date },
-): Promise<{ receiptId: number; certificate: { id: number; policyId: number } | null }> {
+): Promise<number> {
   // One settlement of a policy at a time: allocations read and write the same debit notes.
   if (pr.policyId) await tx.$queryRaw`SELECT id FROM policies WHERE id = ${pr.policyId} FOR UPDATE`;
   const policy = pr.policyId
@@ -167,7 +164,6 @@ async function raiseReceipt(
     unallocated: moneyOf(left),
   });
 
-  let certificate: { id: number; policyId: number } | null = null;
   if (policy && policy.status === 'pending_payment') {
     const first = await tx.debitNote.findFirst({ where: { policyId: policy.id, instalmentNo: 1 } });
     if (first && first.paidMinor >= first.amountMinor && (await transitionPolicy(tx, policy.id, 'pending_payment', 'active', { tenantId, source: 'payment', reason: `first instalment paid (${receiptNo})` }))) {
@@ -185,26 +181,17 @@ async function raiseReceipt(
         receipt_no: receiptNo,
         checkout_request_id: pr.checkoutRequestId,
       });
-      const req = await tx.certificateRequest.create({ data: { tenantId, policyId: policy.id, receiptId: receipt.id } });
-      certificate = { id: req.id, policyId: policy.id };
     }
   }
   // After activation, so a renewal that just became active can mark the policy it renews.
   if (policy) await onPolicyPaid(app, tx, tenantId, policy.id, receiptNo);
-  return { receiptId: receipt.id, certificate };
-}
-
-/** The certificate job's acknowledgement: the request waits for the registry (a later issue). */
-export async function markCertificateQueued(app: AppServices, certificateRequestId: number): Promise<void> {
-  await app.db.system((tx) =>
-    tx.certificateRequest.updateMany({ where: { id: certificateRequestId, status: 'queued' }, data: { status: 'awaiting_registry' } }),
-  );
+  return receipt.id;
 }
 
 /**
  * The minute sweep (job payments.reconcile): prompts still pending past MPESA_RECONCILE_AFTER_MS are asked of the
- * rail even when nobody queries their status, and certificate requests whose job was never queued (settled in a
- * process without a job runner, or a crash after commit) are queued again.
+ * rail even when nobody queries their status; then the certificate module's sweep queues certificates due but
+ * missing (settled in a process without a job runner, a crash after commit) and cancellations left pending.
  */
 export async function reconcilePending(app: AppServices, now: Date = new Date()): Promise<{ reconciled: number; certificates: number }> {
   const runtime = paymentsRuntime(app);
@@ -229,14 +216,7 @@ export async function reconcilePending(app: AppServices, now: Date = new Date())
       if (outcome === 'settled' || outcome === 'failed') reconciled += 1;
     }
   }
-  if (runtime.queueCertificate) {
-    const stuck = await app.db.system((tx) =>
-      tx.certificateRequest.findMany({ where: { status: 'queued', requestedAt: { lte: new Date(now.getTime() - 120_000) } }, take: 200 }),
-    );
-    for (const c of stuck) {
-      await runtime.queueCertificate(c.policyId, c.id);
-      certificates += 1;
-    }
-  }
+  const swept = await sweepCertificates(app);
+  certificates = swept.issue + swept.cancel;
   return { reconciled, certificates };
 }

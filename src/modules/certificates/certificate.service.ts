@@ -1,0 +1,529 @@
+import { randomUUID } from 'node:crypto';
+import type { AppServices, Context } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import { requireAbility } from '../../auth/principal.ts';
+import { addDays, addMonths, fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
+import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { AppError, notFound, ValidationError } from '../../lib/problem.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { emitEvent } from '../events/event.service.ts';
+import type { MotorKind } from '../motor/classify.ts';
+import { policyService } from '../policies/policy.service.ts';
+import { policyVisibility } from '../policies/policy.policy.ts';
+import { LIVE_AT_REGISTRY, transitionCertificate, transitionCertificates } from './certificate-state.ts';
+import { registryOf, registryRuntime } from './registry-runtime.ts';
+import {
+  CANCEL_REASONS,
+  certificateClass,
+  type CertificateRecord,
+  coverCode,
+  type CoverCode,
+  formatRegistryDate,
+  type IssueCertificateRequest,
+  type RegistryError,
+} from './registry.ts';
+
+/** Seats sent as `licensedToCarry` for a class A (PSV) vehicle bound without a PLL seat count: a 14-seat matatu. */
+export const DEFAULT_PSV_SEATS = 14;
+export const COVER_NAMES: Record<number, string> = { 100: 'Comprehensive', 200: 'Third party only', 300: 'Third party, fire and theft' };
+
+// ---- problems (typed results in GraphQL; REST adds success: false and message) -------------------------------
+
+export class DoubleInsuranceError extends AppError {
+  constructor(detail: string, readonly certificateNo: string | null) {
+    super('double_insurance', { detail, extra: { message: detail, ...(certificateNo ? { certificateNo } : {}) } });
+  }
+}
+export class CertificateStateError extends AppError {
+  constructor(detail: string) {
+    super('invalid_state', { detail, extra: { message: detail } });
+  }
+}
+export class RegistryRefusedError extends AppError {
+  constructor(detail: string, readonly registryCode: string) {
+    super('registry_refused', { detail, extra: { message: detail, registryCode } });
+  }
+}
+
+// ---- stages -------------------------------------------------------------------------------------------------
+
+export interface Stage {
+  stage: number;
+  start: string;
+  end: string;
+}
+
+/**
+ * The cover period split by instalment: n instalment debit notes (n > 1) → stage k from start + (k−1) months to
+ * start + k months − 1 day, the last to the end date; one stage otherwise.
+ */
+export function stagesOf(startYmd: string, endYmd: string, instalments: number): Stage[] {
+  const n = Math.max(1, instalments);
+  const out: Stage[] = [];
+  for (let k = 1; k <= n; k++) {
+    const start = addMonths(startYmd, k - 1);
+    const end = k === n ? endYmd : addDays(addMonths(startYmd, k), -1);
+    out.push({ stage: k, start, end: end < start ? start : end });
+  }
+  return out;
+}
+
+const maxYmd = (a: string, b: string) => (a > b ? a : b);
+
+type PolicyFull = NonNullable<Awaited<ReturnType<typeof loadPolicy>>>;
+
+function loadPolicy(tx: Tx, policyId: number) {
+  return tx.policy.findUnique({
+    where: { id: policyId },
+    include: {
+      client: true,
+      insurer: true,
+      vehicles: { orderBy: { id: 'asc' } },
+      debitNotes: { where: { kind: 'instalment' }, orderBy: [{ instalmentNo: 'asc' }, { id: 'asc' }] },
+      certificates: { orderBy: [{ series: 'asc' }, { stage: 'asc' }, { id: 'asc' }] },
+      statusHistory: { where: { fromStatus: 'cancelled', toStatus: 'active' }, orderBy: { id: 'desc' }, take: 1 },
+    },
+  });
+}
+
+/** A vehicle's current series: a new one opens when the policy was reinstated after its certificates were cancelled. */
+function seriesOf(p: PolicyFull, vehicleId: number): number {
+  const mine = p.certificates.filter((c) => c.vehicleId === vehicleId);
+  if (!mine.length) return 1;
+  const series = Math.max(...mine.map((c) => c.series));
+  const current = mine.filter((c) => c.series === series);
+  const ended = current.some((c) => c.status === 'cancelled' || c.status === 'void' || c.status === 'cancel_pending');
+  // The series began before the latest reinstatement and was ended (by the cancellation it reversed): re-issue.
+  const reinstated = p.statusHistory[0]?.at;
+  if (ended && reinstated && current.every((c) => c.createdAt < reinstated)) return series + 1;
+  return series;
+}
+
+interface DuePlan {
+  create: { vehicleId: number; stage: number; series: number; start: string; end: string }[];
+  retry: number[];
+}
+
+/**
+ * What is due now: for each live vehicle and stage k (in order), instalment k paid in full (paid + credited ≥
+ * amount) and stage k−1 live at the registry for the same vehicle and series. A stage that ended before the
+ * vehicle's first day on cover (added by endorsement) or before today is not certified; the first stage still
+ * running is the vehicle's first. `retry`: failed ones to send again (manual issue only).
+ */
+function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan {
+  const plan: DuePlan = { create: [], retry: [] };
+  const notes = p.debitNotes;
+  const stages = stagesOf(fromDbDate(p.startDate), fromDbDate(p.endDate), notes.length);
+  const paid = (k: number) => {
+    const n = notes.find((d) => d.instalmentNo === k) ?? (notes.length === 0 && k === 1 ? null : undefined);
+    if (n === null) return p.status === 'active';
+    return !!n && n.paidMinor + n.creditedMinor >= n.amountMinor;
+  };
+  for (const v of p.vehicles) {
+    if (v.status !== 'active') continue;
+    const series = seriesOf(p, v.id);
+    const from = maxYmd(v.addedOn ? fromDbDate(v.addedOn) : fromDbDate(p.startDate), series > 1 ? today : '0000-00-00');
+    let prevLive = true;
+    for (const s of stages) {
+      if (s.end < from || s.end < today) continue; // not needed: over before this vehicle (or series) was on cover
+      const row = p.certificates.find((c) => c.vehicleId === v.id && c.stage === s.stage && c.series === series);
+      if (!prevLive || !paid(s.stage)) break;
+      if (!row) {
+        plan.create.push({ vehicleId: v.id, stage: s.stage, series, start: maxYmd(s.start, from), end: s.end });
+        break; // the next stage waits for this one
+      }
+      if (row.status === 'failed' && manual) {
+        plan.retry.push(row.id);
+        break;
+      }
+      prevLive = (LIVE_AT_REGISTRY as readonly string[]).includes(row.status);
+      if (row.status === 'pending') break;
+    }
+  }
+  return plan;
+}
+
+// ---- issuance -------------------------------------------------------------------------------------------------
+
+export interface IssueOutcome {
+  /** Certificates attempted in this run, by id, with how they ended. */
+  attempted: { id: number; status: string; errorCode: string | null; errorMessage: string | null }[];
+  notActive: boolean;
+  /** A transient registry error left a certificate pending (the job rethrows it for a pg-boss retry). */
+  transient?: unknown;
+}
+
+async function tenantOfPolicy(app: AppServices, policyId: number): Promise<number | null> {
+  const row = await app.db.system((tx) => tx.policy.findUnique({ where: { id: policyId }, select: { tenantId: true } }));
+  return row?.tenantId ?? null;
+}
+
+/**
+ * Issues whatever is due for the policy, stage after stage, until nothing more is due. Idempotent: rows are
+ * unique per (policy, vehicle, stage, series) and each attempt locks its row and acts only on `pending`.
+ */
+export async function issueDue(app: AppServices, policyId: number, opts: { manual?: boolean; tenantId?: number } = {}): Promise<IssueOutcome> {
+  const tenantId = opts.tenantId ?? (await tenantOfPolicy(app, policyId));
+  const out: IssueOutcome = { attempted: [], notActive: false };
+  if (tenantId == null) return out;
+  const seen = new Set<number>();
+  for (let round = 0; round < 50; round++) {
+    const today = todayNairobi(registryRuntime(app).clock());
+    const pending = await app.db.tenant(tenantId, async (tx) => {
+      await tx.$queryRaw`SELECT id FROM policies WHERE id = ${policyId} FOR UPDATE`;
+      const p = await loadPolicy(tx, policyId);
+      if (!p || p.status !== 'active') return null;
+      const plan = planDue(p, today, !!opts.manual && round === 0);
+      for (const c of plan.create) {
+        const v = p.vehicles.find((x) => x.id === c.vehicleId)!;
+        await tx.certificate.createMany({
+          data: [
+            {
+              tenantId,
+              uuid: randomUUID(),
+              policyId,
+              vehicleId: c.vehicleId,
+              stage: c.stage,
+              stageCount: Math.max(1, p.debitNotes.length),
+              series: c.series,
+              certificateClass: certificateClass(p.vehicleClass, kindOf(v)),
+              coverCode: coverCode(p.coverType),
+              startDate: toDbDate(c.start),
+              endDate: toDbDate(c.end),
+            },
+          ],
+          skipDuplicates: true,
+        });
+      }
+      for (const id of plan.retry) await transitionCertificate(tx, id, 'failed', 'pending', { errorCode: null, errorMessage: null });
+      const rows = await tx.certificate.findMany({ where: { policyId, status: 'pending' }, orderBy: [{ stage: 'asc' }, { vehicleId: 'asc' }], select: { id: true } });
+      return rows.map((r) => r.id);
+    });
+    if (pending === null) {
+      out.notActive = true;
+      return out;
+    }
+    const fresh = pending.filter((id) => !seen.has(id));
+    if (!fresh.length) break;
+    for (const id of fresh) {
+      seen.add(id);
+      const r = await attemptIssue(app, tenantId, id);
+      out.attempted.push(r.row);
+      if (r.transient) {
+        out.transient = r.transient;
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+/** The registry does not know our tuktuks by class: a three-wheeler is recognised by its coverage or body type. */
+function kindOf(v: { coverage: string | null; bodyType: string | null }): MotorKind {
+  return /tuk/i.test(`${v.coverage ?? ''} ${v.bodyType ?? ''}`) ? 'tuktuk' : 'motor';
+}
+
+function registryMessage(errors: RegistryError[]): { code: string; message: string } {
+  return { code: errors[0]?.errorCode ?? 'ER002', message: errors.map((e) => e.errorText).join('; ') || 'refused' };
+}
+
+const eventBase = (c: { uuid: string; stage: number; stageCount: number }, p: { policyNo: string; uuid: string; client: { clientNo: string } }, regNo: string) => ({
+  certificate_uuid: c.uuid,
+  policy_no: p.policyNo,
+  policy_uuid: p.uuid,
+  client_no: p.client.clientNo,
+  registration: regNo,
+  stage: c.stage,
+  stage_count: c.stageCount,
+});
+
+/** One attempt at the registry for one pending certificate: double-insurance check, then issue. */
+export async function attemptIssue(app: AppServices, tenantId: number, certificateId: number) {
+  let transient: unknown;
+  const row = await app.db.tenant(
+    tenantId,
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
+      const c = await tx.certificate.findUniqueOrThrow({ where: { id: certificateId }, include: { vehicle: true, policy: { include: { client: true, insurer: true } } } });
+      const result = (x: { status: string; errorCode: string | null; errorMessage: string | null }) => ({ id: c.id, status: x.status, errorCode: x.errorCode, errorMessage: x.errorMessage });
+      if (c.status !== 'pending') return result(c);
+      const attempts = c.attempts + 1;
+      const now = registryRuntime(app).clock();
+      const start = maxYmd(fromDbDate(c.startDate), todayNairobi(now));
+      const end = fromDbDate(c.endDate);
+      const p = c.policy;
+      const v = c.vehicle;
+      const base = eventBase(c, p, v.regNo);
+      const fail = async (code: string, message: string) => {
+        await transitionCertificate(tx, c.id, 'pending', 'failed', { attempts, errorCode: code, errorMessage: message });
+        await emitEvent(app, tx, tenantId, 'certificate.failed', { ...base, error_code: code, message, attempts, final: true });
+        return result({ status: 'failed', errorCode: code, errorMessage: message });
+      };
+      if (start > end) return fail('stage_over', `The stage ended on ${end}: nothing left to certify`);
+      try {
+        const registry = await registryOf(app);
+        const di = await registry.doubleInsuranceCheck({ registration: v.regNo, chassis: v.chassisNo ?? '', start: formatRegistryDate(toDbDate(start)), end: formatRegistryDate(toDbDate(end)) });
+        if (!di.success) {
+          const e = registryMessage(di.errors);
+          return fail(e.code, e.message);
+        }
+        for (const conflict of di.conflicts) {
+          // Our own certificate whose answer was lost (issued at the registry, our commit failed): adopt it.
+          const got = await registry.get(conflict.certificateNo);
+          const rec = got.certificate;
+          const ours =
+            rec && rec.policyNumber === p.policyNo && rec.commencingDate === formatRegistryDate(toDbDate(start)) && rec.expiringDate === formatRegistryDate(toDbDate(end)) &&
+            !(await tx.certificate.findFirst({ where: { certificateNo: rec.certificateNo } }));
+          if (ours) return succeed(rec!.certificateNo, di.referenceNo, rec!.issuedAt);
+          const message = `Double insurance: ${conflict.message}: certificate ${conflict.certificateNo} with ${conflict.insurer}, cover ends ${conflict.coverEndDate}`;
+          return fail('ER005', message);
+        }
+        const req: IssueCertificateRequest = {
+          memberCompanyId: p.insurer.registryMemberId,
+          certificateClass: c.certificateClass as IssueCertificateRequest['certificateClass'],
+          typeOfCover: c.coverCode as CoverCode,
+          policyHolder: p.client.name,
+          policyNumber: p.policyNo,
+          commencingDate: formatRegistryDate(toDbDate(start)),
+          expiringDate: formatRegistryDate(toDbDate(end)),
+          registrationNumber: v.regNo,
+          chassisNumber: v.chassisNo ?? '',
+          engineNumber: v.engineNo ?? '',
+          phoneNumber: p.client.phone,
+          email: p.client.email ?? '',
+          bodyType: v.bodyType ?? '',
+          ...(c.coverCode === 100 || c.coverCode === 300 ? { sumInsured: v.valueMinor != null ? Number(v.valueMinor / 100n) : 0 } : {}),
+          ...(c.certificateClass === 'A' ? { licensedToCarry: v.pll && v.pll > 0 ? Math.min(v.pll, 200) : DEFAULT_PSV_SEATS } : {}),
+          ...(c.certificateClass === 'B' ? { tonnage: v.tonnesMilli != null ? v.tonnesMilli / 1000 : 0 } : {}),
+        };
+        const res = await registry.issue(req);
+        if (!res.success || !res.certificateNo) {
+          const e = registryMessage(res.errors);
+          return fail(e.code, e.message);
+        }
+        return succeed(res.certificateNo, res.referenceNo, now.toISOString());
+      } catch (err) {
+        transient = err;
+        const message = err instanceof Error ? err.message : String(err);
+        await tx.certificate.update({ where: { id: c.id }, data: { attempts, errorCode: 'registry_unavailable', errorMessage: message.slice(0, 500) } });
+        return result({ status: 'pending', errorCode: 'registry_unavailable', errorMessage: message });
+      }
+
+      async function succeed(certificateNo: string, registryRef: string, issuedAtIso: string) {
+        const issuedAt = new Date(issuedAtIso);
+        await transitionCertificate(tx, c.id, 'pending', 'issued', { attempts, certificateNo, registryRef, issuedAt, startDate: toDbDate(start), errorCode: null, errorMessage: null });
+        await emitEvent(app, tx, tenantId, 'certificate.issued', {
+          ...base,
+          certificate_no: certificateNo,
+          certificate_class: c.certificateClass as 'A' | 'B' | 'C' | 'D',
+          cover_code: c.coverCode,
+          start_date: start,
+          end_date: end,
+          registry_ref: registryRef,
+          issued_at: nairobiIso(issuedAt),
+        });
+        return result({ status: 'issued', errorCode: null, errorMessage: null });
+      }
+    },
+    { timeout: 30_000 },
+  );
+  return { row, transient };
+}
+
+// ---- cancellation ---------------------------------------------------------------------------------------------
+
+/**
+ * Inside the caller's transaction: live certificates → cancel_pending (with the reason), pending or failed issues
+ * → void. Returns the ids to cancel at the registry.
+ */
+export async function markForCancellation(tx: Tx, where: { policyId: number } | { vehicleId: number }, reasonId: number): Promise<number[]> {
+  await transitionCertificates(tx, where, ['pending', 'failed'], 'void');
+  return transitionCertificates(tx, where, ['issued', 'cancel_refused'], 'cancel_pending', { cancelReasonId: reasonId, errorCode: null, errorMessage: null });
+}
+
+/** The cancel job: one cancel_pending certificate at the registry. ER007 (past 24 hours) → cancel_refused. */
+export async function cancelAtRegistry(
+  app: AppServices,
+  certificateId: number,
+  tenantIdHint?: number,
+  manual?: { reasonId: number; audit: (tx: Tx) => Promise<void> },
+): Promise<string | null> {
+  const tenantId =
+    tenantIdHint ?? (await app.db.system((tx) => tx.certificate.findUnique({ where: { id: certificateId }, select: { tenantId: true } })))?.tenantId;
+  if (tenantId == null) return null;
+  return app.db.tenant(
+    tenantId,
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
+      const c = await tx.certificate.findUniqueOrThrow({ where: { id: certificateId }, include: { vehicle: true, policy: { include: { client: true } } } });
+      if (manual && (c.status === 'issued' || c.status === 'cancel_refused')) {
+        await transitionCertificate(tx, c.id, c.status, 'cancel_pending', { cancelReasonId: manual.reasonId, errorCode: null, errorMessage: null });
+        await manual.audit(tx);
+        c.cancelReasonId = manual.reasonId;
+      } else if (c.status !== 'cancel_pending' || !c.certificateNo) return c.status;
+      const registry = await registryOf(app);
+      const reasonId = c.cancelReasonId ?? 8;
+      const res = await registry.cancel({ certificateNo: c.certificateNo!, reasonId }); // a throw: the job retries
+      if (!res.success) {
+        const e = registryMessage(res.errors);
+        await transitionCertificate(tx, c.id, 'cancel_pending', 'cancel_refused', { errorCode: e.code, errorMessage: e.message });
+        return 'cancel_refused';
+      }
+      const cancelledAt = registryRuntime(app).clock();
+      await transitionCertificate(tx, c.id, 'cancel_pending', 'cancelled', { cancelledAt, cancelReasonId: reasonId, registryRef: res.referenceNo, errorCode: null, errorMessage: null });
+      await emitEvent(app, tx, tenantId, 'certificate.cancelled', {
+        ...eventBase(c, c.policy, c.vehicle.regNo),
+        certificate_no: c.certificateNo,
+        reason_id: reasonId,
+        cancelled_at: nairobiIso(cancelledAt),
+      });
+      return 'cancelled';
+    },
+    { timeout: 30_000 },
+  );
+}
+
+// ---- sweep ----------------------------------------------------------------------------------------------------
+
+/**
+ * The minute sweep (job payments.reconcile): active policies with a due-but-missing certificate (a paid instalment
+ * with no certificate for a live vehicle and that stage) or a pending one untouched for a minute are queued for
+ * issue; cancel_pending certificates untouched for 30 seconds are queued for cancellation.
+ */
+export async function sweepCertificates(app: AppServices): Promise<{ issue: number; cancel: number }> {
+  const send = registryRuntime(app).send;
+  if (!send) return { issue: 0, cancel: 0 };
+  const { issue, cancel } = await app.db.system(async (tx) => {
+    const issue = await tx.$queryRaw<{ id: number }[]>`
+      SELECT p.id FROM policies p
+      WHERE p.status = 'active' AND (
+        EXISTS (SELECT 1 FROM certificates c WHERE c.policy_id = p.id AND c.status = 'pending' AND c.updated_at < now() - interval '1 minute')
+        OR EXISTS (
+          SELECT 1 FROM policy_vehicles v
+          JOIN debit_notes d ON d.policy_id = p.id AND d.kind = 'instalment' AND d.paid_minor + d.credited_minor >= d.amount_minor
+          WHERE v.policy_id = p.id AND v.status = 'active'
+            AND NOT EXISTS (SELECT 1 FROM certificates c WHERE c.vehicle_id = v.id AND c.stage = d.instalment_no)
+            AND (v.added_on IS NULL OR v.added_on <= p.start_date OR d.due_on >= v.added_on - interval '1 month')))
+      ORDER BY p.id LIMIT 200`;
+    const cancel = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM certificates WHERE status = 'cancel_pending' AND updated_at < now() - interval '30 seconds' ORDER BY id LIMIT 200`;
+    return { issue, cancel };
+  });
+  for (const p of issue) await send('issue', { policyId: p.id });
+  for (const c of cancel) await send('cancel', { certificateId: c.id });
+  return { issue: issue.length, cancel: cancel.length };
+}
+
+// ---- API-facing service (ctx: visibility, abilities, audit) ---------------------------------------------------
+
+const CERT_NO = /^C[ABCD]\d{7}$/;
+
+/** A certificate the caller may see (through its policy's visibility), or 404. */
+async function visibleCertificate(ctx: Context, certificateNo: string) {
+  if (typeof certificateNo !== 'string' || !CERT_NO.test(certificateNo.trim().toUpperCase())) throw notFound('Certificate');
+  const row = await ctx.tx((tx) => tx.certificate.findFirst({ where: { certificateNo: certificateNo.trim().toUpperCase(), policy: policyVisibility(ctx.principal) } }));
+  if (!row) throw notFound('Certificate');
+  return row;
+}
+
+export interface CertificateCheck {
+  valid: boolean;
+  message: string;
+  certificate: CertificateRecord | null;
+  conflicts: { certificateNo: string; insurer: string; coverEndDate: string; message: string }[];
+}
+
+const registryYmd = (d: string) => `${d.slice(6, 10)}-${d.slice(3, 5)}-${d.slice(0, 2)}`;
+
+export const certificateService = {
+  async listForPolicy(ctx: Context, policyUuid: string) {
+    const p = await policyService.get(ctx, policyUuid, { select: { id: true } });
+    return ctx.tx((tx) => tx.certificate.findMany({ where: { policyId: p.id }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] }));
+  },
+
+  get: visibleCertificate,
+
+  /**
+   * Manual issue: what is due now, and failed ones again, synchronously. 409 invalid_state unless active;
+   * 409 double_insurance when the registry saw an overlapping certificate; 422 registry_refused for its other
+   * refusals. Returns the policy's certificates and whether any was issued by this call.
+   */
+  async issue(ctx: Context, policyUuid: string) {
+    const p = await policyService.get(ctx, policyUuid, { select: { id: true, status: true, tenantId: true, policyNo: true } });
+    requireAbility(ctx.principal!, 'policies.create');
+    if (p.status !== 'active') throw new CertificateStateError(`Policy ${p.policyNo} is ${p.status}: certificates are issued for active policies only`);
+    const out = await issueDue(ctx.app, p.id, { manual: true, tenantId: p.tenantId });
+    if (out.notActive) throw new CertificateStateError(`Policy ${p.policyNo} is not active`);
+    const issued = out.attempted.filter((a) => a.status === 'issued').length;
+    // Recorded beside the registry's answers, which stand even when this request ends in a problem document.
+    await ctx.app.db.tenant(p.tenantId, (tx) =>
+      recordAudit(ctx, tx, p.tenantId, { action: 'certificates.issue', entityType: 'policy', entityId: p.id, changes: { attempted: out.attempted.length, issued } }),
+    );
+    const di = out.attempted.find((a) => a.status === 'failed' && a.errorCode === 'ER005');
+    if (di) {
+      const no = /certificate (C[ABCD]\d{7})/.exec(di.errorMessage ?? '')?.[1] ?? null;
+      throw new DoubleInsuranceError(di.errorMessage ?? 'Double insurance', no);
+    }
+    const refused = out.attempted.find((a) => a.status === 'failed');
+    if (refused) throw new RegistryRefusedError(refused.errorMessage ?? 'The registry refused the certificate', refused.errorCode ?? 'ER002');
+    if (out.transient) throw new AppError('service_unavailable', { detail: 'The certificate registry did not answer; the issue is retried automatically', extra: { message: 'The certificate registry did not answer; the issue is retried automatically' } });
+    const certificates = await ctx.tx((tx) => tx.certificate.findMany({ where: { policyId: p.id }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] }));
+    return { certificates, issued };
+  },
+
+  /** Cancels one certificate at the registry now; past 24 hours the registry refuses (422 registry_refused). */
+  async cancel(ctx: Context, certificateNo: string, reasonId: number) {
+    requireAbility(ctx.principal!, 'policies.create');
+    if (!Number.isInteger(reasonId) || !(reasonId in CANCEL_REASONS)) {
+      throw new ValidationError([{ field: 'reasonId', message: `one of ${Object.keys(CANCEL_REASONS).join(', ')}` }]);
+    }
+    const c = await visibleCertificate(ctx, certificateNo);
+    if (!['issued', 'cancel_refused', 'cancel_pending'].includes(c.status)) throw new CertificateStateError(`Certificate ${c.certificateNo} is ${c.status}`);
+    // Its own transaction, not the request's: the registry's answer (cancelled or cancel_refused) is kept even
+    // when the request ends in a problem document (which rolls the request's transaction back).
+    const status = await cancelAtRegistry(ctx.app, c.id, c.tenantId, {
+      reasonId,
+      audit: (tx) => recordAudit(ctx, tx, c.tenantId, { action: 'certificates.cancel', entityType: 'certificate', entityId: c.id, changes: { certificate_no: c.certificateNo, reason_id: reasonId } }),
+    }).catch((err) => {
+      if (err instanceof AppError) throw err;
+      ctx.log.warn({ err }, 'registry cancel failed');
+      const detail = 'The certificate registry did not answer; nothing changed, try again';
+      throw new AppError('service_unavailable', { detail, extra: { message: detail } });
+    });
+    if (status !== 'cancelled' && status !== 'cancel_refused') throw new CertificateStateError(`Certificate ${c.certificateNo} is ${status}`);
+    const row = await ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ where: { id: c.id } }));
+    if (status === 'cancel_refused') throw new RegistryRefusedError(row.errorMessage ?? 'Cancellation refused', row.errorCode ?? 'ER007');
+    return row;
+  },
+
+  /** Validates at the registry by certificate number, or looks a registration up for an active certificate today. */
+  async check(ctx: Context, args: { certificateNo?: string | null; regNo?: string | null }): Promise<CertificateCheck> {
+    const no = args.certificateNo?.trim().toUpperCase();
+    const reg = args.regNo ? normaliseRegNo(args.regNo) : null;
+    if (!no && !args.regNo) throw new ValidationError([{ field: 'certificateNo', message: 'certificate_no or regno is required' }]);
+    if (args.regNo && !reg) throw new ValidationError([{ field: 'regNo', message: 'not a registration number' }]);
+    const registry = await registryOf(ctx.app);
+    const today = formatRegistryDate(toDbDate(todayNairobi(registryRuntime(ctx.app).clock())));
+    if (no) {
+      const got = await registry.get(no);
+      if (!got.success || !got.certificate) {
+        return { valid: false, message: registryMessage(got.errors).message, certificate: null, conflicts: [] };
+      }
+      const rec = got.certificate;
+      if (reg && rec.registrationNumber !== reg) return { valid: false, message: `${no} is not for ${reg}`, certificate: null, conflicts: [] };
+      const t = registryYmd(today);
+      const inForce = rec.status === 'Active' && registryYmd(rec.commencingDate) <= t && t <= registryYmd(rec.expiringDate);
+      return { valid: inForce, message: inForce ? 'Certificate is active' : rec.status === 'Active' ? 'Certificate is not in force today' : 'Certificate is cancelled', certificate: rec, conflicts: [] };
+    }
+    const di = await registry.doubleInsuranceCheck({ registration: reg!, chassis: '', start: today, end: today });
+    if (!di.success) return { valid: false, message: registryMessage(di.errors).message, certificate: null, conflicts: [] };
+    const first = di.conflicts[0];
+    const rec = first ? (await registry.get(first.certificateNo)).certificate ?? null : null;
+    return {
+      valid: !!first,
+      message: first ? `${reg} is covered: certificate ${first.certificateNo} with ${first.insurer}, cover ends ${first.coverEndDate}` : `No active certificate for ${reg} today`,
+      certificate: rec,
+      conflicts: di.conflicts.map((c) => ({ certificateNo: c.certificateNo, insurer: c.insurer, coverEndDate: c.coverEndDate, message: c.message })),
+    };
+  },
+};

@@ -1,0 +1,503 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DbSimStore } from '../jobs/rails/registry-simulator.ts';
+import {
+  canTransition,
+  CERTIFICATE_STATES,
+  CERTIFICATE_TRANSITIONS,
+  IllegalCertificateTransition,
+  transitionCertificate,
+} from '../src/modules/certificates/certificate-state.ts';
+import { issueDue, stagesOf, sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
+import { registryRuntime } from '../src/modules/certificates/registry-runtime.ts';
+import { addDays, toDbDate } from '../src/lib/dates.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
+
+let t: TestApp;
+let o: PayOrg;
+let other: PayOrg;
+let asAgent2: { token: string; headers: Record<string, string> };
+const YEAR = Number(TODAY.slice(0, 4));
+
+beforeAll(async () => {
+  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
+  const a2 = o.org.agents[1]!;
+  asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
+}, 60_000);
+afterAll(() => t?.stop());
+
+let seq = 0;
+/** A registration no other test file uses (KCZ + 3 digits + letter). */
+function freshReg(): string {
+  seq += 1;
+  return `KCZ ${String((process.pid + seq * 7) % 1000).padStart(3, '0')}${'ABCDEFGHJKLMNPQRSTUVWXY'[seq % 23]}`;
+}
+
+/** quote → bind with everything the registry needs (chassis, engine, body type, email). */
+async function bind(org: PayOrg, instalments: number, regno = freshReg(), token = org.tokens.staff): Promise<any> {
+  const insurer = await t.db.tenant(org.org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
+  const yom = YEAR - 3;
+  const q = await org.api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+  expect(q.status, q.text).toBe(200);
+  const n = `${process.pid % 100}${String((seq += 1)).padStart(4, '0')}`;
+  const r = await org.api.post('/motor/save', {
+    token,
+    idempotencyKey: randomUUID(),
+    body: {
+      client: { name: `Cert ${n} Wanjiru`, phone: `0712 ${n.padStart(6, '0')}`, idno: `77${n.padStart(6, '0')}`, email: `cert${n}@example.co.ke` },
+      policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total, premium_instalments: instalments },
+      vehicles: [{ regno, chassis_no: `JTD${n}X${seq}`, engine_no: `1NZ-${n}`, body_type: 'Saloon', make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  return { ...r.body, regno };
+}
+
+async function policyRow(org: PayOrg, uuid: string) {
+  return t.db.tenant(org.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { uuid }, include: { debitNotes: { orderBy: { instalmentNo: 'asc' } } } }));
+}
+
+/** Pays instalments `nos` (their outstanding, rounded up to whole shillings) in one STK push. */
+async function pay(org: PayOrg, pol: any, nos: number[]) {
+  const p = await policyRow(org, pol.uuid);
+  const cents = p.debitNotes.filter((d) => nos.includes(d.instalmentNo)).reduce((s, d) => s + (d.amountMinor - d.paidMinor - d.creditedMinor), 0n);
+  const push = await org.push({ phone: '0708 374 149', amount: Math.ceil(Number(cents) / 100), account: pol.policy_no });
+  expect(push.status, push.text).toBe(202);
+  const s = await org.settled(push.body.data.checkout_request_id);
+  expect(s.body.data.status, s.text).toBe('succeeded');
+}
+
+const certs = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) => org.api.get(`/policies/${uuid}/certificates`, { token, headers });
+
+/** Polls the policy's certificates until `done` holds (the caller asserts the final list). */
+async function waitCerts(org: PayOrg, uuid: string, done: (list: any[]) => boolean, ms = 30_000): Promise<any[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const r = await certs(org, uuid);
+    expect(r.status, r.text).toBe(200);
+    if (done(r.body.data) || Date.now() > deadline) return r.body.data;
+    await new Promise((res) => setTimeout(res, 150));
+  }
+}
+
+async function events(org: PayOrg, name: string, policyNo: string) {
+  const rows = await t.db.tenant(org.org.id, (tx) => tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } }));
+  return rows.map((r) => r.data as any).filter((d) => d.policy_no === policyNo);
+}
+
+const issuePost = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
+  org.api.post(`/policies/${uuid}/certificates`, { token, headers, idempotencyKey: randomUUID() });
+
+describe('stages', () => {
+  it('splits an instalment plan by months, the last stage to the end date', () => {
+    expect(stagesOf('2026-01-31', '2027-01-30', 3)).toEqual([
+      { stage: 1, start: '2026-01-31', end: '2026-02-27' },
+      { stage: 2, start: '2026-02-28', end: '2026-03-30' },
+      { stage: 3, start: '2026-03-31', end: '2027-01-30' },
+    ]);
+    expect(stagesOf('2026-11-26', '2027-11-25', 1)).toEqual([{ stage: 1, start: '2026-11-26', end: '2027-11-25' }]);
+  });
+});
+
+describe('issuance after payment', () => {
+  let full: any;
+  beforeAll(async () => {
+    full = await bind(o, 1);
+    await pay(o, full, [1]);
+  }, 60_000);
+
+  it('a fully paid policy gets one certificate, issued by the job, with certificate.issued', async () => {
+    const list = await waitCerts(o, full.uuid, (l) => l.some((c) => c.status === 'issued'));
+    expect(list).toHaveLength(1);
+    const c = list[0];
+    expect(c).toMatchObject({
+      status: 'issued',
+      policy_no: full.policy_no,
+      policy_uuid: full.uuid,
+      regno: full.regno.replace(/\s/g, ''),
+      certificate_class: 'C',
+      cover_code: 100,
+      cover: 'Comprehensive',
+      stage: 1,
+      stage_count: 1,
+      series: 1,
+      start_date: TODAY,
+      end_date: full.end_date,
+      attempts: 1,
+      error: null,
+      cancelled_at: null,
+    });
+    expect(c.certificate_no).toMatch(/^CC\d{7}$/);
+    expect(c.registry_ref).toMatch(/^REF\d{9}$/);
+    const ev = await events(o, 'certificate.issued', full.policy_no);
+    expect(ev).toHaveLength(1);
+    expect(ev[0]).toMatchObject({ certificate_no: c.certificate_no, stage: 1, stage_count: 1, certificate_class: 'C', cover_code: 100, start_date: TODAY });
+  });
+
+  it('is idempotent: the job run again and a manual issue twice add nothing', async () => {
+    const p = await policyRow(o, full.uuid);
+    await issueDue(t.app.services, p.id);
+    await issueDue(t.app.services, p.id);
+    const a = await issuePost(o, full.uuid);
+    expect(a.status, a.text).toBe(200);
+    expect(a.body.success).toBe(true);
+    expect(a.body.data).toHaveLength(1);
+    const b = await issuePost(o, full.uuid);
+    expect(b.status, b.text).toBe(200);
+    expect(b.body.data.map((c: any) => c.certificate_no)).toEqual(a.body.data.map((c: any) => c.certificate_no));
+    expect(await t.db.tenant(o.org.id, (tx) => tx.certificate.count({ where: { policyId: p.id } }))).toBe(1);
+    expect(await events(o, 'certificate.issued', full.policy_no)).toHaveLength(1);
+  });
+
+  it('reads one certificate by number, and the same through GraphQL with Policy.certificates', async () => {
+    const [c] = (await certs(o, full.uuid)).body.data;
+    const r = await o.api.get(`/certificates/${c.certificate_no}`, { token: o.tokens.readonly });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ success: true, data: c });
+    const g = await gql(o.tokens.staff, `query($n: String!, $u: String!) { certificate(certificateNo: $n) { certificateNo status stage } policy(uuid: $u) { certificates { certificateNo regNo coverName } } }`, { n: c.certificate_no, u: full.uuid });
+    expect(g.errors).toBeUndefined();
+    expect(g.data.certificate).toEqual({ certificateNo: c.certificate_no, status: 'issued', stage: 1 });
+    expect(g.data.policy.certificates).toEqual([{ certificateNo: c.certificate_no, regNo: c.regno, coverName: 'Comprehensive' }]);
+    const m = await gql(o.tokens.staff, `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on IssuedCertificates { issued certificates { certificateNo status } } } }`, { u: full.uuid });
+    expect(m.data.issueCertificates).toEqual({ __typename: 'IssuedCertificates', issued: 0, certificates: [{ certificateNo: c.certificate_no, status: 'issued' }] });
+  });
+
+  it('checks at the registry by number and by registration', async () => {
+    const [c] = (await certs(o, full.uuid)).body.data;
+    const byNo = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, { token: o.tokens.readonly });
+    expect(byNo.status, byNo.text).toBe(200);
+    expect(byNo.body).toMatchObject({ success: true, data: { valid: true, certificate: { certificate_no: c.certificate_no, registration: c.regno, status: 'Active', start_date: TODAY, end_date: full.end_date, insurer: 'Simba General Insurance Company Limited' } } });
+    const byReg = await o.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno.toLowerCase())}`, { token: o.tokens.readonly });
+    expect(byReg.status, byReg.text).toBe(200);
+    expect(byReg.body.data).toMatchObject({ valid: true, certificate: { certificate_no: c.certificate_no }, conflicts: [{ certificate_no: c.certificate_no }] });
+    // Another organisation may check a registration (the registry is public), not read our record.
+    const fromOther = await other.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno)}`, { token: other.tokens.staff });
+    expect(fromOther.body.data.valid).toBe(true);
+    const none = await o.api.get(`/certificates/check?regno=KAA001A`, { token: o.tokens.readonly });
+    expect(none.body).toMatchObject({ success: true, data: { valid: false, certificate: null, conflicts: [] } });
+    const unknown = await o.api.get(`/certificates/check?certificate_no=CC9999999`, { token: o.tokens.readonly });
+    expect(unknown.body.data).toMatchObject({ valid: false, certificate: null });
+    const bad = await o.api.get(`/certificates/check`, { token: o.tokens.readonly });
+    expectProblem(bad, 422, 'validation_failed');
+    expect(bad.body).toMatchObject({ success: false, message: expect.any(String) });
+    const g = await gql(o.tokens.staff, `query($r: String) { checkCertificate(regNo: $r) { valid certificate { certificateNo } } }`, { r: full.regno });
+    expect(g.data.checkCertificate).toEqual({ valid: true, certificate: { certificateNo: c.certificate_no } });
+  });
+});
+
+describe('a 3-instalment policy is certified stage by stage', () => {
+  let pol: any;
+  beforeAll(async () => {
+    pol = await bind(o, 3);
+  }, 30_000);
+
+  it('paying instalment 1 issues stage 1 only', async () => {
+    await pay(o, pol, [1]);
+    const list = await waitCerts(o, pol.uuid, (l) => l.some((c) => c.status === 'issued'));
+    expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued']]);
+    expect(list[0]).toMatchObject({ stage_count: 3, start_date: TODAY });
+    // Nothing more is due: running the job again changes nothing.
+    await issueDue(t.app.services, (await policyRow(o, pol.uuid)).id);
+    expect((await certs(o, pol.uuid)).body.data).toHaveLength(1);
+  });
+
+  it('paying instalments 2 and 3 together issues stage 2, then stage 3, never 3 before 2', async () => {
+    await pay(o, pol, [2, 3]);
+    const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 3);
+    expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued'], [2, 'issued'], [3, 'issued']]);
+    const [s1, s2, s3] = list;
+    expect(s1.end_date < s2.start_date && s2.end_date < s3.start_date).toBe(true);
+    expect(s3.end_date).toBe(pol.end_date);
+    // Issued in order: stage 2's certificate (and event) before stage 3's.
+    expect(Date.parse(s2.issued_at)).toBeLessThanOrEqual(Date.parse(s3.issued_at));
+    expect(Number(s2.certificate_no.slice(2))).toBeLessThan(Number(s3.certificate_no.slice(2)));
+    const ev = await events(o, 'certificate.issued', pol.policy_no);
+    expect(ev.map((e) => e.stage)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('a 3-instalment policy paid one instalment at a time', () => {
+  it('issues stage 2 only after instalment 2', async () => {
+    const pol = await bind(o, 3);
+    await pay(o, pol, [1]);
+    await waitCerts(o, pol.uuid, (l) => l.some((c) => c.status === 'issued'));
+    const m = await issuePost(o, pol.uuid); // a manual issue does not jump ahead of payment
+    expect(m.body.data.map((c: any) => c.stage)).toEqual([1]);
+    await pay(o, pol, [2]);
+    const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 2);
+    expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued'], [2, 'issued']]);
+  }, 60_000);
+});
+
+describe('double insurance', () => {
+  let mine: any;
+  let theirs: any;
+  beforeAll(async () => {
+    const reg = freshReg();
+    theirs = await bind(other, 1, reg);
+    await pay(other, theirs, [1]);
+    await waitCerts(other, theirs.uuid, (l) => l.some((c) => c.status === 'issued'));
+    mine = await bind(o, 1, reg);
+    await pay(o, mine, [1]);
+  }, 90_000);
+
+  it('the same registration certified for another organisation first: failed, ER005, certificate.failed, no retry', async () => {
+    const list = await waitCerts(o, mine.uuid, (l) => l.some((c) => c.status === 'failed'));
+    const theirNo = (await certs(other, theirs.uuid)).body.data[0].certificate_no;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ status: 'failed', certificate_no: null, attempts: 1, error: { code: 'ER005' } });
+    expect(list[0].error.message).toContain(theirNo);
+    const ev = await events(o, 'certificate.failed', mine.policy_no);
+    expect(ev).toHaveLength(1);
+    expect(ev[0]).toMatchObject({ error_code: 'ER005', final: true, attempts: 1, stage: 1 });
+  });
+
+  it('a manual retry answers 409 double_insurance with success false and message (REST and GraphQL)', async () => {
+    const r = await issuePost(o, mine.uuid);
+    expectProblem(r, 409, 'double_insurance');
+    expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('Double insurance') });
+    const g = await gql(o.tokens.staff, `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on Problem { code status } ... on DoubleInsuranceProblem { certificateNo } } }`, { u: mine.uuid });
+    expect(g.data.issueCertificates).toMatchObject({ __typename: 'DoubleInsuranceProblem', code: 'double_insurance', status: 409 });
+    expect(g.data.issueCertificates.certificateNo).toMatch(/^CC\d{7}$/);
+    const [c] = (await certs(o, mine.uuid)).body.data;
+    expect(c).toMatchObject({ status: 'failed', attempts: 3 });
+  });
+
+  it('a policy not active answers 409 invalid_state', async () => {
+    const unpaid = await bind(o, 1);
+    const r = await issuePost(o, unpaid.uuid);
+    expectProblem(r, 409, 'invalid_state');
+    expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('pending_payment') });
+  });
+});
+
+describe('cancellation at the registry', () => {
+  it('within 24 hours: cancelled, certificate.cancelled; again: 409 invalid_state', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const bad = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 99 } });
+    expectProblem(bad, 422, 'validation_failed');
+    expect(bad.body.success).toBe(false);
+    const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ success: true, data: { certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15 } });
+    expect(r.body.data.cancelled_at).toBeTruthy();
+    const ev = await events(o, 'certificate.cancelled', pol.policy_no);
+    expect(ev).toMatchObject([{ certificate_no: c.certificate_no, reason_id: 15 }]);
+    const check = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, { token: o.tokens.readonly });
+    expect(check.body.data).toMatchObject({ valid: false, certificate: { status: 'Cancelled' } });
+    const again = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    expectProblem(again, 409, 'invalid_state');
+    expect(again.body.success).toBe(false);
+  }, 60_000);
+
+  it('after 24 hours (injected clock): 422 registry_refused with success false and message; cancel_refused', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const rt = registryRuntime(t.app.services);
+    rt.clock = () => new Date(Date.now() + 25 * 3600_000);
+    try {
+      const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 8 } });
+      expectProblem(r, 422, 'registry_refused');
+      expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('24 hours'), registry_code: 'ER007' });
+      const g = await gql(o.tokens.staff, `mutation($n: String!) { cancelCertificate(certificateNo: $n, reasonId: 8) { __typename ... on RegistryRefusedProblem { code registryCode } } }`, { n: c.certificate_no });
+      expect(g.data.cancelCertificate).toEqual({ __typename: 'RegistryRefusedProblem', code: 'registry_refused', registryCode: 'ER007' });
+    } finally {
+      rt.clock = () => new Date();
+    }
+    const got = await o.api.get(`/certificates/${c.certificate_no}`, { token: o.tokens.staff });
+    expect(got.body.data).toMatchObject({ status: 'cancel_refused', error: { code: 'ER007' } });
+  }, 60_000);
+
+  it('out of stock at the registry: failed with ER006 and certificate.failed', async () => {
+    const store = new DbSimStore(t.app.services.db);
+    await store.setStock(101, 'C', 0);
+    try {
+      const pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+      const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'failed'));
+      expect(c.error.code).toBe('ER006');
+      expect((await events(o, 'certificate.failed', pol.policy_no))[0]).toMatchObject({ error_code: 'ER006', final: true });
+      await store.setStock(101, 'C', 5);
+      const r = await issuePost(o, pol.uuid); // the manual retry issues it
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.data[0]).toMatchObject({ status: 'issued', attempts: 2, error: null });
+    } finally {
+      await store.setStock(101, 'C', 1000);
+    }
+  }, 60_000);
+});
+
+describe('policy cancellation and reinstatement', () => {
+  it('cancelling the policy cancels its certificates at the registry; reinstating re-issues them as series 2', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'vehicle_sold', requested_by: 'insured' } });
+    expect(preview.status, preview.text).toBe(201);
+    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    expect(confirm.status, confirm.text).toBe(200);
+    const cancelled = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
+    expect(cancelled).toMatchObject([{ certificate_no: first.certificate_no, status: 'cancelled', cancel_reason_id: 15 }]);
+    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([{ certificate_no: first.certificate_no, reason_id: 15 }]);
+    // A manual issue on a cancelled policy is refused.
+    expectProblem(await issuePost(o, pol.uuid), 409, 'invalid_state');
+
+    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+    expect(re.status, re.text).toBe(200);
+    const list = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.series === 2 && x.status === 'issued'));
+    expect(list.map((x) => [x.series, x.stage, x.status])).toEqual([[1, 1, 'cancelled'], [2, 1, 'issued']]);
+    expect(list[1].certificate_no).not.toBe(first.certificate_no);
+    expect(list[1]).toMatchObject({ start_date: TODAY, end_date: pol.end_date });
+  }, 90_000);
+});
+
+describe('a vehicle added by endorsement, and the sweep', () => {
+  it('is certified from its first day on cover to the stage end, beside the first vehicle', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const from = addDays(TODAY, 2);
+    const reg = freshReg();
+    const e = await o.api.post(`/policies/${pol.uuid}/endorse`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { operation: 'add_vehicle', effective_date: from, vehicle: { regno: reg, chassis_no: `ADD${seq}X`, engine_no: `ENG-${seq}`, body_type: 'Hatchback', make: 'Mazda', model: 'Demio', yom: YEAR - 2, value: 900_000 } },
+    });
+    expect(e.status, e.text).toBe(201);
+    const c = await o.api.post(`/policies/${pol.uuid}/endorsements/${e.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    expect(c.status, c.text).toBe(200);
+    const list = await waitCerts(o, pol.uuid, (l) => l.filter((x) => x.status === 'issued').length === 2);
+    expect(list.map((x) => [x.regno, x.stage, x.status, x.start_date, x.end_date])).toEqual([
+      [pol.regno.replace(/\s/g, ''), 1, 'issued', TODAY, pol.end_date],
+      [reg.replace(/\s/g, ''), 1, 'issued', from, pol.end_date],
+    ]);
+  }, 60_000);
+
+  it('the minute sweep queues a paid policy whose issue job was never sent', async () => {
+    const rt = registryRuntime(t.app.services);
+    const send = rt.send!;
+    const lost: unknown[] = [];
+    rt.send = async (q, data) => void lost.push({ q, data });
+    let pol: any;
+    try {
+      pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+    } finally {
+      rt.send = send;
+    }
+    expect(lost).toEqual([{ q: 'issue', data: { policyId: (await policyRow(o, pol.uuid)).id } }]);
+    expect((await certs(o, pol.uuid)).body.data).toEqual([]);
+    const swept = await sweepCertificates(t.app.services);
+    expect(swept.issue).toBeGreaterThanOrEqual(1);
+    const list = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    expect(list.map((x) => x.status)).toEqual(['issued']);
+  }, 60_000);
+});
+
+describe('visibility on every endpoint', () => {
+  let staffPol: any;
+  let agentPol: any;
+  let staffNo: string;
+  beforeAll(async () => {
+    staffPol = await bind(o, 1);
+    agentPol = await bind(o, 1, freshReg(), o.tokens.agent);
+    await pay(o, staffPol, [1]);
+    staffNo = (await waitCerts(o, staffPol.uuid, (l) => l.some((x) => x.status === 'issued')))[0].certificate_no;
+  }, 60_000);
+
+  it('another organisation gets 404 (with success false) on our policy and certificate', async () => {
+    const tok = other.tokens.staff;
+    for (const r of [
+      await other.api.get(`/policies/${staffPol.uuid}/certificates`, { token: tok }),
+      await other.api.post(`/policies/${staffPol.uuid}/certificates`, { token: tok, idempotencyKey: randomUUID() }),
+      await other.api.get(`/certificates/${staffNo}`, { token: tok }),
+      await other.api.post(`/certificates/${staffNo}/cancel`, { token: tok, idempotencyKey: randomUUID(), body: { reason_id: 8 } }),
+    ]) {
+      expectProblem(r, 404, 'not_found');
+      expect(r.body).toMatchObject({ success: false, message: expect.any(String) });
+    }
+    const g = await gql(tok, `query($n: String!) { certificate(certificateNo: $n) { certificateNo } }`, { n: staffNo });
+    expect(g.errors?.[0]?.extensions?.code).toBe('not_found');
+  });
+
+  it('an agent gets 404 on a policy outside their reach, sees their own', async () => {
+    const agent = o.tokens.agent;
+    expectProblem(await o.api.get(`/policies/${staffPol.uuid}/certificates`, { token: agent }), 404, 'not_found');
+    expectProblem(await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: agent, idempotencyKey: randomUUID() }), 404, 'not_found');
+    expectProblem(await o.api.get(`/certificates/${staffNo}`, { token: agent }), 404, 'not_found');
+    expectProblem(await o.api.post(`/certificates/${staffNo}/cancel`, { token: agent, idempotencyKey: randomUUID(), body: { reason_id: 8 } }), 404, 'not_found');
+    expectProblem(await o.api.get(`/certificates/${staffNo}`, { token: asAgent2.token, headers: asAgent2.headers }), 404, 'not_found');
+    const own = await o.api.get(`/policies/${agentPol.uuid}/certificates`, { token: agent });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body).toEqual({ success: true, data: [] });
+    // Staff see everything.
+    expect((await o.api.get(`/certificates/${staffNo}`, { token: o.tokens.staff })).status).toBe(200);
+  });
+
+  it('writes need scope bind and an Idempotency-Key', async () => {
+    expectProblem(await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: o.tokens.readonly, idempotencyKey: randomUUID() }), 403, 'insufficient_scope');
+    const r = await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: o.tokens.staff });
+    expect(r.status).toBe(400);
+  });
+});
+
+describe('certificate state machine', () => {
+  it('the table: every allowed transition, nothing else', () => {
+    const allowed = Object.entries(CERTIFICATE_TRANSITIONS).flatMap(([f, tos]) => tos.map((to) => `${f}>${to}`));
+    expect(allowed.sort()).toEqual(
+      [
+        'pending>issued',
+        'pending>failed',
+        'pending>void',
+        'failed>pending',
+        'failed>void',
+        'issued>cancel_pending',
+        'cancel_pending>cancelled',
+        'cancel_pending>cancel_refused',
+        'cancel_refused>cancel_pending',
+      ].sort(),
+    );
+    for (const f of CERTIFICATE_STATES) for (const to of CERTIFICATE_STATES) expect(canTransition(f, to)).toBe(allowed.includes(`${f}>${to}`));
+  });
+
+  it('every transition on a row, guarded by the current status', async () => {
+    const pol = await bind(o, 1);
+    const p = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { uuid: pol.uuid }, include: { vehicles: true } }));
+    let stage = 100;
+    const row = (status: string) =>
+      t.db.tenant(o.org.id, (tx) =>
+        tx.certificate.create({
+          data: { tenantId: o.org.id, uuid: randomUUID(), policyId: p.id, vehicleId: p.vehicles[0]!.id, stage: (stage += 1), stageCount: 1, certificateClass: 'C', coverCode: 100, startDate: toDbDate(TODAY), endDate: toDbDate(TODAY), status },
+        }),
+      );
+    const move = (id: number, from: any, to: any) => t.db.tenant(o.org.id, (tx) => transitionCertificate(tx, id, from, to));
+    const status = async (id: number) => (await t.db.tenant(o.org.id, (tx) => tx.certificate.findUniqueOrThrow({ where: { id } }))).status;
+    // pending → failed → pending → issued → cancel_pending → cancel_refused → cancel_pending → cancelled
+    const a = await row('pending');
+    for (const [from, to] of [['pending', 'failed'], ['failed', 'pending'], ['pending', 'issued'], ['issued', 'cancel_pending'], ['cancel_pending', 'cancel_refused'], ['cancel_refused', 'cancel_pending'], ['cancel_pending', 'cancelled']]) {
+      expect(await move(a.id, from, to), `${from} → ${to}`).toBe(true);
+      expect(await status(a.id)).toBe(to);
+    }
+    // pending → void, failed → void
+    const b = await row('pending');
+    expect(await move(b.id, 'pending', 'void')).toBe(true);
+    const c = await row('failed');
+    expect(await move(c.id, 'failed', 'void')).toBe(true);
+    expect(await status(c.id)).toBe('void');
+    // A stale `from` changes nothing; a move outside the table throws.
+    expect(await move(b.id, 'pending', 'issued')).toBe(false);
+    expect(await status(b.id)).toBe('void');
+    await expect(move(a.id, 'cancelled', 'issued')).rejects.toBeInstanceOf(IllegalCertificateTransition);
+    await expect(move(b.id, 'issued', 'cancelled')).rejects.toBeInstanceOf(IllegalCertificateTransition);
+  });
+});
+
+async function gql(token: string, query: string, variables: Record<string, unknown> = {}) {
+  const r = await fetch(`${t.origin}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  return (await r.json()) as any;
+}
