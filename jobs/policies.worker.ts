@@ -1,7 +1,17 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { isYmd } from '../src/lib/dates.ts';
+import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
+import { QUEUES } from './queues.ts';
 
-/** The daily policy lifecycle job (time-based states, renewal notices). */
-export async function registerPolicyWorkers(_boss: PgBoss, _app: AppServices): Promise<void> {
-  // Implemented by the lifecycle change.
+/** The daily policy lifecycle job (time-based states, renewal notices, stale previews); `asOf` for an on-demand run. */
+export async function registerPolicyWorkers(boss: PgBoss, app: AppServices): Promise<void> {
+  const q = QUEUES.policyLifecycle;
+  await boss.work(q.name, { pollingIntervalSeconds: 2 }, async (jobs) => {
+    for (const job of jobs) {
+      const { asOf } = q.payload.parse(job.data ?? {});
+      const counts = await runLifecycle(app, asOf && isYmd(asOf) ? asOf : undefined);
+      app.log.info({ job: q.name, ...counts }, 'policy lifecycle job done');
+    }
+  });
 }

@@ -1,18 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { enforceBindLimit } from '../../http/rate-limits.ts';
-import { addDays, addMonths, daysBetween, isYmd, todayNairobi, toDbDate } from '../../lib/dates.ts';
+import { addDays, daysBetween, isYmd, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { newSecret, sha256Hex } from '../../lib/crypto.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts';
-import { nextNumber } from '../clients/client.service.ts';
-import { NOT_OFFERED_TYPES, splitInstalments } from './rating.ts';
+import { NOT_OFFERED_TYPES } from './rating.ts';
 import { noQuote, normaliseRisk, priceRisk } from './quote.service.ts';
-import { recordInitialStatus } from '../policies/policy-state.ts';
+import { createPolicy, nextPolicyNumbers } from '../policies/policy-factory.ts';
 import { figuresOff, mismatchError } from './save-quote.service.ts';
 
 /** Business rules a bind must pass (422 domain_rule), documented in the README. */
@@ -168,89 +166,54 @@ export const bindService = {
       if (current?.version !== option.productVersion) {
         throw new PriceChangedError(`${option.insurer.name} changed its rates during this save; quote again`);
       }
-      const year = today.slice(0, 4);
-      const seq = String(await nextNumber(tx, p.tenant.id, 'policy_no')).padStart(6, '0');
-      const policyNo = `MTR-${year}-${seq}`;
+      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
+      const policyNo = numbers.policyNo;
       const clientRow = await tx.client.findUniqueOrThrow({ where: { id: client.id } });
-      const policy = await tx.policy.create({
-        data: {
+      const { policy, debitNotes } = await createPolicy(
+        tx,
+        {
           tenantId: p.tenant.id,
-          uuid: randomUUID(),
-          policyNo,
-          riskNote: `RN-${year}-${seq}`,
           clientId: client.id,
           insurerId: option.insurer.id,
           motorProductId: option.productId,
           productVersion: option.productVersion,
-          productLine: 'motor',
           vehicleClass: risk.vehicleClass,
           coverType: risk.coverType,
           coverPeriod: risk.coverPeriod,
           days: risk.days,
-          startDate: toDbDate(risk.startDate),
-          endDate: toDbDate(risk.endDate),
+          startDate: risk.startDate,
+          endDate: risk.endDate,
           paymentMode,
           instalmentCount: instalments,
           rateBps: option.rateBps,
           basicMinor: option.basicMinor,
           taxesMinor: option.taxesMinor,
           totalMinor: option.totalMinor,
-          limitsOfLiability: (pol.limitsOfLiability ?? undefined) as never,
+          limitsOfLiability: pol.limitsOfLiability,
           salesPersonId: clientRow.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null),
           createdByUserId: actor.userId,
           createdByApiClientId: p.apiClient.id,
-          taxes: { create: option.taxes.map((t) => ({ tenantId: p.tenant.id, code: t.code, name: t.name, amountMinor: t.amountMinor })) },
-          vehicles: {
-            create: [{
-              tenantId: p.tenant.id,
-              regNo,
-              chassisNo: vehicle.chassisNo?.trim().toUpperCase() || null,
-              engineNo: vehicle.engineNo?.trim().toUpperCase() || null,
-              make: vehicle.make ?? null,
-              model: vehicle.model ?? null,
-              yearOfManufacture: risk.year,
-              valueMinor: risk.valueMinor,
-              bodyType: vehicle.bodyType ?? null,
-              tonnesMilli: risk.tonnage == null ? null : Math.round(risk.tonnage * 1000),
-              pll: risk.pll || null,
-              coverage: risk.coverage,
-              benefits: (vehicle.benefits ?? undefined) as never,
-              addedOn: toDbDate(risk.startDate),
-            }],
-          },
+          taxes: option.taxes,
+          vehicles: [{
+            regNo,
+            chassisNo: vehicle.chassisNo?.trim().toUpperCase() || null,
+            engineNo: vehicle.engineNo?.trim().toUpperCase() || null,
+            make: vehicle.make ?? null,
+            model: vehicle.model ?? null,
+            yearOfManufacture: risk.year,
+            valueMinor: risk.valueMinor,
+            bodyType: vehicle.bodyType ?? null,
+            tonnesMilli: risk.tonnage == null ? null : Math.round(risk.tonnage * 1000),
+            pll: risk.pll || null,
+            coverage: risk.coverage,
+            benefits: vehicle.benefits,
+            // The vehicle's annual basic premium (PLL included) on cover for the whole period.
+            annualBasicMinor: option.basicMinor,
+          }],
+          initialStatus: { source: 'bind', actorUserId: actor.userId },
         },
-        include: { vehicles: true },
-      });
-      // The vehicle's annual basic premium (PLL included) on cover for the whole period: what endorsements and
-      // cancellation pro-rate (proration.ts).
-      await tx.policyPremiumItem.create({
-        data: {
-          tenantId: p.tenant.id,
-          policyId: policy.id,
-          vehicleId: policy.vehicles[0]!.id,
-          annualBasicMinor: option.basicMinor,
-          fromDate: toDbDate(risk.startDate),
-          toDate: toDbDate(risk.endDate),
-        },
-      });
-      await recordInitialStatus(tx, policy.id, { tenantId: p.tenant.id, source: 'bind', actorUserId: actor.userId });
-      const amounts = splitInstalments(option.totalMinor, instalments);
-      const debitNotes = [];
-      for (const [i, amountMinor] of amounts.entries()) {
-        debitNotes.push(
-          await tx.debitNote.create({
-            data: {
-              tenantId: p.tenant.id,
-              policyId: policy.id,
-              number: `DN-${policyNo}-${i + 1}/${instalments}`,
-              instalmentNo: i + 1,
-              instalmentCount: instalments,
-              dueOn: toDbDate(i === 0 ? risk.startDate : addMonths(risk.startDate, i)),
-              amountMinor,
-            },
-          }),
-        );
-      }
+        numbers,
+      );
       // Client-area credentials: a key only when the client has none yet; existing keys keep working.
       const hasKey = await tx.clientKey.findFirst({ where: { clientId: client.id, revokedAt: null } });
       let clientKey: string | null = null;

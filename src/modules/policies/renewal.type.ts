@@ -1,2 +1,146 @@
-// Filled in by its module's change.
-export {};
+import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { fromDbDate } from '../../lib/dates.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import { DomainRuleError, PriceChangedError } from '../motor/bind.service.ts';
+import { NoQuoteError } from '../motor/quote.service.ts';
+import { PremiumMismatchError } from '../motor/save-quote.service.ts';
+import { figuresOf, RenewalQuoteExpiredError, RenewalQuoteStaleError, RenewalStateError, renewalService } from './renewal.service.ts';
+
+for (const [cls, name] of [
+  [RenewalStateError, 'RenewalStateProblem'],
+  [RenewalQuoteExpiredError, 'RenewalQuoteExpiredProblem'],
+  [RenewalQuoteStaleError, 'RenewalQuoteStaleProblem'],
+] as const) {
+  builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
+}
+
+type Figures = ReturnType<typeof figuresOf>;
+
+const RenewalVehicleRef = builder.objectRef<Figures['vehicles'][number]>('RenewalVehicle').implement({
+  fields: (t) => ({
+    regNo: t.exposeString('regNo'),
+    value: t.field({ type: MoneyRef, nullable: true, description: 'Sum insured for the renewal period', resolve: (v) => money(v.valueMinor == null ? null : BigInt(v.valueMinor)) }),
+    previousAnnualBasic: t.field({ type: MoneyRef, description: 'Annual basic premium (PLL included) of the expiring period', resolve: (v) => money(BigInt(v.previousAnnualBasicMinor))! }),
+    renewalAnnualBasic: t.field({ type: MoneyRef, description: 'Annual basic premium on current rates', resolve: (v) => money(BigInt(v.renewalAnnualBasicMinor))! }),
+  }),
+});
+
+const RenewalLevyRef = builder.objectRef<Figures['levies'][number]>('RenewalLevy').implement({
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    name: t.exposeString('name'),
+    amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amountMinor))! }),
+  }),
+});
+
+const RenewalInstalmentRef = builder.objectRef<Figures['instalments'][number]>('RenewalInstalmentOption').implement({
+  fields: (t) => ({
+    parts: t.exposeInt('parts'),
+    amounts: t.field({ type: [MoneyRef], resolve: (o) => o.amountsMinor.map((a) => money(BigInt(a))!) }),
+  }),
+});
+
+const PreviousPeriodRef = builder.objectRef<Figures['previous']>('RenewalPreviousPeriod').implement({
+  fields: (t) => ({
+    basicPremium: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.basicMinor))! }),
+    taxes: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.taxesMinor))! }),
+    total: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.totalMinor))! }),
+  }),
+});
+
+const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
+  description: 'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
+  fields: (t) => ({
+    uuid: t.exposeString('uuid'),
+    status: t.exposeString('status', { description: 'quoted, bound or expired' }),
+    startDate: t.string({ resolve: (q) => fromDbDate(q.startDate) }),
+    endDate: t.string({ resolve: (q) => fromDbDate(q.endDate) }),
+    productVersion: t.exposeInt('productVersion', { description: 'Rating version priced on; a newer one at bind answers price_changed' }),
+    validUntil: t.string({ description: 'Y-m-d: last day the quote can be bound', resolve: (q) => fromDbDate(q.validUntil) }),
+    basicPremium: t.field({ type: MoneyRef, resolve: (q) => money(q.basicMinor)! }),
+    taxes: t.field({ type: MoneyRef, resolve: (q) => money(q.taxesMinor)! }),
+    total: t.field({ type: MoneyRef, resolve: (q) => money(q.totalMinor)! }),
+    levies: t.field({ type: [RenewalLevyRef], description: 'Percent levies term by term, flat levies once', resolve: (q) => figuresOf(q).levies }),
+    vehicles: t.field({ type: [RenewalVehicleRef], resolve: (q) => figuresOf(q).vehicles }),
+    previous: t.field({ type: PreviousPeriodRef, description: 'The expiring period\'s figures', resolve: (q) => figuresOf(q).previous }),
+    change: t.field({ type: MoneyRef, description: 'Renewal total minus the expiring period\'s total (may be negative)', resolve: (q) => money(q.totalMinor - BigInt(figuresOf(q).previous.totalMinor))! }),
+    instalmentOptions: t.field({ type: [RenewalInstalmentRef], resolve: (q) => figuresOf(q).instalments }),
+    policy: t.relation('policy'),
+    newPolicy: t.relation('newPolicy', { nullable: true, description: 'The renewal policy, once bound' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObjectFields('Policy', (t) => ({
+  renewalQuotes: t.relation('renewalQuotes', { description: 'Renewal quotes given for this policy, oldest first.', query: { orderBy: { id: 'asc' } } }),
+}));
+
+const RenewalVehicleInput = builder.inputType('RenewalVehicleInput', {
+  fields: (t) => ({
+    regNo: t.string({ description: 'A registration on cover under the policy (any spacing)' }),
+    value: t.float({ description: 'New sum insured, whole shillings' }),
+  }),
+});
+
+const RenewPolicyInput = builder.inputType('RenewPolicyInput', {
+  fields: (t) => ({
+    renewalQuoteUuid: t.string(),
+    premium: t.float({ description: 'The quote\'s total, whole shillings; within KES 1' }),
+    premiumInstalments: t.int({ description: '1 (default) up to the quote\'s instalment options' }),
+  }),
+});
+
+type Renewed = Awaited<ReturnType<typeof renewalService.renew>>;
+const RenewedPolicyRef = builder.objectRef<Renewed>('RenewedPolicy').implement({
+  fields: (t) => ({
+    policy: t.prismaField({
+      type: 'Policy',
+      description: 'The new policy (pending_payment)',
+      resolve: (query, r, _a, ctx) => ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: r.policy.id } })),
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  renewalQuote: t.field({
+    type: RenewalQuoteRef,
+    authScopes: { bind: true },
+    errors: { types: [ValidationError, RenewalStateError, DomainRuleError, NoQuoteError], directResult: true, union: { name: 'RenewalQuoteResult' } },
+    description: 'Prices the next annual period of an active (or recently expired) policy on current rates.',
+    args: {
+      policyUuid: t.arg.string({ required: true }),
+      vehicles: t.arg({ type: [RenewalVehicleInput], description: 'New sums insured for some vehicles' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const q = await renewalService.quote(ctx, args.policyUuid, { vehicles: args.vehicles });
+      return ctx.tx((tx) => tx.renewalQuote.findUniqueOrThrow({ where: { id: q.id } }));
+    },
+  }),
+  renewPolicy: t.field({
+    type: RenewedPolicyRef,
+    authScopes: { bind: true },
+    errors: {
+      types: [ValidationError, RenewalStateError, RenewalQuoteExpiredError, RenewalQuoteStaleError, PremiumMismatchError, PriceChangedError, DomainRuleError],
+      directResult: true,
+      union: { name: 'RenewPolicyResult' },
+    },
+    description: 'Binds a renewal quote into a new policy pending payment, linked to the old one.',
+    args: {
+      policyUuid: t.arg.string({ required: true }),
+      input: t.arg({ type: RenewPolicyInput, required: true }),
+    },
+    resolve: (_r, args, ctx) => renewalService.renew(ctx, args.policyUuid, args.input),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  renewalsDue: t.prismaConnection({
+    type: 'Policy',
+    cursor: 'id',
+    authScopes: { read: true },
+    description: 'Active policies the caller may see ending within `withinDays` (default 30, at most 120) with no renewal bound, ending soonest first.',
+    args: { withinDays: t.arg.int() },
+    resolve: (query, _root, args, ctx) => renewalService.due(ctx, args.withinDays, query),
+  }),
+}));

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../../db/client.ts';
+import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
+import { addMonths, toDbDate } from '../../lib/dates.ts';
+import { nextNumber } from '../clients/client.service.ts';
+import { splitInstalments } from '../motor/rating.ts';
+import { recordInitialStatus, type TransitionMeta } from './policy-state.ts';
+
+/**
+ * Creating a policy, shared by bind and renewal bind: the policy row with its levy lines, its vehicles, one premium
+ * item per vehicle (its annual basic premium, PLL included, on cover for the whole period: what endorsements and
+ * cancellation pro-rate), the first status-history row (pending_payment) and the instalment debit notes.
+ */
+export interface NewPolicyVehicle {
+  regNo: string;
+  chassisNo?: string | null;
+  engineNo?: string | null;
+  make?: string | null;
+  model?: string | null;
+  yearOfManufacture: number;
+  valueMinor: bigint | null;
+  bodyType?: string | null;
+  tonnesMilli?: number | null;
+  pll?: number | null;
+  coverage?: string | null;
+  benefits?: unknown;
+  /** Annual basic premium of this vehicle (PLL included). */
+  annualBasicMinor: bigint;
+}
+
+export interface NewPolicy {
+  tenantId: number;
+  clientId: number;
+  insurerId: number;
+  motorProductId: number;
+  productVersion: number;
+  quoteId?: number | null;
+  vehicleClass: VehicleClass;
+  coverType: CoverType;
+  coverPeriod: string;
+  days: number;
+  /** Y-m-d */
+  startDate: string;
+  /** Y-m-d, inclusive */
+  endDate: string;
+  paymentMode: PaymentMode;
+  instalmentCount: number;
+  rateBps: number | null;
+  basicMinor: bigint;
+  taxesMinor: bigint;
+  totalMinor: bigint;
+  limitsOfLiability?: unknown;
+  salesPersonId: number | null;
+  createdByUserId: number | null;
+  createdByApiClientId: number | null;
+  renewalOfId?: number | null;
+  taxes: { code: string; name: string; amountMinor: bigint }[];
+  vehicles: NewPolicyVehicle[];
+  /** Source (bind or renewal), reason and actor of the first status-history row. */
+  initialStatus: Omit<TransitionMeta, 'tenantId'>;
+}
+
+/** The next policy number of the organisation: MTR-<year>-<seq>, with its risk note RN-<year>-<seq>. */
+export async function nextPolicyNumbers(tx: Tx, tenantId: number, today: string): Promise<{ policyNo: string; riskNote: string }> {
+  const year = today.slice(0, 4);
+  const seq = String(await nextNumber(tx, tenantId, 'policy_no')).padStart(6, '0');
+  return { policyNo: `MTR-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
+}
+
+export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
+  const { tenantId } = np;
+  const { policyNo } = numbers;
+  const policy = await tx.policy.create({
+    data: {
+      tenantId,
+      uuid: randomUUID(),
+      policyNo,
+      riskNote: numbers.riskNote,
+      clientId: np.clientId,
+      insurerId: np.insurerId,
+      motorProductId: np.motorProductId,
+      productVersion: np.productVersion,
+      quoteId: np.quoteId ?? null,
+      productLine: 'motor',
+      vehicleClass: np.vehicleClass,
+      coverType: np.coverType,
+      coverPeriod: np.coverPeriod,
+      days: np.days,
+      startDate: toDbDate(np.startDate),
+      endDate: toDbDate(np.endDate),
+      paymentMode: np.paymentMode,
+      instalmentCount: np.instalmentCount,
+      rateBps: np.rateBps,
+      basicMinor: np.basicMinor,
+      taxesMinor: np.taxesMinor,
+      totalMinor: np.totalMinor,
+      limitsOfLiability: (np.limitsOfLiability ?? undefined) as never,
+      salesPersonId: np.salesPersonId,
+      createdByUserId: np.createdByUserId,
+      createdByApiClientId: np.createdByApiClientId,
+      renewalOfId: np.renewalOfId ?? null,
+      taxes: { create: np.taxes.map((t) => ({ tenantId, code: t.code, name: t.name, amountMinor: t.amountMinor })) },
+    },
+  });
+  const vehicles = [];
+  for (const v of np.vehicles) {
+    const row = await tx.policyVehicle.create({
+      data: {
+        tenantId,
+        policyId: policy.id,
+        regNo: v.regNo,
+        chassisNo: v.chassisNo ?? null,
+        engineNo: v.engineNo ?? null,
+        make: v.make ?? null,
+        model: v.model ?? null,
+        yearOfManufacture: v.yearOfManufacture,
+        valueMinor: v.valueMinor,
+        bodyType: v.bodyType ?? null,
+        tonnesMilli: v.tonnesMilli ?? null,
+        pll: v.pll || null,
+        coverage: v.coverage ?? null,
+        benefits: (v.benefits ?? undefined) as never,
+        addedOn: toDbDate(np.startDate),
+      },
+    });
+    vehicles.push(row);
+    await tx.policyPremiumItem.create({
+      data: { tenantId, policyId: policy.id, vehicleId: row.id, annualBasicMinor: v.annualBasicMinor, fromDate: toDbDate(np.startDate), toDate: toDbDate(np.endDate) },
+    });
+  }
+  await recordInitialStatus(tx, policy.id, { tenantId, ...np.initialStatus });
+  const amounts = splitInstalments(np.totalMinor, np.instalmentCount);
+  const debitNotes = [];
+  for (const [i, amountMinor] of amounts.entries()) {
+    debitNotes.push(
+      await tx.debitNote.create({
+        data: {
+          tenantId,
+          policyId: policy.id,
+          number: `DN-${policyNo}-${i + 1}/${np.instalmentCount}`,
+          instalmentNo: i + 1,
+          instalmentCount: np.instalmentCount,
+          dueOn: toDbDate(i === 0 ? np.startDate : addMonths(np.startDate, i)),
+          amountMinor,
+        },
+      }),
+    );
+  }
+  return { policy: { ...policy, vehicles }, debitNotes };
+}
