@@ -1,5 +1,77 @@
-import type { RestRoute } from '../route.ts';
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import { endorseFromRest, endorsementSchemas as schemas, endorsementToRest } from '../mappers/endorsement.ts';
+import { route, type RestRoute } from '../route.ts';
+import { arr, dataOf, ref } from '../schemas.ts';
 
-export const endorsementRoutes: RestRoute[] = [];
-export const endorsementSchemas: Record<string, SchemaObject> = {};
+const common = { tag: 'Endorsements', serviceOnly: true };
+const fieldNames = { reg_no: 'regno', 'vehicle.reg_no': 'vehicle.regno' };
+
+export const endorsementRoutes: RestRoute[] = [
+  route({
+    ...common,
+    operationId: 'endorsePolicy',
+    method: 'POST',
+    path: '/policies/{uuid}/endorse',
+    summary: 'Price a mid-term change (add_vehicle, remove_vehicle, change_value, change_details): a pending endorsement',
+    description:
+      'Nothing changes until the endorsement is confirmed; it can be confirmed for 72 hours while the policy is unchanged. The policy must be ' +
+      'active (409 invalid_state). Business rules answered with 422 domain_rule: a registration already on this policy or on another pending ' +
+      'or active policy for overlapping dates; removing the last vehicle; a sum insured change on non-comprehensive cover; a vehicle the ' +
+      'insurer does not rate.',
+    scopes: ['bind'],
+    idempotent: true,
+    operation: 'EndorsePolicy',
+    requestBody: ref('EndorsementRequest'),
+    toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: endorseFromRest(body) }),
+    toResponse: (d) => ({ status: 201, body: { data: endorsementToRest(d.endorsePolicy) } }),
+    fieldNames,
+    response: { status: 201, description: 'The pending endorsement, priced', schema: dataOf(ref('Endorsement')) },
+    errors: ['validation_failed', 'not_found', 'invalid_state', 'domain_rule', 'actor_forbidden'],
+  }),
+  route({
+    ...common,
+    operationId: 'confirmEndorsement',
+    method: 'POST',
+    path: '/policies/{uuid}/endorsements/{endorsement_uuid}/confirm',
+    summary: 'Apply a pending endorsement: cover, a debit or credit note, policy totals; emits policy.endorsed',
+    description:
+      '409 invalid_state when it is not pending or the policy is not active; 409 preview_expired past its expires_at; 409 preview_stale when ' +
+      'the policy changed (another endorsement, a cancellation …) since it was priced.',
+    scopes: ['bind'],
+    idempotent: true,
+    operation: 'ConfirmEndorsement',
+    toVariables: ({ params }) => ({ uuid: params.endorsement_uuid, policyUuid: params.uuid }),
+    toResponse: (d) => ({ status: 200, body: { data: endorsementToRest(d.confirmEndorsement) } }),
+    response: { status: 200, description: 'The confirmed endorsement with its note', schema: dataOf(ref('Endorsement')) },
+    errors: ['not_found', 'invalid_state', 'preview_expired', 'preview_stale', 'domain_rule', 'actor_forbidden'],
+  }),
+  route({
+    ...common,
+    operationId: 'discardEndorsement',
+    method: 'POST',
+    path: '/policies/{uuid}/endorsements/{endorsement_uuid}/discard',
+    summary: 'Drop a pending endorsement',
+    scopes: ['bind'],
+    idempotent: true,
+    operation: 'DiscardEndorsement',
+    toVariables: ({ params }) => ({ uuid: params.endorsement_uuid, policyUuid: params.uuid }),
+    toResponse: (d) => ({ status: 200, body: { data: endorsementToRest(d.discardEndorsement) } }),
+    response: { status: 200, description: 'The discarded endorsement', schema: dataOf(ref('Endorsement')) },
+    errors: ['not_found', 'invalid_state', 'actor_forbidden'],
+  }),
+  route({
+    ...common,
+    operationId: 'listEndorsements',
+    method: 'GET',
+    path: '/policies/{uuid}/endorsements',
+    summary: 'The policy\'s endorsements, newest first',
+    scopes: ['read'],
+    idempotent: false,
+    operation: 'PolicyEndorsements',
+    toVariables: ({ params }) => ({ uuid: params.uuid }),
+    toResponse: (d) => ({ status: 200, body: { data: d.policy.endorsements.map(endorsementToRest) } }),
+    response: { status: 200, description: 'Endorsements', schema: dataOf(arr(ref('Endorsement'))) },
+    errors: ['not_found'],
+  }),
+];
+
+export const endorsementSchemas = schemas;
