@@ -32,6 +32,21 @@ export interface Context {
   ambientTx?: Tx;
   /** A tenant-scoped Prisma client for the Pothos plugin's own loads (relation fallbacks, node lookups). */
   prismaForPlugin(): PrismaClient;
+  /**
+   * Work that must wait for the business transaction to commit (queueing a job that reads what it wrote). Inside an
+   * ambient transaction it runs once that transaction has committed (and never if it rolls back); otherwise at once,
+   * so call it after your own `ctx.tx(...)` has returned. Errors are logged, not thrown: sweeps catch what is lost.
+   */
+  afterCommit(fn: () => Promise<void>): Promise<void>;
+  /** Deferred by afterCommit while an ambient transaction is open. */
+  pendingAfterCommit?: (() => Promise<void>)[];
+}
+
+/** Runs (and clears) what afterCommit deferred; called by the owner of the ambient transaction once it committed. */
+export async function runAfterCommit(ctx: Context): Promise<void> {
+  const fns = ctx.pendingAfterCommit ?? [];
+  ctx.pendingAfterCommit = undefined;
+  for (const fn of fns) await fn().catch((err) => ctx.log.error({ err }, 'after-commit work failed'));
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -98,6 +113,13 @@ export async function createContext(input: ContextInput): Promise<Context> {
       if (ctx.ambientTx) return ctx.ambientTx as unknown as PrismaClient;
       if (!ctx.principal) throw new AppError('unauthenticated');
       return tenantScopedClient(app.db, ctx.principal.tenant.id);
+    },
+    async afterCommit(fn) {
+      if (ctx.ambientTx) {
+        (ctx.pendingAfterCommit ??= []).push(fn);
+        return;
+      }
+      await fn().catch((err) => ctx.log.error({ err }, 'after-commit work failed'));
     },
   };
   return ctx;

@@ -38,11 +38,26 @@ const policyData = () => ({
 });
 
 describe('event catalogue', () => {
-  it('lists payment.received and policy.activated with JSON schemas over REST (scope read)', async () => {
+  it('lists every event with its JSON schema over REST (scope read)', async () => {
     const readonly = await api.token(org.clients.readonly.clientId, org.clients.readonly.secret);
     const r = await api.get('/events/catalogue', { token: readonly });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data.map((e: any) => e.name)).toEqual(['payment.received', 'policy.activated']);
+    expect(r.body.data.map((e: any) => e.name)).toEqual([
+      'payment.received',
+      'policy.activated',
+      'policy.endorsed',
+      'policy.cancelled',
+      'policy.reinstated',
+      'policy.expired',
+      'policy.lapsed',
+      'policy.not_taken_up',
+      'policy.renewed',
+      'policy.renewal_due',
+      'certificate.issued',
+      'certificate.failed',
+      'certificate.cancelled',
+    ]);
+    for (const e of r.body.data) expect(e.schema.type, e.name).toBe('object');
     const payment = r.body.data[0];
     expect(payment.description).toMatch(/receipt/);
     expect(payment.schema.type).toBe('object');

@@ -174,9 +174,18 @@ describe('policy state machine', () => {
     ]);
   });
 
-  it('a cancelled policy takes no premium (422 domain_rule)', async () => {
-    const bound = await o.bind(1);
-    await t.db.tenant(o.org.id, (tx) => tx.policy.updateMany({ where: { policyNo: bound.policy_no }, data: { status: 'cancelled' } }));
-    expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: bound.policy_no }), 422, 'domain_rule');
+  it('a policy never taken up takes no premium, a cancelled one only what it still owes (422 domain_rule)', async () => {
+    const ntu = await o.bind(1);
+    await t.db.tenant(o.org.id, (tx) => tx.policy.updateMany({ where: { policyNo: ntu.policy_no }, data: { status: 'not_taken_up' } }));
+    expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: ntu.policy_no }), 422, 'domain_rule');
+
+    const cancelled = await o.bind(1);
+    await t.db.tenant(o.org.id, (tx) => tx.policy.updateMany({ where: { policyNo: cancelled.policy_no }, data: { status: 'cancelled' } }));
+    // Its debit note is still open: arrears are collectable.
+    const owed = await o.push({ phone: PHONES.success, amount: 1, account: cancelled.policy_no });
+    expect(owed.status, owed.text).toBe(202);
+    // Nothing left open (written off by a credit note, say): refused.
+    await t.db.tenant(o.org.id, (tx) => tx.$executeRaw`UPDATE debit_notes SET credited_minor = amount_minor - paid_minor WHERE number LIKE ${`DN-${cancelled.policy_no}-%`}`);
+    expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: cancelled.policy_no }), 422, 'domain_rule');
   });
 });

@@ -55,9 +55,13 @@ describe('GET /policies/{uuid}', () => {
       instalments: 2,
       client: { client_no: staffPol.client_no },
       insurer: { name: 'Simba General' },
-      endorsements: [],
-      certificates: [],
+      renewal_of: null,
+      renewed_by: null,
     });
+    expect(p.status_history.map((h: any) => [h.from, h.to, h.source])).toEqual([
+      [null, 'pending_payment', 'bind'],
+      ['pending_payment', 'active', 'payment'],
+    ]);
     expect(p.premium).toMatchObject({ total_minor: staffPol.premium.total_minor, taxes_minor: staffPol.premium.taxes_minor, basic_premium_minor: staffPol.premium.basic_premium_minor });
     expect(p.premium.levies.map((l: any) => l.code).sort()).toEqual(['PHCF', 'SD', 'TL']);
     expect(p.premium.levies.reduce((s: number, l: any) => s + l.amount_minor, 0)).toBe(p.premium.taxes_minor);

@@ -1,6 +1,9 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, str, timestamp } from '../schemas.ts';
+import { arr, date, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
 import { moneyPair } from './money.ts';
+import { cancellationToRest } from './cancellation.ts';
+import { certificateToRest } from './certificate.ts';
+import { endorsementToRest } from './endorsement.ts';
 
 /** DateTime or Date → Y-m-d (the legacy date shape). */
 const ymd = (v: string | null | undefined) => (v ? String(v).slice(0, 10) : null);
@@ -43,11 +46,24 @@ export function policyToRest(p: any) {
     })),
     debit_notes: p.debitNotes.map((d: any) => ({
       number: d.number,
+      kind: d.kind,
       instalment_no: d.instalmentNo,
       due_on: ymd(d.dueOn),
       ...moneyPair('amount', d.amount),
       ...moneyPair('paid', d.paid),
+      ...moneyPair('credited', d.credited),
       ...moneyPair('outstanding', d.outstanding),
+    })),
+    credit_notes: p.creditNotes.map((c: any) => ({
+      number: c.number,
+      kind: c.kind,
+      ...moneyPair('amount', c.amount),
+      ...moneyPair('basic_premium', c.basicPremium),
+      ...moneyPair('taxes', c.taxes),
+      ...moneyPair('applied', c.applied),
+      ...moneyPair('refunded', c.refunded),
+      applications: c.applications.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+      created_at: c.createdAt,
     })),
     receipts: p.receipts.map((r: any) => ({
       receipt_no: r.receiptNo,
@@ -58,9 +74,12 @@ export function policyToRest(p: any) {
       ...moneyPair('unallocated', r.unallocated),
       allocations: r.allocations.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
     })),
-    // Endorsements and certificates are not recorded yet: empty lists keep the shape stable for clients.
-    endorsements: [],
-    certificates: [],
+    endorsements: p.endorsements.map(endorsementToRest),
+    cancellations: p.cancellations.map(cancellationToRest),
+    certificates: p.certificates.map(certificateToRest),
+    status_history: p.statusHistory.map((h: any) => ({ from: h.fromStatus, to: h.toStatus, source: h.source, reason: h.reason, at: h.at })),
+    renewal_of: p.renewalOf ? { uuid: p.renewalOf.uuid, policy_no: p.renewalOf.policyNo } : null,
+    renewed_by: p.renewal ? { uuid: p.renewal.uuid, policy_no: p.renewal.policyNo, status: p.renewal.status } : null,
     created_at: p.createdAt,
   };
 }
@@ -105,7 +124,29 @@ export const policySchemas = {
       }),
     ),
     debit_notes: arr(
-      obj({ number: str(), instalment_no: int(), due_on: date(), ...money('amount'), ...money('paid'), ...money('outstanding') }),
+      obj({
+        number: str('DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)'),
+        kind: { type: 'string', enum: ['instalment', 'endorsement', 'reinstatement'] },
+        instalment_no: int('0 for endorsement and reinstatement notes'),
+        due_on: date(),
+        ...money('amount'),
+        ...money('paid'),
+        ...money('credited'),
+        ...money('outstanding'),
+      }),
+    ),
+    credit_notes: arr(
+      obj({
+        number: str('CN-<policy>-<n>'),
+        kind: { type: 'string', enum: ['endorsement', 'cancellation'] },
+        ...money('amount'),
+        ...money('basic_premium'),
+        ...money('taxes'),
+        ...money('applied'),
+        ...money('refunded'),
+        applications: arr(obj(amountOnly({ debit_note_no: str() }))),
+        created_at: timestamp(),
+      }),
     ),
     receipts: arr(
       obj({
@@ -118,8 +159,15 @@ export const policySchemas = {
         allocations: arr(obj(amountOnly({ debit_note_no: str() }))),
       }),
     ),
-    endorsements: arr(obj({}, [], 'Not recorded yet: always empty')),
-    certificates: arr(obj({}, [], 'Not recorded yet: always empty')),
+    endorsements: arr(ref('Endorsement')),
+    cancellations: arr(ref('Cancellation')),
+    certificates: arr(ref('Certificate')),
+    status_history: {
+      ...arr(obj({ from: nullable(str()), to: str(), source: str('bind, payment, schedule, api, renewal or reinstatement'), reason: nullable(str()), at: timestamp() })),
+      description: 'Every status the policy has had, oldest first',
+    },
+    renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),
+    renewed_by: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
     created_at: timestamp(),
   }),
 };

@@ -1,4 +1,4 @@
-import type { Context } from '../context.ts';
+import { type Context, runAfterCommit } from '../context.ts';
 import { AppError } from '../lib/problem.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 255;
@@ -31,7 +31,8 @@ export async function withIdempotency(
 ): Promise<StoredResponse> {
   const p = ctx.principal!;
   const { db, config } = ctx.app;
-  return db.tenant(
+  ctx.pendingAfterCommit = undefined;
+  const stored = await db.tenant(
     p.tenant.id,
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${opts.key}))`;
@@ -68,5 +69,11 @@ export async function withIdempotency(
       return { status: out.status, bodyText, replayed: false };
     },
     { timeout: 60_000, maxWait: 30_000 },
-  );
+  ).catch((err) => {
+    // Rolled back: nothing it deferred may run.
+    ctx.pendingAfterCommit = undefined;
+    throw err;
+  });
+  await runAfterCommit(ctx);
+  return stored;
 }

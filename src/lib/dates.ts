@@ -24,8 +24,12 @@ export function addMonths(ymd: string, months: number): string {
   return first.toISOString().slice(0, 10);
 }
 
-/** Annual cover: one year less a day (2026-03-01 → 2027-02-28). */
+/**
+ * Annual cover: one year less a day (2026-03-01 → 2027-02-28). A cover starting on 29 February ends on 28 February
+ * of the next year (the day before its anniversary, 1 March).
+ */
 export function annualEnd(start: string): string {
+  if (start.endsWith('-02-29')) return `${Number(start.slice(0, 4)) + 1}-02-28`;
   return addDays(addMonths(start, 12), -1);
 }
 

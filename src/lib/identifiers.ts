@@ -33,3 +33,6 @@ export function normaliseRegNo(raw: string): string | null {
   const v = raw.replace(/[\s-]/g, '').toUpperCase();
   return /^[A-Z0-9]{4,10}$/.test(v) ? v : null;
 }
+
+/** A canonical UUID (any version): what may be cast to PostgreSQL's uuid without an error. */
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);

@@ -126,6 +126,14 @@ async function bindEachTime(ctx: SetupContext): Promise<SetupResult> {
 
 const post = { method: 'POST', headers: { 'content-type': 'application/json' } };
 
+/** Binds one policy (bind limit permitting) and points the request at it: the full record read. */
+async function onePolicy(ctx: SetupContext): Promise<SetupResult> {
+  const bind = await bindEachTime(ctx);
+  const r = await ctx.request('POST', '/api/v1/motor/save', bind.vary!(Date.now() % 1e6).body, { 'idempotency-key': randomUUID() });
+  expectStatus(r, 201, 'binding the policy to read');
+  return { path: `/api/v1/policies/${r.json.uuid}` };
+}
+
 export const SCENARIOS: Scenario[] = [
   rest('REST GET /me', '/me'),
   gql('GraphQL me', '{ me { scopes tenant { code } } }'),
@@ -134,6 +142,8 @@ export const SCENARIOS: Scenario[] = [
   rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK }),
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
+  rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
+  rest('REST GET /policies (25 rows)', '/policies?limit=25'),
   // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
   // limit (3 per 15 s per API client) would turn the run into 429s.
   rest('REST POST /motor/save', '/motor/save', { ...post, setup: bindEachTime, env: { BIND_RATE_LIMIT: '1000000' } }),

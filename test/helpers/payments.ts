@@ -62,7 +62,7 @@ export class PayOrg {
       body: {
         client: { name: `Payer ${n} Otieno`, phone: `0711 ${n.padStart(6, '0')}`, idno: `55${n.padStart(6, '0')}` },
         policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: option.total, premium_instalments: instalments },
-        vehicles: [{ regno: `KDE ${n.slice(-3)}${'ABCDEFGHJK'[seq % 10]}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+        vehicles: [{ regno: `KDE ${n.slice(-3)}${'ABCDEFGHJK'[seq % 10]}`, chassis_no: `NZE141-${n}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
       },
     });
     expect(r.status, r.text).toBe(201);

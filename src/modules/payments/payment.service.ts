@@ -85,8 +85,12 @@ async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: 'p
     policyId = pol.id;
   }
   const policy = await tx.policy.findUniqueOrThrow({ where: { id: policyId } });
-  if (policy.status !== 'pending_payment' && policy.status !== 'active') {
-    throw new DomainRuleError(`Policy ${policy.policyNo} is ${policy.status.replace('_', ' ')}: it takes no premium`);
+  // Premium is taken while pending, active or lapsed (paying the arrears reinstates a lapse); a cancelled, expired
+  // or renewed policy takes only what its open debit notes still owe; a policy never taken up takes nothing.
+  if (policy.status !== 'pending_payment' && policy.status !== 'active' && policy.status !== 'lapsed') {
+    const open = policy.status === 'not_taken_up' ? [] : await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM debit_notes WHERE policy_id = ${policy.id} AND amount_minor > paid_minor + credited_minor LIMIT 1`;
+    if (!open.length) throw new DomainRuleError(`Policy ${policy.policyNo} is ${policy.status.replace(/_/g, ' ')} with nothing owed: it takes no premium`);
   }
   return { policyId, debitNoteId, clientId: policy.clientId };
 }
@@ -201,11 +205,13 @@ export const paymentService = {
       const client = await tx.client.findFirst({ where: { clientNo, ...clientVisibility(p) } });
       if (!client) throw notFound('Client');
       const notes = await tx.debitNote.findMany({
-        where: { policy: { clientId: client.id, status: { in: ['pending_payment', 'active'] } } },
+        // Every policy's notes but those never taken up (nothing is owed on cover that never started); a credit note
+        // settles part of a note as payment does.
+        where: { policy: { clientId: client.id, status: { not: 'not_taken_up' } } },
         orderBy: [{ dueOn: 'asc' }, { id: 'asc' }],
       });
-      const open = notes.filter((n) => n.paidMinor < n.amountMinor);
-      const outstanding = open.reduce((s, n) => s + (n.amountMinor - n.paidMinor), 0n);
+      const open = notes.filter((n) => n.paidMinor + n.creditedMinor < n.amountMinor);
+      const outstanding = open.reduce((s, n) => s + (n.amountMinor - n.paidMinor - n.creditedMinor), 0n);
       const credit = await tx.clientCredit.aggregate({ where: { clientId: client.id }, _sum: { amountMinor: true } });
       return { clientNo: client.clientNo, outstandingMinor: outstanding, creditMinor: credit._sum.amountMinor ?? 0n, openDebitNotes: open };
     });

@@ -74,7 +74,7 @@ interface BalanceShape {
   clientNo: string;
   outstandingMinor: bigint;
   creditMinor: bigint;
-  openDebitNotes: { number: string; instalmentNo: number; dueOn: Date; amountMinor: bigint; paidMinor: bigint }[];
+  openDebitNotes: { number: string; instalmentNo: number; dueOn: Date; amountMinor: bigint; paidMinor: bigint; creditedMinor: bigint }[];
 }
 const OpenDebitNoteRef = builder.objectRef<BalanceShape['openDebitNotes'][number]>('OpenDebitNote').implement({
   fields: (t) => ({
@@ -83,13 +83,13 @@ const OpenDebitNoteRef = builder.objectRef<BalanceShape['openDebitNotes'][number
     dueOn: t.string({ resolve: (d) => fromDbDate(d.dueOn) }),
     amount: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
     paid: t.field({ type: MoneyRef, resolve: (d) => money(d.paidMinor)! }),
-    outstanding: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor - d.paidMinor)! }),
+    outstanding: t.field({ type: MoneyRef, description: 'amount − paid − credited', resolve: (d) => money(d.amountMinor - d.paidMinor - d.creditedMinor)! }),
   }),
 });
 const ClientBalanceRef = builder.objectRef<BalanceShape>('ClientBalance').implement({
   fields: (t) => ({
     clientNo: t.exposeString('clientNo'),
-    outstanding: t.field({ type: MoneyRef, description: 'Unpaid debit notes of pending and active policies', resolve: (b) => money(b.outstandingMinor)! }),
+    outstanding: t.field({ type: MoneyRef, description: 'What open debit notes still owe (every policy but those never taken up)', resolve: (b) => money(b.outstandingMinor)! }),
     credit: t.field({ type: MoneyRef, description: 'Credit balance (excess payments)', resolve: (b) => money(b.creditMinor)! }),
     openDebitNotes: t.field({ type: [OpenDebitNoteRef], resolve: (b) => b.openDebitNotes }),
   }),

@@ -32,8 +32,12 @@ builder.prismaObject('PolicyTax', {
 builder.prismaObjectFields('DebitNote', (t) => ({
   outstanding: t.field({
     type: MoneyRef,
-    select: { amountMinor: true, paidMinor: true },
-    resolve: (d) => money(d.amountMinor > d.paidMinor ? d.amountMinor - d.paidMinor : 0n)!,
+    description: 'amount − paid − credited (settled by a credit note), never below zero.',
+    select: { amountMinor: true, paidMinor: true, creditedMinor: true },
+    resolve: (d) => {
+      const open = d.amountMinor - d.paidMinor - d.creditedMinor;
+      return money(open > 0n ? open : 0n)!;
+    },
   }),
   allocations: t.relation('allocations', { query: { orderBy: { id: 'asc' } } }),
 }));

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
 import { toDbDate } from '../../lib/dates.ts';
-import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
 import { notFound, ValidationError } from '../../lib/problem.ts';
 import { policyVisibility } from './policy.policy.ts';
 
@@ -55,7 +55,7 @@ export const policyService = {
 
   /** Another tenant's policy is invisible through row-level security; an agent's unseen one through visibility: both 404. */
   async get(ctx: Context, uuid: string, query: Omit<Prisma.PolicyFindFirstArgs, 'where'> = {}) {
-    if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw notFound('Policy');
+    if (!isUuid(uuid)) throw notFound('Policy');
     const row = await ctx.tx((tx) => tx.policy.findFirst({ ...query, where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }));
     if (!row) throw notFound('Policy');
     return row;
