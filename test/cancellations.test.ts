@@ -554,14 +554,14 @@ describe('GraphQL', () => {
     expect(cf.body.data.confirmCancellation).toMatchObject({ state: 'confirmed', creditNote: { number: `CN-${pol.policy_no}-1` }, policy: { status: 'cancelled' } });
     // The REST preview was priced on the old revision.
     const stale = await o.api.gql(`mutation($u: String!) { confirmCancellation(uuid: $u) { ${FIELDS} } }`, { u: rest.body.data.uuid }, { token: o.tokens.staff });
-    expect(stale.body.data.confirmCancellation).toMatchObject({ __typename: 'CancellationRefusedProblem', code: 'preview_stale', status: 409 });
+    expect(stale.body.data.confirmCancellation).toMatchObject({ __typename: 'PreviewStaleProblem', code: 'preview_stale', status: 409 });
 
     const rs = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p, note: "error") { ${FIELDS} } }`, { p: pol.uuid }, { token: o.tokens.staff });
     expect(rs.body.errors, JSON.stringify(rs.body.errors)).toBeUndefined();
     expect(rs.body.data.reinstatePolicy).toMatchObject({ uuid: g.uuid, state: 'reinstated', policy: { status: 'active' } });
     expect(rs.body.data.reinstatePolicy.policy.cancellations.map((x: any) => x.uuid)).toEqual([g.uuid, rest.body.data.uuid]);
     const again = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p) { ${FIELDS} } }`, { p: pol.uuid }, { token: o.tokens.staff });
-    expect(again.body.data.reinstatePolicy).toMatchObject({ __typename: 'CancellationRefusedProblem', code: 'invalid_state' });
+    expect(again.body.data.reinstatePolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
     const l = await ledger(o.org.id, pol.uuid);
     expect(l.dn - l.cn).toBe(BigInt(rec.premium.total_minor));
   }, 60_000);

@@ -491,11 +491,11 @@ describe('GraphQL', () => {
     await expectReconciled(gqlPol.uuid);
 
     const again = await o.api.gql(CONFIRM, { u: en.uuid }, { token: o.tokens.staff });
-    expect(again.body.data.confirmEndorsement).toMatchObject({ __typename: 'EndorsementStateProblem', code: 'invalid_state' });
+    expect(again.body.data.confirmEndorsement).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
     const bad = await o.api.gql(ENDORSE, { p: gqlPol.uuid, i: { operation: 'fly' } }, { token: o.tokens.staff });
     expect(bad.body.data.endorsePolicy).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', fieldErrors: [{ field: 'operation' }] });
     const notActive = await o.api.gql(ENDORSE, { p: unpaid.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } }, { token: o.tokens.staff });
-    expect(notActive.body.data.endorsePolicy).toMatchObject({ __typename: 'EndorsementStateProblem', code: 'invalid_state', status: 409 });
+    expect(notActive.body.data.endorsePolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state', status: 409 });
     const hidden = await o.api.gql(ENDORSE, { p: otherPol.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } }, { token: o.tokens.staff });
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('not_found');
     const agent = await o.api.gql(CONFIRM, { u: en.uuid }, { token: o.tokens.agent });

@@ -358,9 +358,9 @@ describe('GraphQL parity', () => {
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.renewPolicy).toMatchObject({ __typename: 'RenewedPolicy', policy: { status: 'pending_payment', renewalOf: { uuid: p.uuid }, statusHistory: [{ toStatus: 'pending_payment', source: 'renewal' }] } });
     const again = await gql(R, { u: p.uuid, i: { renewalQuoteUuid: q.uuid, premium: Math.round(Number(q.total.amountMinor) / 100) } });
-    expect(again.body.data.renewPolicy).toMatchObject({ __typename: 'RenewalStateProblem', code: 'invalid_state', status: 409 });
+    expect(again.body.data.renewPolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state', status: 409 });
     const state = await gql(Q, { u: p.uuid });
-    expect(state.body.data.renewalQuote).toMatchObject({ __typename: 'RenewalStateProblem', code: 'invalid_state' });
+    expect(state.body.data.renewalQuote).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
 
     const list = await gql(`query($u: String!) { policy(uuid: $u) { renewalQuotes { uuid status newPolicy { uuid } } } }`, { u: p.uuid });
     expect(list.body.data.policy.renewalQuotes).toEqual([{ uuid: q.uuid, status: 'bound', newPolicy: { uuid: ok.body.data.renewPolicy.policy.uuid } }]);

@@ -1,4 +1,4 @@
-import { AppError, DuplicateClientError, type DuplicateMatch, type FieldError, ValidationError } from '../lib/problem.ts';
+import { AppError, DuplicateClientError, type DuplicateMatch, type FieldError, ValidationError, InvalidStateError, PreviewStaleError, PreviewExpiredError } from '../lib/problem.ts';
 import { toShillings } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
@@ -36,6 +36,14 @@ export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
     fieldErrors: t.field({ type: [FieldErrorRef], resolve: (e) => e.errors ?? [] }),
   }),
 });
+
+for (const [cls, name, description] of [
+  [InvalidStateError, 'InvalidStateProblem', 'invalid_state (409): the record\'s state does not allow this.'],
+  [PreviewStaleError, 'PreviewStaleProblem', 'preview_stale (409): the policy changed since this was priced; price it again.'],
+  [PreviewExpiredError, 'PreviewExpiredProblem', 'preview_expired (409): the preview is past its validity; price it again.'],
+] as const) {
+  builder.objectType(cls, { name, description, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
+}
 
 builder.objectType(ValidationError, {
   name: 'ValidationProblem',

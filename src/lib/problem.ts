@@ -83,6 +83,30 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
+/**
+ * The record's state does not allow the call (409 invalid_state): a policy that is not active, a preview already
+ * confirmed, a certificate not issued. One class (one GraphQL type, InvalidStateProblem) for every module.
+ */
+export class InvalidStateError extends AppError {
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super('invalid_state', { detail, extra });
+  }
+}
+
+/** A two-phase preview (endorsement, cancellation, renewal quote) priced on an older policy revision (409). */
+export class PreviewStaleError extends AppError {
+  constructor(detail: string) {
+    super('preview_stale', { detail });
+  }
+}
+
+/** A two-phase preview past its validity (409). */
+export class PreviewExpiredError extends AppError {
+  constructor(detail: string) {
+    super('preview_expired', { detail });
+  }
+}
+
 export function validationFailed(errors: FieldError[], detail?: string): AppError {
   return new ValidationError(errors, detail);
 }

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/client.ts';
 import { requireAbility } from '../../auth/principal.ts';
 import { addDays, addMonths, fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
-import { AppError, notFound, ValidationError } from '../../lib/problem.ts';
+import { AppError, notFound, ValidationError, InvalidStateError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { emitEvent } from '../events/event.service.ts';
 import type { MotorKind } from '../motor/classify.ts';
@@ -34,9 +34,9 @@ export class DoubleInsuranceError extends AppError {
     super('double_insurance', { detail, extra: { message: detail, ...(certificateNo ? { certificateNo } : {}) } });
   }
 }
-export class CertificateStateError extends AppError {
+export class CertificateStateError extends InvalidStateError {
   constructor(detail: string) {
-    super('invalid_state', { detail, extra: { message: detail } });
+    super(detail, { message: detail });
   }
 }
 export class RegistryRefusedError extends AppError {

@@ -1,9 +1,8 @@
 import { builder } from '../../graphql/builder.ts';
 import { ProblemRef } from '../../graphql/common.ts';
-import { ValidationError } from '../../lib/problem.ts';
+import { InvalidStateError, ValidationError } from '../../lib/problem.ts';
 import {
   type CertificateCheck,
-  CertificateStateError,
   certificateService,
   COVER_NAMES,
   DoubleInsuranceError,
@@ -103,12 +102,6 @@ builder.objectType(RegistryRefusedError, {
   isTypeOf: (v) => v instanceof RegistryRefusedError,
   fields: (t) => ({ registryCode: t.string({ description: 'ER001 …', resolve: (e) => e.registryCode }) }),
 });
-builder.objectType(CertificateStateError, {
-  name: 'CertificateStateProblem',
-  interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof CertificateStateError,
-  fields: () => ({}),
-});
 
 const IssuedCertificatesRef = builder.objectRef<Awaited<ReturnType<typeof certificateService.issue>>>('IssuedCertificates').implement({
   fields: (t) => ({
@@ -145,7 +138,7 @@ builder.mutationFields((t) => ({
   issueCertificates: t.field({
     type: IssuedCertificatesRef,
     authScopes: { bind: true },
-    errors: { types: [ValidationError, CertificateStateError, DoubleInsuranceError, RegistryRefusedError], directResult: true, union: { name: 'IssueCertificatesResult' } },
+    errors: { types: [ValidationError, InvalidStateError, DoubleInsuranceError, RegistryRefusedError], directResult: true, union: { name: 'IssueCertificatesResult' } },
     description: 'Issues what is due now for an active policy and retries failed certificates, synchronously.',
     args: { policyUuid: t.arg.string({ required: true }) },
     resolve: (_r, a, ctx) => certificateService.issue(ctx, a.policyUuid),
@@ -153,7 +146,7 @@ builder.mutationFields((t) => ({
   cancelCertificate: t.prismaField({
     type: 'Certificate',
     authScopes: { bind: true },
-    errors: { types: [ValidationError, CertificateStateError, RegistryRefusedError], directResult: true, union: { name: 'CancelCertificateResult' } },
+    errors: { types: [ValidationError, InvalidStateError, RegistryRefusedError], directResult: true, union: { name: 'CancelCertificateResult' } },
     description: 'Cancels a certificate at the registry (within 24 hours of issue).',
     args: { certificateNo: t.arg.string({ required: true }), reasonId: t.arg.int({ required: true, description: '8, 14, 15, 21, 29 or 30' }) },
     resolve: async (query, _r, a, ctx) => {

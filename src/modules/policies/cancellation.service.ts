@@ -5,9 +5,10 @@ import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { addDays, fromDbDate, isYmd, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { toShillings } from '../../lib/money.ts';
-import { AppError, type FieldError, notFound, ValidationError } from '../../lib/problem.ts';
+import { AppError, type FieldError, notFound, ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { queueCertificateIssue, requestCertificateCancellation } from '../certificates/issuance.ts';
+import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { breakdownOf, raiseCreditNote, raiseDebitNote, reverseCreditNote } from './notes.service.ts';
 import { POLICY_RULES, transitionPolicy } from './policy-state.ts';
@@ -43,13 +44,6 @@ export const CANCELLATION_REQUESTERS = ['insured', 'intermediary', 'insurer', 'l
 
 /** Why a flat levy is kept. */
 const NON_REFUNDABLE_REASON = 'Flat duty charged once per policy; not pro-rated or refunded';
-
-/** Cancellation-specific refusals (409 invalid_state, preview_stale, preview_expired, double_insurance) as one typed problem. */
-export class CancellationRefusedError extends AppError {
-  constructor(code: 'invalid_state' | 'preview_stale' | 'preview_expired' | 'double_insurance', detail: string) {
-    super(code, { detail });
-  }
-}
 
 export interface CancellationInput {
   reason?: string | null;
@@ -248,7 +242,7 @@ export const cancellationService = {
       const policy = await visiblePolicy(ctx, tx, { uuid: policyUuid });
       const v = validateInput(input ?? {});
       if (policy.status !== 'active') {
-        throw new CancellationRefusedError('invalid_state', `Only an active policy can be cancelled; this one is ${policy.status}` + (policy.status === 'pending_payment' ? ' (a policy never paid becomes not_taken_up by schedule)' : ''));
+        throw new InvalidStateError(`Only an active policy can be cancelled; this one is ${policy.status}` + (policy.status === 'pending_payment' ? ' (a policy never paid becomes not_taken_up by schedule)' : ''));
       }
       const period = periodOf(policy);
       const latest = await latestEndorsementDate(tx, policy.id);
@@ -297,14 +291,14 @@ export const cancellationService = {
       const found = await visibleCancellation(ctx, tx, uuid, policyUuid);
       const policy = await lockPolicy(tx, found.policy.id);
       const c = await tx.cancellation.findUniqueOrThrow({ where: { id: found.c.id } });
-      if (c.status !== 'quoted') throw new CancellationRefusedError('invalid_state', `This cancellation is ${c.status}; only a quoted one can be confirmed`);
-      if (c.expiresAt.getTime() < Date.now()) throw new CancellationRefusedError('preview_expired', `This preview expired at ${nairobiIso(c.expiresAt)}; preview again`);
-      if (c.basedOnRevision !== policy.revision) throw new CancellationRefusedError('preview_stale', 'The policy changed since this cancellation was priced; preview again');
-      if (policy.status !== 'active') throw new CancellationRefusedError('invalid_state', `Only an active policy can be cancelled; this one is ${policy.status}`);
+      if (c.status !== 'quoted') throw new InvalidStateError(`This cancellation is ${c.status}; only a quoted one can be confirmed`);
+      if (c.expiresAt.getTime() < Date.now()) throw new PreviewExpiredError(`This preview expired at ${nairobiIso(c.expiresAt)}; preview again`);
+      if (c.basedOnRevision !== policy.revision) throw new PreviewStaleError('The policy changed since this cancellation was priced; preview again');
+      if (policy.status !== 'active') throw new InvalidStateError(`Only an active policy can be cancelled; this one is ${policy.status}`);
       const eff = fromDbDate(c.effectiveDate);
       const { refund, credit } = await priceCancellation(tx, policy, eff);
       const quoted = c.refund as unknown as RefundJson;
-      if (refund.credit_total_minor !== quoted.credit_total_minor) throw new CancellationRefusedError('preview_stale', 'The levy rates changed since this cancellation was priced; preview again');
+      if (refund.credit_total_minor !== quoted.credit_total_minor) throw new PreviewStaleError('The levy rates changed since this cancellation was priced; preview again');
 
       for (const it of refund.items) {
         const newTo = addDays(eff > it.from ? eff : it.from, -1);
@@ -332,7 +326,7 @@ export const cancellationService = {
       };
       const reason = c.reason as CancellationReason;
       const moved = await transitionPolicy(tx, policy.id, 'active', 'cancelled', { tenantId: policy.tenantId, source: 'api', reason: `${reason} (requested by ${c.requestedBy})`, actorUserId: actor.userId });
-      if (!moved) throw new CancellationRefusedError('invalid_state', 'The policy is no longer active');
+      if (!moved) throw new InvalidStateError('The policy is no longer active');
       await requestCertificateCancellation(ctx.app, tx, { policyId: policy.id }, CANCELLATION_REASONS[reason].registryReasonId);
       await tx.policy.update({ where: { id: policy.id }, data: { revision: { increment: 1 } } });
       const now = new Date();
@@ -381,7 +375,7 @@ export const cancellationService = {
       // Serialised with confirmations through the policy row, so a discard never overtakes a confirmation.
       await lockPolicy(tx, policy.id);
       const r = await tx.cancellation.updateMany({ where: { id: c.id, status: 'quoted' }, data: { status: 'discarded' } });
-      if (r.count !== 1) throw new CancellationRefusedError('invalid_state', `This cancellation is ${c.status}; only a quoted one can be discarded`);
+      if (r.count !== 1) throw new InvalidStateError(`This cancellation is ${c.status}; only a quoted one can be discarded`);
       await recordAudit(ctx, tx, policy.tenantId, { action: 'cancellation.discarded', entityType: 'policy', entityId: policy.uuid, changes: { cancellation_uuid: c.uuid } });
       return tx.cancellation.findUniqueOrThrow({ where: { id: c.id } });
     });
@@ -396,12 +390,12 @@ export const cancellationService = {
     const result = await ctx.tx(async (tx) => {
       const visible = await visiblePolicy(ctx, tx, { uuid: policyUuid });
       const policy = await lockPolicy(tx, visible.id);
-      if (policy.status !== 'cancelled') throw new CancellationRefusedError('invalid_state', `Only a cancelled policy can be reinstated; this one is ${policy.status}`);
+      if (policy.status !== 'cancelled') throw new InvalidStateError(`Only a cancelled policy can be reinstated; this one is ${policy.status}`);
       const c = await tx.cancellation.findFirst({ where: { policyId: policy.id, status: 'confirmed' }, orderBy: [{ confirmedAt: 'desc' }, { id: 'desc' }] });
-      if (!c || !c.confirmedAt) throw new CancellationRefusedError('invalid_state', 'This policy has no confirmed cancellation to reverse');
+      if (!c || !c.confirmedAt) throw new InvalidStateError('This policy has no confirmed cancellation to reverse');
       const deadline = new Date(c.confirmedAt.getTime() + POLICY_RULES.reinstatementDays * 86_400_000);
       if (Date.now() > deadline.getTime()) {
-        throw new CancellationRefusedError('invalid_state', `A cancellation can be reversed within ${POLICY_RULES.reinstatementDays} days of its confirmation; this one was confirmed ${nairobiIso(c.confirmedAt)} (window closed ${nairobiIso(deadline)})`);
+        throw new InvalidStateError(`A cancellation can be reversed within ${POLICY_RULES.reinstatementDays} days of its confirmation; this one was confirmed ${nairobiIso(c.confirmedAt)} (window closed ${nairobiIso(deadline)})`);
       }
       const refund = c.refund as unknown as RefundJson;
       // The cover comes back from the effective date: a vehicle insured elsewhere since then cannot be covered twice.
@@ -415,7 +409,7 @@ export const cancellationService = {
         },
         include: { policy: { select: { policyNo: true } } },
       });
-      if (clash) throw new CancellationRefusedError('double_insurance', `${clash.regNo} has had other cover for these dates since the cancellation (policy ${clash.policy.policyNo})`);
+      if (clash) throw new DoubleInsuranceError(`${clash.regNo} has had other cover for these dates since the cancellation (policy ${clash.policy.policyNo})`, null);
       for (const it of refund.items) {
         await tx.policyPremiumItem.updateMany({ where: { id: it.premium_item_id, endedByCancellationId: c.id }, data: { toDate: toDbDate(it.to), endedByCancellationId: null } });
       }
@@ -439,7 +433,7 @@ export const cancellationService = {
         await adjustPolicyTotals(tx, policy, 1n, cn.basicMinor, levies);
       }
       const moved = await transitionPolicy(tx, policy.id, 'cancelled', 'active', { tenantId: policy.tenantId, source: 'reinstatement', reason: note ?? `reverses cancellation ${c.uuid}`, actorUserId: actor.userId });
-      if (!moved) throw new CancellationRefusedError('invalid_state', 'The policy is no longer cancelled');
+      if (!moved) throw new InvalidStateError('The policy is no longer cancelled');
       await tx.policy.update({ where: { id: policy.id }, data: { revision: { increment: 1 } } });
       const now = new Date();
       const updated = await tx.cancellation.update({ where: { id: c.id }, data: { status: 'reinstated', reinstatedAt: now, reinstatementNoteId: debitNote?.id ?? null } });

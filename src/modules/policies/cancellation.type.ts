@@ -2,16 +2,9 @@ import type { Context } from '../../context.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { ValidationError } from '../../lib/problem.ts';
-import { CANCELLATION_REASONS, CancellationRefusedError, cancellationService, displayStatus, type CancellationReason, type RefundJson } from './cancellation.service.ts';
-
-builder.objectType(CancellationRefusedError, {
-  name: 'CancellationRefusedProblem',
-  description: 'The cancellation or the policy is not in a state that allows this (invalid_state), the preview is stale (preview_stale) or expired (preview_expired), or a reinstatement would insure a vehicle twice (double_insurance).',
-  interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof CancellationRefusedError,
-  fields: () => ({}),
-});
+import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
+import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
+import { CANCELLATION_REASONS, cancellationService, displayStatus, type CancellationReason, type RefundJson } from './cancellation.service.ts';
 
 type Line = { code: string; name: string; amount_minor: string };
 const LevyShareRef = builder.objectRef<Line>('CancellationLevyShare').implement({
@@ -119,7 +112,7 @@ const CancellationInput = builder.inputType('CancellationInput', {
   }),
 });
 
-const problems = [ValidationError, CancellationRefusedError];
+const problems = [ValidationError, InvalidStateError, PreviewStaleError, PreviewExpiredError, DoubleInsuranceError];
 
 /** The row again with the selections the operation asked for (relations such as the credit note), in one query. */
 const reload = (ctx: Context, query: object, row: { id: number }) =>

@@ -5,7 +5,7 @@ import type { Tx } from '../../db/client.ts';
 import { addDays, fromDbDate, isYmd, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { fromShillings, toShillings } from '../../lib/money.ts';
 import { normaliseRegNo, isUuid } from '../../lib/identifiers.ts';
-import { AppError, type FieldError, notFound, ValidationError } from '../../lib/problem.ts';
+import { AppError, type FieldError, notFound, ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { queueCertificateIssue, requestCertificateCancellation } from '../certificates/issuance.ts';
 import { nextNumber } from '../clients/client.service.ts';
@@ -31,21 +31,9 @@ export type EndorsementOperation = (typeof ENDORSEMENT_OPERATIONS)[number];
 /** Registry reason id used when a vehicle's certificate is cancelled because the vehicle left the policy. */
 export const REMOVE_VEHICLE_CERT_REASON = 8;
 
-export class EndorsementStateError extends AppError {
-  constructor(detail: string) {
-    super('invalid_state', { detail });
-  }
-}
-export class EndorsementStaleError extends AppError {
-  constructor(detail: string) {
-    super('preview_stale', { detail });
-  }
-}
-export class EndorsementExpiredError extends AppError {
-  constructor(detail: string) {
-    super('preview_expired', { detail });
-  }
-}
+export class EndorsementStateError extends InvalidStateError {}
+export class EndorsementStaleError extends PreviewStaleError {}
+export class EndorsementExpiredError extends PreviewExpiredError {}
 
 export interface EndorseVehicleInput {
   regNo?: string | null;

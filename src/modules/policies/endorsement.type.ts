@@ -1,23 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { ValidationError } from '../../lib/problem.ts';
+import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
-import {
-  EndorsementExpiredError,
-  endorsementService,
-  EndorsementStaleError,
-  EndorsementStateError,
-  type StoredEffect,
-} from './endorsement.service.ts';
-
-for (const [cls, name, description] of [
-  [EndorsementStateError, 'EndorsementStateProblem', 'invalid_state: the endorsement or its policy is not in a state that allows this.'],
-  [EndorsementStaleError, 'EndorsementStaleProblem', 'preview_stale: the policy changed since the endorsement was priced; endorse again.'],
-  [EndorsementExpiredError, 'EndorsementExpiredProblem', 'preview_expired: the pending endorsement is past its expiry; endorse again.'],
-] as const) {
-  builder.objectType(cls, { name, description, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
-}
+import { endorsementService, type StoredEffect } from './endorsement.service.ts';
 
 interface LevyLine {
   code: string;
@@ -180,7 +166,7 @@ const EndorsePolicyInput = builder.inputType('EndorsePolicyInput', {
   }),
 });
 
-const problems = [ValidationError, DomainRuleError, EndorsementStateError, EndorsementStaleError, EndorsementExpiredError];
+const problems = [ValidationError, DomainRuleError, InvalidStateError, PreviewStaleError, PreviewExpiredError];
 
 builder.mutationFields((t) => ({
   endorsePolicy: t.field({

@@ -5,7 +5,7 @@ import { enforceBindLimit } from '../../http/rate-limits.ts';
 import { addDays, annualEnd, fromDbDate, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { normaliseRegNo, isUuid } from '../../lib/identifiers.ts';
 import { fromShillings } from '../../lib/money.ts';
-import { AppError, type FieldError, notFound, ValidationError } from '../../lib/problem.ts';
+import { AppError, type FieldError, notFound, ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError } from '../../lib/problem.ts';
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/audit.service.ts';
 import { DomainRuleError, PriceChangedError } from '../motor/bind.service.ts';
@@ -30,21 +30,9 @@ export const RENEWAL_RULES = {
   maxDueWithinDays: 120,
 } as const;
 
-export class RenewalStateError extends AppError {
-  constructor(detail: string) {
-    super('invalid_state', { detail });
-  }
-}
-export class RenewalQuoteExpiredError extends AppError {
-  constructor(detail: string) {
-    super('preview_expired', { detail });
-  }
-}
-export class RenewalQuoteStaleError extends AppError {
-  constructor(detail: string) {
-    super('preview_stale', { detail });
-  }
-}
+export class RenewalStateError extends InvalidStateError {}
+export class RenewalQuoteExpiredError extends PreviewExpiredError {}
+export class RenewalQuoteStaleError extends PreviewStaleError {}
 
 export interface RenewalVehicleInput {
   regNo?: string | null;

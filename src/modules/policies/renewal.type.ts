@@ -1,19 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { ValidationError } from '../../lib/problem.ts';
+import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DomainRuleError, PriceChangedError } from '../motor/bind.service.ts';
 import { NoQuoteError } from '../motor/quote.service.ts';
 import { PremiumMismatchError } from '../motor/save-quote.service.ts';
-import { figuresOf, RenewalQuoteExpiredError, RenewalQuoteStaleError, RenewalStateError, renewalService } from './renewal.service.ts';
-
-for (const [cls, name] of [
-  [RenewalStateError, 'RenewalStateProblem'],
-  [RenewalQuoteExpiredError, 'RenewalQuoteExpiredProblem'],
-  [RenewalQuoteStaleError, 'RenewalQuoteStaleProblem'],
-] as const) {
-  builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
-}
+import { figuresOf, renewalService } from './renewal.service.ts';
 
 type Figures = ReturnType<typeof figuresOf>;
 
@@ -106,7 +98,7 @@ builder.mutationFields((t) => ({
   renewalQuote: t.field({
     type: RenewalQuoteRef,
     authScopes: { bind: true },
-    errors: { types: [ValidationError, RenewalStateError, DomainRuleError, NoQuoteError], directResult: true, union: { name: 'RenewalQuoteResult' } },
+    errors: { types: [ValidationError, InvalidStateError, DomainRuleError, NoQuoteError], directResult: true, union: { name: 'RenewalQuoteResult' } },
     description: 'Prices the next annual period of an active (or recently expired) policy on current rates.',
     args: {
       policyUuid: t.arg.string({ required: true }),
@@ -121,7 +113,7 @@ builder.mutationFields((t) => ({
     type: RenewedPolicyRef,
     authScopes: { bind: true },
     errors: {
-      types: [ValidationError, RenewalStateError, RenewalQuoteExpiredError, RenewalQuoteStaleError, PremiumMismatchError, PriceChangedError, DomainRuleError],
+      types: [ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError, PremiumMismatchError, PriceChangedError, DomainRuleError],
       directResult: true,
       union: { name: 'RenewPolicyResult' },
     },
