@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../src/lib/dates.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
-import type pg from 'pg';
+import { countStatements } from './helpers/policies.ts';
 
 /**
  * Two-phase endorsements end to end: real HTTP, real PostgreSQL, real payments to activate the policies. The money
@@ -520,33 +520,7 @@ describe('no N+1', () => {
   // Reads of the two relations only: background jobs sharing the pool (certificates, payments) touch policies and
   // debit notes, never these with a SELECT.
   const TABLES = /^\s*SELECT[\s\S]*"(endorsements|credit_notes)"/;
-  const wrapped = new WeakSet<pg.PoolClient>();
-  let counter: { n: number } | null = null;
-  async function count(fn: () => Promise<void>): Promise<number> {
-    const pool = t.app.services.db.pool;
-    if (!(pool as any).__endorsementCounter) {
-      (pool as any).__endorsementCounter = true;
-      pool.on('acquire', (client) => {
-        if (wrapped.has(client)) return;
-        wrapped.add(client);
-        const orig = client.query.bind(client) as (...a: unknown[]) => unknown;
-        (client as any).query = (...args: unknown[]) => {
-          const q = args[0] as string | { text?: string };
-          const text = typeof q === 'string' ? q : (q?.text ?? '');
-          if (counter && TABLES.test(text)) counter.n += 1;
-          return orig(...args);
-        };
-      });
-    }
-    const c = { n: 0 };
-    counter = c;
-    try {
-      await fn();
-    } finally {
-      counter = null;
-    }
-    return c.n;
-  }
+  const count = (fn: () => Promise<void>) => countStatements(t, fn, TABLES);
 
   it('Policy.endorsements and Policy.creditNotes load with the policies, whatever their number', async () => {
     const q = `query($n: Int!) { policies(first: $n) { edges { node { policyNo endorsements { number debitNote { number kind } creditNote { number } } creditNotes { number applications { debitNoteNo } } } } } }`;

@@ -32,13 +32,16 @@ export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, 
 // and this keeps any background job sharing the pool out of the count.
 const DATA_TABLES = /"(policies|policy_vehicles|policy_taxes|debit_notes|receipts|receipt_allocations|clients|insurers|users)"/;
 const wrapped = new WeakSet<pg.PoolClient>();
-let counter: { n: number } | null = null;
+let counter: { n: number; tables: RegExp } | null = null;
 
-/** Statements on the app's own pool (the one serving requests) that read policy data while `fn` runs. */
-export async function countStatements(t: TestApp, fn: () => Promise<void>): Promise<number> {
+/**
+ * Statements on the app's own pool (the one serving requests) while `fn` runs that match `tables` (by default the
+ * policy data loads).
+ */
+export async function countStatements(t: TestApp, fn: () => Promise<void>, tables: RegExp = DATA_TABLES): Promise<number> {
   const pool = t.app.services.db.pool;
-  if (!(pool as any).__policyCounter) {
-    (pool as any).__policyCounter = true;
+  if (!(pool as any).__statementCounter) {
+    (pool as any).__statementCounter = true;
     // 'acquire' fires on every checkout, so connections opened before this hook are wrapped too.
     pool.on('acquire', (client) => {
       if (wrapped.has(client)) return;
@@ -47,12 +50,12 @@ export async function countStatements(t: TestApp, fn: () => Promise<void>): Prom
       (client as any).query = (...args: unknown[]) => {
         const q = args[0] as string | { text?: string };
         const text = typeof q === 'string' ? q : (q?.text ?? '');
-        if (counter && DATA_TABLES.test(text)) counter.n += 1;
+        if (counter && counter.tables.test(text)) counter.n += 1;
         return orig(...args);
       };
     });
   }
-  const c = { n: 0 };
+  const c = { n: 0, tables };
   counter = c;
   try {
     await fn();

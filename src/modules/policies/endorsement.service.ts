@@ -10,7 +10,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { queueCertificateIssue, requestCertificateCancellation } from '../certificates/issuance.ts';
 import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
-import { DomainRuleError } from '../motor/bind.service.ts';
+import { type BindVehicleInput, DomainRuleError } from '../motor/bind.service.ts';
 import { type MotorRisk, normaliseRisk, priceRisk } from '../motor/quote.service.ts';
 import { breakdownOf, raiseCreditNote, raiseDebitNote } from './notes.service.ts';
 import { POLICY_RULES } from './policy-state.ts';
@@ -35,19 +35,8 @@ export class EndorsementStateError extends InvalidStateError {}
 export class EndorsementStaleError extends PreviewStaleError {}
 export class EndorsementExpiredError extends PreviewExpiredError {}
 
-export interface EndorseVehicleInput {
-  regNo?: string | null;
-  chassisNo?: string | null;
-  engineNo?: string | null;
-  make?: string | null;
-  model?: string | null;
-  yom?: number | null;
-  value?: number | null;
-  bodyType?: string | null;
-  tonnage?: number | null;
-  pll?: number | null;
-  coverage?: string | null;
-}
+/** A vehicle to add: the bind's vehicle fields (benefits are not endorsed). */
+export type EndorseVehicleInput = Omit<BindVehicleInput, 'benefits'>;
 
 export interface EndorseDetailsInput {
   chassisNo?: string | null;
