@@ -374,3 +374,27 @@ describe('GraphQL parity', () => {
     expect(dueBad.body.errors?.[0]?.extensions?.code).toBe('validation_failed');
   });
 });
+
+// Last: its lifecycle run judges a day a year ahead, moving every policy of this file.
+describe('a renewal never taken up', () => {
+  it('releases the policy it renews, which can be quoted and renewed again', async () => {
+    const pol = await activePolicy();
+    const q1 = (await quote(pol.uuid)).body.data;
+    const r1 = await renew(pol.uuid, { renewal_quote_uuid: q1.uuid, premium: q1.renewal.total });
+    expect(r1.status, r1.text).toBe(201);
+    expectProblem(await quote(pol.uuid), 409, 'invalid_state');
+
+    await runLifecycle(t.app.services, addDays(q1.start_date, POLICY_RULES.notTakenUpDays + 1));
+    const ntu = (await o.api.get(`/policies/${r1.body.data.uuid}`, { token: o.tokens.staff })).body.data;
+    expect(ntu).toMatchObject({ status: 'not_taken_up', renewal_of: null });
+    expect(ntu.status_history.at(-1)).toMatchObject({ from: 'pending_payment', to: 'not_taken_up', source: 'schedule', reason: expect.stringContaining(`renewal of ${pol.policy_no} released`) });
+    const old = (await o.api.get(`/policies/${pol.uuid}`, { token: o.tokens.staff })).body.data;
+    expect(old.renewed_by).toBeNull();
+
+    const q2 = await quote(pol.uuid);
+    expect(q2.status, q2.text).toBe(201);
+    const r2 = await renew(pol.uuid, { renewal_quote_uuid: q2.body.data.uuid, premium: q2.body.data.renewal.total });
+    expect(r2.status, r2.text).toBe(201);
+    expect(r2.body.data.renewal_of).toEqual({ uuid: pol.uuid, policy_no: pol.policy_no });
+  });
+});

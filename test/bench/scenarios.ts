@@ -126,12 +126,37 @@ async function bindEachTime(ctx: SetupContext): Promise<SetupResult> {
 
 const post = { method: 'POST', headers: { 'content-type': 'application/json' } };
 
-/** Binds one policy (bind limit permitting) and points the request at it: the full record read. */
-async function onePolicy(ctx: SetupContext): Promise<SetupResult> {
+/** Binds one policy (bind limit permitting) and returns its uuid and policy number. */
+async function bindOne(ctx: SetupContext): Promise<{ uuid: string; policyNo: string; total: number }> {
   const bind = await bindEachTime(ctx);
   const r = await ctx.request('POST', '/api/v1/motor/save', bind.vary!(Date.now() % 1e6).body, { 'idempotency-key': randomUUID() });
-  expectStatus(r, 201, 'binding the policy to read');
-  return { path: `/api/v1/policies/${r.json.uuid}` };
+  expectStatus(r, 201, 'binding a policy');
+  return { uuid: r.json.uuid, policyNo: r.json.policy_no, total: r.json.premium.total };
+}
+
+/** The full record read of one policy. */
+async function onePolicy(ctx: SetupContext): Promise<SetupResult> {
+  return { path: `/api/v1/policies/${(await bindOne(ctx)).uuid}` };
+}
+
+/**
+ * An active policy (bound, then paid by the simulated STK push, whose callback activates it) and a fresh
+ * Idempotency-Key per request: each request prices a change_value endorsement preview on current rates.
+ */
+async function activePolicyToEndorse(ctx: SetupContext): Promise<SetupResult> {
+  const p = await bindOne(ctx);
+  const push = await ctx.request('POST', '/api/v1/payment/stk/push', { phone: '254708374149', amount: p.total, account: p.policyNo }, { 'idempotency-key': randomUUID() });
+  expectStatus(push, 202, 'collecting the premium');
+  for (let i = 0; i < 300; i++) {
+    const r = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
+    if (r.json?.data?.status === 'active') break;
+    if (i === 299) throw new Error(`policy ${p.policyNo} did not become active`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const rec = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
+  const regno = rec.json.data.vehicles[0].regno as string;
+  const body = (n: number) => ({ operation: 'change_value', regno, value: 1_400_000 + (n % 100) * 1000 });
+  return { path: `/api/v1/policies/${p.uuid}/endorse`, body: body(0), vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }) };
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -144,6 +169,7 @@ export const SCENARIOS: Scenario[] = [
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
   rest('REST GET /policies (25 rows)', '/policies?limit=25'),
+  rest('REST POST /policies/{uuid}/endorse (change_value preview)', '/policies/{uuid}/endorse', { ...post, setup: activePolicyToEndorse, env: { MPESA_SIM_DELAY_MS: '0' } }),
   // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
   // limit (3 per 15 s per API client) would turn the run into 429s.
   rest('REST POST /motor/save', '/motor/save', { ...post, setup: bindEachTime, env: { BIND_RATE_LIMIT: '1000000' } }),

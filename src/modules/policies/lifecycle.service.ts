@@ -13,7 +13,8 @@ import { POLICY_RULES, transitionPolicy } from './policy-state.ts';
  *
  * With `asOf` the day being judged (Y-m-d, Nairobi):
  * - pending_payment → not_taken_up: instalment 1 not paid in full and asOf is more than notTakenUpDays after the
- *   later of the start date and the bind date.
+ *   later of the start date and the bind date. A renewal never taken up releases the policy it renews (renewalOfId
+ *   cleared, the history says which), so that policy can be renewed again.
  * - active → expired: the end date is before asOf (the day after the last day of cover).
  * - active → lapsed: an instalment debit note has something outstanding (amount − paid − credited) and its due date
  *   plus lapseGraceDays is before asOf. Expiry is judged first: a policy past its end expires rather than lapses.
@@ -58,10 +59,14 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
     }
   };
 
-  const move = (c: Candidate, from: PolicyStatus, to: PolicyStatus, event: 'policy.not_taken_up' | 'policy.expired' | 'policy.lapsed', reason: string) => async (tx: Tx) => {
-    const policy = await tx.policy.findUnique({ where: { id: c.id }, include: { client: true } });
+  const move = (c: Candidate, from: PolicyStatus, to: PolicyStatus, event: 'policy.not_taken_up' | 'policy.expired' | 'policy.lapsed', why: string) => async (tx: Tx) => {
+    const policy = await tx.policy.findUnique({ where: { id: c.id }, include: { client: true, renewalOf: { select: { policyNo: true } } } });
     if (!policy || policy.status !== from) return false;
+    // A renewal never taken up lets go of the policy it would have renewed, which may then be renewed again; the
+    // history keeps the link in words.
+    const reason = to === 'not_taken_up' && policy.renewalOf ? `${why}; renewal of ${policy.renewalOf.policyNo} released` : why;
     if (!(await transitionPolicy(tx, c.id, from, to, { tenantId: c.tenant_id, source: 'schedule', reason }))) return false;
+    if (to === 'not_taken_up' && policy.renewalOfId) await tx.policy.update({ where: { id: c.id }, data: { renewalOfId: null } });
     await emitEvent(app, tx, c.tenant_id, event, {
       policy_no: policy.policyNo,
       policy_uuid: policy.uuid,
