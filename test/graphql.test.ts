@@ -28,10 +28,15 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-/** `me { scopes }` wrapped in `n` inline fragments: each wrapper adds one level, so the depth is n + 2. */
+/**
+ * A query `depth` levels deep through a relation cycle (endorsement → policy → endorsements …), the nesting depth
+ * limits exist for. Fragments are flattened: they are syntax, not nesting.
+ */
 function queryOfDepth(depth: number): string {
-  const n = depth - 2;
-  return `{ ${'... on Query { '.repeat(n)}me { scopes }${' }'.repeat(n)} }`;
+  // policies(1) edges(2) node(3), then alternating endorsements/policy, then a leaf.
+  let inner = 'uuid';
+  for (let level = depth - 1; level >= 4; level--) inner = `${level % 2 === 0 ? 'endorsements' : 'policy'} { ${inner} }`;
+  return `{ policies(first: 1) { edges { node { ${inner} } } } }`;
 }
 
 function expectRefusedAsTooComplex(r: { body: { data?: unknown; errors?: any[] } }, pattern: RegExp) {
@@ -46,7 +51,7 @@ describe('query limits', () => {
     expect(t.app.services.config.graphqlMaxDepth).toBe(10);
     const atLimit = await api.gql(queryOfDepth(10), {}, { token: staff });
     expect(atLimit.body.errors).toBeUndefined();
-    expect(atLimit.body.data.me.scopes).toContain('read');
+    expect(atLimit.body.data.policies.edges).toEqual(expect.any(Array));
 
     expectRefusedAsTooComplex(await api.gql(queryOfDepth(11), {}, { token: staff }), /depth limit of 10/);
   });
@@ -70,13 +75,15 @@ describe('query limits', () => {
       expectRefusedAsTooComplex(deep, /depth limit of 3 exceeded/);
     });
 
-    it('counts depth through node(id:) and fragment spreads too', async () => {
-      const r = await smallApi.gql(
-        'query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { actorUser { name } }',
+    it('counts depth through node(id:) and the fields inside fragment spreads (the spread itself adds no level)', async () => {
+      const deep = await smallApi.gql(
+        'query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { createdBy { branch { name } } }',
         { id: 'irrelevant' },
         { token: admin },
       );
-      expectRefusedAsTooComplex(r, /depth limit of 3/);
+      expectRefusedAsTooComplex(deep, /depth limit of 3/);
+      const flat = await smallApi.gql('query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { createdBy { name } }', { id: 'irrelevant' }, { token: admin });
+      expect(flat.body.errors?.map((e: any) => e.extensions?.code) ?? []).not.toContain('query_too_complex');
     });
 
     it('refuses a wide query of many aliased fields over the cost limit, and runs a narrow one', async () => {

@@ -76,8 +76,8 @@ export function createGraphQL(app: AppServices): Yoga {
     plugins: [
       rejectNulPlugin,
       rateLimitHeadersPlugin,
-      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),
-      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, exposeLimits: true, ...tooComplex }),
+      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
+      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
     ],
     context: async (server): Promise<Context> => {
       try {

@@ -72,7 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bindRateWindowSeconds: int('BIND_RATE_WINDOW_SECONDS', 15),
     maxBodyBytes: int('MAX_BODY_BYTES', 1_048_576),
     graphqlMaxDepth: int('GRAPHQL_MAX_DEPTH', 10),
-    graphqlMaxCost: int('GRAPHQL_MAX_COST', 5000),
+    graphqlMaxCost: int('GRAPHQL_MAX_COST', 100_000),
     idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', 48),
     secretRotationGraceHours: int('SECRET_ROTATION_GRACE_HOURS', 24),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000),

@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { PayOrg } from './helpers/payments.ts';
+
+/**
+ * The REST facade runs its operations without GraphQL's depth and cost limits (they are fixed, reviewed documents);
+ * an integrator asking GraphQL for the same record must fit inside them too.
+ */
+const FRAGMENTS = path.resolve(import.meta.dirname, '../rest-compat/operations/fragments');
+const fragments = readdirSync(FRAGMENTS)
+  .filter((f) => f.endsWith('.graphql'))
+  .map((f) => readFileSync(path.join(FRAGMENTS, f), 'utf8'))
+  .join('\n');
+
+let t: TestApp;
+let o: PayOrg;
+beforeAll(async () => {
+  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0 });
+  o = await PayOrg.create(t);
+  await o.bind(2);
+}, 60_000);
+afterAll(() => t?.stop());
+
+describe('the full policy record over GraphQL', () => {
+  it('a page of 25 full records stays within the default depth and cost limits; a page of 100 does not', async () => {
+    const r = await o.api.gql(`query { policies(first: 25) { edges { node { ...PolicyRecord } } } }\n${fragments}`, {}, { token: o.tokens.staff });
+    expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+    expect(r.body.data.policies.edges.length).toBeGreaterThan(0);
+    const p = r.body.data.policies.edges[0].node;
+    for (const k of ['endorsements', 'cancellations', 'certificates', 'creditNotes', 'statusHistory', 'debitNotes']) expect(Array.isArray(p[k]), k).toBe(true);
+    const big = await o.api.gql(`query { policies(first: 100) { edges { node { ...PolicyRecord } } } }\n${fragments}`, {}, { token: o.tokens.staff });
+    expect(big.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+  });
+});
