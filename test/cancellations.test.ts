@@ -559,7 +559,10 @@ describe('GraphQL', () => {
     const rs = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p, note: "error") { ${FIELDS} } }`, { p: pol.uuid }, { token: o.tokens.staff });
     expect(rs.body.errors, JSON.stringify(rs.body.errors)).toBeUndefined();
     expect(rs.body.data.reinstatePolicy).toMatchObject({ uuid: g.uuid, state: 'reinstated', policy: { status: 'active' } });
-    expect(rs.body.data.reinstatePolicy.policy.cancellations.map((x: any) => x.uuid)).toEqual([g.uuid, rest.body.data.uuid]);
+    // The policy's cancellations are the ones that took effect; the quoted REST preview is listed with all: true.
+    expect(rs.body.data.reinstatePolicy.policy.cancellations.map((x: any) => x.uuid)).toEqual([g.uuid]);
+    const all = await o.api.gql(`query($u: String!) { policy(uuid: $u) { cancellations(all: true) { uuid } } }`, { u: pol.uuid }, { token: o.tokens.staff });
+    expect(all.body.data.policy.cancellations.map((x: any) => x.uuid)).toEqual([g.uuid, rest.body.data.uuid]);
     const again = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p) { ${FIELDS} } }`, { p: pol.uuid }, { token: o.tokens.staff });
     expect(again.body.data.reinstatePolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
     const l = await ledger(o.org.id, pol.uuid);

@@ -330,6 +330,11 @@ describe('two-phase rules', () => {
     expectProblem(await confirm(inst.uuid, r.body.data.uuid), 409, 'invalid_state');
     const l = await ledger(inst.uuid);
     expect(l.p.vehicles[0]!.make).not.toBe('Subaru');
+    // The policy record keeps to confirmed changes and live previews; the endorsements list shows every one.
+    const rec = (await o.api.get(`/policies/${inst.uuid}`, { token: o.tokens.staff })).body.data;
+    expect(rec.endorsements.map((x: any) => x.uuid)).not.toContain(r.body.data.uuid);
+    const all = (await o.api.get(`/policies/${inst.uuid}/endorsements`, { token: o.tokens.staff })).body.data;
+    expect(all.find((x: any) => x.uuid === r.body.data.uuid)).toMatchObject({ status: 'discarded' });
   });
 
   it('stale preview: two previews, confirm one, the other answers preview_stale', async () => {

@@ -131,7 +131,15 @@ async function bindOne(ctx: SetupContext): Promise<{ uuid: string; policyNo: str
   const bind = await bindEachTime(ctx);
   const r = await ctx.request('POST', '/api/v1/motor/save', bind.vary!(Date.now() % 1e6).body, { 'idempotency-key': randomUUID() });
   expectStatus(r, 201, 'binding a policy');
-  return { uuid: r.json.uuid, policyNo: r.json.policy_no, total: r.json.premium.total };
+  // M-Pesa collects whole shillings: the total rounded up pays the (single) instalment in full.
+  return { uuid: r.json.uuid, policyNo: r.json.policy_no, total: Math.ceil(r.json.premium.total_minor / 100) };
+}
+
+/** GET /policies returns a full page of 25: binds until the tenant has 25 policies. */
+async function atLeast25Policies(ctx: SetupContext): Promise<void> {
+  const page = await ctx.request('GET', '/api/v1/policies?limit=25');
+  expectStatus(page, 200, 'listing policies');
+  for (let i = page.json.data.length as number; i < 25; i++) await bindOne(ctx);
 }
 
 /** The full record read of one policy. */
@@ -168,7 +176,7 @@ export const SCENARIOS: Scenario[] = [
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
-  rest('REST GET /policies (25 rows)', '/policies?limit=25'),
+  rest('REST GET /policies (25 full records)', '/policies?limit=25', { setup: atLeast25Policies, env: { BIND_RATE_LIMIT: '1000000' } }),
   rest('REST POST /policies/{uuid}/endorse (change_value preview)', '/policies/{uuid}/endorse', { ...post, setup: activePolicyToEndorse, env: { MPESA_SIM_DELAY_MS: '0' } }),
   // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
   // limit (3 per 15 s per API client) would turn the run into 429s.

@@ -90,7 +90,14 @@ builder.prismaObject('Cancellation', {
 });
 
 builder.prismaObjectFields('Policy', (t) => ({
-  cancellations: t.relation('cancellations', { description: 'Cancellations of this policy (previews included), newest first.', query: { orderBy: { id: 'desc' } } }),
+  cancellations: t.relation('cancellations', {
+    description: 'Cancellations of this policy, newest first: confirmed and reinstated ones; `all: true` adds previews (quoted, discarded, expired).',
+    args: { all: t.arg.boolean({ defaultValue: false }) },
+    query: (args) => ({
+      where: args.all ? {} : { status: { in: ['confirmed', 'reinstated'] } },
+      orderBy: { id: 'desc' },
+    }),
+  }),
 }));
 
 builder.queryFields((t) => ({

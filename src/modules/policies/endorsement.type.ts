@@ -123,7 +123,14 @@ builder.prismaObjectFields('DebitNote', (t) => ({
 
 // Relations, so Pothos folds them into the policy's query (no query per policy).
 builder.prismaObjectFields('Policy', (t) => ({
-  endorsements: t.relation('endorsements', { description: 'Endorsements of this policy, newest first.', query: { orderBy: { id: 'desc' } } }),
+  endorsements: t.relation('endorsements', {
+    description: 'Endorsements of this policy, newest first: the confirmed ones (its changes); `all: true` adds previews (pending, discarded, expired).',
+    args: { all: t.arg.boolean({ defaultValue: false }) },
+    query: (args) => ({
+      where: args.all ? {} : { status: 'confirmed' },
+      orderBy: { id: 'desc' },
+    }),
+  }),
   creditNotes: t.relation('creditNotes', { description: 'Credit notes (endorsements and cancellations), oldest first.', query: { orderBy: { id: 'asc' } } }),
 }));
 
