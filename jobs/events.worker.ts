@@ -8,9 +8,16 @@ import { QUEUES } from './queues.ts';
 
 /**
  * Events and webhooks. Transactions announce committed outbox rows with NOTIFY (no business transaction touches the
- * pg-boss tables, which the application role cannot reach); this runner turns each announcement into a job. A runner
- * that was down misses announcements: the minute sweep finds what they would have said.
+ * pg-boss tables, which the application role cannot reach). On an announcement this runner dispatches the event at
+ * once and makes each delivery's first attempt in this process, at most FIRST_ATTEMPTS_IN_FLIGHT dispatches and
+ * attempts at a time: no queue polling stands between a payment and its webhook. The queues stay the durable path:
+ * a dispatch or attempt that fails here, the overflow beyond the bound, and every retry (with its startAfter) go
+ * through `events.dispatch` / `webhooks.deliver`; the delivery's lease makes a first attempt here and a queued one
+ * for the same delivery safe (the second skips). A runner that was down misses announcements: the minute sweep
+ * finds what they would have said.
  */
+const FIRST_ATTEMPTS_IN_FLIGHT = 32;
+
 export async function registerEventWorkers(boss: PgBoss, app: AppServices, databaseUrl: string): Promise<void> {
   const dispatchQ = QUEUES.dispatchEvent;
   const deliverQ = QUEUES.deliverWebhook;
@@ -47,9 +54,39 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
     if (stranded.events.length || stranded.deliveries.length) app.log.warn({ job: sweepQ.name, ...stranded }, 'outbox sweep re-sent stranded work');
   });
 
+  let inFlight = 0;
+  /** The first attempt, here and now when the bound allows; otherwise (or if it throws) through the queue. */
+  const attemptNow = async (deliveryId: string) => {
+    if (inFlight >= FIRST_ATTEMPTS_IN_FLIGHT) return void (await enqueueDelivery(deliveryId));
+    inFlight += 1;
+    try {
+      const r = await attemptDelivery(app, deliveryId);
+      if (r.outcome === 'retry_scheduled' && r.nextAttemptAt) await enqueueDelivery(deliveryId, r.nextAttemptAt);
+      if (r.outcome !== 'skipped') app.log.info({ delivery_id: deliveryId, outcome: r.outcome, path: 'first-attempt' }, 'webhook attempt');
+    } catch (err) {
+      app.log.warn({ err, delivery_id: deliveryId }, 'first attempt failed here; queued');
+      await enqueueDelivery(deliveryId);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+
   const listener = await listenOutbox(databaseUrl, app, async (signal) => {
-    if (signal.kind === 'event') await boss.send(dispatchQ.name, { eventId: signal.id });
-    else await enqueueDelivery(signal.id);
+    if (signal.kind === 'delivery') return attemptNow(signal.id);
+    // A burst beyond the bound is dispatched by the queue's workers instead, so it cannot take every connection.
+    if (inFlight >= FIRST_ATTEMPTS_IN_FLIGHT) return void (await boss.send(dispatchQ.name, { eventId: signal.id }));
+    let ids: string[];
+    inFlight += 1;
+    try {
+      ids = await dispatchEvent(app, signal.id);
+    } catch (err) {
+      app.log.warn({ err, event_id: signal.id }, 'dispatch failed here; queued');
+      await boss.send(dispatchQ.name, { eventId: signal.id });
+      return;
+    } finally {
+      inFlight -= 1;
+    }
+    await Promise.all(ids.map(attemptNow));
   });
   boss.on('stopped', () => void listener.close());
 }
