@@ -397,6 +397,25 @@ describe('a vehicle added by endorsement, and the sweep', () => {
     const list = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
     expect(list.map((x) => x.status)).toEqual(['issued']);
   }, 60_000);
+
+  it('the sweep leaves a paid stage that is already over (it is never certified)', async () => {
+    const rt = registryRuntime(t.app.services);
+    const send = rt.send!;
+    const sent: { q: string; data: any }[] = [];
+    rt.send = async (q, data) => void sent.push({ q, data });
+    try {
+      const pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+      const row = await policyRow(o, pol.uuid);
+      // Cover that ran last year: its only stage ended yesterday.
+      await t.db.tenant(o.org.id, (tx) => tx.$executeRaw`UPDATE policies SET start_date = start_date - 366, end_date = current_date - 1 WHERE id = ${row.id}`);
+      sent.length = 0;
+      await sweepCertificates(t.app.services);
+      expect(sent.filter((x) => x.q === 'issue' && x.data.policyId === row.id)).toEqual([]);
+    } finally {
+      rt.send = send;
+    }
+  }, 60_000);
 });
 
 describe('visibility on every endpoint', () => {

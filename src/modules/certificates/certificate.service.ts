@@ -403,7 +403,11 @@ export async function sweepCertificates(app: AppServices): Promise<{ issue: numb
           JOIN debit_notes d ON d.policy_id = p.id AND d.kind = 'instalment' AND d.paid_minor + d.credited_minor >= d.amount_minor
           WHERE v.policy_id = p.id AND v.status = 'active'
             AND NOT EXISTS (SELECT 1 FROM certificates c WHERE c.vehicle_id = v.id AND c.stage = d.instalment_no)
-            AND (v.added_on IS NULL OR v.added_on <= p.start_date OR d.due_on >= v.added_on - interval '1 month')))
+            AND (v.added_on IS NULL OR v.added_on <= p.start_date OR d.due_on >= v.added_on - interval '1 month')
+            -- a stage already over is never certified (planDue skips it): don't queue for it every minute
+            AND (CASE WHEN d.instalment_no >= d.instalment_count THEN p.end_date
+                      ELSE (p.start_date + d.instalment_no * interval '1 month' - interval '1 day')::date END)
+                >= (now() AT TIME ZONE 'Africa/Nairobi')::date))
       ORDER BY p.id LIMIT 200`;
     const cancel = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM certificates WHERE status = 'cancel_pending' AND updated_at < now() - interval '30 seconds' ORDER BY id LIMIT 200`;
