@@ -23,7 +23,7 @@ export const certificateRoutes: RestRoute[] = [
     toVariables: ({ params }) => ({ policyUuid: params.uuid }),
     toResponse: (d) => ok(d.issueCertificates.certificates.map(certificateToRest), d.issueCertificates.issued > 0 ? 201 : 200),
     response: { status: 201, description: 'The policy\'s certificates (200 when nothing new was issued)', schema: okOf(arr(ref('Certificate'))) },
-    errors: ['not_found', 'invalid_state', 'double_insurance', 'registry_refused', 'actor_forbidden'],
+    errors: ['not_found', 'invalid_state', 'double_insurance', 'registry_refused', 'actor_forbidden', 'service_unavailable'],
   }),
   route({
     ...common,

@@ -63,7 +63,7 @@ export const endorsementRoutes: RestRoute[] = [
     operationId: 'listEndorsements',
     method: 'GET',
     path: '/policies/{uuid}/endorsements',
-    summary: 'The policy\'s endorsements, newest first',
+    summary: 'The policy\'s endorsements, previews included (the policy record lists only confirmed ones), newest first',
     scopes: ['read'],
     idempotent: false,
     operation: 'PolicyEndorsements',

@@ -54,7 +54,11 @@ export const policyRoutes: RestRoute[] = [
     operationId: 'getPolicy',
     method: 'GET',
     path: '/policies/{uuid}',
-    summary: 'Read a policy: cover, vehicles, premium with levies, debit notes, receipts',
+    summary: 'Read a policy: the full record',
+    description:
+      'Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, ' +
+      'credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history ' +
+      'and renewal links. GET /policies returns the same record per item.',
     scopes: ['read'],
     idempotent: false,
     operation: 'Policy',
