@@ -424,6 +424,20 @@ export const endorsementService = {
       const effect = end.effect as unknown as StoredEffect;
       const priced = pricedOf(effect);
 
+      /** The vehicle's new premium item: its priced annual basic, from the effective date to the end of the period. */
+      const startItem = (vehicleId: number) =>
+        tx.policyPremiumItem.create({
+          data: {
+            tenantId: pol.tenantId,
+            policyId: pol.id,
+            vehicleId,
+            annualBasicMinor: BigInt(effect.items[0]!.annual_basic_after_minor!),
+            fromDate: end.effectiveDate,
+            toDate: policyEnd,
+            endorsementId: end.id,
+          },
+        });
+
       if (end.operation === 'add_vehicle') {
         const v = changes.vehicle;
         const clash = await registrationClash(tx, pol, v.regno, e);
@@ -447,17 +461,7 @@ export const endorsementService = {
             addedByEndorsementId: end.id,
           },
         });
-        await tx.policyPremiumItem.create({
-          data: {
-            tenantId: pol.tenantId,
-            policyId: pol.id,
-            vehicleId: vehicle.id,
-            annualBasicMinor: BigInt(effect.items[0]!.annual_basic_after_minor!),
-            fromDate: end.effectiveDate,
-            toDate: policyEnd,
-            endorsementId: end.id,
-          },
-        });
+        await startItem(vehicle.id);
         effect.items[0]!.vehicle_id = vehicle.id;
         addedVehicle = true;
       } else if (end.operation === 'remove_vehicle' || end.operation === 'change_value') {
@@ -468,17 +472,7 @@ export const endorsementService = {
           await tx.policyVehicle.update({ where: { id: item.vehicleId }, data: { status: 'removed', removedOn: end.effectiveDate } });
           await requestCertificateCancellation(ctx.app, tx, { vehicleId: item.vehicleId }, REMOVE_VEHICLE_CERT_REASON);
         } else {
-          await tx.policyPremiumItem.create({
-            data: {
-              tenantId: pol.tenantId,
-              policyId: pol.id,
-              vehicleId: item.vehicleId,
-              annualBasicMinor: BigInt(effect.items[0]!.annual_basic_after_minor!),
-              fromDate: end.effectiveDate,
-              toDate: policyEnd,
-              endorsementId: end.id,
-            },
-          });
+          await startItem(item.vehicleId);
           await tx.policyVehicle.update({ where: { id: item.vehicleId }, data: { valueMinor: BigInt(changes.value_minor) } });
         }
       } else {
