@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../src/lib/dates.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
+import { findCoverClash } from '../src/modules/policies/policy.service.ts';
 import { countStatements } from './helpers/policies.ts';
 
 /**
@@ -212,6 +213,13 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     // The removed registration is no longer on cover: it cannot be removed twice.
     const twice = await endorse(full.uuid, { operation: 'remove_vehicle', regno: reg2, effective_date: e3 });
     expectProblem(twice, 422, 'validation_failed');
+  });
+
+  it('a removed vehicle is off cover from its removal: the shared double-cover rule sees it until then only', async () => {
+    const regNo = reg2.replace(/\s+/g, '').toUpperCase();
+    const clashOn = (from: string) => t.db.tenant(o.org.id, (tx) => findCoverClash(tx, { regNos: [regNo], from, to: addDays(from, 30) }));
+    expect(await clashOn(addDays(e3, -1))).toMatchObject({ regNo, policyNo: full.policy_no });
+    expect(await clashOn(e3)).toBeNull();
   });
 
   it('the premium items telescope: Σ debit notes − Σ credit notes = what the days covered earn, plus flat levies', async () => {

@@ -11,6 +11,7 @@ import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts
 import { NOT_OFFERED_TYPES } from './rating.ts';
 import { noQuote, normaliseRisk, priceRisk } from './quote.service.ts';
 import { createPolicy, nextPolicyNumbers } from '../policies/policy-factory.ts';
+import { findCoverClash } from '../policies/policy.service.ts';
 import { figuresOff, mismatchError } from './save-quote.service.ts';
 
 /** Business rules a bind must pass (422 domain_rule), documented in the README. */
@@ -150,14 +151,8 @@ export const bindService = {
       }
       if (paymentMode === 'ipf' && option.ipfReason) throw new DomainRuleError(option.ipfReason);
 
-      const clash = await tx.policyVehicle.findFirst({
-        where: {
-          regNo,
-          policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: toDbDate(risk.endDate) }, endDate: { gte: toDbDate(risk.startDate) } },
-        },
-        include: { policy: true },
-      });
-      if (clash) throw new DomainRuleError(`${regNo} already has cover for these dates (policy ${clash.policy.policyNo})`);
+      const clash = await findCoverClash(tx, { regNos: [regNo], from: risk.startDate, to: risk.endDate });
+      if (clash) throw new DomainRuleError(`${regNo} already has cover for these dates (policy ${clash.policyNo})`);
 
       const client = await resolveInsured(ctx, tx, input.client ?? {});
       // Rates changed by a transaction that committed after we priced: refuse rather than bind a stale price. FOR SHARE

@@ -14,6 +14,7 @@ import { breakdownOf, raiseCreditNote, raiseDebitNote, reverseCreditNote } from 
 import { POLICY_RULES, transitionPolicy } from './policy-state.ts';
 import { policyVisibility } from './policy.policy.ts';
 import { flatLevies, type LevyRate, type Period, periodDays, type Priced, priceTerms, remainingDays, type Term, unearned } from './proration.ts';
+import { findCoverClash } from './policy.service.ts';
 
 /**
  * Cancellation of an active policy, two-phase (README "Cancellation and reinstatement"):
@@ -401,15 +402,8 @@ export const cancellationService = {
       // The cover comes back from the effective date: a vehicle insured elsewhere since then cannot be covered twice.
       const eff = fromDbDate(c.effectiveDate);
       const regNos = [...new Set(refund.items.map((i) => i.regno))];
-      const clash = await tx.policyVehicle.findFirst({
-        where: {
-          regNo: { in: regNos },
-          policyId: { not: policy.id },
-          policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: policy.endDate }, endDate: { gte: toDbDate(eff) } },
-        },
-        include: { policy: { select: { policyNo: true } } },
-      });
-      if (clash) throw new DoubleInsuranceError(`${clash.regNo} has had other cover for these dates since the cancellation (policy ${clash.policy.policyNo})`, null);
+      const clash = await findCoverClash(tx, { regNos, from: eff, to: fromDbDate(policy.endDate), excludePolicyId: policy.id });
+      if (clash) throw new DoubleInsuranceError(`${clash.regNo} has had other cover for these dates since the cancellation (policy ${clash.policyNo})`, null);
       for (const it of refund.items) {
         await tx.policyPremiumItem.updateMany({ where: { id: it.premium_item_id, endedByCancellationId: c.id }, data: { toDate: toDbDate(it.to), endedByCancellationId: null } });
       }

@@ -15,7 +15,7 @@ import { type MotorRisk, normaliseRisk, priceRisk } from '../motor/quote.service
 import { breakdownOf, raiseCreditNote, raiseDebitNote } from './notes.service.ts';
 import { POLICY_RULES } from './policy-state.ts';
 import { policyVisibility } from './policy.policy.ts';
-import { policyService } from './policy.service.ts';
+import { findCoverClash, policyService } from './policy.service.ts';
 import { type LevyRate, type Period, periodDays, type Priced, priceTerms, remainingDays, type Term } from './proration.ts';
 
 /**
@@ -198,19 +198,9 @@ async function annualBasic(
 
 /** Another pending or active policy (or this one) already covers the registration on or after `from`. */
 async function registrationClash(tx: Tx, pol: { id: number; endDate: Date }, regNo: string, from: string): Promise<string | null> {
-  const rows = await tx.policyVehicle.findMany({
-    where: {
-      regNo,
-      policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: pol.endDate }, endDate: { gte: toDbDate(from) } },
-    },
-    include: { policy: true },
-  });
-  for (const r of rows) {
-    const off = r.status === 'removed' && r.removedOn && fromDbDate(r.removedOn) <= from;
-    if (off) continue;
-    return r.policyId === pol.id ? `${regNo} is already on this policy` : `${regNo} already has cover for these dates (policy ${r.policy.policyNo})`;
-  }
-  return null;
+  const clash = await findCoverClash(tx, { regNos: [regNo], from, to: fromDbDate(pol.endDate) });
+  if (!clash) return null;
+  return clash.policyId === pol.id ? `${regNo} is already on this policy` : `${regNo} already has cover for these dates (policy ${clash.policyNo})`;
 }
 
 const n = (x: bigint) => Number(x);

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import type { Prisma } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
 import { toDbDate } from '../../lib/dates.ts';
 import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
 import { notFound, ValidationError } from '../../lib/problem.ts';
@@ -61,3 +61,25 @@ export const policyService = {
     return row;
   },
 };
+
+/**
+ * The one double-cover rule of binds, renewals, added vehicles and reinstatements: a vehicle row of a pending or
+ * active policy (other than `excludePolicyId`) with one of `regNos` on cover for any day from `from` to `to`
+ * (Y-m-d, inclusive). A vehicle removed by endorsement is off cover from its `removedOn`. Returns the first, or null.
+ */
+export async function findCoverClash(
+  tx: Tx,
+  q: { regNos: string[]; from: string; to: string; excludePolicyId?: number },
+): Promise<{ regNo: string; policyId: number; policyNo: string } | null> {
+  const row = await tx.policyVehicle.findFirst({
+    where: {
+      regNo: { in: q.regNos },
+      ...(q.excludePolicyId != null ? { policyId: { not: q.excludePolicyId } } : {}),
+      OR: [{ removedOn: null }, { removedOn: { gt: toDbDate(q.from) } }],
+      policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: toDbDate(q.to) }, endDate: { gte: toDbDate(q.from) } },
+    },
+    orderBy: { id: 'asc' },
+    select: { regNo: true, policyId: true, policy: { select: { policyNo: true } } },
+  });
+  return row ? { regNo: row.regNo, policyId: row.policyId, policyNo: row.policy.policyNo } : null;
+}

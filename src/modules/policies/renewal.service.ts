@@ -14,7 +14,7 @@ import { splitInstalments } from '../motor/rating.ts';
 import { PREMIUM_TOLERANCE_MINOR, PremiumMismatchError } from '../motor/save-quote.service.ts';
 import { createPolicy, nextPolicyNumbers } from './policy-factory.ts';
 import { policyVisibility } from './policy.policy.ts';
-import { policyService } from './policy.service.ts';
+import { findCoverClash, policyService } from './policy.service.ts';
 import { POLICY_RULES } from './policy-state.ts';
 import { flatLevies, type LevyRate, type LevyLine, periodDays, priceTerms } from './proration.ts';
 
@@ -253,15 +253,8 @@ export const renewalService = {
         if (!v || v.status !== 'active') throw new RenewalQuoteStaleError('The policy\'s vehicles changed since this renewal was quoted; ask for a new one');
         return { v, fv };
       });
-      const clash = await tx.policyVehicle.findFirst({
-        where: {
-          regNo: { in: vehicles.map((x) => x.v.regNo) },
-          policyId: { not: policy.id },
-          policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: toDbDate(end) }, endDate: { gte: toDbDate(start) } },
-        },
-        include: { policy: true },
-      });
-      if (clash) throw new DomainRuleError(`${clash.regNo} already has cover for these dates (policy ${clash.policy.policyNo})`);
+      const clash = await findCoverClash(tx, { regNos: vehicles.map((x) => x.v.regNo), from: start, to: end, excludePolicyId: policy.id });
+      if (clash) throw new DomainRuleError(`${clash.regNo} already has cover for these dates (policy ${clash.policyNo})`);
 
       const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
       const { policy: renewal } = await createPolicy(
