@@ -7,6 +7,7 @@ import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts
 import { motorBenefitId } from '../reference/reference.service.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
 import { type PricedOption, priceOption, type RatingLender, type RatingProduct } from './rating.ts';
+import { levyTable } from '../reference/reference.service.ts';
 
 /** The quote request as the caller spelled it (GraphQL input; REST maps its legacy names onto this). */
 export interface MotorQuoteInput {
@@ -135,10 +136,9 @@ export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<
       },
       include: { insurer: true, rateBands: true, tonnageBands: true, benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] } },
   });
-  const levyRows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
   const lenderRows = await tx.ipfLender.findMany({ where: { active: true }, include: { tenors: true }, orderBy: { id: 'asc' } });
   const lenders: RatingLender[] = lenderRows.map((l) => ({ name: l.name, minPremiumMinor: l.minPremiumMinor, tenors: l.tenors }));
-  const levies = levyRows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
+  const levies = await levyTable(tx);
   const tonnesMilli = risk.tonnage == null ? null : Math.round(risk.tonnage * 1000);
   const options: QuotedOption[] = [];
   const refusals: string[] = [];

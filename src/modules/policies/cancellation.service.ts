@@ -10,11 +10,13 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { queueCertificateIssue, requestCertificateCancellation } from '../certificates/issuance.ts';
 import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
 import { emitEvent } from '../events/event.service.ts';
-import { breakdownOf, raiseCreditNote, raiseDebitNote, reverseCreditNote } from './notes.service.ts';
+import { breakdownOf, movePolicyPremium, raiseCreditNote, raiseDebitNote, reverseCreditNote } from './notes.service.ts';
 import { POLICY_RULES, transitionPolicy } from './policy-state.ts';
 import { policyVisibility } from './policy.policy.ts';
 import { flatLevies, type LevyRate, type Period, periodDays, type Priced, priceTerms, remainingDays, type Term, unearned } from './proration.ts';
 import { findCoverClash } from './policy.service.ts';
+import { latestEndorsementDate } from './endorsement.service.ts';
+import { levyTable } from '../reference/reference.service.ts';
 
 /**
  * Cancellation of an active policy, two-phase (README "Cancellation and reinstatement"):
@@ -71,11 +73,6 @@ export interface RefundJson {
 }
 
 const MAX_NOTE = 500;
-
-async function levyTable(tx: Tx): Promise<LevyRate[]> {
-  const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
-  return rows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
-}
 
 type PolicyRow = NonNullable<Awaited<ReturnType<Tx['policy']['findFirst']>>>;
 
@@ -203,32 +200,7 @@ async function visibleCancellation(ctx: Context, tx: Tx, uuid: string, policyUui
   return { c, policy };
 }
 
-/** Latest effective date of a confirmed endorsement (cover cannot end before a change already applied). */
-async function latestEndorsementDate(tx: Tx, policyId: number): Promise<string | null> {
-  const e = await tx.endorsement.findFirst({ where: { policyId, status: 'confirmed' }, orderBy: { effectiveDate: 'desc' } });
-  return e ? fromDbDate(e.effectiveDate) : null;
-}
-
 const sumLines = (xs: { amount_minor: string }[]) => xs.reduce((s, x) => s + BigInt(x.amount_minor), 0n);
-
-/** Adds `sign × priced` to the policy's basic/taxes/total and its levy lines. */
-async function adjustPolicyTotals(tx: Tx, policy: PolicyRow, sign: 1n | -1n, basicMinor: bigint, levies: { code: string; name: string; amountMinor: bigint }[]) {
-  const taxesMinor = levies.reduce((s, l) => s + l.amountMinor, 0n);
-  for (const l of levies) {
-    if (l.amountMinor === 0n) continue;
-    const line = await tx.policyTax.findFirst({ where: { policyId: policy.id, code: l.code }, orderBy: { id: 'asc' } });
-    if (line) await tx.policyTax.update({ where: { id: line.id }, data: { amountMinor: { increment: sign * l.amountMinor } } });
-    else await tx.policyTax.create({ data: { tenantId: policy.tenantId, policyId: policy.id, code: l.code, name: l.name, amountMinor: sign * l.amountMinor } });
-  }
-  await tx.policy.update({
-    where: { id: policy.id },
-    data: {
-      basicMinor: { increment: sign * basicMinor },
-      taxesMinor: { increment: sign * taxesMinor },
-      totalMinor: { increment: sign * (basicMinor + taxesMinor) },
-    },
-  });
-}
 
 const moneyOf = (minor: bigint) => ({ amount: toShillings(minor), amount_minor: Number(minor) });
 
@@ -314,7 +286,7 @@ export const cancellationService = {
           cancellationId: c.id,
           breakdown: breakdownOf(credit, { operation: 'cancellation', cancellation_uuid: c.uuid, effective_date: eff, days: refund.days }),
         });
-        await adjustPolicyTotals(tx, policy, -1n, credit.basicMinor, credit.levies);
+        await movePolicyPremium(tx, policy, -1n, credit.basicMinor, credit.levies);
       }
       const apps = (note?.applications ?? []) as { number: string; amount_minor: string }[];
       const applied = apps.map((a) => ({ number: a.number, amount_minor: a.amount_minor }));
@@ -424,7 +396,7 @@ export const cancellationService = {
             { operation: 'reinstatement', cancellation_uuid: c.uuid, reverses: cn.number, applied_minor: back.appliedMinor.toString(), recovered_minor: back.recoveredMinor.toString(), unrecovered_minor: back.unrecoveredMinor.toString() },
           ),
         });
-        await adjustPolicyTotals(tx, policy, 1n, cn.basicMinor, levies);
+        await movePolicyPremium(tx, policy, 1n, cn.basicMinor, levies);
       }
       const moved = await transitionPolicy(tx, policy.id, 'cancelled', 'active', { tenantId: policy.tenantId, source: 'reinstatement', reason: note ?? `reverses cancellation ${c.uuid}`, actorUserId: actor.userId });
       if (!moved) throw new InvalidStateError('The policy is no longer cancelled');

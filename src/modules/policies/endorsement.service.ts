@@ -12,11 +12,12 @@ import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { type BindVehicleInput, DomainRuleError } from '../motor/bind.service.ts';
 import { type MotorRisk, normaliseRisk, priceRisk } from '../motor/quote.service.ts';
-import { breakdownOf, raiseCreditNote, raiseDebitNote } from './notes.service.ts';
+import { breakdownOf, movePolicyPremium, raiseCreditNote, raiseDebitNote } from './notes.service.ts';
 import { POLICY_RULES } from './policy-state.ts';
 import { policyVisibility } from './policy.policy.ts';
 import { findCoverClash, policyService } from './policy.service.ts';
-import { type LevyRate, type Period, periodDays, type Priced, priceTerms, remainingDays, type Term } from './proration.ts';
+import { type Period, periodDays, type Priced, priceTerms, remainingDays, type Term } from './proration.ts';
+import { levyTable } from '../reference/reference.service.ts';
 
 /**
  * Two-phase endorsements (README "Endorsements"): `endorse` prices a mid-term change and stores it `pending`
@@ -131,11 +132,6 @@ async function loadPolicy(tx: Tx, policyId: number) {
 
 const periodOf = (p: { startDate: Date; endDate: Date }): Period => ({ start: fromDbDate(p.startDate), end: fromDbDate(p.endDate) });
 
-async function levyTable(tx: Tx): Promise<LevyRate[]> {
-  const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
-  return rows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
-}
-
 /** The live premium item of a vehicle: not ended by an endorsement or a cancellation, the latest to start. */
 function liveItem(pol: PolicyRow, vehicleId: number) {
   return pol.premiumItems.find((i) => i.vehicleId === vehicleId) ?? null;
@@ -145,8 +141,8 @@ function activeVehicle(pol: PolicyRow, regNo: string) {
   return pol.vehicles.find((v) => v.regNo === regNo && v.status === 'active') ?? null;
 }
 
-/** The latest confirmed endorsement's effective date (a change cannot take effect before it). */
-async function latestConfirmedDate(tx: Tx, policyId: number): Promise<string | null> {
+/** The effective date of the latest confirmed endorsement: no later change (or cancellation) may take effect before it. */
+export async function latestEndorsementDate(tx: Tx, policyId: number): Promise<string | null> {
   const last = await tx.endorsement.findFirst({ where: { policyId, status: 'confirmed' }, orderBy: [{ effectiveDate: 'desc' }, { id: 'desc' }] });
   return last ? fromDbDate(last.effectiveDate) : null;
 }
@@ -254,7 +250,7 @@ export const endorsementService = {
       // Default: today (Nairobi), or the start of cover when it has not begun yet.
       const today = todayNairobi();
       const e = input.effectiveDate ?? (today < period.start ? period.start : today);
-      const floor = (await latestConfirmedDate(tx, pol.id)) ?? period.start;
+      const floor = (await latestEndorsementDate(tx, pol.id)) ?? period.start;
       if (e < period.start || e > period.end) {
         throw new ValidationError([{ field: 'effective_date', message: `within the policy period ${period.start} to ${period.end}` }]);
       }
@@ -507,21 +503,8 @@ export const endorsementService = {
       }
 
       // Policy figures move by the effect, so the policy total stays Σ debit notes − Σ credit notes.
-      await tx.policy.update({
-        where: { id: pol.id },
-        data: {
-          basicMinor: { increment: priced.basicMinor },
-          taxesMinor: { increment: priced.taxesMinor },
-          totalMinor: { increment: priced.totalMinor },
-          revision: { increment: 1 },
-        },
-      });
-      for (const l of priced.levies) {
-        if (l.amountMinor === 0n) continue;
-        const line = await tx.policyTax.findFirst({ where: { policyId: pol.id, code: l.code }, orderBy: { id: 'asc' } });
-        if (line) await tx.policyTax.update({ where: { id: line.id }, data: { amountMinor: { increment: l.amountMinor } } });
-        else await tx.policyTax.create({ data: { tenantId: pol.tenantId, policyId: pol.id, code: l.code, name: l.name, amountMinor: l.amountMinor } });
-      }
+      await movePolicyPremium(tx, pol, 1n, priced.basicMinor, priced.levies);
+      await tx.policy.update({ where: { id: pol.id }, data: { revision: { increment: 1 } } });
 
       const updated = await tx.endorsement.update({
         where: { id: end.id },

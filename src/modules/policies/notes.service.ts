@@ -161,3 +161,31 @@ export async function reverseCreditNote(
   }
   return { appliedMinor: note.appliedMinor, recoveredMinor, unrecoveredMinor };
 }
+
+/**
+ * Moves the policy's premium (basic, taxes, total and its levy lines) by `sign × (basic + levies)` of a note just
+ * raised, so the policy total stays Σ debit notes − Σ credit notes. A levy line the policy lacks is added.
+ */
+export async function movePolicyPremium(
+  tx: Tx,
+  policy: { id: number; tenantId: number },
+  sign: 1n | -1n,
+  basicMinor: bigint,
+  levies: LevyLine[],
+): Promise<void> {
+  const taxesMinor = levies.reduce((s, l) => s + l.amountMinor, 0n);
+  for (const l of levies) {
+    if (l.amountMinor === 0n) continue;
+    const line = await tx.policyTax.findFirst({ where: { policyId: policy.id, code: l.code }, orderBy: { id: 'asc' } });
+    if (line) await tx.policyTax.update({ where: { id: line.id }, data: { amountMinor: { increment: sign * l.amountMinor } } });
+    else await tx.policyTax.create({ data: { tenantId: policy.tenantId, policyId: policy.id, code: l.code, name: l.name, amountMinor: sign * l.amountMinor } });
+  }
+  await tx.policy.update({
+    where: { id: policy.id },
+    data: {
+      basicMinor: { increment: sign * basicMinor },
+      taxesMinor: { increment: sign * taxesMinor },
+      totalMinor: { increment: sign * (basicMinor + taxesMinor) },
+    },
+  });
+}

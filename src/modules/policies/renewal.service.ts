@@ -16,7 +16,8 @@ import { createPolicy, nextPolicyNumbers } from './policy-factory.ts';
 import { policyVisibility } from './policy.policy.ts';
 import { findCoverClash, policyService } from './policy.service.ts';
 import { POLICY_RULES } from './policy-state.ts';
-import { flatLevies, type LevyRate, type LevyLine, periodDays, priceTerms } from './proration.ts';
+import { flatLevies, type LevyLine, periodDays, priceTerms } from './proration.ts';
+import { levyTable } from '../reference/reference.service.ts';
 
 /**
  * Renewal (README "Renewal"): a quote for the next annual period priced on the insurer's CURRENT rates, with the
@@ -90,11 +91,6 @@ function validateVehicles(vehicles: RenewalVehicleInput[] | null | undefined): M
   });
   if (errors.length) throw new ValidationError(errors);
   return overrides;
-}
-
-async function levyTable(tx: Tx): Promise<LevyRate[]> {
-  const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
-  return rows.map((l) => ({ code: l.code, name: l.name, basis: l.basis as 'percent' | 'flat', rateBps: l.rateBps, amountMinor: l.amountMinor }));
 }
 
 export const renewalService = {

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { Prisma } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
+import type { RatingLevy } from '../motor/rating.ts';
 import { escapeLike } from '../../lib/validate.ts';
+
+/** The tenant's levy table in its rating form, in display order: what every premium and mid-term change is levied by. */
+export async function levyTable(tx: Tx): Promise<RatingLevy[]> {
+  const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  return rows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
+}
 
 /** Reads of the tenant's reference data. Tenant scoping comes from the transaction (row-level security). */
 export const referenceService = {
