@@ -27,6 +27,11 @@ export function applyBps(cents: Cents, bps: number): Cents {
   return neg ? -q : q;
 }
 
+/** An amount as events carry it: `{amount: shillings, amount_minor: cents}` (never null). */
+export function amountOf(cents: Cents): { amount: number; amount_minor: number } {
+  return { amount: toShillings(cents), amount_minor: Number(cents) };
+}
+
 /** Both response fields of an amount: `{[name]: shillings, [name_minor]: cents}`. */
 export function moneyFields<N extends string>(name: N, cents: Cents | null | undefined): Record<N | `${N}_minor`, number | null> {
   return {

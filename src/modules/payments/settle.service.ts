@@ -1,7 +1,7 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { fromDbDate, nairobiIso, todayNairobi } from '../../lib/dates.ts';
-import { toShillings } from '../../lib/money.ts';
+import { amountOf } from '../../lib/money.ts';
 import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { transitionPolicy } from '../policies/policy-state.ts';
@@ -20,7 +20,6 @@ export interface RailResult {
 export type SettleOutcome = 'settled' | 'failed' | 'duplicate' | 'unmatched' | 'malformed';
 
 
-const moneyOf = (cents: bigint) => ({ amount: toShillings(cents), amount_minor: Number(cents) });
 
 /** Serialises "unknown checkout id" handling against pushes still committing (see payment.service initiate). */
 export async function pushLock(tx: Tx, tenantId: number, mode: 'shared' | 'exclusive'): Promise<void> {
@@ -148,7 +147,7 @@ async function raiseReceipt(
   }
   await emitEvent(app, tx, tenantId, 'payment.received', {
     receipt_no: receiptNo,
-    ...moneyOf(pay.amountMinor),
+    ...amountOf(pay.amountMinor),
     currency: 'KES',
     paid_at: nairobiIso(pay.paidAt),
     method: 'mpesa',
@@ -160,8 +159,8 @@ async function raiseReceipt(
     client_no: client?.clientNo ?? null,
     policy_no: policy?.policyNo ?? null,
     policy_uuid: policy?.uuid ?? null,
-    allocations: allocations.map((a) => ({ debit_note_no: a.number, ...moneyOf(a.amountMinor) })),
-    unallocated: moneyOf(left),
+    allocations: allocations.map((a) => ({ debit_note_no: a.number, ...amountOf(a.amountMinor) })),
+    unallocated: amountOf(left),
   });
 
   if (policy && policy.status === 'pending_payment') {
@@ -177,7 +176,7 @@ async function raiseReceipt(
         cover_start: fromDbDate(policy.startDate),
         cover_end: fromDbDate(policy.endDate),
         insurer: policy.insurer.name,
-        premium: moneyOf(policy.totalMinor),
+        premium: amountOf(policy.totalMinor),
         receipt_no: receiptNo,
         checkout_request_id: pr.checkoutRequestId,
       });

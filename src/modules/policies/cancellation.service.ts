@@ -4,7 +4,7 @@ import { requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { addDays, fromDbDate, isYmd, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
-import { toShillings } from '../../lib/money.ts';
+import { amountOf } from '../../lib/money.ts';
 import { AppError, type FieldError, notFound, ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { queueCertificateIssue, requestCertificateCancellation } from '../certificates/issuance.ts';
@@ -202,7 +202,6 @@ async function visibleCancellation(ctx: Context, tx: Tx, uuid: string, policyUui
 
 const sumLines = (xs: { amount_minor: string }[]) => xs.reduce((s, x) => s + BigInt(x.amount_minor), 0n);
 
-const moneyOf = (minor: bigint) => ({ amount: toShillings(minor), amount_minor: Number(minor) });
 
 export const cancellationService = {
   reasons: CANCELLATION_REASONS,
@@ -317,8 +316,8 @@ export const cancellationService = {
         requested_by: c.requestedBy,
         effective_date: eff,
         credit_note_no: note?.number ?? null,
-        credit: moneyOf(credit.totalMinor),
-        refund: moneyOf(note?.refundedMinor ?? 0n),
+        credit: amountOf(credit.totalMinor),
+        refund: amountOf(note?.refundedMinor ?? 0n),
         cancelled_at: nairobiIso(now),
       });
       await recordAudit(ctx, tx, policy.tenantId, {

@@ -2,7 +2,7 @@ import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { PolicyStatus } from '../../generated/prisma/enums.ts';
 import { addDays, daysBetween, fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
-import { toShillings } from '../../lib/money.ts';
+import { amountOf } from '../../lib/money.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { POLICY_RULES, transitionPolicy } from './policy-state.ts';
 
@@ -34,7 +34,6 @@ export interface LifecycleCounts {
   failures: number;
 }
 
-const moneyOf = (cents: bigint) => ({ amount: toShillings(cents), amount_minor: Number(cents) });
 
 interface Candidate {
   id: number;
@@ -146,7 +145,7 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
           end_date: end,
           days_to_expiry: daysBetween(asOf, end),
           insurer: policy.insurer.name,
-          premium: moneyOf(policy.totalMinor),
+          premium: amountOf(policy.totalMinor),
         });
         return true;
       },
