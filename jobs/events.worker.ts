@@ -26,6 +26,13 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
   const enqueueDelivery = (deliveryId: string, startAfter?: Date) =>
     boss.send(deliverQ.name, { deliveryId }, startAfter ? { startAfter } : {});
 
+  /** One attempt, wherever it runs; a retry the schedule asks for is queued with its startAfter. */
+  const attempt = async (deliveryId: string, path: 'queue' | 'first-attempt') => {
+    const r = await attemptDelivery(app, deliveryId);
+    if (r.outcome === 'retry_scheduled' && r.nextAttemptAt) await enqueueDelivery(deliveryId, r.nextAttemptAt);
+    if (r.outcome !== 'skipped') app.log.info({ job: deliverQ.name, delivery_id: deliveryId, outcome: r.outcome, path }, 'webhook attempt');
+  };
+
   await boss.work<{ eventId: string }>(dispatchQ.name, { pollingIntervalSeconds: 0.5, batchSize: 20 }, async (jobs) => {
     for (const job of jobs) {
       const { eventId } = dispatchQ.payload.parse(job.data);
@@ -37,12 +44,7 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
   for (let i = 0; i < 2; i++) {
     await boss.work<{ deliveryId: string }>(deliverQ.name, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async (jobs) => {
       await Promise.all(
-        jobs.map(async (job) => {
-          const { deliveryId } = deliverQ.payload.parse(job.data);
-          const r = await attemptDelivery(app, deliveryId);
-          if (r.outcome === 'retry_scheduled' && r.nextAttemptAt) await enqueueDelivery(deliveryId, r.nextAttemptAt);
-          if (r.outcome !== 'skipped') app.log.info({ job: deliverQ.name, delivery_id: deliveryId, outcome: r.outcome }, 'webhook attempt');
-        }),
+        jobs.map((job) => attempt(deliverQ.payload.parse(job.data).deliveryId, 'queue')),
       );
     });
   }
@@ -60,9 +62,7 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
     if (inFlight >= FIRST_ATTEMPTS_IN_FLIGHT) return void (await enqueueDelivery(deliveryId));
     inFlight += 1;
     try {
-      const r = await attemptDelivery(app, deliveryId);
-      if (r.outcome === 'retry_scheduled' && r.nextAttemptAt) await enqueueDelivery(deliveryId, r.nextAttemptAt);
-      if (r.outcome !== 'skipped') app.log.info({ delivery_id: deliveryId, outcome: r.outcome, path: 'first-attempt' }, 'webhook attempt');
+      await attempt(deliveryId, 'first-attempt');
     } catch (err) {
       app.log.warn({ err, delivery_id: deliveryId }, 'first attempt failed here; queued');
       await enqueueDelivery(deliveryId);
