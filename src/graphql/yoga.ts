@@ -1,11 +1,9 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type ValidationContext } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
 import type { Credentials } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { enforceTokenRateLimit } from '../http/rate-limits.ts';
@@ -21,7 +19,7 @@ interface ServerContext {
   connectionParams?: Record<string, unknown>;
 }
 
-function credentialsFromParams(params: Record<string, unknown> | undefined): Credentials {
+export function credentialsFromParams(params: Record<string, unknown> | undefined): Credentials {
   const get = (k: string) => {
     const v = params?.[k] ?? params?.[k.toLowerCase()];
     return typeof v === 'string' ? v : null;
@@ -99,58 +97,4 @@ export function createGraphQL(app: AppServices): Yoga {
       }
     },
   });
-}
-
-/** graphql-ws on the same HTTP server and path, through Yoga's envelop so plugins, context and validation are shared. */
-export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): WebSocketServer {
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
-  useServer(
-    {
-      // Reject a connection whose credentials are bad before any operation runs.
-      onConnect: async (ctx) => {
-        try {
-          await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(ctx.connectionParams) });
-          return true;
-        } catch (e) {
-          if (isAppError(e)) return false;
-          throw e;
-        }
-      },
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
-          connectionParams: ctx.connectionParams ?? {},
-        });
-        let document;
-        try {
-          document = parse(params.query);
-        } catch (e) {
-          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
-        }
-        const errors = validate(s, document);
-        if (errors.length) return errors;
-        let contextValue: Context;
-        try {
-          contextValue = (await contextFactory()) as Context;
-        } catch (e) {
-          return [e instanceof GraphQLError ? e : isAppError(e) ? toGraphQLError(e) : toGraphQLError(new AppError('internal_error'))];
-        }
-        return {
-          schema: s,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue,
-          rootValue: { execute, subscribe },
-        };
-      },
-    },
-    wss,
-  );
-  return wss;
 }
