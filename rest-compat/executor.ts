@@ -71,9 +71,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 
 /** `Variable "$input" got invalid value 1 at "input.name"; String cannot…` → field `input.name`. */
 function coercionFieldError(e: GraphQLError): FieldError | null {
-  const m = /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|got invalid value)/s.exec(e.message);
+  const m = /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|of non-null type .* must not be null|got invalid value)/s.exec(e.message);
   if (!m) return null;
-  const reason = e.message.split('; ').slice(1).join('; ') || e.message;
+  // A JSON null where the operation needs a value (`"reason_id": null`) is the caller's mistake, not a bug.
+  const reason = / must not be null\.?$/.test(e.message) ? 'required' : e.message.split('; ').slice(1).join('; ') || e.message;
   // A missing required field is reported on its parent object: name the field itself.
   const missing = /^Field "(\w+)" of required type/.exec(reason);
   // One spelling for positions everywhere: `vehicles.0.regno`, not `vehicles[0].regno`.

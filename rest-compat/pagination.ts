@@ -1,4 +1,5 @@
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import { cursorProblem } from '../src/graphql/request-shape.plugin.ts';
 import { ValidationError } from '../src/lib/problem.ts';
 import { intParam, type RestInput, type RestOutput } from './route.ts';
 import { arr, bool, int, nullable, obj, str } from './schemas.ts';
@@ -6,6 +7,8 @@ import { arr, bool, int, nullable, obj, str } from './schemas.ts';
 /**
  * The spec's list pagination (`limit` default 25, max 100, `cursor` from `links.next`; `page`/`per_page` also
  * accepted) as GraphQL connection arguments. `pages: false` for connections without an `offset` argument.
+ * A cursor is checked here, as `cursor`, because this facade runs its operations without Yoga's request checks; every
+ * REST list pages on an Int id.
  */
 export function pageArgs(q: URLSearchParams, opts: { pages?: boolean } = {}): { first: number; after?: string; offset?: number } {
   const pages = opts.pages ?? true;
@@ -19,8 +22,10 @@ export function pageArgs(q: URLSearchParams, opts: { pages?: boolean } = {}): { 
   const limit = size('limit') ?? (pages ? size('per_page') : undefined) ?? 25;
   const page = pages ? intParam(q.get('page')) : undefined;
   if (page !== undefined && (!Number.isInteger(page) || page < 1)) errors.push({ field: 'page', message: 'a positive integer' });
-  if (errors.length) throw new ValidationError(errors);
   const cursor = q.get('cursor');
+  const bad = cursor ? cursorProblem(cursor, 'Int') : null;
+  if (bad) errors.push({ field: 'cursor', message: bad });
+  if (errors.length) throw new ValidationError(errors);
   if (cursor) return { first: limit, after: cursor };
   return { first: limit, ...(page && page > 1 ? { offset: (page - 1) * limit } : {}) };
 }

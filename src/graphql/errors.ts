@@ -1,5 +1,6 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
+import { currentRequestId } from '../http/respond.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
 
@@ -28,16 +29,12 @@ export function maskError(log: Logger) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
     const original = gqlError?.originalError ?? error;
     if (isAppError(original)) return toGraphQLError(original, gqlError);
-    // Caller mistakes that surface from libraries rather than our services: a malformed global id or connection
-    // argument, and node(id:)/nodes(ids:) given an id this organisation does not hold (the plugin loads it with
-    // findUniqueOrThrow). Neither is a bug to log as one.
+    // A caller mistake that surfaces from the library rather than our services (a malformed global id or connection
+    // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
     if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
-    if ((gqlError?.path?.[0] === 'node' || gqlError?.path?.[0] === 'nodes') && (original as { code?: unknown } | undefined)?.code === 'P2025') {
-      return toGraphQLError(new AppError('not_found', { detail: 'No node with this id' }), gqlError);
-    }
     if (original instanceof GraphQLError && original.extensions?.code) return original;
     if (gqlError && !gqlError.originalError) return gqlError; // parse/validation errors: safe, caller-made
-    log.error({ err: original }, 'unhandled error in GraphQL operation');
+    log.error({ err: original, request_id: currentRequestId() }, 'unhandled error in GraphQL operation');
     return new GraphQLError(message || 'Unexpected error', {
       nodes: gqlError?.nodes,
       path: gqlError?.path,

@@ -1,15 +1,12 @@
 import { GraphQLError, Kind } from 'graphql';
+import { isYmd, YMD_MESSAGE } from '../lib/dates.ts';
 import { builder } from './builder.ts';
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 builder.scalarType('Date', {
   description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
   serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
   parseValue: (v) => {
-    if (typeof v !== 'string' || !DATE.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
-      throw new GraphQLError('Date must be a Y-m-d string');
-    }
+    if (!isYmd(v)) throw new GraphQLError(`Date must be ${YMD_MESSAGE}`);
     return v;
   },
 });

@@ -21,12 +21,74 @@ export function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** Deepest nesting (objects and arrays) a JSON request may have; the deepest body the API defines has five levels. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether JSON text nests deeper than `max`, by one pass over the bytes (no recursion, no parse). Brackets inside
+ * strings do not count; the structural characters are ASCII, so UTF-8 needs no decoding. Malformed text is left to
+ * JSON.parse to report.
+ */
+export function jsonTextDepthExceeds(text: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** The same limit for an already parsed value (GraphQL variables), walked with an explicit stack. */
+export function jsonValueDepthExceeds(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+/** U+0000, or a UTF-16 surrogate without its pair: valid in a JS string and in JSON, not in PostgreSQL text. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const UNSTORABLE_TEXT = 'Text must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate';
+
+/** Whether any string (or object key) in a parsed value is text PostgreSQL cannot store; walked with an explicit stack. */
+export function hasUnstorableText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return true;
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (UNSTORABLE.test(k)) return true;
+        stack.push(x);
+      }
+    }
+  }
+  return false;
+}
+
 /** JSON request bodies; an empty body is `undefined`. */
 export function parseJson(raw: Buffer, req: IncomingMessage): unknown {
   if (raw.length === 0) return undefined;
   const type = mediaType(req);
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new AppError('unsupported_media_type', { detail: 'Send JSON with Content-Type: application/json' });
+  }
+  // JSON.parse itself copes with any depth; the recursive code after it (validation, canonical hashing, GraphQL
+  // coercion) does not, and a few thousand brackets overflowed its stack as a 500.
+  if (jsonTextDepthExceeds(raw, MAX_JSON_DEPTH)) {
+    throw new AppError('invalid_request', { detail: `JSON bodies may nest at most ${MAX_JSON_DEPTH} levels deep` });
   }
   try {
     return JSON.parse(raw.toString('utf8'));

@@ -16,8 +16,14 @@ export const isMpesaCallbackPath = (pathname: string) => pathname.startsWith(`${
  */
 export async function handleMpesaCallback(app: AppServices, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
-  const token = decodeURIComponent(pathname.slice(CALLBACK_PATH.length + 1));
-  const tenantId = await tenantForCallbackToken(app, token);
+  // Malformed percent-encoding cannot name any organisation's callback URL: the same 404 as an unknown token.
+  let token: string | null;
+  try {
+    token = decodeURIComponent(pathname.slice(CALLBACK_PATH.length + 1));
+  } catch {
+    token = null;
+  }
+  const tenantId = token === null ? null : await tenantForCallbackToken(app, token);
   if (tenantId == null) {
     req.resume();
     throw new AppError('not_found', { detail: 'Unknown callback URL' });

@@ -1,6 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import { AppError, isAppError, toProblemDocument } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
+
+/**
+ * The request id of the HTTP request being served, for code that logs a failure without the request's context in
+ * reach (GraphQL's error masking). src/server.ts enters it for every request.
+ */
+export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendText(res, status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -18,8 +27,14 @@ export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unkn
   let appErr: AppError;
   if (isAppError(err)) appErr = err;
   else {
-    log.error({ err }, 'unhandled error');
+    log.error({ err, request_id: requestId, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
     appErr = new AppError('internal_error', { detail: 'An unexpected error occurred; quote the request id when reporting it' });
+  }
+  // A response already under way cannot turn into a problem; cutting the connection at least tells the client it is
+  // incomplete, where returning would leave it waiting for an end that never comes.
+  if (res.headersSent) {
+    if (!res.writableEnded) res.destroy();
+    return;
   }
   const doc = toProblemDocument(appErr, requestId, req.url?.split('?')[0]);
   sendText(res, appErr.status, JSON.stringify(doc), {
@@ -27,4 +42,22 @@ export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unkn
     ...extraHeaders,
     ...(appErr.headers ?? {}),
   });
+}
+
+/**
+ * A whole HTTP/1.1 problem response as bytes, for a socket Node's parser has given up on (no ServerResponse exists).
+ * The connection closes after it: the parser cannot find the start of a next request in what follows.
+ */
+export function rawProblemResponse(err: AppError, requestId: string): Buffer {
+  const body = Buffer.from(JSON.stringify(toProblemDocument(err, requestId)));
+  const head = [
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
+    'content-type: application/problem+json; charset=utf-8',
+    `content-length: ${body.length}`,
+    `x-request-id: ${requestId}`,
+    'x-content-type-options: nosniff',
+    ...Object.entries(err.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+    'connection: close',
+  ];
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
 }

@@ -5,9 +5,28 @@ export function todayNairobi(now: Date = new Date()): string {
   return nairobi.format(now);
 }
 
+/**
+ * Dates the service accepts: births, cover periods and filters all fall well inside these years, and anything
+ * outside them is a typo (9999-…) that would only overflow a date calculation further on.
+ */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2199;
+
+/**
+ * The one rule for a date input (REST query and body, GraphQL arguments, the Date scalar): Y-m-d naming a day
+ * that exists (no 2026-02-30, which Date.parse rolls over to 2 March) in MIN_YEAR..MAX_YEAR. Never throws.
+ */
 export function isYmd(s: unknown): s is string {
-  return typeof s === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+  if (typeof s !== 'string') return false;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
 }
+
+/** The field-error message for a date that fails isYmd. */
+export const YMD_MESSAGE = `a real calendar date, Y-m-d, in ${MIN_YEAR}–${MAX_YEAR}`;
 
 export function addDays(ymd: string, days: number): string {
   const d = new Date(`${ymd}T00:00:00Z`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isYmd, YMD_MESSAGE } from './dates.ts';
 import { ValidationError } from './problem.ts';
 
 /** Parses service input with a zod schema; failures become one 422 with a field error per issue. */
@@ -14,3 +15,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/** A date input under the one date rule (isYmd); later refinements see only real dates. */
+export const ymd = () => z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true });

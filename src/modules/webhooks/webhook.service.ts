@@ -96,7 +96,9 @@ export const webhookService = {
     requireAbility(p, 'webhooks.manage');
     return ctx.tx(async (tx) => {
       const before = await findEndpoint(tx, id);
-      await tx.webhookEndpoint.delete({ where: { id } });
+      // Two concurrent deletes both pass findEndpoint; the second must be a 404, not delete()'s "record not found" 500.
+      const { count } = await tx.webhookEndpoint.deleteMany({ where: { id } });
+      if (count === 0) throw notFound('Webhook endpoint');
       await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.deleted', entityType: 'webhook_endpoint', entityId: id, changes: auditView(before) });
       return before;
     });
