@@ -179,7 +179,7 @@ describe('POST /clients duplicates', () => {
     const before = await countClients();
     const r = await post({ ...other(), ...fields() });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: first.client_no, name: 'Duplicate Target One', matched }]);
+    expect(r.body.matches).toEqual([{ client_no: first.client_no, name: 'Duplicate Target One', matched, redacted: false }]);
     expect(await countClients()).toBe(before);
   });
 
@@ -187,19 +187,19 @@ describe('POST /clients duplicates', () => {
     const r = await post({ ...other(), phone: first.phone, id_no: second.id_no });
     expectProblem(r, 409, 'duplicate_client');
     expect(r.body.matches).toEqual([
-      { client_no: first.client_no, name: first.name, matched: ['phone'] },
-      { client_no: second.client_no, name: second.name, matched: ['id_no'] },
+      { client_no: first.client_no, name: first.name, matched: ['phone'], redacted: false },
+      { client_no: second.client_no, name: second.name, matched: ['id_no'], redacted: false },
     ]);
   });
 
-  it('hides from an agent the names of matched clients it cannot see', async () => {
+  it('hides from an agent the number and name of matched clients it cannot see (a redacted marker)', async () => {
     // Seeds: C-000001 is sold by agent1 (the agent key's actor), C-000002 by agent2.
     const seeds = await t.db.tenant(org.id, (tx) => tx.client.findMany({ where: { clientNo: { in: ['C-000001', 'C-000002'] } }, orderBy: { id: 'asc' } }));
     const r = await post({ ...other(), phone: seeds[1]!.phone, id_no: seeds[0]!.idNo }, agent);
     expectProblem(r, 409, 'duplicate_client');
     expect(r.body.matches).toEqual([
-      { client_no: 'C-000001', name: seeds[0]!.name, matched: ['id_no'] },
-      { client_no: 'C-000002', name: null, matched: ['phone'] },
+      { client_no: 'C-000001', name: seeds[0]!.name, matched: ['id_no'], redacted: false },
+      { client_no: null, name: null, matched: ['phone'], redacted: true },
     ]);
   });
 
@@ -395,7 +395,7 @@ describe('PATCH /clients/{client_no}', () => {
     const [c, other] = [await created(newClient()), await created(newClient({ name: 'The Other One' }))];
     const r = await patch(c.client_no, fields(other));
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: other.client_no, name: 'The Other One', matched: [field] }]);
+    expect(r.body.matches).toEqual([{ client_no: other.client_no, name: 'The Other One', matched: [field], redacted: false }]);
     expect((await api.get(`/clients/${c.client_no}`, { token: staff })).body.data).toEqual(c);
     expect(await audits(c.client_no)).toHaveLength(1);
 

@@ -54,7 +54,7 @@ describe('parallel client creations', () => {
     expect(winner).toBe(`C-${String(top + 1).padStart(6, '0')}`);
     for (const r of rs.filter((x) => x.status !== 201)) {
       expectProblem(r, 409, 'duplicate_client');
-      expect(r.body.matches).toEqual([{ client_no: winner, name: person.name, matched: ['phone', 'id_no'] }]);
+      expect(r.body.matches).toEqual([{ client_no: winner, name: person.name, matched: ['phone', 'id_no'], redacted: false }]);
     }
     expect(await t.db.tenant(org.id, (tx) => tx.client.count({ where: { OR: [{ phone: '254713555000' }, { idNo: '39990001' }] } }))).toBe(1);
     // The refused creations took no number with them: the next client follows the winner directly.

@@ -1,3 +1,4 @@
+import type { Principal } from '../src/auth/principal.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../src/lib/dates.ts';
@@ -217,8 +218,10 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
 
   it('a removed vehicle is off cover from its removal: the shared double-cover rule sees it until then only', async () => {
     const regNo = reg2.replace(/\s+/g, '').toUpperCase();
-    const clashOn = (from: string) => t.db.tenant(o.org.id, (tx) => findCoverClash(tx, { regNos: [regNo], from, to: addDays(from, 30) }));
-    expect(await clashOn(addDays(e3, -1))).toMatchObject({ regNo, policyNo: full.policy_no });
+    // A staff viewer (no agent actor): the clashing policy is named.
+    const staff = { actor: null } as unknown as Principal;
+    const clashOn = (from: string) => t.db.tenant(o.org.id, (tx) => findCoverClash(tx, { regNos: [regNo], from, to: addDays(from, 30) }, staff));
+    expect(await clashOn(addDays(e3, -1))).toMatchObject({ regNo, policyRef: `policy ${full.policy_no}` });
     expect(await clashOn(e3)).toBeNull();
   });
 

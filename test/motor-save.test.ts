@@ -254,32 +254,32 @@ describe('POST /motor/save_quote: the matching rule', () => {
     const n = await counts();
     const r = await save({ client: { name: 'Somebody Else Entirely', phone: '+254 722 000 101' }, vehicle: VEHICLE });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'] }]);
+    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'], redacted: false }]);
     expect(await counts()).toEqual(n);
   });
 
   it('the same ID number under another name is 409', async () => {
     const r = await save({ client: { name: 'Wholly Different Name', phone: fresh().phone, idno: JOHN.idNo }, vehicle: VEHICLE });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['id_no'] }]);
+    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['id_no'], redacted: false }]);
   });
 
   it('for an agent, a match on a client they cannot see hides its number (and name)', async () => {
     const r = await save({ client: { name: 'Another Person', phone: MARY.phone }, vehicle: VEHICLE }, { token: agent });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: null, name: null, matched: ['phone'] }]);
+    expect(r.body.matches).toEqual([{ client_no: null, name: null, matched: ['phone'], redacted: true }]);
   });
 
   it('an agent is not matched onto someone else\'s client even with the right ID and name', async () => {
     const r = await save({ client: { name: MARY.name, phone: MARY.phone, idno: MARY.idNo }, vehicle: VEHICLE }, { token: agent });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: null, name: null, matched: ['phone', 'id_no'] }]);
+    expect(r.body.matches).toEqual([{ client_no: null, name: null, matched: ['phone', 'id_no'], redacted: true }]);
   });
 
   it('for an agent, a match on their own client shows its number', async () => {
     const r = await save({ client: { name: 'Not John', phone: JOHN.phone }, vehicle: VEHICLE }, { token: agent });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'] }]);
+    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'], redacted: false }]);
   });
 
   it('`client_no` links a visible client', async () => {

@@ -88,7 +88,16 @@ export const clientSchemas = {
   DuplicateClientProblem: {
     allOf: [
       { $ref: '#/components/schemas/Problem' },
-      obj({ matches: arr(obj({ client_no: nullable(str()), name: nullable(str('Hidden for clients the caller cannot see')), matched: arr(str('phone, id_no or kra_pin')) })) }),
+      obj({
+        matches: arr(
+          obj({
+            client_no: nullable(str('Null for a client the caller may not see')),
+            name: nullable(str('Null for a client the caller may not see')),
+            matched: arr(str('phone, id_no or kra_pin')),
+            redacted: { type: 'boolean', description: 'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.' },
+          }),
+        ),
+      }),
     ],
   } as SchemaObject,
   ClientInput: obj(

@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from '@pothos/plugin-scope-auth';
 import type { Scope } from '../auth/scopes.ts';
 import type { Context } from '../context.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
@@ -42,7 +42,16 @@ export const builder = new SchemaBuilder<{
     },
     unauthorizedError: (_parent, ctx, _info, result) => {
       if (!ctx.principal) return new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
-      return new AppError('insufficient_scope', { detail: result.message });
+      const failed = failedScopes(result.failure);
+      // The token has the scopes but its acting user is an agent: the ability, not the key, is missing.
+      if (failed.includes('staff') && failed.every((s) => s === 'staff' || ctx.principal!.scopes.has(s as Scope))) {
+        return new AppError('actor_forbidden', { detail: 'Agents may not use this operation' });
+      }
+      const scopes = failed.filter((s) => s !== 'staff' && s !== 'authenticated');
+      return new AppError('insufficient_scope', {
+        detail: scopes.length ? `This operation needs the ${scopes.map((s) => `'${s}'`).join(' or ')} scope` : result.message,
+        ...(scopes.length ? { extra: { required_scopes: scopes } } : {}),
+      });
     },
   },
   prisma: {
@@ -55,6 +64,9 @@ export const builder = new SchemaBuilder<{
     maxConnectionSize: 100,
   },
   relay: {
+    // node/nodes ask for a signed-in caller; what each returned record may show is its type's rule (access.ts).
+    nodeQueryOptions: { authScopes: { authenticated: true } },
+    nodesQueryOptions: { authScopes: { authenticated: true } },
     clientMutationId: 'omit',
     cursorType: 'String',
   },
@@ -62,6 +74,13 @@ export const builder = new SchemaBuilder<{
     defaultTypes: [],
   },
 });
+
+/** The scope names of a scope-auth failure, flattened ($all and $any alike). */
+function failedScopes(f: AuthFailure): string[] {
+  if (f.kind === AuthScopeFailureType.AuthScope) return [f.scope];
+  if (f.kind === AuthScopeFailureType.AllAuthScopes || f.kind === AuthScopeFailureType.AnyAuthScopes) return f.failures.flatMap(failedScopes);
+  return [];
+}
 
 builder.queryType({});
 builder.mutationType({});

@@ -57,6 +57,7 @@ const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').imple
     clientNo: t.exposeString('clientNo', { nullable: true, description: 'Null when the caller may not see that client.' }),
     name: t.exposeString('name', { nullable: true, description: 'Null when the caller may not see that client.' }),
     matched: t.exposeStringList('matched', { description: 'Which identifiers matched: phone, id_no, kra_pin.' }),
+    redacted: t.exposeBoolean('redacted', { description: 'True when the caller may not see that client: clientNo and name are then null.' }),
   }),
 });
 

@@ -1,7 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { apiClientService } from './api-client.service.ts';
+import { nodeAccess } from '../../graphql/access.ts';
 
+/** Organisation settings: admins of the organisation only, never an agent. */
 builder.prismaNode('ApiClient', {
+  ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
   id: { field: 'id' },
   fields: (t) => ({
     clientId: t.exposeString('clientId', { description: 'Public client id (send as client_id at the token endpoint).' }),
@@ -20,13 +23,13 @@ builder.prismaNode('ApiClient', {
 builder.queryFields((t) => ({
   apiClients: t.prismaField({
     type: ['ApiClient'],
-    authScopes: { admin: true },
+    authScopes: { $all: { admin: true, staff: true } },
     description: 'The organisation\'s API clients (secrets are never shown again).',
     resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
   }),
   apiClient: t.prismaField({
     type: 'ApiClient',
-    authScopes: { admin: true },
+    authScopes: { $all: { admin: true, staff: true } },
     args: { clientId: t.arg.string({ required: true }) },
     resolve: (query, _r, args, ctx) => apiClientService.get(ctx, args.clientId, query),
   }),

@@ -1,7 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { AUDIT_TOPIC } from './audit.service.ts';
+import { nodeAccess } from '../../graphql/access.ts';
 
+/** The audit trail holds personal data of every client: admins of the organisation only, never an agent. */
 builder.prismaNode('AuditLog', {
+  ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
   name: 'AuditEntry',
   id: { field: 'id' },
   fields: (t) => ({
@@ -21,8 +24,8 @@ builder.queryField('auditLog', (t) =>
   t.prismaConnection({
     type: 'AuditLog',
     cursor: 'id',
-    authScopes: { $all: { read: true, staff: true } },
-    description: 'The organisation\'s audit trail, newest first (staff only).',
+    authScopes: { $all: { admin: true, staff: true } },
+    description: 'The organisation\'s audit trail, newest first (scope admin; not for agents).',
     args: { entityType: t.arg.string({ required: false }), entityId: t.arg.string({ required: false }) },
     resolve: (query, _root, args, ctx) =>
       ctx.tx((tx) =>
@@ -38,8 +41,8 @@ builder.queryField('auditLog', (t) =>
 builder.subscriptionField('auditLogged', (t) =>
   t.prismaField({
     type: 'AuditLog',
-    authScopes: { $all: { read: true, staff: true } },
-    description: 'Live audit entries of the organisation as they commit (staff only).',
+    authScopes: { $all: { admin: true, staff: true } },
+    description: 'Live audit entries of the organisation as they commit (scope admin; not for agents).',
     subscribe: (_root, _args, ctx) => ctx.app.events.subscribe<{ id: string }>(AUDIT_TOPIC, ctx.principal!.tenant.id),
     resolve: (query, payload, _args, ctx) =>
       ctx.tx((tx) => tx.auditLog.findUniqueOrThrow({ ...query, where: { id: BigInt((payload as unknown as { id: string }).id) } })),

@@ -10,6 +10,7 @@ import {
 } from './certificate.service.ts';
 import { CERTIFICATE_STATES } from './certificate-state.ts';
 import type { CertificateRecord } from './registry.ts';
+import { onePolicy } from '../policies/policy.policy.ts';
 
 const CertificateStatusEnum = builder.enumType('CertificateStatus', {
   description:
@@ -23,6 +24,7 @@ const CertificateErrorRef = builder.objectRef<{ code: string; message: string }>
 });
 
 builder.prismaObject('Certificate', {
+  ...onePolicy,
   description: 'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
   fields: (t) => ({
     uuid: t.exposeString('uuid'),

@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../lib/identifiers.ts';
 import { DuplicateClientError, ValidationError } from '../../lib/problem.ts';
-import { canSeeClient, clientVisibility } from './client.policy.ts';
+import { ownsClient, clientVisibility } from './client.policy.ts';
 import { clientService, describeMatches, findIdentityMatches, lockIdentifiers } from './client.service.ts';
 
 /** The insured as sent with a quote or a bind (GraphQL spelling). */
@@ -72,10 +72,10 @@ export async function resolveInsured(ctx: Context, tx: Tx, input: InsuredInput, 
     const matches = await findIdentityMatches(tx, ids);
     if (matches.length) {
       const reusable = matches.find(
-        (m) => (m.matched.includes('id_no') || m.matched.includes('kra_pin')) && namesAgree(m.name, input.name ?? '') && canSeeClient(p, m),
+        (m) => (m.matched.includes('id_no') || m.matched.includes('kra_pin')) && namesAgree(m.name, input.name ?? '') && ownsClient(p, m),
       );
       if (reusable) return { id: reusable.id, clientNo: reusable.clientNo, created: false };
-      throw new DuplicateClientError(describeMatches(p, matches, { hideNumber: true }));
+      throw new DuplicateClientError(describeMatches(p, matches));
     }
   }
   try {

@@ -1,19 +1,36 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Prisma } from '../../db/client.ts';
+import type { Reach } from '../../graphql/access.ts';
 
 /**
- * Which clients the caller may see, as a Prisma where-fragment. Staff see every client of the tenant (row-level
- * security already confines the tenant); an agent sees the clients they created or for which they are the sales
- * person. Every client read goes through this; a bare lookup by number is a bug.
+ * The clients an agent owns: those they created or for which they are the sales person. An owned client's policies
+ * are within the agent's reach too (policyVisibility).
  */
-export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereInput {
-  if (!p) throw new Error('clientVisibility needs a principal');
+export function clientOwnership(p: Principal | undefined): Prisma.ClientWhereInput {
+  if (!p) throw new Error('clientOwnership needs a principal');
   const actor = p.actor;
   if (!actor?.ownRecordsOnly) return {};
   return { OR: [{ createdByUserId: actor.userId }, { salesPersonId: actor.userId }] };
 }
 
-export function canSeeClient(p: Principal, c: { createdByUserId: number | null; salesPersonId: number | null }): boolean {
+/**
+ * Which clients the caller may see, as a Prisma where-fragment. Staff see every client of the tenant (row-level
+ * security already confines the tenant); an agent sees the clients they own and the policyholders of the policies
+ * they created or sell (so a policy within reach never shows a client that is out of reach). Every client read goes
+ * through this, REST and GraphQL alike; a bare lookup by number is a bug.
+ */
+export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereInput {
+  if (!p) throw new Error('clientVisibility needs a principal');
+  const actor = p.actor;
+  if (!actor?.ownRecordsOnly) return {};
+  return { OR: [...clientOwnership(p).OR!, { policies: { some: { OR: [{ createdByUserId: actor.userId }, { salesPersonId: actor.userId }] } } }] };
+}
+
+/** The GraphQL Client type's reach rule (src/graphql/access.ts). */
+export const clientReach: Reach = { model: 'client', where: clientVisibility };
+
+/** In memory, for rows already loaded: ownership only (a client reached only through a policy is not counted). */
+export function ownsClient(p: Principal, c: { createdByUserId: number | null; salesPersonId: number | null }): boolean {
   const actor = p.actor;
   if (!actor?.ownRecordsOnly) return true;
   return c.createdByUserId === actor.userId || c.salesPersonId === actor.userId;

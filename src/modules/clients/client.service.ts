@@ -4,9 +4,9 @@ import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../lib/identifiers.ts';
 import { DuplicateClientError, type DuplicateMatch, notFound, ValidationError } from '../../lib/problem.ts';
-import { escapeLike, parseInput } from '../../lib/validate.ts';
+import { escapeLike, parseInput, ymd } from '../../lib/validate.ts';
 import { diffFields, recordAudit, snakeKeys } from '../audit/audit.service.ts';
-import { canSeeClient, clientVisibility } from './client.policy.ts';
+import { ownsClient, clientVisibility } from './client.policy.ts';
 
 const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
 const normalised = (fn: (s: string) => string | null, message: string) =>
@@ -31,10 +31,8 @@ const fields = {
   email: z.string().trim().toLowerCase().email('not an email address').max(200).nullish(),
   idNo: normalised(normaliseIdNo, 'national ID (6–14 digits) or passport number (6–12 letters and digits)'),
   kraPin: normalised(normaliseKraPin, 'KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M)'),
-  dateOfBirth: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'date as Y-m-d')
-    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && Date.parse(`${d}T00:00:00Z`) < Date.now(), 'a past date')
+  dateOfBirth: ymd()
+    .refine((d) => Date.parse(`${d}T00:00:00Z`) < Date.now(), 'a past date')
     .nullish(),
   physicalAddress: optionalText(500),
   branchId: z.number().int().positive().nullish(),
@@ -128,11 +126,15 @@ export async function findIdentityMatches(
   }));
 }
 
-/** What a 409 may reveal: names and numbers only of clients the caller can see. */
-export function describeMatches(p: Principal, matches: (MatchCandidate & { matched: string[] })[], opts: { hideNumber: boolean }): DuplicateMatch[] {
+/**
+ * What a 409 may reveal: the number and name only of clients the caller owns; any other match is a redacted marker
+ * (`redacted: true`, number and name null) that says only which identifier collided, so a caller can tell a typo
+ * from a real duplicate without learning who else is on the books.
+ */
+export function describeMatches(p: Principal, matches: (MatchCandidate & { matched: string[] })[]): DuplicateMatch[] {
   return matches.map((m) => {
-    const visible = canSeeClient(p, m);
-    return { clientNo: visible || !opts.hideNumber ? m.clientNo : null, name: visible ? m.name : null, matched: m.matched };
+    const visible = ownsClient(p, m);
+    return { clientNo: visible ? m.clientNo : null, name: visible ? m.name : null, matched: m.matched, redacted: !visible };
   });
 }
 
@@ -189,7 +191,7 @@ export const clientService = {
     await lockIdentifiers(tx, p.tenant.id, [d.phone, d.idNo, d.kraPin]);
     if (!d.force) {
       const matches = await findIdentityMatches(tx, d);
-      if (matches.length) throw new DuplicateClientError(describeMatches(p, matches, { hideNumber: false }));
+      if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));
     }
     const clientNo = `C-${String(await nextNumber(tx, p.tenant.id, 'client_no')).padStart(6, '0')}`;
     const created = await tx.client.create({
@@ -248,7 +250,7 @@ export const clientService = {
       await lockIdentifiers(tx, p.tenant.id, Object.values(changedIds));
       if (!d.force) {
         const matches = await findIdentityMatches(tx, changedIds, before.id);
-        if (matches.length) throw new DuplicateClientError(describeMatches(p, matches, { hideNumber: false }));
+        if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));
       }
       const patch = {
         type: d.type ?? undefined,

@@ -1,20 +1,23 @@
 import { builder } from '../../graphql/builder.ts';
-import { clientVisibility } from './client.policy.ts';
+import { clientReach } from './client.policy.ts';
 import { clientService } from './client.service.ts';
+import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 
 builder.prismaObject('BusinessSource', {
+  ...access({ scopes: ANY_SCOPE }),
   fields: (t) => ({ databaseId: t.exposeInt('id'), name: t.exposeString('name') }),
 });
 builder.prismaObject('ProspectType', {
+  ...access({ scopes: ANY_SCOPE }),
   fields: (t) => ({ databaseId: t.exposeInt('id'), code: t.exposeString('code'), name: t.exposeString('name') }),
 });
 
 const ClientTypeEnum = builder.enumType('ClientType', { values: ['individual', 'corporate'] as const });
 
+/** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
 builder.prismaNode('Client', {
+  ...nodeAccess<{ id: number }>({ scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } }, clientReach),
   id: { field: 'id' },
-  // node(id:) loads by id alone unless told otherwise: without this an agent could read any client of the tenant.
-  findUnique: (id, ctx) => ({ id: Number(id), AND: [clientVisibility(ctx.principal)] }),
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     clientNo: t.exposeString('clientNo'),

@@ -2,8 +2,11 @@ import { builder } from '../../graphql/builder.ts';
 import { eventVisibleTo } from './event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
 import { EVENTS_TOPIC } from './event.service.ts';
+import { access } from '../../graphql/access.ts';
 
+/** Events: keys that read or manage webhooks; agents hear only of their own records (eventVisibleTo). */
 builder.prismaObject('Event', {
+  ...access<{ data: unknown }>({ scopes: ['read', 'webhooks'], reach: { check: (tx, p, e) => eventVisibleTo(tx, p, e.data as Record<string, unknown>) } }),
   name: 'ServiceEvent',
   description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
   fields: (t) => ({

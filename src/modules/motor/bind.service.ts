@@ -151,8 +151,8 @@ export const bindService = {
       }
       if (paymentMode === 'ipf' && option.ipfReason) throw new DomainRuleError(option.ipfReason);
 
-      const clash = await findCoverClash(tx, { regNos: [regNo], from: risk.startDate, to: risk.endDate });
-      if (clash) throw new DomainRuleError(`${regNo} already has cover for these dates (policy ${clash.policyNo})`);
+      const clash = await findCoverClash(tx, { regNos: [regNo], from: risk.startDate, to: risk.endDate }, ctx.principal!);
+      if (clash) throw new DomainRuleError(`${regNo} already has cover for these dates (${clash.policyRef})`);
 
       const client = await resolveInsured(ctx, tx, input.client ?? {});
       // Rates changed by a transaction that committed after we priced: refuse rather than bind a stale price. FOR SHARE

@@ -1,12 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { policyVisibility } from '../policies/policy.policy.ts';
+import { onePolicy, POLICY_SCOPES, policyReach } from '../policies/policy.policy.ts';
+import { nodeAccess } from '../../graphql/access.ts';
 
-/** Policies: visible to staff, or to the agent who created them, sells them, or sells for their client. */
+/** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
 builder.prismaNode('Policy', {
+  ...nodeAccess<{ id: number }>({ scopes: POLICY_SCOPES, reach: { via: policyReach, id: (p) => p.id } }, policyReach),
   id: { field: 'id' },
-  findUnique: (id, ctx) => ({ id: Number(id), AND: [policyVisibility(ctx.principal)] }),
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     uuid: t.exposeString('uuid'),
@@ -32,6 +33,7 @@ builder.prismaNode('Policy', {
 });
 
 builder.prismaObject('DebitNote', {
+  ...onePolicy,
   fields: (t) => ({
     number: t.exposeString('number'),
     instalmentNo: t.exposeInt('instalmentNo'),

@@ -6,6 +6,10 @@ import { eventVisibleTo } from '../events/event.visibility.ts';
 import { EVENTS_TOPIC } from '../events/event.service.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
 import { paymentService, receiptVisibility } from './payment.service.ts';
+import { access, type Reach } from '../../graphql/access.ts';
+import { POLICY_SCOPES } from '../policies/policy.policy.ts';
+
+const receiptReach: Reach = { model: 'receipt', where: receiptVisibility };
 
 type PaymentRequestShape = Awaited<ReturnType<typeof paymentService.status>>;
 type AckShape = Awaited<ReturnType<typeof paymentService.initiate>>;
@@ -45,13 +49,16 @@ const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').impl
 });
 
 builder.prismaObject('ReceiptAllocation', {
+  ...access<{ receiptId: number }>({ scopes: POLICY_SCOPES, reach: { via: receiptReach, id: (a) => a.receiptId } }),
   fields: (t) => ({
     debitNoteNo: t.string({ select: { debitNote: { select: { number: true } } }, resolve: (a) => a.debitNote.number }),
     amount: t.field({ type: MoneyRef, resolve: (a) => money(a.amountMinor)! }),
   }),
 });
 
+/** Receipts: as their policy (or, for a receipt on account, their client) for agents. */
 builder.prismaObject('Receipt', {
+  ...access<{ id: number }>({ scopes: POLICY_SCOPES, reach: { via: receiptReach, id: (r) => r.id } }),
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     receiptNo: t.exposeString('receiptNo'),

@@ -373,8 +373,8 @@ export const cancellationService = {
       // The cover comes back from the effective date: a vehicle insured elsewhere since then cannot be covered twice.
       const eff = fromDbDate(c.effectiveDate);
       const regNos = [...new Set(refund.items.map((i) => i.regno))];
-      const clash = await findCoverClash(tx, { regNos, from: eff, to: fromDbDate(policy.endDate), excludePolicyId: policy.id });
-      if (clash) throw new DoubleInsuranceError(`${clash.regNo} has had other cover for these dates since the cancellation (policy ${clash.policyNo})`, null);
+      const clash = await findCoverClash(tx, { regNos, from: eff, to: fromDbDate(policy.endDate), excludePolicyId: policy.id }, ctx.principal!);
+      if (clash) throw new DoubleInsuranceError(`${clash.regNo} has had other cover for these dates since the cancellation (${clash.policyRef})`, null);
       for (const it of refund.items) {
         await tx.policyPremiumItem.updateMany({ where: { id: it.premium_item_id, endedByCancellationId: c.id }, data: { toDate: toDbDate(it.to), endedByCancellationId: null } });
       }

@@ -5,6 +5,7 @@ import { fromDbDate } from '../../lib/dates.ts';
 import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
 import { CANCELLATION_REASONS, cancellationService, displayStatus, type CancellationReason, type RefundJson } from './cancellation.service.ts';
+import { onePolicy } from './policy.policy.ts';
 
 type Line = { code: string; name: string; amount_minor: string };
 const LevyShareRef = builder.objectRef<Line>('CancellationLevyShare').implement({
@@ -67,6 +68,7 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
 });
 
 builder.prismaObject('Cancellation', {
+  ...onePolicy,
   description: 'A cancellation of a policy: quoted (a preview), confirmed, discarded, expired (a quoted preview past expiresAt) or reinstated.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),

@@ -1,3 +1,4 @@
+import type { Principal } from '../../auth/principal.ts';
 import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
@@ -193,10 +194,10 @@ async function annualBasic(
 }
 
 /** Another pending or active policy (or this one) already covers the registration on or after `from`. */
-async function registrationClash(tx: Tx, pol: { id: number; endDate: Date }, regNo: string, from: string): Promise<string | null> {
-  const clash = await findCoverClash(tx, { regNos: [regNo], from, to: fromDbDate(pol.endDate) });
+async function registrationClash(tx: Tx, viewer: Principal, pol: { id: number; endDate: Date }, regNo: string, from: string): Promise<string | null> {
+  const clash = await findCoverClash(tx, { regNos: [regNo], from, to: fromDbDate(pol.endDate) }, viewer);
   if (!clash) return null;
-  return clash.policyId === pol.id ? `${regNo} is already on this policy` : `${regNo} already has cover for these dates (policy ${clash.policyNo})`;
+  return clash.policyId === pol.id ? `${regNo} is already on this policy` : `${regNo} already has cover for these dates (${clash.policyRef})`;
 }
 
 const n = (x: bigint) => Number(x);
@@ -268,7 +269,7 @@ export const endorsementService = {
         const { basicMinor, productVersion: pv, risk } = await annualBasic(ctx, tx, pol, { year: v.yom, value: v.value, tonnage: v.tonnage, pll: v.pll, coverage: v.coverage ?? pol.vehicles[0]?.coverage, coverageGiven: v.coverage != null }, {
           'vehicle.year': 'vehicle.yom',
         });
-        const clash = await registrationClash(tx, pol, regNo, e);
+        const clash = await registrationClash(tx, ctx.principal!, pol, regNo, e);
         if (clash) throw new DomainRuleError(clash);
         productVersion = pv;
         const priced = priceTerms(period, [{ annualBasicMinor: basicMinor, at: e, sign: 1 }], table);
@@ -426,7 +427,7 @@ export const endorsementService = {
 
       if (end.operation === 'add_vehicle') {
         const v = changes.vehicle;
-        const clash = await registrationClash(tx, pol, v.regno, e);
+        const clash = await registrationClash(tx, ctx.principal!, pol, v.regno, e);
         if (clash) throw new DomainRuleError(clash);
         const vehicle = await tx.policyVehicle.create({
           data: {

@@ -4,6 +4,7 @@ import { fromDbDate } from '../../lib/dates.ts';
 import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
 import { endorsementService, type StoredEffect } from './endorsement.service.ts';
+import { onePolicy } from './policy.policy.ts';
 
 interface LevyLine {
   code: string;
@@ -50,6 +51,7 @@ const ItemRef = builder.objectRef<StoredEffect['items'][number]>('EndorsementIte
 });
 
 export const EndorsementRef = builder.prismaObject('Endorsement', {
+  ...onePolicy,
   description: 'A mid-term change, two-phase: `pending` (priced), then `confirmed` or `discarded` (or `expired`).',
   fields: (t) => ({
     uuid: t.exposeString('uuid'),
@@ -91,6 +93,7 @@ const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplicati
 });
 
 builder.prismaObject('CreditNote', {
+  ...onePolicy,
   description: 'Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client\'s credit.',
   fields: (t) => ({
     number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),

@@ -1,14 +1,27 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Prisma } from '../../db/client.ts';
-import { clientVisibility } from '../clients/client.policy.ts';
+import { access, type Reach } from '../../graphql/access.ts';
+import { clientOwnership } from '../clients/client.policy.ts';
 
 /**
  * Which policies the caller may see, as a Prisma where-fragment: staff see all; an agent sees the policies they
- * created or sell, and those of the clients they may see.
+ * created or sell, and those of the clients they own.
  */
 export function policyVisibility(p: Principal | undefined): Prisma.PolicyWhereInput {
   if (!p) throw new Error('policyVisibility needs a principal');
   const a = p.actor;
   if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientVisibility(p) }] };
+  return { OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientOwnership(p) }] };
 }
+
+/**
+ * The reach rule of the Policy type and of every record that hangs off one policy (debit and credit notes, vehicles,
+ * levies, status history, endorsements, cancellations, renewal quotes, certificates): one batched check per request.
+ */
+export const policyReach: Reach = { model: 'policy', where: policyVisibility };
+
+/** Policies and what hangs off them are read with either scope: a bind answers with the policy it made. */
+export const POLICY_SCOPES = ['read', 'bind'] as const;
+
+/** The access rule of every type whose rows belong to one policy (spread into its prismaObject options). */
+export const onePolicy = access<{ policyId: number }>({ scopes: POLICY_SCOPES, reach: { via: policyReach, id: (r) => r.policyId } });

@@ -1,12 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
+import { onePolicy } from './policy.policy.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
   values: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] as const,
 });
 
 builder.prismaObject('PolicyVehicle', {
+  ...onePolicy,
   fields: (t) => ({
     regNo: t.exposeString('regNo', { description: 'Normalised: no spaces, upper case.' }),
     chassisNo: t.exposeString('chassisNo', { nullable: true }),
@@ -21,6 +23,7 @@ builder.prismaObject('PolicyVehicle', {
 });
 
 builder.prismaObject('PolicyTax', {
+  ...onePolicy,
   description: 'One levy or duty line of the premium.',
   fields: (t) => ({
     code: t.exposeString('code'),
@@ -51,6 +54,7 @@ builder.prismaObjectFields('Policy', (t) => ({
 }));
 
 builder.prismaObject('PolicyStatusChange', {
+  ...onePolicy,
   description: 'One transition of the policy state machine.',
   fields: (t) => ({
     fromStatus: t.exposeString('fromStatus', { nullable: true, description: 'Null for the first row (bind)' }),

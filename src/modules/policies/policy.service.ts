@@ -1,6 +1,7 @@
+import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import { toDbDate } from '../../lib/dates.ts';
+import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
 import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
 import { notFound, ValidationError } from '../../lib/problem.ts';
 import { policyVisibility } from './policy.policy.ts';
@@ -17,13 +18,12 @@ export interface PolicyListFilters {
 }
 
 const STATUSES = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'];
-const YMD = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The list's where: visibility is always ANDed, so no filter can widen what the caller sees. */
 export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.PolicyWhereInput {
   const errors: { field: string; message: string }[] = [];
   if (f.status && !STATUSES.includes(f.status)) errors.push({ field: 'status', message: `one of ${STATUSES.join(', ')}` });
-  for (const k of ['startFrom', 'startTo'] as const) if (f[k] && !YMD.test(f[k]!)) errors.push({ field: k, message: 'a date Y-m-d' });
+  for (const k of ['startFrom', 'startTo'] as const) if (f[k] && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
   const and: Prisma.PolicyWhereInput[] = [policyVisibility(ctx.principal)];
   if (f.status) and.push({ status: f.status as never });
@@ -66,11 +66,14 @@ export const policyService = {
  * The one double-cover rule of binds, renewals, added vehicles and reinstatements: a vehicle row of a pending or
  * active policy (other than `excludePolicyId`) with one of `regNos` on cover for any day from `from` to `to`
  * (Y-m-d, inclusive). A vehicle removed by endorsement is off cover from its `removedOn`. Returns the first, or null.
+ * `policyRef` names the clashing policy only when `viewer` may see it ("policy P-…"), else "another policy": the
+ * refusal must not tell an agent the number of a policy outside their reach.
  */
 export async function findCoverClash(
   tx: Tx,
   q: { regNos: string[]; from: string; to: string; excludePolicyId?: number },
-): Promise<{ regNo: string; policyId: number; policyNo: string } | null> {
+  viewer: Principal,
+): Promise<{ regNo: string; policyId: number; policyRef: string } | null> {
   const row = await tx.policyVehicle.findFirst({
     where: {
       regNo: { in: q.regNos },
@@ -81,5 +84,7 @@ export async function findCoverClash(
     orderBy: { id: 'asc' },
     select: { regNo: true, policyId: true, policy: { select: { policyNo: true } } },
   });
-  return row ? { regNo: row.regNo, policyId: row.policyId, policyNo: row.policy.policyNo } : null;
+  if (!row) return null;
+  const visible = !viewer.actor?.ownRecordsOnly || !!(await tx.policy.findFirst({ where: { id: row.policyId, ...policyVisibility(viewer) }, select: { id: true } }));
+  return { regNo: row.regNo, policyId: row.policyId, policyRef: visible ? `policy ${row.policy.policyNo}` : 'another policy' };
 }

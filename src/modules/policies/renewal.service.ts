@@ -249,8 +249,8 @@ export const renewalService = {
         if (!v || v.status !== 'active') throw new RenewalQuoteStaleError('The policy\'s vehicles changed since this renewal was quoted; ask for a new one');
         return { v, fv };
       });
-      const clash = await findCoverClash(tx, { regNos: vehicles.map((x) => x.v.regNo), from: start, to: end, excludePolicyId: policy.id });
-      if (clash) throw new DomainRuleError(`${clash.regNo} already has cover for these dates (policy ${clash.policyNo})`);
+      const clash = await findCoverClash(tx, { regNos: vehicles.map((x) => x.v.regNo), from: start, to: end, excludePolicyId: policy.id }, ctx.principal!);
+      if (clash) throw new DomainRuleError(`${clash.regNo} already has cover for these dates (${clash.policyRef})`);
 
       const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
       const { policy: renewal } = await createPolicy(

@@ -6,6 +6,7 @@ import { DomainRuleError, PriceChangedError } from '../motor/bind.service.ts';
 import { NoQuoteError } from '../motor/quote.service.ts';
 import { PremiumMismatchError } from '../motor/save-quote.service.ts';
 import { figuresOf, renewalService } from './renewal.service.ts';
+import { onePolicy } from './policy.policy.ts';
 
 type Figures = ReturnType<typeof figuresOf>;
 
@@ -42,6 +43,7 @@ const PreviousPeriodRef = builder.objectRef<Figures['previous']>('RenewalPreviou
 });
 
 const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
+  ...onePolicy,
   description: 'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
   fields: (t) => ({
     uuid: t.exposeString('uuid'),

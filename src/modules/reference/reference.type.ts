@@ -1,8 +1,11 @@
+import { ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { PRODUCT_LINES, referenceService } from './reference.service.ts';
 
+/** Reference data: every key of the organisation reads it (a quote needs insurers, a client form needs staff). */
 builder.prismaNode('Insurer', {
+  ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The integer id the REST API and quote inputs use.' }),
@@ -16,6 +19,7 @@ builder.prismaNode('Insurer', {
 });
 
 builder.prismaNode('Branch', {
+  ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -26,6 +30,7 @@ builder.prismaNode('Branch', {
 });
 
 builder.prismaNode('User', {
+  ...nodeAccess({ scopes: ANY_SCOPE }),
   name: 'StaffMember',
   id: { field: 'id' },
   fields: (t) => ({
@@ -41,6 +46,7 @@ builder.prismaNode('User', {
 });
 
 builder.prismaNode('Levy', {
+  ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
   description: 'A levy or duty added to every premium, from the organisation\'s levy table.',
   fields: (t) => ({
@@ -55,6 +61,7 @@ builder.prismaNode('Levy', {
 });
 
 builder.prismaNode('StandardProduct', {
+  ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
   fields: (t) => ({
     databaseId: t.exposeInt('id'),

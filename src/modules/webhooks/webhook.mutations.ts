@@ -40,14 +40,14 @@ const errors = (name: string) => ({ types: [ValidationError], directResult: true
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointSecretPayload,
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('CreateWebhookEndpoint'),
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
     resolve: (_r, { input }, ctx) => webhookService.create(ctx, input),
   }),
   updateWebhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('UpdateWebhookEndpoint'),
     args: { input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
     resolve: (_q, _r, { input }, ctx) => {
@@ -57,14 +57,14 @@ builder.mutationFields((t) => ({
   }),
   deleteWebhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     description: 'Deletes the endpoint and its delivery log; returns what was deleted (its `deliveries` are gone).',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.remove(ctx, String(args.id)),
   }),
   rotateWebhookSecret: t.field({
     type: WebhookEndpointSecretPayload,
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('RotateWebhookSecret'),
     args: {
       id: t.arg.id({ required: true }),
@@ -74,7 +74,7 @@ builder.mutationFields((t) => ({
   }),
   sendTestWebhook: t.prismaField({
     type: 'WebhookDelivery',
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('SendTestWebhook'),
     description: 'Delivers a `ping` to this endpoint whatever it subscribes to.',
     args: { id: t.arg.id({ required: true }), message: t.arg.string() },
@@ -82,7 +82,7 @@ builder.mutationFields((t) => ({
   }),
   retryWebhookDelivery: t.prismaField({
     type: 'WebhookDelivery',
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     description: 'Re-sends a failed delivery at once; the delivery id and the event id (Service-Delivery) stay the same.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.retry(ctx, String(args.id)),

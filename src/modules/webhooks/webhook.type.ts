@@ -1,7 +1,12 @@
+import { access } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
+
+/** Webhook endpoints, deliveries and attempts show every event of the organisation: scope webhooks, never an agent. */
+const webhookAccess = access({ scopes: ['webhooks'], staffOnly: true });
 import { webhookService } from './webhook.service.ts';
 
 builder.prismaObject('WebhookEndpoint', {
+  ...webhookAccess,
   fields: (t) => ({
     id: t.exposeID('id'),
     url: t.exposeString('url'),
@@ -26,6 +31,7 @@ builder.prismaObject('WebhookEndpoint', {
 });
 
 builder.prismaObject('WebhookDelivery', {
+  ...webhookAccess,
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Delivery id (retry with it); the wire\'s Service-Delivery is `eventId`' }),
     eventId: t.exposeID('eventId'),
@@ -42,6 +48,7 @@ builder.prismaObject('WebhookDelivery', {
 });
 
 builder.prismaObject('WebhookAttempt', {
+  ...webhookAccess,
   fields: (t) => ({
     number: t.exposeInt('number'),
     statusCode: t.exposeInt('statusCode', { nullable: true }),
@@ -56,13 +63,13 @@ builder.prismaObject('WebhookAttempt', {
 builder.queryFields((t) => ({
   webhookEndpoints: t.prismaField({
     type: ['WebhookEndpoint'],
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     description: 'The organisation\'s webhook endpoints (signing secrets are never shown again).',
     resolve: (_q, _r, _a, ctx) => webhookService.list(ctx),
   }),
   webhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
-    authScopes: { webhooks: true },
+    authScopes: { $all: { webhooks: true, staff: true } },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.get(ctx, String(args.id)),
   }),

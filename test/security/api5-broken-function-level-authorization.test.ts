@@ -1,0 +1,199 @@
+/**
+ * OWASP API5:2023 Broken Function Level Authorization.
+ *
+ * The attack: call an operation your key was never meant to call — an organisation setting with a read-only key, a
+ * webhook log as an agent, a write with a key that only prices — through whichever door is least guarded (a GraphQL
+ * root field, a subscription, a nested relation). The defence: every root field declares its scopes (and `staff` where
+ * agents are excluded) and every record type declares its rule once (src/graphql/access.ts). This file holds the
+ * declared matrix: it fails when a root field or a database-backed type is added without a rule here.
+ */
+import { type DocumentNode, getNamedType, getNullableType, type GraphQLArgument, GraphQLEnumType, type GraphQLField, GraphQLInputObjectType, type GraphQLInputType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, isCompositeType, parse, subscribe } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.ts';
+import { schema } from '../../src/graphql/schema.ts';
+import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { Api } from '../helpers/http.ts';
+
+/** Who may call each root field: any one of `scopes`, and with `staff` never an agent. */
+interface Rule {
+  scopes: string[];
+  staff?: true;
+}
+const any = (...scopes: string[]): Rule => ({ scopes });
+const staffOnly = (...scopes: string[]): Rule => ({ scopes, staff: true });
+const AUTHENTICATED = ['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'];
+
+const QUERY: Record<string, Rule> = {
+  me: any('read'),
+  node: any(...AUTHENTICATED),
+  nodes: any(...AUTHENTICATED),
+  insurers: any('read'), branches: any('read'), riskManagers: any('read'), salesPeople: any('read'), levies: any('read'),
+  motorBenefits: any('read'), products: any('read'), eventCatalogue: any('read'),
+  clients: any('read'), client: any('read'), clientBalance: any('read'),
+  policies: any('read'), policy: any('read'), renewalsDue: any('read'), cancellations: any('read'),
+  receipts: any('read'), receipt: any('read'), stkPushStatus: any('read'),
+  certificate: any('read'), checkCertificate: any('read'),
+  motorQuote: any('quote'),
+  apiClients: staffOnly('admin'), apiClient: staffOnly('admin'), auditLog: staffOnly('admin'),
+  webhookEndpoints: staffOnly('webhooks'), webhookEndpoint: staffOnly('webhooks'),
+};
+const MUTATION: Record<string, Rule> = {
+  createClient: any('crm'), updateClient: any('crm'),
+  saveMotorQuote: any('quote', 'bind'), bindMotorPolicy: any('bind'),
+  initiateStkPush: any('bind'),
+  endorsePolicy: any('bind'), confirmEndorsement: any('bind'), discardEndorsement: any('bind'),
+  previewCancellation: any('bind'), confirmCancellation: any('bind'), discardCancellation: any('bind'), reinstatePolicy: any('bind'),
+  renewalQuote: any('bind'), renewPolicy: any('bind'),
+  issueCertificates: any('bind'), cancelCertificate: any('bind'),
+  createApiClient: staffOnly('admin'), updateApiClient: staffOnly('admin'), rotateApiClientSecret: staffOnly('admin'), revokeApiClient: staffOnly('admin'), issueAgentKey: staffOnly('admin'),
+  createWebhookEndpoint: staffOnly('webhooks'), updateWebhookEndpoint: staffOnly('webhooks'), deleteWebhookEndpoint: staffOnly('webhooks'),
+  rotateWebhookSecret: staffOnly('webhooks'), sendTestWebhook: staffOnly('webhooks'), retryWebhookDelivery: staffOnly('webhooks'),
+};
+const SUBSCRIPTION: Record<string, Rule> = {
+  events: any('read'), paymentReceived: any('read'), policyActivated: any('read'), auditLogged: staffOnly('admin'),
+};
+
+interface Actor {
+  token?: string;
+  headers?: Record<string, string>;
+  scopes: string[];
+  agent: boolean;
+  /** A refusal that comes before any operation-level rule. */
+  refusedAs?: string;
+}
+
+const FAST = { rateLimitPerMinute: 1_000_000 };
+let t: TestApp;
+let api: Api;
+let org: TestTenant;
+const actors: Record<string, Actor> = {};
+
+function expected(rule: Rule, a: Actor): string {
+  if (a.refusedAs) return a.refusedAs;
+  if (!rule.scopes.some((s) => a.scopes.includes(s))) return 'insufficient_scope';
+  if (rule.staff && a.agent) return 'actor_forbidden';
+  return 'allowed';
+}
+
+/** A harmless value of an input type: every required field filled, ids that match nothing. */
+function sample(type: GraphQLInputType): unknown {
+  const inner = getNullableType(type);
+  if (inner instanceof GraphQLList) return [];
+  if (inner instanceof GraphQLEnumType) return inner.getValues()[0]!.value;
+  if (inner instanceof GraphQLInputObjectType) {
+    return Object.fromEntries(Object.values(inner.getFields()).filter((f) => f.type instanceof GraphQLNonNull).map((f) => [f.name, sample(f.type)]));
+  }
+  const name = (inner as GraphQLScalarType).name;
+  const values: Record<string, unknown> = { Int: 987654321, Float: 1.5, Boolean: false, Date: '2026-01-01', DateTime: '2026-01-01T00:00:00Z', Cents: '100', JSON: {} };
+  // A well-formed global id of a record that does not exist, so node(id:) reaches its authorization.
+  values.ID = Buffer.from('Policy:987654321').toString('base64');
+  return values[name] ?? 'zz-no-such-thing';
+}
+
+function operationFor(kind: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>): { text: string; variables: Record<string, unknown> } {
+  const required = field.args.filter((a: GraphQLArgument) => a.type instanceof GraphQLNonNull);
+  const decl = required.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+  const call = required.map((a) => `${a.name}: $${a.name}`).join(', ');
+  const selection = isCompositeType(getNamedType(field.type)) ? ' { __typename }' : '';
+  return {
+    text: `${kind}${decl ? `(${decl})` : ''} { ${field.name}${call ? `(${call})` : ''}${selection} }`,
+    variables: Object.fromEntries(required.map((a) => [a.name, sample(a.type)])),
+  };
+}
+
+const AUTH_CODES = new Set(['unauthenticated', 'invalid_token', 'tenant_inactive', 'insufficient_scope', 'actor_forbidden']);
+const outcome = (errors: { extensions?: { code?: string } }[] | undefined): string => {
+  const code = errors?.map((e) => e.extensions?.code).find((c) => c && AUTH_CODES.has(c));
+  return code ?? 'allowed';
+};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  api = new Api(t.origin);
+  org = await createTestTenant(t.db, { clientOverrides: { staff: FAST, agent: FAST, readonly: FAST, admin: FAST } });
+  const suspended = await createTestTenant(t.db, { clientOverrides: { staff: FAST } });
+  const agent2 = org.agents.find((a) => a.userId === org.users.agent2.id)!;
+  const staffScopes = ['read', 'quote', 'bind', 'crm', 'webhooks'];
+  Object.assign(actors, {
+    anonymous: { scopes: [], agent: false, refusedAs: 'unauthenticated' },
+    staff: { token: await api.token(org.clients.staff.clientId, org.clients.staff.secret), scopes: staffScopes, agent: false },
+    agentKey: { token: await api.token(org.clients.agent.clientId, org.clients.agent.secret), scopes: ['read', 'quote', 'bind', 'crm'], agent: true },
+    readonly: { token: await api.token(org.clients.readonly.clientId, org.clients.readonly.secret), scopes: ['read'], agent: false },
+    quoteOnly: { token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'quote'), scopes: ['quote'], agent: false },
+    admin: { token: await api.token(org.clients.admin.clientId, org.clients.admin.secret), scopes: ['read', 'admin'], agent: false },
+    suspendedTenant: { token: await api.token(suspended.clients.staff.clientId, suspended.clients.staff.secret), scopes: staffScopes, agent: false, refusedAs: 'tenant_inactive' },
+  });
+  actors.agentHeaders = { token: actors.staff!.token, headers: { 'x-agent-code': agent2.code, 'x-agent-key': agent2.key }, scopes: staffScopes, agent: true };
+  await t.db.system((tx) => tx.tenant.update({ where: { id: suspended.id }, data: { status: 'suspended' } }));
+}, 60_000);
+
+afterAll(() => t?.stop());
+
+describe('OWASP API5:2023 Broken Function Level Authorization', () => {
+  it('every root field of the schema has a declared rule here, and a scope rule in the schema', () => {
+    for (const [type, table] of [[schema.getQueryType()!, QUERY], [schema.getMutationType()!, MUTATION], [schema.getSubscriptionType()!, SUBSCRIPTION]] as const) {
+      const fields = Object.values(type.getFields());
+      expect(fields.map((f) => f.name).sort(), `${type.name} fields without a row in this matrix (or rows for removed fields)`).toEqual(Object.keys(table).sort());
+      for (const f of fields) expect(f.extensions?.pothosOptions, `${type.name}.${f.name}`).toHaveProperty('authScopes');
+    }
+  });
+
+  it('every database-backed type declares its one access rule, run on every path that reaches it', () => {
+    const missing: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!(type instanceof GraphQLObjectType) || !type.extensions?.pothosPrismaModel) continue;
+      const o = type.extensions.pothosOptions as { authScopes?: unknown; runScopesOnType?: boolean };
+      if (typeof o.authScopes !== 'function' || o.runScopesOnType !== true) missing.push(type.name);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  for (const [kind, table] of [['query', QUERY], ['mutation', MUTATION]] as const) {
+    for (const [name, rule] of Object.entries(table)) {
+      it(`attack: every actor calls ${kind} ${name} → the declared answer`, async () => {
+        const root = kind === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
+        const { text, variables } = operationFor(kind, root.getFields()[name]!);
+        const got: string[] = [];
+        const want: string[] = [];
+        for (const [actorName, a] of Object.entries(actors)) {
+          const r = await api.gql(text, variables, { token: a.token, headers: a.headers });
+          got.push(`${actorName}: ${outcome(r.body.errors)}`);
+          want.push(`${actorName}: ${expected(rule, a)}`);
+        }
+        expect(got).toEqual(want);
+      });
+    }
+  }
+
+  for (const [name, rule] of Object.entries(SUBSCRIPTION)) {
+    it(`attack: every actor subscribes to ${name} → the declared answer`, async () => {
+      const { text, variables } = operationFor('subscription', schema.getSubscriptionType()!.getFields()[name]!);
+      const document: DocumentNode = parse(text);
+      const got: string[] = [];
+      const want: string[] = [];
+      for (const [actorName, a] of Object.entries(actors)) {
+        let result: string;
+        try {
+          const ctx = await createContext({
+            app: t.app.services,
+            transport: 'test',
+            credentials: a.token ? { authorization: `Bearer ${a.token}`, agentCode: a.headers?.['x-agent-code'], agentKey: a.headers?.['x-agent-key'] } : {},
+          });
+          const r = await subscribe({ schema, document, variableValues: variables, contextValue: ctx });
+          if (Symbol.asyncIterator in r) {
+            await r.return?.();
+            result = 'allowed';
+          } else {
+            result = outcome(r.errors?.map((e) => ({ extensions: { code: (e.originalError as { code?: string } | undefined)?.code ?? (e.extensions?.code as string) } })));
+          }
+        } catch (e) {
+          result = (e as { code?: string }).code ?? 'error';
+        }
+        got.push(`${actorName}: ${result}`);
+        want.push(`${actorName}: ${expected(rule, a)}`);
+      }
+      expect(got).toEqual(want);
+    });
+  }
+});
