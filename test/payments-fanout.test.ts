@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 
 it('paymentReceived and policyActivated reach a WebSocket held by a second server process', async () => {
-  const ws = wsClient(b.origin, o.tokens.staff);
+  // An admin key (scope read and admin, a staff actor): it hears the payment events and the audit trail that primes the socket.
+  const ws = wsClient(b.origin, await o.api.token(o.org.clients.admin.clientId, o.org.clients.admin.secret));
   clients.push(ws);
   const paid = new Live(ws, 'subscription { paymentReceived { policyNo receiptNo } }', 'paymentReceived');
   const activated = new Live(ws, 'subscription { policyActivated { policyNo } }', 'policyActivated');

@@ -49,7 +49,8 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     expect(hook.status, hook.text).toBe(201);
     secret = hook.body.data.secret;
 
-    const ws = wsClient(t.origin, o.tokens.staff);
+    // An admin key (scope read and admin, a staff actor): it hears the payment events and the audit trail that primes the socket.
+    const ws = wsClient(t.origin, await o.api.token(o.org.clients.admin.clientId, o.org.clients.admin.secret));
     clients.push(ws);
     paid = new Live(ws, 'subscription { paymentReceived { eventId receiptNo policyNo clientNo data } }', 'paymentReceived');
     activated = new Live(ws, 'subscription { policyActivated { eventId policyNo clientNo receiptNo data } }', 'policyActivated');

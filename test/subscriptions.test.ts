@@ -134,10 +134,14 @@ describe('auditLogged', () => {
     expect(sub.errors).toEqual([]);
   });
 
-  it('also reaches a staff (non-agent) subscriber', async () => {
+  it('refuses a staff key without scope admin: the audit trail holds every client\'s personal data', async () => {
     const staffToken = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
     const sub = new LiveSubscription(connect(t.origin, staffToken));
-    await primeWith(sub, () => createApiClient(api, adminToken));
+    expect(await sub.until(() => sub.errors.length > 0, 10_000)).toBe(true);
+    expect((sub.errors[0] as { extensions?: { code?: string } }).extensions?.code).toBe('insufficient_scope');
+    await createApiClient(api, adminToken);
+    await sub.until(() => sub.events.length > 0, 500);
+    expect(sub.events).toEqual([]);
   });
 
   it('fans out through PostgreSQL to a WebSocket held by a second server over the same database', async () => {
@@ -197,9 +201,9 @@ describe('auditLogged', () => {
     const sub = new LiveSubscription(client);
     expect(await sub.until(() => sub.errors.length > 0, 10_000)).toBe(true);
     expect(sub.events).toEqual([]);
-    // graphql-ws closes with 4403 Forbidden when onConnect refuses the connection.
-    expect(closes).toContain(4403);
-    expect((sub.errors[0] as { code?: number }).code).toBe(4403);
+    // An unknown token is REST's 401 invalid_token: the socket closes with 4401 (README "Subscriptions: authorization and limits").
+    expect(closes).toContain(4401);
+    expect((sub.errors[0] as { code?: number }).code).toBe(4401);
 
     await createApiClient(api, adminToken);
     await sub.until(() => sub.events.length > 0, 500);

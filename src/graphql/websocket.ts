@@ -1,62 +1,179 @@
-import type { Server } from 'node:http';
-import { GraphQLError } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { type AppServices, type Context, createContext } from '../context.ts';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type ExecutionArgs, getOperationAST, GraphQLError } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type OperationResult, type ServerOptions } from 'graphql-ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { authenticate, type Principal } from '../auth/principal.ts';
+import { type AppServices, type Context, requestIdFrom } from '../context.ts';
+import { rawProblemResponse } from '../http/respond.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
 import { toGraphQLError } from './errors.ts';
+import { closeFor, ConnectionGrant, guardStream, TokenSubscriptions, WsSession } from './websocket-session.ts';
 import { credentialsFromParams, type Yoga } from './yoga.ts';
+import { requestShapeError } from './request-shape.plugin.ts';
 
-/** graphql-ws on the same HTTP server and path, through Yoga's envelop so plugins, context and validation are shared. */
+interface Extra {
+  socket: WebSocket;
+  request: IncomingMessage;
+  /** Set once connection_init authenticated; every operation of the socket runs under it. */
+  session?: WsSession;
+}
+
+/**
+ * graphql-ws on the same HTTP server and path, through Yoga's envelop so plugins, context and validation are shared.
+ * Only an authenticated connection is acknowledged, and its authorization is re-checked for as long as it is open.
+ */
 export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): WebSocketServer {
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
-  useServer(
-    {
-      // Reject a connection whose credentials are bad before any operation runs.
-      onConnect: async (ctx) => {
-        try {
-          await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(ctx.connectionParams) });
-          return true;
-        } catch (e) {
-          if (isAppError(e)) return false;
-          throw e;
-        }
+  const { config, log } = app;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMaxPayloadBytes, handleProtocols });
+  // Upgrades are routed here rather than by ws itself, so one refused elsewhere (another path, an unparsable target)
+  // gets the same problem document and X-Request-Id as any other answer, not ws's bare HTML 400.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const path = (req.url ?? '').split('?')[0];
+    if (path === yoga.graphqlEndpoint) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      return;
+    }
+    const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+    socket.end(rawProblemResponse(new AppError('not_found', { detail: `No WebSocket endpoint at this path; use ${yoga.graphqlEndpoint}` }), requestId));
+  });
+  const perToken = new TokenSubscriptions(config.wsMaxSubscriptionsPerToken);
+  const graphqlWs = makeServer<Record<string, unknown>, Extra>(serverOptions(yoga, app, perToken));
+
+  wss.on('error', (err) => log.error({ err }, 'WebSocket server error'));
+  wss.on('connection', (socket, request) => {
+    // ws closes the socket itself for protocol faults (1009 over-size, 1007 bad UTF-8, …); they are the peer's, not ours.
+    socket.on('error', (err) => log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'));
+    const stopKeepAlive = keepAlive(socket, config.wsKeepAliveMs);
+    const closed = graphqlWs.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (err) => (err ? reject(err) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) =>
+          socket.on('message', async (data) => {
+            try {
+              await cb(String(data));
+            } catch (err) {
+              log.error({ err }, 'WebSocket message handling failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
       },
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
-          connectionParams: ctx.connectionParams ?? {},
-        });
-        let document;
-        try {
-          document = parse(params.query);
-        } catch (e) {
-          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
-        }
-        const errors = validate(s, document);
-        if (errors.length) return errors;
-        let contextValue: Context;
-        try {
-          contextValue = (await contextFactory()) as Context;
-        } catch (e) {
-          return [e instanceof GraphQLError ? e : isAppError(e) ? toGraphQLError(e) : toGraphQLError(new AppError('internal_error'))];
-        }
-        return {
-          schema: s,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue,
-          rootValue: { execute, subscribe },
-        };
-      },
-    },
-    wss,
-  );
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      stopKeepAlive();
+      closed(code, reason.toString()).catch((err) => log.error({ err }, 'WebSocket close handling failed'));
+    });
+  });
   return wss;
 }
+
+/** Pings at an interval and drops a peer that has not answered by the next one (a half-open TCP connection). */
+function keepAlive(socket: WebSocket, ms: number): () => void {
+  if (ms <= 0) return () => undefined;
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const timer = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, ms).unref();
+  return () => clearInterval(timer);
+}
+
+function refuse(socket: WebSocket, e: AppError): false {
+  const { code, reason } = closeFor(e);
+  socket.close(code, reason);
+  return false;
+}
+
+function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscriptions): ServerOptions<Record<string, unknown>, Extra> {
+  return {
+    connectionInitWaitTimeout: app.config.wsConnectionInitTimeoutMs,
+    // Authenticate at connection_init: no credentials or bad ones close the socket before anything can run.
+    onConnect: async (ctx) => {
+      const { socket } = ctx.extra;
+      const credentials = credentialsFromParams(ctx.connectionParams);
+      if (!credentials.authorization) {
+        return refuse(socket, new AppError('unauthenticated', { detail: 'Send {"Authorization": "Bearer <access token>"} in connectionParams' }));
+      }
+      let principal: Principal;
+      try {
+        principal = await authenticate(app.db, credentials);
+      } catch (e) {
+        if (isAppError(e)) return refuse(socket, e);
+        throw e;
+      }
+      // The peer may have gone while we looked: arming timers for a dead socket would leak them.
+      if (socket.readyState !== socket.OPEN) return false;
+      const close = (code: number, reason: string) => socket.close(code, reason);
+      ctx.extra.session = new WsSession(new ConnectionGrant(principal, credentials, app, close), perToken, app, close);
+      return true;
+    },
+    onClose: (ctx) => ctx.extra.session?.dispose(),
+    onComplete: (ctx, id) => ctx.extra.session?.release(id),
+    execute: (args: ExecutionArgs) => (args.rootValue as Roots).execute(args),
+    subscribe: (args: ExecutionArgs) => (args.rootValue as Roots).subscribe(args),
+    onSubscribe: async (ctx, id, params) => {
+      const session = ctx.extra.session;
+      if (!session || !(await session.grant.ensure())) return [new GraphQLError('Connection is no longer authorised', { extensions: { code: 'unauthenticated' } })];
+      session.touch();
+      // The same request-shape rules as HTTP (deep variables, text PostgreSQL cannot hold, cursors), before anything
+      // serialises the params.
+      const shape = requestShapeError(params);
+      if (shape) return [shape];
+      const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        socket: ctx.extra.socket,
+        params,
+        connectionParams: ctx.connectionParams ?? {},
+      });
+      let document;
+      try {
+        document = parse(params.query);
+      } catch (e) {
+        return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+      }
+      const errors = validate(s, document);
+      if (errors.length) return errors;
+      const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
+      if (isSubscription) {
+        const refused = session.take(id);
+        if (refused) return [toGraphQLError(refused)];
+      }
+      let contextValue: Context;
+      try {
+        contextValue = (await contextFactory()) as Context;
+      } catch (e) {
+        session.release(id);
+        return [e instanceof GraphQLError ? e : isAppError(e) ? toGraphQLError(e) : toGraphQLError(new AppError('internal_error'))];
+      }
+      const roots: Roots = {
+        execute,
+        // Envelop's subscribe (its plugins included) first; each result it yields then waits on the live grant.
+        subscribe: async (args) => {
+          const result = await subscribe(args);
+          return isAsyncIterable(result) ? guardStream(result, session.grant) : result;
+        },
+      };
+      return { schema: s, operationName: params.operationName, document, variableValues: params.variables, contextValue, rootValue: roots };
+    },
+  };
+}
+
+/** Envelop's execute/subscribe for one operation, carried to graphql-ws through rootValue. */
+interface Roots {
+  execute(args: ExecutionArgs): OperationResult;
+  subscribe(args: ExecutionArgs): OperationResult;
+}
+
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
