@@ -175,6 +175,48 @@ function storeContract(make: () => RateLimitStore) {
     await expect(store.hit({ name: "zero", limit: 0, windowSeconds: 60 }, "k", T0)).rejects.toThrow(RangeError);
     await expect(store.hit({ name: "frac", limit: 5, windowSeconds: 0.5 }, "k", T0)).rejects.toThrow(RangeError);
     await expect(store.hit(per15s, "k", Number.NaN)).rejects.toThrow(RangeError);
+    await expect(store.hit(per15s, "k", T0, 0)).rejects.toThrow(RangeError);
+    await expect(store.hit(per15s, "k", T0, 1.5)).rejects.toThrow(RangeError);
+    await expect(store.peek(per15s, "k", T0, -1)).rejects.toThrow(RangeError);
+  });
+
+  it("charges a weighted hit whole or not at all", async () => {
+    expect(await store.hit(perMinute, "client", T0, 4)).toMatchObject({ allowed: true, remaining: 6, resetSeconds: 60 });
+    // 7 more do not fit in the 6 left: nothing is logged, and Retry-After is when all 7 would fit.
+    expect(await store.hit(perMinute, "client", s(1), 7)).toEqual({ ...refusal(59, 10, "10;w=60"), remaining: 6 });
+    expect(await store.hit(perMinute, "client", s(1), 6)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await store.hit(perMinute, "client", s(1))).toEqual(refusal(59, 10, "10;w=60"));
+  });
+
+  it("makes a weighted refusal wait until enough of the logged hits have left", async () => {
+    const five: RateLimitRule = { name: "five", limit: 5, windowSeconds: 60 };
+    for (const t of [0, 10, 20, 30]) expect((await store.hit(five, "client", s(t))).allowed).toBe(true);
+    // 4 logged, 1 left: 3 fit once the hits at 0 and 10 have gone.
+    expect(await store.hit(five, "client", s(40), 3)).toMatchObject({ allowed: false, remaining: 1, retryAfterSeconds: 30 });
+    expect((await store.hit(five, "client", s(69.999), 3)).allowed).toBe(false);
+    expect(await store.hit(five, "client", s(70), 3)).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 10 });
+  });
+
+  it("never admits a cost above the limit, and logs nothing for it", async () => {
+    expect(await store.hit(per15s, "client", T0, 4)).toEqual({ ...refusal(15), remaining: 3 });
+    expect(await store.hit(per15s, "client", T0)).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it("admits exactly as many weighted hits as fit under concurrency", async () => {
+    const ds = await Promise.all(Array.from({ length: 20 }, () => store.hit(perMinute, "client", T0, 3)));
+    expect(allowedCount(ds)).toBe(3);
+    expect(await store.hit(perMinute, "client", T0)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it("peeks: decides as a hit would, and logs nothing", async () => {
+    expect(await store.peek(per15s, "client", T0)).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 15, retryAfterSeconds: 0, policy: "3;w=15" });
+    expect(await store.peek(per15s, "client", T0, 3)).toMatchObject({ allowed: true, remaining: 0 });
+    await hits(store, per15s, "client", 3, T0);
+    expect(await store.peek(per15s, "client", s(5))).toEqual(refusal(10));
+    expect(await store.hit(per15s, "client", s(5))).toEqual(refusal(10));
+    expect(await store.peek(per15s, "client", s(15))).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await store.peek(per15s, "client", s(15))).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await store.hit(per15s, "client", s(15))).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 15 });
   });
 }
 
@@ -188,6 +230,13 @@ describe("MemoryRateLimitStore", () => {
     expect(store.size).toBe(101); // the hits at T0 still count
     await store.hit(perMinute, "late", s(60));
     expect(store.size).toBe(1);
+    await store.close();
+  });
+
+  it("keeps no log for a key that was only peeked at", async () => {
+    const store = new MemoryRateLimitStore();
+    await store.peek(perMinute, "nobody", T0, 5);
+    expect(store.size).toBe(0);
     await store.close();
   });
 

@@ -91,6 +91,21 @@ describe('per-token limit', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('a GraphQL operation counts once per root field; one that can never fit is query_too_complex and costs nothing', async () => {
+    const token = await newToken();
+    const never = await api.gql('{ a: me { scopes } b: me { scopes } c: me { scopes } d: me { scopes } }', {}, { token });
+    expect(never.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+    expect(never.body.errors?.[0]?.message).toMatch(/counts as 4 requests.*limit of 3/);
+    const two = await api.gql('{ a: me { scopes } b: me { scopes } }', {}, { token });
+    expect(two.body.errors).toBeUndefined();
+    expect(two.headers.get('ratelimit-remaining')).toBe('1');
+    const refused = await api.gql('{ a: me { scopes } b: me { scopes } }', {}, { token });
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['rate_limited']);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('1');
+    expect((await api.get('/me', { token })).headers.get('ratelimit-remaining')).toBe('0');
+  });
+
   it('REST and GraphQL share one counter per token', async () => {
     const token = await newToken();
     expect((await api.get('/me', { token })).status).toBe(200);

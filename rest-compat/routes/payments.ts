@@ -94,7 +94,11 @@ export const paymentRoutes: RestRoute[] = [
     description:
       'Answers 202: the prompt is in flight. The result arrives by the rail\'s callback; follow it with GET /payment/stk/{checkout_request_id}. ' +
       'An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 ' +
-      'validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000.',
+      'validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000. ' +
+      'Prompts are throttled per organisation (429 rate_limited with Retry-After): at most 3 to one phone number per 10 minutes ' +
+      'and 5 for one account (the policy it resolves to, whatever its spelling) per hour (STK_PHONE_*, STK_ACCOUNT_*), and none ' +
+      'while an earlier prompt to the same phone or for the same account is still pending, for up to 2 minutes after it was sent ' +
+      '(STK_PENDING_HOLD_SECONDS) or while another push to it is being sent. Refused requests do not count.',
     scopes: ['bind'],
     idempotent: true,
     operation: 'InitiateStkPush',

@@ -5,22 +5,34 @@ import { type RateLimitDecision, type RateLimitRule, rateLimitHeaders } from '..
 
 /**
  * The spec's limits, in one place. Every request with a token counts against the token's per-minute limit
- * (the API client's override, reported by GET /me); bind saves additionally count against 3 per 15 seconds per
- * API client; the token endpoint counts per IP address.
+ * (the API client's override, reported by GET /me), a GraphQL operation once per root field
+ * (src/graphql/rate-limit.plugin.ts); bind saves additionally count against 3 per 15 seconds per API client; the
+ * token endpoint counts per IP address. STK prompts have their own throttles (src/modules/payments/stk-throttle.ts).
  */
-async function check(app: AppServices, rule: RateLimitRule, key: string): Promise<RateLimitDecision> {
-  const d = await app.rateLimits.hit(rule, key);
+async function check(app: AppServices, rule: RateLimitRule, key: string, cost = 1): Promise<RateLimitDecision> {
+  const d = await app.rateLimits.hit(rule, key, undefined, cost);
   if (!d.allowed) {
     throw new AppError('rate_limited', {
-      detail: `Rate limit of ${rule.limit} requests per ${rule.windowSeconds} s exceeded; retry after ${d.retryAfterSeconds} s`,
+      detail:
+        `Rate limit of ${rule.limit} requests per ${rule.windowSeconds} s exceeded` +
+        (cost > 1 ? ` (this operation counts as ${cost}, ${d.remaining} left)` : '') +
+        `; retry after ${d.retryAfterSeconds} s`,
       headers: rateLimitHeaders(d),
     });
   }
   return d;
 }
 
-export function enforceTokenRateLimit(app: AppServices, p: Principal): Promise<RateLimitDecision> {
-  return check(app, { name: 'token', limit: p.apiClient.rateLimitPerMinute, windowSeconds: 60 }, `t${p.token.id}`);
+/** `cost`: how many requests this one counts as (a GraphQL operation's root fields). */
+export async function enforceTokenRateLimit(app: AppServices, p: Principal, cost = 1): Promise<RateLimitDecision> {
+  const limit = p.apiClient.rateLimitPerMinute;
+  // Never fits, however long the caller waits: a 429 with Retry-After would invite retrying the same thing.
+  if (cost > limit) {
+    throw new AppError('query_too_complex', {
+      detail: `This operation counts as ${cost} requests (one per root field), more than this API client's limit of ${limit} per minute`,
+    });
+  }
+  return check(app, { name: 'token', limit, windowSeconds: 60 }, `t${p.token.id}`, cost);
 }
 
 export function enforceTokenEndpointLimit(app: AppServices, ip: string): Promise<RateLimitDecision> {

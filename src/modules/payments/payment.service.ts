@@ -14,6 +14,7 @@ import { policyVisibility } from '../policies/policy.policy.ts';
 import { decryptSecret, encryptSecret, masterKey } from '../webhooks/secret-box.ts';
 import { darajaPassword, darajaTimestamp, paymentsRuntime } from './rail.ts';
 import { applyRailResult, pushLock } from './settle.service.ts';
+import { admitPrompt, countPrompt } from './stk-throttle.ts';
 
 /** Daraja's ceiling for one STK push. */
 export const STK_MAX_AMOUNT = 250_000;
@@ -134,6 +135,9 @@ export const paymentService = {
       // Held until commit: a callback for a checkout id not yet visible waits for this push (settle.service).
       await pushLock(tx, p.tenant.id, 'shared');
       const acct = await resolveAccount(p, tx, v.account, v.purpose);
+      // Prompt-bombing guard (stk-throttle.ts); its locks on the phone and the account are held until commit.
+      const target = { tenantId: p.tenant.id, phone: v.phone, policyId: acct.policyId };
+      await admitPrompt(ctx.app, tx, target);
       const token = await channelToken(ctx.app, tx, p.tenant.id, p.tenant.paybill);
       const timestamp = darajaTimestamp();
       const shortcode = p.tenant.paybill;
@@ -150,6 +154,8 @@ export const paymentService = {
         AccountReference: accountReference(v.account),
         TransactionDesc: v.purpose === 'premium' ? 'Premium' : 'IPF repayment',
       });
+      // The phone has been prompted once the rail accepts, whatever happens to this transaction after.
+      await countPrompt(ctx.app, target);
       const pr = await tx.paymentRequest.create({
         data: {
           id: randomUUID(),
