@@ -3,31 +3,14 @@ import { PING_EVENT } from '../events/catalogue.ts';
 import { afterAttempt, canAttempt, type DeliveryStatus } from './delivery-state.ts';
 import { decryptSecret, masterKey } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
-import { refuseUrl } from './url-guard.ts';
+import { postWebhook } from './egress.ts';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
-const EXCERPT_BYTES = 1024;
 
 export interface AttemptResult {
   /** `skipped`: nothing to do (already delivered or failed, not yet due, or another worker holds it). */
   outcome: DeliveryStatus | 'skipped';
   nextAttemptAt: Date | null;
-}
-
-/** At most 1 kB of the answer: the rest is cancelled unread, so a huge or endless body costs nothing. */
-async function excerpt(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < EXCERPT_BYTES) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-  }
-  await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
 }
 
 /**
@@ -68,33 +51,27 @@ export async function attemptDelivery(app: AppServices, deliveryId: string, now 
   let responseExcerpt: string | null = null;
   let error: string | null = null;
   const started = performance.now();
-  const refused = await refuseUrl(endpoint.url, app.config.webhooksAllowPrivate);
   // Disabling an endpoint stops what is already scheduled too (a test ping is sent anyway: the user asked for it).
   if (!endpoint.enabled && event.name !== PING_EVENT) error = 'endpoint disabled';
-  else if (refused) error = `URL refused: ${refused}`;
   else {
-    try {
-      const res = await fetch(endpoint.url, {
-        method: 'POST',
-        body,
-        // Redirects are not followed: the target was checked, a Location header was not.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'service-signature': signatureHeader(secrets, t, body),
-          'service-event': event.name,
-          'service-delivery': event.id,
-        },
-      });
-      statusCode = res.status;
-      responseExcerpt = await excerpt(res);
-      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
-    } catch (e) {
-      const err = e as Error;
-      error = err.name === 'TimeoutError' || err.name === 'AbortError' ? `timeout after ${timeoutMs} ms` : `${err.message}${(err.cause as Error | undefined)?.message ? `: ${(err.cause as Error).message}` : ''}`;
-    }
+    const res = await postWebhook({
+      url: endpoint.url,
+      body,
+      timeoutMs,
+      allowPrivate: app.config.webhooksAllowPrivate,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'service-signature': signatureHeader(secrets, t, body),
+        'service-event': event.name,
+        'service-delivery': event.id,
+      },
+    });
+    statusCode = res.statusCode;
+    responseExcerpt = res.excerpt;
+    error = res.error;
+    // The tenant sees only the safe message; the detail (addresses, ports, host names) stays in our log.
+    if (res.detail) app.log.warn({ err: res.detail, delivery_id: deliveryId, endpoint_id: endpoint.id, tenant: tenant.code, error }, 'webhook attempt failed');
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;

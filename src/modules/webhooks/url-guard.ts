@@ -1,35 +1,69 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Webhook URLs are fetched by the server, so a URL pointing inside the network would let a tenant probe it (SSRF).
- * Every address the host resolves to must be public, checked at create/update and again before each attempt
- * (DNS can change in between). WEBHOOKS_ALLOW_PRIVATE lifts the check (and allows http) for tests and the demo.
+ * Every address the host resolves to must be public, checked at create/update and again before each attempt; the
+ * attempt then connects to the address it checked (see egress.ts), so DNS cannot answer differently in between
+ * (rebinding). WEBHOOKS_ALLOW_PRIVATE lifts the address check (and allows http) for tests and the demo.
  */
-const PRIVATE = new BlockList();
-PRIVATE.addSubnet('0.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('127.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('169.254.0.0', 16, 'ipv4');
-PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
-PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
-PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
-PRIVATE.addAddress('::', 'ipv6');
-PRIVATE.addAddress('::1', 'ipv6');
-PRIVATE.addSubnet('fc00::', 7, 'ipv6');
-PRIVATE.addSubnet('fe80::', 10, 'ipv6');
 
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family !== 6) return true;
-  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is the IPv4 address in disguise.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? PRIVATE.check(mapped[1]!, 'ipv4') : PRIVATE.check(address, 'ipv6');
+/** One DNS answer, as `dns.lookup` gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+/** The resolver is a port so tests can play a rebinding DNS server. */
+export type Resolve = (host: string) => Promise<ResolvedAddress[]>;
+export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
+
+// Outside 2000::/3 nothing is allocated as global unicast; ipaddr.js calls some of that space (e.g. the deprecated
+// IPv4-compatible ::a.b.c.d) 'unicast' only because no special range names it.
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * The address to connect to when `address` is public, else null. Public means ipaddr.js's range `unicast`; every
+ * other range (loopback, private, link-local, CGNAT, multicast, reserved, benchmarking, TEST-NETs, NAT64, 6to4,
+ * Teredo, discard, ...) is refused. Addresses embedding an IPv4 address through a translator (NAT64, 6to4, Teredo)
+ * are refused outright: where they lead depends on a gateway we cannot see. An IPv4-mapped IPv6 address is the IPv4
+ * address itself, judged and connected to as IPv4.
+ */
+export function publicAddress(address: string): ResolvedAddress | null {
+  if (!isIP(address)) return null;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return null;
+  }
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return null;
+  }
+  if (ip.range() !== 'unicast') return null;
+  return { address: ip.toString(), family: ip.kind() === 'ipv4' ? 4 : 6 };
 }
 
-/** Why this URL may not receive webhooks, or null when it may. */
-export async function refuseUrl(raw: string, allowPrivate: boolean): Promise<string | null> {
+export function isPrivateAddress(address: string): boolean {
+  return publicAddress(address) === null;
+}
+
+/** A URL that passed the check, with the one address the request must connect to. */
+export interface Target {
+  url: URL;
+  /** The host name without IPv6 brackets: what TLS verifies the certificate against and sends as SNI. */
+  host: string;
+  address: string;
+  family: 4 | 6;
+}
+export type Checked = { ok: true; target: Target } | { ok: false; kind: 'refused' | 'dns'; reason: string; cause?: unknown };
+
+const refused = (reason: string): Checked => ({ ok: false, kind: 'refused', reason });
+const PRIVATE_REASON = 'resolves to a private or loopback address';
+
+function parseUrl(raw: string, allowPrivate: boolean): URL | string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -38,15 +72,39 @@ export async function refuseUrl(raw: string, allowPrivate: boolean): Promise<str
   }
   if (url.username || url.password) return 'must not carry credentials';
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must use https://';
-  if (allowPrivate) return null;
+  if (!url.hostname) return 'must be an absolute URL';
+  return url;
+}
+
+/** Resolves once and picks the address to connect to; with allowPrivate only the address class goes unchecked. */
+export async function resolveTarget(raw: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<Checked> {
+  const url = parseUrl(raw, allowPrivate);
+  if (typeof url === 'string') return refused(url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
+  let answers: ResolvedAddress[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-  } catch {
-    return 'host does not resolve';
+    answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+  } catch (cause) {
+    return { ok: false, kind: 'dns', reason: 'host does not resolve', cause };
   }
-  if (!addresses.length) return 'host does not resolve';
-  if (addresses.some(isPrivateAddress)) return 'resolves to a private or loopback address';
-  return null;
+  if (!answers.length) return { ok: false, kind: 'dns', reason: 'host does not resolve', cause: new Error(`no address for ${host}`) };
+  let pinned: ResolvedAddress;
+  if (allowPrivate) pinned = answers[0]!;
+  else {
+    // Every answer must be public: a client library may try any of them, and a mixed answer is itself suspicious.
+    const checked = answers.map((a) => publicAddress(a.address));
+    if (checked.some((a) => a === null)) return refused(PRIVATE_REASON);
+    pinned = checked[0]!;
+  }
+  return { ok: true, target: { url, host, address: pinned.address, family: pinned.family === 6 ? 6 : 4 } };
+}
+
+/** Why this URL may not receive webhooks, or null when it may. */
+export async function refuseUrl(raw: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<string | null> {
+  if (allowPrivate) {
+    const url = parseUrl(raw, true);
+    return typeof url === 'string' ? url : null;
+  }
+  const checked = await resolveTarget(raw, false, resolve);
+  return checked.ok ? null : checked.reason;
 }
