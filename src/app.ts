@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import type { Config } from './lib/config.ts';
 import { EventBus } from './lib/event-bus.ts';
 import type { Logger } from './lib/logger.ts';
+import { checkProductionPosture } from './lib/posture.ts';
 import { createRateLimitStore } from './lib/rate-limit.ts';
 import { paymentsRuntime } from './modules/payments/rail.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
@@ -40,6 +41,8 @@ function rateLimitNamespace(databaseUrl: string): string {
 
 export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const { config, log, databaseUrl } = opts;
+  // Before anything opens: a refused setting must not leave a half-started service behind.
+  checkProductionPosture(config, log);
   if (opts.migrate !== false) {
     const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
     log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');

@@ -1,13 +1,20 @@
 import path from 'node:path';
 import { startApp } from './app.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded.ts';
-import { loadConfig } from './lib/config.ts';
+import { type Config, loadConfig } from './lib/config.ts';
 import { createLogger } from './lib/logger.ts';
 import { seedDemo } from './seed/demo.ts';
 
 /** `npm start`: DATABASE_URL or an embedded PostgreSQL under .data/, migrations, demo data, one HTTP server. */
 async function main(): Promise<void> {
-  const config = loadConfig();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    // A bad setting is the operator's to fix: say which, without a stack trace.
+    console.error(`bima-gateway: ${(err as Error).message}`);
+    process.exit(1);
+  }
   const log = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
@@ -55,7 +62,7 @@ async function main(): Promise<void> {
     log.info(
       {
         graphql: `${app.origin}/graphql`,
-        graphiql: `${app.origin}/graphql (open in a browser)`,
+        graphiql: config.graphiql ? `${app.origin}/graphql (open in a browser)` : null,
         rest: `${app.origin}/api/v1`,
         openapi: `${app.origin}/api/v1/openapi.json`,
         demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,

@@ -3,9 +3,10 @@ import { issueToken, type TokenRequest } from '../auth/token.service.ts';
 import type { AppServices } from '../context.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
-import { mediaType, readBody } from './body.ts';
+import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT } from './body.ts';
+import { corsPolicy, setCorsHeaders } from './cors.ts';
 import { enforceTokenEndpointLimit } from './rate-limits.ts';
-import { sendJson } from './respond.ts';
+import { sendJson, sendText } from './respond.ts';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -35,20 +36,38 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
     const i = decoded.indexOf(':');
     if (i < 0) throw new AppError('invalid_request', { detail: 'Malformed HTTP Basic credentials' });
     // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
-    const basicId = decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' '));
-    const basicSecret = decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' '));
+    const formDecode = (part: string) => {
+      try {
+        return decodeURIComponent(part.replace(/\+/g, ' '));
+      } catch {
+        throw new AppError('invalid_request', { detail: 'Malformed HTTP Basic credentials' });
+      }
+    };
+    const basicId = formDecode(decoded.slice(0, i));
+    const basicSecret = formDecode(decoded.slice(i + 1));
     if ((clientId && clientId !== basicId) || (clientSecret && clientSecret !== basicSecret)) {
       throw new AppError('invalid_request', { detail: 'Use one client authentication method, not two' });
     }
     clientId = basicId;
     clientSecret = basicSecret;
   }
-  return { grantType: str(fields.grant_type), clientId, clientSecret, scope: str(fields.scope) };
+  const grant = { grantType: str(fields.grant_type), clientId, clientSecret, scope: str(fields.scope) };
+  // The client id is looked up in PostgreSQL, which cannot hold U+0000: a 400 here, not a failed query.
+  if (hasUnstorableText(grant)) throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
+  return grant;
 }
 
 export async function handleToken(app: AppServices, req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
+  // The same allowlist as the rest of /api/v1: a page elsewhere must not read a token answer.
+  const cors = corsPolicy(app.config.corsOrigins);
+  if (req.method === 'OPTIONS') {
+    setCorsHeaders(res, cors.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods: ['POST'] } : undefined));
+    return sendText(res, 204, '', { allow: 'POST, OPTIONS' });
+  }
+  setCorsHeaders(res, cors.headers(req.headers.origin));
   if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
   const limit = await enforceTokenEndpointLimit(app, ip);
+  // RFC 6749 §5.1: the token answer must not be cached, errors included.
   const headers = { ...rateLimitHeaders(limit), 'cache-control': 'no-store', pragma: 'no-cache' };
   try {
     const raw = await readBody(req, 16 * 1024);

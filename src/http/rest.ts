@@ -7,7 +7,8 @@ import { type AppServices, createContext } from '../context.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
-import { canonicalJson, parseJson, readBody } from './body.ts';
+import { canonicalJson, hasUnstorableText, parseJson, readBody, UNSTORABLE_TEXT } from './body.ts';
+import { corsPolicy, setCorsHeaders } from './cors.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
 import { sendJson, sendText } from './respond.ts';
@@ -20,6 +21,15 @@ export const API_PREFIX = '/api/v1';
  */
 export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
   const compiled = compileRoutes(schema, ROUTES);
+  const cors = corsPolicy(app.config.corsOrigins);
+
+  /** OPTIONS (a CORS preflight or a plain question): which methods the path takes, and nothing else runs. */
+  function answerOptions(req: IncomingMessage, res: ServerResponse, path: string, origin: string | null): void {
+    const methods = [...new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method))];
+    if (!methods.length) throw new AppError('not_found', { detail: `No such endpoint: ${API_PREFIX}${path}` });
+    setCorsHeaders(res, cors.headers(origin, req.headers['access-control-request-method'] ? { methods } : undefined));
+    sendText(res, 204, '', { allow: [...methods, 'OPTIONS'].join(', ') });
+  }
 
   function match(method: string, path: string): { c: CompiledRoute; params: Record<string, string> } {
     const allowed = new Set<string>();
@@ -42,6 +52,11 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
 
   return async function handleRest(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): Promise<void> {
     const path = url.pathname.slice(API_PREFIX.length) || '/';
+    // Every answer here shows tenant data or a credential (a secret is shown once): no cache may keep a copy.
+    res.setHeader('cache-control', 'no-store');
+    const origin = header(req, 'origin');
+    if (req.method === 'OPTIONS') return answerOptions(req, res, path, origin);
+    setCorsHeaders(res, cors.headers(origin));
     const { c, params } = match(req.method ?? 'GET', path);
     const route = c.route;
     const ctx = await createContext({
@@ -60,9 +75,10 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
     try {
       const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
       const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
-      // PostgreSQL text cannot hold U+0000: refuse it here instead of failing inside a query as a 500.
-      if (containsNul(params) || containsNul([...url.searchParams]) || containsNul(body)) {
-        throw new AppError('invalid_request', { detail: 'Text must not contain the NUL character (U+0000)' });
+      // PostgreSQL text cannot hold U+0000 or an unpaired surrogate ("\ud800" in JSON): refuse them here instead of
+      // failing inside a query as a 500.
+      if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
+        throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
       }
       const input = { url, params, query: url.searchParams, body };
       const run = async () => {
@@ -97,11 +113,6 @@ function decodePathParam(raw: string): string {
   }
 }
 
-function containsNul(v: unknown): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || containsNul(x));
-  return false;
-}
 
 function header(req: IncomingMessage, name: string): string | null {
   const v = req.headers[name];

@@ -21,8 +21,11 @@ import {
 
 interface ClientCred {
   client_id: string;
-  client_secret: string;
+  /** Absent for a revoked client: there is nothing it could be used for. */
+  client_secret?: string;
   scopes: string[];
+  /** Set when an administrator revoked the demo client: seeding leaves it revoked. */
+  revoked_at?: string;
 }
 interface AgentCred {
   code: string;
@@ -52,7 +55,8 @@ const demoClientName = (role: string) => `Demo ${role} client`;
 /**
  * Loads the demo organisations once. A second start adds nothing and keeps every secret: the plaintext secrets live
  * only in the credentials file, and are reused while they still verify against the stored hashes. If that file
- * was lost, the demo secrets are re-issued (the only way to show a hashed secret again).
+ * was lost, the demo secrets are re-issued (the only way to show a hashed secret again). A demo client someone revoked
+ * stays revoked: re-seeding never turns a revoked credential back on; the file lists it with `revoked_at` and no secret.
  */
 export async function seedDemo(
   db: Database,
@@ -100,15 +104,20 @@ async function seedTenant(db: Database, t: DemoTenant, prev: TenantCreds | undef
     const api_clients: Record<string, ClientCred> = {};
     for (const [role, spec] of Object.entries(t.apiClients)) {
       let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
+      if (row?.revokedAt) {
+        log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
+        api_clients[role] = { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
+        continue;
+      }
       const known = prev?.api_clients?.[role];
-      if (row && known && known.client_id === row.clientId && !row.revokedAt && (await verifySecret(known.client_secret, row.secretHash))) {
+      if (row && known?.client_secret && known.client_id === row.clientId && (await verifySecret(known.client_secret, row.secretHash))) {
         api_clients[role] = { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
         continue;
       }
       const { secret, hash } = fresh[role]!;
       if (row) {
         log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
-        row = await tx.apiClient.update({ where: { id: row.id }, data: { secretHash: hash, revokedAt: null, secretRotatedAt: new Date() } });
+        row = await tx.apiClient.update({ where: { id: row.id }, data: { secretHash: hash, secretRotatedAt: new Date() } });
       } else {
         row = await tx.apiClient.create({
           data: {
