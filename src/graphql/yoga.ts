@@ -3,13 +3,15 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type ValidationContext } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Credentials } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
-import { enforceTokenRateLimit } from '../http/rate-limits.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
-import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { maskError, toGraphQLError } from './errors.ts';
+import { introspectionPlugin } from './introspection.plugin.ts';
+import { rateLimitPlugin } from './rate-limit.plugin.ts';
+import { requestShapePlugin } from './request-shape.plugin.ts';
+import { responseHeadersPlugin } from './response-headers.plugin.ts';
 import { schema } from './schema.ts';
 
 interface ServerContext {
@@ -28,24 +30,6 @@ export function credentialsFromParams(params: Record<string, unknown> | undefine
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
-
-/** RateLimit-* headers on GraphQL responses too: the context factory records the decision, the response carries it. */
-const rateLimitOf = new WeakMap<Request, Record<string, string>>();
-/** PostgreSQL cannot store U+0000: refuse it at the door as a client error rather than failing deep inside. */
-const rejectNulPlugin: Plugin = {
-  onParams({ params }) {
-    if (JSON.stringify(params).includes('\\u0000')) {
-      throw toGraphQLError(new AppError('invalid_request', { detail: 'Request contains a NUL character (U+0000)' }));
-    }
-  },
-};
-
-const rateLimitHeadersPlugin: Plugin = {
-  onResponse({ request, response }) {
-    const headers = rateLimitOf.get(request);
-    if (headers) for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
-  },
-};
 
 /**
  * graphql-armor rejects with a bare "Syntax Error: …" that carries no code; report it as the catalogue's
@@ -69,11 +53,18 @@ export function createGraphQL(app: AppServices): Yoga {
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: maskError(app.log) },
-    graphiql: { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' },
+    // Off in production unless GRAPHIQL=1; CORS is responseHeadersPlugin's (Yoga's default echoes any Origin).
+    graphiql: app.config.graphiql ? { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' } : false,
+    cors: false,
+    // The same body limit as REST (Yoga's own default is 25 MB).
+    maxRequestBodySize: app.config.maxBodyBytes,
     renderGraphiQL,
     plugins: [
-      rejectNulPlugin,
-      rateLimitHeadersPlugin,
+      // First: later plugins serialise the params (deep variables would overflow them) and text PostgreSQL cannot hold.
+      requestShapePlugin(),
+      responseHeadersPlugin(app.config.corsOrigins),
+      introspectionPlugin(app.config.graphqlIntrospection),
+      rateLimitPlugin(app),
       maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
       costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
     ],
@@ -83,14 +74,13 @@ export function createGraphQL(app: AppServices): Yoga {
           return await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(server.connectionParams) });
         }
         const h = server.request.headers;
-        const ctx = await createContext({
+        // The token's limit is charged per operation by rateLimitPlugin, once the operation's root fields are known.
+        return await createContext({
           app,
           transport: 'graphql',
           requestId: server.requestId ?? requestIdFrom(h.get('x-request-id')),
           credentials: { authorization: h.get('authorization'), agentCode: h.get('x-agent-code'), agentKey: h.get('x-agent-key') },
         });
-        if (ctx.principal) rateLimitOf.set(server.request, rateLimitHeaders(await enforceTokenRateLimit(app, ctx.principal)));
-        return ctx;
       } catch (e) {
         if (isAppError(e)) throw toGraphQLError(e);
         throw e;

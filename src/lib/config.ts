@@ -22,9 +22,26 @@ export interface Config {
   maxBodyBytes: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  /** Root fields (aliases) one GraphQL operation may select; each also counts as one request against the token's limit. */
+  graphqlMaxRootFields: number;
   idempotencyTtlHours: number;
   secretRotationGraceHours: number;
   shutdownTimeoutMs: number;
+  /** Largest WebSocket message accepted; a bigger one closes the socket with 1009. */
+  wsMaxPayloadBytes: number;
+  /** A WebSocket that sends no connection_init within this is closed with 4408. */
+  wsConnectionInitTimeoutMs: number;
+  /** Ping interval; a peer that does not answer a ping within the same time is dropped. 0 disables. */
+  wsKeepAliveMs: number;
+  /** A WebSocket holding no subscription this long is closed with 1000 "idle". 0 disables. */
+  wsIdleTimeoutMs: number;
+  wsMaxSubscriptionsPerConnection: number;
+  /** Across all WebSockets of this process that use the same access token. */
+  wsMaxSubscriptionsPerToken: number;
+  /** Events delivered within this of the last successful token re-check share it (one lookup per window). */
+  wsAuthRecheckMs: number;
+  /** Re-check of the token of every WebSocket even when no event flows (revocation closes idle streams too). */
+  wsAuthIdleRecheckMs: number;
   testMode: boolean;
   /** Base64 of 32 bytes encrypting webhook signing secrets at rest; unset → DATA_DIR/secrets.key (created once). */
   secretsKey: string | undefined;
@@ -36,18 +53,60 @@ export interface Config {
   mpesaSimDelayMs: number;
   /** A payment still pending this long after the push is reconciled with the rail by the status query. */
   mpesaReconcileAfterMs: number;
+  /** STK prompts one phone number may receive per window, per organisation; 0 disables. */
+  stkPhoneLimit: number;
+  stkPhoneWindowSeconds: number;
+  /** STK prompts for one account (the policy it resolves to) per window; 0 disables. */
+  stkAccountLimit: number;
+  stkAccountWindowSeconds: number;
+  /** A pending prompt blocks another to its phone or account until answered or this old (the handset's prompt has gone); 0 disables. */
+  stkPendingHoldSeconds: number;
   /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
   mpesaPasskey: string;
   /** Simulated certificate registry: stock per member company and class, seeded the first time a member is seen. */
   registrySimDefaultStock: number;
+  /** Answer introspection (`__schema`, `__type`). Default: off under NODE_ENV=production, on elsewhere. */
+  graphqlIntrospection: boolean;
+  /** Serve GraphiQL to browsers at GET /graphql. Default: off under NODE_ENV=production, on elsewhere. */
+  graphiql: boolean;
+  /** Exact origins (scheme://host[:port]) whose pages may call the API from a browser. Empty: none may. */
+  corsOrigins: string[];
 }
 
-function int(name: string, def: number): number {
-  const raw = process.env[name];
+/** Safaricom's published sandbox passkey: anyone can sign STK requests with it, so production refuses it. */
+export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new Error(`${name} must be 1 or 0, got ${JSON.stringify(raw)}`);
+}
+
+/** Exact origins only: a wildcard or a path would make the allowlist mean something other than what it says. */
+function origins(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return list.map((o) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(o);
+    } catch {
+      /* reported below */
+    }
+    if (!u || !/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '').toLowerCase()) {
+      throw new Error(`CORS_ORIGINS takes exact origins such as https://app.example.co.ke, comma-separated; got ${JSON.stringify(o)}`);
+    }
+    return u.origin;
+  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -57,7 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const testMode = nodeEnv === 'test' || env.BIMA_TEST_MODE === '1';
   return {
     nodeEnv,
-    port: int('PORT', 3000),
+    port: int(env, 'PORT', 3000),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
@@ -66,23 +125,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
-    tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 86_400),
-    tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 10),
-    bindRateLimit: int('BIND_RATE_LIMIT', 3),
-    bindRateWindowSeconds: int('BIND_RATE_WINDOW_SECONDS', 15),
-    maxBodyBytes: int('MAX_BODY_BYTES', 1_048_576),
-    graphqlMaxDepth: int('GRAPHQL_MAX_DEPTH', 10),
-    graphqlMaxCost: int('GRAPHQL_MAX_COST', 100_000),
-    idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', 48),
-    secretRotationGraceHours: int('SECRET_ROTATION_GRACE_HOURS', 24),
-    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000),
+    tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 86_400),
+    tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 10),
+    bindRateLimit: int(env, 'BIND_RATE_LIMIT', 3),
+    bindRateWindowSeconds: int(env, 'BIND_RATE_WINDOW_SECONDS', 15),
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576),
+    graphqlMaxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10),
+    graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 100_000),
+    graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 48),
+    secretRotationGraceHours: int(env, 'SECRET_ROTATION_GRACE_HOURS', 24),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
+    wsMaxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
+    wsConnectionInitTimeoutMs: int(env, 'WS_CONNECTION_INIT_TIMEOUT_MS', 10_000),
+    wsKeepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
+    wsIdleTimeoutMs: int(env, 'WS_IDLE_TIMEOUT_MS', 300_000),
+    wsMaxSubscriptionsPerConnection: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_CONNECTION', 20),
+    wsMaxSubscriptionsPerToken: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_TOKEN', 50),
+    wsAuthRecheckMs: int(env, 'WS_AUTH_RECHECK_MS', 1_000),
+    wsAuthIdleRecheckMs: int(env, 'WS_AUTH_IDLE_RECHECK_MS', 30_000),
     testMode,
     secretsKey: env.SECRETS_KEY || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE ? env.WEBHOOKS_ALLOW_PRIVATE === '1' : testMode,
-    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
-    mpesaSimDelayMs: int('MPESA_SIM_DELAY_MS', testMode ? 0 : 3_000),
-    mpesaReconcileAfterMs: int('MPESA_RECONCILE_AFTER_MS', testMode ? 0 : 30_000),
-    registrySimDefaultStock: int('REGISTRY_SIM_DEFAULT_STOCK', 1000),
-    mpesaPasskey: env.MPESA_PASSKEY || 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919',
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    mpesaSimDelayMs: int(env, 'MPESA_SIM_DELAY_MS', testMode ? 0 : 3_000),
+    mpesaReconcileAfterMs: int(env, 'MPESA_RECONCILE_AFTER_MS', testMode ? 0 : 30_000),
+    // Test mode: suites push the simulator's few documented numbers many times over, and its prompts answer at once;
+    // test/security/api6-sensitive-business-flows.test.ts runs with the figures below.
+    stkPhoneLimit: int(env, 'STK_PHONE_LIMIT', testMode ? 0 : 3),
+    stkPhoneWindowSeconds: int(env, 'STK_PHONE_WINDOW_SECONDS', 600),
+    stkAccountLimit: int(env, 'STK_ACCOUNT_LIMIT', testMode ? 0 : 5),
+    stkAccountWindowSeconds: int(env, 'STK_ACCOUNT_WINDOW_SECONDS', 3_600),
+    stkPendingHoldSeconds: int(env, 'STK_PENDING_HOLD_SECONDS', testMode ? 0 : 120),
+    registrySimDefaultStock: int(env, 'REGISTRY_SIM_DEFAULT_STOCK', 1000),
+    mpesaPasskey: env.MPESA_PASSKEY || DARAJA_SANDBOX_PASSKEY,
+    graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
+    graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),
+    corsOrigins: origins(env.CORS_ORIGINS),
   };
 }

@@ -26,6 +26,7 @@ export const PROBLEM_CATALOGUE = {
   ipf_not_offered: { status: 403, title: 'Premium finance is not offered to this organisation' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request not received in time' },
   duplicate_client: { status: 409, title: 'Client already exists' },
   price_changed: { status: 409, title: 'Rates changed during the save' },
   invalid_state: { status: 409, title: 'The record\'s state does not allow this' },
@@ -35,6 +36,7 @@ export const PROBLEM_CATALOGUE = {
   registry_refused: { status: 422, title: 'The certificate registry refused the request' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   validation_failed: { status: 422, title: 'Validation failed' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
   premium_mismatch: { status: 422, title: 'Premium does not match the server price' },
@@ -160,6 +162,8 @@ export interface DuplicateMatch {
   name: string | null;
   /** Which identifiers matched: phone, id_no, kra_pin. */
   matched: string[];
+  /** True when the caller may not see that client: number and name are then null. */
+  redacted: boolean;
 }
 
 /** 409 duplicate_client: the request matches existing clients; resolve with an explicit client number or force. */
