@@ -33,6 +33,9 @@ export function maskError(log: Logger) {
     // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
     if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
     if (original instanceof GraphQLError && original.extensions?.code) return original;
+    // graphql-js refusing a variable's value (a scalar's parseValue: `$n: Int` given "abc") before anything ran: the
+    // caller's mistake. Such errors have no path; one raised while completing a field's value (with a path) is ours.
+    if (original instanceof GraphQLError && !gqlError?.path) return toGraphQLError(new AppError('invalid_request', { detail: gqlError?.message ?? original.message }), gqlError);
     if (gqlError && !gqlError.originalError) return gqlError; // parse/validation errors: safe, caller-made
     log.error({ err: original, request_id: currentRequestId() }, 'unhandled error in GraphQL operation');
     return new GraphQLError(message || 'Unexpected error', {

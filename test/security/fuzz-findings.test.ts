@@ -170,3 +170,18 @@ describe('smaller 500s the fuzzer found', () => {
     expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 404, 404, 404]);
   });
 });
+
+describe('a GraphQL variable of the wrong type', () => {
+  it('is invalid_request naming the variable, not internal_error (found beyond the fuzzer, by hand)', async () => {
+    for (const [query, variables] of [
+      ['query($n: Int) { clients(first: $n) { edges { cursor } } }', { n: 'abc' }],
+      ['query($n: Int) { clients(first: $n) { edges { cursor } } }', { n: 1.5 }],
+      ['query($n: Int) { clients(first: $n) { edges { cursor } } }', { n: 2 ** 40 }],
+      ['query($b: Boolean!) { __typename @include(if: $b) }', { b: 'yes' }],
+    ] as const) {
+      const r = await api.gql(query, variables, { token: staff });
+      expect(gqlCode(r), JSON.stringify(r.body)).toBe('invalid_request');
+      expect(r.body.errors![0].message).toMatch(/^Variable "\$\w+" got invalid value/);
+    }
+  });
+});
