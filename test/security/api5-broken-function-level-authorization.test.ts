@@ -113,6 +113,7 @@ beforeAll(async () => {
   api = new Api(t.origin);
   org = await createTestTenant(t.db, { clientOverrides: { staff: FAST, agent: FAST, readonly: FAST, admin: FAST } });
   const suspended = await createTestTenant(t.db, { clientOverrides: { staff: FAST } });
+  const other = await createTestTenant(t.db, { clientOverrides: { staff: FAST } });
   const agent2 = org.agents.find((a) => a.userId === org.users.agent2.id)!;
   const staffScopes = ['read', 'quote', 'bind', 'crm', 'webhooks'];
   Object.assign(actors, {
@@ -122,6 +123,8 @@ beforeAll(async () => {
     readonly: { token: await api.token(org.clients.readonly.clientId, org.clients.readonly.secret), scopes: ['read'], agent: false },
     quoteOnly: { token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'quote'), scopes: ['quote'], agent: false },
     admin: { token: await api.token(org.clients.admin.clientId, org.clients.admin.secret), scopes: ['read', 'admin'], agent: false },
+    // Another organisation's staff key: the same functions as ours (what it may reach of our records is API1's matrix).
+    otherTenant: { token: await api.token(other.clients.staff.clientId, other.clients.staff.secret), scopes: staffScopes, agent: false },
     suspendedTenant: { token: await api.token(suspended.clients.staff.clientId, suspended.clients.staff.secret), scopes: staffScopes, agent: false, refusedAs: 'tenant_inactive' },
   });
   actors.agentHeaders = { token: actors.staff!.token, headers: { 'x-agent-code': agent2.code, 'x-agent-key': agent2.key }, scopes: staffScopes, agent: true };
