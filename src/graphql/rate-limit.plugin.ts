@@ -53,11 +53,23 @@ function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode
   return m;
 }
 
-/** What an operation costs against the token's limit: one per root field, and at least one (every request costs). */
+/**
+ * What an operation costs against the token's limit: one per root field, and at least one (every request costs).
+ * Worked out once per parsed document and operation (Yoga caches parsed documents, so a repeated query is a lookup).
+ */
 export function operationCost(document: DocumentNode, operationName?: string | null): number {
-  const op = getOperationAST(document, operationName);
-  return op ? Math.max(1, rootResponseNames(op, fragmentsOf(document)).size) : 1;
+  let byName = costs.get(document);
+  if (!byName) costs.set(document, (byName = new Map()));
+  const key = operationName ?? '';
+  let cost = byName.get(key);
+  if (cost === undefined) {
+    const op = getOperationAST(document, operationName);
+    cost = op ? Math.max(1, rootResponseNames(op, fragmentsOf(document)).size) : 1;
+    byName.set(key, cost);
+  }
+  return cost;
 }
+const costs = new WeakMap<DocumentNode, Map<string, number>>();
 
 /** Refuses, at validation (so before anything runs or is charged), an operation selecting more than `max` root fields. */
 function rootFieldCapRule(max: number) {
