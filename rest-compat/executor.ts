@@ -119,7 +119,10 @@ function restFieldErrors(err: AppError, route: RestRoute): AppError {
     const field = e.field.replace(/^input\./, '').split('.').map(snake).join('.');
     return { ...e, field: renameField(field, route.fieldNames ?? {}) };
   });
-  return err instanceof ValidationError ? new ValidationError(errors, err.detail) : new AppError(err.code, { detail: err.detail, status: err.status, errors, extra: err.extra, headers: err.headers });
+  // A detail that names its field ("startFrom: …") names it in the REST spelling too.
+  const first = err.errors[0]!;
+  const detail = err.detail.startsWith(`${first.field}: `) ? `${errors[0]!.field}: ${err.detail.slice(first.field.length + 2)}` : err.detail;
+  return err instanceof ValidationError ? new ValidationError(errors, detail) : new AppError(err.code, { detail, status: err.status, errors, extra: err.extra, headers: err.headers });
 }
 
 export async function runOperation(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Context, variables: Record<string, unknown>) {
