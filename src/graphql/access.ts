@@ -61,12 +61,12 @@ export function nodeAccess<Row>(rule: AccessRule<Row>, own?: Reach) {
   };
 }
 
-export function requirePrincipal(ctx: Context): Principal {
+function requirePrincipal(ctx: Context): Principal {
   if (!ctx.principal) throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
   return ctx.principal;
 }
 
-export function ownRecordsOnly(p: Principal): boolean {
+function ownRecordsOnly(p: Principal): boolean {
   return !!p.actor?.ownRecordsOnly;
 }
 
