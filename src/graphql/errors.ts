@@ -23,6 +23,11 @@ export function toGraphQLError(err: AppError, base?: GraphQLError): GraphQLError
   });
 }
 
+const YOGA_REQUEST_CODES: Record<string, 'payload_too_large' | 'invalid_request'> = {
+  REQUEST_ENTITY_TOO_LARGE: 'payload_too_large',
+  BAD_REQUEST: 'invalid_request',
+};
+
 /** Expected errors keep their code; anything else is a bug: logged in full, shown as internal_error. */
 export function maskError(log: Logger) {
   return (error: unknown, message: string): Error => {
@@ -32,6 +37,9 @@ export function maskError(log: Logger) {
     // A caller mistake that surfaces from the library rather than our services (a malformed global id or connection
     // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
     if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
+    // Yoga's own refusals of an HTTP request (body too large, not JSON, a batch): the catalogue's codes, not Yoga's.
+    const yogaCode = original instanceof GraphQLError ? YOGA_REQUEST_CODES[String(original.extensions?.code)] : undefined;
+    if (yogaCode) return toGraphQLError(new AppError(yogaCode, { detail: (original as GraphQLError).message }), gqlError);
     if (original instanceof GraphQLError && original.extensions?.code) return original;
     // graphql-js refusing a variable's value (a scalar's parseValue: `$n: Int` given "abc") before anything ran: the
     // caller's mistake. Such errors have no path; one raised while completing a field's value (with a path) is ours.

@@ -6,10 +6,20 @@ import { corsPolicy } from '../http/cors.ts';
  * src/http/cors.ts; Yoga's own CORS is off because it echoes any Origin with credentials), and `no-store`, since
  * answers hold tenant data and some mutations show a secret once.
  */
+/** What POST /graphql takes: JSON (or the GraphQL-over-HTTP response type some clients send as the request's type). */
+const JSON_TYPE = /^\s*application\/(json|graphql-response\+json)\s*(;|$)/i;
+
 export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
   const cors = corsPolicy(corsOrigins);
   return {
     onRequest({ request, fetchAPI, endResponse }) {
+      if (request.method === 'POST' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) {
+        // Yoga answers other media types with a bare 415 and no body; say what to send, in the GraphQL shape.
+        const extensions = { code: 'unsupported_media_type', status: 415, title: 'Unsupported media type' };
+        const body = JSON.stringify({ errors: [{ message: 'Send the operation as JSON with Content-Type: application/json', extensions }] });
+        endResponse(new fetchAPI.Response(body, { status: 415, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }));
+        return;
+      }
       if (request.method !== 'OPTIONS') return;
       const preflight = request.headers.get('access-control-request-method') ? { methods: ['GET', 'POST'] } : undefined;
       endResponse(

@@ -188,3 +188,28 @@ describe('a GraphQL variable of the wrong type', () => {
     }
   });
 });
+
+describe('requests /graphql refuses before any operation', () => {
+  const post = async (body: string, contentType: string | null) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${staff}` };
+    if (contentType) headers['content-type'] = contentType;
+    const res = await fetch(`${t.origin}/graphql`, { method: 'POST', headers, body });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : null };
+  };
+
+  it('answer in the GraphQL shape with the catalogue\'s codes, not Yoga\'s (found by hand)', async () => {
+    const big = await post(JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }), 'application/json');
+    expect([big.status, big.body.errors[0].extensions.code]).toEqual([413, 'payload_too_large']);
+    const notJson = await post('{not json', 'application/json');
+    expect([notJson.status, notJson.body.errors[0].extensions.code]).toEqual([400, 'invalid_request']);
+    expect(JSON.stringify(notJson.body)).not.toMatch(/SyntaxError|originalError/);
+    const batch = await post('[]', 'application/json');
+    expect([batch.status, batch.body.errors[0].extensions.code]).toEqual([400, 'invalid_request']);
+    for (const type of ['text/plain', null, 'application/x-www-form-urlencoded']) {
+      const r = await post('{"query":"{ __typename }"}', type);
+      expect([r.status, r.type, r.body?.errors?.[0]?.extensions?.code], String(type)).toEqual([415, 'application/json; charset=utf-8', 'unsupported_media_type']);
+    }
+    expect((await post('{"query":"{ __typename }"}', 'application/json; charset=utf-8')).status).toBe(200);
+  });
+});
