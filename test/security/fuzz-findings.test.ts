@@ -172,6 +172,21 @@ describe('smaller 500s the fuzzer found', () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('DELETE', `/webhooks/endpoints/${w.body.data.id}`, { token: staff, idempotencyKey: randomUUID() })));
     expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 404, 404, 404]);
   });
+
+  it('updates and secret rotations racing a delete of their endpoint: each 200 or 404, never 500', async () => {
+    for (let round = 0; round < 3; round++) {
+      const w = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/race', events: ['*'] } });
+      const id = w.body.data.id;
+      const calls = [
+        ...Array.from({ length: 3 }, (_, i) => () => api.patch(`/webhooks/endpoints/${id}`, { token: staff, idempotencyKey: randomUUID(), body: { description: `round ${round} ${i}` } })),
+        ...Array.from({ length: 3 }, () => () => api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token: staff, idempotencyKey: randomUUID() })),
+        () => api.call('DELETE', `/webhooks/endpoints/${id}`, { token: staff, idempotencyKey: randomUUID() }),
+      ];
+      const answers = await Promise.all(calls.map((c) => c()));
+      for (const a of answers) expect([200, 201, 404], a.text).toContain(a.status);
+      expect(answers.at(-1)!.status).toBe(200);
+    }
+  });
 });
 
 describe('a GraphQL variable of the wrong type', () => {

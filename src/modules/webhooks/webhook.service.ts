@@ -33,9 +33,15 @@ async function checkUrl(ctx: Context, url: string): Promise<void> {
   if (why) throw new ValidationError([{ field: 'url', message: why }]);
 }
 
-async function findEndpoint(tx: Tx, id: string) {
+/**
+ * The endpoint, or 404. Writers pass `lock`: the row stays locked until their transaction ends, so an update, a
+ * rotation and a delete of one endpoint run one after the other, and the later one sees what the earlier did (a
+ * deleted endpoint: 404, never the update's "record not found" 500).
+ */
+async function findEndpoint(tx: Tx, id: string, lock = false) {
   // Ids are UUIDs: anything else cannot exist (and must not reach PostgreSQL as a malformed uuid).
   if (!z.uuid().safeParse(id).success) throw notFound('Webhook endpoint');
+  if (lock) await tx.$queryRaw`SELECT id FROM webhook_endpoints WHERE id = ${id}::uuid FOR UPDATE`;
   const row = await tx.webhookEndpoint.findUnique({ where: { id } });
   if (!row) throw notFound('Webhook endpoint');
   return row;
@@ -81,7 +87,7 @@ export const webhookService = {
     const data = parseInput(updateSchema, input);
     if (data.url != null) await checkUrl(ctx, data.url);
     return ctx.tx(async (tx) => {
-      const before = await findEndpoint(tx, id);
+      const before = await findEndpoint(tx, id, true);
       const patch = { url: data.url ?? undefined, events: data.events ?? undefined, enabled: data.enabled ?? undefined, description: data.description ?? undefined };
       const after = await tx.webhookEndpoint.update({ where: { id }, data: patch });
       const changes = diffFields(before as unknown as Record<string, unknown>, patch);
@@ -95,10 +101,8 @@ export const webhookService = {
     const p = ctx.principal!;
     requireAbility(p, 'webhooks.manage');
     return ctx.tx(async (tx) => {
-      const before = await findEndpoint(tx, id);
-      // Two concurrent deletes both pass findEndpoint; the second must be a 404, not delete()'s "record not found" 500.
-      const { count } = await tx.webhookEndpoint.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Webhook endpoint');
+      const before = await findEndpoint(tx, id, true);
+      await tx.webhookEndpoint.delete({ where: { id } });
       await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.deleted', entityType: 'webhook_endpoint', entityId: id, changes: auditView(before) });
       return before;
     });
@@ -111,7 +115,7 @@ export const webhookService = {
     const grace = parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ?? ctx.app.config.secretRotationGraceHours;
     const secret = newSecret('whsec');
     const endpoint = await ctx.tx(async (tx) => {
-      const before = await findEndpoint(tx, id);
+      const before = await findEndpoint(tx, id, true);
       const now = new Date();
       const after = await tx.webhookEndpoint.update({
         where: { id },
