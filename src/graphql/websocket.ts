@@ -135,6 +135,8 @@ function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscription
         socket: ctx.extra.socket,
         params,
         connectionParams: ctx.connectionParams ?? {},
+        // Checked a moment ago by grant.ensure(): the operation's context need not look the token up again.
+        principal: session.grant.principal,
       });
       let document;
       try {

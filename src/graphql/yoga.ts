@@ -4,7 +4,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { Credentials } from '../auth/principal.ts';
+import type { Credentials, Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
 import { maskError, toGraphQLError } from './errors.ts';
@@ -19,6 +19,8 @@ interface ServerContext {
   requestId?: string;
   /** Present on WebSocket operations (graphql-ws). */
   connectionParams?: Record<string, unknown>;
+  /** WebSocket operations: the connection's principal, re-checked by its grant before the operation starts. */
+  principal?: Principal;
 }
 
 export function credentialsFromParams(params: Record<string, unknown> | undefined): Credentials {
@@ -71,7 +73,7 @@ export function createGraphQL(app: AppServices): Yoga {
     context: async (server): Promise<Context> => {
       try {
         if (server.connectionParams) {
-          return await createContext({ app, transport: 'websocket', credentials: credentialsFromParams(server.connectionParams) });
+          return await createContext({ app, transport: 'websocket', principal: server.principal, credentials: credentialsFromParams(server.connectionParams) });
         }
         const h = server.request.headers;
         // The token's limit is charged per operation by rateLimitPlugin, once the operation's root fields are known.
