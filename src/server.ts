@@ -8,7 +8,7 @@ import { attachWebSocket } from './graphql/websocket.ts';
 import { createGraphQL } from './graphql/yoga.ts';
 import { handleMpesaCallback, isMpesaCallbackPath } from './http/mpesa-callback.ts';
 import { handleToken } from './http/oauth.ts';
-import { rawProblemResponse, requestScope, sendJson, sendProblem } from './http/respond.ts';
+import { loggedPath, rawProblemResponse, requestScope, sendJson, sendProblem } from './http/respond.ts';
 import { API_PREFIX, createRestHandler } from './http/rest.ts';
 import { AppError, toProblemDocument } from './lib/problem.ts';
 
@@ -41,7 +41,7 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       app.log.info(
-        { request_id: requestId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        { request_id: requestId, method: req.method, path: loggedPath(req.url), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
     });

@@ -11,6 +11,14 @@ import type { Logger } from '../lib/logger.ts';
 export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
 
+/**
+ * A request's path as logs may show it: no query string, and the M-Pesa callback token (a credential that lets its
+ * holder post callbacks for the organisation) replaced, so a log reader cannot lift it.
+ */
+export function loggedPath(url: string | undefined): string | undefined {
+  return url?.split('?')[0]!.replace(/(\/payment\/callback\/mpesa\/)[^/]*/i, '$1[redacted]');
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendText(res, status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers });
 }
@@ -27,7 +35,7 @@ export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unkn
   let appErr: AppError;
   if (isAppError(err)) appErr = err;
   else {
-    log.error({ err, request_id: requestId, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
+    log.error({ err, request_id: requestId, method: req.method, path: loggedPath(req.url) }, 'unhandled error');
     appErr = new AppError('internal_error', { detail: 'An unexpected error occurred; quote the request id when reporting it' });
   }
   // A response already under way cannot turn into a problem; cutting the connection at least tells the client it is

@@ -45,6 +45,28 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
     expect(await t.db.system((tx) => tx.mpesaCallback.count())).toBe(before);
   });
 
+  it('the callback URL\'s token (a credential) never reaches a log line, the request log included', async () => {
+    const url = await callbackUrl();
+    const token = url.split('/').pop()!;
+    const lines: unknown[] = [];
+    const services = t.app.services;
+    const original = { info: services.log.info, error: services.log.error, warn: services.log.warn };
+    for (const level of ['info', 'error', 'warn'] as const) {
+      (services.log as unknown as Record<string, unknown>)[level] = (...args: unknown[]) => void lines.push(args);
+    }
+    try {
+      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Body":{"stkCallback":{"ResultCode":"x"}}}' });
+      await fetch(`${url}?a=1`, { method: 'GET' });
+      // The request log line is written when the answer finishes: wait for it.
+      for (let i = 0; i < 50 && lines.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      Object.assign(services.log, original);
+    }
+    const logged = JSON.stringify(lines);
+    expect(logged).toContain('/payment/callback/mpesa/[redacted]');
+    expect(logged).not.toContain(token);
+  });
+
   it('attack: an oversized or malformed callback → refused or recorded as malformed; no receipt, no crash', async () => {
     const url = await callbackUrl();
     const receiptsBefore = await t.db.tenant(o.org.id, (tx) => tx.receipt.count());
