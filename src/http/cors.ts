@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendText } from './respond.ts';
 
 /**
  * CORS from an allowlist of exact origins (CORS_ORIGINS; none by default), one rule for /graphql and /api/v1.
@@ -18,7 +19,16 @@ export interface CorsPolicy {
   headers(origin: string | null | undefined, preflight?: { methods: string[] }): Record<string, string>;
 }
 
+/** One policy per allowlist (the config's array): REST, the token endpoint and GraphQL share it, built once. */
+const policies = new WeakMap<readonly string[], CorsPolicy>();
+
 export function corsPolicy(allowed: readonly string[]): CorsPolicy {
+  let policy = policies.get(allowed);
+  if (!policy) policies.set(allowed, (policy = buildPolicy(allowed)));
+  return policy;
+}
+
+function buildPolicy(allowed: readonly string[]): CorsPolicy {
   const list = new Set(allowed);
   return {
     headers(origin, preflight) {
@@ -46,4 +56,10 @@ export function setCorsHeaders(res: ServerResponse, headers: Record<string, stri
     const prior = name === 'vary' ? res.getHeader('vary') : undefined;
     res.setHeader(name, prior ? `${String(prior)}, ${value}` : value);
   }
+}
+
+/** Answers OPTIONS on a Node response: 204 with Allow, and the preflight headers when the origin is allowed. */
+export function answerOptions(res: ServerResponse, policy: CorsPolicy, req: IncomingMessage, methods: string[]): void {
+  setCorsHeaders(res, policy.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods } : undefined));
+  sendText(res, 204, '', { allow: [...methods, 'OPTIONS'].join(', ') });
 }

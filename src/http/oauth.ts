@@ -4,9 +4,9 @@ import type { AppServices } from '../context.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT } from './body.ts';
-import { corsPolicy, setCorsHeaders } from './cors.ts';
+import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { enforceTokenEndpointLimit } from './rate-limits.ts';
-import { sendJson, sendText } from './respond.ts';
+import { sendJson } from './respond.ts';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -60,10 +60,7 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
 export async function handleToken(app: AppServices, req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
   // The same allowlist as the rest of /api/v1: a page elsewhere must not read a token answer.
   const cors = corsPolicy(app.config.corsOrigins);
-  if (req.method === 'OPTIONS') {
-    setCorsHeaders(res, cors.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods: ['POST'] } : undefined));
-    return sendText(res, 204, '', { allow: 'POST, OPTIONS' });
-  }
+  if (req.method === 'OPTIONS') return answerOptions(res, cors, req, ['POST']);
   setCorsHeaders(res, cors.headers(req.headers.origin));
   if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
   const limit = await enforceTokenEndpointLimit(app, ip);

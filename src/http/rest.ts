@@ -8,7 +8,7 @@ import { sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { canonicalJson, hasUnstorableText, parseJson, readBody, UNSTORABLE_TEXT } from './body.ts';
-import { corsPolicy, setCorsHeaders } from './cors.ts';
+import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
 import { sendJson, sendText } from './respond.ts';
@@ -23,12 +23,11 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
   const compiled = compileRoutes(schema, ROUTES);
   const cors = corsPolicy(app.config.corsOrigins);
 
-  /** OPTIONS (a CORS preflight or a plain question): which methods the path takes, and nothing else runs. */
-  function answerOptions(req: IncomingMessage, res: ServerResponse, path: string, origin: string | null): void {
+  /** The methods a path takes: what OPTIONS (a CORS preflight or a plain question) answers; nothing else runs. */
+  function methodsOf(path: string): string[] {
     const methods = [...new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method))];
     if (!methods.length) throw new AppError('not_found', { detail: `No such endpoint: ${API_PREFIX}${path}` });
-    setCorsHeaders(res, cors.headers(origin, req.headers['access-control-request-method'] ? { methods } : undefined));
-    sendText(res, 204, '', { allow: [...methods, 'OPTIONS'].join(', ') });
+    return methods;
   }
 
   function match(method: string, path: string): { c: CompiledRoute; params: Record<string, string> } {
@@ -54,9 +53,8 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
     const path = url.pathname.slice(API_PREFIX.length) || '/';
     // Every answer here shows tenant data or a credential (a secret is shown once): no cache may keep a copy.
     res.setHeader('cache-control', 'no-store');
-    const origin = header(req, 'origin');
-    if (req.method === 'OPTIONS') return answerOptions(req, res, path, origin);
-    setCorsHeaders(res, cors.headers(origin));
+    if (req.method === 'OPTIONS') return answerOptions(res, cors, req, methodsOf(path));
+    setCorsHeaders(res, cors.headers(header(req, 'origin')));
     const { c, params } = match(req.method ?? 'GET', path);
     const route = c.route;
     const ctx = await createContext({
@@ -112,7 +110,6 @@ function decodePathParam(raw: string): string {
     throw new AppError('invalid_request', { detail: 'Malformed percent-encoding in the path' });
   }
 }
-
 
 function header(req: IncomingMessage, name: string): string | null {
   const v = req.headers[name];
