@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
-import { cancelAtRegistry, issueDue } from '../src/modules/certificates/certificate.service.ts';
+import { issueDue } from '../src/modules/certificates/certificate.service.ts';
+import { cancelAtRegistry } from '../src/modules/certificates/registry-cancel.ts';
 import { registryRuntime } from '../src/modules/certificates/registry-runtime.ts';
 import { DbSimStore, RegistrySimulator } from './rails/registry-simulator.ts';
 import { QUEUES } from './queues.ts';
@@ -21,7 +22,9 @@ export async function registerCertificateWorkers(boss: PgBoss, app: AppServices)
       const { policyId } = issueQ.payload.parse(job.data);
       const out = await issueDue(app, policyId);
       if (out.attempted.length) app.log.info({ job: issueQ.name, policy_id: policyId, attempted: out.attempted }, 'certificates attempted');
-      // The registry did not answer: fail the job so pg-boss retries it (the certificate stays pending).
+      // Not a failure: recording the registry's cancellation of the previous series queues this policy again.
+      if (out.waiting.length) app.log.info({ job: issueQ.name, policy_id: policyId, vehicle_ids: out.waiting }, 'certificate re-issue waits for a cancellation at the registry');
+      // The registry did not answer: fail the job so pg-boss retries it (the certificate stays issuing, claimable).
       if (out.transient) throw out.transient;
     }
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DbSimStore } from '../jobs/rails/registry-simulator.ts';
+import { DbSimStore, vehicleKey } from '../jobs/rails/registry-simulator.ts';
 import {
   canTransition,
   CERTIFICATE_STATES,
@@ -10,6 +10,7 @@ import {
 } from '../src/modules/certificates/certificate-state.ts';
 import { issueDue, stagesOf, sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
 import { registryRuntime } from '../src/modules/certificates/registry-runtime.ts';
+import type { CancelCertificateRequest, IssueCertificateRequest } from '../src/modules/certificates/registry.ts';
 import { addDays, toDbDate } from '../src/lib/dates.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
@@ -89,6 +90,18 @@ async function events(org: PayOrg, name: string, policyNo: string) {
 
 const issuePost = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
   org.api.post(`/policies/${uuid}/certificates`, { token, headers, idempotencyKey: randomUUID() });
+
+/** Runs `fn` with issue jobs lost (never sent; cancel jobs still are), so the test drives issuance or the sweep itself. */
+async function withoutIssueJobs<T>(fn: () => Promise<T>): Promise<T> {
+  const rt = registryRuntime(t.app.services);
+  const send = rt.send!;
+  rt.send = async (q, data, opts) => (q === 'issue' ? undefined : send(q, data, opts));
+  try {
+    return await fn();
+  } finally {
+    rt.send = send;
+  }
+}
 
 describe('stages', () => {
   it('splits an instalment plan by months, the last stage to the end date', () => {
@@ -356,6 +369,215 @@ describe('policy cancellation and reinstatement', () => {
   }, 90_000);
 });
 
+describe('reinstatement at once after the cancellation is confirmed', () => {
+  /** The registry's own record of a registration: every certificate it holds for the vehicle, by number. */
+  const atRegistry = async (regno: string) =>
+    (await t.db.system((tx) => tx.registrySimCertificate.findMany({ where: { registration: vehicleKey(regno) }, orderBy: { certificateNo: 'asc' } }))).map((r) => [r.certificateNo, r.status]);
+  const settled = (l: any[]) => l.some((x) => x.series === 2 && !['pending', 'issuing'].includes(x.status));
+
+  it('REST: the re-issue waits for the registry to cancel the old certificate, then is issued; another policy on the vehicle is still refused', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
+    expect(preview.status, preview.text).toBe(201);
+    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    expect(confirm.status, confirm.text).toBe(200);
+    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+    expect(re.status, re.text).toBe(200);
+
+    const list = await waitCerts(o, pol.uuid, (l) => settled(l) && l.some((x) => x.series === 1 && x.status === 'cancelled'));
+    expect(list.map((x) => [x.series, x.stage, x.status, x.error])).toEqual([[1, 1, 'cancelled', null], [2, 1, 'issued', null]]);
+    const second = list[1];
+    expect(second.certificate_no).not.toBe(first.certificate_no);
+    expect(await events(o, 'certificate.failed', pol.policy_no)).toEqual([]);
+    expect(await atRegistry(pol.regno)).toEqual([[first.certificate_no, 'Cancelled'], [second.certificate_no, 'Active']]);
+
+    // The policy's own certificates never counted against it; a different policy on the vehicle is double insurance.
+    const theirs = await bind(other, 1, pol.regno);
+    await pay(other, theirs, [1]);
+    const [refused] = await waitCerts(other, theirs.uuid, (l) => l.some((x) => x.status === 'failed'));
+    expect(refused).toMatchObject({ status: 'failed', error: { code: 'ER005' } });
+    expect(refused.error.message).toContain(second.certificate_no);
+  }, 90_000);
+
+  it('GraphQL: confirmCancellation then reinstatePolicy at once ends with the old certificate cancelled and the new one issued', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const as = { token: o.tokens.staff };
+    const pv = await o.api.gql(
+      `mutation($p: String!, $i: CancellationInput!) { previewCancellation(policyUuid: $p, input: $i) { __typename ... on Cancellation { uuid } } }`,
+      { p: pol.uuid, i: { reason: 'insured_request', requestedBy: 'insured' } },
+      as,
+    );
+    expect(pv.body.data?.previewCancellation?.__typename, JSON.stringify(pv.body)).toBe('Cancellation');
+    const cf = await o.api.gql(`mutation($u: String!) { confirmCancellation(uuid: $u) { __typename ... on Cancellation { status } } }`, { u: pv.body.data.previewCancellation.uuid }, as);
+    expect(cf.body.data?.confirmCancellation, JSON.stringify(cf.body)).toEqual({ __typename: 'Cancellation', status: 'confirmed' });
+    const rs = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p) { __typename ... on Cancellation { status } } }`, { p: pol.uuid }, as);
+    expect(rs.body.data?.reinstatePolicy, JSON.stringify(rs.body)).toEqual({ __typename: 'Cancellation', status: 'reinstated' });
+
+    const query = `query($u: String!) { policy(uuid: $u) { certificates { certificateNo series status error { code } } } }`;
+    const deadline = Date.now() + 30_000;
+    let got: any[] = [];
+    while (Date.now() < deadline) {
+      const g = await o.api.gql(query, { u: pol.uuid }, as);
+      got = g.body.data.policy.certificates;
+      if (settled(got) && got.some((x) => x.series === 1 && x.status === 'cancelled')) break;
+      await new Promise((res) => setTimeout(res, 150));
+    }
+    expect(got.map((x) => [x.series, x.status, x.error])).toEqual([[1, 'cancelled', null], [2, 'issued', null]]);
+    expect(got[0].certificateNo).toBe(first.certificate_no);
+    expect(await atRegistry(pol.regno)).toEqual([[first.certificate_no, 'Cancelled'], [got[1].certificateNo, 'Active']]);
+  }, 90_000);
+  it('the minute sweep re-issues for a reinstated policy whose issue jobs were all lost', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    await withoutIssueJobs(async () => {
+      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
+      await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+      const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+      expect(re.status, re.text).toBe(200);
+      // The cancellation is recorded; the re-issue it queues is lost like the reinstatement's.
+      const list = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
+      expect(list.map((x) => [x.series, x.status])).toEqual([[1, 'cancelled']]);
+    });
+    const rt = registryRuntime(t.app.services);
+    const send = rt.send!;
+    const swept: unknown[] = [];
+    rt.send = async (q, data) => void swept.push({ q, data });
+    try {
+      await sweepCertificates(t.app.services);
+    } finally {
+      rt.send = send;
+    }
+    const { id } = await policyRow(o, pol.uuid);
+    expect(swept).toContainEqual({ q: 'issue', data: { policyId: id } });
+    await send('issue', { policyId: id });
+    const list = await waitCerts(o, pol.uuid, (l) => settled(l));
+    expect(list.map((x) => [x.series, x.status])).toEqual([[1, 'cancelled'], [2, 'issued']]);
+  }, 90_000);
+});
+
+describe('a policy\u2019s own certificates', () => {
+  it('another organisation\u2019s policy with the same policy number is still another policy: ER005, never adopted', async () => {
+    const mine = await bind(o, 1);
+    await pay(o, mine, [1]);
+    const [ours] = await waitCerts(o, mine.uuid, (l) => l.some((x) => x.status === 'issued'));
+    // Policy numbers are per organisation (MTR-<year>-<seq>): another one selling for the same insurer can send the
+    // registry the very number we sent.
+    const theirs = await bind(other, 1, mine.regno);
+    await t.db.tenant(other.org.id, (tx) => tx.policy.update({ where: { uuid: theirs.uuid }, data: { policyNo: mine.policy_no } }));
+    await pay(other, { ...theirs, policy_no: mine.policy_no }, [1]);
+    const [c] = await waitCerts(other, theirs.uuid, (l) => l.some((x) => !['pending', 'issuing'].includes(x.status)));
+    expect(c).toMatchObject({ status: 'failed', certificate_no: null, error: { code: 'ER005' } });
+    expect(c.error.message).toContain(ours.certificate_no);
+  }, 60_000);
+});
+
+describe('the registry rail: intent before the call, outcome after', () => {
+  const activeAt = async (regno: string) =>
+    t.db.system((tx) => tx.registrySimCertificate.findMany({ where: { registration: vehicleKey(regno), status: 'Active' } }));
+
+  it('an issue whose answer was lost is found at the registry by the next attempt, not issued twice', async () => {
+    const rt = registryRuntime(t.app.services);
+    const real = rt.registry!;
+    await withoutIssueJobs(async () => {
+      const pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+      const { id } = await policyRow(o, pol.uuid);
+      // The registry certifies, but its answer never arrives.
+      rt.registry = Object.assign(Object.create(real), {
+        issue: async (req: IssueCertificateRequest) => {
+          await real.issue(req);
+          throw new Error('socket hang up');
+        },
+      });
+      try {
+        const lost = await issueDue(t.app.services, id);
+        expect(lost.attempted).toMatchObject([{ status: 'issuing', errorCode: 'registry_unavailable' }]);
+      } finally {
+        rt.registry = real;
+      }
+      const [issuedThere] = await activeAt(pol.regno);
+      const again = await issueDue(t.app.services, id);
+      expect(again.attempted).toMatchObject([{ status: 'issued', errorCode: null }]);
+      const [c] = (await certs(o, pol.uuid)).body.data;
+      expect(c).toMatchObject({ status: 'issued', certificate_no: issuedThere!.certificateNo, attempts: 2, error: null });
+      expect(await activeAt(pol.regno)).toHaveLength(1);
+      expect(await events(o, 'certificate.issued', pol.policy_no)).toHaveLength(1);
+    });
+  }, 60_000);
+
+  it('a cancellation whose answer was lost is found cancelled at the registry by the retry', async () => {
+    const pol = await bind(o, 1);
+    await pay(o, pol, [1]);
+    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const rt = registryRuntime(t.app.services);
+    const real = rt.registry!;
+    // The registry cancels, but its answer never arrives.
+    rt.registry = Object.assign(Object.create(real), {
+      cancel: async (req: CancelCertificateRequest) => {
+        await real.cancel(req);
+        throw new Error('socket hang up');
+      },
+    });
+    const cancel = () => o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    try {
+      expectProblem(await cancel(), 503, 'service_unavailable');
+    } finally {
+      rt.registry = real;
+    }
+    expect((await certs(o, pol.uuid)).body.data[0]).toMatchObject({ status: 'cancel_pending', cancel_reason_id: 15 });
+    const again = await cancel();
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toMatchObject({ certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15, error: null });
+    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([{ certificate_no: c.certificate_no, reason_id: 15 }]);
+  }, 60_000);
+
+  it('a policy cancelled while its issue call is under way: the certificate is recorded, then cancelled at the registry', async () => {
+    const rt = registryRuntime(t.app.services);
+    const real = rt.registry!;
+    await withoutIssueJobs(async () => {
+      const pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+      const { id } = await policyRow(o, pol.uuid);
+      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
+      expect(preview.status, preview.text).toBe(201);
+      // No row is locked while the registry works: the cancellation commits in the middle of the call.
+      rt.registry = Object.assign(Object.create(real), {
+        issue: async (req: IssueCertificateRequest) => {
+          const cf = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+          expect(cf.status, cf.text).toBe(200);
+          return real.issue(req);
+        },
+      });
+      try {
+        const out = await issueDue(t.app.services, id);
+        expect(out.attempted).toMatchObject([{ status: 'cancel_pending' }]);
+      } finally {
+        rt.registry = real;
+      }
+      const list = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
+      expect(list).toMatchObject([{ status: 'cancelled', cancel_reason_id: 8 }]);
+      expect(await activeAt(pol.regno)).toEqual([]);
+    });
+  }, 60_000);
+
+  it('two attempts at once certify the vehicle once', async () => {
+    await withoutIssueJobs(async () => {
+      const pol = await bind(o, 1);
+      await pay(o, pol, [1]);
+      const { id } = await policyRow(o, pol.uuid);
+      await Promise.all([issueDue(t.app.services, id), issueDue(t.app.services, id), issueDue(t.app.services, id)]);
+      const list = (await certs(o, pol.uuid)).body.data;
+      expect(list.map((x: any) => [x.status, x.attempts])).toEqual([['issued', 1]]);
+      expect((await activeAt(pol.regno)).map((r) => r.certificateNo)).toEqual([list[0].certificate_no]);
+    });
+  }, 60_000);
+});
+
 describe('a vehicle added by endorsement, and the sweep', () => {
   it('is certified from its first day on cover to the stage end, beside the first vehicle', async () => {
     const pol = await bind(o, 1);
@@ -470,9 +692,12 @@ describe('certificate state machine', () => {
     const allowed = Object.entries(CERTIFICATE_TRANSITIONS).flatMap(([f, tos]) => tos.map((to) => `${f}>${to}`));
     expect(allowed.sort()).toEqual(
       [
-        'pending>issued',
+        'pending>issuing',
         'pending>failed',
         'pending>void',
+        'issuing>issued',
+        'issuing>failed',
+        'issuing>void',
         'failed>pending',
         'failed>void',
         'issued>cancel_pending',
@@ -496,22 +721,27 @@ describe('certificate state machine', () => {
       );
     const move = (id: number, from: any, to: any) => t.db.tenant(o.org.id, (tx) => transitionCertificate(tx, id, from, to));
     const status = async (id: number) => (await t.db.tenant(o.org.id, (tx) => tx.certificate.findUniqueOrThrow({ where: { id } }))).status;
-    // pending → failed → pending → issued → cancel_pending → cancel_refused → cancel_pending → cancelled
+    // pending → failed → pending → issuing → issued → cancel_pending → cancel_refused → cancel_pending → cancelled
     const a = await row('pending');
-    for (const [from, to] of [['pending', 'failed'], ['failed', 'pending'], ['pending', 'issued'], ['issued', 'cancel_pending'], ['cancel_pending', 'cancel_refused'], ['cancel_refused', 'cancel_pending'], ['cancel_pending', 'cancelled']]) {
+    for (const [from, to] of [['pending', 'failed'], ['failed', 'pending'], ['pending', 'issuing'], ['issuing', 'issued'], ['issued', 'cancel_pending'], ['cancel_pending', 'cancel_refused'], ['cancel_refused', 'cancel_pending'], ['cancel_pending', 'cancelled']]) {
       expect(await move(a.id, from, to), `${from} → ${to}`).toBe(true);
       expect(await status(a.id)).toBe(to);
     }
-    // pending → void, failed → void
+    // pending → void, failed → void, issuing → failed, issuing → void
     const b = await row('pending');
     expect(await move(b.id, 'pending', 'void')).toBe(true);
     const c = await row('failed');
     expect(await move(c.id, 'failed', 'void')).toBe(true);
     expect(await status(c.id)).toBe('void');
+    const d = await row('issuing');
+    expect(await move(d.id, 'issuing', 'failed')).toBe(true);
+    const e = await row('issuing');
+    expect(await move(e.id, 'issuing', 'void')).toBe(true);
     // A stale `from` changes nothing; a move outside the table throws.
-    expect(await move(b.id, 'pending', 'issued')).toBe(false);
+    expect(await move(b.id, 'pending', 'issuing')).toBe(false);
     expect(await status(b.id)).toBe('void');
     await expect(move(a.id, 'cancelled', 'issued')).rejects.toBeInstanceOf(IllegalCertificateTransition);
+    await expect(move(b.id, 'pending', 'issued')).rejects.toBeInstanceOf(IllegalCertificateTransition);
     await expect(move(b.id, 'issued', 'cancelled')).rejects.toBeInstanceOf(IllegalCertificateTransition);
   });
 });

@@ -219,10 +219,27 @@ describe('double insurance', () => {
     const first = await reg.issue(privateCar());
     const sameReg = await reg.issue(privateCar({ memberCompanyId: 102, chassisNumber: 'OTHERCHASSIS', commencingDate: '01/12/2026', expiringDate: '30/11/2027' }));
     expectFailure(sameReg, 'ER005', new RegExp(`already covered under an active policy.*${first.certificateNo}.*Jubilee Allianz.*25/11/2027`));
-    const sameChassis = await reg.issue(privateCar({ registrationNumber: 'KDZ 777Z' }));
+    const sameChassis = await reg.issue(privateCar({ policyNumber: 'P/101/2026/0002', registrationNumber: 'KDZ 777Z' }));
     expectFailure(sameChassis, 'ER005', /already covered/);
     // Britam's single class C certificate was not consumed by the refusal.
     expect((await reg.stock(102)).stock).toEqual([{ certificateClass: 'C', available: 1 }]);
+  });
+
+  it('never counts a policy\u2019s own certificate against its re-issue, but refuses any other policy on the vehicle', async () => {
+    const first = await reg.issue(privateCar());
+    // The same policy certifies the vehicle again (a reinstatement whose old certificate is not cancelled yet).
+    const own = await reg.issue(privateCar({ commencingDate: '27/11/2026', expiringDate: '25/11/2027' }));
+    expect(own).toMatchObject({ success: true, errors: [] });
+    expect(own.certificateNo).not.toBe(first.certificateNo);
+    // Another policy of the same member, the same policy number at another member, another member's policy: refused,
+    // and each refusal names a certificate of the first policy.
+    for (const other of [{ policyNumber: 'P/101/2026/0002' }, { memberCompanyId: 102 }, { memberCompanyId: 102, policyNumber: 'B/9' }]) {
+      const r = await reg.issue(privateCar({ ...other, commencingDate: '01/12/2026', expiringDate: '30/11/2027' }));
+      expectFailure(r, 'ER005', new RegExp(`${first.certificateNo}|${own.certificateNo}`));
+    }
+    // The check itself carries no policy: it lists every active certificate on the vehicle, the policy's own included.
+    const check = await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: '', start: '01/12/2026', end: '30/11/2027' });
+    expect(check.conflicts.map((c) => c.certificateNo)).toEqual([first.certificateNo, own.certificateNo]);
   });
 
   it('ignores cancelled certificates', async () => {

@@ -141,14 +141,7 @@ export class RegistrySimulator implements CertificateRegistry {
 
   private async conflicts(ops: SimOps, registration: string, chassis: string, start: Date, end: Date): Promise<DoubleInsuranceConflict[]> {
     const found = await ops.overlapping(vehicleKey(registration), vehicleKey(chassis), start, end);
-    return found.map((c) => ({
-      certificateNo: c.certificateNo,
-      insurer: c.insurer,
-      memberCompanyId: c.memberCompanyId,
-      coverEndDate: c.expiringDate,
-      // The registry words it by whether the vehicle is already on cover when the new period starts.
-      message: c.start <= start ? 'already covered under an active policy' : 'overlapping policy, leading to Double Insurance',
-    }));
+    return found.map((c) => conflictOf(c, start));
   }
 
   doubleInsuranceCheck(req: DoubleInsuranceRequest): Promise<DoubleInsuranceResponse> {
@@ -174,7 +167,10 @@ export class RegistrySimulator implements CertificateRegistry {
       if (errors.length) return this.answer(ops, errors, {});
       const start = parseRegistryDate(req.commencingDate)!;
       const end = parseRegistryDate(req.expiringDate)!;
-      const found = await this.conflicts(ops, req.registrationNumber, req.chassisNumber, start, end);
+      // The check request carries no policy, so it lists them all; an issue request names its policy, and a policy is
+      // never double-insured by its own certificates (a re-issue after reinstatement, say).
+      const overlapping = await ops.overlapping(vehicleKey(req.registrationNumber), vehicleKey(req.chassisNumber), start, end);
+      const found = overlapping.filter((c) => !samePolicy(c, req)).map((c) => conflictOf(c, start));
       if (found.length) {
         return this.answer(
           ops,
@@ -298,6 +294,22 @@ export class RegistrySimulator implements CertificateRegistry {
       return this.answer(ops, [], { stock });
     });
   }
+}
+
+function conflictOf(c: SimStored, start: Date): DoubleInsuranceConflict {
+  return {
+    certificateNo: c.certificateNo,
+    insurer: c.insurer,
+    memberCompanyId: c.memberCompanyId,
+    coverEndDate: c.expiringDate,
+    // The registry words it by whether the vehicle is already on cover when the new period starts.
+    message: c.start <= start ? 'already covered under an active policy' : 'overlapping policy, leading to Double Insurance',
+  };
+}
+
+/** The registry knows a policy by the member company that holds it and that member's policy number. */
+function samePolicy(c: SimStored, req: IssueCertificateRequest): boolean {
+  return c.memberCompanyId === req.memberCompanyId && c.policyNumber === req.policyNumber;
 }
 
 function publicRecord(c: SimStored): CertificateRecord {

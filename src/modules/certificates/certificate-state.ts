@@ -5,15 +5,19 @@ import type { Prisma, Tx } from '../../db/client.ts';
  * `transitionCertificates` (a policy's or a vehicle's rows), guarded by the current status so a racing writer
  * changes nothing.
  *
- * pending → issued | failed | void; failed → pending (manual retry) | void; issued → cancel_pending;
- * cancel_pending → cancelled | cancel_refused; cancel_refused → cancel_pending (cancel asked again).
- * `void`: a pending or failed issue whose policy (or vehicle) was cancelled before the registry certified it.
+ * pending → issuing | failed | void; issuing → issued | failed | void; failed → pending (manual retry) | void;
+ * issued → cancel_pending; cancel_pending → cancelled | cancel_refused; cancel_refused → cancel_pending (asked again).
+ * `issuing`: committed before the registry is called, so no second worker calls it for the same row; a call that got
+ * no answer leaves it `issuing` (error registry_unavailable), and the next attempt asks the registry what became of
+ * that call before issuing again.
+ * `void`: an issue whose policy (or vehicle) was cancelled before the registry certified it.
  */
-export const CERTIFICATE_STATES = ['pending', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'] as const;
+export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'] as const;
 export type CertificateState = (typeof CERTIFICATE_STATES)[number];
 
 export const CERTIFICATE_TRANSITIONS: Record<CertificateState, readonly CertificateState[]> = {
-  pending: ['issued', 'failed', 'void'],
+  pending: ['issuing', 'failed', 'void'],
+  issuing: ['issued', 'failed', 'void'],
   failed: ['pending', 'void'],
   issued: ['cancel_pending'],
   cancel_pending: ['cancelled', 'cancel_refused'],

@@ -2,29 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { requireAbility } from '../../auth/principal.ts';
-import { addDays, addMonths, fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
+import { addDays, addMonths, fromDbDate, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
 import { AppError, notFound, ValidationError, InvalidStateError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { emitEvent } from '../events/event.service.ts';
 import type { MotorKind } from '../motor/classify.ts';
 import { policyService } from '../policies/policy.service.ts';
 import { policyVisibility } from '../policies/policy.policy.ts';
-import { LIVE_AT_REGISTRY, transitionCertificate, transitionCertificates } from './certificate-state.ts';
+import { LIVE_AT_REGISTRY, transitionCertificate } from './certificate-state.ts';
+import { cancelAtRegistry } from './registry-cancel.ts';
+import { type AttemptRow, attemptIssue } from './registry-issue.ts';
 import { registryOf, registryRuntime } from './registry-runtime.ts';
-import {
-  CANCEL_REASONS,
-  certificateClass,
-  type CertificateRecord,
-  coverCode,
-  type CoverCode,
-  formatRegistryDate,
-  type IssueCertificateRequest,
-  type RegistryError,
-} from './registry.ts';
+import { CANCEL_REASONS, certificateClass, type CertificateRecord, coverCode, formatRegistryDate, registryMessage } from './registry.ts';
 
-/** Seats sent as `licensedToCarry` for a class A (PSV) vehicle bound without a PLL seat count: a 14-seat matatu. */
-export const DEFAULT_PSV_SEATS = 14;
 export const COVER_NAMES: Record<number, string> = { 100: 'Comprehensive', 200: 'Third party only', 300: 'Third party, fire and theft' };
 
 // ---- problems (typed results in GraphQL; REST adds success: false and message) -------------------------------
@@ -86,8 +76,13 @@ function loadPolicy(tx: Tx, policyId: number) {
   });
 }
 
-/** A vehicle's current series: a new one opens when the policy was reinstated after its certificates were cancelled. */
-function seriesOf(p: PolicyFull, vehicleId: number): number {
+/**
+ * A vehicle's current series: a new one opens when the policy was reinstated after its certificates were cancelled.
+ * null while that new series must wait: a certificate of the series it replaces is still cancel_pending, so the
+ * registry holds it Active and would see the re-issue as double insurance. Recording the cancellation queues the
+ * issue again (registry-cancel.ts).
+ */
+function seriesOf(p: PolicyFull, vehicleId: number): number | null {
   const mine = p.certificates.filter((c) => c.vehicleId === vehicleId);
   if (!mine.length) return 1;
   const series = Math.max(...mine.map((c) => c.series));
@@ -95,14 +90,19 @@ function seriesOf(p: PolicyFull, vehicleId: number): number {
   const ended = current.some((c) => c.status === 'cancelled' || c.status === 'void' || c.status === 'cancel_pending');
   // The series began before the latest reinstatement and was ended (by the cancellation it reversed): re-issue.
   const reinstated = p.statusHistory[0]?.at;
-  if (ended && reinstated && current.every((c) => c.createdAt < reinstated)) return series + 1;
-  return series;
+  if (!ended || !reinstated || !current.every((c) => c.createdAt < reinstated)) return series;
+  return current.some((c) => c.status === 'cancel_pending') ? null : series + 1;
 }
 
 interface DuePlan {
   create: { vehicleId: number; stage: number; series: number; start: string; end: string }[];
   retry: number[];
+  /** Vehicles whose re-issue waits for the registry to confirm the cancellation of their previous series. */
+  waiting: number[];
 }
+
+/** In flight or to attempt: the next stage waits for it. */
+const UNSETTLED = ['pending', 'issuing'];
 
 /**
  * What is due now: for each live vehicle and stage k (in order), instalment k paid in full (paid + credited ≥
@@ -111,7 +111,7 @@ interface DuePlan {
  * running is the vehicle's first. `retry`: failed ones to send again (manual issue only).
  */
 function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan {
-  const plan: DuePlan = { create: [], retry: [] };
+  const plan: DuePlan = { create: [], retry: [], waiting: [] };
   const notes = p.debitNotes;
   const stages = stagesOf(fromDbDate(p.startDate), fromDbDate(p.endDate), notes.length);
   const paid = (k: number) => {
@@ -122,6 +122,10 @@ function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan {
   for (const v of p.vehicles) {
     if (v.status !== 'active') continue;
     const series = seriesOf(p, v.id);
+    if (series === null) {
+      plan.waiting.push(v.id);
+      continue;
+    }
     const from = maxYmd(v.addedOn ? fromDbDate(v.addedOn) : fromDbDate(p.startDate), series > 1 ? today : '0000-00-00');
     let prevLive = true;
     for (const s of stages) {
@@ -137,7 +141,7 @@ function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan {
         break;
       }
       prevLive = (LIVE_AT_REGISTRY as readonly string[]).includes(row.status);
-      if (row.status === 'pending') break;
+      if (UNSETTLED.includes(row.status)) break;
     }
   }
   return plan;
@@ -147,9 +151,11 @@ function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan {
 
 export interface IssueOutcome {
   /** Certificates attempted in this run, by id, with how they ended. */
-  attempted: { id: number; status: string; errorCode: string | null; errorMessage: string | null }[];
+  attempted: AttemptRow[];
   notActive: boolean;
-  /** A transient registry error left a certificate pending (the job rethrows it for a pg-boss retry). */
+  /** Vehicles whose re-issue waits for a cancellation at the registry (not failed: queued again when it is confirmed). */
+  waiting: number[];
+  /** The registry did not answer (the job rethrows it for a pg-boss retry; the certificate stays `issuing`). */
   transient?: unknown;
 }
 
@@ -160,50 +166,18 @@ async function tenantOfPolicy(app: AppServices, policyId: number): Promise<numbe
 
 /**
  * Issues whatever is due for the policy, stage after stage, until nothing more is due. Idempotent: rows are
- * unique per (policy, vehicle, stage, series) and each attempt locks its row and acts only on `pending`.
+ * unique per (policy, vehicle, stage, series) and an attempt claims its row before calling the registry.
  */
 export async function issueDue(app: AppServices, policyId: number, opts: { manual?: boolean; tenantId?: number } = {}): Promise<IssueOutcome> {
   const tenantId = opts.tenantId ?? (await tenantOfPolicy(app, policyId));
-  const out: IssueOutcome = { attempted: [], notActive: false };
+  const out: IssueOutcome = { attempted: [], notActive: false, waiting: [] };
   if (tenantId == null) return out;
   const seen = new Set<number>();
   for (let round = 0; round < 50; round++) {
-    const today = todayNairobi(registryRuntime(app).clock());
-    const pending = await app.db.tenant(tenantId, async (tx) => {
-      await tx.$queryRaw`SELECT id FROM policies WHERE id = ${policyId} FOR UPDATE`;
-      const p = await loadPolicy(tx, policyId);
-      if (!p || p.status !== 'active') return null;
-      const plan = planDue(p, today, !!opts.manual && round === 0);
-      for (const c of plan.create) {
-        const v = p.vehicles.find((x) => x.id === c.vehicleId)!;
-        await tx.certificate.createMany({
-          data: [
-            {
-              tenantId,
-              uuid: randomUUID(),
-              policyId,
-              vehicleId: c.vehicleId,
-              stage: c.stage,
-              stageCount: Math.max(1, p.debitNotes.length),
-              series: c.series,
-              certificateClass: certificateClass(p.vehicleClass, kindOf(v)),
-              coverCode: coverCode(p.coverType),
-              startDate: toDbDate(c.start),
-              endDate: toDbDate(c.end),
-            },
-          ],
-          skipDuplicates: true,
-        });
-      }
-      for (const id of plan.retry) await transitionCertificate(tx, id, 'failed', 'pending', { errorCode: null, errorMessage: null });
-      const rows = await tx.certificate.findMany({ where: { policyId, status: 'pending' }, orderBy: [{ stage: 'asc' }, { vehicleId: 'asc' }], select: { id: true } });
-      return rows.map((r) => r.id);
-    });
-    if (pending === null) {
-      out.notActive = true;
-      return out;
-    }
-    const fresh = pending.filter((id) => !seen.has(id));
+    const due = await createDue(app, tenantId, policyId, !!opts.manual && round === 0);
+    out.notActive = !due.active;
+    out.waiting = due.waiting;
+    const fresh = due.toAttempt.filter((id) => !seen.has(id));
     if (!fresh.length) break;
     for (const id of fresh) {
       seen.add(id);
@@ -218,183 +192,70 @@ export async function issueDue(app: AppServices, policyId: number, opts: { manua
   return out;
 }
 
+/**
+ * Under the policy lock: creates the rows now due and lists those to attempt. A policy no longer active gets
+ * nothing new, but a call of its left unanswered is still settled (its certificate is found, then cancelled).
+ */
+async function createDue(app: AppServices, tenantId: number, policyId: number, manual: boolean) {
+  const today = todayNairobi(registryRuntime(app).clock());
+  return app.db.tenant(tenantId, async (tx) => {
+    await tx.$queryRaw`SELECT id FROM policies WHERE id = ${policyId} FOR UPDATE`;
+    const p = await loadPolicy(tx, policyId);
+    const active = p?.status === 'active';
+    const plan = p && active ? planDue(p, today, manual) : { create: [], retry: [], waiting: [] };
+    for (const c of plan.create) await createCertificate(tx, tenantId, p!, c);
+    for (const id of plan.retry) await transitionCertificate(tx, id, 'failed', 'pending', { errorCode: null, errorMessage: null });
+    const rows = await tx.certificate.findMany({
+      where: { policyId, status: { in: active ? UNSETTLED : ['issuing'] } },
+      orderBy: [{ stage: 'asc' }, { vehicleId: 'asc' }],
+      select: { id: true },
+    });
+    return { active, waiting: plan.waiting, toAttempt: rows.map((r) => r.id) };
+  });
+}
+
+async function createCertificate(tx: Tx, tenantId: number, p: PolicyFull, c: DuePlan['create'][number]): Promise<void> {
+  const v = p.vehicles.find((x) => x.id === c.vehicleId)!;
+  await tx.certificate.createMany({
+    data: [
+      {
+        tenantId,
+        uuid: randomUUID(),
+        policyId: p.id,
+        vehicleId: c.vehicleId,
+        stage: c.stage,
+        stageCount: Math.max(1, p.debitNotes.length),
+        series: c.series,
+        certificateClass: certificateClass(p.vehicleClass, kindOf(v)),
+        coverCode: coverCode(p.coverType),
+        startDate: toDbDate(c.start),
+        endDate: toDbDate(c.end),
+      },
+    ],
+    skipDuplicates: true,
+  });
+}
+
 /** The registry does not know our tuktuks by class: a three-wheeler is recognised by its coverage or body type. */
 function kindOf(v: { coverage: string | null; bodyType: string | null }): MotorKind {
   return /tuk/i.test(`${v.coverage ?? ''} ${v.bodyType ?? ''}`) ? 'tuktuk' : 'motor';
 }
 
-function registryMessage(errors: RegistryError[]): { code: string; message: string } {
-  return { code: errors[0]?.errorCode ?? 'ER002', message: errors.map((e) => e.errorText).join('; ') || 'refused' };
-}
-
-const eventBase = (c: { uuid: string; stage: number; stageCount: number }, p: { policyNo: string; uuid: string; client: { clientNo: string } }, regNo: string) => ({
-  certificate_uuid: c.uuid,
-  policy_no: p.policyNo,
-  policy_uuid: p.uuid,
-  client_no: p.client.clientNo,
-  registration: regNo,
-  stage: c.stage,
-  stage_count: c.stageCount,
-});
-
-/** One attempt at the registry for one pending certificate: double-insurance check, then issue. */
-export async function attemptIssue(app: AppServices, tenantId: number, certificateId: number) {
-  let transient: unknown;
-  const row = await app.db.tenant(
-    tenantId,
-    async (tx) => {
-      await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
-      const c = await tx.certificate.findUniqueOrThrow({ where: { id: certificateId }, include: { vehicle: true, policy: { include: { client: true, insurer: true } } } });
-      const result = (x: { status: string; errorCode: string | null; errorMessage: string | null }) => ({ id: c.id, status: x.status, errorCode: x.errorCode, errorMessage: x.errorMessage });
-      if (c.status !== 'pending') return result(c);
-      const attempts = c.attempts + 1;
-      const now = registryRuntime(app).clock();
-      const start = maxYmd(fromDbDate(c.startDate), todayNairobi(now));
-      const end = fromDbDate(c.endDate);
-      const p = c.policy;
-      const v = c.vehicle;
-      const base = eventBase(c, p, v.regNo);
-      const fail = async (code: string, message: string) => {
-        await transitionCertificate(tx, c.id, 'pending', 'failed', { attempts, errorCode: code, errorMessage: message });
-        await emitEvent(app, tx, tenantId, 'certificate.failed', { ...base, error_code: code, message, attempts, final: true });
-        return result({ status: 'failed', errorCode: code, errorMessage: message });
-      };
-      if (start > end) return fail('stage_over', `The stage ended on ${end}: nothing left to certify`);
-      try {
-        const registry = await registryOf(app);
-        const di = await registry.doubleInsuranceCheck({ registration: v.regNo, chassis: v.chassisNo ?? '', start: formatRegistryDate(toDbDate(start)), end: formatRegistryDate(toDbDate(end)) });
-        if (!di.success) {
-          const e = registryMessage(di.errors);
-          return fail(e.code, e.message);
-        }
-        for (const conflict of di.conflicts) {
-          // Our own certificate whose answer was lost (issued at the registry, our commit failed): adopt it.
-          const got = await registry.get(conflict.certificateNo);
-          const rec = got.certificate;
-          const ours =
-            rec && rec.policyNumber === p.policyNo && rec.commencingDate === formatRegistryDate(toDbDate(start)) && rec.expiringDate === formatRegistryDate(toDbDate(end)) &&
-            !(await tx.certificate.findFirst({ where: { certificateNo: rec.certificateNo } }));
-          if (ours) return succeed(rec!.certificateNo, di.referenceNo, rec!.issuedAt);
-          const message = `Double insurance: ${conflict.message}: certificate ${conflict.certificateNo} with ${conflict.insurer}, cover ends ${conflict.coverEndDate}`;
-          return fail('ER005', message);
-        }
-        const req: IssueCertificateRequest = {
-          memberCompanyId: p.insurer.registryMemberId,
-          certificateClass: c.certificateClass as IssueCertificateRequest['certificateClass'],
-          typeOfCover: c.coverCode as CoverCode,
-          policyHolder: p.client.name,
-          policyNumber: p.policyNo,
-          commencingDate: formatRegistryDate(toDbDate(start)),
-          expiringDate: formatRegistryDate(toDbDate(end)),
-          registrationNumber: v.regNo,
-          chassisNumber: v.chassisNo ?? '',
-          engineNumber: v.engineNo ?? '',
-          phoneNumber: p.client.phone,
-          email: p.client.email ?? '',
-          bodyType: v.bodyType ?? '',
-          ...(c.coverCode === 100 || c.coverCode === 300 ? { sumInsured: v.valueMinor != null ? Number(v.valueMinor / 100n) : 0 } : {}),
-          ...(c.certificateClass === 'A' ? { licensedToCarry: v.pll && v.pll > 0 ? Math.min(v.pll, 200) : DEFAULT_PSV_SEATS } : {}),
-          ...(c.certificateClass === 'B' ? { tonnage: v.tonnesMilli != null ? v.tonnesMilli / 1000 : 0 } : {}),
-        };
-        const res = await registry.issue(req);
-        if (!res.success || !res.certificateNo) {
-          const e = registryMessage(res.errors);
-          return fail(e.code, e.message);
-        }
-        return succeed(res.certificateNo, res.referenceNo, now.toISOString());
-      } catch (err) {
-        transient = err;
-        const message = err instanceof Error ? err.message : String(err);
-        await tx.certificate.update({ where: { id: c.id }, data: { attempts, errorCode: 'registry_unavailable', errorMessage: message.slice(0, 500) } });
-        return result({ status: 'pending', errorCode: 'registry_unavailable', errorMessage: message });
-      }
-
-      async function succeed(certificateNo: string, registryRef: string, issuedAtIso: string) {
-        const issuedAt = new Date(issuedAtIso);
-        await transitionCertificate(tx, c.id, 'pending', 'issued', { attempts, certificateNo, registryRef, issuedAt, startDate: toDbDate(start), errorCode: null, errorMessage: null });
-        await emitEvent(app, tx, tenantId, 'certificate.issued', {
-          ...base,
-          certificate_no: certificateNo,
-          certificate_class: c.certificateClass as 'A' | 'B' | 'C' | 'D',
-          cover_code: c.coverCode,
-          start_date: start,
-          end_date: end,
-          registry_ref: registryRef,
-          issued_at: nairobiIso(issuedAt),
-        });
-        return result({ status: 'issued', errorCode: null, errorMessage: null });
-      }
-    },
-    { timeout: 30_000 },
-  );
-  return { row, transient };
-}
-
-// ---- cancellation ---------------------------------------------------------------------------------------------
-
-/**
- * Inside the caller's transaction: live certificates → cancel_pending (with the reason), pending or failed issues
- * → void. Returns the ids to cancel at the registry.
- */
-export async function markForCancellation(tx: Tx, where: { policyId: number } | { vehicleId: number }, reasonId: number): Promise<number[]> {
-  await transitionCertificates(tx, where, ['pending', 'failed'], 'void');
-  return transitionCertificates(tx, where, ['issued', 'cancel_refused'], 'cancel_pending', { cancelReasonId: reasonId, errorCode: null, errorMessage: null });
-}
-
-/** The cancel job: one cancel_pending certificate at the registry. ER007 (past 24 hours) → cancel_refused. */
-export async function cancelAtRegistry(
-  app: AppServices,
-  certificateId: number,
-  tenantIdHint?: number,
-  manual?: { reasonId: number; audit: (tx: Tx) => Promise<void> },
-): Promise<string | null> {
-  const tenantId =
-    tenantIdHint ?? (await app.db.system((tx) => tx.certificate.findUnique({ where: { id: certificateId }, select: { tenantId: true } })))?.tenantId;
-  if (tenantId == null) return null;
-  return app.db.tenant(
-    tenantId,
-    async (tx) => {
-      await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
-      const c = await tx.certificate.findUniqueOrThrow({ where: { id: certificateId }, include: { vehicle: true, policy: { include: { client: true } } } });
-      if (manual && (c.status === 'issued' || c.status === 'cancel_refused')) {
-        await transitionCertificate(tx, c.id, c.status, 'cancel_pending', { cancelReasonId: manual.reasonId, errorCode: null, errorMessage: null });
-        await manual.audit(tx);
-        c.cancelReasonId = manual.reasonId;
-      } else if (c.status !== 'cancel_pending' || !c.certificateNo) return c.status;
-      const registry = await registryOf(app);
-      const reasonId = c.cancelReasonId ?? 8;
-      const res = await registry.cancel({ certificateNo: c.certificateNo!, reasonId }); // a throw: the job retries
-      if (!res.success) {
-        const e = registryMessage(res.errors);
-        await transitionCertificate(tx, c.id, 'cancel_pending', 'cancel_refused', { errorCode: e.code, errorMessage: e.message });
-        return 'cancel_refused';
-      }
-      const cancelledAt = registryRuntime(app).clock();
-      await transitionCertificate(tx, c.id, 'cancel_pending', 'cancelled', { cancelledAt, cancelReasonId: reasonId, registryRef: res.referenceNo, errorCode: null, errorMessage: null });
-      await emitEvent(app, tx, tenantId, 'certificate.cancelled', {
-        ...eventBase(c, c.policy, c.vehicle.regNo),
-        certificate_no: c.certificateNo,
-        reason_id: reasonId,
-        cancelled_at: nairobiIso(cancelledAt),
-      });
-      return 'cancelled';
-    },
-    { timeout: 30_000 },
-  );
-}
-
 // ---- sweep ----------------------------------------------------------------------------------------------------
 
 /**
- * The minute sweep (job payments.reconcile): active policies with a due-but-missing certificate (a paid instalment
- * with no certificate for a live vehicle and that stage) or a pending one untouched for a minute are queued for
- * issue; cancel_pending certificates untouched for 30 seconds are queued for cancellation.
+ * The minute sweep (job payments.reconcile), queueing for issue: active policies with a due-but-missing
+ * certificate (a paid instalment with no certificate for a live vehicle and that stage, where one ended before the
+ * latest reinstatement does not count) or a pending one untouched for a minute; any policy with an unanswered or
+ * abandoned `issuing` call. cancel_pending certificates untouched for 30 seconds are queued for cancellation.
  */
 export async function sweepCertificates(app: AppServices): Promise<{ issue: number; cancel: number }> {
   const send = registryRuntime(app).send;
   if (!send) return { issue: 0, cancel: 0 };
   const { issue, cancel } = await app.db.system(async (tx) => {
     const issue = await tx.$queryRaw<{ id: number }[]>`
+      SELECT policy_id AS id FROM certificates WHERE status = 'issuing' AND updated_at < now() - interval '1 minute'
+      UNION
       SELECT p.id FROM policies p
       WHERE p.status = 'active' AND (
         EXISTS (SELECT 1 FROM certificates c WHERE c.policy_id = p.id AND c.status = 'pending' AND c.updated_at < now() - interval '1 minute')
@@ -402,13 +263,17 @@ export async function sweepCertificates(app: AppServices): Promise<{ issue: numb
           SELECT 1 FROM policy_vehicles v
           JOIN debit_notes d ON d.policy_id = p.id AND d.kind = 'instalment' AND d.paid_minor + d.credited_minor >= d.amount_minor
           WHERE v.policy_id = p.id AND v.status = 'active'
-            AND NOT EXISTS (SELECT 1 FROM certificates c WHERE c.vehicle_id = v.id AND c.stage = d.instalment_no)
+            AND NOT EXISTS (
+              SELECT 1 FROM certificates c WHERE c.vehicle_id = v.id AND c.stage = d.instalment_no
+                AND (c.status NOT IN ('cancelled', 'void') OR c.created_at >= COALESCE(
+                  (SELECT max(h.at) FROM policy_status_changes h WHERE h.policy_id = p.id AND h.from_status = 'cancelled' AND h.to_status = 'active'),
+                  '-infinity')))
             AND (v.added_on IS NULL OR v.added_on <= p.start_date OR d.due_on >= v.added_on - interval '1 month')
             -- a stage already over is never certified (planDue skips it): don't queue for it every minute
             AND (CASE WHEN d.instalment_no >= d.instalment_count THEN p.end_date
                       ELSE (p.start_date + d.instalment_no * interval '1 month' - interval '1 day')::date END)
                 >= (now() AT TIME ZONE 'Africa/Nairobi')::date))
-      ORDER BY p.id LIMIT 200`;
+      ORDER BY id LIMIT 200`;
     const cancel = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM certificates WHERE status = 'cancel_pending' AND updated_at < now() - interval '30 seconds' ORDER BY id LIMIT 200`;
     return { issue, cancel };
@@ -491,7 +356,7 @@ export const certificateService = {
     }).catch((err) => {
       if (err instanceof AppError) throw err;
       ctx.log.warn({ err }, 'registry cancel failed');
-      const detail = 'The certificate registry did not answer; nothing changed, try again';
+      const detail = 'The certificate registry did not answer; the cancellation stays cancel_pending and is retried automatically';
       throw new AppError('service_unavailable', { detail, extra: { message: detail } });
     });
     if (status !== 'cancelled' && status !== 'cancel_refused') throw new CertificateStateError(`Certificate ${c.certificateNo} is ${status}`);

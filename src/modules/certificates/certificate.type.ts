@@ -14,7 +14,7 @@ import { onePolicy } from '../policies/policy.policy.ts';
 
 const CertificateStatusEnum = builder.enumType('CertificateStatus', {
   description:
-    'pending → issued | failed | void; failed → pending (manual retry); issued → cancel_pending → cancelled | cancel_refused (registry refused: past 24 hours); void: dropped before issue because the policy or vehicle was cancelled.',
+    'pending → issuing → issued | failed | void; failed → pending (manual retry); issued → cancel_pending → cancelled | cancel_refused (registry refused: past 24 hours). issuing: the registry call is under way, or got no answer and is retried; void: dropped before issue because the policy or vehicle was cancelled.',
   values: CERTIFICATE_STATES,
 });
 

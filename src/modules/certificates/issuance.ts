@@ -1,6 +1,6 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { markForCancellation } from './certificate.service.ts';
+import { markForCancellation } from './registry-cancel.ts';
 import { registryRuntime } from './registry-runtime.ts';
 
 /**

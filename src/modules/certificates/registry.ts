@@ -62,6 +62,11 @@ export interface RegistryError {
   errorText: string;
 }
 
+/** A refusal as we record it: the first error's code, every error's text. */
+export function registryMessage(errors: RegistryError[]): { code: string; message: string } {
+  return { code: errors[0]?.errorCode ?? 'ER002', message: errors.map((e) => e.errorText).join('; ') || 'refused' };
+}
+
 /** Every answer: `success`, the error list (empty on success) and the registry's reference for the call. */
 export interface RegistryResponse {
   success: boolean;
