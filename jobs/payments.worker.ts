@@ -1,11 +1,15 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
+import { sweepPayments } from '../src/modules/payments/confirm.service.ts';
 import { paymentsRuntime } from '../src/modules/payments/rail.ts';
-import { reconcilePending } from '../src/modules/payments/settle.service.ts';
 import { MpesaSimulator, resolvePrompt } from './rails/mpesa-simulator.ts';
 import { QUEUES } from './queues.ts';
 
-/** The simulated rail (its prompts are resolved here) and the minute sweep (payments, then due certificates). */
+/**
+ * The simulated rail (its prompts are resolved here) and the payments sweep: once at start (so what a crash left
+ * open is taken up at once), then every PAYMENTS_SWEEP_SECONDS (the minute cron, or a timer when shorter).
+ */
 export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Promise<void> {
   const simQ = QUEUES.mpesaSimResolve;
   const sweepQ = QUEUES.reconcilePayments;
@@ -22,8 +26,20 @@ export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Pr
     );
   });
 
-  await boss.work(sweepQ.name, { pollingIntervalSeconds: 5 }, async () => {
-    const r = await reconcilePending(app);
-    if (r.reconciled || r.certificates) app.log.info({ job: sweepQ.name, ...r }, 'payments reconciled');
+  await boss.work(sweepQ.name, { pollingIntervalSeconds: 0.5 }, async () => {
+    const payments = await sweepPayments(app);
+    const certs = await sweepCertificates(app);
+    const certificates = certs.issue + certs.cancel;
+    if (Object.values(payments).some(Boolean) || certificates) app.log.info({ job: sweepQ.name, ...payments, certificates }, 'payments swept');
   });
+
+  const every = app.config.paymentsSweepSeconds;
+  const kick = () =>
+    boss.send(sweepQ.name, {}, { singletonKey: 'payments-sweep', singletonSeconds: every }).catch((err) => app.log.warn({ err }, 'payments sweep not queued'));
+  await kick();
+  if (every < 60) {
+    const timer = setInterval(kick, every * 1000);
+    timer.unref();
+    boss.once('stopped', () => clearInterval(timer));
+  }
 }

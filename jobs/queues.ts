@@ -41,15 +41,21 @@ export const QUEUES = {
   },
   /**
    * Issue whatever certificates are due for one policy (stage after stage). Idempotent: rows are unique per
-   * (policy, vehicle, stage, series) and an attempt acts only on a pending row. A registry that does not answer
-   * (a throw) is retried; its refusals are final (the certificate is failed, a manual issue retries).
+   * (policy, vehicle, stage, series) and an attempt claims its row (`issuing`, committed) before calling the registry.
+   * A registry that does not answer (a throw) is retried; its refusals are final (the certificate is failed, a manual
+   * issue retries). A re-issue after reinstatement waits, unfailed, until the previous series is cancelled at the
+   * registry; recording that cancellation sends this job again.
    */
   issueCertificate: {
     name: 'certificates.issue',
     payload: z.object({ policyId: z.number().int().positive() }).strict(),
     options: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 300 },
   },
-  /** Every minute: pending STK pushes past MPESA_RECONCILE_AFTER_MS asked of the rail; due-but-missing certificates. */
+  /**
+   * At start and every PAYMENTS_SWEEP_SECONDS (singleton): open callbacks replayed, pending STK pushes past
+   * MPESA_RECONCILE_AFTER_MS asked of the rail, requests in doubt and the paybill statement reconciled; then
+   * due-but-missing certificates.
+   */
   reconcilePayments: {
     name: 'payments.reconcile',
     payload: z.object({}).strict(),

@@ -10,11 +10,15 @@ export interface RestInput {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+  /** The Idempotency-Key header, for an operation that keeps its own exactly-once record (`idempotent: 'operation'`). */
+  idempotencyKey?: string;
 }
 
 export interface RestOutput {
   status: number;
   body: unknown;
+  /** The answer repeats an earlier request with the same Idempotency-Key (`idempotent: 'operation'`). */
+  replayed?: boolean;
 }
 
 /**
@@ -31,8 +35,14 @@ export interface RestRoute {
   tag: string;
   /** Any one of these scopes is enough. */
   scopes: Scope[];
-  /** Idempotency-Key header required (write calls marked so in the spec). */
-  idempotent: boolean;
+  /**
+   * Idempotency-Key header required (write calls marked so in the spec). `true`: the facade stores the response in
+   * the operation's transaction and replays it. `'operation'`: the operation is exactly-once by itself (it calls a
+   * rail, so it cannot run inside one transaction): the key is handed to it as `input.idempotencyKey`, and an answer
+   * with `replayed: true` gets the Idempotent-Replayed header. `'outside-transaction'`: the facade stores and replays
+   * the response, but the operation runs with no transaction open (it calls a rail; src/http/idempotency.ts).
+   */
+  idempotent: boolean | 'operation' | 'outside-transaction';
   serviceOnly?: boolean;
   /** File name (without .graphql) in rest-compat/operations/. */
   operation: string;

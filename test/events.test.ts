@@ -44,6 +44,7 @@ describe('event catalogue', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.map((e: any) => e.name)).toEqual([
       'payment.received',
+      'payment.unmatched',
       'policy.activated',
       'policy.endorsed',
       'policy.cancelled',
@@ -62,7 +63,8 @@ describe('event catalogue', () => {
     expect(payment.description).toMatch(/receipt/);
     expect(payment.schema.type).toBe('object');
     expect(payment.schema.required).toEqual(expect.arrayContaining(['amount', 'amount_minor', 'receipt_no', 'checkout_request_id', 'policy_no', 'policy_uuid', 'client_no']));
-    expect(r.body.data[1].schema.required).toEqual(expect.arrayContaining(['policy_no', 'policy_uuid', 'client_no', 'premium']));
+    expect(r.body.data[1].schema.required).toEqual(expect.arrayContaining(['transaction_ref', 'amount_minor', 'phone', 'found_via', 'reason']));
+    expect(r.body.data[2].schema.required).toEqual(expect.arrayContaining(['policy_no', 'policy_uuid', 'client_no', 'premium']));
     // ping is a test event, not part of the catalogue (spec).
     expect(r.text).not.toContain('"ping"');
   });

@@ -2,7 +2,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transitionPolicy } from '../src/modules/policies/policy-state.ts';
 import { AppError } from '../src/lib/problem.ts';
-import { reconcilePending } from '../src/modules/payments/settle.service.ts';
+import { sweepPayments as reconcilePending } from '../src/modules/payments/confirm.service.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { expectProblem, Live, PayOrg, PHONES, wsClient } from './helpers/payments.ts';
 

@@ -186,14 +186,14 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     expect(rows.map((x) => x.outcome)).toEqual(['settled', 'duplicate']);
     expect(rows[1]!.rawBody).toBe(JSON.stringify(body));
 
-    // The same M-Pesa receipt number under another checkout id is refused as a duplicate too.
+    // The same M-Pesa receipt number under a checkout id the rail never issued: the rail does not back it, nothing moves.
     const other = structuredClone(body);
     other.Body.stkCallback.CheckoutRequestID = 'ws_CO_unknown';
     const r2 = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(other) });
     expect(r2.status).toBe(200);
     expect(await t.db.tenant(o.org.id, (tx) => tx.receipt.count())).toBe(before[0]);
     const unmatched = await o.callbackProcessed('ws_CO_unknown');
-    expect(unmatched.map((x) => x.outcome)).toEqual(['unmatched']);
+    expect(unmatched.map((x) => x.outcome)).toEqual(['unconfirmed']);
   });
 
   it('the second instalment is then outstanding on the client balance', async () => {
@@ -335,6 +335,11 @@ describe('POST /payment/stk/push validation', () => {
     expect(b.status).toBe(202);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.body.data.checkout_request_id).toBe(a.body.data.checkout_request_id);
+    expect(b.body.data.id).toBe(a.body.data.id);
+    // The same key for another request is refused; nothing is sent.
+    const other = await o.push({ phone: PHONES.cancelled, amount: 2, account: bound.policy_no }, o.tokens.staff, key);
+    expectProblem(other, 422, 'idempotency_key_reused');
+    expect(await t.db.tenant(o.org.id, (tx) => tx.paymentRequest.count({ where: { idempotencyKey: key } }))).toBe(1);
   });
 
   it('needs the bind scope', async () => {
@@ -355,6 +360,16 @@ describe('GraphQL', () => {
     await o.settled(m.body.data.initiateStkPush.checkoutRequestId);
     const q = await o.api.gql('query($c: String!) { stkPushStatus(checkoutRequestId: $c) { status resultCode } }', { c: m.body.data.initiateStkPush.checkoutRequestId }, { token: o.tokens.staff });
     expect(q.body.data.stkPushStatus).toEqual({ status: 'failed', resultCode: 1 });
+
+    // The same idempotency key over GraphQL: the first attempt again, nothing sent twice.
+    const keyed = 'mutation($i: StkPushInput!) { initiateStkPush(input: $i) { __typename ... on StkPushAcknowledgement { id checkoutRequestId replayed } } }';
+    const input = { phone: PHONES.cancelled, amount: 3, account: bound.policy_no, idempotencyKey: `gql-${randomUUID()}` };
+    const k1 = await o.api.gql(keyed, { i: input }, { token: o.tokens.staff });
+    const k2 = await o.api.gql(keyed, { i: input }, { token: o.tokens.staff });
+    expect(k1.body.data.initiateStkPush.replayed).toBe(false);
+    expect(k2.body.data.initiateStkPush).toEqual({ ...k1.body.data.initiateStkPush, replayed: true });
+    const reused = await o.api.gql(keyed, { i: { ...input, amount: 4 } }, { token: o.tokens.staff });
+    expect(reused.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['idempotency_key_reused']);
 
     const bad = await o.api.gql('mutation { initiateStkPush(input: {phone: "1", amount: 0, account: "X"}) { __typename ... on Problem { code } } }', {}, { token: o.tokens.staff });
     expect(bad.body.data.initiateStkPush).toEqual({ __typename: 'ValidationProblem', code: 'validation_failed' });

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../../src/context.ts';
-import { AppError } from '../../src/lib/problem.ts';
+import { sha256Hex } from '../../src/lib/crypto.ts';
 import {
   darajaPassword,
   darajaTimestamp,
   type DarajaCallback,
+  darajaDateTime,
+  type DarajaPullRequest,
+  type DarajaPullResponse,
   type DarajaQueryResponse,
   type DarajaStkPushRequest,
   type DarajaStkPushResponse,
   type MobileMoneyRail,
+  RailRefusal,
   RESULT_CODES,
 } from '../../src/modules/payments/rail.ts';
 import { QUEUES } from '../queues.ts';
@@ -37,9 +41,9 @@ function randomCode(n: number): string {
   return [...randomBytes(n)].map((b) => ALNUM[b % ALNUM.length]).join('');
 }
 
-class RailError extends AppError {
+class RailError extends RailRefusal {
   constructor(detail: string) {
-    super('service_unavailable', { detail: `Mobile-money rail refused the request: ${detail}` });
+    super(`Mobile-money rail refused the request: ${detail}`);
   }
 }
 
@@ -56,8 +60,17 @@ function checkRequest(req: DarajaStkPushRequest, passkey: string): void {
 }
 
 /**
- * The simulated rail. Prompts live in mpesa_sim_prompts (so any process can answer a query); each is resolved by a
- * pg-boss job after MPESA_SIM_DELAY_MS, which then POSTs the Daraja callback over real HTTP to the CallBackURL.
+ * Where each prompt's callback goes. The CallBackURL carries the organisation's callback token, so the rail's table
+ * keeps only its hash and the URL lives in this process's memory: a prompt resolved after a restart (or by another
+ * process) is not called back, as when Daraja loses a callback; the service finds it by its status query or its
+ * statement.
+ */
+const callbackUrls = new Map<string, string>();
+
+/**
+ * The simulated rail. Prompts live in mpesa_sim_prompts (so any process can answer a query or pull the statement);
+ * each is resolved by a pg-boss job after MPESA_SIM_DELAY_MS, which then POSTs the Daraja callback over real HTTP to
+ * the CallBackURL.
  */
 export class MpesaSimulator implements MobileMoneyRail {
   constructor(
@@ -78,10 +91,11 @@ export class MpesaSimulator implements MobileMoneyRail {
           phone: req.PhoneNumber,
           amount: req.Amount,
           accountReference: req.AccountReference,
-          callbackUrl: req.CallBackURL,
+          callbackUrlHash: sha256Hex(req.CallBackURL),
         },
       }),
     );
+    callbackUrls.set(checkoutRequestId, req.CallBackURL);
     const delay = this.app.config.mpesaSimDelayMs;
     await this.boss.send(QUEUES.mpesaSimResolve.name, { checkoutRequestId }, delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {});
     return {
@@ -94,8 +108,9 @@ export class MpesaSimulator implements MobileMoneyRail {
   }
 
   async query(checkoutRequestId: string): Promise<DarajaQueryResponse> {
-    const p = await this.app.db.system((tx) => tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } }));
+    let p = await this.app.db.system((tx) => tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } }));
     if (!p) throw new RailError('Invalid CheckoutRequestID');
+    if (p.resultCode == null && overdue(this.app, p.createdAt)) p = (await answerPrompt(this.app, checkoutRequestId))!;
     const base = { MerchantRequestID: p.merchantRequestId, CheckoutRequestID: p.checkoutRequestId };
     if (p.resultCode == null) return { ...base, ResponseCode: '500.001.1001', ResponseDescription: 'The transaction is being processed' };
     return {
@@ -105,6 +120,43 @@ export class MpesaSimulator implements MobileMoneyRail {
       ResultCode: p.resultCode,
       ResultDesc: p.resultDesc ?? '',
       ...(p.resultCode === 0 ? { CallbackMetadata: metadata(p) } : {}),
+    };
+  }
+
+  /** Daraja's Pull Transactions: paid prompts of the paybill resolved between StartDate and EndDate (Nairobi time). */
+  async pullTransactions(req: DarajaPullRequest): Promise<DarajaPullResponse> {
+    const from = new Date(`${req.StartDate.replace(' ', 'T')}+03:00`);
+    const to = new Date(`${req.EndDate.replace(' ', 'T')}+03:00`);
+    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new RailError('Invalid StartDate or EndDate');
+    const offset = Number(req.OffSetValue) || 0;
+    const waiting = await this.app.db.system((tx) =>
+      tx.mpesaSimPrompt.findMany({ where: { shortcode: req.ShortCode, resultCode: null }, select: { checkoutRequestId: true, createdAt: true } }),
+    );
+    for (const w of waiting) if (overdue(this.app, w.createdAt)) await answerPrompt(this.app, w.checkoutRequestId);
+    const paid = await this.app.db.system((tx) =>
+      tx.mpesaSimPrompt.findMany({
+        where: { shortcode: req.ShortCode, resultCode: 0, resolvedAt: { gte: from, lte: to } },
+        orderBy: [{ resolvedAt: 'asc' }, { checkoutRequestId: 'asc' }],
+        skip: offset,
+        take: 1000,
+      }),
+    );
+    return {
+      ResponseRefID: randomBytes(8).toString('hex'),
+      ResponseCode: '1000',
+      ResponseMessage: 'Success',
+      Response: [
+        paid.map((p) => ({
+          transactionId: p.receiptNo!,
+          trxDate: darajaDateTime(p.resolvedAt!),
+          msisdn: Number(p.phone),
+          sender: 'MPESA',
+          transactiontype: 'c2b-pay-bill-debit',
+          billreference: p.accountReference,
+          amount: String(p.amount),
+          organizationname: 'Simulated customer',
+        })),
+      ],
     };
   }
 }
@@ -120,17 +172,15 @@ function metadata(p: { amount: number; receiptNo: string | null; transactionDate
   };
 }
 
-/**
- * The customer answers: the result is fixed once (a retried job reuses it) and the callback is POSTed. A failed
- * POST throws so pg-boss retries the delivery.
- */
-export async function resolvePrompt(app: AppServices, checkoutRequestId: string): Promise<{ code: number; callbackStatus: number | null }> {
-  const p = await app.db.system(async (tx) => {
+/** The customer's answer, fixed once (by the resolve job, or by the rail's own clock when that job was lost). */
+async function answerPrompt(app: AppServices, checkoutRequestId: string) {
+  return app.db.system(async (tx) => {
     const row = await tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } });
     if (!row || row.resultCode != null) return row;
     const o = simOutcome(row.phone);
-    return tx.mpesaSimPrompt.update({
-      where: { checkoutRequestId },
+    // Only the first answer counts: a resolve job and a lookup racing each other both read the one that won.
+    await tx.mpesaSimPrompt.updateMany({
+      where: { checkoutRequestId, resultCode: null },
       data: {
         resultCode: o.code,
         resultDesc: RESULT_CODES[o.code] ?? 'Failed',
@@ -139,9 +189,26 @@ export async function resolvePrompt(app: AppServices, checkoutRequestId: string)
         resolvedAt: new Date(),
       },
     });
+    return tx.mpesaSimPrompt.findUnique({ where: { checkoutRequestId } });
   });
+}
+
+/**
+ * A prompt whose resolve job was lost with a crashed worker (pg-boss retries it only once the job expires) is
+ * answered when it is next looked at, as a real rail's prompts resolve on the rail's own clock, callback or not.
+ */
+const OVERDUE_MS = 2_000;
+const overdue = (app: AppServices, createdAt: Date) => Date.now() - createdAt.getTime() > app.config.mpesaSimDelayMs + OVERDUE_MS;
+
+/**
+ * The customer answers: the result is fixed once (a retried job reuses it) and the callback is POSTed. A failed
+ * POST throws so pg-boss retries the delivery.
+ */
+export async function resolvePrompt(app: AppServices, checkoutRequestId: string): Promise<{ code: number; callbackStatus: number | null }> {
+  const p = await answerPrompt(app, checkoutRequestId);
   if (!p || p.resultCode == null) return { code: -1, callbackStatus: null };
-  if (!simOutcome(p.phone).callback) return { code: p.resultCode, callbackStatus: null };
+  const callbackUrl = callbackUrls.get(checkoutRequestId);
+  if (!simOutcome(p.phone).callback || !callbackUrl) return { code: p.resultCode, callbackStatus: null };
   const body: DarajaCallback = {
     Body: {
       stkCallback: {
@@ -153,7 +220,7 @@ export async function resolvePrompt(app: AppServices, checkoutRequestId: string)
       },
     },
   };
-  const res = await fetch(p.callbackUrl, {
+  const res = await fetch(callbackUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -162,5 +229,6 @@ export async function resolvePrompt(app: AppServices, checkoutRequestId: string)
   await res.arrayBuffer().catch(() => undefined);
   await app.db.system((tx) => tx.mpesaSimPrompt.update({ where: { checkoutRequestId }, data: { callbackStatus: res.status } }));
   if (res.status >= 500) throw new Error(`callback answered ${res.status}`);
+  callbackUrls.delete(checkoutRequestId);
   return { code: p.resultCode, callbackStatus: res.status };
 }

@@ -18,7 +18,7 @@ export const certificateRoutes: RestRoute[] = [
     description:
       'For an active policy: every live vehicle\'s due stages (stage k once instalment k is paid in full and stage k−1 is issued), after the registry\'s double-insurance check. 201 when this call issued at least one, 200 when nothing new was due. Failures carry `success: false` and `message`.',
     scopes: ['bind'],
-    idempotent: true,
+    idempotent: 'outside-transaction',
     operation: 'IssueCertificates',
     toVariables: ({ params }) => ({ policyUuid: params.uuid }),
     toResponse: (d) => ok(d.issueCertificates.certificates.map(certificateToRest), d.issueCertificates.issued > 0 ? 201 : 200),
@@ -82,7 +82,7 @@ export const certificateRoutes: RestRoute[] = [
     summary: 'Cancel a certificate at the registry (within 24 hours of issue)',
     description: 'Past 24 hours the registry refuses: 422 registry_refused, and the certificate is `cancel_refused` (tell the insurer out of band).',
     scopes: ['bind'],
-    idempotent: true,
+    idempotent: 'outside-transaction',
     operation: 'CancelCertificate',
     requestBody: obj({ reason_id: int('Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen') }),
     toVariables: ({ params, body }) => ({ certificateNo: params.certificate_no, reasonId: asObject(body).reason_id }),
@@ -96,7 +96,7 @@ export const certificateSchemas: Record<string, SchemaObject> = {
   Certificate: obj({
     uuid: str(),
     certificate_no: nullable(str('C<class><7 digits>, once issued')),
-    status: { type: 'string', enum: ['pending', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'] },
+    status: { type: 'string', enum: ['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'] },
     policy_no: str(),
     policy_uuid: str(),
     regno: str(),

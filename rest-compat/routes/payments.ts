@@ -47,9 +47,13 @@ function receiptToRest(r: any) {
 const moneyObj = obj(money('amount'));
 const PaymentRequest = obj({
   id: str('Payment request id (UUID)'),
-  merchant_request_id: str(),
-  checkout_request_id: str(),
-  status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+  merchant_request_id: nullable(str('Null while `sending`')),
+  checkout_request_id: nullable(str('Null while `sending`: follow the request by its id')),
+  status: {
+    type: 'string',
+    enum: ['sending', 'pending', 'succeeded', 'failed'],
+    description: 'sending: recorded, the rail\'s acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone',
+  },
   phone: str('2547XXXXXXXX'),
   ...money('amount'),
   account: str(),
@@ -58,7 +62,11 @@ const PaymentRequest = obj({
   result_desc: nullable(str()),
   mpesa_receipt_number: nullable(str()),
   receipt_no: nullable(str('Our receipt once succeeded')),
-  resolved_via: nullable({ type: 'string', enum: ['callback', 'query'] }),
+  resolved_via: nullable({
+    type: 'string',
+    enum: ['callback', 'query', 'statement', 'push'],
+    description: 'How the rail\'s result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)',
+  }),
   resolved_at: nullable(timestamp()),
   created_at: timestamp(),
 });
@@ -92,15 +100,21 @@ export const paymentRoutes: RestRoute[] = [
     path: '/payment/stk/push',
     summary: 'Send an M-Pesa STK push prompt for a policy, debit note or premium-finance loan',
     description:
-      'Answers 202: the prompt is in flight. The result arrives by the rail\'s callback; follow it with GET /payment/stk/{checkout_request_id}. ' +
+      'Answers 202: the prompt is in flight. The result arrives by the rail\'s callback, which is only a hint: the service confirms it ' +
+      'with the rail\'s status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the ' +
+      'payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first attempt ' +
+      '(header Idempotent-Replayed) and never prompts the phone again; while the first is still calling the rail the retry waits ' +
+      'for it. A request left `sending` by a fault (checkout_request_id null) is settled from the paybill statement. ' +
       'An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 ' +
       'validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000. ' +
       'Prompts are throttled per organisation (429 rate_limited with Retry-After): at most 3 to one phone number per 10 minutes ' +
       'and 5 for one account (the policy it resolves to, whatever its spelling) per hour (STK_PHONE_*, STK_ACCOUNT_*), and none ' +
       'while an earlier prompt to the same phone or for the same account is still pending, for up to 2 minutes after it was sent ' +
-      '(STK_PENDING_HOLD_SECONDS) or while another push to it is being sent. Refused requests do not count.',
+      '(STK_PENDING_HOLD_SECONDS) or while another push to it is being sent. Refused requests do not count. A rail that refuses ' +
+      'the push is 503 service_unavailable (the key may be reused); one that does not answer within MPESA_RAIL_TIMEOUT_MS is 503 ' +
+      'with Retry-After: retry with the same key.',
     scopes: ['bind'],
-    idempotent: true,
+    idempotent: 'operation',
     operation: 'InitiateStkPush',
     requestBody: obj(
       {
@@ -111,14 +125,15 @@ export const paymentRoutes: RestRoute[] = [
       },
       ['phone', 'amount', 'account'],
     ),
-    toVariables: ({ body }) => {
+    toVariables: ({ body, idempotencyKey }) => {
       const b = asObject(body);
-      return { input: { phone: b.phone, amount: b.amount, account: b.account, purpose: b.purpose } };
+      return { input: { phone: b.phone, amount: b.amount, account: b.account, purpose: b.purpose, idempotencyKey } };
     },
     toResponse: (d) => {
       const a = d.initiateStkPush;
       return {
         status: 202,
+        replayed: a.replayed,
         body: {
           data: {
             id: a.id,
@@ -132,7 +147,7 @@ export const paymentRoutes: RestRoute[] = [
             ...moneyPair('amount', a.paymentRequest.amount),
             account: a.paymentRequest.account,
             purpose: a.paymentRequest.purpose,
-            links: { status: `/api/v1/payment/stk/${encodeURIComponent(a.checkoutRequestId)}` },
+            links: { status: `/api/v1/payment/stk/${encodeURIComponent(a.checkoutRequestId ?? a.id)}` },
           },
         },
       };
@@ -143,12 +158,12 @@ export const paymentRoutes: RestRoute[] = [
       schema: dataOf(
         obj({
           id: str('Payment request id'),
-          merchant_request_id: str(),
-          checkout_request_id: str(),
-          response_code: str('"0" when accepted'),
-          response_description: str(),
-          customer_message: str(),
-          status: str('pending'),
+          merchant_request_id: nullable(str()),
+          checkout_request_id: nullable(str('Null only while the request is `sending` after a fault')),
+          response_code: nullable(str('"0" when accepted')),
+          response_description: nullable(str()),
+          customer_message: nullable(str()),
+          status: str('pending; on a replay, whatever the request has become (sending, pending, succeeded, failed)'),
           phone: str(),
           ...money('amount'),
           account: str(),
@@ -162,10 +177,44 @@ export const paymentRoutes: RestRoute[] = [
   route({
     ...common,
     tag: 'Payments',
+    operationId: 'rotateMpesaCallbackToken',
+    method: 'POST',
+    path: '/payment/callback-token/rotate',
+    summary: 'Rotate the organisation\'s M-Pesa callback token',
+    description:
+      'New prompts carry a CallBackURL with the next token; callbacks carrying the previous one are taken for ' +
+      'MPESA_CALLBACK_TOKEN_GRACE_SECONDS more (prompts already on phones carry it). The token is never shown or stored: it is ' +
+      'derived from the master key, and only its hash is kept. A callback is a hint in any case: nothing is receipted before the ' +
+      'rail\'s status query confirms it. Needs scope admin and a user who manages API clients.',
+    scopes: ['admin'],
+    idempotent: true,
+    operation: 'RotateMpesaCallbackToken',
+    toVariables: () => ({}),
+    toResponse: (d) => {
+      const c = d.rotateMpesaCallbackToken;
+      return { status: 200, body: { data: { shortcode: c.shortcode, generation: c.generation, rotated_at: c.rotatedAt, previous_valid_until: c.previousValidUntil } } };
+    },
+    response: {
+      status: 200,
+      description: 'Rotated',
+      schema: dataOf(
+        obj({
+          shortcode: str('The paybill'),
+          generation: int('Which token new prompts carry'),
+          rotated_at: timestamp(),
+          previous_valid_until: { ...timestamp(), description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)' },
+        }),
+      ),
+    },
+    errors: ['actor_forbidden'],
+  }),
+  route({
+    ...common,
+    tag: 'Payments',
     operationId: 'stkPushStatus',
     method: 'GET',
     path: '/payment/stk/{checkout_request_id}',
-    summary: 'Follow an STK push: pending, succeeded or failed (reconciled with the rail when no callback came in time)',
+    summary: 'Follow an STK push by checkout request id or payment request id: sending, pending, succeeded or failed (confirmed with the rail when no callback came in time)',
     scopes: ['read'],
     idempotent: false,
     operation: 'StkPushStatus',

@@ -1,7 +1,7 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { currentRequestId } from '../http/respond.ts';
-import { AppError, isAppError } from '../lib/problem.ts';
+import { AppError, isAppError, overloadError } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
 
 /** AppError → GraphQL error with `extensions.code` (and the HTTP status Yoga should answer with). */
@@ -34,6 +34,11 @@ export function maskError(log: Logger) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
     const original = gqlError?.originalError ?? error;
     if (isAppError(original)) return toGraphQLError(original, gqlError);
+    const overload = overloadError(original);
+    if (overload) {
+      log.warn({ err: original, request_id: currentRequestId() }, 'database pool exhausted');
+      return toGraphQLError(overload, gqlError);
+    }
     // A caller mistake that surfaces from the library rather than our services (a malformed global id or connection
     // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
     if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);

@@ -21,6 +21,7 @@ import '../modules/events/event.type.ts';
 import '../modules/webhooks/webhook.type.ts';
 import '../modules/webhooks/webhook.mutations.ts';
 import '../modules/payments/payment.type.ts';
+import '../modules/payments/callback-token.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

@@ -1,21 +1,52 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import type { AppServices } from '../context.ts';
+import { faultPoint } from '../lib/faults.ts';
 import { AppError } from '../lib/problem.ts';
-import { CALLBACK_PATH, tenantForCallbackToken } from '../modules/payments/payment.service.ts';
-import type { DarajaCallback } from '../modules/payments/rail.ts';
-import { applyRailResult, type SettleOutcome } from '../modules/payments/settle.service.ts';
+import { tenantForCallbackToken } from '../modules/payments/callback-token.ts';
+import { confirmCallback } from '../modules/payments/confirm.service.ts';
+import { CALLBACK_PATH } from '../modules/payments/payment.service.ts';
 import { readBody } from './body.ts';
 import { sendJson } from './respond.ts';
 
 export const isMpesaCallbackPath = (pathname: string) => pathname.startsWith(`${CALLBACK_PATH}/`);
 
+/** MPESA_CALLBACK_ALLOWED_IPS, parsed once per list: addresses and CIDR ranges, IPv4-mapped IPv6 taken as IPv4. */
+const allowlists = new Map<string, [ipaddr.IPv4 | ipaddr.IPv6, number][]>();
+function allowlist(entries: string[]) {
+  const key = entries.join(',');
+  let ranges = allowlists.get(key);
+  if (!ranges) {
+    ranges = entries.map((e) => (e.includes('/') ? ipaddr.parseCIDR(e) : ([ipaddr.process(e), ipaddr.process(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])));
+    allowlists.set(key, ranges);
+  }
+  return ranges;
+}
+
+export function sourceAllowed(entries: string[], remote: string | undefined): boolean {
+  if (!entries.length) return true;
+  if (!remote || !ipaddr.isValid(remote)) return false;
+  const addr = ipaddr.process(remote);
+  return allowlist(entries).some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits));
+}
+
 /**
- * POST /api/v1/payment/callback/mpesa/{callback_token}: the rail's callback. No bearer token: the per-organisation
- * callback token in the path authenticates it (unknown → 404, nothing recorded). The raw body is committed to
- * mpesa_callbacks before anything acts on it, so a failure while acting loses nothing; acting is idempotent.
+ * POST /api/v1/payment/callback/mpesa/{callback_token}: the rail's callback, a hint and never proof. The token in the
+ * path names the organisation (unknown, or a source outside MPESA_CALLBACK_ALLOWED_IPS → 404, nothing recorded).
+ * The raw body is committed to mpesa_callbacks first; then the rail's status query says what happened to the named
+ * checkout request, and only that is applied (confirm.service.ts). A callback the rail cannot confirm yet stays
+ * open and is replayed by the sweep; either way the rail is answered 200 once the body is stored.
  */
 export async function handleMpesaCallback(app: AppServices, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+  const unknown = () => {
+    req.resume();
+    return new AppError('not_found', { detail: 'Unknown callback URL' });
+  };
+  if (!sourceAllowed(app.config.mpesaCallbackAllowedIps, req.socket.remoteAddress)) {
+    app.log.warn({ remote: req.socket.remoteAddress }, 'M-Pesa callback from a source outside MPESA_CALLBACK_ALLOWED_IPS refused');
+    throw unknown();
+  }
   // Malformed percent-encoding cannot name any organisation's callback URL: the same 404 as an unknown token.
   let token: string | null;
   try {
@@ -24,35 +55,22 @@ export async function handleMpesaCallback(app: AppServices, req: IncomingMessage
     token = null;
   }
   const tenantId = token === null ? null : await tenantForCallbackToken(app, token);
-  if (tenantId == null) {
-    req.resume();
-    throw new AppError('not_found', { detail: 'Unknown callback URL' });
-  }
+  if (tenantId == null) throw unknown();
   const raw = (await readBody(req, 64 * 1024)).toString('utf8');
-  let cb: DarajaCallback['Body']['stkCallback'] | undefined;
+  let checkoutRequestId: string | null = null;
   try {
-    cb = (JSON.parse(raw) as DarajaCallback)?.Body?.stkCallback;
+    const id = JSON.parse(raw)?.Body?.stkCallback?.CheckoutRequestID;
+    checkoutRequestId = typeof id === 'string' ? id.slice(0, 200) : null;
   } catch {
-    cb = undefined;
+    /* kept as received; closed as malformed */
   }
-  const checkoutRequestId = typeof cb?.CheckoutRequestID === 'string' ? cb.CheckoutRequestID : null;
   // PostgreSQL text cannot hold U+0000; keep the rest of the body verbatim.
   const stored = await app.db.tenant(tenantId, (tx) =>
     tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody: raw.replace(/\u0000/g, '') } }),
   );
-  let outcome: SettleOutcome | 'error';
-  let error: string | null = null;
-  if (!cb || !checkoutRequestId || typeof cb.ResultCode !== 'number') outcome = 'malformed';
-  else {
-    try {
-      outcome = await applyRailResult(app, tenantId, checkoutRequestId, { resultCode: cb.ResultCode, resultDesc: String(cb.ResultDesc ?? ''), items: cb.CallbackMetadata?.Item }, 'callback');
-    } catch (err) {
-      app.log.error({ err, callback_id: String(stored.id) }, 'mpesa callback not applied (kept for replay)');
-      outcome = 'error';
-      error = (err as Error).message.slice(0, 500);
-    }
-  }
-  await app.db.tenant(tenantId, (tx) => tx.mpesaCallback.update({ where: { id: stored.id }, data: { processedAt: new Date(), outcome, error } }));
-  if (outcome === 'error') throw new AppError('internal_error', { detail: 'The callback was recorded but not applied' });
+  faultPoint(app.config, 'callback.after-store');
+  await confirmCallback(app, stored.id).catch((err) => {
+    app.log.error({ err, callback_id: String(stored.id) }, 'mpesa callback not confirmed yet (kept for replay)');
+  });
   sendJson(res, 200, { ResultCode: 0, ResultDesc: 'Accepted' });
 }

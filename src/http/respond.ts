@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
-import { AppError, isAppError, toProblemDocument } from '../lib/problem.ts';
+import { AppError, isAppError, overloadError, toProblemDocument } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
 
 /**
@@ -33,8 +33,12 @@ export function sendText(res: ServerResponse, status: number, text: string, head
 /** Any error → problem document. Non-AppErrors are logged and masked: no stack or SQL ever leaves the process. */
 export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unknown, requestId: string, log: Logger, extraHeaders: Record<string, string> = {}): void {
   let appErr: AppError;
+  const overload = overloadError(err);
   if (isAppError(err)) appErr = err;
-  else {
+  else if (overload) {
+    log.warn({ err, request_id: requestId }, 'database pool exhausted');
+    appErr = overload;
+  } else {
     log.error({ err, request_id: requestId, method: req.method, path: loggedPath(req.url) }, 'unhandled error');
     appErr = new AppError('internal_error', { detail: 'An unexpected error occurred; quote the request id when reporting it' });
   }

@@ -78,15 +78,22 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
         throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
       }
-      const input = { url, params, query: url.searchParams, body };
+      const input = { url, params, query: url.searchParams, body, idempotencyKey: route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined };
       const run = async () => {
         const data = await runOperation(schema, c, ctx, route.toVariables(input));
         return route.toResponse(data, input);
       };
+      if (route.idempotent === 'operation') {
+        const out = await run();
+        const replayed = (out as { replayed?: boolean }).replayed === true;
+        sendJson(res, out.status, out.body, { ...limitHeaders, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+        return;
+      }
       if (route.idempotent) {
         const key = checkIdempotencyKey(req.headers['idempotency-key']);
         const requestHash = sha256Hex(`${route.method} ${path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`);
-        const out = await withIdempotency(ctx, { key, requestHash, operation: route.operationId, redact: route.redactForReplay }, run);
+        const outsideTransaction = route.idempotent === 'outside-transaction';
+        const out = await withIdempotency(ctx, { key, requestHash, operation: route.operationId, redact: route.redactForReplay, outsideTransaction }, run);
         sendText(res, out.status, out.bodyText, {
           'content-type': 'application/json; charset=utf-8',
           ...limitHeaders,

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 
 /**
@@ -61,6 +62,20 @@ export interface Config {
   stkAccountWindowSeconds: number;
   /** A pending prompt blocks another to its phone or account until answered or this old (the handset's prompt has gone); 0 disables. */
   stkPendingHoldSeconds: number;
+  /** After a rotation, how long callbacks carrying the previous callback token are still taken. */
+  mpesaCallbackTokenGraceSeconds: number;
+  /** Source addresses (IPs or CIDR ranges) callbacks are taken from; empty: any (the token and the rail's confirmation still apply). */
+  mpesaCallbackAllowedIps: string[];
+  /** The longest a call to the mobile-money rail may take; a request `sending` longer than this is in doubt. */
+  mpesaRailTimeoutMs: number;
+  /** How long a prompt may stay unanswered on the handset: an in-doubt request no statement shows by then is failed. */
+  mpesaPromptTtlSeconds: number;
+  /** How often the payments sweep runs (replay callbacks, reconcile, statement); also once at start. */
+  paymentsSweepSeconds: number;
+  /** Connections in the service's PostgreSQL pool (each process). */
+  dbPoolSize: number;
+  /** Test-only fault injection: named points at which the process kills itself (refused under production). */
+  faultPoints: string[];
   /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
   mpesaPasskey: string;
   /** Simulated certificate registry: stock per member company and class, seeded the first time a member is seen. */
@@ -93,6 +108,20 @@ function flag(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 }
 
 /** Exact origins only: a wildcard or a path would make the allowlist mean something other than what it says. */
+/** A comma-separated setting, trimmed, empties dropped. */
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+}
+
+/** MPESA_CALLBACK_ALLOWED_IPS: IP addresses or CIDR ranges, checked at start so a typo cannot open or shut the door silently. */
+function addressRanges(raw: string | undefined): string[] {
+  return list(raw).map((e) => {
+    const ok = e.includes('/') ? (() => { try { ipaddr.parseCIDR(e); return true; } catch { return false; } })() : ipaddr.isValid(e);
+    if (!ok) throw new Error(`MPESA_CALLBACK_ALLOWED_IPS takes IP addresses or CIDR ranges, comma-separated; got ${JSON.stringify(e)}`);
+    return e;
+  });
+}
+
 function origins(raw: string | undefined): string[] {
   const list = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
   return list.map((o) => {
@@ -159,6 +188,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stkPendingHoldSeconds: int(env, 'STK_PENDING_HOLD_SECONDS', testMode ? 0 : 120),
     registrySimDefaultStock: int(env, 'REGISTRY_SIM_DEFAULT_STOCK', 1000),
     mpesaPasskey: env.MPESA_PASSKEY || DARAJA_SANDBOX_PASSKEY,
+    mpesaCallbackTokenGraceSeconds: int(env, 'MPESA_CALLBACK_TOKEN_GRACE_SECONDS', 3_600),
+    mpesaCallbackAllowedIps: addressRanges(env.MPESA_CALLBACK_ALLOWED_IPS),
+    mpesaRailTimeoutMs: int(env, 'MPESA_RAIL_TIMEOUT_MS', 15_000),
+    mpesaPromptTtlSeconds: int(env, 'MPESA_PROMPT_TTL_SECONDS', 180),
+    paymentsSweepSeconds: Math.max(1, int(env, 'PAYMENTS_SWEEP_SECONDS', 60)),
+    dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 20)),
+    faultPoints: list(env.FAULT_POINTS),
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),
     corsOrigins: origins(env.CORS_ORIGINS),

@@ -16,6 +16,9 @@ export function checkProductionPosture(config: Config, log: Pick<Logger, 'warn'>
         'set MPESA_PASSKEY to your paybill\'s passkey to start with NODE_ENV=production',
     );
   }
+  if (production && config.faultPoints.length) {
+    throw new Error('FAULT_POINTS makes the process kill itself at named points (a test harness setting); unset it to start with NODE_ENV=production');
+  }
   if (config.testMode && !production) return [];
   const warnings: string[] = [];
   if (sandboxPasskey) {

@@ -177,3 +177,13 @@ export class DuplicateClientError extends AppError {
     this.matches = matches;
   }
 }
+
+/**
+ * The database pool had no connection to give within the transaction's wait (Prisma P2028): the service is
+ * overloaded, not broken and not the caller's fault. 503 with Retry-After, so clients back off and retry.
+ */
+export function overloadError(err: unknown): AppError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== 'P2028') return null;
+  return new AppError('service_unavailable', { detail: 'The service is busy; retry shortly', headers: { 'Retry-After': '1' } });
+}

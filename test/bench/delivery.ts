@@ -2,20 +2,21 @@
  * Webhook delivery benchmark (issue 4): `npx tsx test/bench/delivery.ts`.
  *
  * 1. Callback → webhook latency: BENCH_PAYMENTS (200) policies are bound and STK-pushed from the simulator's
- *    "never calls back" number (254700000005), then the bench POSTs each Daraja callback itself and times from that
- *    POST to the verified `payment.received` at a loopback receiver: the path outbox → NOTIFY → events.dispatch →
+ *    "never calls back" number (254700000005); once the simulated customer has paid, the bench POSTs each Daraja
+ *    callback itself and times from that POST to the verified `payment.received` at a loopback receiver: the path
+ *    callback → confirmation by the rail's status query → settlement → outbox → NOTIFY → events.dispatch →
  *    webhooks.deliver → HTTP.
  * 2. Delivery throughput: BENCH_EVENTS (2000) test pings (`POST /webhooks/endpoints/{id}/test`) fired with
  *    BENCH_CONCURRENCY (32) requests in flight; wall time from the first request to the last verified delivery.
  *
  * Every delivery's signature is checked; any failure, loss or duplicate is printed and the exit code is 1.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { darajaTimestamp } from '../../src/modules/payments/rail.ts';
+import { deriveCallbackToken } from '../../src/modules/payments/callback-token.ts';
 import { type Child, ROOT, startService } from './children.ts';
 import { type Receiver, startReceiver } from './delivery-receiver.ts';
 import type { DemoCredentials } from './scenarios.ts';
@@ -126,10 +127,8 @@ async function bindAndPush(origin: string, staff: string, n: number, ctx: { insu
   return { checkout: push.json.data.checkout_request_id, merchant: push.json.data.merchant_request_id, amount };
 }
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-const receiptNo = () => `B${[...randomBytes(9)].map((b) => ALNUM[b % ALNUM.length]).join('')}`;
 
-async function latencyPhase(origin: string, staff: string, callbackUrl: (checkout: string) => Promise<string>, rx: Receiver) {
+async function latencyPhase(origin: string, staff: string, callbackUrl: (checkout: string) => Promise<string>, answered: (checkout: string) => Promise<{ receiptNo: string; transactionDate: string }>, rx: Receiver) {
   const insurers = await request(origin, 'GET', '/api/v1/insurers', { token: staff });
   expectStatus(insurers, 200, 'listing insurers');
   const insurer = (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ?? insurers.json.data[0];
@@ -145,6 +144,10 @@ async function latencyPhase(origin: string, staff: string, callbackUrl: (checkou
   });
   // One callback token per organisation: every prompt carries the same URL.
   const url = await callbackUrl(pushed[0]!.checkout);
+  // A callback is confirmed with the rail before anything moves: post each only once the customer has answered, with
+  // what the rail recorded (as Daraja does). Waiting happens before the clock starts.
+  const truth = new Map<string, { receiptNo: string; transactionDate: string }>();
+  for (const p of pushed) truth.set(p.checkout, await answered(p.checkout));
 
   log(`posting ${pushed.length} callbacks (${settings.callbackConcurrency} in flight)…`);
   const sentAt = new Map<string, number>();
@@ -162,8 +165,8 @@ async function latencyPhase(origin: string, staff: string, callbackUrl: (checkou
           CallbackMetadata: {
             Item: [
               { Name: 'Amount', Value: p.amount },
-              { Name: 'MpesaReceiptNumber', Value: receiptNo() },
-              { Name: 'TransactionDate', Value: Number(darajaTimestamp()) },
+              { Name: 'MpesaReceiptNumber', Value: truth.get(p.checkout)!.receiptNo },
+              { Name: 'TransactionDate', Value: Number(truth.get(p.checkout)!.transactionDate) },
               { Name: 'PhoneNumber', Value: Number(NO_CALLBACK_PHONE) },
             ],
           },
@@ -272,13 +275,29 @@ async function main(): Promise<number> {
 
     db = await dbClient(settings.dataDir);
     await db.connect();
+    // The callback token is stored nowhere: derived, as the service does, from the master key in the data directory.
     const callbackUrl = async (checkout: string) => {
-      const r = await db!.query<{ callback_url: string }>('SELECT callback_url FROM mpesa_sim_prompts WHERE checkout_request_id = $1', [checkout]);
-      if (!r.rows[0]) throw new Error(`no simulator prompt for ${checkout}`);
-      return r.rows[0].callback_url;
+      const r = await db!.query<{ tenant_id: number; generation: number }>(
+        'SELECT c.tenant_id, c.generation FROM payment_requests p JOIN mpesa_channels c USING (tenant_id) WHERE p.checkout_request_id = $1',
+        [checkout],
+      );
+      if (!r.rows[0]) throw new Error(`no payment request for ${checkout}`);
+      const token = deriveCallbackToken({ secretsKey: process.env.SECRETS_KEY || undefined, dataDir: settings.dataDir }, r.rows[0].tenant_id, r.rows[0].generation);
+      return `${origin}/api/v1/payment/callback/mpesa/${token}`;
     };
 
-    lat = await latencyPhase(origin, staff, callbackUrl, rx);
+    const answered = async (checkout: string) => {
+      for (let i = 0; i < 600; i++) {
+        const r = await db!.query<{ receipt_no: string | null; transaction_date: string | null }>(
+          'SELECT receipt_no, transaction_date FROM mpesa_sim_prompts WHERE checkout_request_id = $1',
+          [checkout],
+        );
+        if (r.rows[0]?.receipt_no) return { receiptNo: r.rows[0].receipt_no, transactionDate: r.rows[0].transaction_date! };
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error(`the simulated customer never answered ${checkout}`);
+    };
+    lat = await latencyPhase(origin, staff, callbackUrl, answered, rx);
     failures.push(...lat.failures);
     thr = await throughputPhase(origin, staff, ep.json.data.id as string, rx);
     failures.push(...thr.failures);

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
+import { sha256Hex } from '../../src/lib/crypto.ts';
 import { todayNairobi } from '../../src/lib/dates.ts';
+import { deriveCallbackToken } from '../../src/modules/payments/callback-token.ts';
 import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
 import type { TestApp } from './app.ts';
 import { Api, type HttpResult } from './http.ts';
@@ -32,6 +34,8 @@ const unique = () => `${process.pid % 100}${String((seq += 1)).padStart(3, '0')}
 /** An organisation with tokens, able to bind a policy and collect for it. */
 export class PayOrg {
   tokens = { staff: '', agent: '', readonly: '' };
+  /** Scope admin (API clients, the M-Pesa callback token). */
+  adminToken = '';
   constructor(
     readonly t: TestApp,
     readonly api: Api,
@@ -45,6 +49,7 @@ export class PayOrg {
     o.tokens.staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
     o.tokens.agent = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
     o.tokens.readonly = await api.token(org.clients.readonly.clientId, org.clients.readonly.secret);
+    o.adminToken = await api.token(org.clients.admin.clientId, org.clients.admin.secret);
     return o;
   }
 
@@ -97,10 +102,18 @@ export class PayOrg {
     }
   }
 
-  /** The callback URL the service gave the rail for this prompt (it carries the organisation's callback token). */
+  /**
+   * The callback URL the service gave the rail for this prompt (it carries the organisation's callback token). Stored
+   * nowhere in the clear: derived here from the channel's generation, then checked against the simulator's hash.
+   */
   async callbackUrlOf(checkoutRequestId: string): Promise<string> {
     const p = await this.t.db.system((tx) => tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId } }));
-    return p.callbackUrl;
+    const ch = await this.t.db.system((tx) => tx.mpesaChannel.findUniqueOrThrow({ where: { tenantId: this.org.id } }));
+    for (const generation of [ch.generation, ch.generation - 1]) {
+      const url = `${this.t.origin}/api/v1/payment/callback/mpesa/${deriveCallbackToken(this.t.app.services.config, this.org.id, generation)}`;
+      if (sha256Hex(url) === p.callbackUrlHash) return url;
+    }
+    throw new Error('the prompt\'s callback URL is not one of the organisation\'s two latest');
   }
 }
 

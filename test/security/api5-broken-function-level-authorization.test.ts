@@ -46,6 +46,7 @@ const MUTATION: Record<string, Rule> = {
   previewCancellation: any('bind'), confirmCancellation: any('bind'), discardCancellation: any('bind'), reinstatePolicy: any('bind'),
   renewalQuote: any('bind'), renewPolicy: any('bind'),
   issueCertificates: any('bind'), cancelCertificate: any('bind'),
+  rotateMpesaCallbackToken: staffOnly('admin'),
   createApiClient: staffOnly('admin'), updateApiClient: staffOnly('admin'), rotateApiClientSecret: staffOnly('admin'), revokeApiClient: staffOnly('admin'), issueAgentKey: staffOnly('admin'),
   createWebhookEndpoint: staffOnly('webhooks'), updateWebhookEndpoint: staffOnly('webhooks'), deleteWebhookEndpoint: staffOnly('webhooks'),
   rotateWebhookSecret: staffOnly('webhooks'), sendTestWebhook: staffOnly('webhooks'), retryWebhookDelivery: staffOnly('webhooks'),

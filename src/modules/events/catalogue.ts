@@ -34,6 +34,22 @@ const paymentReceived = z
   })
   .strict();
 
+const paymentUnmatched = z
+  .object({
+    transaction_ref: z.string().describe('Mobile-money receipt number of the money taken'),
+    ...money,
+    currency: z.literal('KES'),
+    paid_at: z.string().describe('ISO 8601 with offset: when the rail took the money'),
+    method: z.literal('mpesa'),
+    checkout_request_id: z.string().nullable().describe('The prompt it answered, when known'),
+    phone: z.string().describe('Paying phone number, 2547XXXXXXXX'),
+    account_reference: z.string().describe('AccountReference the customer paid to (12 characters at most)'),
+    found_via: z.enum(['callback', 'query', 'statement']).describe('How the payment came to light'),
+    status: z.literal('refund_due').describe('The money is held for refund (or a manual attach)'),
+    reason: z.string().describe('Why no payment request could take it'),
+  })
+  .strict();
+
 const policyActivated = z
   .object({
     policy_no: z.string(),
@@ -177,6 +193,7 @@ export const pingData = z.object({ message: z.string(), sent_by: z.string().desc
 
 export const CATALOGUE = {
   'payment.received': { description: 'A payment callback raised a receipt (allocated to the account\'s open debit notes).', data: paymentReceived },
+  'payment.unmatched': { description: 'The rail confirmed a payment that no payment request could take (a prompt nothing recorded, money beyond what was asked): held for refund. Staff only.', data: paymentUnmatched },
   'policy.activated': { description: 'The first instalment was paid in full and the policy became active.', data: policyActivated },
   'policy.endorsed': { description: 'An endorsement was confirmed: cover changed and a debit or credit note raised.', data: policyEndorsed },
   'policy.cancelled': { description: 'A cancellation was confirmed: credit note raised, refund allocated, certificates cancelled.', data: policyCancelled },

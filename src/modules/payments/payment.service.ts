@@ -3,7 +3,8 @@ import type { Principal } from '../../auth/principal.ts';
 import { requireAbility } from '../../auth/principal.ts';
 import type { AppServices, Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import { constantTimeEqual, newSecret, sha256Hex } from '../../lib/crypto.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
+import { faultPoint } from '../../lib/faults.ts';
 import { normalisePhone } from '../../lib/identifiers.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, notFound, ValidationError } from '../../lib/problem.ts';
@@ -11,10 +12,10 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { DomainRuleError } from '../motor/bind.service.ts';
 import { clientVisibility } from '../clients/client.policy.ts';
 import { policyVisibility } from '../policies/policy.policy.ts';
-import { decryptSecret, encryptSecret, masterKey } from '../webhooks/secret-box.ts';
-import { darajaPassword, darajaTimestamp, paymentsRuntime } from './rail.ts';
-import { applyRailResult, pushLock } from './settle.service.ts';
-import { admitPrompt, countPrompt } from './stk-throttle.ts';
+import { currentCallbackToken } from './callback-token.ts';
+import { confirmPrompt, resolveInDoubt } from './confirm.service.ts';
+import { darajaPassword, type DarajaStkPushResponse, darajaTimestamp, type MobileMoneyRail, paymentsRuntime, RailRefusal } from './rail.ts';
+import { admitPrompt, countPrompt, type PromptTarget } from './stk-throttle.ts';
 
 /** Daraja's ceiling for one STK push. */
 export const STK_MAX_AMOUNT = 250_000;
@@ -40,6 +41,8 @@ export interface StkPushInput {
   amount?: number | null;
   account?: string | null;
   purpose?: string | null;
+  /** The caller's Idempotency-Key (REST header, GraphQL input): a retry with it never prompts twice. */
+  idempotencyKey?: string | null;
 }
 
 function validate(input: StkPushInput): { phone: string; amount: number; account: string; purpose: 'premium' | 'ipf_repayment' } {
@@ -54,6 +57,10 @@ function validate(input: StkPushInput): { phone: string; amount: number; account
   if (!account) errors.push({ field: 'account', message: 'a policy number, debit note number or premium-finance loan reference' });
   const purpose = input.purpose ?? 'premium';
   if (purpose !== 'premium' && purpose !== 'ipf_repayment') errors.push({ field: 'purpose', message: 'premium or ipf_repayment' });
+  const key = input.idempotencyKey;
+  if (key != null && (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
+    errors.push({ field: 'idempotencyKey', message: '1–255 visible ASCII characters' });
+  }
   if (errors.length) throw new ValidationError(errors);
   return { phone: phone!, amount: amount!, account, purpose: purpose as 'premium' | 'ipf_repayment' };
 }
@@ -96,110 +103,190 @@ async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: 'p
   return { policyId, debitNoteId, clientId: policy.clientId };
 }
 
-/** The organisation's rail channel; created with a random callback token on first use. Returns the plaintext token. */
-async function channelToken(app: AppServices, tx: Tx, tenantId: number, shortcode: string): Promise<string> {
-  const key = masterKey(app.config);
-  const aad = `mpesa-channel:${tenantId}`;
-  const existing = await tx.mpesaChannel.findUnique({ where: { tenantId } });
-  if (existing) return decryptSecret(key, existing.callbackTokenEnc, aad);
-  const token = newSecret('mcb');
-  await tx.$executeRaw`
-    INSERT INTO mpesa_channels (tenant_id, shortcode, callback_token_hash, callback_token_enc)
-    VALUES (${tenantId}, ${shortcode}, ${sha256Hex(token)}, ${encryptSecret(key, token, aad)})
-    ON CONFLICT (tenant_id) DO NOTHING`;
-  const row = await tx.mpesaChannel.findUniqueOrThrow({ where: { tenantId } });
-  return decryptSecret(key, row.callbackTokenEnc, aad);
-}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type IntentRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
 
 /**
- * The organisation a callback token belongs to, or null. The lookup is by SHA-256 of the token (an index probe
- * reveals nothing about the stored hash); the final comparison is constant-time.
+ * Steps 2 and 3 of a push: the rail call (no transaction open) and the record of its acknowledgement. A refusal by
+ * the rail fails the request; a call that throws without an answer (timeout, connection lost) leaves it `sending`,
+ * in doubt, for the statement to settle.
  */
-export async function tenantForCallbackToken(app: AppServices, token: string): Promise<number | null> {
-  if (!/^mcb_[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  const hash = sha256Hex(token);
-  const row = await app.db.system((tx) => tx.mpesaChannel.findUnique({ where: { callbackTokenHash: hash } }));
-  return row && constantTimeEqual(row.callbackTokenHash, hash) ? row.tenantId : null;
+async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, intent: IntentRow, token: string, target: PromptTarget) {
+  const config = ctx.app.config;
+  const timestamp = darajaTimestamp();
+  const shortcode = intent.shortcode;
+  let ack: DarajaStkPushResponse;
+  try {
+    ack = await withTimeout(
+      rail.stkPush({
+        BusinessShortCode: shortcode,
+        Password: darajaPassword(shortcode, config.mpesaPasskey, timestamp),
+        Timestamp: timestamp,
+        TransactionType: 'CustomerPayBillOnline',
+        Amount: Number(intent.amountMinor / 100n),
+        PartyA: intent.phone,
+        PartyB: shortcode,
+        PhoneNumber: intent.phone,
+        CallBackURL: `${origin.replace(/\/$/, '')}${CALLBACK_PATH}/${token}`,
+        AccountReference: intent.accountReference,
+        TransactionDesc: intent.purpose === 'premium' ? 'Premium' : 'IPF repayment',
+      }),
+      config.mpesaRailTimeoutMs,
+    );
+  } catch (err) {
+    if (err instanceof RailRefusal) {
+      await ctx.app.db.tenant(intent.tenantId, (tx) =>
+        tx.paymentRequest.updateMany({
+          where: { id: intent.id, status: 'sending' },
+          // Nothing reached the phone: the key is freed, so a corrected retry with it is a new request (as for any refused write).
+          data: { status: 'failed', resultDesc: err.detail, resolvedVia: 'push', resolvedAt: new Date(), sendingUntil: null, idempotencyKey: null },
+        }),
+      );
+      throw new AppError('service_unavailable', { detail: err.detail });
+    }
+    ctx.log.warn({ err, payment_request_id: intent.id }, 'STK push unanswered: the request is in doubt until the statement settles it');
+    throw new AppError('service_unavailable', {
+      detail: `The mobile-money rail did not answer; the prompt may still reach the phone. Retry with the same Idempotency-Key, or follow /api/v1/payment/stk/${intent.id}`,
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  faultPoint(config, 'stk.after-rail-call');
+  // The phone has been prompted once the rail accepts, whatever happens after.
+  await countPrompt(ctx.app, target);
+  const request = await ctx.app.db.tenant(intent.tenantId, async (tx) => {
+    await tx.paymentRequest.updateMany({
+      where: { id: intent.id, status: 'sending' },
+      data: {
+        status: 'pending',
+        merchantRequestId: ack.MerchantRequestID,
+        checkoutRequestId: ack.CheckoutRequestID,
+        responseCode: ack.ResponseCode,
+        responseDesc: ack.ResponseDescription,
+        customerMessage: ack.CustomerMessage,
+        sendingUntil: null,
+      },
+    });
+    return tx.paymentRequest.findUniqueOrThrow({ where: { id: intent.id } });
+  });
+  return { request, replayed: false };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rail call timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export const paymentService = {
-  async initiate(ctx: Context, input: StkPushInput) {
+  /**
+   * Sends an STK push in three steps, none holding a connection while the rail is called (README "Payments"):
+   *  1. a short transaction checks the account and the prompt limits and commits the intent (status `sending`,
+   *     with the caller's Idempotency-Key);
+   *  2. the rail is called, outside any transaction;
+   *  3. a short transaction records the acknowledgement (status `pending`).
+   * A retry with the same key finds the attempt instead of prompting again: it waits (no connection held) while the
+   * first is still calling the rail, answers the recorded attempt once it has, and, when the first died between
+   * steps 2 and 3, confirms the attempt from the rail's statement (confirm.service resolveInDoubt).
+   */
+  async initiate(ctx: Context, input: StkPushInput): Promise<{ request: IntentRow; replayed: boolean }> {
     const p = ctx.principal!;
     const actor = requireAbility(p, 'policies.create');
     const v = validate(input);
+    const key = input.idempotencyKey ?? null;
+    const requestHash = sha256Hex(`${v.phone}|${v.amount}|${v.account}|${v.purpose}|${actor.userId}`);
     const runtime = paymentsRuntime(ctx.app);
     const rail = runtime.rail;
     const origin = ctx.app.config.publicBaseUrl ?? runtime.origin;
     if (!rail || !origin) throw new AppError('service_unavailable', { detail: 'The mobile-money rail is not running in this deployment' });
-    return ctx.tx(async (tx) => {
-      // Held until commit: a callback for a checkout id not yet visible waits for this push (settle.service).
-      await pushLock(tx, p.tenant.id, 'shared');
-      const acct = await resolveAccount(p, tx, v.account, v.purpose);
-      // Prompt-bombing guard (stk-throttle.ts); its locks on the phone and the account are held until commit.
-      const target = { tenantId: p.tenant.id, phone: v.phone, policyId: acct.policyId };
-      await admitPrompt(ctx.app, tx, target);
-      const token = await channelToken(ctx.app, tx, p.tenant.id, p.tenant.paybill);
-      const timestamp = darajaTimestamp();
-      const shortcode = p.tenant.paybill;
-      const ack = await rail.stkPush({
-        BusinessShortCode: shortcode,
-        Password: darajaPassword(shortcode, ctx.app.config.mpesaPasskey, timestamp),
-        Timestamp: timestamp,
-        TransactionType: 'CustomerPayBillOnline',
-        Amount: v.amount,
-        PartyA: v.phone,
-        PartyB: shortcode,
-        PhoneNumber: v.phone,
-        CallBackURL: `${origin.replace(/\/$/, '')}${CALLBACK_PATH}/${token}`,
-        AccountReference: accountReference(v.account),
-        TransactionDesc: v.purpose === 'premium' ? 'Premium' : 'IPF repayment',
+    const config = ctx.app.config;
+    const deadline = Date.now() + config.mpesaRailTimeoutMs + 5_000;
+    for (;;) {
+      const step = await ctx.app.db.tenant(p.tenant.id, async (tx): Promise<{ prior: IntentRow } | { intent: IntentRow; token: string; target: PromptTarget }> => {
+        if (key) {
+          // Serialises twins of one key for the length of this short transaction only.
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${`stk:${key}`}))`;
+          const prior = await tx.paymentRequest.findUnique({ where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } } });
+          if (prior) {
+            if (prior.requestHash !== requestHash) {
+              throw new AppError('idempotency_key_reused', { detail: 'Idempotency-Key was first used for a different payment request; use a new key for a new request' });
+            }
+            return { prior };
+          }
+        }
+        const acct = await resolveAccount(p, tx, v.account, v.purpose);
+        // Prompt-bombing guard (stk-throttle.ts): a committed `sending` intent counts as pending for the next push.
+        const target = { tenantId: p.tenant.id, phone: v.phone, policyId: acct.policyId };
+        await admitPrompt(ctx.app, tx, target);
+        const token = await currentCallbackToken(ctx.app, tx, p.tenant.id, p.tenant.paybill);
+        const pr = await tx.paymentRequest.create({
+          data: {
+            id: randomUUID(),
+            tenantId: p.tenant.id,
+            status: 'sending',
+            phone: v.phone,
+            amountMinor: fromShillings(v.amount),
+            account: v.account,
+            accountReference: accountReference(v.account),
+            shortcode: p.tenant.paybill,
+            purpose: v.purpose,
+            policyId: acct.policyId,
+            debitNoteId: acct.debitNoteId,
+            clientId: acct.clientId,
+            requestedByUserId: actor.userId,
+            apiClientId: p.apiClient.id,
+            idempotencyKey: key,
+            requestHash,
+            sendingUntil: new Date(Date.now() + config.mpesaRailTimeoutMs),
+          },
+        });
+        await recordAudit(ctx, tx, p.tenant.id, {
+          action: 'payment.requested',
+          entityType: 'payment_request',
+          entityId: pr.id,
+          changes: { account: v.account, amount: v.amount, purpose: v.purpose },
+        });
+        return { intent: pr, token, target };
       });
-      // The phone has been prompted once the rail accepts, whatever happens to this transaction after.
-      await countPrompt(ctx.app, target);
-      const pr = await tx.paymentRequest.create({
-        data: {
-          id: randomUUID(),
-          tenantId: p.tenant.id,
-          merchantRequestId: ack.MerchantRequestID,
-          checkoutRequestId: ack.CheckoutRequestID,
-          phone: v.phone,
-          amountMinor: fromShillings(v.amount),
-          account: v.account,
-          purpose: v.purpose,
-          policyId: acct.policyId,
-          debitNoteId: acct.debitNoteId,
-          clientId: acct.clientId,
-          requestedByUserId: actor.userId,
-          apiClientId: p.apiClient.id,
-        },
-      });
-      await recordAudit(ctx, tx, p.tenant.id, {
-        action: 'payment.requested',
-        entityType: 'payment_request',
-        entityId: pr.id,
-        changes: { checkout_request_id: pr.checkoutRequestId, account: v.account, amount: v.amount, purpose: v.purpose },
-      });
-      return { request: pr, ack };
-    });
+      if (!('prior' in step)) return sendPrompt(ctx, rail, origin, step.intent, step.token, step.target);
+      const prior = step.prior;
+      if (prior.status !== 'sending') return { request: prior, replayed: true };
+      if (prior.sendingUntil && prior.sendingUntil.getTime() > Date.now() && Date.now() < deadline) {
+        // The first attempt is still calling the rail: wait for it without holding a connection.
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      await resolveInDoubt(ctx.app, prior.id);
+      const now = await ctx.tx((tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id: prior.id } }));
+      return { request: now, replayed: true };
+    }
   },
 
-  /** The prompt's state; a request pending past MPESA_RECONCILE_AFTER_MS is first reconciled with the rail. */
-  async status(ctx: Context, checkoutRequestId: string) {
+  /**
+   * The prompt's state, by checkout request id or by payment request id. A request pending past
+   * MPESA_RECONCILE_AFTER_MS is first confirmed with the rail; one in doubt (`sending` past its call) is looked up on
+   * the rail's statement.
+   */
+  async status(ctx: Context, ref: string) {
     const p = ctx.principal!;
+    const byId = UUID.test(ref);
     const find = () =>
-      ctx.tx((tx) => tx.paymentRequest.findFirst({ where: { checkoutRequestId, ...paymentRequestVisibility(p) } }));
+      ctx.tx((tx) =>
+        tx.paymentRequest.findFirst({ where: { ...(byId ? { id: ref.toLowerCase() } : { checkoutRequestId: ref }), ...paymentRequestVisibility(p) } }),
+      );
     let pr = await find();
     if (!pr) throw notFound('Payment request');
-    const rail = paymentsRuntime(ctx.app).rail;
-    if (pr.status === 'pending' && rail && Date.now() - pr.createdAt.getTime() >= ctx.app.config.mpesaReconcileAfterMs) {
-      const q = await rail.query(checkoutRequestId).catch((err) => {
-        ctx.log.warn({ err, checkout_request_id: checkoutRequestId }, 'rail query failed');
-        return null;
-      });
-      if (q && q.ResultCode != null) {
-        await applyRailResult(ctx.app, p.tenant.id, checkoutRequestId, { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item }, 'query');
-        pr = (await find())!;
-      }
+    const due = Date.now() - pr.createdAt.getTime() >= ctx.app.config.mpesaReconcileAfterMs;
+    if (pr.status === 'pending' && due) {
+      await confirmPrompt(ctx.app, pr.tenantId, pr.id).catch((err) => ctx.log.warn({ err, payment_request_id: pr!.id }, 'rail query failed'));
+      pr = (await find())!;
+    } else if (pr.status === 'sending' && pr.sendingUntil && pr.sendingUntil.getTime() <= Date.now()) {
+      await resolveInDoubt(ctx.app, pr.id).catch((err) => ctx.log.warn({ err, payment_request_id: pr!.id }, 'statement lookup failed'));
+      pr = (await find())!;
     }
     const receipt = pr.receiptId ? await ctx.tx((tx) => tx.receipt.findUnique({ where: { id: pr!.receiptId! } })) : null;
     return { ...pr, receiptNo: receipt?.receiptNo ?? null };

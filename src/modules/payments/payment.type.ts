@@ -18,9 +18,12 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
   description: 'An STK push prompt followed to its result.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Payment request id (UUID)' }),
-    merchantRequestId: t.exposeString('merchantRequestId'),
-    checkoutRequestId: t.exposeString('checkoutRequestId'),
-    status: t.exposeString('status', { description: 'pending, succeeded or failed' }),
+    merchantRequestId: t.exposeString('merchantRequestId', { nullable: true, description: 'Null while `sending`' }),
+    checkoutRequestId: t.exposeString('checkoutRequestId', { nullable: true, description: 'Null while `sending`: follow the request by its id' }),
+    status: t.exposeString('status', {
+      description:
+        'sending (recorded; the rail\'s acknowledgement not yet: after a fault the paybill statement settles it), pending (on the phone), succeeded or failed',
+    }),
     phone: t.exposeString('phone'),
     amount: t.field({ type: MoneyRef, resolve: (r) => money(r.amountMinor)! }),
     account: t.exposeString('account'),
@@ -29,21 +32,27 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
     resultDesc: t.exposeString('resultDesc', { nullable: true }),
     mpesaReceiptNumber: t.exposeString('mpesaReceiptNo', { nullable: true }),
     receiptNo: t.exposeString('receiptNo', { nullable: true, description: 'Our receipt, once the payment succeeded' }),
-    resolvedVia: t.exposeString('resolvedVia', { nullable: true, description: 'callback or query (reconciled with the rail)' }),
+    resolvedVia: t.exposeString('resolvedVia', {
+      nullable: true,
+      description: 'How the rail\'s result became known: callback (confirmed by the status query), query, statement, or push (the rail refused it)',
+    }),
     resolvedAt: t.expose('resolvedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
 
 const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
-  description: 'The rail\'s immediate answer (Daraja fields) and the payment request that follows the prompt.',
+  description:
+    'The rail\'s acknowledgement (Daraja fields, as recorded: a retry with the same idempotency key answers the same) and the payment ' +
+    'request that follows the prompt. The Daraja fields are null only for a request left `sending` by a fault.',
   fields: (t) => ({
     id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
-    merchantRequestId: t.string({ resolve: (a) => a.ack.MerchantRequestID }),
-    checkoutRequestId: t.string({ resolve: (a) => a.ack.CheckoutRequestID }),
-    responseCode: t.string({ resolve: (a) => a.ack.ResponseCode }),
-    responseDescription: t.string({ resolve: (a) => a.ack.ResponseDescription }),
-    customerMessage: t.string({ resolve: (a) => a.ack.CustomerMessage }),
+    merchantRequestId: t.string({ nullable: true, resolve: (a) => a.request.merchantRequestId }),
+    checkoutRequestId: t.string({ nullable: true, resolve: (a) => a.request.checkoutRequestId }),
+    responseCode: t.string({ nullable: true, resolve: (a) => a.request.responseCode }),
+    responseDescription: t.string({ nullable: true, resolve: (a) => a.request.responseDesc }),
+    customerMessage: t.string({ nullable: true, resolve: (a) => a.request.customerMessage }),
+    replayed: t.boolean({ description: 'True when this answers an earlier request with the same idempotency key (nothing was sent again)', resolve: (a) => a.replayed }),
     paymentRequest: t.field({ type: PaymentRequestRef, resolve: (a) => ({ ...a.request, receiptNo: null }) }),
   }),
 });
@@ -108,6 +117,10 @@ const StkPushInput = builder.inputType('StkPushInput', {
     amount: t.int({ required: true, description: 'Whole shillings, 1–250,000' }),
     account: t.string({ required: true, description: 'Policy number, debit note number or premium-finance loan reference' }),
     purpose: t.string({ description: 'premium (default) or ipf_repayment' }),
+    idempotencyKey: t.string({
+      description:
+        'A key of yours (1–255 visible ASCII): a retry with it answers the first attempt and never prompts the phone twice, even after a fault (REST: the Idempotency-Key header)',
+    }),
   }),
 });
 
@@ -126,8 +139,9 @@ builder.queryFields((t) => ({
   stkPushStatus: t.field({
     type: PaymentRequestRef,
     authScopes: { read: true },
-    description: 'An STK push by checkout request id; a long-pending one is reconciled with the rail first.',
-    args: { checkoutRequestId: t.arg.string({ required: true }) },
+    description:
+      'An STK push by checkout request id or payment request id; a long-pending one is confirmed with the rail first, one in doubt on the paybill statement.',
+    args: { checkoutRequestId: t.arg.string({ required: true, description: 'The checkout request id, or the payment request id (UUID)' }) },
     resolve: (_r, args, ctx) => paymentService.status(ctx, args.checkoutRequestId),
   }),
   receipts: t.prismaConnection({

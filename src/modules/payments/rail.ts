@@ -56,9 +56,51 @@ export interface DarajaQueryResponse {
   CallbackMetadata?: { Item: DarajaCallbackItem[] };
 }
 
+/** Daraja's Pull Transactions query: the paybill's statement between two Nairobi times ("YYYY-MM-DD HH:mm:ss"). */
+export interface DarajaPullRequest {
+  ShortCode: string;
+  StartDate: string;
+  EndDate: string;
+  OffSetValue: string;
+}
+
+/** One statement line of a Pull Transactions answer (Daraja's spelling, amounts in whole shillings as text). */
+export interface DarajaPulledTransaction {
+  transactionId: string;
+  trxDate: string;
+  msisdn: number | string;
+  sender: string;
+  transactiontype: string;
+  billreference: string;
+  amount: string;
+  organizationname: string;
+}
+
+export interface DarajaPullResponse {
+  ResponseRefID: string;
+  ResponseCode: string;
+  ResponseMessage: string;
+  Response: DarajaPulledTransaction[][];
+}
+
+/**
+ * A mobile-money rail as the payments module uses it. Every call is made outside a database transaction, after the
+ * intent is committed (README "Rails"); what a callback claims is confirmed with `query` before anything moves;
+ * `pullTransactions` is the paybill statement, used to find a paid prompt that nothing recorded (a crash between
+ * the push and recording its acknowledgement, a callback lost with the rail's restart).
+ */
 export interface MobileMoneyRail {
   stkPush(req: DarajaStkPushRequest): Promise<DarajaStkPushResponse>;
   query(checkoutRequestId: string): Promise<DarajaQueryResponse>;
+  pullTransactions(req: DarajaPullRequest): Promise<DarajaPullResponse>;
+}
+
+/** The rail answered and refused the request (Daraja's 4xx `errorMessage`): nothing was sent to the phone. */
+export class RailRefusal extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'RailRefusal';
+  }
 }
 
 /** The Daraja result codes we name (domain notes). */
@@ -75,6 +117,11 @@ export const RESULT_CODES: Record<number, string> = {
 /** YYYYMMDDHHmmss on the Nairobi clock (UTC+3, no daylight saving). */
 export function darajaTimestamp(now: Date = new Date()): string {
   return nairobiIso(now).slice(0, 19).replace(/[-:T]/g, '');
+}
+
+/** "YYYY-MM-DD HH:mm:ss" on the Nairobi clock (Pull Transactions dates). */
+export function darajaDateTime(at: Date): string {
+  return nairobiIso(at).slice(0, 19).replace('T', ' ');
 }
 
 /** Nairobi timestamp YYYYMMDDHHmmss → ISO 8601 with +03:00. */

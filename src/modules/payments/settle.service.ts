@@ -7,81 +7,120 @@ import { emitEvent } from '../events/event.service.ts';
 import { transitionPolicy } from '../policies/policy-state.ts';
 import { onPolicyPaid } from '../policies/payment-hooks.ts';
 import { queueCertificateIssue } from '../certificates/issuance.ts';
-import { sweepCertificates } from '../certificates/certificate.service.ts';
-import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue, paymentsRuntime } from './rail.ts';
+import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue } from './rail.ts';
 
-/** A rail's final word on a prompt, from a callback or a status query. */
+/** The rail's own word on a prompt (its status query or its statement), never a callback's claim. */
 export interface RailResult {
   resultCode: number;
   resultDesc: string;
   items?: DarajaCallbackItem[];
 }
 
-export type SettleOutcome = 'settled' | 'failed' | 'duplicate' | 'unmatched' | 'malformed';
+/** How the rail's word reached us: a callback then confirmed by the status query, the query alone, or the statement. */
+export type ConfirmedVia = 'callback' | 'query' | 'statement';
 
-
-
-/** Serialises "unknown checkout id" handling against pushes still committing (see payment.service initiate). */
-export async function pushLock(tx: Tx, tenantId: number, mode: 'shared' | 'exclusive'): Promise<void> {
-  const key = `mpesa-push:${tenantId}`;
-  if (mode === 'shared') await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtext(${key}))`;
-  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${key}))`;
-}
+export type SettleOutcome = 'settled' | 'failed' | 'duplicate' | 'malformed';
 
 /**
- * Applies a rail result to its payment request, exactly once: the request row is locked and only a pending one
- * changes, and a transaction reference already receipted is refused, so duplicate callbacks and a callback racing
- * a reconciling status query change nothing the second time.
+ * Applies the rail's confirmed result to its payment request, exactly once: the request row is locked and only a
+ * `pending` or `sending` one changes, and a transaction reference already receipted is refused, so a replayed
+ * callback, the sweep and a status query racing each other change nothing the second time. The amount receipted is
+ * what the rail confirms, never more than was asked (an excess the rail reports is recorded as unmatched money).
  */
 export async function applyRailResult(
   app: AppServices,
   tenantId: number,
-  checkoutRequestId: string,
+  paymentRequestId: string,
   result: RailResult,
-  via: 'callback' | 'query',
+  via: ConfirmedVia,
 ): Promise<SettleOutcome> {
-  const out = await app.db.tenant(
-    tenantId,
-    async (tx) => {
-      let [row] = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM payment_requests WHERE tenant_id = ${tenantId} AND checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
-      if (!row) {
-        // The rail can answer before the push that asked it has committed: wait for in-flight pushes, look again.
-        await pushLock(tx, tenantId, 'exclusive');
-        [row] = await tx.$queryRaw<{ id: string }[]>`
-          SELECT id FROM payment_requests WHERE tenant_id = ${tenantId} AND checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
-      }
-      if (!row) return { outcome: 'unmatched' as const };
-      const pr = await tx.paymentRequest.findUniqueOrThrow({ where: { id: row.id } });
-      if (pr.status !== 'pending') return { outcome: 'duplicate' as const };
-      if (result.resultCode !== 0) {
-        await tx.paymentRequest.update({
-          where: { id: pr.id },
-          data: { status: 'failed', resultCode: result.resultCode, resultDesc: result.resultDesc, resolvedVia: via, resolvedAt: new Date() },
-        });
-        return { outcome: 'failed' as const };
-      }
-      const receiptRef = metadataValue(result.items, 'MpesaReceiptNumber');
-      if (receiptRef == null || String(receiptRef).trim() === '') return { outcome: 'malformed' as const };
-      const ref = String(receiptRef);
-      if (await tx.receipt.findFirst({ where: { transactionRef: ref } })) return { outcome: 'duplicate' as const };
-      const paidShillings = Number(metadataValue(result.items, 'Amount'));
-      const amountMinor = Number.isFinite(paidShillings) && paidShillings > 0 ? BigInt(Math.round(paidShillings * 100)) : pr.amountMinor;
-      const txDate = metadataValue(result.items, 'TransactionDate');
-      const paidAt = txDate ? new Date(darajaTimestampToIso(txDate)) : new Date();
-      const receiptId = await raiseReceipt(app, tx, tenantId, pr, { ref, amountMinor, paidAt: Number.isNaN(paidAt.getTime()) ? new Date() : paidAt });
+  const out = await app.db.tenant(tenantId, async (tx) => {
+    await tx.$queryRaw`SELECT id FROM payment_requests WHERE id = ${paymentRequestId}::uuid FOR UPDATE`;
+    const pr = await tx.paymentRequest.findUniqueOrThrow({ where: { id: paymentRequestId } });
+    if (pr.status !== 'pending' && pr.status !== 'sending') return { outcome: 'duplicate' as const };
+    if (result.resultCode !== 0) {
       await tx.paymentRequest.update({
         where: { id: pr.id },
-        data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId, resolvedVia: via, resolvedAt: new Date() },
+        data: { status: 'failed', resultCode: result.resultCode, resultDesc: result.resultDesc, resolvedVia: via, resolvedAt: new Date(), sendingUntil: null },
       });
-      return { outcome: 'settled' as const, policyId: pr.policyId };
-    },
-    { timeout: 20_000 },
-  );
+      return { outcome: 'failed' as const };
+    }
+    const receiptRef = metadataValue(result.items, 'MpesaReceiptNumber');
+    if (receiptRef == null || String(receiptRef).trim() === '') return { outcome: 'malformed' as const };
+    const ref = String(receiptRef);
+    if (await tx.receipt.findFirst({ where: { transactionRef: ref } })) return { outcome: 'duplicate' as const };
+    const confirmedMinor = shillingsToMinor(metadataValue(result.items, 'Amount'));
+    if (confirmedMinor == null) return { outcome: 'malformed' as const };
+    const amountMinor = confirmedMinor < pr.amountMinor ? confirmedMinor : pr.amountMinor;
+    const txDate = metadataValue(result.items, 'TransactionDate');
+    const paidAt = txDate ? new Date(darajaTimestampToIso(txDate)) : new Date();
+    const when = Number.isNaN(paidAt.getTime()) ? new Date() : paidAt;
+    const receiptId = await raiseReceipt(app, tx, tenantId, pr, { ref, amountMinor, paidAt: when });
+    if (confirmedMinor > pr.amountMinor) {
+      await recordUnmatched(app, tx, tenantId, {
+        transactionRef: `${ref}-EXCESS`,
+        checkoutRequestId: pr.checkoutRequestId,
+        phone: pr.phone,
+        amountMinor: confirmedMinor - pr.amountMinor,
+        accountReference: pr.accountReference,
+        paidAt: when,
+        foundVia: via,
+        reason: `the rail confirmed ${confirmedMinor} cents against a request for ${pr.amountMinor}: the excess is not receipted`,
+      });
+    }
+    await tx.paymentRequest.update({
+      where: { id: pr.id },
+      data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId, resolvedVia: via, resolvedAt: new Date(), sendingUntil: null },
+    });
+    return { outcome: 'settled' as const, policyId: pr.policyId };
+  });
   // Any payment to a policy may make a certificate (stage) due: the certificate module decides what.
-  // Without a job runner in this process nothing is sent: the runner's minute sweep finds what is due.
+  // Without a job runner in this process nothing is sent: the runner's sweep finds what is due.
   if ('policyId' in out && out.policyId) await queueCertificateIssue(app, out.policyId);
   return out.outcome;
+}
+
+/** Whole shillings as the rail reports them (number or text, possibly with cents) → cents; null when not a positive amount. */
+export function shillingsToMinor(v: string | number | undefined): bigint | null {
+  const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
+  const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(s);
+  if (!m) return null;
+  const minor = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0');
+  return minor > 0n ? minor : null;
+}
+
+export interface UnmatchedInput {
+  transactionRef: string;
+  checkoutRequestId: string | null;
+  phone: string;
+  amountMinor: bigint;
+  accountReference: string;
+  paidAt: Date;
+  foundVia: ConfirmedVia;
+  reason: string;
+}
+
+/** Money the rail took that no payment request can take: kept for refund and announced (payment.unmatched), once. */
+export async function recordUnmatched(app: AppServices, tx: Tx, tenantId: number, u: UnmatchedInput): Promise<boolean> {
+  const inserted = await tx.$queryRaw<{ id: number }[]>`
+    INSERT INTO unmatched_payments (tenant_id, transaction_ref, checkout_request_id, phone, amount_minor, account_reference, paid_at, found_via, reason)
+    VALUES (${tenantId}, ${u.transactionRef}, ${u.checkoutRequestId}, ${u.phone}, ${u.amountMinor}, ${u.accountReference}, ${u.paidAt}, ${u.foundVia}, ${u.reason})
+    ON CONFLICT (tenant_id, transaction_ref) DO NOTHING RETURNING id`;
+  if (!inserted.length) return false;
+  await emitEvent(app, tx, tenantId, 'payment.unmatched', {
+    transaction_ref: u.transactionRef,
+    ...amountOf(u.amountMinor),
+    currency: 'KES',
+    paid_at: nairobiIso(u.paidAt),
+    method: 'mpesa',
+    checkout_request_id: u.checkoutRequestId,
+    phone: u.phone,
+    account_reference: u.accountReference,
+    found_via: u.foundVia,
+    status: 'refund_due',
+    reason: u.reason,
+  });
+  return true;
 }
 
 type PaymentRequestRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
@@ -187,35 +226,3 @@ async function raiseReceipt(
   return receipt.id;
 }
 
-/**
- * The minute sweep (job payments.reconcile): prompts still pending past MPESA_RECONCILE_AFTER_MS are asked of the
- * rail even when nobody queries their status; then the certificate module's sweep queues certificates due but
- * missing (settled in a process without a job runner, a crash after commit) and cancellations left pending.
- */
-export async function reconcilePending(app: AppServices, now: Date = new Date()): Promise<{ reconciled: number; certificates: number }> {
-  const runtime = paymentsRuntime(app);
-  let reconciled = 0;
-  let certificates = 0;
-  if (runtime.rail) {
-    const stale = await app.db.system((tx) =>
-      tx.paymentRequest.findMany({
-        where: { status: 'pending', createdAt: { lte: new Date(now.getTime() - app.config.mpesaReconcileAfterMs) } },
-        orderBy: { createdAt: 'asc' },
-        take: 200,
-        select: { tenantId: true, checkoutRequestId: true },
-      }),
-    );
-    for (const s of stale) {
-      const q = await runtime.rail.query(s.checkoutRequestId).catch((err) => {
-        app.log.warn({ err, checkout_request_id: s.checkoutRequestId }, 'rail query failed');
-        return null;
-      });
-      if (q?.ResultCode == null) continue;
-      const outcome = await applyRailResult(app, s.tenantId, s.checkoutRequestId, { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item }, 'query');
-      if (outcome === 'settled' || outcome === 'failed') reconciled += 1;
-    }
-  }
-  const swept = await sweepCertificates(app);
-  certificates = swept.issue + swept.cancel;
-  return { reconciled, certificates };
-}

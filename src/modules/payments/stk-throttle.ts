@@ -16,10 +16,11 @@ import type { RateLimitRule } from '../../lib/rate-limit.ts';
  * instalment's note) share one allowance. Refusals are 429 rate_limited with Retry-After. Only a prompt the rail
  * accepted is counted: refused and failed requests spend nothing.
  *
- * Race-free: the check and the count happen under transaction-scoped advisory locks on the phone and the account,
- * held until the push commits, so each push sees the prompts committed before it. A push that finds either lock
- * taken is refused at once (Retry-After 1 s) rather than queued: another prompt to that phone or account is being
- * sent right now, and waiting would hold a database connection per queued request.
+ * Race-free: the check happens under transaction-scoped advisory locks on the phone and the account, held until the
+ * push's intent (status `sending`, which counts as pending here) commits, so each push sees the prompts recorded
+ * before it; the rail is called only after that commit. A push that finds either lock taken is refused at once
+ * (Retry-After 1 s) rather than queued: waiting would hold a database connection per queued request. The allowance
+ * is spent once the rail accepts the prompt.
  */
 export interface PromptTarget {
   tenantId: number;
@@ -56,7 +57,7 @@ export async function admitPrompt(app: AppServices, tx: Tx, t: PromptTarget): Pr
   if (holdMs > 0) {
     const now = Date.now();
     const pending = await tx.paymentRequest.findMany({
-      where: { tenantId: t.tenantId, status: 'pending', createdAt: { gt: new Date(now - holdMs) }, OR: [{ phone: t.phone }, { policyId: t.policyId }] },
+      where: { tenantId: t.tenantId, status: { in: ['sending', 'pending'] }, createdAt: { gt: new Date(now - holdMs) }, OR: [{ phone: t.phone }, { policyId: t.policyId }] },
       select: { phone: true, createdAt: true },
       orderBy: { createdAt: 'desc' },
     });

@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/db/embedded.ts';
+import { Database } from '../src/db/client.ts';
+import { createTestTenant, type TestTenant } from './factories/tenant.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createTestDatabase } from './helpers/db.ts';
+import { Api, type HttpResult } from './helpers/http.ts';
+import { PayOrg, PHONES, TODAY } from './helpers/payments.ts';
+import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
+import { WebhookReceiver } from './helpers/webhook-receiver.ts';
+
+// Issue 10: money under load and under crashes. The in-process part bursts pushes at one server; the rest run the real
+// entrypoint as a child process, kill it (SIGKILL, or a fault point that kills it exactly between the rail call and
+// recording its answer), restart it on the same database, and count what the customer paid against what we recorded.
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a burst of STK pushes', () => {
+  let t: TestApp;
+  let o: PayOrg;
+  beforeAll(async () => {
+    t = await startTestApp({ bindRateLimit: 10_000 }, { jobs: true });
+    o = await PayOrg.create(t);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('100 concurrent pushes: none answers 500, an unrelated read is served meanwhile, every prompt settles once', async () => {
+    const policies: any[] = [];
+    for (let i = 0; i < 10; i++) policies.push(await o.bind(1));
+    const pushes = Array.from({ length: 100 }, (_, i) => o.push({ phone: PHONES.success, amount: 1 + (i % 7), account: policies[i % 10].policy_no }));
+    // An unrelated read while the pushes hold whatever they hold: it must be answered (not wedged behind them).
+    const read = await o.api.get('/receipts?limit=1', { token: o.tokens.staff });
+    const results = await Promise.all(pushes);
+    expect(read.status, read.text).toBe(200);
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses.every((s) => s === 202)).toBe(true);
+    const settled = await Promise.all(results.map((r) => o.settled(r.body.data.checkout_request_id, 60_000)));
+    expect(settled.map((s) => s.body.data.status).filter((s) => s !== 'succeeded')).toEqual([]);
+    const counts = await t.db.tenant(o.org.id, async (tx) => ({
+      requests: await tx.paymentRequest.count({ where: { id: { in: results.map((r) => r.body.data.id) } } }),
+      receipts: await tx.receipt.count({ where: { paymentRequestId: { in: results.map((r) => r.body.data.id) } } }),
+      prompts: await tx.mpesaSimPrompt.count({ where: { checkoutRequestId: { in: results.map((r) => r.body.data.checkout_request_id) } } }),
+    }));
+    expect(counts).toEqual({ requests: 100, receipts: 100, prompts: 100 });
+  }, 90_000);
+});
+
+/** A child server process on a database of its own, restartable on the same data. */
+class Child {
+  s!: Spawned;
+  port = 0;
+  constructor(
+    readonly databaseUrl: string,
+    readonly dataDir: string,
+  ) {}
+
+  async start(extra: Record<string, string> = {}): Promise<this> {
+    this.port ||= await freePort();
+    this.s = spawnServer({
+      PORT: String(this.port),
+      DATA_DIR: this.dataDir,
+      DATABASE_URL: this.databaseUrl,
+      NODE_ENV: 'test',
+      DEMO_SEED: '0',
+      LOG_LEVEL: 'warn',
+      BIND_RATE_LIMIT: '100000',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+      PAYMENTS_SWEEP_SECONDS: '1',
+      MPESA_RAIL_TIMEOUT_MS: '1500',
+      MPESA_SIM_DELAY_MS: '300',
+      ...extra,
+    });
+    await waitHealthy(this.s, 90_000);
+    return this;
+  }
+
+  get origin() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async kill() {
+    await stopWith(this.s, 'SIGKILL', 10_000);
+  }
+}
+
+async function bindOn(api: Api, token: string, org: TestTenant, db: Database, n: number): Promise<any> {
+  const insurer = await db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
+  const yom = Number(TODAY.slice(0, 4)) - 3;
+  const q = await api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+  expect(q.status, q.text).toBe(200);
+  const id = String(700000 + n);
+  const r = await api.post('/motor/save', {
+    token,
+    idempotencyKey: randomUUID(),
+    body: {
+      client: { name: `Chaos ${n} Wanjiru`, phone: `0712 ${id}`, idno: `66${id}` },
+      policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total, premium_instalments: 1 },
+      vehicles: [{ regno: `KDF ${String(n).padStart(3, '0')}Z`, chassis_no: `CHAOS-${id}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+}
+
+/** Pushes until an answer that is not a dropped connection or a 503 (the server was down): the client's retry loop. */
+async function pushUntilAnswered(origin: () => string, token: () => string, body: unknown, key: string, deadline: number): Promise<HttpResult> {
+  let last = '';
+  for (;;) {
+    try {
+      const r = await new Api(origin()).post('/payment/stk/push', { token: token(), body, idempotencyKey: key });
+      if (r.status !== 503 && r.status !== 401) return r;
+      last = `${r.status} ${r.text}`;
+    } catch (e) {
+      /* connection refused or reset: the process is down */
+      last = String(e);
+    }
+    if (Date.now() > deadline) throw new Error(`push ${key} never answered: ${last}`);
+    await sleep(200);
+  }
+}
+
+describe('crashes', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let db: Database;
+  let dataDir: string;
+  let org: TestTenant;
+  const children: Child[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await Database.connect(database.url, { poolSize: 4 });
+    dataDir = await mkdtemp(path.join(tmpdir(), 'bima-chaos-'));
+    org = await createTestTenant(db, { clientOverrides: { staff: { rateLimitPerMinute: 1_000_000 } } });
+  });
+  afterAll(async () => {
+    for (const c of children) await c.kill().catch(() => undefined);
+    await db?.close();
+    await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function token(child: Child): Promise<string> {
+    return new Api(child.origin).token(org.clients.staff.clientId, org.clients.staff.secret);
+  }
+
+  it('killed between the rail call and recording its answer, then retried with the same key: one prompt, one receipt', async () => {
+    const faulty = await new Child(database.url, dataDir).start({ FAULT_POINTS: 'stk.after-rail-call' });
+    children.push(faulty);
+    const staff = await token(faulty);
+    const bound = await bindOn(new Api(faulty.origin), staff, org, db, 1);
+    const key = randomUUID();
+    const body = { phone: PHONES.success, amount: 1, account: bound.policy_no };
+    // The process dies inside this request, after the rail has the prompt and before anything records the answer.
+    const first = await new Api(faulty.origin).post('/payment/stk/push', { token: staff, body, idempotencyKey: key }).catch((e) => e as Error);
+    expect(first).toBeInstanceOf(Error);
+    expect((await faulty.s.exited).signal).toBe('SIGKILL');
+    const intent = await db.tenant(org.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { idempotencyKey: key } }));
+    expect(intent).toMatchObject({ status: 'sending', checkoutRequestId: null });
+    expect(await db.system((tx) => tx.mpesaSimPrompt.count({ where: { accountReference: intent.accountReference } }))).toBe(1);
+
+    const healthy = await new Child(database.url, dataDir).start();
+    children.push(healthy);
+    const staff2 = await token(healthy);
+    const retry = await pushUntilAnswered(() => healthy.origin, () => staff2, body, key, Date.now() + 30_000);
+    expect(retry.status, retry.text).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe(intent.id);
+    // Follow it by its id until the statement has settled it.
+    let s: HttpResult;
+    for (let i = 0; ; i++) {
+      s = await new Api(healthy.origin).get(`/payment/stk/${intent.id}`, { token: staff2 });
+      if (s.body.data?.status === 'succeeded' || i > 150) break;
+      await sleep(200);
+    }
+    expect(s.body.data).toMatchObject({ status: 'succeeded', resolved_via: 'statement', receipt_no: expect.stringMatching(/^RCT-/) });
+    const prompts = await db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { accountReference: intent.accountReference } }));
+    expect(prompts).toHaveLength(1);
+    expect(await db.tenant(org.id, (tx) => tx.receipt.count({ where: { transactionRef: prompts[0]!.receiptNo! } }))).toBe(1);
+    expect(await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { accountReference: intent.accountReference } }))).toBe(1);
+    expect(await db.tenant(org.id, (tx) => tx.unmatchedPayment.count())).toBe(0);
+    await healthy.kill();
+  }, 90_000);
+
+  it('killed right after storing a callback: the restarted process replays it at start', async () => {
+    const faulty = await new Child(database.url, dataDir).start({ FAULT_POINTS: 'callback.after-store' });
+    children.push(faulty);
+    const staff = await token(faulty);
+    const bound = await bindOn(new Api(faulty.origin), staff, org, db, 2);
+    const push = await new Api(faulty.origin).post('/payment/stk/push', { token: staff, body: { phone: PHONES.success, amount: 2, account: bound.policy_no }, idempotencyKey: randomUUID() });
+    expect(push.status, push.text).toBe(202);
+    // The simulated customer pays; the process dies as soon as the callback is stored.
+    expect((await faulty.s.exited).signal).toBe('SIGKILL');
+    const checkout = push.body.data.checkout_request_id;
+    const stored = await db.tenant(org.id, (tx) => tx.mpesaCallback.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    expect(stored.processedAt).toBeNull();
+
+    const healthy = await new Child(database.url, dataDir).start();
+    children.push(healthy);
+    let row = stored;
+    for (let i = 0; i < 100 && !row.processedAt; i++) {
+      await sleep(200);
+      row = await db.tenant(org.id, (tx) => tx.mpesaCallback.findUniqueOrThrow({ where: { id: stored.id } }));
+    }
+    expect(row.processedAt).not.toBeNull();
+    expect(['settled', 'duplicate']).toContain(row.outcome);
+    const pr = await db.tenant(org.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    expect(pr.status).toBe('succeeded');
+    expect(await db.tenant(org.id, (tx) => tx.receipt.count({ where: { paymentRequestId: pr.id } }))).toBe(1);
+    await healthy.kill();
+  }, 90_000);
+
+  it('SIGKILL mid-load (pushes, callbacks, deliveries), restart: one receipt per payment, no paid prompt unrecorded, every event delivered, duplicates byte-identical', async () => {
+    const rx = await new WebhookReceiver().start();
+    try {
+      // A push killed before its prompt reached the rail is in doubt until the prompt could no longer be on a phone.
+      const ttl = { MPESA_PROMPT_TTL_SECONDS: '4' };
+      let child = await new Child(database.url, dataDir).start(ttl);
+      children.push(child);
+      let staff = await token(child);
+      const api = () => new Api(child.origin);
+      const ep = await api().post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: rx.url, events: ['payment.received', 'policy.activated'] } });
+      expect(ep.status, ep.text).toBe(201);
+      const policies: any[] = [];
+      for (let i = 0; i < 24; i++) policies.push(await bindOn(api(), staff, org, db, 100 + i));
+
+      // Every payment is a client with a key of its own retrying until answered, as an integrator would.
+      const deadline = Date.now() + 45_000;
+      const payments = policies.map((p, i) => ({ key: randomUUID(), body: { phone: PHONES.success, amount: Math.ceil(p.premium.total_minor / 100), account: p.policy_no }, i }));
+      const runs = payments.map(async (pay) => {
+        await sleep(pay.i * 40);
+        return pushUntilAnswered(() => child.origin, () => staff, pay.body, pay.key, deadline);
+      });
+      // Kill the process while pushes, simulated customers' callbacks and webhook deliveries are in flight.
+      await sleep(500);
+      await child.kill();
+      child = await new Child(database.url, dataDir).start(ttl);
+      children.push(child);
+      staff = await token(child);
+      const answers = await Promise.all(runs);
+      expect(answers.map((a) => a.status).filter((s) => s !== 202)).toEqual([]);
+
+      // Wait until every payment is final and every event has reached the receiver.
+      const ids = answers.map((a) => a.body.data.id as string);
+      const ours = new Set(policies.map((p) => p.policy_no as string));
+      const chaosEvents = async () =>
+        (await db.tenant(org.id, (tx) => tx.event.findMany({ where: { name: { in: ['payment.received', 'policy.activated'] } } }))).filter((e) =>
+          ours.has((e.data as { policy_no?: string }).policy_no ?? ''),
+        );
+      for (let i = 0; i < 300; i++) {
+        const open = await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { id: { in: ids }, status: { in: ['sending', 'pending'] } } }));
+        const events = await chaosEvents();
+        const heard = new Set(rx.received.map((r) => r.headers['service-delivery']));
+        const paidCount = await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { id: { in: ids }, status: 'succeeded' } }));
+        if (open === 0 && events.length >= 2 * paidCount && events.every((e) => heard.has(e.id))) break;
+        await sleep(200);
+      }
+      const requests = await db.tenant(org.id, (tx) => tx.paymentRequest.findMany({ where: { id: { in: ids } } }));
+      // Every payment is final: paid, or failed because its prompt never reached the rail (killed before the call).
+      expect(requests.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').map((r) => r.status)).toEqual([]);
+      const succeeded = requests.filter((r) => r.status === 'succeeded');
+      const failed = requests.filter((r) => r.status === 'failed');
+      expect(succeeded.length).toBeGreaterThan(payments.length / 2);
+      // One request per idempotency key, one receipt per paid request.
+      expect(new Set(requests.map((r) => r.idempotencyKey)).size).toBe(payments.length);
+      const receipts = await db.tenant(org.id, (tx) => tx.receipt.findMany({ where: { paymentRequestId: { in: ids } } }));
+      expect(receipts).toHaveLength(succeeded.length);
+      // Every prompt the customers paid is receipted: none paid twice, none unrecorded; a failed request paid nothing.
+      const refs = requests.map((r) => r.accountReference);
+      const paid = await db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { accountReference: { in: refs }, resultCode: 0 } }));
+      expect(paid).toHaveLength(succeeded.length);
+      const receiptRefs = new Set(receipts.map((r) => r.transactionRef));
+      expect(paid.filter((p) => !receiptRefs.has(p.receiptNo!))).toEqual([]);
+      expect(paid.filter((p) => failed.some((f) => f.accountReference === p.accountReference))).toEqual([]);
+      expect(await db.tenant(org.id, (tx) => tx.unmatchedPayment.count())).toBe(0);
+      // Every event delivered; a delivery repeated after the crash repeats the same bytes.
+      const events = await chaosEvents();
+      const tally = new Map<string, number>();
+      for (const e of events) tally.set(`${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`, (tally.get(`${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`) ?? 0) + 1);
+      expect([...tally].filter(([, n]) => n > 1), JSON.stringify(events.map((e) => [e.name, e.data]))).toEqual([]);
+      expect(events).toHaveLength(2 * succeeded.length);
+      const byEvent = new Map<string, Buffer[]>();
+      for (const r of rx.received) byEvent.set(String(r.headers['service-delivery']), [...(byEvent.get(String(r.headers['service-delivery'])) ?? []), r.raw]);
+      expect(events.filter((e) => !byEvent.has(e.id)).map((e) => e.name)).toEqual([]);
+      for (const [, bodies] of byEvent) expect(bodies.every((b) => b.equals(bodies[0]!))).toBe(true);
+      await child.kill();
+    } finally {
+      await rx.stop();
+    }
+  }, 120_000);
+});
