@@ -294,9 +294,15 @@ describe('cancellation at the registry', () => {
     const bad = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 99 } });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.success).toBe(false);
-    const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    const key = randomUUID();
+    const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: key, body: { reason_id: 15 } });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ success: true, data: { certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15 } });
+    // The registry is called outside the Idempotency-Key transaction; the answer is still stored and replayed.
+    const retried = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: key, body: { reason_id: 15 } });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.text).toBe(r.text);
     expect(r.body.data.cancelled_at).toBeTruthy();
     const ev = await events(o, 'certificate.cancelled', pol.policy_no);
     expect(ev).toMatchObject([{ certificate_no: c.certificate_no, reason_id: 15 }]);

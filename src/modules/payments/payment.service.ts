@@ -260,7 +260,8 @@ export const paymentService = {
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      await resolveInDoubt(ctx.app, prior.id);
+      // In doubt (the first attempt died before recording the rail's answer): the statement may settle it now.
+      await resolveInDoubt(ctx.app, prior.id).catch((err) => ctx.log.warn({ err, payment_request_id: prior.id }, 'statement lookup failed'));
       const now = await ctx.tx((tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id: prior.id } }));
       return { request: now, replayed: true };
     }
