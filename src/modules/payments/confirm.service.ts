@@ -8,6 +8,7 @@ import {
   paymentsRuntime,
   RailRefusal,
 } from './rail.ts';
+import { transitionPaymentRequest } from './payment-request-state.ts';
 import { applyRailResult, recordUnmatched, type SettleOutcome, shillingsToMinor } from './settle.service.ts';
 
 /**
@@ -201,15 +202,11 @@ export async function resolveInDoubt(app: AppServices, paymentRequestId: string,
   }
   if (now.getTime() - pr.createdAt.getTime() < app.config.mpesaPromptTtlSeconds * 1000) return 'in_doubt';
   await app.db.tenant(pr.tenantId, (tx) =>
-    tx.paymentRequest.updateMany({
-      where: { id: pr.id, status: 'sending' },
-      data: {
-        status: 'failed',
-        resultDesc: `Not confirmed: the rail never acknowledged this prompt and no payment for it reached the statement within ${app.config.mpesaPromptTtlSeconds} s`,
-        resolvedVia: 'statement',
-        resolvedAt: new Date(),
-        sendingUntil: null,
-      },
+    transitionPaymentRequest(tx, pr.id, 'sending', 'failed', {
+      resultDesc: `Not confirmed: the rail never acknowledged this prompt and no payment for it reached the statement within ${app.config.mpesaPromptTtlSeconds} s`,
+      resolvedVia: 'statement',
+      resolvedAt: new Date(),
+      sendingUntil: null,
     }),
   );
   return 'expired';

@@ -15,6 +15,7 @@ import { policyVisibility } from '../policies/policy.policy.ts';
 import { currentCallbackToken } from './callback-token.ts';
 import { confirmPrompt, resolveInDoubt } from './confirm.service.ts';
 import { darajaPassword, type DarajaStkPushResponse, darajaTimestamp, type MobileMoneyRail, paymentsRuntime, RailRefusal } from './rail.ts';
+import { transitionPaymentRequest } from './payment-request-state.ts';
 import { admitPrompt, countPrompt, type PromptTarget } from './stk-throttle.ts';
 
 /** Daraja's ceiling for one STK push. */
@@ -136,11 +137,14 @@ async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, i
     );
   } catch (err) {
     if (err instanceof RailRefusal) {
+      // Nothing reached the phone: the key is freed, so a corrected retry with it is a new request (as for any refused write).
       await ctx.app.db.tenant(intent.tenantId, (tx) =>
-        tx.paymentRequest.updateMany({
-          where: { id: intent.id, status: 'sending' },
-          // Nothing reached the phone: the key is freed, so a corrected retry with it is a new request (as for any refused write).
-          data: { status: 'failed', resultDesc: err.detail, resolvedVia: 'push', resolvedAt: new Date(), sendingUntil: null, idempotencyKey: null },
+        transitionPaymentRequest(tx, intent.id, 'sending', 'failed', {
+          resultDesc: err.detail,
+          resolvedVia: 'push',
+          resolvedAt: new Date(),
+          sendingUntil: null,
+          idempotencyKey: null,
         }),
       );
       throw new AppError('service_unavailable', { detail: err.detail });
@@ -155,18 +159,11 @@ async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, i
   // The phone has been prompted once the rail accepts, whatever happens after.
   await countPrompt(ctx.app, target);
   const request = await ctx.app.db.tenant(intent.tenantId, async (tx) => {
-    await tx.paymentRequest.updateMany({
-      where: { id: intent.id, status: 'sending' },
-      data: {
-        status: 'pending',
-        merchantRequestId: ack.MerchantRequestID,
-        checkoutRequestId: ack.CheckoutRequestID,
-        responseCode: ack.ResponseCode,
-        responseDesc: ack.ResponseDescription,
-        customerMessage: ack.CustomerMessage,
-        sendingUntil: null,
-      },
-    });
+    // Recorded even when the statement settled the request first (the ids are the rail's either way).
+    const acknowledged = { merchantRequestId: ack.MerchantRequestID, checkoutRequestId: ack.CheckoutRequestID, responseCode: ack.ResponseCode, responseDesc: ack.ResponseDescription, customerMessage: ack.CustomerMessage };
+    if (!(await transitionPaymentRequest(tx, intent.id, 'sending', 'pending', { ...acknowledged, sendingUntil: null }))) {
+      await tx.paymentRequest.updateMany({ where: { id: intent.id, checkoutRequestId: null }, data: acknowledged });
+    }
     return tx.paymentRequest.findUniqueOrThrow({ where: { id: intent.id } });
   });
   return { request, replayed: false };

@@ -7,6 +7,7 @@ import { emitEvent } from '../events/event.service.ts';
 import { transitionPolicy } from '../policies/policy-state.ts';
 import { onPolicyPaid } from '../policies/payment-hooks.ts';
 import { queueCertificateIssue } from '../certificates/issuance.ts';
+import { OPEN_PAYMENT_STATES, transitionPaymentRequest } from './payment-request-state.ts';
 import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue } from './rail.ts';
 
 /** The rail's own word on a prompt (its status query or its statement), never a callback's claim. */
@@ -37,11 +38,14 @@ export async function applyRailResult(
   const out = await app.db.tenant(tenantId, async (tx) => {
     await tx.$queryRaw`SELECT id FROM payment_requests WHERE id = ${paymentRequestId}::uuid FOR UPDATE`;
     const pr = await tx.paymentRequest.findUniqueOrThrow({ where: { id: paymentRequestId } });
-    if (pr.status !== 'pending' && pr.status !== 'sending') return { outcome: 'duplicate' as const };
+    if (!OPEN_PAYMENT_STATES.includes(pr.status)) return { outcome: 'duplicate' as const };
     if (result.resultCode !== 0) {
-      await tx.paymentRequest.update({
-        where: { id: pr.id },
-        data: { status: 'failed', resultCode: result.resultCode, resultDesc: result.resultDesc, resolvedVia: via, resolvedAt: new Date(), sendingUntil: null },
+      await transitionPaymentRequest(tx, pr.id, OPEN_PAYMENT_STATES, 'failed', {
+        resultCode: result.resultCode,
+        resultDesc: result.resultDesc,
+        resolvedVia: via,
+        resolvedAt: new Date(),
+        sendingUntil: null,
       });
       return { outcome: 'failed' as const };
     }
@@ -68,9 +72,14 @@ export async function applyRailResult(
         reason: `the rail confirmed ${confirmedMinor} cents against a request for ${pr.amountMinor}: the excess is not receipted`,
       });
     }
-    await tx.paymentRequest.update({
-      where: { id: pr.id },
-      data: { status: 'succeeded', resultCode: 0, resultDesc: result.resultDesc, mpesaReceiptNo: ref, receiptId, resolvedVia: via, resolvedAt: new Date(), sendingUntil: null },
+    await transitionPaymentRequest(tx, pr.id, OPEN_PAYMENT_STATES, 'succeeded', {
+      resultCode: 0,
+      resultDesc: result.resultDesc,
+      mpesaReceiptNo: ref,
+      receiptId,
+      resolvedVia: via,
+      resolvedAt: new Date(),
+      sendingUntil: null,
     });
     return { outcome: 'settled' as const, policyId: pr.policyId };
   });
