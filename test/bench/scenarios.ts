@@ -167,6 +167,19 @@ async function activePolicyToEndorse(ctx: SetupContext): Promise<SetupResult> {
   return { path: `/api/v1/policies/${p.uuid}/endorse`, body: body(0), vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }) };
 }
 
+/**
+ * A fresh STK push (new Idempotency-Key) for one pending policy each time: the intent committed, the simulated rail
+ * called with no transaction open, its acknowledgement recorded. The paying number is the simulator's silent one (it
+ * answers without calling back), so callbacks do not share the CPU; prompt throttles are off for the bench.
+ */
+async function pushEachTime(ctx: SetupContext): Promise<SetupResult> {
+  const p = await bindOne(ctx);
+  const body = { phone: '254700000005', amount: 1, account: p.policyNo };
+  return { body, vary: () => ({ headers: { 'idempotency-key': randomUUID() } }) };
+}
+
+const PUSH_ENV = { STK_PHONE_LIMIT: '0', STK_ACCOUNT_LIMIT: '0', STK_PENDING_HOLD_SECONDS: '0' };
+
 export const SCENARIOS: Scenario[] = [
   rest('REST GET /me', '/me'),
   gql('GraphQL me', '{ me { scopes tenant { code } } }'),
@@ -178,6 +191,7 @@ export const SCENARIOS: Scenario[] = [
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
   rest('REST GET /policies (25 full records)', '/policies?limit=25', { setup: atLeast25Policies, env: { BIND_RATE_LIMIT: '1000000' } }),
   rest('REST POST /policies/{uuid}/endorse (change_value preview)', '/policies/{uuid}/endorse', { ...post, setup: activePolicyToEndorse, env: { MPESA_SIM_DELAY_MS: '0' } }),
+  rest('REST POST /payment/stk/push', '/payment/stk/push', { ...post, setup: pushEachTime, env: PUSH_ENV }),
   // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
   // limit (3 per 15 s per API client) would turn the run into 429s.
   rest('REST POST /motor/save', '/motor/save', { ...post, setup: bindEachTime, env: { BIND_RATE_LIMIT: '1000000' } }),

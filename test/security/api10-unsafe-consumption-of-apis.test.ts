@@ -6,7 +6,8 @@
  * that redirects into the internal network, or answers with an endless body. The defences: a callback authenticates
  * by its per-organisation token (unknown → 404, nothing recorded), bodies are bounded (64 kB) and recorded before
  * anything acts on them, a malformed one moves no money; a receiver's redirect is never followed and only 1 kB of
- * its answer is read. (Confirming every callback with the rail before money moves is the next issue's work.)
+ * its answer is read. Nothing a callback claims moves money: the rail's status query is asked first
+ * (test/payments-forgery.test.ts).
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +70,7 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
 
   it('attack: an oversized or malformed callback → refused or recorded as malformed; no receipt, no crash', async () => {
     const url = await callbackUrl();
-    const receiptsBefore = await t.db.tenant(o.org.id, (tx) => tx.receipt.count());
+    const receiptsBefore = { last: (await t.db.tenant(o.org.id, (tx) => tx.receipt.aggregate({ _max: { id: true } })))._max.id ?? 0 };
     const huge = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"pad":"${'x'.repeat(70 * 1024)}"}` });
     expect(huge.status).toBe(413);
     for (const body of ['not json', '{"Body":{"stkCallback":{"ResultCode":"0"}}}', '[]', '{"Body":null}', '{"Body":{"stkCallback":{"CheckoutRequestID":{"$ne":1},"ResultCode":0}}}']) {
@@ -79,9 +80,10 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
     const malformed = await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { outcome: 'malformed' } }));
     expect(malformed).toBeGreaterThanOrEqual(5);
     expect((await fetch(`${t.origin}/healthz`)).status).toBe(200);
-    // Whatever the real prompt did, the hostile bodies added no receipt of their own.
-    const receiptsAfter = await t.db.tenant(o.org.id, (tx) => tx.receipt.count());
-    expect(receiptsAfter - receiptsBefore).toBeLessThanOrEqual(1);
+    // The hostile bodies added no receipt of their own: every receipt is a payment the rail made.
+    const receipts = await t.db.tenant(o.org.id, (tx) => tx.receipt.findMany({ where: { id: { gt: receiptsBefore.last } } }));
+    const paid = await t.db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { resultCode: 0, receiptNo: { in: receipts.map((r) => r.transactionRef) } } }));
+    expect(receipts.filter((r) => !paid.some((p) => p.receiptNo === r.transactionRef))).toEqual([]);
   });
 
   it('attack: a webhook receiver redirects to an internal address or answers without end — not followed, 1 kB kept', async () => {
