@@ -13,6 +13,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file gets its own database cloned from a migrated template, so files run in parallel safely.
     fileParallelism: true,
+    // Two at a time even on a 2-CPU machine (the default there is one): most tests wait on the database, timers and
+    // jobs, not the CPU. Measured on CI's 2-CPU VM: the suite in about two thirds of the time.
+    maxWorkers: 2,
     env: { NODE_ENV: 'test' },
   },
 });

@@ -82,13 +82,17 @@ export class PayOrg {
     return this.api.get(`/payment/stk/${encodeURIComponent(checkoutRequestId)}`, { token });
   }
 
-  /** Polls the status endpoint until the prompt leaves `pending` (or the deadline passes; the caller asserts). */
+  /**
+   * Polls the status endpoint until the prompt leaves `pending` (or the deadline passes; the caller asserts). A 503
+   * (the service shedding load, with Retry-After) is waited out as a client would.
+   */
   async settled(checkoutRequestId: string, ms = 20_000): Promise<HttpResult> {
     const deadline = Date.now() + ms;
     for (;;) {
       const r = await this.status(checkoutRequestId);
-      if (r.status !== 200 || r.body.data.status !== 'pending' || Date.now() > deadline) return r;
-      await new Promise((res) => setTimeout(res, 100));
+      const busy = r.status === 503 && Date.now() < deadline;
+      if (!busy && (r.status !== 200 || r.body.data.status !== 'pending' || Date.now() > deadline)) return r;
+      await new Promise((res) => setTimeout(res, busy ? 1_000 : 100));
     }
   }
 
