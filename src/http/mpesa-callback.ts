@@ -69,7 +69,7 @@ export async function handleMpesaCallback(app: AppServices, req: IncomingMessage
     tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody: raw.replace(/\u0000/g, '') } }),
   );
   faultPoint(app.config, 'callback.after-store');
-  await confirmCallback(app, stored.id).catch((err) => {
+  await confirmCallback(app, stored.id, stored).catch((err) => {
     app.log.error({ err, callback_id: String(stored.id) }, 'mpesa callback not confirmed yet (kept for replay)');
   });
   sendJson(res, 200, { ResultCode: 0, ResultDesc: 'Accepted' });

@@ -255,6 +255,10 @@ async function main(): Promise<number> {
         MPESA_RECONCILE_AFTER_MS: '3600000',
         BIND_RATE_LIMIT: '1000000',
         TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+        // Every prompt goes to the simulator's one silent number: the prompt-bombing guard would refuse all but one.
+        STK_PHONE_LIMIT: '0',
+        STK_ACCOUNT_LIMIT: '0',
+        STK_PENDING_HOLD_SECONDS: '0',
       },
     });
     const origin = service.origin;

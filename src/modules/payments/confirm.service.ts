@@ -1,4 +1,5 @@
 import type { AppServices } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
 import { normalisePhone } from '../../lib/identifiers.ts';
 import {
   darajaDateTime,
@@ -19,6 +20,8 @@ import { applyRailResult, recordUnmatched, type SettleOutcome, shillingsToMinor 
  */
 
 export type CallbackOutcome = SettleOutcome | 'unmatched' | 'unconfirmed';
+
+type CallbackRow = Awaited<ReturnType<Tx['mpesaCallback']['findUniqueOrThrow']>>;
 
 /** After this many confirmations the rail did not back, a callback is closed as `unconfirmed` (a forgery, or lost). */
 const MAX_CALLBACK_ATTEMPTS = 20;
@@ -58,8 +61,8 @@ function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown;
  * Confirms one stored callback with the rail and applies what the rail says. Returns the outcome once the callback is
  * closed, or null when it stays open for a replay (the rail has no final answer yet, or could not be asked).
  */
-export async function confirmCallback(app: AppServices, callbackId: bigint): Promise<CallbackOutcome | null> {
-  const row = await app.db.system((tx) => tx.mpesaCallback.findUnique({ where: { id: callbackId } }));
+export async function confirmCallback(app: AppServices, callbackId: bigint, stored?: CallbackRow): Promise<CallbackOutcome | null> {
+  const row = stored ?? (await app.db.system((tx) => tx.mpesaCallback.findUnique({ where: { id: callbackId } })));
   if (!row) return null;
   if (row.processedAt) return row.outcome as CallbackOutcome;
   const close = (outcome: CallbackOutcome, error: string | null = null) =>
@@ -251,6 +254,8 @@ async function settleLine(app: AppServices, shortcode: string, tenantIds: number
     }),
   );
   if (candidate?.status === 'pending') {
+    // Young prompts are the callback's (or the status query's) to settle, as for the reconcile step.
+    if (now.getTime() - candidate.createdAt.getTime() < app.config.mpesaReconcileAfterMs) return 'skipped';
     const r = await confirmPrompt(app, candidate.tenantId, candidate.id);
     return r === 'settled' ? 'attached' : 'skipped';
   }
