@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ASTNode, type DocumentNode, execute, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, parse, validate, visit } from 'graphql';
 import type { Context } from '../src/context.ts';
-import { AppError, type FieldError, isAppError, ValidationError } from '../src/lib/problem.ts';
+import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
 import { type RestRoute, snake } from './route.ts';
 
 const OPERATIONS_DIR = path.join(import.meta.dirname, 'operations');
@@ -140,6 +140,11 @@ async function execute0(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Con
     if (isAppError(first.originalError)) throw first.originalError;
     const fieldErrors = result.errors.map(coercionFieldError).filter((x): x is FieldError => !!x);
     if (fieldErrors.length) throw new ValidationError(fieldErrors);
+    const overload = overloadError(first.originalError);
+    if (overload) {
+      ctx.log.warn({ err: first.originalError, operation: compiled.route.operation }, 'database pool exhausted');
+      throw overload;
+    }
     ctx.log.error({ err: first.originalError ?? first, operation: compiled.route.operation }, 'REST operation failed');
     throw new AppError('internal_error');
   }

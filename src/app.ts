@@ -47,7 +47,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
     log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
   }
-  const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize });
+  const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
   const services: AppServices = { db, config, log, rateLimits: createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) }), events };

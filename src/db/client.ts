@@ -82,7 +82,7 @@ export class Database {
     readonly pool: pg.Pool,
   ) {}
 
-  static async connect(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
+  static async connect(url: string, opts: { poolSize?: number; poolWaitMs?: number } = {}): Promise<Database> {
     const switchRole = await Database.mustSwitchRole(url);
     // The role travels as a startup parameter, so a connection is never usable as the bypassing user, not even for
     // its first query.
@@ -90,6 +90,9 @@ export class Database {
       connectionString: url,
       max: opts.poolSize ?? 20,
       idleTimeoutMillis: 30_000,
+      // A request waits this long for a connection, then is shed as 503 (lib/problem.ts overloadError), not queued
+      // without bound behind a burst.
+      connectionTimeoutMillis: opts.poolWaitMs ?? 0,
       ...(switchRole ? { options: `-c role=${APP_ROLE}` } : {}),
     });
     // pg re-emits a pooled connection's error (server shutdown, or PostgreSQL stopping while pool.end() is still

@@ -74,6 +74,8 @@ export interface Config {
   paymentsSweepSeconds: number;
   /** Connections in the service's PostgreSQL pool (each process). */
   dbPoolSize: number;
+  /** How long a request waits for a pooled connection before it is answered 503 (shed, not queued without bound). */
+  dbPoolWaitMs: number;
   /** Test-only fault injection: named points at which the process kills itself (refused under production). */
   faultPoints: string[];
   /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
@@ -194,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mpesaPromptTtlSeconds: int(env, 'MPESA_PROMPT_TTL_SECONDS', 180),
     paymentsSweepSeconds: Math.max(1, int(env, 'PAYMENTS_SWEEP_SECONDS', 60)),
     dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 20)),
+    dbPoolWaitMs: Math.max(100, int(env, 'DB_POOL_WAIT_MS', 5_000)),
     faultPoints: list(env.FAULT_POINTS),
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),

@@ -179,11 +179,19 @@ export class DuplicateClientError extends AppError {
 }
 
 /**
- * The database pool had no connection to give within the transaction's wait (Prisma P2028): the service is
- * overloaded, not broken and not the caller's fault. 503 with Retry-After, so clients back off and retry.
+ * The database pool had no connection to give in time (Prisma P2028, or pg's DB_POOL_WAIT_MS timeout, possibly wrapped
+ * by Prisma's driver adapter): the service is overloaded, not broken and not the caller's fault. 503 with Retry-After,
+ * so clients back off and retry.
  */
 export function overloadError(err: unknown): AppError | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code !== 'P2028') return null;
+  if (!isPoolExhaustion(err)) return null;
   return new AppError('service_unavailable', { detail: 'The service is busy; retry shortly', headers: { 'Retry-After': '1' } });
+}
+
+function isPoolExhaustion(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown };
+  if (e.code === 'P2028') return true;
+  if (typeof e.message === 'string' && e.message.includes('timeout exceeded when trying to connect')) return true;
+  return isPoolExhaustion(e.cause, depth + 1);
 }
