@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -24,13 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-  expect(r.body.status).toBe(status);
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
 
 const ME = '{ me { client { id } scopes actor { id role code ownRecordsOnly } } }';
 

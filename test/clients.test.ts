@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -31,11 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
 
 // Distinct identities per call: every client in this file must be a new person unless a test says otherwise.
 let seq = 0;

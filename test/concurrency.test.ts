@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayNairobi } from '../src/lib/dates.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -22,11 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
 
 const postClient = (body: unknown, key = randomUUID()) => api.post('/clients', { token: staff, body, idempotencyKey: key });
 const clientNumber = (no: string) => Number(no.replace(/^C-/, ''));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -18,12 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
 
 const uniqueName = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 const create = (body: unknown, o: { key?: string; token?: string; rawBody?: string } = {}) =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayNairobi } from '../src/lib/dates.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 const TODAY = todayNairobi();
 const THIS_YEAR = Number(TODAY.slice(0, 4));
@@ -19,11 +19,6 @@ function plusMonths(s: string, n: number): string {
 const annualEndOf = (s: string) => plusDays(plusMonths(s, 12), -1);
 const whole = (minor: number) => Math.round(minor / 100);
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
 
 let seq = 0;
 const freshClient = () => {

@@ -3,7 +3,7 @@ import { todayNairobi } from '../src/lib/dates.ts';
 import { EXCESS_TEXT, MOTOR_BENEFITS } from '../src/seed/demo-data.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -43,11 +43,6 @@ const futureStart = (() => {
 const annualEndOf = (s: string) => plusDays(`${Number(s.slice(0, 4)) + 1}${s.slice(4)}`, -1);
 const inclusiveDays = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
 
 /** Every `x` beside an `x_minor` is the rounding of the cents, at any depth (amounts[] beside amounts_minor[] too). */
 function expectWholeFromMinor(v: unknown, path = '$'): number {

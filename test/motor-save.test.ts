@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayNairobi } from '../src/lib/dates.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -45,11 +45,6 @@ function save(body: Record<string, unknown>, o: { token?: string; key?: string }
   return api.post('/motor/save_quote', { token: o.token ?? staff, body, idempotencyKey: o.key ?? randomUUID() });
 }
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
 
 const counts = () => t.db.tenant(org.id, (tx) => Promise.all([tx.client.count(), tx.quote.count(), tx.quoteOption.count()]));
 const clientRow = (clientNo: string) => t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo } }));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -16,14 +16,6 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 /** The spec's error contract at the token endpoint: status, problem+json, `code`, plus the OAuth `error` member. */
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-  expect(r.body.status).toBe(status);
-  expect(r.body.error).toBe(code);
-  expect(r.headers.get('cache-control')).toBe('no-store');
-}
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const sorted = (scope: string) => scope.split(' ').sort();

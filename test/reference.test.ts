@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEVIES, MOTOR_BENEFITS, STANDARD_PRODUCTS } from '../src/seed/demo-data.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -32,12 +32,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
 
 async function list(path: string, tok = token): Promise<any> {
   const r = await api.get(path, { token: tok });

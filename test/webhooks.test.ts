@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptSecret, masterKey } from '../src/modules/webhooks/secret-box.ts';
 import { createTestTenant, type TestTenant } from './factories/tenant.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
 
 // Management only: no job runner, so nothing is sent (deliveries are covered by webhooks-delivery.test.ts).
 let t: TestApp;
@@ -22,11 +22,6 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const key = () => randomUUID();
-function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toContain('application/problem+json');
-  expect(r.body.code).toBe(code);
-}
 async function create(body: Record<string, unknown>, tok = token) {
   return api.post('/webhooks/endpoints', { token: tok, idempotencyKey: key(), body });
 }

@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -65,4 +67,18 @@ export class Api {
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: T; errors?: any[] } };
   }
+}
+
+/**
+ * The one problem-document assertion: the status, RFC 9457 content type, the stable `code`, `status` repeated in the
+ * body, and the request id the body quotes being the response's `X-Request-Id`. `field` (optional) must be among the
+ * field errors.
+ */
+export function expectProblem(r: HttpResult, status: number, code: string, field?: string): void {
+  expect(r.status, r.text).toBe(status);
+  expect(r.headers.get('content-type'), r.text).toMatch(/^application\/problem\+json/);
+  expect(r.body.code, r.text).toBe(code);
+  expect(r.body.status, r.text).toBe(status);
+  expect(r.body.request_id, r.text).toBe(r.headers.get('x-request-id'));
+  if (field) expect(r.body.errors?.map((e: { field: string }) => e.field), r.text).toContain(field);
 }

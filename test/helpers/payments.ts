@@ -22,11 +22,8 @@ export const PHONES = {
   noCallback: '254700000005',
 } as const;
 
-export function expectProblem(r: HttpResult, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-}
+/** The one problem assertion (helpers/http.ts), re-exported for the payment tests that import it from here. */
+export { expectProblem } from './http.ts';
 
 let seq = 0;
 const unique = () => `${process.pid % 100}${String((seq += 1)).padStart(3, '0')}`;

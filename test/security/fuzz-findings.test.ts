@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api, type HttpResult } from '../helpers/http.ts';
+import { Api, expectProblem, type HttpResult } from '../helpers/http.ts';
 
 let t: TestApp;
 let api: Api;
@@ -40,12 +40,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-function expectProblem(r: HttpResult, status: number, code: string, field?: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code, r.text).toBe(code);
-  if (field) expect(r.body.errors?.map((e: { field: string }) => e.field), r.text).toContain(field);
-}
 
 /** POST /graphql with a raw body (a deep value cannot go through JSON.stringify). */
 async function gqlRaw(body: string, token = staff) {
