@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import { normalisePhone } from '../../lib/identifiers.ts';
 import {
   darajaDateTime,
+  darajaTimestamp,
   type DarajaCallback,
   type DarajaPulledTransaction,
   type MobileMoneyRail,
@@ -45,7 +46,7 @@ export async function confirmPrompt(app: AppServices, tenantId: number, paymentR
 }
 
 /** The stored callback's claim, read leniently: only the checkout id is used to act, the rest for the record. */
-function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown; amount: unknown } | null {
+function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown } | null {
   let cb: DarajaCallback['Body']['stkCallback'] | undefined;
   try {
     cb = (JSON.parse(raw) as DarajaCallback)?.Body?.stkCallback;
@@ -53,8 +54,7 @@ function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown;
     return null;
   }
   if (!cb || typeof cb.CheckoutRequestID !== 'string' || !cb.CheckoutRequestID || typeof cb.ResultCode !== 'number') return null;
-  const amount = Array.isArray(cb.CallbackMetadata?.Item) ? cb.CallbackMetadata.Item.find((i) => i?.Name === 'Amount')?.Value : undefined;
-  return { checkoutRequestId: cb.CheckoutRequestID, resultCode: cb.ResultCode, amount };
+  return { checkoutRequestId: cb.CheckoutRequestID, resultCode: cb.ResultCode };
 }
 
 /**
@@ -159,10 +159,16 @@ export async function replayCallbacks(app: AppServices, now = new Date()): Promi
 
 const sameMsisdn = (line: DarajaPulledTransaction, phone: string) => normalisePhone(String(line.msisdn)) === phone;
 
+/** When a statement line was paid: its trxDate, Nairobi time unless it names an offset; null when unreadable. */
+function lineDate(line: DarajaPulledTransaction): Date | null {
+  const date = new Date(`${line.trxDate.replace(' ', 'T')}${/[Z+]/.test(line.trxDate.slice(10)) ? '' : '+03:00'}`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
 /** A statement line as the items of a success result (what applyRailResult reads). */
 function lineItems(line: DarajaPulledTransaction) {
-  const date = new Date(`${line.trxDate.replace(' ', 'T')}${/[Z+]/.test(line.trxDate.slice(10)) ? '' : '+03:00'}`);
-  const ts = Number.isNaN(date.getTime()) ? undefined : new Date(date.getTime() + 3 * 3600_000).toISOString().slice(0, 19).replace(/[-:T]/g, '');
+  const date = lineDate(line);
+  const ts = date ? darajaTimestamp(date) : undefined;
   return [
     { Name: 'Amount', Value: line.amount },
     { Name: 'MpesaReceiptNumber', Value: line.transactionId },
@@ -263,8 +269,7 @@ async function settleLine(app: AppServices, shortcode: string, tenantIds: number
     const r = await resolveInDoubt(app, candidate.id, now);
     return r === 'settled' ? 'attached' : 'skipped';
   }
-  const paidAt = new Date(`${line.trxDate.replace(' ', 'T')}${/[Z+]/.test(line.trxDate.slice(10)) ? '' : '+03:00'}`);
-  const when = Number.isNaN(paidAt.getTime()) ? now : paidAt;
+  const when = lineDate(line) ?? now;
   if (now.getTime() - when.getTime() < grace) return 'skipped';
   // A paybill belongs to one organisation; where several share one (the sandbox's), the one the phone paid last.
   const recent = await app.db.system((tx) =>
