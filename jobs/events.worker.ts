@@ -30,7 +30,8 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
   const attempt = async (deliveryId: string, path: 'queue' | 'first-attempt') => {
     const r = await attemptDelivery(app, deliveryId);
     if (r.outcome === 'retry_scheduled' && r.nextAttemptAt) await enqueueDelivery(deliveryId, r.nextAttemptAt);
-    if (r.outcome !== 'skipped') app.log.info({ job: deliverQ.name, delivery_id: deliveryId, outcome: r.outcome, path }, 'webhook attempt');
+    if (r.outcome !== 'skipped')
+      app.log.info({ job: deliverQ.name, delivery_id: deliveryId, outcome: r.outcome, path }, 'webhook attempt');
   };
 
   await boss.work<{ eventId: string }>(dispatchQ.name, { pollingIntervalSeconds: 0.5, batchSize: 20 }, async (jobs) => {
@@ -42,18 +43,22 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
 
   // Attempts wait on receivers (up to the timeout each): several workers, each taking a batch run concurrently.
   for (let i = 0; i < 2; i++) {
-    await boss.work<{ deliveryId: string }>(deliverQ.name, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async (jobs) => {
-      await Promise.all(
-        jobs.map((job) => attempt(deliverQ.payload.parse(job.data).deliveryId, 'queue')),
-      );
-    });
+    await boss.work<{ deliveryId: string }>(
+      deliverQ.name,
+      { pollingIntervalSeconds: 0.5, batchSize: 10 },
+      async (jobs) => {
+        await Promise.all(jobs.map((job) => attempt(deliverQ.payload.parse(job.data).deliveryId, 'queue')));
+      },
+    );
   }
 
   await boss.work(sweepQ.name, { pollingIntervalSeconds: 5 }, async () => {
     const stranded = await findStranded(app);
-    for (const eventId of stranded.events) for (const id of await dispatchEvent(app, eventId)) await enqueueDelivery(id);
+    for (const eventId of stranded.events)
+      for (const id of await dispatchEvent(app, eventId)) await enqueueDelivery(id);
     for (const id of stranded.deliveries) await enqueueDelivery(id);
-    if (stranded.events.length || stranded.deliveries.length) app.log.warn({ job: sweepQ.name, ...stranded }, 'outbox sweep re-sent stranded work');
+    if (stranded.events.length || stranded.deliveries.length)
+      app.log.warn({ job: sweepQ.name, ...stranded }, 'outbox sweep re-sent stranded work');
   });
 
   let inFlight = 0;
@@ -105,12 +110,17 @@ async function listenOutbox(databaseUrl: string, app: AppServices, onSignal: (s:
         app.log.error({ err }, 'bad outbox signal');
         return;
       }
-      onSignal(signal).catch((err) => app.log.error({ err, signal }, 'outbox signal not enqueued (the sweep will retry)'));
+      onSignal(signal).catch((err) =>
+        app.log.error({ err, signal }, 'outbox signal not enqueued (the sweep will retry)'),
+      );
     });
     c.on('error', (err) => {
       if (closed) return;
       app.log.error({ err }, 'outbox listener lost its connection');
-      setTimeout(() => void connect().catch((e) => app.log.error({ err: e }, 'outbox listener reconnect failed')), 1000).unref();
+      setTimeout(
+        () => void connect().catch((e) => app.log.error({ err: e }, 'outbox listener reconnect failed')),
+        1000,
+      ).unref();
     });
     await c.connect();
     await c.query(`LISTEN ${OUTBOX_CHANNEL}`);

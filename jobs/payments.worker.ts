@@ -16,26 +16,33 @@ export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Pr
   const runtime = paymentsRuntime(app);
   runtime.rail = new MpesaSimulator(app, boss);
 
-  await boss.work<{ checkoutRequestId: string }>(simQ.name, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async (jobs) => {
-    await Promise.all(
-      jobs.map(async (job) => {
-        const { checkoutRequestId } = simQ.payload.parse(job.data);
-        const r = await resolvePrompt(app, checkoutRequestId);
-        app.log.info({ job: simQ.name, checkout_request_id: checkoutRequestId, ...r }, 'simulated prompt resolved');
-      }),
-    );
-  });
+  await boss.work<{ checkoutRequestId: string }>(
+    simQ.name,
+    { pollingIntervalSeconds: 0.5, batchSize: 10 },
+    async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          const { checkoutRequestId } = simQ.payload.parse(job.data);
+          const r = await resolvePrompt(app, checkoutRequestId);
+          app.log.info({ job: simQ.name, checkout_request_id: checkoutRequestId, ...r }, 'simulated prompt resolved');
+        }),
+      );
+    },
+  );
 
   await boss.work(sweepQ.name, { pollingIntervalSeconds: 0.5 }, async () => {
     const payments = await sweepPayments(app);
     const certs = await sweepCertificates(app);
     const certificates = certs.issue + certs.cancel;
-    if (Object.values(payments).some(Boolean) || certificates) app.log.info({ job: sweepQ.name, ...payments, certificates }, 'payments swept');
+    if (Object.values(payments).some(Boolean) || certificates)
+      app.log.info({ job: sweepQ.name, ...payments, certificates }, 'payments swept');
   });
 
   const every = app.config.paymentsSweepSeconds;
   const kick = () =>
-    boss.send(sweepQ.name, {}, { singletonKey: 'payments-sweep', singletonSeconds: every }).catch((err) => app.log.warn({ err }, 'payments sweep not queued'));
+    boss
+      .send(sweepQ.name, {}, { singletonKey: 'payments-sweep', singletonSeconds: every })
+      .catch((err) => app.log.warn({ err }, 'payments sweep not queued'));
   await kick();
   if (every < 60) {
     const timer = setInterval(kick, every * 1000);

@@ -1,6 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type ASTNode, type DocumentNode, execute, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, parse, validate, visit } from 'graphql';
+import {
+  type ASTNode,
+  type DocumentNode,
+  execute,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  parse,
+  validate,
+  visit,
+} from 'graphql';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
 import { type RestRoute, snake } from './route.ts';
@@ -20,9 +31,12 @@ const FRAGMENTS_DIR = path.join(OPERATIONS_DIR, 'fragments');
 function loadFragments(): Map<string, FragmentDefinitionNode> {
   const out = new Map<string, FragmentDefinitionNode>();
   if (!existsSync(FRAGMENTS_DIR)) return out;
-  for (const file of readdirSync(FRAGMENTS_DIR).filter((f) => f.endsWith('.graphql')).sort()) {
+  for (const file of readdirSync(FRAGMENTS_DIR)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()) {
     for (const def of parse(readFileSync(path.join(FRAGMENTS_DIR, file), 'utf8')).definitions) {
-      if (def.kind !== Kind.FRAGMENT_DEFINITION) throw new Error(`${file}: only fragments belong in operations/fragments`);
+      if (def.kind !== Kind.FRAGMENT_DEFINITION)
+        throw new Error(`${file}: only fragments belong in operations/fragments`);
       if (out.has(def.name.value)) throw new Error(`${file}: fragment ${def.name.value} is defined twice`);
       out.set(def.name.value, def);
     }
@@ -32,7 +46,11 @@ function loadFragments(): Map<string, FragmentDefinitionNode> {
 
 /** Appends the shared fragments an operation spreads (transitively) and does not define itself. */
 function withSharedFragments(document: DocumentNode, shared: Map<string, FragmentDefinitionNode>): DocumentNode {
-  const defined = new Set(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => (d as FragmentDefinitionNode).name.value));
+  const defined = new Set(
+    document.definitions
+      .filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => (d).name.value),
+  );
   const added: FragmentDefinitionNode[] = [];
   const spreadsOf = (node: ASTNode): string[] => {
     const names: string[] = [];
@@ -59,7 +77,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const text = readFileSync(path.join(OPERATIONS_DIR, `${route.operation}.graphql`), 'utf8');
     const document = withSharedFragments(parse(text), shared);
     const errors = validate(schema, document);
-    if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: operation ${route.operation} is invalid: ${errors[0]!.message}`);
+    if (errors.length)
+      throw new Error(
+        `REST route ${route.method} ${route.path}: operation ${route.operation} is invalid: ${errors[0].message}`,
+      );
     const paramNames: string[] = [];
     const pattern = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
       paramNames.push(name);
@@ -71,14 +92,21 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 
 /** `Variable "$input" got invalid value 1 at "input.name"; String cannot…` → field `input.name`. */
 function coercionFieldError(e: GraphQLError): FieldError | null {
-  const m = /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|of non-null type .* must not be null|got invalid value)/s.exec(e.message);
+  const m =
+    /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|of non-null type .* must not be null|got invalid value)/s.exec(
+      e.message,
+    );
   if (!m) return null;
   // A JSON null where the operation needs a value (`"reason_id": null`) is the caller's mistake, not a bug.
-  const reason = / must not be null\.?$/.test(e.message) ? 'required' : e.message.split('; ').slice(1).join('; ') || e.message;
+  const reason = / must not be null\.?$/.test(e.message)
+    ? 'required'
+    : e.message.split('; ').slice(1).join('; ') || e.message;
   // A missing required field is reported on its parent object: name the field itself.
   const missing = /^Field "(\w+)" of required type/.exec(reason);
   // One spelling for positions everywhere: `vehicles.0.regno`, not `vehicles[0].regno`.
-  const field = `${m[2] ?? m[1]!}${missing ? `.${missing[1]}` : ''}`.replace(/^input\./, '').replace(/\[(\d+)\]/g, '.$1');
+  const field = `${m[2] ?? m[1]}${missing ? `.${missing[1]}` : ''}`
+    .replace(/^input\./, '')
+    .replace(/\[(\d+)\]/g, '.$1');
   return { field, message: reason.replace(/^Field "\w+" of required type "[^"]+" was not provided\.?/, 'required') };
 }
 
@@ -90,7 +118,12 @@ function problemFromResult(value: unknown): AppError | null {
   const errors = (v.fieldErrors as FieldError[] | undefined) ?? undefined;
   if (v.code === 'validation_failed') return new ValidationError(errors ?? [], v.detail as string);
   const { __typename, code, status, title, detail, fieldErrors, ...extra } = v;
-  return new AppError(code as never, { detail: detail as string, status: status as number, errors: errors?.length ? errors : undefined, extra: snakeKeys(extra) as Record<string, unknown> });
+  return new AppError(code as never, {
+    detail: detail as string,
+    status: status as number,
+    errors: errors?.length ? errors : undefined,
+    extra: snakeKeys(extra) as Record<string, unknown>,
+  });
 }
 
 function snakeKeys(v: unknown): unknown {
@@ -112,20 +145,39 @@ function renameField(field: string, names: Record<string, string>): string {
 /** Field paths in REST spelling: `input.` dropped, camelCase → snake_case, then the route's own legacy renames. */
 function restFieldErrors(err: AppError, route: RestRoute): AppError {
   if (route.mapProblemExtra && (err.extra || route.mapEveryProblem)) {
-    err = new AppError(err.code, { detail: err.detail, status: err.status, errors: err.errors, extra: route.mapProblemExtra(err.extra ?? {}, err), headers: err.headers });
+    err = new AppError(err.code, {
+      detail: err.detail,
+      status: err.status,
+      errors: err.errors,
+      extra: route.mapProblemExtra(err.extra ?? {}, err),
+      headers: err.headers,
+    });
   }
   if (!err.errors?.length) return err;
   const errors = err.errors.map((e) => {
-    const field = e.field.replace(/^input\./, '').split('.').map(snake).join('.');
+    const field = e.field
+      .replace(/^input\./, '')
+      .split('.')
+      .map(snake)
+      .join('.');
     return { ...e, field: renameField(field, route.fieldNames ?? {}) };
   });
   // A detail that names its field ("startFrom: …") names it in the REST spelling too.
-  const first = err.errors[0]!;
-  const detail = err.detail.startsWith(`${first.field}: `) ? `${errors[0]!.field}: ${err.detail.slice(first.field.length + 2)}` : err.detail;
-  return err instanceof ValidationError ? new ValidationError(errors, detail) : new AppError(err.code, { detail, status: err.status, errors, extra: err.extra, headers: err.headers });
+  const first = err.errors[0];
+  const detail = err.detail.startsWith(`${first.field}: `)
+    ? `${errors[0].field}: ${err.detail.slice(first.field.length + 2)}`
+    : err.detail;
+  return err instanceof ValidationError
+    ? new ValidationError(errors, detail)
+    : new AppError(err.code, { detail, status: err.status, errors, extra: err.extra, headers: err.headers });
 }
 
-export async function runOperation(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Context, variables: Record<string, unknown>) {
+export async function runOperation(
+  schema: GraphQLSchema,
+  compiled: CompiledRoute,
+  ctx: Context,
+  variables: Record<string, unknown>,
+) {
   try {
     return await execute0(schema, compiled, ctx, variables);
   } catch (e) {
@@ -133,10 +185,15 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledRout
   }
 }
 
-async function execute0(schema: GraphQLSchema, compiled: CompiledRoute, ctx: Context, variables: Record<string, unknown>) {
+async function execute0(
+  schema: GraphQLSchema,
+  compiled: CompiledRoute,
+  ctx: Context,
+  variables: Record<string, unknown>,
+) {
   const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
   if (result.errors?.length) {
-    const first = result.errors[0]!;
+    const first = result.errors[0];
     if (isAppError(first.originalError)) throw first.originalError;
     const fieldErrors = result.errors.map(coercionFieldError).filter((x): x is FieldError => !!x);
     if (fieldErrors.length) throw new ValidationError(fieldErrors);

@@ -4,7 +4,15 @@ import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
 import { COMPONENT_SCHEMAS, ROUTES } from './routes/index.ts';
 import { arr, int, obj, str } from './schemas.ts';
 
-const COMMON_ERRORS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'tenant_inactive', 'actor_disabled', 'insufficient_scope', 'agent_denied', 'rate_limited'];
+const COMMON_ERRORS: ProblemCode[] = [
+  'unauthenticated',
+  'invalid_token',
+  'tenant_inactive',
+  'actor_disabled',
+  'insufficient_scope',
+  'agent_denied',
+  'rate_limited',
+];
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
@@ -20,11 +28,14 @@ function problemResponses(codes: ProblemCode[]): ResponsesObject {
     const s = PROBLEM_CATALOGUE[c].status;
     byStatus.set(s, [...(byStatus.get(s) ?? []), c]);
   }
-  if (codes.includes('tenant_inactive')) byStatus.set(401, [...new Set([...(byStatus.get(401) ?? []), 'tenant_inactive' as ProblemCode])]);
+  if (codes.includes('tenant_inactive'))
+    byStatus.set(401, [...new Set([...(byStatus.get(401) ?? []), 'tenant_inactive'])]);
   const out: ResponsesObject = {};
   for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const specials = cs.map((c) => SPECIAL_PROBLEMS[c]).filter((x): x is string => !!x);
-    const schema = specials.length ? { oneOf: [...specials.map((n) => ({ $ref: `#/components/schemas/${n}` })), problemRef] } : problemRef;
+    const schema = specials.length
+      ? { oneOf: [...specials.map((n) => ({ $ref: `#/components/schemas/${n}` })), problemRef] }
+      : problemRef;
     out[String(status)] = {
       description: cs.map((c) => `\`${c}\`: ${PROBLEM_CATALOGUE[c].title}`).join('; '),
       headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
@@ -59,21 +70,32 @@ export function buildOpenApi(): Record<string, unknown> {
       type: 'oauth2',
       flows: { clientCredentials: { tokenUrl: '/api/v1/oauth/token', scopes: { ...SCOPES } } },
     })
-    .addSchema('Problem', obj(
-      {
-        type: str('URI of the problem type'),
-        title: str(),
-        status: int(),
-        detail: str(),
-        code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
-        instance: str('Path of the request'),
-        request_id: str(),
-        errors: arr(obj({ field: str('Dotted path in the request body'), message: str() })),
-      },
-      ['type', 'title', 'status', 'detail', 'code', 'request_id'],
-    ))
-    .addSchema('TokenResponse', obj({ access_token: str(), token_type: { type: 'string', enum: ['Bearer'] }, expires_in: int('Seconds (86400 by default)'), scope: str('Space-separated granted scopes') }));
-  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s as SchemaObject);
+    .addSchema(
+      'Problem',
+      obj(
+        {
+          type: str('URI of the problem type'),
+          title: str(),
+          status: int(),
+          detail: str(),
+          code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
+          instance: str('Path of the request'),
+          request_id: str(),
+          errors: arr(obj({ field: str('Dotted path in the request body'), message: str() })),
+        },
+        ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+      ),
+    )
+    .addSchema(
+      'TokenResponse',
+      obj({
+        access_token: str(),
+        token_type: { type: 'string', enum: ['Bearer'] },
+        expires_in: int('Seconds (86400 by default)'),
+        scope: str('Space-separated granted scopes'),
+      }),
+    );
+  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s);
   const headers: Record<string, { description: string; schema: SchemaObject }> = {
     'X-Request-Id': { description: 'Request id (a sane incoming X-Request-Id is kept)', schema: str() },
     'Retry-After': { description: 'Seconds to wait before retrying', schema: int() },
@@ -81,7 +103,10 @@ export function buildOpenApi(): Record<string, unknown> {
     'RateLimit-Remaining': { description: 'Requests left in the window', schema: int() },
     'RateLimit-Reset': { description: 'Seconds until capacity frees up', schema: int() },
     'RateLimit-Policy': { description: 'Limit and window, e.g. `60;w=60`', schema: str() },
-    'Idempotent-Replayed': { description: '`true` when the response is a replay of the first one for this Idempotency-Key', schema: str() },
+    'Idempotent-Replayed': {
+      description: '`true` when the response is a replay of the first one for this Idempotency-Key',
+      schema: str(),
+    },
   };
   for (const [name, h] of Object.entries(headers)) b.addHeader(name, h);
   b.addParameter('IdempotencyKey', {
@@ -89,31 +114,70 @@ export function buildOpenApi(): Record<string, unknown> {
     in: 'header',
     required: true,
     schema: { type: 'string', maxLength: 255 },
-    description: 'Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required.',
+    description:
+      'Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required.',
   });
-  b.addParameter('AgentCode', { name: 'X-Agent-Code', in: 'header', required: false, schema: str(), description: 'Act as this agent (with X-Agent-Key)' });
-  b.addParameter('AgentKey', { name: 'X-Agent-Key', in: 'header', required: false, schema: str(), description: 'The agent\'s key; required with X-Agent-Code' });
+  b.addParameter('AgentCode', {
+    name: 'X-Agent-Code',
+    in: 'header',
+    required: false,
+    schema: str(),
+    description: 'Act as this agent (with X-Agent-Key)',
+  });
+  b.addParameter('AgentKey', {
+    name: 'X-Agent-Key',
+    in: 'header',
+    required: false,
+    schema: str(),
+    description: "The agent's key; required with X-Agent-Code",
+  });
 
   b.addPath('/oauth/token', {
     post: {
       operationId: 'createToken',
       tags: ['Authentication'],
       summary: 'OAuth 2.0 client-credentials token',
-      description: 'JSON or form body; HTTP Basic client authentication or the legacy {key, passkey} also accepted. Limit: 10 requests per minute per IP address.',
+      description:
+        'JSON or form body; HTTP Basic client authentication or the legacy {key, passkey} also accepted. Limit: 10 requests per minute per IP address.',
       security: [],
       requestBody: {
         required: false,
         content: Object.fromEntries(
           ['application/json', 'application/x-www-form-urlencoded'].map((t) => [
             t,
-            { schema: obj({ grant_type: { type: 'string', enum: ['client_credentials'] }, client_id: str(), client_secret: str(), scope: str(), key: str('Alias of client_id'), passkey: str('Alias of client_secret') }, []) },
+            {
+              schema: obj(
+                {
+                  grant_type: { type: 'string', enum: ['client_credentials'] },
+                  client_id: str(),
+                  client_secret: str(),
+                  scope: str(),
+                  key: str('Alias of client_id'),
+                  passkey: str('Alias of client_secret'),
+                },
+                [],
+              ),
+            },
           ]),
         ),
       },
       responses: {
-        '200': { description: 'Token', content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } } },
-        ...problemResponses(['invalid_request', 'invalid_scope', 'unsupported_grant_type', 'invalid_client', 'actor_disabled', 'rate_limited']),
-        '403': { description: '`tenant_inactive`: organisation suspended or in KYC review', content: { 'application/problem+json': { schema: problemRef } } },
+        '200': {
+          description: 'Token',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } },
+        },
+        ...problemResponses([
+          'invalid_request',
+          'invalid_scope',
+          'unsupported_grant_type',
+          'invalid_client',
+          'actor_disabled',
+          'rate_limited',
+        ]),
+        '403': {
+          description: '`tenant_inactive`: organisation suspended or in KYC review',
+          content: { 'application/problem+json': { schema: problemRef } },
+        },
       },
     },
   });
@@ -122,16 +186,22 @@ export function buildOpenApi(): Record<string, unknown> {
     post: {
       operationId: 'mpesaCallback',
       tags: ['Payments'],
-      summary: 'The mobile-money rail\'s STK callback (Daraja shape); called by the rail, not by integrators',
+      summary: "The mobile-money rail's STK callback (Daraja shape); called by the rail, not by integrators",
       description:
-        'No bearer token: the organisation\'s random callback token in the path authenticates the rail (stored hashed, compared ' +
+        "No bearer token: the organisation's random callback token in the path authenticates the rail (stored hashed, compared " +
         'in constant time; unknown → 404 and nothing recorded). The raw body is recorded before it is acted on; duplicate ' +
         'callbacks (same CheckoutRequestID or MpesaReceiptNumber) change nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
       security: [],
       parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
-      requestBody: { required: true, content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } },
+      },
       responses: {
-        '200': { description: 'Accepted', content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } } },
+        '200': {
+          description: 'Accepted',
+          content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } },
+        },
         ...problemResponses(['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']),
       },
     },
@@ -139,7 +209,12 @@ export function buildOpenApi(): Record<string, unknown> {
 
   const paths = new Map<string, Record<string, OperationObject>>();
   for (const r of ROUTES) {
-    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path' as const, required: true, schema: str() }));
+    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path' as const,
+      required: true,
+      schema: str(),
+    }));
     const op: OperationObject = {
       operationId: r.operationId,
       summary: r.summary,
@@ -155,18 +230,27 @@ export function buildOpenApi(): Record<string, unknown> {
         { $ref: '#/components/parameters/AgentKey' },
         ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ],
-      ...(r.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } } : {}),
+      ...(r.requestBody
+        ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } }
+        : {}),
       responses: {
         [String(r.response.status)]: {
           description: r.response.description,
-          headers: { ...rateHeaders, ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) },
+          headers: {
+            ...rateHeaders,
+            ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+          },
           content: { 'application/json': { schema: r.response.schema } },
         },
         ...problemResponses([
           ...COMMON_ERRORS,
           ...r.errors,
-          ...(r.idempotent ? (['idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused'] as ProblemCode[]) : []),
-          ...(r.requestBody ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[]) : []),
+          ...(r.idempotent
+            ? (['idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused'] as ProblemCode[])
+            : []),
+          ...(r.requestBody
+            ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[])
+            : []),
         ]),
       },
     };

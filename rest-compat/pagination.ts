@@ -10,7 +10,10 @@ import { arr, bool, int, nullable, obj, str } from './schemas.ts';
  * A cursor is checked here, as `cursor`, because this facade runs its operations without Yoga's request checks; every
  * REST list pages on an Int id.
  */
-export function pageArgs(q: URLSearchParams, opts: { pages?: boolean } = {}): { first: number; after?: string; offset?: number } {
+export function pageArgs(
+  q: URLSearchParams,
+  opts: { pages?: boolean } = {},
+): { first: number; after?: string; offset?: number } {
   const pages = opts.pages ?? true;
   const errors: { field: string; message: string }[] = [];
   const size = (name: string) => {
@@ -21,7 +24,8 @@ export function pageArgs(q: URLSearchParams, opts: { pages?: boolean } = {}): { 
   };
   const limit = size('limit') ?? (pages ? size('per_page') : undefined) ?? 25;
   const page = pages ? intParam(q.get('page')) : undefined;
-  if (page !== undefined && (!Number.isInteger(page) || page < 1)) errors.push({ field: 'page', message: 'a positive integer' });
+  if (page !== undefined && (!Number.isInteger(page) || page < 1))
+    errors.push({ field: 'page', message: 'a positive integer' });
   const cursor = q.get('cursor');
   const bad = cursor ? cursorProblem(cursor, 'Int') : null;
   if (bad) errors.push({ field: 'cursor', message: bad });
@@ -47,7 +51,14 @@ export function connectionPage(
     u.searchParams.set('cursor', conn.pageInfo.endCursor);
     next = `${u.pathname}${u.search}`;
   }
-  return { status: 200, body: { data: items, meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length }, links: { next } } };
+  return {
+    status: 200,
+    body: {
+      data: items,
+      meta: { limit: first, has_more: conn.pageInfo.hasNextPage, count: items.length },
+      links: { next },
+    },
+  };
 }
 
 export function pageSchema(item: SchemaObject): SchemaObject {
@@ -65,7 +76,12 @@ export function pageParams(opts: { pages?: boolean } = {}): ParameterObject[] {
     ...((opts.pages ?? true)
       ? ([
           { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'Alternative to cursor' },
-          { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 }, description: 'Alias of limit' },
+          {
+            name: 'per_page',
+            in: 'query',
+            schema: { type: 'integer', minimum: 1, maximum: 100 },
+            description: 'Alias of limit',
+          },
         ] as ParameterObject[])
       : []),
   ];

@@ -56,7 +56,10 @@ export interface RestRoute {
   /** Field-error paths to rename after snake_casing (e.g. `client.id_no` → `client.idno` where the legacy body says so). */
   fieldNames?: Record<string, string>;
   /** Reshapes the extra members of a problem (already snake_cased) into the legacy body. */
-  mapProblemExtra?(extra: Record<string, unknown>, problem: { code: string; detail: string; status: number }): Record<string, unknown>;
+  mapProblemExtra?(
+    extra: Record<string, unknown>,
+    problem: { code: string; detail: string; status: number },
+  ): Record<string, unknown>;
   /** Run `mapProblemExtra` on every problem of the operation, not only those with extra members (certificates). */
   mapEveryProblem?: boolean;
   /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */

@@ -1,16 +1,36 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 
 /** Small builders for the OpenAPI response schemas of the legacy shapes. */
-export const str = (description?: string): SchemaObject => ({ type: 'string', ...(description ? { description } : {}) });
-export const int = (description?: string): SchemaObject => ({ type: 'integer', ...(description ? { description } : {}) });
-export const num = (description?: string): SchemaObject => ({ type: 'number', ...(description ? { description } : {}) });
-export const bool = (description?: string): SchemaObject => ({ type: 'boolean', ...(description ? { description } : {}) });
+export const str = (description?: string): SchemaObject => ({
+  type: 'string',
+  ...(description ? { description } : {}),
+});
+export const int = (description?: string): SchemaObject => ({
+  type: 'integer',
+  ...(description ? { description } : {}),
+});
+export const num = (description?: string): SchemaObject => ({
+  type: 'number',
+  ...(description ? { description } : {}),
+});
+export const bool = (description?: string): SchemaObject => ({
+  type: 'boolean',
+  ...(description ? { description } : {}),
+});
 export const nullable = (s: SchemaObject): SchemaObject => ({ ...s, type: [s.type as string, 'null'] as never });
 export const date = (): SchemaObject => ({ type: 'string', format: 'date', description: 'Y-m-d' });
-export const timestamp = (): SchemaObject => ({ type: 'string', format: 'date-time', description: 'ISO 8601 with offset' });
+export const timestamp = (): SchemaObject => ({
+  type: 'string',
+  format: 'date-time',
+  description: 'ISO 8601 with offset',
+});
 export const arr = (items: SchemaObject): SchemaObject => ({ type: 'array', items });
 export const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
-export function obj(properties: Record<string, SchemaObject>, required: string[] = Object.keys(properties), description?: string): SchemaObject {
+export function obj(
+  properties: Record<string, SchemaObject>,
+  required: string[] = Object.keys(properties),
+  description?: string,
+): SchemaObject {
   return { type: 'object', properties, required, ...(description ? { description } : {}) };
 }
 /** `{data: …}` envelope of single records and reference lists. */

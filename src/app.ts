@@ -50,7 +50,13 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
-  const services: AppServices = { db, config, log, rateLimits: createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) }), events };
+  const services: AppServices = {
+    db,
+    config,
+    log,
+    rateLimits: createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) }),
+    events,
+  };
   const boss = opts.jobs === false ? undefined : await startJobs(services, databaseUrl);
   const http = createHttpServer(services, {
     ready: async () => {
@@ -78,7 +84,9 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     stop() {
       stopping ??= (async () => {
         await http.close(config.shutdownTimeoutMs);
-        await boss?.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
+        await boss
+          ?.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs })
+          .catch((err) => log.error({ err }, 'pg-boss stop failed'));
         await events.close();
         await services.rateLimits.close();
         await db.close();

@@ -97,7 +97,11 @@ export async function createContext(input: ContextInput): Promise<Context> {
   const requestId = input.requestId ?? requestIdFrom(undefined);
   const principal =
     input.principal ?? (input.credentials?.authorization ? await authenticate(app.db, input.credentials) : undefined);
-  const log = app.log.child({ request_id: requestId, tenant: principal?.tenant.code, client_id: principal?.apiClient.clientId });
+  const log = app.log.child({
+    request_id: requestId,
+    tenant: principal?.tenant.code,
+    client_id: principal?.apiClient.clientId,
+  });
   const ctx: Context = {
     app,
     requestId,

@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), log: (m) => log.debug(m) }).catch((err: Error) => {
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(config.dataDir, 'pg'),
+      log: (m) => log.debug(m),
+    }).catch((err: Error) => {
       log.fatal(err.message);
       process.exit(1);
     });
@@ -54,7 +57,11 @@ async function main(): Promise<void> {
       databaseUrl,
       beforeReady: async (services, origin) => {
         if (!config.demoSeed) return;
-        await seedDemo(services.db, { credentialsFile: config.demoCredentialsFile, origin: config.publicBaseUrl ?? origin, log: (m) => log.info(m) });
+        await seedDemo(services.db, {
+          credentialsFile: config.demoCredentialsFile,
+          origin: config.publicBaseUrl ?? origin,
+          log: (m) => log.info(m),
+        });
         log.info({ file: config.demoCredentialsFile }, 'demo credentials written');
       },
     });

@@ -41,14 +41,21 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       app.log.info(
-        { request_id: requestId, method: req.method, path: loggedPath(req.url), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        {
+          request_id: requestId,
+          method: req.method,
+          path: loggedPath(req.url),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
         'request',
       );
     });
     try {
       const url = requestUrl(req, app.config.publicBaseUrl);
       if (closing) res.setHeader('connection', 'close');
-      if (url.pathname === '/healthz') return sendJson(res, ready && !closing ? 200 : 503, { status: ready && !closing ? 'ok' : 'starting' });
+      if (url.pathname === '/healthz')
+        return sendJson(res, ready && !closing ? 200 : 503, { status: ready && !closing ? 'ok' : 'starting' });
       if (url.pathname === '/readyz') {
         const ok = ready && !closing && (await health.ready().catch(() => false));
         return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not_ready' });
@@ -58,7 +65,10 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
         return;
       }
       if (url.pathname === `${API_PREFIX}/openapi.json`) {
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' });
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'public, max-age=300',
+        });
         res.end(openapi);
         return;
       }
@@ -79,16 +89,24 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
     const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
     // Node neither awaits nor catches a request listener: a rejection that got past `handle` would be unhandled and,
     // under `npm start`, end the process for every client. It costs this one request instead.
-    requestScope.run({ requestId }, () => handle(req, res, requestId)).catch((err: unknown) => {
-      app.log.error({ err, request_id: requestId }, 'request failed outside its error handler');
-      try {
-        if (res.headersSent) return void res.destroy();
-        const body = JSON.stringify(toProblemDocument(new AppError('internal_error'), requestId));
-        res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8', 'x-request-id': requestId, connection: 'close' }).end(body);
-      } catch {
-        res.destroy();
-      }
-    });
+    requestScope
+      .run({ requestId }, () => handle(req, res, requestId))
+      .catch((err: unknown) => {
+        app.log.error({ err, request_id: requestId }, 'request failed outside its error handler');
+        try {
+          if (res.headersSent) return void res.destroy();
+          const body = JSON.stringify(toProblemDocument(new AppError('internal_error'), requestId));
+          res
+            .writeHead(500, {
+              'content-type': 'application/problem+json; charset=utf-8',
+              'x-request-id': requestId,
+              connection: 'close',
+            })
+            .end(body);
+        } catch {
+          res.destroy();
+        }
+      });
   };
   // Host is checked by requestUrl, which answers a missing one with a problem document rather than Node's bare 400.
   const server = http.createServer({ requireHostHeader: false }, onRequest);
@@ -99,7 +117,10 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
     socket.resume(); // drain what the client sends after the request line: nothing here reads it
-    const err = new AppError('method_not_allowed', { detail: 'This server is not a proxy', headers: { allow: 'GET, POST, PATCH, DELETE' } });
+    const err = new AppError('method_not_allowed', {
+      detail: 'This server is not a proxy',
+      headers: { allow: 'GET, POST, PATCH, DELETE' },
+    });
     socket.end(rawProblemResponse(err, requestIdFrom(req.headers['x-request-id'] as string | undefined)));
     setTimeout(() => socket.destroy(), 2_000).unref();
   });
@@ -119,7 +140,9 @@ export function createHttpServer(app: AppServices, health: { ready(): Promise<bo
     const requestId = requestIdFrom(undefined);
     const problem =
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? new AppError('headers_too_large', { detail: `Request line and headers are limited to ${http.maxHeaderSize} bytes` })
+        ? new AppError('headers_too_large', {
+            detail: `Request line and headers are limited to ${http.maxHeaderSize} bytes`,
+          })
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? new AppError('request_timeout', { detail: 'The request was not received in time' })
           : new AppError('invalid_request', { detail: 'The request could not be parsed as HTTP/1.1' });

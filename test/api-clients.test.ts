@@ -14,7 +14,10 @@ beforeAll(async () => {
   t = await startTestApp();
   api = new Api(t.origin);
   // Generous per-token limit: this file makes well over 60 admin calls a minute on one token.
-  [org, other] = await Promise.all([createTestTenant(t.db, { clientOverrides: { admin: { rateLimitPerMinute: 10_000 } } }), createTestTenant(t.db)]);
+  [org, other] = await Promise.all([
+    createTestTenant(t.db, { clientOverrides: { admin: { rateLimitPerMinute: 10_000 } } }),
+    createTestTenant(t.db),
+  ]);
   admin = await api.token(org.clients.admin.clientId, org.clients.admin.secret);
 });
 afterAll(() => t?.stop());
@@ -31,7 +34,6 @@ const API_CLIENT_FIELDS = [
   'scopes',
   'secret_rotated_at',
 ].sort();
-
 
 const write = (method: 'POST' | 'PATCH', path: string, body?: unknown, token = admin) =>
   api.call(method, path, { token, idempotencyKey: randomUUID(), body });
@@ -72,8 +74,11 @@ async function databaseContains(needle: string): Promise<string[]> {
       SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
     const hits: string[] = [];
     for (const { t: table } of tables) {
-      const rows = await tx.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}" r WHERE strpos(r::text, $1) > 0`, needle);
-      if (rows[0]!.n > 0n) hits.push(table);
+      const rows = await tx.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT count(*) AS n FROM "${table}" r WHERE strpos(r::text, $1) > 0`,
+        needle,
+      );
+      if (rows[0].n > 0n) hits.push(table);
     }
     return hits;
   });
@@ -97,11 +102,15 @@ describe('create', () => {
     expect(secret).toMatch(/^bgs_[A-Za-z0-9_-]{40,}$/);
     expect(new Date(client.created_at).toISOString()).toBe(client.created_at);
 
-    const row = await t.db.tenant(org.id, (tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: client.client_id } }));
+    const row = await t.db.tenant(org.id, (tx) =>
+      tx.apiClient.findUniqueOrThrow({ where: { clientId: client.client_id } }),
+    );
     expect(row.secretHash).toMatch(/^scrypt\$/);
     expect(Object.values(row)).not.toContain(secret);
     // The scan does find what is stored (the public id), so its empty answer for the secret means something.
-    expect(await databaseContains(client.client_id)).toEqual(expect.arrayContaining(['api_clients', 'audit_logs', 'idempotency_keys']));
+    expect(await databaseContains(client.client_id)).toEqual(
+      expect.arrayContaining(['api_clients', 'audit_logs', 'idempotency_keys']),
+    );
     expect(await databaseContains(secret)).toEqual([]);
 
     // The secret works, and without an actor the key acts as its creator.
@@ -110,11 +119,19 @@ describe('create', () => {
     expect(me.body.data).toMatchObject({ scopes: ['quote', 'read'], actor: { id: org.users.admin.id, role: 'admin' } });
 
     const audit = await expectAudit(r, client.client_id, 'api_client.created', secret);
-    expect(audit).toMatchObject({ entityType: 'api_client', changes: { name: 'Partner portal', scopes: ['quote', 'read'], actor_user_id: null, rate_limit_per_minute: 60 } });
+    expect(audit).toMatchObject({
+      entityType: 'api_client',
+      changes: { name: 'Partner portal', scopes: ['quote', 'read'], actor_user_id: null, rate_limit_per_minute: 60 },
+    });
   });
 
   it('takes an acting user and a rate limit', async () => {
-    const { client, secret } = await created({ name: 'Agent app', scopes: ['read'], actor_user_id: org.users.agent1.id, rate_limit_per_minute: 7 });
+    const { client, secret } = await created({
+      name: 'Agent app',
+      scopes: ['read'],
+      actor_user_id: org.users.agent1.id,
+      rate_limit_per_minute: 7,
+    });
     expect(client).toMatchObject({ actor_user_id: org.users.agent1.id, rate_limit_per_minute: 7 });
     const me = await api.get('/me', { token: await api.token(client.client_id, secret) });
     expect(me.body.data.actor).toMatchObject({ id: org.users.agent1.id, own_records_only: true });
@@ -150,7 +167,11 @@ describe('create', () => {
     expectProblem(await create({ name: 'x', scopes: ['read'] }, staff), 403, 'insufficient_scope');
 
     // Scope admin but acting as an account executive: reads are scope business, writes are the actor's.
-    const { client, secret } = await created({ name: 'Exec with admin scope', scopes: ['read', 'admin'], actor_user_id: org.users.exec.id });
+    const { client, secret } = await created({
+      name: 'Exec with admin scope',
+      scopes: ['read', 'admin'],
+      actor_user_id: org.users.exec.id,
+    });
     const execAdmin = await api.token(client.client_id, secret);
     expect((await api.get('/api-clients', { token: execAdmin })).status).toBe(200);
     expectProblem(await create({ name: 'x', scopes: ['read'] }, execAdmin), 403, 'actor_forbidden');
@@ -158,7 +179,7 @@ describe('create', () => {
 });
 
 describe('list and get', () => {
-  it('lists the organisation\'s clients newest first, without secrets; get returns the same record', async () => {
+  it("lists the organisation's clients newest first, without secrets; get returns the same record", async () => {
     const { client } = await created({ name: 'Listed client', scopes: ['read'] });
     const r = await api.get('/api-clients', { token: admin });
     expect(r.status).toBe(200);
@@ -176,7 +197,7 @@ describe('list and get', () => {
     expect(one.body).toEqual({ data: rows[0] });
   });
 
-  it('404 for an unknown id and for another organisation\'s client', async () => {
+  it("404 for an unknown id and for another organisation's client", async () => {
     expectProblem(await api.get('/api-clients/bgc_000000000000000000000000', { token: admin }), 404, 'not_found');
     expectProblem(await api.get(`/api-clients/${other.clients.staff.clientId}`, { token: admin }), 404, 'not_found');
   });
@@ -193,7 +214,13 @@ describe('update', () => {
       rate_limit_per_minute: 120,
     });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data).toMatchObject({ client_id: client.client_id, name: 'After', scopes: ['read'], actor_user_id: org.users.exec.id, rate_limit_per_minute: 120 });
+    expect(r.body.data).toMatchObject({
+      client_id: client.client_id,
+      name: 'After',
+      scopes: ['read'],
+      actor_user_id: org.users.exec.id,
+      rate_limit_per_minute: 120,
+    });
     const audit = await expectAudit(r, client.client_id, 'api_client.updated');
     expect(audit.changes).toEqual({
       name: { from: 'Before', to: 'After' },
@@ -204,7 +231,11 @@ describe('update', () => {
 
     // A token issued before the change is bound by it at once.
     const me = await api.get('/me', { token: issued });
-    expect(me.body.data).toMatchObject({ scopes: ['read'], client: { name: 'After', rate_limit_per_minute: 120 }, actor: { id: org.users.exec.id } });
+    expect(me.body.data).toMatchObject({
+      scopes: ['read'],
+      client: { name: 'After', rate_limit_per_minute: 120 },
+      actor: { id: org.users.exec.id },
+    });
   });
 
   it('a patch that changes nothing leaves no audit row', async () => {
@@ -295,9 +326,10 @@ describe('revoke', () => {
 
 describe('agent keys', () => {
   it('issues a key that works in X-Agent-Key and replaces the old one', async () => {
-    const agent = org.agents[1]!;
+    const agent = org.agents[1];
     const staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-    const asAgent = (key: string) => api.get('/me', { token: staff, headers: { 'x-agent-code': agent.code, 'x-agent-key': key } });
+    const asAgent = (key: string) =>
+      api.get('/me', { token: staff, headers: { 'x-agent-code': agent.code, 'x-agent-key': key } });
     expect((await asAgent(agent.key)).status).toBe(200);
 
     const r = await write('POST', `/sales-people/${agent.userId}/agent-key`);
@@ -307,7 +339,12 @@ describe('agent keys', () => {
 
     const me = await asAgent(key);
     expect(me.status).toBe(200);
-    expect(me.body.data.actor).toMatchObject({ id: agent.userId, code: agent.code, role: 'agent', own_records_only: true });
+    expect(me.body.data.actor).toMatchObject({
+      id: agent.userId,
+      code: agent.code,
+      role: 'agent',
+      own_records_only: true,
+    });
     expectProblem(await asAgent(agent.key), 403, 'agent_denied');
 
     const audit = await expectAudit(r, agent.userId, 'agent.key_issued', key);
@@ -332,13 +369,24 @@ describe('GraphQL', () => {
   }`;
 
   it('createApiClient returns ApiClientSecretPayload, audited with the GraphQL request id', async () => {
-    const r = await api.gql(CREATE, { input: { name: 'Via GraphQL', scopes: ['read'], rateLimitPerMinute: 30 } }, { token: admin });
+    const r = await api.gql(
+      CREATE,
+      { input: { name: 'Via GraphQL', scopes: ['read'], rateLimitPerMinute: 30 } },
+      { token: admin },
+    );
     const out = r.body.data.createApiClient;
-    expect(out).toMatchObject({ __typename: 'ApiClientSecretPayload', apiClient: { name: 'Via GraphQL', scopes: ['read'], rateLimitPerMinute: 30 } });
+    expect(out).toMatchObject({
+      __typename: 'ApiClientSecretPayload',
+      apiClient: { name: 'Via GraphQL', scopes: ['read'], rateLimitPerMinute: 30 },
+    });
     expect(out.clientSecret).toMatch(/^bgs_/);
     expect(await tokenStatus(out.apiClient.clientId, out.clientSecret)).toBe(200);
     const [audit] = await audits(out.apiClient.clientId);
-    expect(audit).toMatchObject({ action: 'api_client.created', actorUserId: org.users.admin.id, requestId: r.headers.get('x-request-id') });
+    expect(audit).toMatchObject({
+      action: 'api_client.created',
+      actorUserId: org.users.admin.id,
+      requestId: r.headers.get('x-request-id'),
+    });
   });
 
   it('a validation failure is a ValidationProblem result in GraphQL spelling', async () => {
@@ -346,7 +394,11 @@ describe('GraphQL', () => {
     expect(r.body.errors).toBeUndefined();
     const out = r.body.data.createApiClient;
     expect(out).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
-    expect(out.fieldErrors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'rateLimitPerMinute', 'scopes.0']);
+    expect(out.fieldErrors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'name',
+      'rateLimitPerMinute',
+      'scopes.0',
+    ]);
   });
 
   it('auditLog lists entries newest first, for staff only', async () => {
@@ -360,9 +412,15 @@ describe('GraphQL', () => {
     const r = await api.gql(q, { id: client.client_id }, { token: admin });
     expect(r.body.errors).toBeUndefined();
     const nodes = r.body.data.auditLog.edges.map((e: any) => e.node);
-    expect(nodes.map((n: any) => n.action)).toEqual(['api_client.revoked', 'api_client.secret_rotated', 'api_client.updated', 'api_client.created']);
+    expect(nodes.map((n: any) => n.action)).toEqual([
+      'api_client.revoked',
+      'api_client.secret_rotated',
+      'api_client.updated',
+      'api_client.created',
+    ]);
     expect(nodes[2].changes).toEqual({ name: { from: 'Audited', to: 'Audited twice' } });
-    for (const n of nodes) expect(n).toMatchObject({ actorType: 'user', actorUserId: org.users.admin.id, entityId: client.client_id });
+    for (const n of nodes)
+      expect(n).toMatchObject({ actorType: 'user', actorUserId: org.users.admin.id, entityId: client.client_id });
 
     const all = await api.gql('{ auditLog(first: 50) { edges { node { id action } } } }', {}, { token: admin });
     const entries = all.body.data.auditLog.edges.map((e: any) => e.node);

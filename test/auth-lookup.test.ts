@@ -32,19 +32,20 @@ afterAll(async () => {
 });
 
 const count = async (table: string) => Number((await conn.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n);
-const systemSetting = async () => (await conn.query(`SELECT current_setting('app.system', true) AS v`)).rows[0].v as string | null;
+const systemSetting = async () =>
+  (await conn.query(`SELECT current_setting('app.system', true) AS v`)).rows[0].v as string | null;
 
 describe('app_authenticate()', () => {
   it('returns the token joined with its tenant, client and acting user', async () => {
-    const { rows } = await conn.query('SELECT * FROM app_authenticate($1, $2)', [tokenHash, A.agents[0]!.code]);
+    const { rows } = await conn.query('SELECT * FROM app_authenticate($1, $2)', [tokenHash, A.agents[0].code]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       tenant_id: A.id,
       client_id: A.clients.staff.clientId,
       key_user_is_actor: true,
       key_user_id: A.users.exec.id,
-      agent_code: A.agents[0]!.code,
-      agent_id: A.agents[0]!.userId,
+      agent_code: A.agents[0].code,
+      agent_id: A.agents[0].userId,
     });
     expect((await conn.query('SELECT * FROM app_authenticate($1)', ['0'.repeat(64)])).rows).toEqual([]);
   });
@@ -57,7 +58,7 @@ describe('app_authenticate()', () => {
     expect(await count('tenants')).toBe(0);
   });
 
-  it('inside a tenant transaction, restores the caller\'s settings: other tenants stay hidden afterwards', async () => {
+  it("inside a tenant transaction, restores the caller's settings: other tenants stay hidden afterwards", async () => {
     await conn.query('BEGIN');
     try {
       await conn.query(`SELECT set_config('app.tenant_id', $1, true)`, [String(B.id)]);
@@ -69,8 +70,14 @@ describe('app_authenticate()', () => {
       expect((await conn.query(`SELECT current_setting('app.tenant_id', true) AS v`)).rows[0].v).toBe(String(B.id));
       // Still only B's rows: A's insurers and A's token did not become visible.
       expect(await count('insurers')).toBe(own);
-      expect(Number((await conn.query('SELECT count(*)::int AS n FROM insurers WHERE tenant_id = $1', [A.id])).rows[0].n)).toBe(0);
-      expect(await count('access_tokens')).toBe(Number((await conn.query('SELECT count(*)::int AS n FROM access_tokens WHERE tenant_id = $1', [B.id])).rows[0].n));
+      expect(
+        Number((await conn.query('SELECT count(*)::int AS n FROM insurers WHERE tenant_id = $1', [A.id])).rows[0].n),
+      ).toBe(0);
+      expect(await count('access_tokens')).toBe(
+        Number(
+          (await conn.query('SELECT count(*)::int AS n FROM access_tokens WHERE tenant_id = $1', [B.id])).rows[0].n,
+        ),
+      );
     } finally {
       await conn.query('ROLLBACK');
     }

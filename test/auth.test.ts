@@ -19,16 +19,22 @@ beforeAll(async () => {
   api = new Api(t.origin);
   org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 77 } } });
   [staffToken, agentToken, readonlyToken, adminToken] = await Promise.all(
-    (['staff', 'agent', 'readonly', 'admin'] as const).map((k) => api.token(org.clients[k].clientId, org.clients[k].secret)),
+    (['staff', 'agent', 'readonly', 'admin'] as const).map((k) =>
+      api.token(org.clients[k].clientId, org.clients[k].secret),
+    ),
   );
 });
 afterAll(() => t?.stop());
 
-
 const ME = '{ me { client { id } scopes actor { id role code ownRecordsOnly } } }';
 
 /** GraphQL carries the same code; failures while building the context (token, agent headers) also set the HTTP status. */
-async function expectGqlError(query: string, o: { token?: string; headers?: Record<string, string> }, code: string, status?: number) {
+async function expectGqlError(
+  query: string,
+  o: { token?: string; headers?: Record<string, string> },
+  code: string,
+  status?: number,
+) {
   const r = await api.gql(query, {}, o);
   if (status !== undefined) expect(r.status).toBe(status);
   expect(r.body.errors?.[0]?.extensions?.code, JSON.stringify(r.body)).toBe(code);
@@ -44,7 +50,12 @@ describe('bearer token', () => {
   });
 
   it('401 invalid_token for a malformed Authorization header', async () => {
-    for (const authorization of ['Token abc', 'Bearer', 'Bearer two words', `Basic ${Buffer.from('a:b').toString('base64')}`]) {
+    for (const authorization of [
+      'Token abc',
+      'Bearer',
+      'Bearer two words',
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+    ]) {
       expectProblem(await api.get('/me', { headers: { authorization } }), 401, 'invalid_token');
     }
     await expectGqlError(ME, { headers: { authorization: 'Token abc' } }, 'invalid_token', 401);
@@ -61,7 +72,12 @@ describe('bearer token', () => {
     const c = org.clients.readonly;
     const token = await api.token(c.clientId, c.secret);
     expect((await api.get('/me', { token })).status).toBe(200);
-    await t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(token) }, data: { expiresAt: new Date(Date.now() - 1000) } }));
+    await t.db.system((tx) =>
+      tx.accessToken.update({
+        where: { tokenHash: sha256Hex(token) },
+        data: { expiresAt: new Date(Date.now() - 1000) },
+      }),
+    );
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
     await expectGqlError(ME, { token }, 'invalid_token', 401);
     // Other tokens of the same client are unaffected.
@@ -71,7 +87,9 @@ describe('bearer token', () => {
   it('401 invalid_token for a revoked token', async () => {
     const c = org.clients.readonly;
     const token = await api.token(c.clientId, c.secret);
-    await t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(token) }, data: { revokedAt: new Date() } }));
+    await t.db.system((tx) =>
+      tx.accessToken.update({ where: { tokenHash: sha256Hex(token) }, data: { revokedAt: new Date() } }),
+    );
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
   });
 
@@ -79,7 +97,9 @@ describe('bearer token', () => {
     const o = await createTestTenant(t.db);
     const token = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
     expect((await api.get('/me', { token })).status).toBe(200);
-    await t.db.system((tx) => tx.apiClient.update({ where: { id: o.clients.staff.id }, data: { revokedAt: new Date() } }));
+    await t.db.system((tx) =>
+      tx.apiClient.update({ where: { id: o.clients.staff.id }, data: { revokedAt: new Date() } }),
+    );
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
     await expectGqlError(ME, { token }, 'invalid_token', 401);
   });
@@ -97,7 +117,7 @@ describe('bearer token', () => {
     expect((await api.get('/me', { token: staffToken })).status).toBe(200);
   });
 
-  it('401 actor_disabled for a token whose key\'s actor was disabled after issue', async () => {
+  it("401 actor_disabled for a token whose key's actor was disabled after issue", async () => {
     const o = await createTestTenant(t.db);
     const token = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
     const other = await api.token(o.clients.readonly.clientId, o.clients.readonly.secret);
@@ -123,7 +143,13 @@ describe('GET /me', () => {
       client: { id: org.clients.staff.clientId, name: client.name, rate_limit_per_minute: 77 },
       tenant: { code: org.code, name: tenant.name, type: 'brokerage', paybill: tenant.paybill },
       scopes: ['bind', 'crm', 'quote', 'read', 'webhooks'],
-      actor: { id: org.users.exec.id, name: org.users.exec.name, role: 'account_exec', code: null, own_records_only: false },
+      actor: {
+        id: org.users.exec.id,
+        name: org.users.exec.name,
+        role: 'account_exec',
+        code: null,
+        own_records_only: false,
+      },
       token: { expires_at: expect.any(String), expires_in: expect.any(Number) },
       request_id: 'trace-me-0001',
     });
@@ -151,7 +177,7 @@ describe('GET /me', () => {
       code: org.users.agent1.agentCode,
       own_records_only: true,
     });
-    expect(r.body.data.actor.code).toBe(org.agents[0]!.code);
+    expect(r.body.data.actor.code).toBe(org.agents[0].code);
   });
 
   it('GraphQL me reports the same identity', async () => {
@@ -180,7 +206,11 @@ describe('scopes', () => {
     const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
     const staff = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
     const patch = (scopes: string[]) =>
-      api.patch(`/api-clients/${o.clients.staff.clientId}`, { token: admin, body: { scopes }, idempotencyKey: randomUUID() });
+      api.patch(`/api-clients/${o.clients.staff.clientId}`, {
+        token: admin,
+        body: { scopes },
+        idempotencyKey: randomUUID(),
+      });
 
     let p = await patch(['read', 'quote']);
     expect(p.status, p.text).toBe(200);
@@ -202,10 +232,16 @@ describe('scopes', () => {
 
 describe('agent headers', () => {
   it('the staff client with X-Agent-Code and X-Agent-Key acts as that agent', async () => {
-    const a = org.agents[1]!;
+    const a = org.agents[1];
     const r = await api.get('/me', { token: staffToken, headers: agentHeaders(a) });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data.actor).toEqual({ id: a.userId, name: org.users.agent2.name, role: 'agent', code: a.code, own_records_only: true });
+    expect(r.body.data.actor).toEqual({
+      id: a.userId,
+      name: org.users.agent2.name,
+      role: 'agent',
+      code: a.code,
+      own_records_only: true,
+    });
     // The client is still the staff key; only the acting user changed.
     expect(r.body.data.client.id).toBe(org.clients.staff.clientId);
   });
@@ -219,39 +255,56 @@ describe('agent headers', () => {
       { 'x-agent-key': a1.key },
       { 'x-agent-code': 'AG-9999', 'x-agent-key': a1.key },
     ];
-    for (const headers of cases) expectProblem(await api.get('/me', { token: staffToken, headers }), 403, 'agent_denied');
-    await expectGqlError(ME, { token: staffToken, headers: { 'x-agent-code': a1.code, 'x-agent-key': 'nope' } }, 'agent_denied', 403);
+    for (const headers of cases)
+      expectProblem(await api.get('/me', { token: staffToken, headers }), 403, 'agent_denied');
+    await expectGqlError(
+      ME,
+      { token: staffToken, headers: { 'x-agent-code': a1.code, 'x-agent-key': 'nope' } },
+      'agent_denied',
+      403,
+    );
   });
 
-  it('a non-agent user\'s code is refused even with an agent key', async () => {
+  it("a non-agent user's code is refused even with an agent key", async () => {
     // The admin and execs have no agent code; an empty code must not match a user with none.
-    const r = await api.get('/me', { token: staffToken, headers: { 'x-agent-code': 'null', 'x-agent-key': org.agents[0]!.key } });
+    const r = await api.get('/me', {
+      token: staffToken,
+      headers: { 'x-agent-code': 'null', 'x-agent-key': org.agents[0].key },
+    });
     expectProblem(r, 403, 'agent_denied');
   });
 
-  it('another organisation\'s agent credentials are refused', async () => {
+  it("another organisation's agent credentials are refused", async () => {
     const o = await createTestTenant(t.db);
     // Same code (the factory reuses the demo codes) but that tenant's key: lookup must stay inside the caller's tenant.
-    expect(o.agents[0]!.code).toBe(org.agents[0]!.code);
-    expectProblem(await api.get('/me', { token: staffToken, headers: agentHeaders(o.agents[0]!) }), 403, 'agent_denied');
+    expect(o.agents[0].code).toBe(org.agents[0].code);
+    expectProblem(
+      await api.get('/me', { token: staffToken, headers: agentHeaders(o.agents[0]) }),
+      403,
+      'agent_denied',
+    );
   });
 
   it('401 actor_disabled for a disabled agent', async () => {
     const o = await createTestTenant(t.db);
     const staff = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
-    await t.db.system((tx) => tx.user.update({ where: { id: o.agents[1]!.userId }, data: { disabled: true } }));
-    expectProblem(await api.get('/me', { token: staff, headers: agentHeaders(o.agents[1]!) }), 401, 'actor_disabled');
-    await expectGqlError(ME, { token: staff, headers: agentHeaders(o.agents[1]!) }, 'actor_disabled', 401);
+    await t.db.system((tx) => tx.user.update({ where: { id: o.agents[1].userId }, data: { disabled: true } }));
+    expectProblem(await api.get('/me', { token: staff, headers: agentHeaders(o.agents[1]) }), 401, 'actor_disabled');
+    await expectGqlError(ME, { token: staff, headers: agentHeaders(o.agents[1]) }, 'actor_disabled', 401);
     // Without the headers the key's own actor still works.
     expect((await api.get('/me', { token: staff })).status).toBe(200);
   });
 
   it('an agent client may not act as another agent', async () => {
-    expectProblem(await api.get('/me', { token: agentToken, headers: agentHeaders(org.agents[1]!) }), 403, 'agent_denied');
+    expectProblem(
+      await api.get('/me', { token: agentToken, headers: agentHeaders(org.agents[1]) }),
+      403,
+      'agent_denied',
+    );
     // Its own credentials are accepted.
-    const own = await api.get('/me', { token: agentToken, headers: agentHeaders(org.agents[0]!) });
+    const own = await api.get('/me', { token: agentToken, headers: agentHeaders(org.agents[0]) });
     expect(own.status).toBe(200);
-    expect(own.body.data.actor.id).toBe(org.agents[0]!.userId);
+    expect(own.body.data.actor.id).toBe(org.agents[0].userId);
   });
 });
 
@@ -268,7 +321,11 @@ describe('403 actor_forbidden', () => {
 
     // Reads are governed by scope; the write is refused by the actor's role.
     expect((await api.get('/api-clients', { token })).status).toBe(200);
-    const r = await api.post('/api-clients', { token, idempotencyKey: randomUUID(), body: { name: 'sneaky', scopes: ['read', 'admin'] } });
+    const r = await api.post('/api-clients', {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { name: 'sneaky', scopes: ['read', 'admin'] },
+    });
     expectProblem(r, 403, 'actor_forbidden');
     await expectGqlError(
       `mutation { issueAgentKey(userId: ${org.users.agent1.id}) { agentKey } }`,
@@ -284,14 +341,23 @@ describe('403 actor_forbidden', () => {
     const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
     const path = `/sales-people/${o.users.agent2.id}/agent-key`;
 
-    const r = await api.post(path, { token: admin, idempotencyKey: randomUUID(), body: {}, headers: agentHeaders(o.agents[0]!) });
+    const r = await api.post(path, {
+      token: admin,
+      idempotencyKey: randomUUID(),
+      body: {},
+      headers: agentHeaders(o.agents[0]),
+    });
     expectProblem(r, 403, 'actor_forbidden');
     // The old key still works: nothing was replaced.
-    expect((await api.get('/me', { token: admin, headers: agentHeaders(o.agents[1]!) })).status).toBe(200);
+    expect((await api.get('/me', { token: admin, headers: agentHeaders(o.agents[1]) })).status).toBe(200);
 
     // Without the headers the admin actor may, which is what makes the refusal about the actor.
     const ok = await api.post(path, { token: admin, idempotencyKey: randomUUID(), body: {} });
     expect(ok.status, ok.text).toBe(201);
-    expect(ok.body.data).toMatchObject({ user_id: o.users.agent2.id, code: o.agents[1]!.code, key: expect.any(String) });
+    expect(ok.body.data).toMatchObject({
+      user_id: o.users.agent2.id,
+      code: o.agents[1].code,
+      key: expect.any(String),
+    });
   });
 });

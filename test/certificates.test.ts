@@ -22,9 +22,12 @@ let asAgent2: { token: string; headers: Record<string, string> };
 const YEAR = Number(TODAY.slice(0, 4));
 
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
-  const a2 = o.org.agents[1]!;
+  const a2 = o.org.agents[1];
   asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
 }, 60_000);
 afterAll(() => t?.stop());
@@ -38,18 +41,55 @@ function freshReg(): string {
 
 /** quote → bind with everything the registry needs (chassis, engine, body type, email). */
 async function bind(org: PayOrg, instalments: number, regno = freshReg(), token = org.tokens.staff): Promise<any> {
-  const insurer = await t.db.tenant(org.org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
+  const insurer = await t.db.tenant(org.org.id, (tx) =>
+    tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
+  );
   const yom = YEAR - 3;
-  const q = await org.api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+  const q = await org.api.post('/motor/quote', {
+    token,
+    body: {
+      class: 'Motor',
+      coverage: 'Private',
+      scope: 'Comprehensive',
+      year: yom,
+      value: 1_500_000,
+      insurer_id: insurer.id,
+    },
+  });
   expect(q.status, q.text).toBe(200);
   const n = `${process.pid % 100}${String((seq += 1)).padStart(4, '0')}`;
   const r = await org.api.post('/motor/save', {
     token,
     idempotencyKey: randomUUID(),
     body: {
-      client: { name: `Cert ${n} Wanjiru`, phone: `0712 ${n.padStart(6, '0')}`, idno: `77${n.padStart(6, '0')}`, email: `cert${n}@example.co.ke` },
-      policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total, premium_instalments: instalments },
-      vehicles: [{ regno, chassis_no: `JTD${n}X${seq}`, engine_no: `1NZ-${n}`, body_type: 'Saloon', make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+      client: {
+        name: `Cert ${n} Wanjiru`,
+        phone: `0712 ${n.padStart(6, '0')}`,
+        idno: `77${n.padStart(6, '0')}`,
+        email: `cert${n}@example.co.ke`,
+      },
+      policy: {
+        start_date: TODAY,
+        insurer_id: insurer.id,
+        class: 'Motor',
+        coverage: 'Private',
+        scope: 'Comprehensive',
+        cover_period: 'annual',
+        premium: q.body.options[0].total,
+        premium_instalments: instalments,
+      },
+      vehicles: [
+        {
+          regno,
+          chassis_no: `JTD${n}X${seq}`,
+          engine_no: `1NZ-${n}`,
+          body_type: 'Saloon',
+          make: 'Toyota',
+          model: 'Axio',
+          yom,
+          value: 1_500_000,
+        },
+      ],
     },
   });
   expect(r.status, r.text).toBe(201);
@@ -57,20 +97,29 @@ async function bind(org: PayOrg, instalments: number, regno = freshReg(), token 
 }
 
 async function policyRow(org: PayOrg, uuid: string) {
-  return t.db.tenant(org.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { uuid }, include: { debitNotes: { orderBy: { instalmentNo: 'asc' } } } }));
+  return t.db.tenant(org.org.id, (tx) =>
+    tx.policy.findFirstOrThrow({ where: { uuid }, include: { debitNotes: { orderBy: { instalmentNo: 'asc' } } } }),
+  );
 }
 
 /** Pays instalments `nos` (their outstanding, rounded up to whole shillings) in one STK push. */
 async function pay(org: PayOrg, pol: any, nos: number[]) {
   const p = await policyRow(org, pol.uuid);
-  const cents = p.debitNotes.filter((d) => nos.includes(d.instalmentNo)).reduce((s, d) => s + (d.amountMinor - d.paidMinor - d.creditedMinor), 0n);
-  const push = await org.push({ phone: '0708 374 149', amount: Math.ceil(Number(cents) / 100), account: pol.policy_no });
+  const cents = p.debitNotes
+    .filter((d) => nos.includes(d.instalmentNo))
+    .reduce((s, d) => s + (d.amountMinor - d.paidMinor - d.creditedMinor), 0n);
+  const push = await org.push({
+    phone: '0708 374 149',
+    amount: Math.ceil(Number(cents) / 100),
+    account: pol.policy_no,
+  });
   expect(push.status, push.text).toBe(202);
   const s = await org.settled(push.body.data.checkout_request_id);
   expect(s.body.data.status, s.text).toBe('succeeded');
 }
 
-const certs = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) => org.api.get(`/policies/${uuid}/certificates`, { token, headers });
+const certs = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
+  org.api.get(`/policies/${uuid}/certificates`, { token, headers });
 
 /** Polls the policy's certificates until `done` holds (the caller asserts the final list). */
 async function waitCerts(org: PayOrg, uuid: string, done: (list: any[]) => boolean, ms = 30_000): Promise<any[]> {
@@ -84,7 +133,9 @@ async function waitCerts(org: PayOrg, uuid: string, done: (list: any[]) => boole
 }
 
 async function events(org: PayOrg, name: string, policyNo: string) {
-  const rows = await t.db.tenant(org.org.id, (tx) => tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } }));
+  const rows = await t.db.tenant(org.org.id, (tx) =>
+    tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } }),
+  );
   return rows.map((r) => r.data as any).filter((d) => d.policy_no === policyNo);
 }
 
@@ -146,7 +197,14 @@ describe('issuance after payment', () => {
     expect(c.registry_ref).toMatch(/^REF\d{9}$/);
     const ev = await events(o, 'certificate.issued', full.policy_no);
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ certificate_no: c.certificate_no, stage: 1, stage_count: 1, certificate_class: 'C', cover_code: 100, start_date: TODAY });
+    expect(ev[0]).toMatchObject({
+      certificate_no: c.certificate_no,
+      stage: 1,
+      stage_count: 1,
+      certificate_class: 'C',
+      cover_code: 100,
+      start_date: TODAY,
+    });
   });
 
   it('is idempotent: the job run again and a manual issue twice add nothing', async () => {
@@ -169,24 +227,61 @@ describe('issuance after payment', () => {
     const r = await o.api.get(`/certificates/${c.certificate_no}`, { token: o.tokens.readonly });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toEqual({ success: true, data: c });
-    const g = await gql(o.tokens.staff, `query($n: String!, $u: String!) { certificate(certificateNo: $n) { certificateNo status stage } policy(uuid: $u) { certificates { certificateNo regNo coverName } } }`, { n: c.certificate_no, u: full.uuid });
+    const g = await gql(
+      o.tokens.staff,
+      `query($n: String!, $u: String!) { certificate(certificateNo: $n) { certificateNo status stage } policy(uuid: $u) { certificates { certificateNo regNo coverName } } }`,
+      { n: c.certificate_no, u: full.uuid },
+    );
     expect(g.errors).toBeUndefined();
     expect(g.data.certificate).toEqual({ certificateNo: c.certificate_no, status: 'issued', stage: 1 });
-    expect(g.data.policy.certificates).toEqual([{ certificateNo: c.certificate_no, regNo: c.regno, coverName: 'Comprehensive' }]);
-    const m = await gql(o.tokens.staff, `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on IssuedCertificates { issued certificates { certificateNo status } } } }`, { u: full.uuid });
-    expect(m.data.issueCertificates).toEqual({ __typename: 'IssuedCertificates', issued: 0, certificates: [{ certificateNo: c.certificate_no, status: 'issued' }] });
+    expect(g.data.policy.certificates).toEqual([
+      { certificateNo: c.certificate_no, regNo: c.regno, coverName: 'Comprehensive' },
+    ]);
+    const m = await gql(
+      o.tokens.staff,
+      `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on IssuedCertificates { issued certificates { certificateNo status } } } }`,
+      { u: full.uuid },
+    );
+    expect(m.data.issueCertificates).toEqual({
+      __typename: 'IssuedCertificates',
+      issued: 0,
+      certificates: [{ certificateNo: c.certificate_no, status: 'issued' }],
+    });
   });
 
   it('checks at the registry by number and by registration', async () => {
     const [c] = (await certs(o, full.uuid)).body.data;
-    const byNo = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, { token: o.tokens.readonly });
+    const byNo = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, {
+      token: o.tokens.readonly,
+    });
     expect(byNo.status, byNo.text).toBe(200);
-    expect(byNo.body).toMatchObject({ success: true, data: { valid: true, certificate: { certificate_no: c.certificate_no, registration: c.regno, status: 'Active', start_date: TODAY, end_date: full.end_date, insurer: 'Simba General Insurance Company Limited' } } });
-    const byReg = await o.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno.toLowerCase())}`, { token: o.tokens.readonly });
+    expect(byNo.body).toMatchObject({
+      success: true,
+      data: {
+        valid: true,
+        certificate: {
+          certificate_no: c.certificate_no,
+          registration: c.regno,
+          status: 'Active',
+          start_date: TODAY,
+          end_date: full.end_date,
+          insurer: 'Simba General Insurance Company Limited',
+        },
+      },
+    });
+    const byReg = await o.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno.toLowerCase())}`, {
+      token: o.tokens.readonly,
+    });
     expect(byReg.status, byReg.text).toBe(200);
-    expect(byReg.body.data).toMatchObject({ valid: true, certificate: { certificate_no: c.certificate_no }, conflicts: [{ certificate_no: c.certificate_no }] });
+    expect(byReg.body.data).toMatchObject({
+      valid: true,
+      certificate: { certificate_no: c.certificate_no },
+      conflicts: [{ certificate_no: c.certificate_no }],
+    });
     // Another organisation may check a registration (the registry is public), not read our record.
-    const fromOther = await other.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno)}`, { token: other.tokens.staff });
+    const fromOther = await other.api.get(`/certificates/check?regno=${encodeURIComponent(full.regno)}`, {
+      token: other.tokens.staff,
+    });
     expect(fromOther.body.data.valid).toBe(true);
     const none = await o.api.get(`/certificates/check?regno=KAA001A`, { token: o.tokens.readonly });
     expect(none.body).toMatchObject({ success: true, data: { valid: false, certificate: null, conflicts: [] } });
@@ -195,7 +290,11 @@ describe('issuance after payment', () => {
     const bad = await o.api.get(`/certificates/check`, { token: o.tokens.readonly });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body).toMatchObject({ success: false, message: expect.any(String) });
-    const g = await gql(o.tokens.staff, `query($r: String) { checkCertificate(regNo: $r) { valid certificate { certificateNo } } }`, { r: full.regno });
+    const g = await gql(
+      o.tokens.staff,
+      `query($r: String) { checkCertificate(regNo: $r) { valid certificate { certificateNo } } }`,
+      { r: full.regno },
+    );
     expect(g.data.checkCertificate).toEqual({ valid: true, certificate: { certificateNo: c.certificate_no } });
   });
 });
@@ -219,7 +318,11 @@ describe('a 3-instalment policy is certified stage by stage', () => {
   it('paying instalments 2 and 3 together issues stage 2, then stage 3, never 3 before 2', async () => {
     await pay(o, pol, [2, 3]);
     const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 3);
-    expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued'], [2, 'issued'], [3, 'issued']]);
+    expect(list.map((c) => [c.stage, c.status])).toEqual([
+      [1, 'issued'],
+      [2, 'issued'],
+      [3, 'issued'],
+    ]);
     const [s1, s2, s3] = list;
     expect(s1.end_date < s2.start_date && s2.end_date < s3.start_date).toBe(true);
     expect(s3.end_date).toBe(pol.end_date);
@@ -240,7 +343,10 @@ describe('a 3-instalment policy paid one instalment at a time', () => {
     expect(m.body.data.map((c: any) => c.stage)).toEqual([1]);
     await pay(o, pol, [2]);
     const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 2);
-    expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued'], [2, 'issued']]);
+    expect(list.map((c) => [c.stage, c.status])).toEqual([
+      [1, 'issued'],
+      [2, 'issued'],
+    ]);
   }, 60_000);
 });
 
@@ -271,8 +377,16 @@ describe('double insurance', () => {
     const r = await issuePost(o, mine.uuid);
     expectProblem(r, 409, 'double_insurance');
     expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('Double insurance') });
-    const g = await gql(o.tokens.staff, `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on Problem { code status } ... on DoubleInsuranceProblem { certificateNo } } }`, { u: mine.uuid });
-    expect(g.data.issueCertificates).toMatchObject({ __typename: 'DoubleInsuranceProblem', code: 'double_insurance', status: 409 });
+    const g = await gql(
+      o.tokens.staff,
+      `mutation($u: String!) { issueCertificates(policyUuid: $u) { __typename ... on Problem { code status } ... on DoubleInsuranceProblem { certificateNo } } }`,
+      { u: mine.uuid },
+    );
+    expect(g.data.issueCertificates).toMatchObject({
+      __typename: 'DoubleInsuranceProblem',
+      code: 'double_insurance',
+      status: 409,
+    });
     expect(g.data.issueCertificates.certificateNo).toMatch(/^CC\d{7}$/);
     const [c] = (await certs(o, mine.uuid)).body.data;
     expect(c).toMatchObject({ status: 'failed', attempts: 3 });
@@ -291,24 +405,45 @@ describe('cancellation at the registry', () => {
     const pol = await bind(o, 1);
     await pay(o, pol, [1]);
     const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const bad = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 99 } });
+    const bad = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { reason_id: 99 },
+    });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.success).toBe(false);
     const key = randomUUID();
-    const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: key, body: { reason_id: 15 } });
+    const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+      token: o.tokens.staff,
+      idempotencyKey: key,
+      body: { reason_id: 15 },
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toMatchObject({ success: true, data: { certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15 } });
+    expect(r.body).toMatchObject({
+      success: true,
+      data: { certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15 },
+    });
     // The registry is called outside the Idempotency-Key transaction; the answer is still stored and replayed.
-    const retried = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: key, body: { reason_id: 15 } });
+    const retried = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+      token: o.tokens.staff,
+      idempotencyKey: key,
+      body: { reason_id: 15 },
+    });
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.text).toBe(r.text);
     expect(r.body.data.cancelled_at).toBeTruthy();
     const ev = await events(o, 'certificate.cancelled', pol.policy_no);
     expect(ev).toMatchObject([{ certificate_no: c.certificate_no, reason_id: 15 }]);
-    const check = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, { token: o.tokens.readonly });
+    const check = await o.api.get(`/certificates/check?certificate_no=${c.certificate_no}`, {
+      token: o.tokens.readonly,
+    });
     expect(check.body.data).toMatchObject({ valid: false, certificate: { status: 'Cancelled' } });
-    const again = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    const again = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { reason_id: 15 },
+    });
     expectProblem(again, 409, 'invalid_state');
     expect(again.body.success).toBe(false);
   }, 60_000);
@@ -320,11 +455,27 @@ describe('cancellation at the registry', () => {
     const rt = registryRuntime(t.app.services);
     rt.clock = () => new Date(Date.now() + 25 * 3600_000);
     try {
-      const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 8 } });
+      const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: { reason_id: 8 },
+      });
       expectProblem(r, 422, 'registry_refused');
-      expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('24 hours'), registry_code: 'ER007' });
-      const g = await gql(o.tokens.staff, `mutation($n: String!) { cancelCertificate(certificateNo: $n, reasonId: 8) { __typename ... on RegistryRefusedProblem { code registryCode } } }`, { n: c.certificate_no });
-      expect(g.data.cancelCertificate).toEqual({ __typename: 'RegistryRefusedProblem', code: 'registry_refused', registryCode: 'ER007' });
+      expect(r.body).toMatchObject({
+        success: false,
+        message: expect.stringContaining('24 hours'),
+        registry_code: 'ER007',
+      });
+      const g = await gql(
+        o.tokens.staff,
+        `mutation($n: String!) { cancelCertificate(certificateNo: $n, reasonId: 8) { __typename ... on RegistryRefusedProblem { code registryCode } } }`,
+        { n: c.certificate_no },
+      );
+      expect(g.data.cancelCertificate).toEqual({
+        __typename: 'RegistryRefusedProblem',
+        code: 'registry_refused',
+        registryCode: 'ER007',
+      });
     } finally {
       rt.clock = () => new Date();
     }
@@ -340,7 +491,10 @@ describe('cancellation at the registry', () => {
       await pay(o, pol, [1]);
       const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'failed'));
       expect(c.error.code).toBe('ER006');
-      expect((await events(o, 'certificate.failed', pol.policy_no))[0]).toMatchObject({ error_code: 'ER006', final: true });
+      expect((await events(o, 'certificate.failed', pol.policy_no))[0]).toMatchObject({
+        error_code: 'ER006',
+        final: true,
+      });
       await store.setStock(101, 'C', 5);
       const r = await issuePost(o, pol.uuid); // the manual retry issues it
       expect(r.status, r.text).toBe(201);
@@ -356,20 +510,38 @@ describe('policy cancellation and reinstatement', () => {
     const pol = await bind(o, 1);
     await pay(o, pol, [1]);
     const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'vehicle_sold', requested_by: 'insured' } });
+    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { reason: 'vehicle_sold', requested_by: 'insured' },
+    });
     expect(preview.status, preview.text).toBe(201);
-    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+    });
     expect(confirm.status, confirm.text).toBe(200);
     const cancelled = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
-    expect(cancelled).toMatchObject([{ certificate_no: first.certificate_no, status: 'cancelled', cancel_reason_id: 15 }]);
-    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([{ certificate_no: first.certificate_no, reason_id: 15 }]);
+    expect(cancelled).toMatchObject([
+      { certificate_no: first.certificate_no, status: 'cancelled', cancel_reason_id: 15 },
+    ]);
+    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([
+      { certificate_no: first.certificate_no, reason_id: 15 },
+    ]);
     // A manual issue on a cancelled policy is refused.
     expectProblem(await issuePost(o, pol.uuid), 409, 'invalid_state');
 
-    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: {},
+    });
     expect(re.status, re.text).toBe(200);
     const list = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.series === 2 && x.status === 'issued'));
-    expect(list.map((x) => [x.series, x.stage, x.status])).toEqual([[1, 1, 'cancelled'], [2, 1, 'issued']]);
+    expect(list.map((x) => [x.series, x.stage, x.status])).toEqual([
+      [1, 1, 'cancelled'],
+      [2, 1, 'issued'],
+    ]);
     expect(list[1].certificate_no).not.toBe(first.certificate_no);
     expect(list[1]).toMatchObject({ start_date: TODAY, end_date: pol.end_date });
   }, 90_000);
@@ -378,26 +550,54 @@ describe('policy cancellation and reinstatement', () => {
 describe('reinstatement at once after the cancellation is confirmed', () => {
   /** The registry's own record of a registration: every certificate it holds for the vehicle, by number. */
   const atRegistry = async (regno: string) =>
-    (await t.db.system((tx) => tx.registrySimCertificate.findMany({ where: { registration: vehicleKey(regno) }, orderBy: { certificateNo: 'asc' } }))).map((r) => [r.certificateNo, r.status]);
+    (
+      await t.db.system((tx) =>
+        tx.registrySimCertificate.findMany({
+          where: { registration: vehicleKey(regno) },
+          orderBy: { certificateNo: 'asc' },
+        }),
+      )
+    ).map((r) => [r.certificateNo, r.status]);
   const settled = (l: any[]) => l.some((x) => x.series === 2 && !['pending', 'issuing'].includes(x.status));
 
   it('REST: the re-issue waits for the registry to cancel the old certificate, then is issued; another policy on the vehicle is still refused', async () => {
     const pol = await bind(o, 1);
     await pay(o, pol, [1]);
     const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
+    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { reason: 'insured_request', requested_by: 'insured' },
+    });
     expect(preview.status, preview.text).toBe(201);
-    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+    });
     expect(confirm.status, confirm.text).toBe(200);
-    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+    const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: {},
+    });
     expect(re.status, re.text).toBe(200);
 
-    const list = await waitCerts(o, pol.uuid, (l) => settled(l) && l.some((x) => x.series === 1 && x.status === 'cancelled'));
-    expect(list.map((x) => [x.series, x.stage, x.status, x.error])).toEqual([[1, 1, 'cancelled', null], [2, 1, 'issued', null]]);
+    const list = await waitCerts(
+      o,
+      pol.uuid,
+      (l) => settled(l) && l.some((x) => x.series === 1 && x.status === 'cancelled'),
+    );
+    expect(list.map((x) => [x.series, x.stage, x.status, x.error])).toEqual([
+      [1, 1, 'cancelled', null],
+      [2, 1, 'issued', null],
+    ]);
     const second = list[1];
     expect(second.certificate_no).not.toBe(first.certificate_no);
     expect(await events(o, 'certificate.failed', pol.policy_no)).toEqual([]);
-    expect(await atRegistry(pol.regno)).toEqual([[first.certificate_no, 'Cancelled'], [second.certificate_no, 'Active']]);
+    expect(await atRegistry(pol.regno)).toEqual([
+      [first.certificate_no, 'Cancelled'],
+      [second.certificate_no, 'Active'],
+    ]);
 
     // The policy's own certificates never counted against it; a different policy on the vehicle is double insurance.
     const theirs = await bind(other, 1, pol.regno);
@@ -418,10 +618,24 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
       as,
     );
     expect(pv.body.data?.previewCancellation?.__typename, JSON.stringify(pv.body)).toBe('Cancellation');
-    const cf = await o.api.gql(`mutation($u: String!) { confirmCancellation(uuid: $u) { __typename ... on Cancellation { status } } }`, { u: pv.body.data.previewCancellation.uuid }, as);
-    expect(cf.body.data?.confirmCancellation, JSON.stringify(cf.body)).toEqual({ __typename: 'Cancellation', status: 'confirmed' });
-    const rs = await o.api.gql(`mutation($p: String!) { reinstatePolicy(policyUuid: $p) { __typename ... on Cancellation { status } } }`, { p: pol.uuid }, as);
-    expect(rs.body.data?.reinstatePolicy, JSON.stringify(rs.body)).toEqual({ __typename: 'Cancellation', status: 'reinstated' });
+    const cf = await o.api.gql(
+      `mutation($u: String!) { confirmCancellation(uuid: $u) { __typename ... on Cancellation { status } } }`,
+      { u: pv.body.data.previewCancellation.uuid },
+      as,
+    );
+    expect(cf.body.data?.confirmCancellation, JSON.stringify(cf.body)).toEqual({
+      __typename: 'Cancellation',
+      status: 'confirmed',
+    });
+    const rs = await o.api.gql(
+      `mutation($p: String!) { reinstatePolicy(policyUuid: $p) { __typename ... on Cancellation { status } } }`,
+      { p: pol.uuid },
+      as,
+    );
+    expect(rs.body.data?.reinstatePolicy, JSON.stringify(rs.body)).toEqual({
+      __typename: 'Cancellation',
+      status: 'reinstated',
+    });
 
     const query = `query($u: String!) { policy(uuid: $u) { certificates { certificateNo series status error { code } } } }`;
     const deadline = Date.now() + 30_000;
@@ -432,18 +646,35 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
       if (settled(got) && got.some((x) => x.series === 1 && x.status === 'cancelled')) break;
       await new Promise((res) => setTimeout(res, 150));
     }
-    expect(got.map((x) => [x.series, x.status, x.error])).toEqual([[1, 'cancelled', null], [2, 'issued', null]]);
+    expect(got.map((x) => [x.series, x.status, x.error])).toEqual([
+      [1, 'cancelled', null],
+      [2, 'issued', null],
+    ]);
     expect(got[0].certificateNo).toBe(first.certificate_no);
-    expect(await atRegistry(pol.regno)).toEqual([[first.certificate_no, 'Cancelled'], [got[1].certificateNo, 'Active']]);
+    expect(await atRegistry(pol.regno)).toEqual([
+      [first.certificate_no, 'Cancelled'],
+      [got[1].certificateNo, 'Active'],
+    ]);
   }, 90_000);
   it('the minute sweep re-issues for a reinstated policy whose issue jobs were all lost', async () => {
     const pol = await bind(o, 1);
     await pay(o, pol, [1]);
     await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
     await withoutIssueJobs(async () => {
-      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
-      await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
-      const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: { reason: 'insured_request', requested_by: 'insured' },
+      });
+      await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+      });
+      const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: {},
+      });
       expect(re.status, re.text).toBe(200);
       // The cancellation is recorded; the re-issue it queues is lost like the reinstatement's.
       const list = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
@@ -462,7 +693,10 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
     expect(swept).toContainEqual({ q: 'issue', data: { policyId: id } });
     await send('issue', { policyId: id });
     const list = await waitCerts(o, pol.uuid, (l) => settled(l));
-    expect(list.map((x) => [x.series, x.status])).toEqual([[1, 'cancelled'], [2, 'issued']]);
+    expect(list.map((x) => [x.series, x.status])).toEqual([
+      [1, 'cancelled'],
+      [2, 'issued'],
+    ]);
   }, 90_000);
 });
 
@@ -474,7 +708,9 @@ describe('a policy\u2019s own certificates', () => {
     // Policy numbers are per organisation (MTR-<year>-<seq>): another one selling for the same insurer can send the
     // registry the very number we sent.
     const theirs = await bind(other, 1, mine.regno);
-    await t.db.tenant(other.org.id, (tx) => tx.policy.update({ where: { uuid: theirs.uuid }, data: { policyNo: mine.policy_no } }));
+    await t.db.tenant(other.org.id, (tx) =>
+      tx.policy.update({ where: { uuid: theirs.uuid }, data: { policyNo: mine.policy_no } }),
+    );
     await pay(other, { ...theirs, policy_no: mine.policy_no }, [1]);
     const [c] = await waitCerts(other, theirs.uuid, (l) => l.some((x) => !['pending', 'issuing'].includes(x.status)));
     expect(c).toMatchObject({ status: 'failed', certificate_no: null, error: { code: 'ER005' } });
@@ -484,7 +720,9 @@ describe('a policy\u2019s own certificates', () => {
 
 describe('the registry rail: intent before the call, outcome after', () => {
   const activeAt = async (regno: string) =>
-    t.db.system((tx) => tx.registrySimCertificate.findMany({ where: { registration: vehicleKey(regno), status: 'Active' } }));
+    t.db.system((tx) =>
+      tx.registrySimCertificate.findMany({ where: { registration: vehicleKey(regno), status: 'Active' } }),
+    );
 
   it('an issue whose answer was lost is found at the registry by the next attempt, not issued twice', async () => {
     const rt = registryRuntime(t.app.services);
@@ -510,7 +748,12 @@ describe('the registry rail: intent before the call, outcome after', () => {
       const again = await issueDue(t.app.services, id);
       expect(again.attempted).toMatchObject([{ status: 'issued', errorCode: null }]);
       const [c] = (await certs(o, pol.uuid)).body.data;
-      expect(c).toMatchObject({ status: 'issued', certificate_no: issuedThere!.certificateNo, attempts: 2, error: null });
+      expect(c).toMatchObject({
+        status: 'issued',
+        certificate_no: issuedThere.certificateNo,
+        attempts: 2,
+        error: null,
+      });
       expect(await activeAt(pol.regno)).toHaveLength(1);
       expect(await events(o, 'certificate.issued', pol.policy_no)).toHaveLength(1);
     });
@@ -529,7 +772,12 @@ describe('the registry rail: intent before the call, outcome after', () => {
         throw new Error('socket hang up');
       },
     });
-    const cancel = () => o.api.post(`/certificates/${c.certificate_no}/cancel`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason_id: 15 } });
+    const cancel = () =>
+      o.api.post(`/certificates/${c.certificate_no}/cancel`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: { reason_id: 15 },
+      });
     try {
       expectProblem(await cancel(), 503, 'service_unavailable');
     } finally {
@@ -538,8 +786,15 @@ describe('the registry rail: intent before the call, outcome after', () => {
     expect((await certs(o, pol.uuid)).body.data[0]).toMatchObject({ status: 'cancel_pending', cancel_reason_id: 15 });
     const again = await cancel();
     expect(again.status, again.text).toBe(200);
-    expect(again.body.data).toMatchObject({ certificate_no: c.certificate_no, status: 'cancelled', cancel_reason_id: 15, error: null });
-    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([{ certificate_no: c.certificate_no, reason_id: 15 }]);
+    expect(again.body.data).toMatchObject({
+      certificate_no: c.certificate_no,
+      status: 'cancelled',
+      cancel_reason_id: 15,
+      error: null,
+    });
+    expect(await events(o, 'certificate.cancelled', pol.policy_no)).toMatchObject([
+      { certificate_no: c.certificate_no, reason_id: 15 },
+    ]);
   }, 60_000);
 
   it('a policy cancelled while its issue call is under way: the certificate is recorded, then cancelled at the registry', async () => {
@@ -549,12 +804,19 @@ describe('the registry rail: intent before the call, outcome after', () => {
       const pol = await bind(o, 1);
       await pay(o, pol, [1]);
       const { id } = await policyRow(o, pol.uuid);
-      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { reason: 'insured_request', requested_by: 'insured' } });
+      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: { reason: 'insured_request', requested_by: 'insured' },
+      });
       expect(preview.status, preview.text).toBe(201);
       // No row is locked while the registry works: the cancellation commits in the middle of the call.
       rt.registry = Object.assign(Object.create(real), {
         issue: async (req: IssueCertificateRequest) => {
-          const cf = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+          const cf = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
+            token: o.tokens.staff,
+            idempotencyKey: randomUUID(),
+          });
           expect(cf.status, cf.text).toBe(200);
           return real.issue(req);
         },
@@ -594,10 +856,26 @@ describe('a vehicle added by endorsement, and the sweep', () => {
     const e = await o.api.post(`/policies/${pol.uuid}/endorse`, {
       token: o.tokens.staff,
       idempotencyKey: randomUUID(),
-      body: { operation: 'add_vehicle', effective_date: from, vehicle: { regno: reg, chassis_no: `ADD${seq}X`, engine_no: `ENG-${seq}`, body_type: 'Hatchback', make: 'Mazda', model: 'Demio', yom: YEAR - 2, value: 900_000 } },
+      body: {
+        operation: 'add_vehicle',
+        effective_date: from,
+        vehicle: {
+          regno: reg,
+          chassis_no: `ADD${seq}X`,
+          engine_no: `ENG-${seq}`,
+          body_type: 'Hatchback',
+          make: 'Mazda',
+          model: 'Demio',
+          yom: YEAR - 2,
+          value: 900_000,
+        },
+      },
     });
     expect(e.status, e.text).toBe(201);
-    const c = await o.api.post(`/policies/${pol.uuid}/endorsements/${e.body.data.uuid}/confirm`, { token: o.tokens.staff, idempotencyKey: randomUUID() });
+    const c = await o.api.post(`/policies/${pol.uuid}/endorsements/${e.body.data.uuid}/confirm`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+    });
     expect(c.status, c.text).toBe(200);
     const list = await waitCerts(o, pol.uuid, (l) => l.filter((x) => x.status === 'issued').length === 2);
     expect(list.map((x) => [x.regno, x.stage, x.status, x.start_date, x.end_date])).toEqual([
@@ -636,7 +914,11 @@ describe('a vehicle added by endorsement, and the sweep', () => {
       await pay(o, pol, [1]);
       const row = await policyRow(o, pol.uuid);
       // Cover that ran last year: its only stage ended yesterday.
-      await t.db.tenant(o.org.id, (tx) => tx.$executeRaw`UPDATE policies SET start_date = start_date - 366, end_date = current_date - 1 WHERE id = ${row.id}`);
+      await t.db.tenant(
+        o.org.id,
+        (tx) =>
+          tx.$executeRaw`UPDATE policies SET start_date = start_date - 366, end_date = current_date - 1 WHERE id = ${row.id}`,
+      );
       sent.length = 0;
       await sweepCertificates(t.app.services);
       expect(sent.filter((x) => x.q === 'issue' && x.data.policyId === row.id)).toEqual([]);
@@ -663,7 +945,11 @@ describe('visibility on every endpoint', () => {
       await other.api.get(`/policies/${staffPol.uuid}/certificates`, { token: tok }),
       await other.api.post(`/policies/${staffPol.uuid}/certificates`, { token: tok, idempotencyKey: randomUUID() }),
       await other.api.get(`/certificates/${staffNo}`, { token: tok }),
-      await other.api.post(`/certificates/${staffNo}/cancel`, { token: tok, idempotencyKey: randomUUID(), body: { reason_id: 8 } }),
+      await other.api.post(`/certificates/${staffNo}/cancel`, {
+        token: tok,
+        idempotencyKey: randomUUID(),
+        body: { reason_id: 8 },
+      }),
     ]) {
       expectProblem(r, 404, 'not_found');
       expect(r.body).toMatchObject({ success: false, message: expect.any(String) });
@@ -675,10 +961,26 @@ describe('visibility on every endpoint', () => {
   it('an agent gets 404 on a policy outside their reach, sees their own', async () => {
     const agent = o.tokens.agent;
     expectProblem(await o.api.get(`/policies/${staffPol.uuid}/certificates`, { token: agent }), 404, 'not_found');
-    expectProblem(await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: agent, idempotencyKey: randomUUID() }), 404, 'not_found');
+    expectProblem(
+      await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: agent, idempotencyKey: randomUUID() }),
+      404,
+      'not_found',
+    );
     expectProblem(await o.api.get(`/certificates/${staffNo}`, { token: agent }), 404, 'not_found');
-    expectProblem(await o.api.post(`/certificates/${staffNo}/cancel`, { token: agent, idempotencyKey: randomUUID(), body: { reason_id: 8 } }), 404, 'not_found');
-    expectProblem(await o.api.get(`/certificates/${staffNo}`, { token: asAgent2.token, headers: asAgent2.headers }), 404, 'not_found');
+    expectProblem(
+      await o.api.post(`/certificates/${staffNo}/cancel`, {
+        token: agent,
+        idempotencyKey: randomUUID(),
+        body: { reason_id: 8 },
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await o.api.get(`/certificates/${staffNo}`, { token: asAgent2.token, headers: asAgent2.headers }),
+      404,
+      'not_found',
+    );
     const own = await o.api.get(`/policies/${agentPol.uuid}/certificates`, { token: agent });
     expect(own.status, own.text).toBe(200);
     expect(own.body).toEqual({ success: true, data: [] });
@@ -687,7 +989,14 @@ describe('visibility on every endpoint', () => {
   });
 
   it('writes need scope bind and an Idempotency-Key', async () => {
-    expectProblem(await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: o.tokens.readonly, idempotencyKey: randomUUID() }), 403, 'insufficient_scope');
+    expectProblem(
+      await o.api.post(`/policies/${staffPol.uuid}/certificates`, {
+        token: o.tokens.readonly,
+        idempotencyKey: randomUUID(),
+      }),
+      403,
+      'insufficient_scope',
+    );
     const r = await o.api.post(`/policies/${staffPol.uuid}/certificates`, { token: o.tokens.staff });
     expect(r.status).toBe(400);
   });
@@ -712,24 +1021,50 @@ describe('certificate state machine', () => {
         'cancel_refused>cancel_pending',
       ].sort(),
     );
-    for (const f of CERTIFICATE_STATES) for (const to of CERTIFICATE_STATES) expect(canTransition(f, to)).toBe(allowed.includes(`${f}>${to}`));
+    for (const f of CERTIFICATE_STATES)
+      for (const to of CERTIFICATE_STATES) expect(canTransition(f, to)).toBe(allowed.includes(`${f}>${to}`));
   });
 
   it('every transition on a row, guarded by the current status', async () => {
     const pol = await bind(o, 1);
-    const p = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { uuid: pol.uuid }, include: { vehicles: true } }));
+    const p = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { uuid: pol.uuid }, include: { vehicles: true } }),
+    );
     let stage = 100;
     const row = (status: string) =>
       t.db.tenant(o.org.id, (tx) =>
         tx.certificate.create({
-          data: { tenantId: o.org.id, uuid: randomUUID(), policyId: p.id, vehicleId: p.vehicles[0]!.id, stage: (stage += 1), stageCount: 1, certificateClass: 'C', coverCode: 100, startDate: toDbDate(TODAY), endDate: toDbDate(TODAY), status },
+          data: {
+            tenantId: o.org.id,
+            uuid: randomUUID(),
+            policyId: p.id,
+            vehicleId: p.vehicles[0].id,
+            stage: (stage += 1),
+            stageCount: 1,
+            certificateClass: 'C',
+            coverCode: 100,
+            startDate: toDbDate(TODAY),
+            endDate: toDbDate(TODAY),
+            status,
+          },
         }),
       );
-    const move = (id: number, from: any, to: any) => t.db.tenant(o.org.id, (tx) => transitionCertificate(tx, id, from, to));
-    const status = async (id: number) => (await t.db.tenant(o.org.id, (tx) => tx.certificate.findUniqueOrThrow({ where: { id } }))).status;
+    const move = (id: number, from: any, to: any) =>
+      t.db.tenant(o.org.id, (tx) => transitionCertificate(tx, id, from, to));
+    const status = async (id: number) =>
+      (await t.db.tenant(o.org.id, (tx) => tx.certificate.findUniqueOrThrow({ where: { id } }))).status;
     // pending → failed → pending → issuing → issued → cancel_pending → cancel_refused → cancel_pending → cancelled
     const a = await row('pending');
-    for (const [from, to] of [['pending', 'failed'], ['failed', 'pending'], ['pending', 'issuing'], ['issuing', 'issued'], ['issued', 'cancel_pending'], ['cancel_pending', 'cancel_refused'], ['cancel_refused', 'cancel_pending'], ['cancel_pending', 'cancelled']]) {
+    for (const [from, to] of [
+      ['pending', 'failed'],
+      ['failed', 'pending'],
+      ['pending', 'issuing'],
+      ['issuing', 'issued'],
+      ['issued', 'cancel_pending'],
+      ['cancel_pending', 'cancel_refused'],
+      ['cancel_refused', 'cancel_pending'],
+      ['cancel_pending', 'cancelled'],
+    ]) {
       expect(await move(a.id, from, to), `${from} → ${to}`).toBe(true);
       expect(await status(a.id)).toBe(to);
     }
@@ -753,6 +1088,10 @@ describe('certificate state machine', () => {
 });
 
 async function gql(token: string, query: string, variables: Record<string, unknown> = {}) {
-  const r = await fetch(`${t.origin}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  return (await r.json()) as any;
+  const r = await fetch(`${t.origin}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await r.json());
 }

@@ -30,7 +30,12 @@ let seq = 0;
 const newClient = (name: string, extra: Record<string, unknown> = {}) => {
   seq += 1;
   const n = String(seq).padStart(3, '0');
-  return { name, phone: `0791${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`, id_no: `55${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`, ...extra };
+  return {
+    name,
+    phone: `0791${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`,
+    id_no: `55${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`,
+    ...extra,
+  };
 };
 async function create(c: Caller, body: Record<string, unknown>): Promise<string> {
   const r = await api.post('/clients', { token: c.token, headers: c.headers, body, idempotencyKey: randomUUID() });
@@ -48,7 +53,7 @@ beforeAll(async () => {
     api.token(org.clients.agent.clientId, org.clients.agent.secret),
     api.token(other.clients.staff.clientId, other.clients.staff.secret),
   ]);
-  agent2Headers = { 'x-agent-code': org.agents[1]!.code, 'x-agent-key': org.agents[1]!.key };
+  agent2Headers = { 'x-agent-code': org.agents[1].code, 'x-agent-key': org.agents[1].key };
   asStaff = { token: staff };
   asAgent1 = { token: agentKey };
   asAgent2 = { token: staff, headers: agent2Headers };
@@ -56,14 +61,21 @@ beforeAll(async () => {
   no.byAgent1 = await create(asAgent1, newClient('Created By Agent One'));
   no.byAgent2 = await create(asAgent2, newClient('Created By Agent Two'));
   no.byStaff = await create(asStaff, newClient('Created By Staff'));
-  no.soldByAgent2 = await create(asStaff, newClient('Staff Client Sold By Agent Two', { sales_person_id: org.users.agent2.id }));
+  no.soldByAgent2 = await create(
+    asStaff,
+    newClient('Staff Client Sold By Agent Two', { sales_person_id: org.users.agent2.id }),
+  );
   // The other organisation's numbering is moved far ahead so its client number does not also exist in `org`.
-  await t.db.system((tx) => tx.tenantCounter.update({ where: { tenantId_name: { tenantId: other.id, name: 'client_no' } }, data: { value: 500_000n } }));
+  await t.db.system((tx) =>
+    tx.tenantCounter.update({
+      where: { tenantId_name: { tenantId: other.id, name: 'client_no' } },
+      data: { value: 500_000n },
+    }),
+  );
   no.otherTenant = await create({ token: otherStaff }, newClient('Other Tenant Client'));
   expect(no.otherTenant).toBe('C-500001');
 });
 afterAll(() => t?.stop());
-
 
 const getList = async (c: Caller, query = '?limit=100') => {
   const r = await api.get(`/clients${query}`, { token: c.token, headers: c.headers });
@@ -73,13 +85,19 @@ const getList = async (c: Caller, query = '?limit=100') => {
 const getOne = (c: Caller, clientNo: string) => api.get(`/clients/${clientNo}`, { token: c.token, headers: c.headers });
 const patchOne = (c: Caller, clientNo: string, body: unknown) =>
   api.patch(`/clients/${clientNo}`, { token: c.token, headers: c.headers, body, idempotencyKey: randomUUID() });
-const gql = (c: Caller, query: string, variables: Record<string, unknown> = {}) => api.gql(query, variables, { token: c.token, headers: c.headers });
-const allOfOrg = () => t.db.tenant(org.id, async (tx) => (await tx.client.findMany({ select: { clientNo: true } })).map((c) => c.clientNo).sort());
+const gql = (c: Caller, query: string, variables: Record<string, unknown> = {}) =>
+  api.gql(query, variables, { token: c.token, headers: c.headers });
+const allOfOrg = () =>
+  t.db.tenant(org.id, async (tx) =>
+    (await tx.client.findMany({ select: { clientNo: true } })).map((c) => c.clientNo).sort(),
+  );
 
 const CALLERS = ['agent1 (the agent key)', 'agent2 (agent headers on the staff key)'] as const;
 /** Who calls, and the clients that caller may see (seeded ones they sell, ones they created, one staff assigned). */
 const caller = (name: (typeof CALLERS)[number]): [Caller, string[]] =>
-  name === CALLERS[0] ? [asAgent1, [SEEDS.agent1, no.byAgent1]] : [asAgent2, [SEEDS.agent2, no.byAgent2, no.soldByAgent2]];
+  name === CALLERS[0]
+    ? [asAgent1, [SEEDS.agent1, no.byAgent1]]
+    : [asAgent2, [SEEDS.agent2, no.byAgent2, no.soldByAgent2]];
 
 describe('an agent sees only clients they created or sell', () => {
   it.each(CALLERS)('%s: GET /clients lists exactly those', async (name) => {
@@ -87,13 +105,18 @@ describe('an agent sees only clients they created or sell', () => {
     expect(await getList(who)).toEqual([...own].sort());
     // Filters and search cannot widen the view.
     expect(await getList(who, `?search=${encodeURIComponent('Created By Staff')}`)).toEqual([]);
-    const managedByExec = await t.db.tenant(org.id, (tx) => tx.client.findMany({ where: { riskManagerId: org.users.exec.id }, select: { clientNo: true } }));
-    const expected = managedByExec.map((c) => c.clientNo).filter((n) => own.includes(n)).sort();
+    const managedByExec = await t.db.tenant(org.id, (tx) =>
+      tx.client.findMany({ where: { riskManagerId: org.users.exec.id }, select: { clientNo: true } }),
+    );
+    const expected = managedByExec
+      .map((c) => c.clientNo)
+      .filter((n) => own.includes(n))
+      .sort();
     expect(expected.length).toBeGreaterThan(0);
     expect(await getList(who, `?risk_manager_id=${org.users.exec.id}&limit=100`)).toEqual(expected);
   });
 
-  it.each(CALLERS)('%s: GET /clients/{client_no}: 200 for their own, 404 not_found for anyone else\'s', async (name) => {
+  it.each(CALLERS)("%s: GET /clients/{client_no}: 200 for their own, 404 not_found for anyone else's", async (name) => {
     const [who, own] = caller(name);
     for (const n of own) expect((await getOne(who, n)).status).toBe(200);
     const others = (await allOfOrg()).filter((n) => !own.includes(n));
@@ -101,13 +124,13 @@ describe('an agent sees only clients they created or sell', () => {
     for (const n of others) expectProblem(await getOne(who, n), 404, 'not_found');
   });
 
-  it.each(CALLERS)('%s: PATCH /clients/{client_no}: 404 for anyone else\'s, nothing changed', async (name) => {
+  it.each(CALLERS)("%s: PATCH /clients/{client_no}: 404 for anyone else's, nothing changed", async (name) => {
     const [who, own] = caller(name);
     const target = own.includes(no.byStaff) ? no.byAgent1 : no.byStaff;
     expectProblem(await patchOne(who, target, { sector: 'Hijacked' }), 404, 'not_found');
     const row = await t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo: target } }));
     expect(row.sector).toBeNull();
-    const mine = await patchOne(who, own[own.length - 1]!, { sector: 'Own Update' });
+    const mine = await patchOne(who, own[own.length - 1], { sector: 'Own Update' });
     expect(mine.status, mine.text).toBe(200);
   });
 
@@ -125,20 +148,31 @@ describe('an agent sees only clients they created or sell', () => {
     expect(list.body.data.clients.edges.map((e: any) => e.node.clientNo).sort()).toEqual([...own].sort());
   });
 
-  it.each(CALLERS)('%s: relay node(id:) of another\'s client is null', async (name) => {
+  it.each(CALLERS)("%s: relay node(id:) of another's client is null", async (name) => {
     const [who, own] = caller(name);
     const hidden = no.byStaff;
-    const ids = await gql(asStaff, 'query($a: String!, $b: String!) { a: client(clientNo: $a) { id } b: client(clientNo: $b) { id } }', { a: hidden, b: own[0] });
-    const r = await gql(who, 'query($id: ID!) { node(id: $id) { id ... on Client { clientNo name phone } } }', { id: ids.body.data.a.id });
+    const ids = await gql(
+      asStaff,
+      'query($a: String!, $b: String!) { a: client(clientNo: $a) { id } b: client(clientNo: $b) { id } }',
+      { a: hidden, b: own[0] },
+    );
+    const r = await gql(who, 'query($id: ID!) { node(id: $id) { id ... on Client { clientNo name phone } } }', {
+      id: ids.body.data.a.id,
+    });
     // Exactly like an id that does not exist (Relay): null, and nothing said about the record.
     expect(r.body.data.node).toBeNull();
     expect(r.body.errors).toBeUndefined();
-    const ownNode = await gql(who, 'query($id: ID!) { node(id: $id) { ... on Client { clientNo } } }', { id: ids.body.data.b.id });
+    const ownNode = await gql(who, 'query($id: ID!) { node(id: $id) { ... on Client { clientNo } } }', {
+      id: ids.body.data.b.id,
+    });
     expect(ownNode.body.data.node).toEqual({ clientNo: own[0] });
   });
 
   it('a client created by staff with sales_person_id = agent2 is visible to agent2 only among agents', async () => {
-    expect((await getOne(asAgent2, no.soldByAgent2)).body.data).toMatchObject({ client_no: no.soldByAgent2, sales_person: { id: org.users.agent2.id } });
+    expect((await getOne(asAgent2, no.soldByAgent2)).body.data).toMatchObject({
+      client_no: no.soldByAgent2,
+      sales_person: { id: org.users.agent2.id },
+    });
     expectProblem(await getOne(asAgent1, no.soldByAgent2), 404, 'not_found');
   });
 });
@@ -153,7 +187,7 @@ describe('staff see every client of their organisation', () => {
   });
 });
 
-describe('another organisation\'s client', () => {
+describe("another organisation's client", () => {
   const everyone = () => [asStaff, asAgent1, asAgent2];
 
   it('is 404 for everyone in REST (read and change) and absent from lists and searches', async () => {
@@ -163,14 +197,18 @@ describe('another organisation\'s client', () => {
       expect(await getList(c, `?search=${no.otherTenant}`)).toEqual([]);
       expect(await getList(c, '?search=Other%20Tenant')).toEqual([]);
     }
-    const row = await t.db.tenant(other.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo: no.otherTenant } }));
+    const row = await t.db.tenant(other.id, (tx) =>
+      tx.client.findFirstOrThrow({ where: { clientNo: no.otherTenant } }),
+    );
     expect(row.sector).toBeNull();
     // Its own organisation does see it.
     expect((await getOne({ token: otherStaff }, no.otherTenant)).status).toBe(200);
   });
 
   it('is not_found in GraphQL by number and null by relay id', async () => {
-    const id = (await gql({ token: otherStaff }, 'query($no: String!) { client(clientNo: $no) { id } }', { no: no.otherTenant })).body.data.client.id;
+    const id = (
+      await gql({ token: otherStaff }, 'query($no: String!) { client(clientNo: $no) { id } }', { no: no.otherTenant })
+    ).body.data.client.id;
     for (const c of everyone()) {
       const r = await gql(c, 'query($no: String!) { client(clientNo: $no) { clientNo } }', { no: no.otherTenant });
       expect(r.body.errors?.[0]?.extensions?.code).toBe('not_found');

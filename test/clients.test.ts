@@ -16,12 +16,18 @@ beforeAll(async () => {
   t = await startTestApp();
   api = new Api(t.origin);
   // Far more than 60 calls a minute go through each token here; the per-token limit has its own tests.
-  org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } } });
+  org = await createTestTenant(t.db, {
+    clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
+  });
   [staff, agent] = await Promise.all([
     api.token(org.clients.staff.clientId, org.clients.staff.secret),
     api.token(org.clients.agent.clientId, org.clients.agent.secret),
   ]);
-  const branches = (await api.get('/branches', { token: staff })).body.data as { id: number; name: string; city: string }[];
+  const branches = (await api.get('/branches', { token: staff })).body.data as {
+    id: number;
+    name: string;
+    city: string;
+  }[];
   const branch = (city: string) => branches.find((b) => b.city === city)!.id;
   Object.assign(ref, { branchNbo: branch('Nairobi'), branchMsa: branch('Mombasa'), branchKsm: branch('Kisumu') });
   await t.db.tenant(org.id, async (tx) => {
@@ -31,35 +37,68 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-
 // Distinct identities per call: every client in this file must be a new person unless a test says otherwise.
 let seq = 0;
 const person = () => {
   seq += 1;
   const n = String(seq).padStart(4, '0');
-  return { nsn: `78${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`, idNo: `4${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`, pin: `A${String(seq).padStart(9, '0')}Q` };
+  return {
+    nsn: `78${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`,
+    idNo: `4${n}${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`,
+    pin: `A${String(seq).padStart(9, '0')}Q`,
+  };
 };
 const newClient = (extra: Record<string, unknown> = {}) => {
   const p = person();
   return { name: `Client ${randomUUID().slice(0, 8)}`, phone: `0${p.nsn}`, id_no: p.idNo, kra_pin: p.pin, ...extra };
 };
-const post = (body: unknown, token = staff, headers?: Record<string, string>) => api.post('/clients', { token, body, idempotencyKey: randomUUID(), headers });
-const patch = (clientNo: string, body: unknown, token = staff) => api.patch(`/clients/${clientNo}`, { token, body, idempotencyKey: randomUUID() });
+const post = (body: unknown, token = staff, headers?: Record<string, string>) =>
+  api.post('/clients', { token, body, idempotencyKey: randomUUID(), headers });
+const patch = (clientNo: string, body: unknown, token = staff) =>
+  api.patch(`/clients/${clientNo}`, { token, body, idempotencyKey: randomUUID() });
 async function created(body: Record<string, unknown>, token = staff, headers?: Record<string, string>) {
   const r = await post(body, token, headers);
   expect(r.status, r.text).toBe(201);
   return r.body.data as Record<string, any>;
 }
 const countClients = (where: Record<string, unknown> = {}) => t.db.tenant(org.id, (tx) => tx.client.count({ where }));
-const audits = (clientNo: string) => t.db.tenant(org.id, (tx) => tx.auditLog.findMany({ where: { entityType: 'client', entityId: clientNo }, orderBy: { id: 'asc' } }));
+const audits = (clientNo: string) =>
+  t.db.tenant(org.id, (tx) =>
+    tx.auditLog.findMany({ where: { entityType: 'client', entityId: clientNo }, orderBy: { id: 'asc' } }),
+  );
 
 const CLIENT_FIELDS = [
-  'id', 'client_no', 'type', 'name', 'id_no', 'kra_pin', 'phone', 'email', 'date_of_birth', 'physical_address', 'branch', 'risk_manager',
-  'sales_person', 'business_source', 'prospect_type', 'sector', 'alt_name', 'alt_phone', 'alt_email', 'kyc_status', 'onboarded_via',
-  'created_at', 'updated_at',
+  'id',
+  'client_no',
+  'type',
+  'name',
+  'id_no',
+  'kra_pin',
+  'phone',
+  'email',
+  'date_of_birth',
+  'physical_address',
+  'branch',
+  'risk_manager',
+  'sales_person',
+  'business_source',
+  'prospect_type',
+  'sector',
+  'alt_name',
+  'alt_phone',
+  'alt_email',
+  'kyc_status',
+  'onboarded_via',
+  'created_at',
+  'updated_at',
 ].sort();
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const staffUser = (u: TestTenant['users']['exec'], role: string) => ({ id: u.id, name: u.name, role, code: u.agentCode });
+const staffUser = (u: TestTenant['users']['exec'], role: string) => ({
+  id: u.id,
+  name: u.name,
+  role,
+  code: u.agentCode,
+});
 
 describe('POST /clients', () => {
   it('creates a client with every field of the spec, normalised, explicit references kept, audited', async () => {
@@ -111,7 +150,12 @@ describe('POST /clients', () => {
       updated_at: expect.stringMatching(TIMESTAMP),
     });
     const row = (await audits(c.client_no)).at(-1)!;
-    expect(row).toMatchObject({ action: 'client.created', actorUserId: org.users.exec.id, apiClientId: org.clients.staff.id, requestId: r.headers.get('x-request-id') });
+    expect(row).toMatchObject({
+      action: 'client.created',
+      actorUserId: org.users.exec.id,
+      apiClientId: org.clients.staff.id,
+      requestId: r.headers.get('x-request-id'),
+    });
   });
 
   it('defaults: individual, no optional fields, and the following number', async () => {
@@ -119,7 +163,19 @@ describe('POST /clients', () => {
     const a = await created(newClient({ name: 'Otieno Minimal' }));
     const b = await created({ name: 'Only Phone', phone: `0${person().nsn}` });
     expect([a.client_no, b.client_no]).toEqual([before + 1, before + 2].map((n) => `C-${String(n).padStart(6, '0')}`));
-    expect(b).toMatchObject({ type: 'individual', id_no: null, kra_pin: null, email: null, date_of_birth: null, prospect_type: null, business_source: null, sector: null, alt_name: null, alt_phone: null, alt_email: null });
+    expect(b).toMatchObject({
+      type: 'individual',
+      id_no: null,
+      kra_pin: null,
+      email: null,
+      date_of_birth: null,
+      prospect_type: null,
+      business_source: null,
+      sector: null,
+      alt_name: null,
+      alt_phone: null,
+      alt_email: null,
+    });
   });
 
   it.each([
@@ -134,14 +190,19 @@ describe('POST /clients', () => {
     expect(c.phone).toBe(`2547221234${tail}`);
   });
 
-  it('defaults the sales person to the acting agent and the branch to that agent\'s branch', async () => {
+  it("defaults the sales person to the acting agent and the branch to that agent's branch", async () => {
     const viaKey = await created(newClient(), agent);
-    expect(viaKey.sales_person).toEqual({ id: org.users.agent1.id, name: org.users.agent1.name, role: 'agent', code: 'AG-0101' });
+    expect(viaKey.sales_person).toEqual({
+      id: org.users.agent1.id,
+      name: org.users.agent1.name,
+      role: 'agent',
+      code: 'AG-0101',
+    });
     expect(viaKey.risk_manager).toBeNull();
     expect(viaKey.branch).toEqual({ id: ref.branchNbo, name: 'Nairobi CBD' });
 
     // Agent headers on the staff key: agent2 (Mombasa) acts, so both defaults follow agent2.
-    const a2 = org.agents[1]!;
+    const a2 = org.agents[1];
     const viaHeaders = await created(newClient(), staff, { 'x-agent-code': a2.code, 'x-agent-key': a2.key });
     expect(viaHeaders.sales_person).toMatchObject({ id: org.users.agent2.id, code: 'AG-0102' });
     expect(viaHeaders.risk_manager).toBeNull();
@@ -169,12 +230,18 @@ describe('POST /clients duplicates', () => {
     ['phone (another format)', () => ({ phone: `+${first.phone}` }), ['phone']],
     ['id_no', () => ({ id_no: first.id_no }), ['id_no']],
     ['kra_pin (lower case)', () => ({ kra_pin: first.kra_pin.toLowerCase() }), ['kra_pin']],
-    ['phone, id_no and kra_pin', () => ({ phone: first.phone.slice(3), id_no: first.id_no, kra_pin: first.kra_pin }), ['phone', 'id_no', 'kra_pin']],
+    [
+      'phone, id_no and kra_pin',
+      () => ({ phone: first.phone.slice(3), id_no: first.id_no, kra_pin: first.kra_pin }),
+      ['phone', 'id_no', 'kra_pin'],
+    ],
   ])('409 duplicate_client on a matching %s, nothing created', async (_what, fields, matched) => {
     const before = await countClients();
     const r = await post({ ...other(), ...fields() });
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: first.client_no, name: 'Duplicate Target One', matched, redacted: false }]);
+    expect(r.body.matches).toEqual([
+      { client_no: first.client_no, name: 'Duplicate Target One', matched, redacted: false },
+    ]);
     expect(await countClients()).toBe(before);
   });
 
@@ -189,11 +256,13 @@ describe('POST /clients duplicates', () => {
 
   it('hides from an agent the number and name of matched clients it cannot see (a redacted marker)', async () => {
     // Seeds: C-000001 is sold by agent1 (the agent key's actor), C-000002 by agent2.
-    const seeds = await t.db.tenant(org.id, (tx) => tx.client.findMany({ where: { clientNo: { in: ['C-000001', 'C-000002'] } }, orderBy: { id: 'asc' } }));
-    const r = await post({ ...other(), phone: seeds[1]!.phone, id_no: seeds[0]!.idNo }, agent);
+    const seeds = await t.db.tenant(org.id, (tx) =>
+      tx.client.findMany({ where: { clientNo: { in: ['C-000001', 'C-000002'] } }, orderBy: { id: 'asc' } }),
+    );
+    const r = await post({ ...other(), phone: seeds[1].phone, id_no: seeds[0].idNo }, agent);
     expectProblem(r, 409, 'duplicate_client');
     expect(r.body.matches).toEqual([
-      { client_no: 'C-000001', name: seeds[0]!.name, matched: ['id_no'], redacted: false },
+      { client_no: 'C-000001', name: seeds[0].name, matched: ['id_no'], redacted: false },
       { client_no: null, name: null, matched: ['phone'], redacted: true },
     ]);
   });
@@ -237,11 +306,18 @@ describe('POST /clients validation', () => {
 
 describe('GET /clients', () => {
   /** Every client number staff can see, newest first, straight from the database. */
-  const allNewestFirst = () => t.db.tenant(org.id, async (tx) => (await tx.client.findMany({ orderBy: { id: 'desc' }, select: { clientNo: true } })).map((c) => c.clientNo));
+  const allNewestFirst = () =>
+    t.db.tenant(org.id, async (tx) =>
+      (await tx.client.findMany({ orderBy: { id: 'desc' }, select: { clientNo: true } })).map((c) => c.clientNo),
+    );
   const list = async (query: string, token = staff) => {
     const r = await api.get(`/clients${query}`, { token });
     expect(r.status, r.text).toBe(200);
-    return r.body as { data: Record<string, any>[]; meta: { limit: number; has_more: boolean; count: number }; links: { next: string | null } };
+    return r.body as {
+      data: Record<string, any>[];
+      meta: { limit: number; has_more: boolean; count: number };
+      links: { next: string | null };
+    };
   };
   const numbers = (b: { data: Record<string, any>[] }): string[] => b.data.map((c) => c.client_no);
   let target: Record<string, any>;
@@ -249,7 +325,14 @@ describe('GET /clients', () => {
 
   beforeAll(async () => {
     target = await created(newClient({ name: 'Zawadi Achieng Kiptoo' }));
-    corporate = await created(newClient({ name: 'Kiptoo Hardware Ltd', type: 'corporate', risk_manager_id: org.users.exec2.id, sales_person_id: org.users.agent2.id }));
+    corporate = await created(
+      newClient({
+        name: 'Kiptoo Hardware Ltd',
+        type: 'corporate',
+        risk_manager_id: org.users.exec2.id,
+        sales_person_id: org.users.agent2.id,
+      }),
+    );
     // Enough clients for more than one default page of 25.
     const short = 30 - (await countClients());
     for (let i = 0; i < short; i++) await created(newClient());
@@ -260,7 +343,7 @@ describe('GET /clients', () => {
     const all = await allNewestFirst();
     expect(numbers(b)).toEqual(all.slice(0, 25));
     expect(b.meta).toEqual({ limit: 25, has_more: true, count: 25 });
-    expect(Object.keys(b.data[0]!).sort()).toEqual(CLIENT_FIELDS);
+    expect(Object.keys(b.data[0]).sort()).toEqual(CLIENT_FIELDS);
     expect(b.links.next).toEqual(expect.stringContaining('cursor='));
   });
 
@@ -283,7 +366,11 @@ describe('GET /clients', () => {
 
   it('filters by type, sales person and risk manager', async () => {
     const db = (where: Record<string, unknown>) =>
-      t.db.tenant(org.id, async (tx) => (await tx.client.findMany({ where, orderBy: { id: 'desc' }, select: { clientNo: true } })).map((c) => c.clientNo));
+      t.db.tenant(org.id, async (tx) =>
+        (await tx.client.findMany({ where, orderBy: { id: 'desc' }, select: { clientNo: true } })).map(
+          (c) => c.clientNo,
+        ),
+      );
     const corporates = await list('?type=corporate&limit=100');
     expect(numbers(corporates)).toEqual(await db({ type: 'corporate' }));
     expect(numbers(corporates)).toContain(corporate.client_no);
@@ -298,9 +385,12 @@ describe('GET /clients', () => {
     expect(numbers(managed)).toContain(corporate.client_no);
   });
 
-  it.each(['limit=101', 'limit=0', 'limit=abc', 'per_page=101', 'page=0'])('422 validation_failed for %s', async (q) => {
-    expectProblem(await api.get(`/clients?${q}`, { token: staff }), 422, 'validation_failed');
-  });
+  it.each(['limit=101', 'limit=0', 'limit=abc', 'per_page=101', 'page=0'])(
+    '422 validation_failed for %s',
+    async (q) => {
+      expectProblem(await api.get(`/clients?${q}`, { token: staff }), 422, 'validation_failed');
+    },
+  );
 
   it('walks every page with links.next: no duplicates, no gaps, null at the end', async () => {
     const all = await allNewestFirst();
@@ -359,7 +449,12 @@ describe('PATCH /clients/{client_no}', () => {
     const c = await created(newClient({ email: 'old@example.co.ke', sector: 'Farming' }));
     const r = await patch(c.client_no, { email: 'New@Example.co.ke', name: 'Renamed Client' });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data).toEqual({ ...c, email: 'new@example.co.ke', name: 'Renamed Client', updated_at: expect.stringMatching(TIMESTAMP) });
+    expect(r.body.data).toEqual({
+      ...c,
+      email: 'new@example.co.ke',
+      name: 'Renamed Client',
+      updated_at: expect.stringMatching(TIMESTAMP),
+    });
     expect(Date.parse(r.body.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(c.updated_at));
     expect((await api.get(`/clients/${c.client_no}`, { token: staff })).body.data).toEqual(r.body.data);
 
@@ -369,9 +464,12 @@ describe('PATCH /clients/{client_no}', () => {
       actorUserId: org.users.exec.id,
       apiClientId: org.clients.staff.id,
       requestId: r.headers.get('x-request-id'),
-      changes: { email: { from: 'old@example.co.ke', to: 'new@example.co.ke' }, name: { from: c.name, to: 'Renamed Client' } },
+      changes: {
+        email: { from: 'old@example.co.ke', to: 'new@example.co.ke' },
+        name: { from: c.name, to: 'Renamed Client' },
+      },
     });
-    expect(Object.keys(rows[1]!.changes as object).sort()).toEqual(['email', 'name']);
+    expect(Object.keys(rows[1].changes as object).sort()).toEqual(['email', 'name']);
   });
 
   it('a PATCH that changes nothing (same phone in another format) writes no audit row', async () => {
@@ -390,7 +488,9 @@ describe('PATCH /clients/{client_no}', () => {
     const [c, other] = [await created(newClient()), await created(newClient({ name: 'The Other One' }))];
     const r = await patch(c.client_no, fields(other));
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: other.client_no, name: 'The Other One', matched: [field], redacted: false }]);
+    expect(r.body.matches).toEqual([
+      { client_no: other.client_no, name: 'The Other One', matched: [field], redacted: false },
+    ]);
     expect((await api.get(`/clients/${c.client_no}`, { token: staff })).body.data).toEqual(c);
     expect(await audits(c.client_no)).toHaveLength(1);
 
@@ -414,7 +514,8 @@ describe('PATCH /clients/{client_no}', () => {
 });
 
 describe('GraphQL parity', () => {
-  const FIELDS = 'databaseId clientNo type name idNo kraPin phone email dateOfBirth branch { databaseId name } riskManager { databaseId } salesPerson { databaseId code } kycStatus onboardedVia';
+  const FIELDS =
+    'databaseId clientNo type name idNo kraPin phone email dateOfBirth branch { databaseId name } riskManager { databaseId } salesPerson { databaseId code } kycStatus onboardedVia';
   const CREATE = `mutation($input: CreateClientInput!) { createClient(input: $input) {
     __typename
     ... on Client { ${FIELDS} }
@@ -430,7 +531,13 @@ describe('GraphQL parity', () => {
   it('createClient returns the Client, normalised and numbered like REST, and REST reads it back', async () => {
     const p = person();
     const before = await countClients();
-    const c = await gqlCreate({ name: 'Graph Client', phone: `+254 ${p.nsn}`, idNo: ` ${p.idNo} `, kraPin: p.pin.toLowerCase(), dateOfBirth: '1990-02-03' });
+    const c = await gqlCreate({
+      name: 'Graph Client',
+      phone: `+254 ${p.nsn}`,
+      idNo: ` ${p.idNo} `,
+      kraPin: p.pin.toLowerCase(),
+      dateOfBirth: '1990-02-03',
+    });
     expect(c).toEqual({
       __typename: 'Client',
       databaseId: expect.any(Number),
@@ -449,7 +556,14 @@ describe('GraphQL parity', () => {
       onboardedVia: 'api',
     });
     const rest = (await api.get(`/clients/${c.clientNo}`, { token: staff })).body.data;
-    expect(rest).toMatchObject({ id: c.databaseId, client_no: c.clientNo, phone: c.phone, id_no: c.idNo, kra_pin: c.kraPin, date_of_birth: c.dateOfBirth });
+    expect(rest).toMatchObject({
+      id: c.databaseId,
+      client_no: c.clientNo,
+      phone: c.phone,
+      id_no: c.idNo,
+      kra_pin: c.kraPin,
+      date_of_birth: c.dateOfBirth,
+    });
     expect((await audits(c.clientNo)).map((a) => a.action)).toEqual(['client.created']);
   });
 
@@ -473,7 +587,9 @@ describe('GraphQL parity', () => {
     const before = await countClients();
     const bad = await gqlCreate({ name: 'Bad Input', phone: '123', email: 'nope' });
     expect(bad).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
-    expect(bad.fieldErrors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining([expect.stringMatching(/phone$/), expect.stringMatching(/email$/)]));
+    expect(bad.fieldErrors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/phone$/), expect.stringMatching(/email$/)]),
+    );
     expect(await countClients()).toBe(before);
   });
 
@@ -486,17 +602,31 @@ describe('GraphQL parity', () => {
     expect(nodes.map((n: any) => n.clientNo)).toEqual(rest.data.map((c: any) => c.client_no));
     expect(all.body.data.clients.pageInfo.hasNextPage).toBe(rest.meta.has_more);
     for (const [i, n] of nodes.entries()) {
-      expect(rest.data[i]).toMatchObject({ id: n.databaseId, name: n.name, phone: n.phone, id_no: n.idNo, kra_pin: n.kraPin, type: n.type, kyc_status: n.kycStatus });
+      expect(rest.data[i]).toMatchObject({
+        id: n.databaseId,
+        name: n.name,
+        phone: n.phone,
+        id_no: n.idNo,
+        kra_pin: n.kraPin,
+        type: n.type,
+        kyc_status: n.kycStatus,
+      });
     }
 
     await created(newClient({ name: 'Parity Searchable One' }));
     await created(newClient({ name: 'Parity Searchable Two' }));
     const searched = await api.gql(q, { first: 5, search: 'searchable' }, { token: staff });
     const restSearched = (await api.get('/clients?limit=5&search=searchable', { token: staff })).body.data;
-    expect(searched.body.data.clients.edges.map((e: any) => e.node.clientNo)).toEqual(restSearched.map((c: any) => c.client_no));
+    expect(searched.body.data.clients.edges.map((e: any) => e.node.clientNo)).toEqual(
+      restSearched.map((c: any) => c.client_no),
+    );
     expect(restSearched).toHaveLength(2);
 
-    const one = await api.gql(`query($no: String!) { client(clientNo: $no) { ${FIELDS} } }`, { no: nodes[0].clientNo }, { token: staff });
+    const one = await api.gql(
+      `query($no: String!) { client(clientNo: $no) { ${FIELDS} } }`,
+      { no: nodes[0].clientNo },
+      { token: staff },
+    );
     expect(one.body.data.client).toEqual(nodes[0]);
     const missing = await api.gql('query { client(clientNo: "C-999999") { clientNo } }', {}, { token: staff });
     expect(missing.body.data).toBeNull();

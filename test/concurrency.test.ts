@@ -22,17 +22,23 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-
-const postClient = (body: unknown, key = randomUUID()) => api.post('/clients', { token: staff, body, idempotencyKey: key });
+const postClient = (body: unknown, key = randomUUID()) =>
+  api.post('/clients', { token: staff, body, idempotencyKey: key });
 const clientNumber = (no: string) => Number(no.replace(/^C-/, ''));
 const highestClientNumber = () =>
-  t.db.tenant(org.id, async (tx) => Math.max(0, ...(await tx.client.findMany({ select: { clientNo: true } })).map((c) => clientNumber(c.clientNo))));
+  t.db.tenant(org.id, async (tx) =>
+    Math.max(0, ...(await tx.client.findMany({ select: { clientNo: true } })).map((c) => clientNumber(c.clientNo))),
+  );
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 
 describe('parallel client creations', () => {
   it('20 distinct people at once get 20 distinct, gap-free numbers', async () => {
     const top = await highestClientNumber();
-    const rs = await Promise.all(range(0, 20).map((i) => postClient({ name: `Parallel Person ${i}`, phone: `07120000${String(i).padStart(2, '0')}` })));
+    const rs = await Promise.all(
+      range(0, 20).map((i) =>
+        postClient({ name: `Parallel Person ${i}`, phone: `07120000${String(i).padStart(2, '0')}` }),
+      ),
+    );
     for (const r of rs) expect(r.status, r.text).toBe(201);
     const nos = rs.map((r) => clientNumber(r.body.data.client_no)).sort((a, b) => a - b);
     expect(nos).toEqual(range(top + 1, 20));
@@ -45,13 +51,19 @@ describe('parallel client creations', () => {
     const rs = await Promise.all(range(0, 20).map(() => postClient(person)));
     const won = rs.filter((r) => r.status === 201);
     expect(won).toHaveLength(1);
-    const winner = won[0]!.body.data.client_no;
+    const winner = won[0].body.data.client_no;
     expect(winner).toBe(`C-${String(top + 1).padStart(6, '0')}`);
     for (const r of rs.filter((x) => x.status !== 201)) {
       expectProblem(r, 409, 'duplicate_client');
-      expect(r.body.matches).toEqual([{ client_no: winner, name: person.name, matched: ['phone', 'id_no'], redacted: false }]);
+      expect(r.body.matches).toEqual([
+        { client_no: winner, name: person.name, matched: ['phone', 'id_no'], redacted: false },
+      ]);
     }
-    expect(await t.db.tenant(org.id, (tx) => tx.client.count({ where: { OR: [{ phone: '254713555000' }, { idNo: '39990001' }] } }))).toBe(1);
+    expect(
+      await t.db.tenant(org.id, (tx) =>
+        tx.client.count({ where: { OR: [{ phone: '254713555000' }, { idNo: '39990001' }] } }),
+      ),
+    ).toBe(1);
     // The refused creations took no number with them: the next client follows the winner directly.
     const next = await postClient({ name: 'After The Race', phone: '0713 555 001' });
     expect(next.body.data.client_no).toBe(`C-${String(top + 2).padStart(6, '0')}`);
@@ -61,16 +73,22 @@ describe('parallel client creations', () => {
 describe('parallel binds', () => {
   let premium: number;
   beforeAll(async () => {
-    const q = await api.post('/motor/quote', { token: staff, body: { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000, insurer_id: simbaId } });
+    const q = await api.post('/motor/quote', {
+      token: staff,
+      body: { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000, insurer_id: simbaId },
+    });
     expect(q.status, q.text).toBe(200);
     premium = q.body.options[0].total;
   });
   const bindBody = (client: Record<string, unknown>, nn: string) => ({
     client,
     policy: { start_date: todayNairobi(), insurer_id: simbaId, class: 'Motor', scope: 'Comprehensive', premium },
-    vehicles: [{ regno: `KDA 1${nn}A`, chassis_no: `CH${nn}`, make: 'Toyota', model: 'Axio', yom: 2020, value: 1_500_000 }],
+    vehicles: [
+      { regno: `KDA 1${nn}A`, chassis_no: `CH${nn}`, make: 'Toyota', model: 'Axio', yom: 2020, value: 1_500_000 },
+    ],
   });
-  const bind = (body: unknown, key = randomUUID()) => api.post('/motor/save', { token: staff, body, idempotencyKey: key });
+  const bind = (body: unknown, key = randomUUID()) =>
+    api.post('/motor/save', { token: staff, body, idempotencyKey: key });
 
   it('20 binds at once for the same new client and different vehicles create one client and 20 policies on it', async () => {
     const client = { name: 'Kamau Njoroge Concurrent', phone: '0714 600 700', idno: '37770001' };
@@ -89,9 +107,9 @@ describe('parallel binds', () => {
       return { clients, policies };
     });
     expect(clients).toHaveLength(1);
-    expect(clients[0]!.clientNo).toBe(clientNo);
+    expect(clients[0].clientNo).toBe(clientNo);
     expect(policies).toHaveLength(20);
-    expect(new Set(policies.map((p) => p.clientId))).toEqual(new Set([clients[0]!.id]));
+    expect(new Set(policies.map((p) => p.clientId))).toEqual(new Set([clients[0].id]));
   });
 
   it('25 identical binds with one Idempotency-Key create one policy; 24 are replays of the same body', async () => {
@@ -101,13 +119,18 @@ describe('parallel binds', () => {
     for (const r of rs) expect(r.status, r.text).toBe(201);
     const fresh = rs.filter((r) => r.headers.get('idempotent-replayed') !== 'true');
     expect(fresh).toHaveLength(1);
-    const first = fresh[0]!.body;
+    const first = fresh[0].body;
     expect(first.client_key).toMatch(/^bck_/);
     expect(first.replay_note).toBeUndefined();
     const replays = rs.filter((r) => r.headers.get('idempotent-replayed') === 'true');
     expect(replays).toHaveLength(24);
     for (const r of replays) {
-      expect(r.body).toEqual({ ...first, client_key: null, portal: { ...first.portal, client_key: null }, replay_note: expect.any(String) });
+      expect(r.body).toEqual({
+        ...first,
+        client_key: null,
+        portal: { ...first.portal, client_key: null },
+        replay_note: expect.any(String),
+      });
       expect(r.body.replay_note.length).toBeGreaterThan(0);
     }
     const policies = await t.db.tenant(org.id, (tx) => tx.policy.findMany({ where: { client: { idNo: '37770002' } } }));

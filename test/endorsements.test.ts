@@ -28,7 +28,8 @@ let asAgent2: { token: string; headers: Record<string, string> };
 
 // ---- the rule, computed independently: U(B, x) = B × R(x) / D, half away from zero; levies term by term -------
 const D = (p: { start_date: string; end_date: string }) => daysBetween(p.start_date, p.end_date) + 1;
-const R = (p: { start_date: string; end_date: string }, x: string) => Math.min(D(p), Math.max(0, daysBetween(x, p.end_date) + 1));
+const R = (p: { start_date: string; end_date: string }, x: string) =>
+  Math.min(D(p), Math.max(0, daysBetween(x, p.end_date) + 1));
 function roundDiv(num: bigint, den: bigint): bigint {
   const neg = num < 0n;
   const a = neg ? -num : num;
@@ -44,10 +45,16 @@ function expected(p: any, terms: [1 | -1, number, string][]) {
   for (const [sign, B, x] of terms) {
     const u = BigInt(sign) * U(p, B, x);
     basic += u;
-    for (const l of levies.filter((l) => l.basis === 'percent')) perLevy.set(l.code, (perLevy.get(l.code) ?? 0n) + levyOf(u, l.rateBps!));
+    for (const l of levies.filter((l) => l.basis === 'percent'))
+      perLevy.set(l.code, (perLevy.get(l.code) ?? 0n) + levyOf(u, l.rateBps!));
   }
   const taxes = [...perLevy.values()].reduce((s, v) => s + v, 0n);
-  return { basic: Number(basic), taxes: Number(taxes), total: Number(basic + taxes), levies: Object.fromEntries([...perLevy].map(([k, v]) => [k, Number(v)])) };
+  return {
+    basic: Number(basic),
+    taxes: Number(taxes),
+    total: Number(basic + taxes),
+    levies: Object.fromEntries([...perLevy].map(([k, v]) => [k, Number(v)])),
+  };
 }
 
 async function pay(org: PayOrg, bound: any) {
@@ -66,23 +73,46 @@ async function pay(org: PayOrg, bound: any) {
 
 /** The annual basic premium (PLL included) the insurer's current rates give a private comprehensive car of this value. */
 async function annualBasic(value: number): Promise<number> {
-  const insurer = await t.db.tenant(o.org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
-  const q = await o.api.post('/motor/quote', { token: o.tokens.staff, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: YOM, value, insurer_id: insurer.id } });
+  const insurer = await t.db.tenant(o.org.id, (tx) =>
+    tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
+  );
+  const q = await o.api.post('/motor/quote', {
+    token: o.tokens.staff,
+    body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: YOM, value, insurer_id: insurer.id },
+  });
   expect(q.status, q.text).toBe(200);
   return q.body.options[0].basic_premium_minor;
 }
 
-const endorse = (uuid: string, body: unknown, token = o.tokens.staff, key: string = randomUUID(), headers?: Record<string, string>) =>
-  o.api.post(`/policies/${uuid}/endorse`, { token, body, idempotencyKey: key, headers });
-const confirm = (uuid: string, eUuid: string, token = o.tokens.staff, key: string = randomUUID(), headers?: Record<string, string>) =>
-  o.api.post(`/policies/${uuid}/endorsements/${eUuid}/confirm`, { token, idempotencyKey: key, headers });
+const endorse = (
+  uuid: string,
+  body: unknown,
+  token = o.tokens.staff,
+  key: string = randomUUID(),
+  headers?: Record<string, string>,
+) => o.api.post(`/policies/${uuid}/endorse`, { token, body, idempotencyKey: key, headers });
+const confirm = (
+  uuid: string,
+  eUuid: string,
+  token = o.tokens.staff,
+  key: string = randomUUID(),
+  headers?: Record<string, string>,
+) => o.api.post(`/policies/${uuid}/endorsements/${eUuid}/confirm`, { token, idempotencyKey: key, headers });
 const discard = (uuid: string, eUuid: string, token = o.tokens.staff, key: string = randomUUID()) =>
   o.api.post(`/policies/${uuid}/endorsements/${eUuid}/discard`, { token, idempotencyKey: key });
 
 /** Policy figures and the notes' ledger, straight from the database. */
 async function ledger(uuid: string) {
   return t.db.tenant(o.org.id, async (tx) => {
-    const p = await tx.policy.findFirstOrThrow({ where: { uuid }, include: { taxes: true, debitNotes: { orderBy: { id: 'asc' } }, creditNotes: { orderBy: { id: 'asc' } }, vehicles: { orderBy: { id: 'asc' } } } });
+    const p = await tx.policy.findFirstOrThrow({
+      where: { uuid },
+      include: {
+        taxes: true,
+        debitNotes: { orderBy: { id: 'asc' } },
+        creditNotes: { orderBy: { id: 'asc' } },
+        vehicles: { orderBy: { id: 'asc' } },
+      },
+    });
     const dn = p.debitNotes.reduce((s, d) => s + d.amountMinor, 0n);
     const cn = p.creditNotes.reduce((s, c) => s + c.amountMinor, 0n);
     const taxLines = p.taxes.reduce((s, x) => s + x.amountMinor, 0n);
@@ -102,7 +132,10 @@ let seq = 0;
 const reg = () => `KDJ ${String(100 + ((process.pid + (seq += 1) * 7) % 900))}${'ABCDEFGHJK'[seq % 10]}`;
 
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
   full = await o.bind(1);
   inst = await o.bind(3);
@@ -113,8 +146,12 @@ beforeAll(async () => {
   await pay(o, full);
   await pay(o, inst);
   await pay(o, gqlPol);
-  levies = (await t.db.tenant(o.org.id, (tx) => tx.levy.findMany())).map((l) => ({ code: l.code, basis: l.basis, rateBps: l.rateBps }));
-  const a2 = o.org.agents[1]!;
+  levies = (await t.db.tenant(o.org.id, (tx) => tx.levy.findMany())).map((l) => ({
+    code: l.code,
+    basis: l.basis,
+    rateBps: l.rateBps,
+  }));
+  const a2 = o.org.agents[1];
   asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
 }, 120_000);
 afterAll(() => t?.stop());
@@ -135,21 +172,54 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     const r = await endorse(full.uuid, {
       operation: 'add_vehicle',
       effective_date: e1,
-      vehicle: { regno: reg2, chassis_no: 'jtd123456789', engine_no: 'e1', make: 'Mazda', model: 'CX-5', yom: YOM, value: 2_000_000 },
+      vehicle: {
+        regno: reg2,
+        chassis_no: 'jtd123456789',
+        engine_no: 'e1',
+        make: 'Mazda',
+        model: 'CX-5',
+        yom: YOM,
+        value: 2_000_000,
+      },
       note: 'second car',
     });
     expect(r.status, r.text).toBe(201);
     const en = r.body.data;
     const want = expected(full, [[1, B2, e1]]);
-    expect(en).toMatchObject({ operation: 'add_vehicle', status: 'pending', effective_date: e1, note: null, remark: 'second car', confirmed_at: null, discarded_at: null });
+    expect(en).toMatchObject({
+      operation: 'add_vehicle',
+      status: 'pending',
+      effective_date: e1,
+      note: null,
+      remark: 'second car',
+      confirmed_at: null,
+      discarded_at: null,
+    });
     expect(en.number).toBe(`END-${full.policy_no}-1`);
-    expect(en.premium_effect).toMatchObject({ basic_premium_minor: want.basic, taxes_minor: want.taxes, total_minor: want.total });
+    expect(en.premium_effect).toMatchObject({
+      basic_premium_minor: want.basic,
+      taxes_minor: want.taxes,
+      total_minor: want.total,
+    });
     expect(en.premium_effect.total).toBe(Math.round(want.total / 100));
     expect(Object.fromEntries(en.premium_effect.levies.map((l: any) => [l.code, l.amount_minor]))).toEqual(want.levies);
     expect(en.premium_effect.levies.map((l: any) => l.code)).not.toContain('SD'); // flat levies are never pro-rated
     expect(en.days).toEqual({ in_period: D(full), remaining: R(full, e1) });
-    expect(en.items).toEqual([{ regno: reg2.replace(' ', ''), annual_basic_before: null, annual_basic_before_minor: null, annual_basic_after: Math.round(B2 / 100), annual_basic_after_minor: B2 }]);
-    expect(en.changes.vehicle).toMatchObject({ regno: reg2.replace(' ', ''), chassis_no: 'JTD123456789', value: 2_000_000, value_minor: 200_000_000 });
+    expect(en.items).toEqual([
+      {
+        regno: reg2.replace(' ', ''),
+        annual_basic_before: null,
+        annual_basic_before_minor: null,
+        annual_basic_after: Math.round(B2 / 100),
+        annual_basic_after_minor: B2,
+      },
+    ]);
+    expect(en.changes.vehicle).toMatchObject({
+      regno: reg2.replace(' ', ''),
+      chassis_no: 'JTD123456789',
+      value: 2_000_000,
+      value_minor: 200_000_000,
+    });
     expect(Date.parse(en.expires_at) - Date.parse(en.created_at)).toBeGreaterThan(71 * 3600_000);
     // A preview changes nothing.
     const before = await expectReconciled(full.uuid);
@@ -157,7 +227,15 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
 
     const c = await confirm(full.uuid, en.uuid);
     expect(c.status, c.text).toBe(200);
-    expect(c.body.data).toMatchObject({ status: 'confirmed', note: { kind: 'debit', number: `DN-${full.policy_no}-E1`, amount_minor: want.total, due_on: e1 > TODAY ? e1 : TODAY } });
+    expect(c.body.data).toMatchObject({
+      status: 'confirmed',
+      note: {
+        kind: 'debit',
+        number: `DN-${full.policy_no}-E1`,
+        amount_minor: want.total,
+        due_on: e1 > TODAY ? e1 : TODAY,
+      },
+    });
     expect(c.body.data.confirmed_at).toEqual(expect.any(String));
     const l = await expectReconciled(full.uuid);
     expect(l.p.totalMinor).toBe(BigInt(full.premium.total_minor + want.total));
@@ -166,8 +244,16 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     expect(l.p.vehicles[1]).toMatchObject({ regNo: reg2.replace(' ', ''), status: 'active', make: 'Mazda' });
     const dn = l.p.debitNotes.at(-1)!;
     expect(dn).toMatchObject({ kind: 'endorsement', amountMinor: BigInt(want.total), instalmentNo: 0 });
-    const items = await t.db.tenant(o.org.id, (tx) => tx.policyPremiumItem.findMany({ where: { policyId: l.p.id }, orderBy: { id: 'asc' } }));
-    expect(items.map((i) => [Number(i.annualBasicMinor), i.fromDate.toISOString().slice(0, 10), i.toDate.toISOString().slice(0, 10)])).toEqual([
+    const items = await t.db.tenant(o.org.id, (tx) =>
+      tx.policyPremiumItem.findMany({ where: { policyId: l.p.id }, orderBy: { id: 'asc' } }),
+    );
+    expect(
+      items.map((i) => [
+        Number(i.annualBasicMinor),
+        i.fromDate.toISOString().slice(0, 10),
+        i.toDate.toISOString().slice(0, 10),
+      ]),
+    ).toEqual([
       [B1, full.start_date, full.end_date],
       [B2, e1, full.end_date],
     ]);
@@ -176,11 +262,23 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
   it('change_value down: +U(B′, e) − U(B, e), a credit note applied to the open endorsement debit note first', async () => {
     e2 = addDays(e1, 10);
     const B1new = await annualBasic(1_200_000);
-    const r = await endorse(full.uuid, { operation: 'change_value', regno: (await ledger(full.uuid)).p.vehicles[0]!.regNo, value: 1_200_000, effective_date: e2 });
+    const r = await endorse(full.uuid, {
+      operation: 'change_value',
+      regno: (await ledger(full.uuid)).p.vehicles[0].regNo,
+      value: 1_200_000,
+      effective_date: e2,
+    });
     expect(r.status, r.text).toBe(201);
-    const want = expected(full, [[1, B1new, e2], [-1, B1, e2]]);
+    const want = expected(full, [
+      [1, B1new, e2],
+      [-1, B1, e2],
+    ]);
     expect(want.total).toBeLessThan(0);
-    expect(r.body.data.premium_effect).toMatchObject({ basic_premium_minor: want.basic, taxes_minor: want.taxes, total_minor: want.total });
+    expect(r.body.data.premium_effect).toMatchObject({
+      basic_premium_minor: want.basic,
+      taxes_minor: want.taxes,
+      total_minor: want.total,
+    });
     expect(r.body.data.items[0]).toMatchObject({ annual_basic_before_minor: B1, annual_basic_after_minor: B1new });
     const c = await confirm(full.uuid, r.body.data.uuid);
     expect(c.status, c.text).toBe(200);
@@ -192,7 +290,7 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     expect(note.applied_minor).toBe(Math.min(openBefore, -want.total));
     expect(note.applied_minor + note.refunded_minor).toBe(-want.total);
     expect(Number(l.p.debitNotes.at(-1)!.creditedMinor)).toBe(note.applied_minor);
-    expect(l.p.vehicles[0]!.valueMinor).toBe(120_000_000n);
+    expect(l.p.vehicles[0].valueMinor).toBe(120_000_000n);
     B1 = B1new;
   });
 
@@ -201,15 +299,27 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     const r = await endorse(full.uuid, { operation: 'remove_vehicle', regno: reg2.toLowerCase(), effective_date: e3 });
     expect(r.status, r.text).toBe(201);
     const want = expected(full, [[-1, B2, e3]]);
-    expect(r.body.data.premium_effect).toMatchObject({ basic_premium_minor: want.basic, taxes_minor: want.taxes, total_minor: want.total });
+    expect(r.body.data.premium_effect).toMatchObject({
+      basic_premium_minor: want.basic,
+      taxes_minor: want.taxes,
+      total_minor: want.total,
+    });
     const c = await confirm(full.uuid, r.body.data.uuid);
     expect(c.status, c.text).toBe(200);
-    expect(c.body.data.note).toMatchObject({ kind: 'credit', number: `CN-${full.policy_no}-2`, amount_minor: -want.total });
+    expect(c.body.data.note).toMatchObject({
+      kind: 'credit',
+      number: `CN-${full.policy_no}-2`,
+      amount_minor: -want.total,
+    });
     const l = await expectReconciled(full.uuid);
     expect(l.p.vehicles[1]).toMatchObject({ status: 'removed' });
-    expect(l.p.vehicles[1]!.removedOn!.toISOString().slice(0, 10)).toBe(e3);
+    expect(l.p.vehicles[1].removedOn!.toISOString().slice(0, 10)).toBe(e3);
 
-    const last = await endorse(full.uuid, { operation: 'remove_vehicle', regno: l.p.vehicles[0]!.regNo, effective_date: e3 });
+    const last = await endorse(full.uuid, {
+      operation: 'remove_vehicle',
+      regno: l.p.vehicles[0].regNo,
+      effective_date: e3,
+    });
     expectProblem(last, 422, 'domain_rule');
     // The removed registration is no longer on cover: it cannot be removed twice.
     const twice = await endorse(full.uuid, { operation: 'remove_vehicle', regno: reg2, effective_date: e3 });
@@ -220,7 +330,8 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     const regNo = reg2.replace(/\s+/g, '').toUpperCase();
     // A staff viewer (no agent actor): the clashing policy is named.
     const staff = { actor: null } as unknown as Principal;
-    const clashOn = (from: string) => t.db.tenant(o.org.id, (tx) => findCoverClash(tx, { regNos: [regNo], from, to: addDays(from, 30) }, staff));
+    const clashOn = (from: string) =>
+      t.db.tenant(o.org.id, (tx) => findCoverClash(tx, { regNos: [regNo], from, to: addDays(from, 30) }, staff));
     expect(await clashOn(addDays(e3, -1))).toMatchObject({ regNo, policyRef: `policy ${full.policy_no}` });
     expect(await clashOn(e3)).toBeNull();
   });
@@ -232,7 +343,10 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     for (const i of items) {
       const from = i.fromDate.toISOString().slice(0, 10);
       const to = i.toDate.toISOString().slice(0, 10);
-      const e = expected(full, [[1, Number(i.annualBasicMinor), from], [-1, Number(i.annualBasicMinor), addDays(to, 1)]]);
+      const e = expected(full, [
+        [1, Number(i.annualBasicMinor), from],
+        [-1, Number(i.annualBasicMinor), addDays(to, 1)],
+      ]);
       earned += BigInt(e.total);
     }
     const flat = levies.filter((x) => x.basis === 'flat');
@@ -246,13 +360,21 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     const l0 = await ledger(full.uuid);
     const r = await endorse(full.uuid, {
       operation: 'change_details',
-      regno: l0.p.vehicles[0]!.regNo,
+      regno: l0.p.vehicles[0].regNo,
       effective_date: e3,
-      details: { chassis_no: 'new-chassis-1', make: 'Toyota', model: 'Fielder', limits_of_liability: { third_party_property: 5_000_000 } },
+      details: {
+        chassis_no: 'new-chassis-1',
+        make: 'Toyota',
+        model: 'Fielder',
+        limits_of_liability: { third_party_property: 5_000_000 },
+      },
     });
     expect(r.status, r.text).toBe(201);
     expect(r.body.data.premium_effect).toMatchObject({ basic_premium_minor: 0, taxes_minor: 0, total_minor: 0 });
-    expect(r.body.data.changes).toMatchObject({ details: { chassis_no: 'NEW-CHASSIS-1', model: 'Fielder' }, previous_details: { model: 'Axio' } });
+    expect(r.body.data.changes).toMatchObject({
+      details: { chassis_no: 'NEW-CHASSIS-1', model: 'Fielder' },
+      previous_details: { model: 'Axio' },
+    });
     const c = await confirm(full.uuid, r.body.data.uuid);
     expect(c.status, c.text).toBe(200);
     expect(c.body.data.note).toBeNull();
@@ -264,11 +386,21 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
   });
 
   it('refuses an effective date before the latest confirmed endorsement, or outside the period', async () => {
-    const vehicle = (await ledger(full.uuid)).p.vehicles[0]!.regNo;
-    const early = await endorse(full.uuid, { operation: 'change_details', regno: vehicle, effective_date: addDays(e3, -1), details: { make: 'X' } });
+    const vehicle = (await ledger(full.uuid)).p.vehicles[0].regNo;
+    const early = await endorse(full.uuid, {
+      operation: 'change_details',
+      regno: vehicle,
+      effective_date: addDays(e3, -1),
+      details: { make: 'X' },
+    });
     expectProblem(early, 422, 'validation_failed');
     expect(early.body.errors[0].field).toBe('effective_date');
-    const late = await endorse(full.uuid, { operation: 'change_details', regno: vehicle, effective_date: addDays(full.end_date, 1), details: { make: 'X' } });
+    const late = await endorse(full.uuid, {
+      operation: 'change_details',
+      regno: vehicle,
+      effective_date: addDays(full.end_date, 1),
+      details: { make: 'X' },
+    });
     expectProblem(late, 422, 'validation_failed');
     expect(late.body.errors[0].field).toBe('effective_date');
   });
@@ -276,16 +408,32 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
   it('lists the endorsements newest first, and records policy.endorsed for each confirmation', async () => {
     const r = await o.api.get(`/policies/${full.uuid}/endorsements`, { token: o.tokens.readonly });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data.map((e: any) => e.operation)).toEqual(['change_details', 'remove_vehicle', 'change_value', 'add_vehicle']);
+    expect(r.body.data.map((e: any) => e.operation)).toEqual([
+      'change_details',
+      'remove_vehicle',
+      'change_value',
+      'add_vehicle',
+    ]);
     expect(r.body.data.every((e: any) => e.status === 'confirmed' && e.policy.policy_no === full.policy_no)).toBe(true);
-    const ev = await t.db.tenant(o.org.id, (tx) => tx.event.findMany({ where: { name: 'policy.endorsed' }, orderBy: { createdAt: 'asc' } }));
+    const ev = await t.db.tenant(o.org.id, (tx) =>
+      tx.event.findMany({ where: { name: 'policy.endorsed' }, orderBy: { createdAt: 'asc' } }),
+    );
     const mine = ev.map((e) => e.data as any).filter((d) => d.policy_uuid === full.uuid);
     expect(mine.map((d) => d.operation)).toEqual(['add_vehicle', 'change_value', 'remove_vehicle', 'change_details']);
     const add = r.body.data[3];
-    expect(mine[0]).toMatchObject({ endorsement_uuid: add.uuid, endorsement_no: add.number, client_no: full.client_no, effective_date: add.effective_date, premium_effect: { amount_minor: add.premium_effect.total_minor }, note: { kind: 'debit', number: add.note.number } });
+    expect(mine[0]).toMatchObject({
+      endorsement_uuid: add.uuid,
+      endorsement_no: add.number,
+      client_no: full.client_no,
+      effective_date: add.effective_date,
+      premium_effect: { amount_minor: add.premium_effect.total_minor },
+      note: { kind: 'debit', number: add.note.number },
+    });
     expect(mine[1].premium_effect.amount_minor).toBeLessThan(0);
     expect(mine[3].note).toBeNull();
-    const audit = await t.db.tenant(o.org.id, (tx) => tx.auditLog.findMany({ where: { action: 'policy.endorsed', entityId: full.uuid } }));
+    const audit = await t.db.tenant(o.org.id, (tx) =>
+      tx.auditLog.findMany({ where: { action: 'policy.endorsed', entityId: full.uuid } }),
+    );
     expect(audit).toHaveLength(4);
   });
 });
@@ -296,16 +444,21 @@ describe('instalment policy', () => {
     const B = inst.premium.basic_premium_minor;
     const Bnew = await annualBasic(1_300_000);
     const e = TODAY;
-    const r = await endorse(inst.uuid, { operation: 'change_value', regno: l0.p.vehicles[0]!.regNo, value: 1_300_000 }); // effective today by default
+    const r = await endorse(inst.uuid, { operation: 'change_value', regno: l0.p.vehicles[0].regNo, value: 1_300_000 }); // effective today by default
     expect(r.status, r.text).toBe(201);
     expect(r.body.data.effective_date).toBe(e);
-    const want = expected(inst, [[1, Bnew, e], [-1, B, e]]);
+    const want = expected(inst, [
+      [1, Bnew, e],
+      [-1, B, e],
+    ]);
     expect(r.body.data.premium_effect.total_minor).toBe(want.total);
     const c = await confirm(inst.uuid, r.body.data.uuid);
     expect(c.status, c.text).toBe(200);
     const credit = -want.total;
     const note = c.body.data.note;
-    const open = l0.p.debitNotes.map((d) => ({ number: d.number, open: Number(d.amountMinor - d.paidMinor - d.creditedMinor) })).filter((d) => d.open > 0);
+    const open = l0.p.debitNotes
+      .map((d) => ({ number: d.number, open: Number(d.amountMinor - d.paidMinor - d.creditedMinor) }))
+      .filter((d) => d.open > 0);
     // Expected applications: fill the open instalments in due order.
     let left = credit;
     const apps: [string, number][] = [];
@@ -315,12 +468,12 @@ describe('instalment policy', () => {
       apps.push([d.number, take]);
       left -= take;
     }
-    expect(apps[0]![0]).toMatch(/-2\/3$/);
+    expect(apps[0][0]).toMatch(/-2\/3$/);
     expect(note.applications.map((a: any) => [a.debit_note_no, a.amount_minor])).toEqual(apps);
     expect(note.refunded_minor).toBe(left);
     const l = await expectReconciled(inst.uuid);
     const dn2 = l.p.debitNotes.find((d) => d.instalmentNo === 2)!;
-    expect(Number(dn2.creditedMinor)).toBe(apps[0]![1]);
+    expect(Number(dn2.creditedMinor)).toBe(apps[0][1]);
   });
 });
 
@@ -340,7 +493,7 @@ describe('two-phase rules', () => {
     expectProblem(await discard(inst.uuid, r.body.data.uuid), 409, 'invalid_state');
     expectProblem(await confirm(inst.uuid, r.body.data.uuid), 409, 'invalid_state');
     const l = await ledger(inst.uuid);
-    expect(l.p.vehicles[0]!.make).not.toBe('Subaru');
+    expect(l.p.vehicles[0].make).not.toBe('Subaru');
     // The policy record keeps to confirmed changes and live previews; the endorsements list shows every one.
     const rec = (await o.api.get(`/policies/${inst.uuid}`, { token: o.tokens.staff })).body.data;
     expect(rec.endorsements.map((x: any) => x.uuid)).not.toContain(r.body.data.uuid);
@@ -355,7 +508,7 @@ describe('two-phase rules', () => {
     expect(b.status).toBe(201);
     expect((await confirm(inst.uuid, a.body.data.uuid)).status).toBe(200);
     expectProblem(await confirm(inst.uuid, b.body.data.uuid), 409, 'preview_stale');
-    expect((await ledger(inst.uuid)).p.vehicles[0]!.make).toBe('Nissan');
+    expect((await ledger(inst.uuid)).p.vehicles[0].make).toBe('Nissan');
   });
 
   it('two confirmations at once: the policy row lock lets one apply, the other answers preview_stale', async () => {
@@ -370,7 +523,9 @@ describe('two-phase rules', () => {
 
   it('expired preview answers preview_expired', async () => {
     const a = await details(inst.uuid, 'Volvo');
-    await t.db.tenant(o.org.id, (tx) => tx.endorsement.update({ where: { uuid: a.body.data.uuid }, data: { expiresAt: new Date(Date.now() - 1000) } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.endorsement.update({ where: { uuid: a.body.data.uuid }, data: { expiresAt: new Date(Date.now() - 1000) } }),
+    );
     expectProblem(await confirm(inst.uuid, a.body.data.uuid), 409, 'preview_expired');
     const list = await o.api.get(`/policies/${inst.uuid}/endorsements`, { token: o.tokens.staff });
     expect(list.body.data.find((e: any) => e.uuid === a.body.data.uuid).status).toBe('expired');
@@ -383,7 +538,7 @@ describe('two-phase rules', () => {
 
   it('idempotent replay: the same key and body return the first response and price once', async () => {
     const key = randomUUID();
-    const v = (await ledger(gqlPol.uuid)).p.vehicles[0]!.regNo;
+    const v = (await ledger(gqlPol.uuid)).p.vehicles[0].regNo;
     const body = { operation: 'change_details', regno: v, details: { engine_no: 'eng-1' } };
     const a = await endorse(gqlPol.uuid, body, o.tokens.staff, key);
     const b = await endorse(gqlPol.uuid, body, o.tokens.staff, key);
@@ -396,10 +551,16 @@ describe('two-phase rules', () => {
     expect(c1.status, c1.text).toBe(200);
     expect(c2.status).toBe(200);
     expect(c2.body.data.confirmed_at).toBe(c1.body.data.confirmed_at);
-    const rows = await t.db.tenant(o.org.id, (tx) => tx.endorsement.count({ where: { policy: { uuid: gqlPol.uuid } } }));
+    const rows = await t.db.tenant(o.org.id, (tx) =>
+      tx.endorsement.count({ where: { policy: { uuid: gqlPol.uuid } } }),
+    );
     expect(rows).toBe(1);
     expect((await ledger(gqlPol.uuid)).p.revision).toBe(1);
-    expectProblem(await o.api.post(`/policies/${gqlPol.uuid}/endorse`, { token: o.tokens.staff, body }), 400, 'idempotency_key_required');
+    expectProblem(
+      await o.api.post(`/policies/${gqlPol.uuid}/endorse`, { token: o.tokens.staff, body }),
+      400,
+      'idempotency_key_required',
+    );
   });
 });
 
@@ -407,14 +568,51 @@ describe('validation: junk never answers 500 and changes nothing', () => {
   const cases: [string, unknown, string][] = [
     ['unknown operation', { operation: 'fly' }, 'operation'],
     ['missing operation', {}, 'operation'],
-    ['bad date', { operation: 'change_details', regno: 'KAA 1A', details: { make: 'x' }, effective_date: 'tomorrow' }, 'effective_date'],
+    [
+      'bad date',
+      { operation: 'change_details', regno: 'KAA 1A', details: { make: 'x' }, effective_date: 'tomorrow' },
+      'effective_date',
+    ],
     ['vehicle not an object', { operation: 'add_vehicle', vehicle: 'junk' }, 'vehicle'],
-    ['yom not a number', { operation: 'add_vehicle', vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: 'abc', value: 1 } }, 'vehicle.yom'],
+    [
+      'yom not a number',
+      {
+        operation: 'add_vehicle',
+        vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: 'abc', value: 1 },
+      },
+      'vehicle.yom',
+    ],
     ['add_vehicle without vehicle', { operation: 'add_vehicle' }, 'vehicle'],
     ['add_vehicle missing fields', { operation: 'add_vehicle', vehicle: { regno: '!!' } }, 'vehicle.regno'],
-    ['add_vehicle old car', { operation: 'add_vehicle', vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: 1900, value: 1_000_000 } }, 'vehicle.yom'],
-    ['add_vehicle no value on comprehensive', { operation: 'add_vehicle', vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: YOM } }, 'vehicle.value'],
-    ['coverage of another class', { operation: 'add_vehicle', vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: YOM, value: 1_000_000, coverage: 'Matatu' } }, 'vehicle.coverage'],
+    [
+      'add_vehicle old car',
+      {
+        operation: 'add_vehicle',
+        vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: 1900, value: 1_000_000 },
+      },
+      'vehicle.yom',
+    ],
+    [
+      'add_vehicle no value on comprehensive',
+      { operation: 'add_vehicle', vehicle: { regno: 'KDA 111A', chassis_no: 'C', make: 'M', model: 'X', yom: YOM } },
+      'vehicle.value',
+    ],
+    [
+      'coverage of another class',
+      {
+        operation: 'add_vehicle',
+        vehicle: {
+          regno: 'KDA 111A',
+          chassis_no: 'C',
+          make: 'M',
+          model: 'X',
+          yom: YOM,
+          value: 1_000_000,
+          coverage: 'Matatu',
+        },
+      },
+      'vehicle.coverage',
+    ],
     ['negative value', { operation: 'change_value', regno: 'KAA 1A', value: -5 }, 'value'],
     ['value as text', { operation: 'change_value', regno: 'KAA 1A', value: 'lots' }, 'value'],
     ['unknown registration', { operation: 'remove_vehicle', regno: 'KZZ 999Z' }, 'regno'],
@@ -427,16 +625,25 @@ describe('validation: junk never answers 500 and changes nothing', () => {
     it(name, async () => {
       const r = await endorse(gqlPol.uuid, body);
       expectProblem(r, 422, 'validation_failed');
-      expect(r.body.errors.map((e: any) => e.field), r.text).toContain(field);
+      expect(
+        r.body.errors.map((e: any) => e.field),
+        r.text,
+      ).toContain(field);
     });
   }
 
   it('a registration already on cover elsewhere is a domain_rule', async () => {
-    const theirs = (await ledger(unpaid.uuid)).p.vehicles[0]!.regNo;
-    const r = await endorse(gqlPol.uuid, { operation: 'add_vehicle', vehicle: { regno: theirs, chassis_no: 'C1', make: 'M', model: 'X', yom: YOM, value: 900_000 } });
+    const theirs = (await ledger(unpaid.uuid)).p.vehicles[0].regNo;
+    const r = await endorse(gqlPol.uuid, {
+      operation: 'add_vehicle',
+      vehicle: { regno: theirs, chassis_no: 'C1', make: 'M', model: 'X', yom: YOM, value: 900_000 },
+    });
     expectProblem(r, 422, 'domain_rule');
-    const own = (await ledger(gqlPol.uuid)).p.vehicles[0]!.regNo;
-    const r2 = await endorse(gqlPol.uuid, { operation: 'add_vehicle', vehicle: { regno: own, chassis_no: 'C1', make: 'M', model: 'X', yom: YOM, value: 900_000 } });
+    const own = (await ledger(gqlPol.uuid)).p.vehicles[0].regNo;
+    const r2 = await endorse(gqlPol.uuid, {
+      operation: 'add_vehicle',
+      vehicle: { regno: own, chassis_no: 'C1', make: 'M', model: 'X', yom: YOM, value: 900_000 },
+    });
     expectProblem(r2, 422, 'domain_rule');
   });
 
@@ -444,21 +651,49 @@ describe('validation: junk never answers 500 and changes nothing', () => {
     expectProblem(await endorse('not-a-uuid', { operation: 'fly' }), 404, 'not_found');
     expectProblem(await confirm(gqlPol.uuid, 'nope'), 404, 'not_found');
     expectProblem(await confirm(gqlPol.uuid, randomUUID()), 404, 'not_found');
-    expectProblem(await o.api.get(`/policies/${randomUUID()}/endorsements`, { token: o.tokens.staff }), 404, 'not_found');
-    const rows = await t.db.tenant(o.org.id, (tx) => tx.endorsement.count({ where: { policy: { uuid: gqlPol.uuid } } }));
+    expectProblem(
+      await o.api.get(`/policies/${randomUUID()}/endorsements`, { token: o.tokens.staff }),
+      404,
+      'not_found',
+    );
+    const rows = await t.db.tenant(o.org.id, (tx) =>
+      tx.endorsement.count({ where: { policy: { uuid: gqlPol.uuid } } }),
+    );
     expect(rows).toBe(1); // the replay test's only
   });
 });
 
 describe('visibility', () => {
-  it('another organisation\'s policy or endorsement is 404 on every path', async () => {
+  it("another organisation's policy or endorsement is 404 on every path", async () => {
     const body = { operation: 'change_details', regno: 'KAA 1A', details: { make: 'X' } };
     expectProblem(await endorse(otherPol.uuid, body), 404, 'not_found');
-    expectProblem(await o.api.get(`/policies/${otherPol.uuid}/endorsements`, { token: o.tokens.staff }), 404, 'not_found');
+    expectProblem(
+      await o.api.get(`/policies/${otherPol.uuid}/endorsements`, { token: o.tokens.staff }),
+      404,
+      'not_found',
+    );
     const mine = (await o.api.get(`/policies/${full.uuid}/endorsements`, { token: o.tokens.staff })).body.data[0].uuid;
-    expectProblem(await other.api.post(`/policies/${full.uuid}/endorsements/${mine}/confirm`, { token: other.tokens.staff, idempotencyKey: randomUUID() }), 404, 'not_found');
-    expectProblem(await other.api.post(`/policies/${full.uuid}/endorsements/${mine}/discard`, { token: other.tokens.staff, idempotencyKey: randomUUID() }), 404, 'not_found');
-    expectProblem(await other.api.get(`/policies/${full.uuid}/endorsements`, { token: other.tokens.staff }), 404, 'not_found');
+    expectProblem(
+      await other.api.post(`/policies/${full.uuid}/endorsements/${mine}/confirm`, {
+        token: other.tokens.staff,
+        idempotencyKey: randomUUID(),
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await other.api.post(`/policies/${full.uuid}/endorsements/${mine}/discard`, {
+        token: other.tokens.staff,
+        idempotencyKey: randomUUID(),
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await other.api.get(`/policies/${full.uuid}/endorsements`, { token: other.tokens.staff }),
+      404,
+      'not_found',
+    );
   });
 
   it('an agent outside reach gets 404; an endorsement of another policy is 404 under this one', async () => {
@@ -468,7 +703,11 @@ describe('visibility', () => {
     expectProblem(await endorse(agentPol.uuid, body, asAgent2.token, randomUUID(), asAgent2.headers), 404, 'not_found'); // agent 1's, to agent 2
     // Agent 1 reaches their own (still pending payment) policy.
     expectProblem(await endorse(agentPol.uuid, body, o.tokens.agent), 409, 'invalid_state');
-    const pending = await endorse(inst.uuid, { operation: 'change_details', regno: (await ledger(inst.uuid)).p.vehicles[0]!.regNo, details: { make: 'Kia' } });
+    const pending = await endorse(inst.uuid, {
+      operation: 'change_details',
+      regno: (await ledger(inst.uuid)).p.vehicles[0].regNo,
+      details: { make: 'Kia' },
+    });
     expect(pending.status).toBe(201);
     expectProblem(await confirm(full.uuid, pending.body.data.uuid), 404, 'not_found');
     expectProblem(await confirm(inst.uuid, pending.body.data.uuid, o.tokens.agent), 404, 'not_found');
@@ -477,13 +716,18 @@ describe('visibility', () => {
   });
 
   it('read-only keys cannot endorse', async () => {
-    const r = await endorse(full.uuid, { operation: 'change_details', regno: 'KAA 1A', details: { make: 'X' } }, o.tokens.readonly);
+    const r = await endorse(
+      full.uuid,
+      { operation: 'change_details', regno: 'KAA 1A', details: { make: 'X' } },
+      o.tokens.readonly,
+    );
     expectProblem(r, 403, 'insufficient_scope');
   });
 });
 
 describe('GraphQL', () => {
-  const FIELDS = 'uuid number endorsementStatus: status operation effectiveDate premiumEffect { basicPremium { amountMinor } taxes { amountMinor } total { amountMinor } levies { code amount { amountMinor } } } days { inPeriod remaining } debitNote { number kind amount { amountMinor } } creditNote { number }';
+  const FIELDS =
+    'uuid number endorsementStatus: status operation effectiveDate premiumEffect { basicPremium { amountMinor } taxes { amountMinor } total { amountMinor } levies { code amount { amountMinor } } } days { inPeriod remaining } debitNote { number kind amount { amountMinor } } creditNote { number }';
   const ENDORSE = `mutation($p: String!, $i: EndorsePolicyInput!) { endorsePolicy(policyUuid: $p, input: $i) { __typename ... on Problem { code status fieldErrors { field } } ... on Endorsement { ${FIELDS} } } }`;
   const CONFIRM = `mutation($u: String!) { confirmEndorsement(uuid: $u) { __typename ... on Problem { code } ... on Endorsement { ${FIELDS} } } }`;
 
@@ -491,7 +735,18 @@ describe('GraphQL', () => {
     const B = await annualBasic(800_000);
     const e = addDays(gqlPol.start_date, 40);
     const regNo = reg();
-    const m = await o.api.gql(ENDORSE, { p: gqlPol.uuid, i: { operation: 'add_vehicle', effectiveDate: e, vehicle: { regNo, chassisNo: 'GQL1', make: 'VW', model: 'Polo', yom: YOM, value: 800_000 } } }, { token: o.tokens.staff });
+    const m = await o.api.gql(
+      ENDORSE,
+      {
+        p: gqlPol.uuid,
+        i: {
+          operation: 'add_vehicle',
+          effectiveDate: e,
+          vehicle: { regNo, chassisNo: 'GQL1', make: 'VW', model: 'Polo', yom: YOM, value: 800_000 },
+        },
+      },
+      { token: o.tokens.staff },
+    );
     expect(m.body.errors, JSON.stringify(m.body)).toBeUndefined();
     const en = m.body.data.endorsePolicy;
     expect(en.__typename).toBe('Endorsement');
@@ -500,19 +755,47 @@ describe('GraphQL', () => {
     expect(en.premiumEffect.total.amountMinor).toBe(want.total);
     expect(en.days).toEqual({ inPeriod: D(gqlPol), remaining: R(gqlPol, e) });
     const c = await o.api.gql(CONFIRM, { u: en.uuid }, { token: o.tokens.staff });
-    expect(c.body.data.confirmEndorsement).toMatchObject({ __typename: 'Endorsement', endorsementStatus: 'confirmed', debitNote: { kind: 'endorsement', amount: { amountMinor: want.total } }, creditNote: null });
+    expect(c.body.data.confirmEndorsement).toMatchObject({
+      __typename: 'Endorsement',
+      endorsementStatus: 'confirmed',
+      debitNote: { kind: 'endorsement', amount: { amountMinor: want.total } },
+      creditNote: null,
+    });
     // The same record through REST.
     const rest = await o.api.get(`/policies/${gqlPol.uuid}/endorsements`, { token: o.tokens.staff });
-    expect(rest.body.data[0]).toMatchObject({ uuid: en.uuid, premium_effect: { total_minor: want.total }, note: { kind: 'debit', number: c.body.data.confirmEndorsement.debitNote.number } });
+    expect(rest.body.data[0]).toMatchObject({
+      uuid: en.uuid,
+      premium_effect: { total_minor: want.total },
+      note: { kind: 'debit', number: c.body.data.confirmEndorsement.debitNote.number },
+    });
     await expectReconciled(gqlPol.uuid);
 
     const again = await o.api.gql(CONFIRM, { u: en.uuid }, { token: o.tokens.staff });
-    expect(again.body.data.confirmEndorsement).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
+    expect(again.body.data.confirmEndorsement).toMatchObject({
+      __typename: 'InvalidStateProblem',
+      code: 'invalid_state',
+    });
     const bad = await o.api.gql(ENDORSE, { p: gqlPol.uuid, i: { operation: 'fly' } }, { token: o.tokens.staff });
-    expect(bad.body.data.endorsePolicy).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', fieldErrors: [{ field: 'operation' }] });
-    const notActive = await o.api.gql(ENDORSE, { p: unpaid.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } }, { token: o.tokens.staff });
-    expect(notActive.body.data.endorsePolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state', status: 409 });
-    const hidden = await o.api.gql(ENDORSE, { p: otherPol.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } }, { token: o.tokens.staff });
+    expect(bad.body.data.endorsePolicy).toMatchObject({
+      __typename: 'ValidationProblem',
+      code: 'validation_failed',
+      fieldErrors: [{ field: 'operation' }],
+    });
+    const notActive = await o.api.gql(
+      ENDORSE,
+      { p: unpaid.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } },
+      { token: o.tokens.staff },
+    );
+    expect(notActive.body.data.endorsePolicy).toMatchObject({
+      __typename: 'InvalidStateProblem',
+      code: 'invalid_state',
+      status: 409,
+    });
+    const hidden = await o.api.gql(
+      ENDORSE,
+      { p: otherPol.uuid, i: { operation: 'change_details', regNo: 'KAA1A', details: { make: 'x' } } },
+      { token: o.tokens.staff },
+    );
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('not_found');
     const agent = await o.api.gql(CONFIRM, { u: en.uuid }, { token: o.tokens.agent });
     expect(agent.body.errors?.[0]?.extensions?.code).toBe('not_found');
@@ -524,7 +807,12 @@ describe('GraphQL', () => {
     );
     expect(q.body.errors, JSON.stringify(q.body)).toBeUndefined();
     const pol = q.body.data.policy;
-    expect(pol.endorsements.map((x: any) => x.operation)).toEqual(['change_details', 'remove_vehicle', 'change_value', 'add_vehicle']);
+    expect(pol.endorsements.map((x: any) => x.operation)).toEqual([
+      'change_details',
+      'remove_vehicle',
+      'change_value',
+      'add_vehicle',
+    ]);
     expect(pol.creditNotes.map((x: any) => x.number)).toEqual([`CN-${full.policy_no}-1`, `CN-${full.policy_no}-2`]);
     expect(pol.creditNotes.every((x: any) => x.kind === 'endorsement')).toBe(true);
     expect(pol.debitNotes.map((x: any) => x.kind).sort()).toEqual(['endorsement', 'instalment']);

@@ -62,9 +62,23 @@ describe('event catalogue', () => {
     const payment = r.body.data[0];
     expect(payment.description).toMatch(/receipt/);
     expect(payment.schema.type).toBe('object');
-    expect(payment.schema.required).toEqual(expect.arrayContaining(['amount', 'amount_minor', 'receipt_no', 'checkout_request_id', 'policy_no', 'policy_uuid', 'client_no']));
-    expect(r.body.data[1].schema.required).toEqual(expect.arrayContaining(['transaction_ref', 'amount_minor', 'phone', 'found_via', 'reason']));
-    expect(r.body.data[2].schema.required).toEqual(expect.arrayContaining(['policy_no', 'policy_uuid', 'client_no', 'premium']));
+    expect(payment.schema.required).toEqual(
+      expect.arrayContaining([
+        'amount',
+        'amount_minor',
+        'receipt_no',
+        'checkout_request_id',
+        'policy_no',
+        'policy_uuid',
+        'client_no',
+      ]),
+    );
+    expect(r.body.data[1].schema.required).toEqual(
+      expect.arrayContaining(['transaction_ref', 'amount_minor', 'phone', 'found_via', 'reason']),
+    );
+    expect(r.body.data[2].schema.required).toEqual(
+      expect.arrayContaining(['policy_no', 'policy_uuid', 'client_no', 'premium']),
+    );
     // ping is a test event, not part of the catalogue (spec).
     expect(r.text).not.toContain('"ping"');
   });
@@ -79,8 +93,18 @@ describe('event catalogue', () => {
   it('is in the OpenAPI document', async () => {
     const r = await api.get('/openapi.json');
     expect(r.body.paths['/events/catalogue'].get['x-scopes']).toEqual(['read']);
-    for (const p of ['/webhooks/endpoints', '/webhooks/endpoints/{id}', '/webhooks/endpoints/{id}/rotate-secret', '/webhooks/endpoints/{id}/deliveries', '/webhooks/endpoints/{id}/test', '/webhooks/deliveries/{id}/retry']) {
-      expect(Object.values(r.body.paths[p]).every((op: any) => op['x-scopes'][0] === 'webhooks'), p).toBe(true);
+    for (const p of [
+      '/webhooks/endpoints',
+      '/webhooks/endpoints/{id}',
+      '/webhooks/endpoints/{id}/rotate-secret',
+      '/webhooks/endpoints/{id}/deliveries',
+      '/webhooks/endpoints/{id}/test',
+      '/webhooks/deliveries/{id}/retry',
+    ]) {
+      expect(
+        Object.values(r.body.paths[p]).every((op: any) => op['x-scopes'][0] === 'webhooks'),
+        p,
+      ).toBe(true);
     }
   });
 });
@@ -88,12 +112,16 @@ describe('event catalogue', () => {
 describe('emitEvent (the outbox)', () => {
   it('refuses data that does not match the catalogue schema, and unknown names, writing nothing', async () => {
     const bad = { ...policyData(), premium: { amount: 1 } };
-    await expect(t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', bad))).rejects.toThrow();
-    await expect(t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.exploded', {}))).rejects.toThrow(/unknown event/);
+    await expect(
+      t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', bad)),
+    ).rejects.toThrow();
+    await expect(
+      t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.exploded', {})),
+    ).rejects.toThrow(/unknown event/);
     expect(CATALOGUE['policy.activated'].data.safeParse(policyData()).success).toBe(true);
   });
 
-  it('writes the event in the caller\'s transaction: a rollback leaves no event', async () => {
+  it("writes the event in the caller's transaction: a rollback leaves no event", async () => {
     let id = '';
     await expect(
       t.db.tenant(org.id, async (tx) => {
@@ -105,11 +133,19 @@ describe('emitEvent (the outbox)', () => {
   });
 
   it('the sweep finds an event stranded before dispatch, and dispatching it is idempotent', async () => {
-    const ep = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/x', events: ['policy.activated'] } });
+    const ep = await api.post('/webhooks/endpoints', {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { url: 'http://127.0.0.1:9/x', events: ['policy.activated'] },
+    });
     expect(ep.status).toBe(201);
     // As if the process died right after the commit: nobody turned the event into deliveries.
-    const ev = await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()));
-    await t.db.system((tx) => tx.event.update({ where: { id: ev.id }, data: { createdAt: new Date(Date.now() - 120_000) } }));
+    const ev = await t.db.tenant(org.id, (tx) =>
+      emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()),
+    );
+    await t.db.system((tx) =>
+      tx.event.update({ where: { id: ev.id }, data: { createdAt: new Date(Date.now() - 120_000) } }),
+    );
     expect((await findStranded(t.app.services)).events).toContain(ev.id);
     const first = await dispatchEvent(t.app.services, ev.id);
     expect(first).toHaveLength(1);
@@ -118,7 +154,9 @@ describe('emitEvent (the outbox)', () => {
     const rows = await t.db.system((tx) => tx.webhookDelivery.findMany({ where: { eventId: ev.id } }));
     expect(rows.map((r) => [r.id, r.endpointId, r.status])).toEqual([[first[0], ep.body.data.id, 'pending']]);
     // The delivery's job was lost too: once overdue, the sweep re-sends it.
-    await t.db.system((tx) => tx.webhookDelivery.update({ where: { id: first[0] }, data: { nextAttemptAt: new Date(Date.now() - 180_000) } }));
+    await t.db.system((tx) =>
+      tx.webhookDelivery.update({ where: { id: first[0] }, data: { nextAttemptAt: new Date(Date.now() - 180_000) } }),
+    );
     expect((await findStranded(t.app.services)).deliveries).toContain(first[0]);
   });
 });
@@ -129,11 +167,24 @@ describe('events subscription', () => {
     await Promise.all(clients.splice(0).map((c) => c.dispose()));
   });
   function subscribe(tok: string, query: string) {
-    const client = createClient({ url: `${t.origin.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${tok}` }, retryAttempts: 0, lazy: true });
+    const client = createClient({
+      url: `${t.origin.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${tok}` },
+      retryAttempts: 0,
+      lazy: true,
+    });
     clients.push(client);
     const got: any[] = [];
     const errors: unknown[] = [];
-    client.subscribe({ query }, { next: (r) => (r.errors ? errors.push(...r.errors) : got.push((r.data as any).events)), error: (e) => errors.push(e), complete: () => undefined });
+    client.subscribe(
+      { query },
+      {
+        next: (r) => (r.errors ? errors.push(...r.errors) : got.push((r.data as any).events)),
+        error: (e) => errors.push(e),
+        complete: () => undefined,
+      },
+    );
     return { got, errors };
   }
   async function until(cond: () => boolean, ms = 10_000) {
@@ -151,12 +202,17 @@ describe('events subscription', () => {
     const emitted: string[] = [];
     for (let i = 0; i < 20 && all.got.length === 0; i++) {
       const data = policyData();
-      emitted.push((await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', data))).id);
+      emitted.push(
+        (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', data))).id,
+      );
       await until(() => all.got.length > 0, 500);
     }
     expect(all.errors).toEqual([]);
     expect(emitted).toContain(all.got[0].id);
-    expect(all.got[0]).toMatchObject({ name: 'policy.activated', data: { status: 'active', premium: { amount: 45_243, amount_minor: 4_524_250 } } });
+    expect(all.got[0]).toMatchObject({
+      name: 'policy.activated',
+      data: { status: 'active', premium: { amount: 45_243, amount_minor: 4_524_250 } },
+    });
     expect(onlyPayments.got).toEqual([]);
     expect(foreign.got).toEqual([]);
     expect(foreign.errors).toEqual([]);
@@ -183,7 +239,11 @@ describe('events subscription', () => {
       unallocated: { amount: 100, amount_minor: 10_000 },
     });
     const emit = async (clientNo: string) =>
-      (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'payment.received', paymentFor(clientNo)))).id;
+      (
+        await t.db.tenant(org.id, (tx) =>
+          emitEvent(t.app.services, tx, org.id, 'payment.received', paymentFor(clientNo)),
+        )
+      ).id;
     const agentToken = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
     const s = subscribe(agentToken, 'subscription { events { id name } }');
     const mine: string[] = [];
@@ -199,7 +259,9 @@ describe('events subscription', () => {
     expect(await until(() => s.got.some((e) => e.id === later))).toBe(true);
     expect(s.got.map((e) => e.id)).not.toContain(hidden);
     // A policy event about a policy the agent cannot see is skipped too.
-    const foreignPolicy = (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()))).id;
+    const foreignPolicy = (
+      await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()))
+    ).id;
     const last = await emit('C-000001');
     expect(await until(() => s.got.some((e) => e.id === last))).toBe(true);
     expect(s.got.map((e) => e.id)).not.toContain(foreignPolicy);

@@ -35,7 +35,8 @@ afterAll(() => t?.stop());
 function queryOfDepth(depth: number): string {
   // policies(1) edges(2) node(3), then alternating endorsements/policy, then a leaf.
   let inner = 'uuid';
-  for (let level = depth - 1; level >= 4; level--) inner = `${level % 2 === 0 ? 'endorsements' : 'policy'} { ${inner} }`;
+  for (let level = depth - 1; level >= 4; level--)
+    inner = `${level % 2 === 0 ? 'endorsements' : 'policy'} { ${inner} }`;
   return `{ policies(first: 1) { edges { node { ${inner} } } } }`;
 }
 
@@ -62,7 +63,10 @@ describe('query limits', () => {
     // A second server over the same database: the organisation and tokens above are valid there too.
     beforeAll(async () => {
       // The root-field cap (20) would also refuse the 60-alias query below: lifted so that query shows the cost limit.
-      small = await startTestApp({ graphqlMaxDepth: 3, graphqlMaxCost: 50, graphqlMaxRootFields: 100 }, { databaseUrl: t.databaseUrl });
+      small = await startTestApp(
+        { graphqlMaxDepth: 3, graphqlMaxCost: 50, graphqlMaxRootFields: 100 },
+        { databaseUrl: t.databaseUrl },
+      );
       smallApi = new Api(small.origin);
     });
     afterAll(() => small?.stop());
@@ -83,7 +87,11 @@ describe('query limits', () => {
         { token: admin },
       );
       expectRefusedAsTooComplex(deep, /depth limit of 3/);
-      const flat = await smallApi.gql('query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { createdBy { name } }', { id: 'irrelevant' }, { token: admin });
+      const flat = await smallApi.gql(
+        'query($id: ID!) { node(id: $id) { ...C } } fragment C on ApiClient { createdBy { name } }',
+        { id: 'irrelevant' },
+        { token: admin },
+      );
       expect(flat.body.errors?.map((e: any) => e.extensions?.code) ?? []).not.toContain('query_too_complex');
     });
 
@@ -120,7 +128,11 @@ describe('schema', () => {
     const ins = list.body.data.insurers[0];
     expect(Buffer.from(ins.id, 'base64').toString()).toBe(`Insurer:${ins.databaseId}`);
 
-    const r = await api.gql('query($id: ID!) { node(id: $id) { __typename id ... on Insurer { databaseId name } } }', { id: ins.id }, { token: staff });
+    const r = await api.gql(
+      'query($id: ID!) { node(id: $id) { __typename id ... on Insurer { databaseId name } } }',
+      { id: ins.id },
+      { token: staff },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.node).toEqual({ __typename: 'Insurer', id: ins.id, databaseId: ins.databaseId, name: ins.name });
   });
@@ -131,7 +143,11 @@ describe('schema', () => {
     const theirs = (await api.gql('{ insurers { id } }', {}, { token: otherToken })).body.data.insurers[0].id;
     const missing = Buffer.from('Insurer:2147483000').toString('base64');
     for (const id of [theirs, missing]) {
-      const r = await api.gql('query($id: ID!) { node(id: $id) { id ... on Insurer { name } } }', { id }, { token: staff });
+      const r = await api.gql(
+        'query($id: ID!) { node(id: $id) { id ... on Insurer { name } } }',
+        { id },
+        { token: staff },
+      );
       expect(r.body.data).toEqual({ node: null });
       // Relay allows a plain null as well; what must not happen is a masked bug.
       for (const e of r.body.errors ?? []) expect(e.extensions.code).toBe('not_found');
@@ -187,7 +203,8 @@ describe('error masking', () => {
     expect(e.extensions.code).toBe('internal_error');
     expect(e.message).toBe('Unexpected error.');
     const text = JSON.stringify({ message: e.message, extensions: e.extensions });
-    for (const leak of ['monogram_x', 'column', 'SELECT', 'insurers"', 'prisma', 'Prisma', '    at ', '.ts:']) expect(text).not.toContain(leak);
+    for (const leak of ['monogram_x', 'column', 'SELECT', 'insurers"', 'prisma', 'Prisma', '    at ', '.ts:'])
+      expect(text).not.toContain(leak);
     expect(e.extensions.stacktrace).toBeUndefined();
     expect(e.extensions.originalError).toBeUndefined();
   });
@@ -202,9 +219,23 @@ describe('error masking', () => {
 // The browser check runs only where Debian's chromium and playwright-core are both present.
 const chromiumPath = '/usr/bin/chromium';
 const playwright: typeof import('playwright-core') | undefined = await import('playwright-core').catch(() => undefined);
-const skipReason = !existsSync(chromiumPath) ? `${chromiumPath} is not installed` : !playwright ? 'playwright-core is not installed' : undefined;
+const skipReason = !existsSync(chromiumPath)
+  ? `${chromiumPath} is not installed`
+  : !playwright
+    ? 'playwright-core is not installed'
+    : undefined;
 
-const CDN_HOSTS = ['unpkg.com', 'cdn.jsdelivr.net', 'jsdelivr', 'esm.sh', 'cdnjs.cloudflare.com', 'fonts.googleapis.com', 'fonts.gstatic.com', 'skypack.dev', 'esm.run'];
+const CDN_HOSTS = [
+  'unpkg.com',
+  'cdn.jsdelivr.net',
+  'jsdelivr',
+  'esm.sh',
+  'cdnjs.cloudflare.com',
+  'fonts.googleapis.com',
+  'fonts.gstatic.com',
+  'skypack.dev',
+  'esm.run',
+];
 
 describe('GraphiQL', () => {
   it('is served to a browser with every asset inline or local', async () => {
@@ -224,36 +255,48 @@ describe('GraphiQL', () => {
     }
   });
 
-  it.skipIf(skipReason !== undefined)(`renders in headless Chromium with no request to another host${skipReason ? ` (skipped: ${skipReason})` : ''}`, async () => {
-    const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'bima-chromium-'));
-    const context = await playwright!.chromium.launchPersistentContext(userDataDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    try {
-      const page = await context.newPage();
-      const origin = new URL(t.origin).origin;
-      const foreign: string[] = [];
-      const failed: string[] = [];
-      page.on('request', (req) => {
-        const u = req.url();
-        if (!u.startsWith(origin) && !/^(data|blob|about):/.test(u)) foreign.push(u);
+  it.skipIf(skipReason !== undefined)(
+    `renders in headless Chromium with no request to another host${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+    async () => {
+      const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'bima-chromium-'));
+      const context = await playwright!.chromium.launchPersistentContext(userDataDir, {
+        executablePath: chromiumPath,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
       });
-      page.on('requestfailed', (req) => failed.push(`${req.url()}: ${req.failure()?.errorText}`));
-      const pageErrors: string[] = [];
-      page.on('pageerror', (e) => pageErrors.push(e.message));
+      try {
+        const page = await context.newPage();
+        const origin = new URL(t.origin).origin;
+        const foreign: string[] = [];
+        const failed: string[] = [];
+        page.on('request', (req) => {
+          const u = req.url();
+          if (!u.startsWith(origin) && !/^(data|blob|about):/.test(u)) foreign.push(u);
+        });
+        page.on('requestfailed', (req) => failed.push(`${req.url()}: ${req.failure()?.errorText}`));
+        const pageErrors: string[] = [];
+        page.on('pageerror', (e) => pageErrors.push(e.message));
 
-      const res = await page.goto(`${t.origin}/graphql`, { waitUntil: 'load' });
-      expect(res?.status()).toBe(200);
-      await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
-      await page.waitForSelector('.graphiql-query-editor', { timeout: 20_000 });
-      expect(foreign).toEqual([]);
-      expect(failed).toEqual([]);
-      expect(pageErrors).toEqual([]);
-    } finally {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    }
-  }, 60_000);
+        const res = await page.goto(`${t.origin}/graphql`, { waitUntil: 'load' });
+        expect(res?.status()).toBe(200);
+        await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+        await page.waitForSelector('.graphiql-query-editor', { timeout: 20_000 });
+        expect(foreign).toEqual([]);
+        expect(failed).toEqual([]);
+        expect(pageErrors).toEqual([]);
+      } finally {
+        await context.close();
+        await rm(userDataDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -39,7 +39,9 @@ afterAll(() => t?.stop());
 function expectNoLeak(text: string, what = '') {
   expect(text, `stack trace in ${what}`).not.toMatch(/at [^\n"]*\.ts:\d+/);
   expect(text, `SQL in ${what}`).not.toMatch(/\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WHERE)\b/);
-  expect(text, `database internals in ${what}`).not.toMatch(/prisma|postgres|pg_advisory|invalid byte sequence|violates|constraint/i);
+  expect(text, `database internals in ${what}`).not.toMatch(
+    /prisma|postgres|pg_advisory|invalid byte sequence|violates|constraint/i,
+  );
 }
 
 function expectProblem(r: HttpResult, status: number, code: string, instance?: string) {
@@ -62,7 +64,11 @@ function expectProblem(r: HttpResult, status: number, code: string, instance?: s
 }
 
 const gqlRaw = (headers: Record<string, string> = {}, query = '{ __typename }') =>
-  fetch(`${t.origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+  fetch(`${t.origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
 
 describe('X-Request-Id', () => {
   it('is on every kind of response, generated when the caller sent none', async () => {
@@ -72,7 +78,14 @@ describe('X-Request-Id', () => {
       ['404 under /api/v1', await api.get('/no-such-endpoint', { token: staff })],
       ['404 outside /api/v1', await api.get(`${t.origin}/no-such-path`)],
       ['405', await api.call('DELETE', '/insurers', { token: staff })],
-      ['413', await api.post('/api-clients', { token: admin, rawBody: 'x'.repeat(MAX_BODY + 1), headers: { 'content-type': 'application/json' } })],
+      [
+        '413',
+        await api.post('/api-clients', {
+          token: admin,
+          rawBody: 'x'.repeat(MAX_BODY + 1),
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
       ['healthz', await api.get(`${t.origin}/healthz`)],
       ['readyz', await api.get(`${t.origin}/readyz`)],
       ['openapi', await api.get('/openapi.json')],
@@ -100,7 +113,9 @@ describe('X-Request-Id', () => {
     expect(problem.body.request_id).toBe(id);
 
     expect((await gqlRaw({ 'x-request-id': id })).headers.get('x-request-id')).toBe(id);
-    expect((await api.get(`${t.origin}/healthz`, { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id);
+    expect(
+      (await api.get(`${t.origin}/healthz`, { headers: { 'x-request-id': id } })).headers.get('x-request-id'),
+    ).toBe(id);
   });
 
   it.each([
@@ -123,7 +138,12 @@ describe('problem documents', () => {
   });
 
   it('404 for an unknown path, inside and outside /api/v1; the instance drops the query string', async () => {
-    expectProblem(await api.get('/no-such-endpoint?x=1', { token: staff }), 404, 'not_found', '/api/v1/no-such-endpoint');
+    expectProblem(
+      await api.get('/no-such-endpoint?x=1', { token: staff }),
+      404,
+      'not_found',
+      '/api/v1/no-such-endpoint',
+    );
     expectProblem(await api.get(`${t.origin}/no-such-path`), 404, 'not_found', '/no-such-path');
   });
 
@@ -171,21 +191,39 @@ describe('problem documents', () => {
     const base = JSON.stringify({ name: '', scopes: ['read'] });
     const body = JSON.stringify({ name: 'n'.repeat(MAX_BODY - base.length), scopes: ['read'] });
     expect(Buffer.byteLength(body)).toBe(MAX_BODY);
-    const r = await api.post('/api-clients', { token: admin, idempotencyKey: 'at-limit', rawBody: body, headers: { 'content-type': 'application/json' } });
+    const r = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: 'at-limit',
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     // Read and validated (the name is over 100 characters), not refused as too large.
     expectProblem(r, 422, 'validation_failed');
     expect(r.body.errors).toEqual([{ field: 'name', message: expect.any(String) }]);
   });
 
   it('400 invalid_request for malformed JSON', async () => {
-    const r = await api.post('/api-clients', { token: admin, idempotencyKey: 'bad-json', rawBody: '{"name": "x", ', headers: { 'content-type': 'application/json' } });
+    const r = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: 'bad-json',
+      rawBody: '{"name": "x", ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(r, 400, 'invalid_request', '/api/v1/api-clients');
   });
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])('415 unsupported_media_type for a %s body on a JSON write', async (type) => {
-    const r = await api.post('/api-clients', { token: admin, idempotencyKey: `media-${type}`, rawBody: 'name=x&scopes=read', headers: { 'content-type': type } });
-    expectProblem(r, 415, 'unsupported_media_type', '/api/v1/api-clients');
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
+    '415 unsupported_media_type for a %s body on a JSON write',
+    async (type) => {
+      const r = await api.post('/api-clients', {
+        token: admin,
+        idempotencyKey: `media-${type}`,
+        rawBody: 'name=x&scopes=read',
+        headers: { 'content-type': type },
+      });
+      expectProblem(r, 415, 'unsupported_media_type', '/api/v1/api-clients');
+    },
+  );
 
   it('JSON with a +json media type and parameters is accepted', async () => {
     const r = await api.post('/api-clients', {
@@ -198,7 +236,11 @@ describe('problem documents', () => {
   });
 
   it('422 validation_failed lists {field, message} per invalid field', async () => {
-    const r = await api.post('/api-clients', { token: admin, idempotencyKey: 'invalid-1', body: { name: '', scopes: ['nope'] } });
+    const r = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: 'invalid-1',
+      body: { name: '', scopes: ['nope'] },
+    });
     expectProblem(r, 422, 'validation_failed', '/api/v1/api-clients');
     expect(r.body.errors).toHaveLength(2);
     for (const e of r.body.errors) expect(Object.keys(e).sort()).toEqual(['field', 'message']);
@@ -212,7 +254,15 @@ describe('problem documents', () => {
     // PostgreSQL text cannot hold U+0000.
     expectProblem(await api.get('/insurers?search=a%00b', { token: staff }), 400, 'invalid_request');
     expectProblem(await api.get('/api-clients/bgc_%00', { token: admin }), 400, 'invalid_request');
-    expectProblem(await api.post('/api-clients', { token: admin, idempotencyKey: 'nul-body', body: { name: 'a\u0000b', scopes: ['read'] } }), 400, 'invalid_request');
+    expectProblem(
+      await api.post('/api-clients', {
+        token: admin,
+        idempotencyKey: 'nul-body',
+        body: { name: 'a\u0000b', scopes: ['read'] },
+      }),
+      400,
+      'invalid_request',
+    );
     // SQL in a search term is just text.
     const sqlish = await api.get(`/insurers?search=${encodeURIComponent("' OR 1=1 --")}`, { token: staff });
     expect(sqlish.status).toBe(200);

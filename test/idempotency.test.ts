@@ -18,10 +18,15 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-
 const uniqueName = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 const create = (body: unknown, o: { key?: string; token?: string; rawBody?: string } = {}) =>
-  api.post('/api-clients', { token: o.token ?? admin, idempotencyKey: o.key, body: o.rawBody ? undefined : body, rawBody: o.rawBody, headers: o.rawBody ? { 'content-type': 'application/json' } : undefined });
+  api.post('/api-clients', {
+    token: o.token ?? admin,
+    idempotencyKey: o.key,
+    body: o.rawBody ? undefined : body,
+    rawBody: o.rawBody,
+    headers: o.rawBody ? { 'content-type': 'application/json' } : undefined,
+  });
 const countNamed = (name: string) => t.db.tenant(org.id, (tx) => tx.apiClient.count({ where: { name } }));
 const storedKeys = (key: string) => t.db.tenant(org.id, (tx) => tx.idempotencyKey.count({ where: { key } }));
 const replayed = (r: HttpResult) => r.headers.get('idempotent-replayed') === 'true';
@@ -76,21 +81,33 @@ describe('replays', () => {
     expect(again.body.data.client_secret).toBeNull();
     expect(again.body.replay_note).toEqual(expect.any(String));
     // Byte for byte: the first body with the secret nulled and the note appended.
-    const expected = { ...first.body, data: { ...first.body.data, client_secret: null }, replay_note: again.body.replay_note };
+    const expected = {
+      ...first.body,
+      data: { ...first.body.data, client_secret: null },
+      replay_note: again.body.replay_note,
+    };
     expect(again.text).toBe(JSON.stringify(expected));
     expect(again.text).not.toContain(secret);
 
     expect(await countNamed(name)).toBe(1);
-    const token = await api.post('/oauth/token', { body: { client_id: first.body.data.client_id, client_secret: secret } });
+    const token = await api.post('/oauth/token', {
+      body: { client_id: first.body.data.client_id, client_secret: secret },
+    });
     expect(token.status).toBe(200);
   });
 
   it('the key order in the JSON body does not matter', async () => {
     const key = randomUUID();
     const name = uniqueName('Reordered');
-    const first = await create(undefined, { key, rawBody: `{"name":${JSON.stringify(name)},"scopes":["read"],"rate_limit_per_minute":9}` });
+    const first = await create(undefined, {
+      key,
+      rawBody: `{"name":${JSON.stringify(name)},"scopes":["read"],"rate_limit_per_minute":9}`,
+    });
     expect(first.status).toBe(201);
-    const again = await create(undefined, { key, rawBody: `{ "rate_limit_per_minute": 9, "scopes": ["read"], "name": ${JSON.stringify(name)} }` });
+    const again = await create(undefined, {
+      key,
+      rawBody: `{ "rate_limit_per_minute": 9, "scopes": ["read"], "name": ${JSON.stringify(name)} }`,
+    });
     expect(again.status).toBe(201);
     expect(replayed(again)).toBe(true);
     expect(again.body.data.client_id).toBe(first.body.data.client_id);
@@ -108,9 +125,15 @@ describe('replays', () => {
     expectProblem(await create({ name, scopes: ['read', 'quote'] }, { key }), 422, 'idempotency_key_reused');
     expect(await countNamed(changed)).toBe(0);
 
-    const rotate = await api.post(`/api-clients/${first.body.data.client_id}/rotate-secret`, { token: admin, idempotencyKey: key, body: {} });
+    const rotate = await api.post(`/api-clients/${first.body.data.client_id}/rotate-secret`, {
+      token: admin,
+      idempotencyKey: key,
+      body: {},
+    });
     expectProblem(rotate, 422, 'idempotency_key_reused');
-    const row = await t.db.tenant(org.id, (tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: first.body.data.client_id } }));
+    const row = await t.db.tenant(org.id, (tx) =>
+      tx.apiClient.findUniqueOrThrow({ where: { clientId: first.body.data.client_id } }),
+    );
     expect(row.secretRotatedAt).toBeNull();
 
     // The stored answer is untouched by the refusals.
@@ -154,7 +177,9 @@ describe('replays', () => {
     const key = randomUUID();
     const name = uniqueName('Expiring');
     expect((await create({ name, scopes: ['read'] }, { key })).status).toBe(201);
-    await t.db.tenant(org.id, (tx) => tx.idempotencyKey.updateMany({ where: { key }, data: { expiresAt: new Date(Date.now() - 1000) } }));
+    await t.db.tenant(org.id, (tx) =>
+      tx.idempotencyKey.updateMany({ where: { key }, data: { expiresAt: new Date(Date.now() - 1000) } }),
+    );
 
     const again = await create({ name, scopes: ['read'] }, { key });
     expect(again.status).toBe(201);
@@ -172,7 +197,7 @@ describe('replays', () => {
     expect(originals).toHaveLength(1);
     expect(answers.filter(replayed)).toHaveLength(24);
     expect(await countNamed(name)).toBe(1);
-    const clientId = originals[0]!.body.data.client_id;
+    const clientId = originals[0].body.data.client_id;
     for (const r of answers) expect(r.body.data.client_id).toBe(clientId);
     expect(answers.filter((r) => r.body.data.client_secret !== null)).toHaveLength(1);
   });
@@ -181,17 +206,31 @@ describe('replays', () => {
     const made = await create({ name: uniqueName('Patched'), scopes: ['read'] }, { key: randomUUID() });
     const path = `/api-clients/${made.body.data.client_id}`;
     const key = randomUUID();
-    const first = await api.patch(path, { token: admin, idempotencyKey: key, body: { name: 'Renamed once', rate_limit_per_minute: 42 } });
+    const first = await api.patch(path, {
+      token: admin,
+      idempotencyKey: key,
+      body: { name: 'Renamed once', rate_limit_per_minute: 42 },
+    });
     expect(first.status, first.text).toBe(200);
 
-    const later = await api.patch(path, { token: admin, idempotencyKey: randomUUID(), body: { name: 'Renamed twice' } });
+    const later = await api.patch(path, {
+      token: admin,
+      idempotencyKey: randomUUID(),
+      body: { name: 'Renamed twice' },
+    });
     expect(later.body.data.name).toBe('Renamed twice');
 
-    const again = await api.patch(path, { token: admin, idempotencyKey: key, body: { rate_limit_per_minute: 42, name: 'Renamed once' } });
+    const again = await api.patch(path, {
+      token: admin,
+      idempotencyKey: key,
+      body: { rate_limit_per_minute: 42, name: 'Renamed once' },
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
-    const row = await t.db.tenant(org.id, (tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: made.body.data.client_id } }));
+    const row = await t.db.tenant(org.id, (tx) =>
+      tx.apiClient.findUniqueOrThrow({ where: { clientId: made.body.data.client_id } }),
+    );
     expect(row.name).toBe('Renamed twice');
   });
 });

@@ -41,7 +41,10 @@ async function migrationsCopy(): Promise<string> {
 }
 
 async function migrationNames(dir: string): Promise<string[]> {
-  return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  return (await readdir(dir, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 }
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
@@ -61,7 +64,7 @@ const history = (url: string) =>
   );
 
 const tableExists = async (url: string, table: string) =>
-  (await query<{ r: string | null }>(url, 'SELECT to_regclass($1)::text AS r', [`public.${table}`]))[0]!.r !== null;
+  (await query<{ r: string | null }>(url, 'SELECT to_regclass($1)::text AS r', [`public.${table}`]))[0].r !== null;
 
 describe('schema.prisma and the migrations agree', () => {
   it('a database built by the migrations has no drift from schema.prisma', async () => {
@@ -76,15 +79,24 @@ describe('schema.prisma and the migrations agree', () => {
   }, 120_000);
 
   it('replaying the migrations in a shadow database yields schema.prisma exactly', async () => {
-    expect(await diffMigrationsToSchema({ server: dbServer(), migrationsDir: MIGRATIONS, schemaPath: SCHEMA })).toBe('');
+    expect(await diffMigrationsToSchema({ server: dbServer(), migrationsDir: MIGRATIONS, schemaPath: SCHEMA })).toBe(
+      '',
+    );
 
     // The check can fail: a field added to the schema without a migration is reported.
     const dir = await mkdtemp(path.join(os.tmpdir(), 'bima-schema-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const schema = (await readFile(SCHEMA, 'utf8')).replace(/(\nmodel Insurer \{\n)/, '$1  driftProbe String? @map("drift_probe")\n');
+    const schema = (await readFile(SCHEMA, 'utf8')).replace(
+      /(\nmodel Insurer \{\n)/,
+      '$1  driftProbe String? @map("drift_probe")\n',
+    );
     expect(schema).toContain('drift_probe');
     await writeFile(path.join(dir, 'schema.prisma'), schema);
-    const missing = await diffMigrationsToSchema({ server: dbServer(), migrationsDir: MIGRATIONS, schemaPath: path.join(dir, 'schema.prisma') });
+    const missing = await diffMigrationsToSchema({
+      server: dbServer(),
+      migrationsDir: MIGRATIONS,
+      schemaPath: path.join(dir, 'schema.prisma'),
+    });
     expect(missing).toMatch(/ADD COLUMN\s+"drift_probe"/);
   }, 120_000);
 });
@@ -116,7 +128,7 @@ describe('the migration runner', () => {
     const dir = await migrationsCopy();
     await migrate(url, { dir });
     const [firstName] = await migrationNames(dir);
-    await appendFile(path.join(dir, firstName!, 'migration.sql'), '\n-- an innocent-looking edit\n');
+    await appendFile(path.join(dir, firstName, 'migration.sql'), '\n-- an innocent-looking edit\n');
     await expect(migrate(url, { dir })).rejects.toThrow(new RegExp(`${firstName}.*edited`));
   }, 60_000);
 

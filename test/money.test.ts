@@ -55,9 +55,11 @@ describe('toShillings (round half away from zero)', () => {
   });
 
   it('is exact on whole shillings', () => {
-    fc.assert(fc.property(fc.integer({ min: -1e9, max: 1e9 }), (s) => {
-      expect(toShillings(BigInt(s) * 100n)).toBe(s);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -1e9, max: 1e9 }), (s) => {
+        expect(toShillings(BigInt(s) * 100n)).toBe(s);
+      }),
+    );
   });
 });
 
@@ -66,9 +68,11 @@ describe('fromShillings', () => {
     expect(fromShillings(45_000)).toBe(4_500_000n);
     expect(fromShillings(0)).toBe(0n);
     expect(fromShillings(-40)).toBe(-4_000n);
-    fc.assert(fc.property(fc.integer({ min: -1e12, max: 1e12 }), (s) => {
-      expect(fromShillings(s)).toBe(BigInt(s) * 100n);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), (s) => {
+        expect(fromShillings(s)).toBe(BigInt(s) * 100n);
+      }),
+    );
   });
 
   it('keeps a fractional amount to the cent rather than truncating it', () => {
@@ -78,9 +82,11 @@ describe('fromShillings', () => {
   });
 
   it('round-trips through toShillings for whole amounts', () => {
-    fc.assert(fc.property(fc.integer({ min: -1e12, max: 1e12 }), (s) => {
-      expect(toShillings(fromShillings(s))).toBe(s);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), (s) => {
+        expect(toShillings(fromShillings(s))).toBe(s);
+      }),
+    );
   });
 
   it('refuses non-finite input', () => {
@@ -128,9 +134,11 @@ describe('applyBps (basis points, rounded half away from zero to the cent)', () 
   });
 
   it('is odd-symmetric', () => {
-    fc.assert(fc.property(cents, fc.integer({ min: 0, max: 100_000 }), (c, bps) => {
-      expect(applyBps(-c, bps)).toBe(-applyBps(c, bps));
-    }));
+    fc.assert(
+      fc.property(cents, fc.integer({ min: 0, max: 100_000 }), (c, bps) => {
+        expect(applyBps(-c, bps)).toBe(-applyBps(c, bps));
+      }),
+    );
   });
 });
 

@@ -10,7 +10,8 @@ const THIS_YEAR = Number(TODAY.slice(0, 4));
 const JOHN = { clientNo: 'C-000001', name: 'John Kariuki Mwangi', phone: '254722000101' };
 
 /** Independent calendar arithmetic (not src/lib/dates.ts). */
-const plusDays = (s: string, n: number) => new Date(Date.parse(`${s}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const plusDays = (s: string, n: number) =>
+  new Date(Date.parse(`${s}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 function plusMonths(s: string, n: number): string {
   const [y, m, d] = s.split('-').map(Number) as [number, number, number];
   const last = new Date(Date.UTC(y, m - 1 + n + 1, 0)).getUTCDate();
@@ -18,7 +19,6 @@ function plusMonths(s: string, n: number): string {
 }
 const annualEndOf = (s: string) => plusDays(plusMonths(s, 12), -1);
 const whole = (minor: number) => Math.round(minor / 100);
-
 
 let seq = 0;
 const freshClient = () => {
@@ -32,11 +32,18 @@ const freshReg = () => `KDC ${String(100 + (seq += 1)).slice(-3)}${'ABCDEFGHJK'[
 class Org {
   tokens: Record<'staff' | 'agent', string> = { staff: '', agent: '' };
   insurers = new Map<string, number>();
-  constructor(readonly t: TestApp, readonly api: Api, readonly org: TestTenant) {}
+  constructor(
+    readonly t: TestApp,
+    readonly api: Api,
+    readonly org: TestTenant,
+  ) {}
 
   static async create(t: TestApp, opts: Parameters<typeof createTestTenant>[1] = {}) {
     const api = new Api(t.origin);
-    const org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } }, ...opts });
+    const org = await createTestTenant(t.db, {
+      clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
+      ...opts,
+    });
     const o = new Org(t, api, org);
     o.tokens.staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
     o.tokens.agent = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
@@ -50,12 +57,27 @@ class Org {
 
   /** The insurer's quote option for a risk (null when it does not rate it). */
   async price(risk: Record<string, unknown>, insurer: string): Promise<any | null> {
-    const r = await this.api.post('/motor/quote', { token: this.tokens.staff, body: { ...risk, insurer_id: this.id(insurer) } });
+    const r = await this.api.post('/motor/quote', {
+      token: this.tokens.staff,
+      body: { ...risk, insurer_id: this.id(insurer) },
+    });
     return r.status === 200 ? r.body.options[0] : null;
   }
 
   /** A valid bind body for a new client, priced by the server; every part can be overridden. */
-  async body(s: { insurer?: string; scope?: string; cls?: string; coverage?: string; value?: number; yom?: number; client?: object; policy?: object; vehicle?: object } = {}) {
+  async body(
+    s: {
+      insurer?: string;
+      scope?: string;
+      cls?: string;
+      coverage?: string;
+      value?: number;
+      yom?: number;
+      client?: object;
+      policy?: object;
+      vehicle?: object;
+    } = {},
+  ) {
     const insurer = s.insurer ?? 'Simba General';
     const scope = s.scope ?? 'Comprehensive';
     const yom = s.yom ?? THIS_YEAR - 3;
@@ -67,19 +89,46 @@ class Org {
       option,
       body: {
         client: { ...freshClient(), ...s.client },
-        policy: { start_date: TODAY, insurer_id: this.id(insurer), class: cls, coverage, scope, cover_period: 'annual', premium: option?.total ?? 1, ...s.policy },
+        policy: {
+          start_date: TODAY,
+          insurer_id: this.id(insurer),
+          class: cls,
+          coverage,
+          scope,
+          cover_period: 'annual',
+          premium: option?.total ?? 1,
+          ...s.policy,
+        },
         taxes: [{ tax_id: 1, rate: 0.2, amount: 1 }],
-        vehicles: [{ regno: freshReg(), chassis_no: `jtd${randomUUID().slice(0, 8)}`, make: 'Toyota', model: 'Fielder', yom, value, coverage, ...s.vehicle }],
+        vehicles: [
+          {
+            regno: freshReg(),
+            chassis_no: `jtd${randomUUID().slice(0, 8)}`,
+            make: 'Toyota',
+            model: 'Fielder',
+            yom,
+            value,
+            coverage,
+            ...s.vehicle,
+          },
+        ],
       } as any,
     };
   }
 
   bind(body: unknown, o: { token?: string; key?: string; headers?: Record<string, string> } = {}) {
-    return this.api.post('/motor/save', { token: o.token ?? this.tokens.staff, body, idempotencyKey: o.key ?? randomUUID(), headers: o.headers });
+    return this.api.post('/motor/save', {
+      token: o.token ?? this.tokens.staff,
+      body,
+      idempotencyKey: o.key ?? randomUUID(),
+      headers: o.headers,
+    });
   }
 
   counts() {
-    return this.t.db.tenant(this.org.id, (tx) => Promise.all([tx.policy.count(), tx.client.count(), tx.debitNote.count(), tx.policyVehicle.count()]));
+    return this.t.db.tenant(this.org.id, (tx) =>
+      Promise.all([tx.policy.count(), tx.client.count(), tx.debitNote.count(), tx.policyVehicle.count()]),
+    );
   }
 }
 
@@ -96,10 +145,15 @@ describe('POST /motor/save: a bind', () => {
   let first: HttpResult;
   let sent: any;
   let option: any;
-  const limits = [{ benefit_id: 'mb_0000000000000001', item: 'Windscreen', limit: 50_000 }, { benefit_id: 'mb_0000000000000002', item: 'Third party bodily injury', limit: null }];
+  const limits = [
+    { benefit_id: 'mb_0000000000000001', item: 'Windscreen', limit: 50_000 },
+    { benefit_id: 'mb_0000000000000002', item: 'Third party bodily injury', limit: null },
+  ];
 
   beforeAll(async () => {
-    const b = await o.body({ policy: { premium_instalments: 4, total_basic: 52_500, taxes: 276, limits_of_liability: limits } });
+    const b = await o.body({
+      policy: { premium_instalments: 4, total_basic: 52_500, taxes: 276, limits_of_liability: limits },
+    });
     sent = b.body;
     option = b.option;
     first = await o.bind(sent);
@@ -126,7 +180,14 @@ describe('POST /motor/save: a bind', () => {
     });
     expect(b.replay_note).toBeUndefined();
     // Simba, private comprehensive KES 1.5M: 3.5 % = 52,500 + TL 105.00 + PHCF 131.25 + SD 40 = 52,776.25.
-    expect(b.premium).toEqual({ basic_premium: 52_500, basic_premium_minor: 5_250_000, taxes: 276, taxes_minor: 27_625, total: 52_776, total_minor: 5_277_625 });
+    expect(b.premium).toEqual({
+      basic_premium: 52_500,
+      basic_premium_minor: 5_250_000,
+      taxes: 276,
+      taxes_minor: 27_625,
+      total: 52_776,
+      total_minor: 5_277_625,
+    });
     expect(b.portal).toEqual({ client_no: b.client_no, client_key: b.client_key });
     expect(new URL(b.links.policy).pathname).toContain(b.uuid);
   });
@@ -146,26 +207,59 @@ describe('POST /motor/save: a bind', () => {
     });
     expect(dn.instalments.reduce((s: number, x: any) => s + x.amount_minor, 0)).toBe(5_277_625);
     // The same split the quote showed for four parts.
-    expect(dn.instalments.map((x: any) => x.amount_minor)).toEqual(option.instalments.find((p: any) => p.parts === 4).amounts_minor);
+    expect(dn.instalments.map((x: any) => x.amount_minor)).toEqual(
+      option.instalments.find((p: any) => p.parts === 4).amounts_minor,
+    );
   });
 
   it('stores the policy, its debit notes, vehicle and levies in cents, the limits of liability and an audit row', async () => {
     const p = await t.db.tenant(o.org.id, (tx) =>
-      tx.policy.findUniqueOrThrow({ where: { uuid: first.body.uuid }, include: { vehicles: true, taxes: true, debitNotes: { orderBy: { instalmentNo: 'asc' } }, client: true } }),
+      tx.policy.findUniqueOrThrow({
+        where: { uuid: first.body.uuid },
+        include: { vehicles: true, taxes: true, debitNotes: { orderBy: { instalmentNo: 'asc' } }, client: true },
+      }),
     );
     expect(p).toMatchObject({
-      id: first.body.id, policyNo: first.body.policy_no, riskNote: first.body.risknote, status: 'pending_payment', paymentMode: 'full', instalmentCount: 4,
-      insurerId: o.id('Simba General'), vehicleClass: 'private', coverType: 'comprehensive', coverPeriod: 'annual', rateBps: 350,
-      basicMinor: 5_250_000n, taxesMinor: 27_625n, totalMinor: 5_277_625n, createdByUserId: o.org.users.exec.id, productVersion: option.product_version,
+      id: first.body.id,
+      policyNo: first.body.policy_no,
+      riskNote: first.body.risknote,
+      status: 'pending_payment',
+      paymentMode: 'full',
+      instalmentCount: 4,
+      insurerId: o.id('Simba General'),
+      vehicleClass: 'private',
+      coverType: 'comprehensive',
+      coverPeriod: 'annual',
+      rateBps: 350,
+      basicMinor: 5_250_000n,
+      taxesMinor: 27_625n,
+      totalMinor: 5_277_625n,
+      createdByUserId: o.org.users.exec.id,
+      productVersion: option.product_version,
     });
     expect(p.limitsOfLiability).toEqual(limits);
     expect(p.client.clientNo).toBe(first.body.client_no);
-    expect(p.taxes.map((x) => [x.code, x.amountMinor]).sort()).toEqual([['PHCF', 13_125n], ['SD', 4_000n], ['TL', 10_500n]]);
-    expect(p.debitNotes.map((d) => [d.number, d.amountMinor])).toEqual(first.body.debit_note.instalments.map((x: any) => [x.number, BigInt(x.amount_minor)]));
+    expect(p.taxes.map((x) => [x.code, x.amountMinor]).sort()).toEqual([
+      ['PHCF', 13_125n],
+      ['SD', 4_000n],
+      ['TL', 10_500n],
+    ]);
+    expect(p.debitNotes.map((d) => [d.number, d.amountMinor])).toEqual(
+      first.body.debit_note.instalments.map((x: any) => [x.number, BigInt(x.amount_minor)]),
+    );
     expect(p.vehicles).toHaveLength(1);
     const v = sent.vehicles[0];
-    expect(p.vehicles[0]).toMatchObject({ regNo: v.regno.replace(/\s/g, ''), chassisNo: v.chassis_no.toUpperCase(), make: 'Toyota', model: 'Fielder', yearOfManufacture: v.yom, valueMinor: 150_000_000n });
-    const audit = await t.db.tenant(o.org.id, (tx) => tx.auditLog.findFirst({ where: { action: 'policy.bound', entityId: first.body.uuid } }));
+    expect(p.vehicles[0]).toMatchObject({
+      regNo: v.regno.replace(/\s/g, ''),
+      chassisNo: v.chassis_no.toUpperCase(),
+      make: 'Toyota',
+      model: 'Fielder',
+      yearOfManufacture: v.yom,
+      valueMinor: 150_000_000n,
+    });
+    const audit = await t.db.tenant(o.org.id, (tx) =>
+      tx.auditLog.findFirst({ where: { action: 'policy.bound', entityId: first.body.uuid } }),
+    );
     expect(audit).toMatchObject({ entityType: 'policy', apiClientId: o.org.clients.staff.id });
     // The client-area key is stored hashed, never in the clear.
     const keys = await t.db.tenant(o.org.id, (tx) => tx.clientKey.findMany({ where: { clientId: p.clientId } }));
@@ -200,7 +294,9 @@ describe('POST /motor/save: a bind', () => {
     expect(b.body.client_no).toBe(a.body.client_no);
     expect(b.body.client_key).toBeNull();
     expect(b.body.portal).toEqual({ client_no: a.body.client_no, client_key: null, note: expect.any(String) });
-    const client = await t.db.tenant(o.org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo: a.body.client_no }, include: { keys: true, policies: true } }));
+    const client = await t.db.tenant(o.org.id, (tx) =>
+      tx.client.findFirstOrThrow({ where: { clientNo: a.body.client_no }, include: { keys: true, policies: true } }),
+    );
     expect(client.keys).toHaveLength(1);
     expect(client.policies).toHaveLength(2);
   });
@@ -211,7 +307,9 @@ describe('POST /motor/save: a bind', () => {
     body.vehicles = [{ ...v, reg_no: 'kdd 777z' }];
     const r = await o.bind(body);
     expect(r.status, r.text).toBe(201);
-    const vehicles = await t.db.tenant(o.org.id, (tx) => tx.policyVehicle.findMany({ where: { policy: { uuid: r.body.uuid } } }));
+    const vehicles = await t.db.tenant(o.org.id, (tx) =>
+      tx.policyVehicle.findMany({ where: { policy: { uuid: r.body.uuid } } }),
+    );
     expect(vehicles.map((x) => x.regNo)).toEqual(['KDD777Z']);
   });
 
@@ -241,15 +339,27 @@ describe('POST /motor/save: cover dates', () => {
 
   it('time on risk: `days` sets the end, or end_date sets the days; the premium is the annual one', async () => {
     const start = plusDays(TODAY, 10);
-    const withDays = await o.bind((await o.body({ policy: { start_date: start, cover_period: 'tor', days: 45 } })).body);
+    const withDays = await o.bind(
+      (await o.body({ policy: { start_date: start, cover_period: 'tor', days: 45 } })).body,
+    );
     expect(withDays.status, withDays.text).toBe(201);
     expect(dates(withDays)).toEqual([start, plusDays(start, 45)]);
     expect(withDays.body.premium.total_minor).toBe(5_277_625);
-    const withEnd = await o.bind((await o.body({ policy: { start_date: start, cover_period: 'tor', end_date: plusDays(start, 60) } })).body);
+    const withEnd = await o.bind(
+      (await o.body({ policy: { start_date: start, cover_period: 'tor', end_date: plusDays(start, 60) } })).body,
+    );
     expect(withEnd.status, withEnd.text).toBe(201);
     expect(dates(withEnd)).toEqual([start, plusDays(start, 60)]);
-    const days = await t.db.tenant(o.org.id, (tx) => tx.policy.findMany({ where: { uuid: { in: [withDays.body.uuid, withEnd.body.uuid] } }, select: { uuid: true, days: true } }));
-    expect(Object.fromEntries(days.map((d) => [d.uuid, d.days]))).toEqual({ [withDays.body.uuid]: 45, [withEnd.body.uuid]: 60 });
+    const days = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findMany({
+        where: { uuid: { in: [withDays.body.uuid, withEnd.body.uuid] } },
+        select: { uuid: true, days: true },
+      }),
+    );
+    expect(Object.fromEntries(days.map((d) => [d.uuid, d.days]))).toEqual({
+      [withDays.body.uuid]: 45,
+      [withEnd.body.uuid]: 60,
+    });
   });
 });
 
@@ -293,7 +403,15 @@ describe('POST /motor/save: the premium check', () => {
     const r = await o.bind((await o.body({ policy })).body);
     expectProblem(r, 422, 'premium_mismatch');
     expect(r.body.server).toEqual([
-      { insurer_id: o.id('Simba General'), basic_premium: 52_500, basic_premium_minor: 5_250_000, taxes: 276, taxes_minor: 27_625, total: 52_776, total_minor: 5_277_625 },
+      {
+        insurer_id: o.id('Simba General'),
+        basic_premium: 52_500,
+        basic_premium_minor: 5_250_000,
+        taxes: 276,
+        taxes_minor: 27_625,
+        total: 52_776,
+        total_minor: 5_277_625,
+      },
     ]);
     expect(await o.counts()).toEqual(before);
   });
@@ -332,7 +450,12 @@ describe('POST /motor/save: refusals', () => {
     // Baobab's commercial comprehensive product is used by no other test here.
     const { body, option } = await o.body({ insurer: 'Baobab General', coverage: 'own goods' });
     body.policy.product_version = option.product_version;
-    await t.db.tenant(o.org.id, (tx) => tx.motorRateBand.updateMany({ where: { motorProductId: option.motor_product_id }, data: { rateBps: { increment: 25 } } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.motorRateBand.updateMany({
+        where: { motorProductId: option.motor_product_id },
+        data: { rateBps: { increment: 25 } },
+      }),
+    );
     const before = await o.counts();
     expectProblem(await o.bind(body), 409, 'price_changed');
     expect(await o.counts()).toEqual(before);
@@ -346,22 +469,43 @@ describe('POST /motor/save: refusals', () => {
 
   it('409 duplicate_client on a phone-only match, with the matches', async () => {
     const before = await o.counts();
-    const r = await o.bind((await o.body({ client: { name: 'Quite Another Person', phone: '0722 000 101', idno: undefined } })).body);
+    const r = await o.bind(
+      (await o.body({ client: { name: 'Quite Another Person', phone: '0722 000 101', idno: undefined } })).body,
+    );
     expectProblem(r, 409, 'duplicate_client');
-    expect(r.body.matches).toEqual([{ client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'], redacted: false }]);
+    expect(r.body.matches).toEqual([
+      { client_no: JOHN.clientNo, name: JOHN.name, matched: ['phone'], redacted: false },
+    ]);
     expect(await o.counts()).toEqual(before);
   });
 
   it('422 no_quote for a motorcycle with Baobab General', async () => {
-    const { body } = await o.body({ cls: 'Motorcycle', scope: 'TPO', insurer: 'Baobab General', policy: { premium: 3_000 } });
+    const { body } = await o.body({
+      cls: 'Motorcycle',
+      scope: 'TPO',
+      insurer: 'Baobab General',
+      policy: { premium: 3_000 },
+    });
     expectProblem(await o.bind(body), 422, 'no_quote');
   });
 
   it.each([
     ['cover starting 120 days ahead', {}, { policy: { start_date: plusDays(TODAY, 120) } }],
-    ['a 25-year-old vehicle comprehensive with Pwani Mutual (limit 10 years)', { insurer: 'Pwani Mutual', yom: THIS_YEAR - 25 }, { policy: { premium: 45_000 } }],
-    ['an 11-year-old vehicle comprehensive with Pwani Mutual', { insurer: 'Pwani Mutual', yom: THIS_YEAR - 11 }, { policy: { premium: 45_000 } }],
-    ['4 instalments with Kilima Insurance (at most 2)', { insurer: 'Kilima Insurance' }, { policy: { premium_instalments: 4 } }],
+    [
+      'a 25-year-old vehicle comprehensive with Pwani Mutual (limit 10 years)',
+      { insurer: 'Pwani Mutual', yom: THIS_YEAR - 25 },
+      { policy: { premium: 45_000 } },
+    ],
+    [
+      'an 11-year-old vehicle comprehensive with Pwani Mutual',
+      { insurer: 'Pwani Mutual', yom: THIS_YEAR - 11 },
+      { policy: { premium: 45_000 } },
+    ],
+    [
+      '4 instalments with Kilima Insurance (at most 2)',
+      { insurer: 'Kilima Insurance' },
+      { policy: { premium_instalments: 4 } },
+    ],
     ['premium finance with Pwani Mutual', { insurer: 'Pwani Mutual' }, { policy: { payment_mode: 'ipf' } }],
   ])('422 domain_rule: %s', async (_label, spec, patch: any) => {
     const { body } = await o.body(spec);
@@ -373,7 +517,7 @@ describe('POST /motor/save: refusals', () => {
     expect(await o.counts()).toEqual(before);
   });
 
-  it('a vehicle at Pwani Mutual\'s age limit (10 years) binds', async () => {
+  it("a vehicle at Pwani Mutual's age limit (10 years) binds", async () => {
     const r = await o.bind((await o.body({ insurer: 'Pwani Mutual', yom: THIS_YEAR - 10 })).body);
     expect(r.status, r.text).toBe(201);
   });
@@ -392,7 +536,11 @@ describe('POST /motor/save: refusals', () => {
     ['two vehicles', (b: any) => b.vehicles.push({ ...b.vehicles[0], regno: freshReg() }), 'vehicles'],
     ['a missing premium', (b: any) => delete b.policy.premium, 'policy.premium'],
     ['premium_instalments 5', (b: any) => (b.policy.premium_instalments = 5), 'policy.premium_instalments'],
-    ['premium finance in 2 instalments', (b: any) => Object.assign(b.policy, { payment_mode: 'ipf', premium_instalments: 2 }), 'policy.premium_instalments'],
+    [
+      'premium finance in 2 instalments',
+      (b: any) => Object.assign(b.policy, { payment_mode: 'ipf', premium_instalments: 2 }),
+      'policy.premium_instalments',
+    ],
   ])('422 validation_failed for %s', async (_label, mutate, field) => {
     const { body } = await o.body();
     mutate(body);
@@ -425,7 +573,10 @@ describe('POST /motor/save: the bind limit (default 3 per 15 s per API client)',
     // The limiter is an exact sliding log (src/lib/rate-limit.ts): the wait ends when the first of the three saves leaves
     // the 15-second window, so it is never longer than the window.
     const retryAfter = Number(fourth.headers.get('retry-after'));
-    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15, `Retry-After: ${fourth.headers.get('retry-after')}`).toBe(true);
+    expect(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15,
+      `Retry-After: ${fourth.headers.get('retry-after')}`,
+    ).toBe(true);
     expect(await o2.counts()).toEqual(before);
     // The limit is per API client: the agent key of the same organisation still binds.
     expect((await o2.bind(bodies[3], { token: o2.tokens.agent })).status).toBe(201);
@@ -450,10 +601,26 @@ function gqlVars(b: any) {
   return {
     client: { name: b.client.name, phone: b.client.phone, idNo: b.client.idno },
     policy: {
-      startDate: b.policy.start_date, insurerId: b.policy.insurer_id, class: b.policy.class, coverage: b.policy.coverage, scope: b.policy.scope,
-      coverPeriod: b.policy.cover_period, premium: b.policy.premium, premiumInstalments: b.policy.premium_instalments ?? null,
+      startDate: b.policy.start_date,
+      insurerId: b.policy.insurer_id,
+      class: b.policy.class,
+      coverage: b.policy.coverage,
+      scope: b.policy.scope,
+      coverPeriod: b.policy.cover_period,
+      premium: b.policy.premium,
+      premiumInstalments: b.policy.premium_instalments ?? null,
     },
-    vehicles: [{ regNo: v.regno, chassisNo: v.chassis_no, make: v.make, model: v.model, yom: v.yom, value: v.value, coverage: v.coverage }],
+    vehicles: [
+      {
+        regNo: v.regno,
+        chassisNo: v.chassis_no,
+        make: v.make,
+        model: v.model,
+        yom: v.yom,
+        value: v.value,
+        coverage: v.coverage,
+      },
+    ],
   };
 }
 
@@ -466,12 +633,21 @@ describe('bindMotorPolicy (GraphQL)', () => {
     expect(res.__typename).toBe('BoundPolicy');
     expect(res.clientKey).toMatch(/^bck_/);
     expect(res.portalNote).toBeNull();
-    expect(res.policy).toMatchObject({ status: 'pending_payment', paymentMode: 'full', instalments: 3, total: { amount: 52_776, amountMinor: 5_277_625 } });
-    expect(res.policy.debitNotes.map((d: any) => d.number)).toEqual([1, 2, 3].map((n) => `DN-${res.policy.policyNo}-${n}/3`));
+    expect(res.policy).toMatchObject({
+      status: 'pending_payment',
+      paymentMode: 'full',
+      instalments: 3,
+      total: { amount: 52_776, amountMinor: 5_277_625 },
+    });
+    expect(res.policy.debitNotes.map((d: any) => d.number)).toEqual(
+      [1, 2, 3].map((n) => `DN-${res.policy.policyNo}-${n}/3`),
+    );
     expect(res.policy.debitNotes.reduce((s: number, d: any) => s + d.amount.amountMinor, 0)).toBe(5_277_625);
     // The same request through REST splits the premium the same way.
     const rest = await o.bind((await o.body({ policy: { premium_instalments: 3 } })).body);
-    expect(rest.body.debit_note.instalments.map((x: any) => x.amount_minor)).toEqual(res.policy.debitNotes.map((d: any) => d.amount.amountMinor));
+    expect(rest.body.debit_note.instalments.map((x: any) => x.amount_minor)).toEqual(
+      res.policy.debitNotes.map((d: any) => d.amount.amountMinor),
+    );
   });
 
   it('answers a premium mismatch as PremiumMismatchProblem with the server figures', async () => {
@@ -483,7 +659,14 @@ describe('bindMotorPolicy (GraphQL)', () => {
       code: 'premium_mismatch',
       status: 422,
       detail: expect.any(String),
-      server: [{ insurerId: o.id('Simba General'), basicPremium: { amount: 52_500, amountMinor: 5_250_000 }, taxes: { amount: 276, amountMinor: 27_625 }, total: { amount: 52_776, amountMinor: 5_277_625 } }],
+      server: [
+        {
+          insurerId: o.id('Simba General'),
+          basicPremium: { amount: 52_500, amountMinor: 5_250_000 },
+          taxes: { amount: 276, amountMinor: 27_625 },
+          total: { amount: 52_776, amountMinor: 5_277_625 },
+        },
+      ],
     });
   });
 });
@@ -496,15 +679,28 @@ describe('visibility of a bound policy', () => {
     expect(bound.__typename, JSON.stringify(g.body)).toBe('BoundPolicy');
     const node = `query N($id: ID!) { node(id: $id) { __typename ... on Policy { policyNo } } }`;
     const agent2 = o.org.agents.find((a) => a.userId === o.org.users.agent2.id)!;
-    const as = (token: string, headers?: Record<string, string>) => o.api.gql(node, { id: bound.policy.id }, { token, headers });
-    expect((await as(o.tokens.agent)).body.data.node).toEqual({ __typename: 'Policy', policyNo: bound.policy.policyNo });
-    expect((await as(o.tokens.staff)).body.data.node).toEqual({ __typename: 'Policy', policyNo: bound.policy.policyNo });
+    const as = (token: string, headers?: Record<string, string>) =>
+      o.api.gql(node, { id: bound.policy.id }, { token, headers });
+    expect((await as(o.tokens.agent)).body.data.node).toEqual({
+      __typename: 'Policy',
+      policyNo: bound.policy.policyNo,
+    });
+    expect((await as(o.tokens.staff)).body.data.node).toEqual({
+      __typename: 'Policy',
+      policyNo: bound.policy.policyNo,
+    });
     const hidden = await as(o.tokens.staff, { 'x-agent-code': agent2.code, 'x-agent-key': agent2.key });
     // Outside reach looks exactly like absent: null, nothing said (Relay).
-    const absent = await o.api.gql(node, { id: Buffer.from('Policy:999999').toString('base64') }, { token: o.tokens.staff });
+    const absent = await o.api.gql(
+      node,
+      { id: Buffer.from('Policy:999999').toString('base64') },
+      { token: o.tokens.staff },
+    );
     for (const r of [hidden, absent]) expect(r.body).toEqual({ data: { node: null } });
     // Why agent1 sees it: they created the client and sell the policy.
-    const p = await t.db.tenant(o.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { uuid: bound.policy.uuid }, include: { client: true } }));
+    const p = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findUniqueOrThrow({ where: { uuid: bound.policy.uuid }, include: { client: true } }),
+    );
     expect(p.salesPersonId).toBe(o.org.users.agent1.id);
     expect(p.client.createdByUserId).toBe(o.org.users.agent1.id);
   });

@@ -43,7 +43,6 @@ const futureStart = (() => {
 const annualEndOf = (s: string) => plusDays(`${Number(s.slice(0, 4)) + 1}${s.slice(4)}`, -1);
 const inclusiveDays = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
 
-
 /** Every `x` beside an `x_minor` is the rounding of the cents, at any depth (amounts[] beside amounts_minor[] too). */
 function expectWholeFromMinor(v: unknown, path = '$'): number {
   let checked = 0;
@@ -71,13 +70,39 @@ function expectWholeFromMinor(v: unknown, path = '$'): number {
 }
 
 const OPTION_FIELDS = [
-  'insurer_id', 'insurer_name', 'monogram', 'motor_product_id', 'vehicle_class', 'cover_type', 'rate', 'rate_bps', 'value', 'value_minor',
-  'basic_premium', 'basic_premium_minor', 'taxes', 'taxes_total', 'taxes_total_minor', 'total', 'total_minor', 'commission_rate_bps',
-  'benefits', 'limits_of_liability', 'excess', 'pll', 'tonnage', 'instalments', 'ipf_offers', 'ipf_reason',
+  'insurer_id',
+  'insurer_name',
+  'monogram',
+  'motor_product_id',
+  'vehicle_class',
+  'cover_type',
+  'rate',
+  'rate_bps',
+  'value',
+  'value_minor',
+  'basic_premium',
+  'basic_premium_minor',
+  'taxes',
+  'taxes_total',
+  'taxes_total_minor',
+  'total',
+  'total_minor',
+  'commission_rate_bps',
+  'benefits',
+  'limits_of_liability',
+  'excess',
+  'pll',
+  'tonnage',
+  'instalments',
+  'ipf_offers',
+  'ipf_reason',
 ];
 
 // Private comprehensive, KES 1.5M (seed figures, demo-data.ts): the band each insurer applies and the rest of its terms.
-const PRIVATE_1_5M: Record<string, { rateBps: number; basic: number; maxParts: number; commission: number; monogram: string }> = {
+const PRIVATE_1_5M: Record<
+  string,
+  { rateBps: number; basic: number; maxParts: number; commission: number; monogram: string }
+> = {
   'Pwani Mutual': { rateBps: 275, basic: 41_250, maxParts: 1, commission: 1100, monogram: 'PM' },
   'Simba General': { rateBps: 350, basic: 52_500, maxParts: 4, commission: 1000, monogram: 'SG' },
   'Twiga Assurance': { rateBps: 350, basic: 52_500, maxParts: 3, commission: 1000, monogram: 'TA' },
@@ -92,7 +117,14 @@ const LENDER_TENORS: Record<string, Record<number, number>> = {
 describe('POST /motor/quote: a private car, comprehensive, KES 1.5M', () => {
   let r: HttpResult;
   beforeAll(async () => {
-    r = await quote({ class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: THIS_YEAR - 3, value: 1_500_000, start_date: futureStart });
+    r = await quote({
+      class: 'Motor',
+      coverage: 'Private',
+      scope: 'Comprehensive',
+      year: THIS_YEAR - 3,
+      value: 1_500_000,
+      start_date: futureStart,
+    });
   });
 
   it('answers 200 with a message and the request echo', () => {
@@ -127,10 +159,12 @@ describe('POST /motor/quote: a private car, comprehensive, KES 1.5M', () => {
   });
 
   it('carries every field of the spec on every option, with the seeded figures', async () => {
-    const products = await t.db.tenant(org.id, (tx) => tx.motorProduct.findMany({ where: { vehicleClass: 'private', coverType: 'comprehensive' } }));
+    const products = await t.db.tenant(org.id, (tx) =>
+      tx.motorProduct.findMany({ where: { vehicleClass: 'private', coverType: 'comprehensive' } }),
+    );
     const comprehensiveBenefits = MOTOR_BENEFITS.filter((b) => b.covers.includes('comprehensive'));
     for (const o of r.body.options) {
-      const e = PRIVATE_1_5M[o.insurer_name]!;
+      const e = PRIVATE_1_5M[o.insurer_name];
       expect(Object.keys(o)).toEqual(expect.arrayContaining(OPTION_FIELDS));
       expect(o.insurer_id).toBe(id(o.insurer_name));
       expect(o.monogram).toBe(e.monogram);
@@ -149,7 +183,11 @@ describe('POST /motor/quote: a private car, comprehensive, KES 1.5M', () => {
       expect(o.benefits.map((b: any) => b.name)).toEqual(comprehensiveBenefits.map((b) => b.name));
       for (const b of o.benefits) expect(b.id).toMatch(/^mb_[0-9a-f]{16}$/);
       expect(o.limits_of_liability).toEqual(
-        comprehensiveBenefits.map((b, i) => ({ benefit_id: o.benefits[i].id, item: b.name, limit: b.limitMinor == null ? null : Number(b.limitMinor) / 100 })),
+        comprehensiveBenefits.map((b, i) => ({
+          benefit_id: o.benefits[i].id,
+          item: b.name,
+          limit: b.limitMinor == null ? null : Number(b.limitMinor) / 100,
+        })),
       );
 
       expect(o.instalments.map((i: any) => i.parts)).toEqual(Array.from({ length: e.maxParts }, (_, i) => i + 1));
@@ -166,7 +204,7 @@ describe('POST /motor/quote: a private car, comprehensive, KES 1.5M', () => {
     for (const b of r.body.options[0].benefits) expect(ids.get(b.name)).toBe(b.id);
   });
 
-  it('adds the tenant\'s levies: TL 0.20 % and PHCF 0.25 % of basic, SD KES 40; total = basic + taxes', () => {
+  it("adds the tenant's levies: TL 0.20 % and PHCF 0.25 % of basic, SD KES 40; total = basic + taxes", () => {
     for (const o of r.body.options) {
       const basic = o.basic_premium_minor;
       expect(o.taxes).toEqual([
@@ -197,13 +235,27 @@ describe('POST /motor/quote: a private car, comprehensive, KES 1.5M', () => {
         continue;
       }
       expect(o.ipf_reason).toBeNull();
-      expect(o.ipf_offers.map((x: any) => `${x.lender_name}/${x.tenor_months}`).sort()).toEqual(
-        ['Jamii Credit/3', 'Jamii Credit/6', 'Mkopo Premium Finance/10', 'Mkopo Premium Finance/4', 'Mkopo Premium Finance/6'],
-      );
+      expect(o.ipf_offers.map((x: any) => `${x.lender_name}/${x.tenor_months}`).sort()).toEqual([
+        'Jamii Credit/3',
+        'Jamii Credit/6',
+        'Mkopo Premium Finance/10',
+        'Mkopo Premium Finance/4',
+        'Mkopo Premium Finance/6',
+      ]);
       for (const x of o.ipf_offers) {
-        expect(Object.keys(x).sort()).toEqual(['apr_bps', 'deposit', 'deposit_minor', 'instalment', 'instalment_minor', 'lender_name', 'tenor_months']);
-        const chargeBps = LENDER_TENORS[x.lender_name]![x.tenor_months]!;
-        expect(x.deposit_minor + x.instalment_minor * (x.tenor_months - 1)).toBe(o.total_minor + bps(o.total_minor, chargeBps));
+        expect(Object.keys(x).sort()).toEqual([
+          'apr_bps',
+          'deposit',
+          'deposit_minor',
+          'instalment',
+          'instalment_minor',
+          'lender_name',
+          'tenor_months',
+        ]);
+        const chargeBps = LENDER_TENORS[x.lender_name][x.tenor_months];
+        expect(x.deposit_minor + x.instalment_minor * (x.tenor_months - 1)).toBe(
+          o.total_minor + bps(o.total_minor, chargeBps),
+        );
         expect(x.apr_bps).toBe(Math.round((chargeBps * 12) / x.tenor_months));
       }
     }
@@ -232,8 +284,17 @@ describe('POST /motor/quote: class, coverage and scope mapping', () => {
     expect(r.body.options.length).toBeGreaterThan(0);
     for (const o of r.body.options) expect(o.vehicle_class).toBe(vehicleClass);
     // Who rates what (seed panel): Baobab no motorcycles, Pwani no commercial, Kilima no PSV.
-    const excluded: string[] = ({ private: [], commercial: ['Pwani Mutual'], psv: ['Kilima Insurance'], motorcycle: ['Baobab General'] } as Record<string, string[]>)[vehicleClass]!;
-    expect(r.body.options.map((o: any) => o.insurer_name).sort()).toEqual([...insurerIds.keys()].filter((n) => !excluded.includes(n)).sort());
+    const excluded: string[] = (
+      {
+        private: [],
+        commercial: ['Pwani Mutual'],
+        psv: ['Kilima Insurance'],
+        motorcycle: ['Baobab General'],
+      } as Record<string, string[]>
+    )[vehicleClass];
+    expect(r.body.options.map((o: any) => o.insurer_name).sort()).toEqual(
+      [...insurerIds.keys()].filter((n) => !excluded.includes(n)).sort(),
+    );
   });
 
   it.each([
@@ -265,7 +326,9 @@ describe('POST /motor/quote: class, coverage and scope mapping', () => {
     for (const o of r.body.options) {
       expect(o.rate).toBeNull();
       expect(o.rate_bps).toBeNull();
-      expect(o.benefits.map((b: any) => b.name)).toEqual(MOTOR_BENEFITS.filter((b) => b.covers.includes('tpo')).map((b) => b.name));
+      expect(o.benefits.map((b: any) => b.name)).toEqual(
+        MOTOR_BENEFITS.filter((b) => b.covers.includes('tpo')).map((b) => b.name),
+      );
       expect(o.ipf_offers).toEqual([]);
       expect(o.ipf_reason).toEqual(expect.any(String));
       if (o.insurer_name !== 'Pwani Mutual') expect(o.ipf_reason).toMatch(/25,000/);
@@ -281,8 +344,14 @@ describe('POST /motor/quote: cover period and start date', () => {
     const annual = await quote({ ...base, start_date: futureStart });
     const tor = await quote({ ...base, start_date: futureStart, cover_period: 'tor', days: 30 });
     expect(tor.status, tor.text).toBe(200);
-    expect(tor.body.quote).toMatchObject({ cover_period: 'tor', days: 30, start_date: futureStart, end_date: plusDays(futureStart, 30) });
-    const totals = (x: HttpResult) => x.body.options.map((o: any) => [o.insurer_id, o.basic_premium_minor, o.total_minor]);
+    expect(tor.body.quote).toMatchObject({
+      cover_period: 'tor',
+      days: 30,
+      start_date: futureStart,
+      end_date: plusDays(futureStart, 30),
+    });
+    const totals = (x: HttpResult) =>
+      x.body.options.map((o: any) => [o.insurer_id, o.basic_premium_minor, o.total_minor]);
     expect(totals(tor)).toEqual(totals(annual));
   });
 
@@ -328,7 +397,12 @@ describe('POST /motor/quote: insurer_id', () => {
   });
 
   it('a motorcycle with only Baobab General (which does not rate motorcycles) is no_quote', async () => {
-    const r = await quote({ class: 'Motorcycle', scope: 'TPO', year: THIS_YEAR - 1, insurer_id: [id('Baobab General')] });
+    const r = await quote({
+      class: 'Motorcycle',
+      scope: 'TPO',
+      year: THIS_YEAR - 1,
+      insurer_id: [id('Baobab General')],
+    });
     expectProblem(r, 422, 'no_quote');
     expect(r.body.detail).toEqual(expect.any(String));
   });
@@ -336,7 +410,12 @@ describe('POST /motor/quote: insurer_id', () => {
   it('motorcycles are rated by the other insurers', async () => {
     const r = await quote({ class: 'Motorcycle', scope: 'Comprehensive', year: THIS_YEAR - 1, value: 150_000 });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.options.map((o: any) => o.insurer_name).sort()).toEqual(['Kilima Insurance', 'Pwani Mutual', 'Simba General', 'Twiga Assurance']);
+    expect(r.body.options.map((o: any) => o.insurer_name).sort()).toEqual([
+      'Kilima Insurance',
+      'Pwani Mutual',
+      'Simba General',
+      'Twiga Assurance',
+    ]);
     // Motorcycle minimum premiums apply at this value (e.g. Simba 3 % of 150,000 = 4,500 < minimum 5,000).
     expect(r.body.options.find((o: any) => o.insurer_name === 'Simba General').basic_premium_minor).toBe(500_000);
   });
@@ -361,7 +440,7 @@ describe('POST /motor/quote: validation', () => {
     expect(r.body.errors).toEqual(expect.arrayContaining([{ field, message: expect.any(String) }]));
   });
 
-  it('accepts next year\'s models', async () => {
+  it("accepts next year's models", async () => {
     const r = await quote({ ...ok, year: THIS_YEAR + 1 });
     expect(r.status, r.text).toBe(200);
   });
@@ -369,7 +448,15 @@ describe('POST /motor/quote: validation', () => {
 
 describe('POST /motor/quote: tonnage and passenger legal liability', () => {
   it('commercial TPO is priced by tonnage band', async () => {
-    const q = (tonnage: number) => quote({ class: 'Motor', coverage: 'own goods', scope: 'TPO', year: THIS_YEAR - 4, tonnage, insurer_id: id('Simba General') });
+    const q = (tonnage: number) =>
+      quote({
+        class: 'Motor',
+        coverage: 'own goods',
+        scope: 'TPO',
+        year: THIS_YEAR - 4,
+        tonnage,
+        insurer_id: id('Simba General'),
+      });
     const [light, heavy] = await Promise.all([q(2), q(10)]);
     expect(light.status, light.text).toBe(200);
     expect(heavy.status, heavy.text).toBe(200);
@@ -383,20 +470,30 @@ describe('POST /motor/quote: tonnage and passenger legal liability', () => {
   });
 
   it('adds KES 500 per passenger to the basic premium (levies on the sum)', async () => {
-    const q = (pll?: number) => quote({ class: 'Motor', coverage: 'matatu', scope: 'TPO', year: THIS_YEAR - 4, ...(pll === undefined ? {} : { pll }) });
+    const q = (pll?: number) =>
+      quote({
+        class: 'Motor',
+        coverage: 'matatu',
+        scope: 'TPO',
+        year: THIS_YEAR - 4,
+        ...(pll === undefined ? {} : { pll }),
+      });
     const [none, fourteen] = await Promise.all([q(), q(14)]);
     expect(none.status, none.text).toBe(200);
     expect(fourteen.status, fourteen.text).toBe(200);
     expect(none.body.quote.pll).toBe(0);
     expect(fourteen.body.quote.pll).toBe(14);
-    const basics = (x: HttpResult) => Object.fromEntries(x.body.options.map((o: any) => [o.insurer_name, o.basic_premium_minor]));
+    const basics = (x: HttpResult) =>
+      Object.fromEntries(x.body.options.map((o: any) => [o.insurer_name, o.basic_premium_minor]));
     const without = basics(none);
     for (const o of fourteen.body.options) {
       expect(o.pll).toBe(14);
       expect(o.basic_premium_minor - without[o.insurer_name]).toBe(14 * 50_000);
       expect(o.taxes[0].amount_minor).toBe(bps(o.basic_premium_minor, 20));
     }
-    expect(fourteen.body.options.find((o: any) => o.insurer_name === 'Simba General').basic_premium_minor).toBe(800_000 + 700_000);
+    expect(fourteen.body.options.find((o: any) => o.insurer_name === 'Simba General').basic_premium_minor).toBe(
+      800_000 + 700_000,
+    );
   });
 });
 
@@ -417,7 +514,16 @@ describe('POST /motor/quote: premium finance by organisation', () => {
 describe('POST /motor/quote stores nothing', () => {
   it('leaves quotes, options, policies, clients and the audit log as they were', async () => {
     const counts = () =>
-      t.db.system((tx) => Promise.all([tx.quote.count(), tx.quoteOption.count(), tx.policy.count(), tx.client.count(), tx.auditLog.count(), tx.idempotencyKey.count()]));
+      t.db.system((tx) =>
+        Promise.all([
+          tx.quote.count(),
+          tx.quoteOption.count(),
+          tx.policy.count(),
+          tx.client.count(),
+          tx.auditLog.count(),
+          tx.idempotencyKey.count(),
+        ]),
+      );
     const before = await counts();
     for (const body of [
       { class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 1, value: 1_000_000 },
@@ -451,9 +557,22 @@ const GQL_QUOTE = `query Q($input: MotorQuoteInput!) {
 
 describe('REST and GraphQL agree', () => {
   it.each([
-    ['private comprehensive', { class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 2, value: 2_345_678, start_date: futureStart }],
+    [
+      'private comprehensive',
+      { class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 2, value: 2_345_678, start_date: futureStart },
+    ],
     ['matatu TPO with pll', { class: 'Motor', coverage: 'matatu', scope: 'TPO', year: THIS_YEAR - 2, pll: 14 }],
-    ['commercial TPO by tonnage, two insurers', { class: 'Motor', coverage: 'general cartage', scope: 'TPO', year: THIS_YEAR - 2, tonnage: 7.5, insurers: ['Simba General', 'Kilima Insurance'] }],
+    [
+      'commercial TPO by tonnage, two insurers',
+      {
+        class: 'Motor',
+        coverage: 'general cartage',
+        scope: 'TPO',
+        year: THIS_YEAR - 2,
+        tonnage: 7.5,
+        insurers: ['Simba General', 'Kilima Insurance'],
+      },
+    ],
   ])('%s', async (_label, spec: Record<string, any>) => {
     // Insurer ids exist only once the tenant is made, after the table is built: resolve names here.
     const { insurers, ...rest0 } = spec;
@@ -461,8 +580,15 @@ describe('REST and GraphQL agree', () => {
     const rest = await quote(body);
     expect(rest.status, rest.text).toBe(200);
     const input = {
-      class: body.class, coverage: body.coverage, scope: body.scope, year: body.year, value: body.value, pll: body.pll, tonnage: body.tonnage,
-      insurerIds: body.insurer_id, startDate: body.start_date,
+      class: body.class,
+      coverage: body.coverage,
+      scope: body.scope,
+      year: body.year,
+      value: body.value,
+      pll: body.pll,
+      tonnage: body.tonnage,
+      insurerIds: body.insurer_id,
+      startDate: body.start_date,
     };
     const g = await api.gql(GQL_QUOTE, { input: JSON.parse(JSON.stringify(input)) }, { token });
     expect(g.body.errors).toBeUndefined();
@@ -470,29 +596,98 @@ describe('REST and GraphQL agree', () => {
     expect(q.__typename).toBe('MotorQuote');
     expect(q.message).toBe(rest.body.message);
     expect({
-      class: q.quote.class, coverage: q.quote.coverage, scope: q.quote.scope, vehicle_class: q.quote.vehicleClass, cover_type: q.quote.coverType,
-      cover_period: q.quote.coverPeriod, days: q.quote.days, start_date: q.quote.startDate, end_date: q.quote.endDate, year: q.quote.year,
-      tonnage: q.quote.tonnage, pll: q.quote.pll, value: q.quote.value?.amount ?? null, value_minor: q.quote.value?.amountMinor ?? null,
+      class: q.quote.class,
+      coverage: q.quote.coverage,
+      scope: q.quote.scope,
+      vehicle_class: q.quote.vehicleClass,
+      cover_type: q.quote.coverType,
+      cover_period: q.quote.coverPeriod,
+      days: q.quote.days,
+      start_date: q.quote.startDate,
+      end_date: q.quote.endDate,
+      year: q.quote.year,
+      tonnage: q.quote.tonnage,
+      pll: q.quote.pll,
+      value: q.quote.value?.amount ?? null,
+      value_minor: q.quote.value?.amountMinor ?? null,
     }).toEqual(rest.body.quote);
-    expect(q.options.map((o: any) => ({
-      insurer_id: o.insurerId, insurer_name: o.insurerName, monogram: o.monogram, motor_product_id: o.motorProductId,
-      vehicle_class: o.vehicleClass, cover_type: o.coverType, rate: o.rate, rate_bps: o.rateBps, value_minor: o.value?.amountMinor ?? null,
-      basic_premium: o.basicPremium.amount, basic_premium_minor: o.basicPremium.amountMinor,
-      taxes: o.taxes.map((x: any) => ({ code: x.code, name: x.name, amount: x.amount.amount, amount_minor: x.amount.amountMinor })),
-      taxes_total_minor: o.taxesTotal.amountMinor, total: o.total.amount, total_minor: o.total.amountMinor, commission_rate_bps: o.commissionRateBps,
-      benefits: o.benefits, limits_of_liability: o.limitsOfLiability.map((l: any) => ({ benefit_id: l.benefitId, item: l.item, limit: l.limit?.amount ?? null })),
-      excess: o.excess, pll: o.pll, tonnage: o.tonnage,
-      instalments: o.instalments.map((i: any) => ({ parts: i.parts, amounts: i.amounts.map((a: any) => a.amount), amounts_minor: i.amounts.map((a: any) => a.amountMinor) })),
-      ipf_offers: o.ipfOffers.map((x: any) => ({ lender_name: x.lenderName, tenor_months: x.tenorMonths, deposit_minor: x.deposit.amountMinor, instalment_minor: x.instalment.amountMinor, apr_bps: x.aprBps })),
-      ipf_reason: o.ipfReason,
-    }))).toEqual(
+    expect(
+      q.options.map((o: any) => ({
+        insurer_id: o.insurerId,
+        insurer_name: o.insurerName,
+        monogram: o.monogram,
+        motor_product_id: o.motorProductId,
+        vehicle_class: o.vehicleClass,
+        cover_type: o.coverType,
+        rate: o.rate,
+        rate_bps: o.rateBps,
+        value_minor: o.value?.amountMinor ?? null,
+        basic_premium: o.basicPremium.amount,
+        basic_premium_minor: o.basicPremium.amountMinor,
+        taxes: o.taxes.map((x: any) => ({
+          code: x.code,
+          name: x.name,
+          amount: x.amount.amount,
+          amount_minor: x.amount.amountMinor,
+        })),
+        taxes_total_minor: o.taxesTotal.amountMinor,
+        total: o.total.amount,
+        total_minor: o.total.amountMinor,
+        commission_rate_bps: o.commissionRateBps,
+        benefits: o.benefits,
+        limits_of_liability: o.limitsOfLiability.map((l: any) => ({
+          benefit_id: l.benefitId,
+          item: l.item,
+          limit: l.limit?.amount ?? null,
+        })),
+        excess: o.excess,
+        pll: o.pll,
+        tonnage: o.tonnage,
+        instalments: o.instalments.map((i: any) => ({
+          parts: i.parts,
+          amounts: i.amounts.map((a: any) => a.amount),
+          amounts_minor: i.amounts.map((a: any) => a.amountMinor),
+        })),
+        ipf_offers: o.ipfOffers.map((x: any) => ({
+          lender_name: x.lenderName,
+          tenor_months: x.tenorMonths,
+          deposit_minor: x.deposit.amountMinor,
+          instalment_minor: x.instalment.amountMinor,
+          apr_bps: x.aprBps,
+        })),
+        ipf_reason: o.ipfReason,
+      })),
+    ).toEqual(
       rest.body.options.map((o: any) => ({
-        insurer_id: o.insurer_id, insurer_name: o.insurer_name, monogram: o.monogram, motor_product_id: o.motor_product_id,
-        vehicle_class: o.vehicle_class, cover_type: o.cover_type, rate: o.rate, rate_bps: o.rate_bps, value_minor: o.value_minor,
-        basic_premium: o.basic_premium, basic_premium_minor: o.basic_premium_minor, taxes: o.taxes, taxes_total_minor: o.taxes_total_minor,
-        total: o.total, total_minor: o.total_minor, commission_rate_bps: o.commission_rate_bps, benefits: o.benefits,
-        limits_of_liability: o.limits_of_liability, excess: o.excess, pll: o.pll, tonnage: o.tonnage, instalments: o.instalments,
-        ipf_offers: o.ipf_offers.map((x: any) => ({ lender_name: x.lender_name, tenor_months: x.tenor_months, deposit_minor: x.deposit_minor, instalment_minor: x.instalment_minor, apr_bps: x.apr_bps })),
+        insurer_id: o.insurer_id,
+        insurer_name: o.insurer_name,
+        monogram: o.monogram,
+        motor_product_id: o.motor_product_id,
+        vehicle_class: o.vehicle_class,
+        cover_type: o.cover_type,
+        rate: o.rate,
+        rate_bps: o.rate_bps,
+        value_minor: o.value_minor,
+        basic_premium: o.basic_premium,
+        basic_premium_minor: o.basic_premium_minor,
+        taxes: o.taxes,
+        taxes_total_minor: o.taxes_total_minor,
+        total: o.total,
+        total_minor: o.total_minor,
+        commission_rate_bps: o.commission_rate_bps,
+        benefits: o.benefits,
+        limits_of_liability: o.limits_of_liability,
+        excess: o.excess,
+        pll: o.pll,
+        tonnage: o.tonnage,
+        instalments: o.instalments,
+        ipf_offers: o.ipf_offers.map((x: any) => ({
+          lender_name: x.lender_name,
+          tenor_months: x.tenor_months,
+          deposit_minor: x.deposit_minor,
+          instalment_minor: x.instalment_minor,
+          apr_bps: x.apr_bps,
+        })),
         ipf_reason: o.ipf_reason,
       })),
     );
@@ -501,8 +696,18 @@ describe('REST and GraphQL agree', () => {
   it('a validation failure is the same problem in both', async () => {
     const rest = await quote({ class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 2 });
     expectProblem(rest, 422, 'validation_failed');
-    const g = await api.gql(GQL_QUOTE, { input: { class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 2 } }, { token });
-    expect(g.body.data.motorQuote).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
-    expect(g.body.data.motorQuote.fieldErrors.map((e: any) => e.field)).toEqual(rest.body.errors.map((e: any) => e.field));
+    const g = await api.gql(
+      GQL_QUOTE,
+      { input: { class: 'Motor', scope: 'Comprehensive', year: THIS_YEAR - 2 } },
+      { token },
+    );
+    expect(g.body.data.motorQuote).toMatchObject({
+      __typename: 'ValidationProblem',
+      code: 'validation_failed',
+      status: 422,
+    });
+    expect(g.body.data.motorQuote.fieldErrors.map((e: any) => e.field)).toEqual(
+      rest.body.errors.map((e: any) => e.field),
+    );
   });
 });

@@ -32,7 +32,12 @@ function expectToken(r: HttpResult, scopes: string[]) {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(r.headers.get('cache-control')).toBe('no-store');
   expect(r.headers.get('x-request-id')).toBeTruthy();
-  expect(r.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 86400, scope: expect.any(String) });
+  expect(r.body).toEqual({
+    access_token: expect.any(String),
+    token_type: 'Bearer',
+    expires_in: 86400,
+    scope: expect.any(String),
+  });
   expect(r.body.access_token.length).toBeGreaterThan(20);
   expect(sorted(r.body.scope)).toEqual([...scopes].sort());
 }
@@ -47,7 +52,9 @@ async function expectWorkingToken(accessToken: string, clientId: string) {
 describe('POST /oauth/token: client authentication methods', () => {
   it('accepts a JSON body and grants every scope of the client when scope is omitted', async () => {
     const c = org.clients.staff;
-    const r = await api.post('/oauth/token', { body: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret } });
+    const r = await api.post('/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret },
+    });
     expectToken(r, ['read', 'quote', 'bind', 'crm', 'webhooks']);
     await expectWorkingToken(r.body.access_token, c.clientId);
   });
@@ -92,7 +99,9 @@ describe('POST /oauth/token: client authentication methods', () => {
 describe('POST /oauth/token: scope', () => {
   it('grants exactly the requested subset, and the token carries only that', async () => {
     const c = org.clients.staff;
-    const r = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret, scope: 'quote  read' } });
+    const r = await api.post('/oauth/token', {
+      body: { client_id: c.clientId, client_secret: c.secret, scope: 'quote  read' },
+    });
     expectToken(r, ['read', 'quote']);
     const me = await api.get('/me', { token: r.body.access_token });
     expect(me.status).toBe(200);
@@ -123,7 +132,11 @@ describe('POST /oauth/token: errors', () => {
   it('400 invalid_request when the secret is missing', async () => {
     const r = await api.post('/oauth/token', { body: { client_id: org.clients.staff.clientId } });
     expectProblem(r, 400, 'invalid_request');
-    expectProblem(await api.post('/oauth/token', { body: { client_secret: org.clients.staff.secret } }), 400, 'invalid_request');
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_secret: org.clients.staff.secret } }),
+      400,
+      'invalid_request',
+    );
     expectProblem(await api.post('/oauth/token', {}), 400, 'invalid_request');
   });
 
@@ -135,28 +148,52 @@ describe('POST /oauth/token: errors', () => {
 
   it('400 invalid_scope for a scope the client does not hold, or an unknown scope word', async () => {
     const c = org.clients.staff;
-    const notHeld = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret, scope: 'read admin' } });
+    const notHeld = await api.post('/oauth/token', {
+      body: { client_id: c.clientId, client_secret: c.secret, scope: 'read admin' },
+    });
     expectProblem(notHeld, 400, 'invalid_scope');
-    const unknown = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret, scope: 'superpowers' } });
+    const unknown = await api.post('/oauth/token', {
+      body: { client_id: c.clientId, client_secret: c.secret, scope: 'superpowers' },
+    });
     expectProblem(unknown, 400, 'invalid_scope');
   });
 
   it('400 unsupported_grant_type for grant_type=password', async () => {
     const c = org.clients.staff;
-    const r = await form({ grant_type: 'password', client_id: c.clientId, client_secret: c.secret, username: 'u', password: 'p' });
+    const r = await form({
+      grant_type: 'password',
+      client_id: c.clientId,
+      client_secret: c.secret,
+      username: 'u',
+      password: 'p',
+    });
     expectProblem(r, 400, 'unsupported_grant_type');
   });
 
   it('401 invalid_client for an unknown client id or a wrong secret', async () => {
     const c = org.clients.staff;
-    expectProblem(await api.post('/oauth/token', { body: { client_id: 'bgc_doesnotexist', client_secret: c.secret } }), 401, 'invalid_client');
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: `${c.secret}x` } }), 401, 'invalid_client');
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: 'bgc_doesnotexist', client_secret: c.secret } }),
+      401,
+      'invalid_client',
+    );
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: `${c.secret}x` } }),
+      401,
+      'invalid_client',
+    );
     // A secret of another client of the same tenant must not open this one.
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: org.clients.admin.secret } }), 401, 'invalid_client');
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: org.clients.admin.secret } }),
+      401,
+      'invalid_client',
+    );
   });
 
   it('401 invalid_client over HTTP Basic also challenges with WWW-Authenticate', async () => {
-    const r = await api.post('/oauth/token', { headers: { authorization: basic(org.clients.staff.clientId, 'wrong') } });
+    const r = await api.post('/oauth/token', {
+      headers: { authorization: basic(org.clients.staff.clientId, 'wrong') },
+    });
     expectProblem(r, 401, 'invalid_client');
     expect(r.headers.get('www-authenticate')).toMatch(/^Basic /);
   });
@@ -166,7 +203,11 @@ describe('POST /oauth/token: errors', () => {
     const c = other.clients.staff;
     await api.token(c.clientId, c.secret);
     await t.db.system((tx) => tx.apiClient.update({ where: { id: c.id }, data: { revokedAt: new Date() } }));
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }), 401, 'invalid_client');
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
+      401,
+      'invalid_client',
+    );
   });
 
   it('403 tenant_inactive for a client of a suspended organisation or one in KYC review', async () => {
@@ -179,24 +220,41 @@ describe('POST /oauth/token: errors', () => {
     }
   });
 
-  it('401 actor_disabled when the client\'s actor user is disabled', async () => {
+  it("401 actor_disabled when the client's actor user is disabled", async () => {
     const other = await createTestTenant(t.db);
     const c = other.clients.staff;
     await t.db.system((tx) => tx.user.update({ where: { id: other.users.exec.id }, data: { disabled: true } }));
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }), 401, 'actor_disabled');
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
+      401,
+      'actor_disabled',
+    );
     // Only the key acting as that user is affected.
-    expectToken(await api.post('/oauth/token', { body: { client_id: other.clients.admin.clientId, client_secret: other.clients.admin.secret } }), ['read', 'admin']);
+    expectToken(
+      await api.post('/oauth/token', {
+        body: { client_id: other.clients.admin.clientId, client_secret: other.clients.admin.secret },
+      }),
+      ['read', 'admin'],
+    );
   });
 });
 
 describe('POST /oauth/token: secret rotation', () => {
   async function rotate(o: TestTenant, clientId: string, body: Record<string, unknown>) {
     const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
-    const r = await api.post(`/api-clients/${clientId}/rotate-secret`, { token: admin, body, idempotencyKey: randomUUID() });
+    const r = await api.post(`/api-clients/${clientId}/rotate-secret`, {
+      token: admin,
+      body,
+      idempotencyKey: randomUUID(),
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.client_id).toBe(clientId);
     expect(typeof r.body.data.client_secret).toBe('string');
-    return r.body.data as { client_secret: string; previous_secret_expires_at: string | null; secret_rotated_at: string };
+    return r.body.data as {
+      client_secret: string;
+      previous_secret_expires_at: string | null;
+      secret_rotated_at: string;
+    };
   }
 
   it('keeps the old secret working during the grace period, alongside the new one', async () => {
@@ -209,7 +267,9 @@ describe('POST /oauth/token: secret rotation', () => {
     const oldTok = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } });
     expectToken(oldTok, c.scopes);
     await expectWorkingToken(oldTok.body.access_token, c.clientId);
-    const newTok = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: rotated.client_secret } });
+    const newTok = await api.post('/oauth/token', {
+      body: { client_id: c.clientId, client_secret: rotated.client_secret },
+    });
     expectToken(newTok, c.scopes);
     await expectWorkingToken(newTok.body.access_token, c.clientId);
   });
@@ -220,17 +280,33 @@ describe('POST /oauth/token: secret rotation', () => {
     const rotated = await rotate(o, c.clientId, { grace_hours: 0 });
     expect(rotated.previous_secret_expires_at).toBeNull();
 
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }), 401, 'invalid_client');
-    expectToken(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: rotated.client_secret } }), ['read']);
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
+      401,
+      'invalid_client',
+    );
+    expectToken(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: rotated.client_secret } }),
+      ['read'],
+    );
   });
 
   it('refuses the old secret once its grace period has passed', async () => {
     const o = await createTestTenant(t.db);
     const c = o.clients.agent;
     const rotated = await rotate(o, c.clientId, {});
-    await t.db.system((tx) => tx.apiClient.update({ where: { id: c.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } }));
-    expectProblem(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }), 401, 'invalid_client');
-    expectToken(await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: rotated.client_secret } }), c.scopes);
+    await t.db.system((tx) =>
+      tx.apiClient.update({ where: { id: c.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } }),
+    );
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
+      401,
+      'invalid_client',
+    );
+    expectToken(
+      await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: rotated.client_secret } }),
+      c.scopes,
+    );
   });
 });
 

@@ -6,7 +6,7 @@ import { PROBLEM_CATALOGUE } from '../src/lib/problem.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 // What is served: JSON, so members set to undefined disappear exactly as they do on the wire.
-const doc = JSON.parse(JSON.stringify(buildOpenApi())) as any;
+const doc = JSON.parse(JSON.stringify(buildOpenApi()));
 
 // The full OpenAPI 3.1 meta-schema check needs @seriousme/openapi-schema-validator; without it the structural
 // checks below still run.
@@ -23,7 +23,8 @@ function pointer(ref: string): unknown {
   return node;
 }
 
-const deref = <T = any>(x: any): T => (x && typeof x === 'object' && typeof x.$ref === 'string' ? (pointer(x.$ref) as T) : x);
+const deref = <T = any>(x: any): T =>
+  x && typeof x === 'object' && typeof x.$ref === 'string' ? (pointer(x.$ref) as T) : x;
 
 function allRefs(node: unknown, at = '#', out: { ref: string; at: string }[] = []): { ref: string; at: string }[] {
   if (Array.isArray(node)) node.forEach((v, i) => allRefs(v, `${at}/${i}`, out));
@@ -76,7 +77,11 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toBe(r.operationId);
     }
     const documented = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
-    const expected = [...ROUTES.map((r) => `${r.method} ${r.path}`), 'POST /oauth/token', 'POST /payment/callback/mpesa/{callback_token}'].sort();
+    const expected = [
+      ...ROUTES.map((r) => `${r.method} ${r.path}`),
+      'POST /oauth/token',
+      'POST /payment/callback/mpesa/{callback_token}',
+    ].sort();
     expect(documented).toEqual(expected);
   });
 
@@ -86,7 +91,7 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('names each route\'s scopes in its security requirements, using declared schemes and scopes', () => {
+  it("names each route's scopes in its security requirements, using declared schemes and scopes", () => {
     const schemes = doc.components.securitySchemes;
     expect(Object.keys(schemes.oauth2.flows.clientCredentials.scopes).sort()).toEqual(Object.keys(SCOPES).sort());
     for (const r of ROUTES) {
@@ -118,7 +123,9 @@ describe('the OpenAPI document', () => {
   it('declares every path parameter of every route', () => {
     for (const r of ROUTES) {
       const names = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      const params = (doc.paths[r.path][r.method.toLowerCase()].parameters ?? []).map(deref).filter((p: any) => p.in === 'path');
+      const params = (doc.paths[r.path][r.method.toLowerCase()].parameters ?? [])
+        .map(deref)
+        .filter((p: any) => p.in === 'path');
       expect(params.map((p: any) => p.name).sort(), r.operationId).toEqual([...names].sort());
       for (const p of params) expect(p.required).toBe(true);
     }
@@ -127,11 +134,16 @@ describe('the OpenAPI document', () => {
   it('documents the success response and problem responses for 401, 403 and 429 on every route', () => {
     for (const r of ROUTES) {
       const responses = doc.paths[r.path][r.method.toLowerCase()].responses;
-      expect(responses[String(r.response.status)]?.content?.['application/json'], `${r.operationId} ${r.response.status}`).toBeDefined();
+      expect(
+        responses[String(r.response.status)]?.content?.['application/json'],
+        `${r.operationId} ${r.response.status}`,
+      ).toBeDefined();
       for (const status of ['401', '403', '429']) {
         const res = deref(responses[status]);
         expect(res, `${r.operationId} ${status}`).toBeDefined();
-        expect(deref(res.content?.['application/problem+json']?.schema), `${r.operationId} ${status}`).toBe(doc.components.schemas.Problem);
+        expect(deref(res.content?.['application/problem+json']?.schema), `${r.operationId} ${status}`).toBe(
+          doc.components.schemas.Problem,
+        );
       }
       expect(deref(deref(responses['429']).headers?.['Retry-After']), `${r.operationId} Retry-After`).toBeDefined();
       if (r.idempotent) expect(deref(responses['400']).description).toContain('idempotency_key_required');
@@ -143,7 +155,9 @@ describe('the OpenAPI document', () => {
     expect(op.security).toEqual([]);
     expect(deref(op.responses['200'].content['application/json'].schema)).toBe(doc.components.schemas.TokenResponse);
     for (const status of ['400', '401', '403', '429']) {
-      expect(deref(op.responses[status]?.content?.['application/problem+json']?.schema), status).toBe(doc.components.schemas.Problem);
+      expect(deref(op.responses[status]?.content?.['application/problem+json']?.schema), status).toBe(
+        doc.components.schemas.Problem,
+      );
     }
     expect(op.responses['403'].description).toContain('tenant_inactive');
     expect(op.responses['401'].description).toContain('invalid_client');
@@ -152,7 +166,9 @@ describe('the OpenAPI document', () => {
   it('lists every code of the problem catalogue in Problem.code', () => {
     const problem = doc.components.schemas.Problem;
     expect([...problem.properties.code.enum].sort()).toEqual(Object.keys(PROBLEM_CATALOGUE).sort());
-    expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'request_id']));
+    expect(problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'request_id']),
+    );
   });
 });
 

@@ -11,7 +11,10 @@ let b: TestApp;
 let o: PayOrg;
 const clients: Client[] = [];
 beforeAll(async () => {
-  a = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  a = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   b = await startTestApp({}, { databaseUrl: a.databaseUrl, jobs: false });
   o = await PayOrg.create(a);
 });
@@ -30,13 +33,21 @@ it('paymentReceived and policyActivated reach a WebSocket held by a second serve
   // graphql-ws does not acknowledge a subscription: prove the socket live with a write made through server A.
   const audit = new Live(ws, 'subscription { auditLogged { action } }', 'auditLogged');
   for (let i = 0; i < 20 && audit.events.length === 0; i++) {
-    await o.api.post('/clients', { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { name: `Fanout ${randomUUID().slice(0, 6)} Wanjiru`, phone: `07230${String(i).padStart(5, '0')}` } });
+    await o.api.post('/clients', {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: { name: `Fanout ${randomUUID().slice(0, 6)} Wanjiru`, phone: `07230${String(i).padStart(5, '0')}` },
+    });
     await audit.until(() => audit.events.length > 0, 500);
   }
   expect(audit.events.length).toBeGreaterThan(0);
 
   const bound = await o.bind(1);
-  const push = await o.push({ phone: '0708 374 149', amount: Math.ceil(bound.debit_note.instalments[0].amount_minor / 100), account: bound.policy_no });
+  const push = await o.push({
+    phone: '0708 374 149',
+    amount: Math.ceil(bound.debit_note.instalments[0].amount_minor / 100),
+    account: bound.policy_no,
+  });
   expect(push.status, push.text).toBe(202);
 
   expect(await paid.until(() => paid.events.some((e) => e.policyNo === bound.policy_no))).toBe(true);

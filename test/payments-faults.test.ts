@@ -38,7 +38,11 @@ describe('a burst of STK pushes', () => {
     const pushes = Array.from({ length: 100 }, async (_, i) => {
       const key = randomUUID();
       for (;;) {
-        const r = await o.push({ phone: PHONES.success, amount: 1 + (i % 7), account: policies[i % 10].policy_no }, o.tokens.staff, key);
+        const r = await o.push(
+          { phone: PHONES.success, amount: 1 + (i % 7), account: policies[i % 10].policy_no },
+          o.tokens.staff,
+          key,
+        );
         seen.push(r.status);
         if (r.status !== 503) return r;
         await sleep(1_000 * Number(r.headers.get('retry-after') ?? 1));
@@ -51,11 +55,15 @@ describe('a burst of STK pushes', () => {
     expect(seen.filter((s) => s >= 500 && s !== 503)).toEqual([]);
     expect(results.map((r) => r.status).filter((s) => s !== 202)).toEqual([]);
     const settled = await Promise.all(results.map((r) => o.settled(r.body.data.checkout_request_id, 60_000)));
-    expect(settled.map((s) => `${s.status} ${s.body?.data?.status ?? s.text}`).filter((s) => s !== '200 succeeded')).toEqual([]);
+    expect(
+      settled.map((s) => `${s.status} ${s.body?.data?.status ?? s.text}`).filter((s) => s !== '200 succeeded'),
+    ).toEqual([]);
     const counts = await t.db.tenant(o.org.id, async (tx) => ({
       requests: await tx.paymentRequest.count({ where: { id: { in: results.map((r) => r.body.data.id) } } }),
       receipts: await tx.receipt.count({ where: { paymentRequestId: { in: results.map((r) => r.body.data.id) } } }),
-      prompts: await tx.mpesaSimPrompt.count({ where: { checkoutRequestId: { in: results.map((r) => r.body.data.checkout_request_id) } } }),
+      prompts: await tx.mpesaSimPrompt.count({
+        where: { checkoutRequestId: { in: results.map((r) => r.body.data.checkout_request_id) } },
+      }),
     }));
     expect(counts).toEqual({ requests: 100, receipts: 100, prompts: 100 });
   }, 90_000);
@@ -102,7 +110,17 @@ class Child {
 async function bindOn(api: Api, token: string, org: TestTenant, db: Database, n: number): Promise<any> {
   const insurer = await db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
   const yom = Number(TODAY.slice(0, 4)) - 3;
-  const q = await api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+  const q = await api.post('/motor/quote', {
+    token,
+    body: {
+      class: 'Motor',
+      coverage: 'Private',
+      scope: 'Comprehensive',
+      year: yom,
+      value: 1_500_000,
+      insurer_id: insurer.id,
+    },
+  });
   expect(q.status, q.text).toBe(200);
   const id = String(700000 + n);
   const r = await api.post('/motor/save', {
@@ -110,8 +128,26 @@ async function bindOn(api: Api, token: string, org: TestTenant, db: Database, n:
     idempotencyKey: randomUUID(),
     body: {
       client: { name: `Chaos ${n} Wanjiru`, phone: `0712 ${id}`, idno: `66${id}` },
-      policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total, premium_instalments: 1 },
-      vehicles: [{ regno: `KDF ${String(n).padStart(3, '0')}Z`, chassis_no: `CHAOS-${id}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+      policy: {
+        start_date: TODAY,
+        insurer_id: insurer.id,
+        class: 'Motor',
+        coverage: 'Private',
+        scope: 'Comprehensive',
+        cover_period: 'annual',
+        premium: q.body.options[0].total,
+        premium_instalments: 1,
+      },
+      vehicles: [
+        {
+          regno: `KDF ${String(n).padStart(3, '0')}Z`,
+          chassis_no: `CHAOS-${id}`,
+          make: 'Toyota',
+          model: 'Axio',
+          yom,
+          value: 1_500_000,
+        },
+      ],
     },
   });
   expect(r.status, r.text).toBe(201);
@@ -119,7 +155,13 @@ async function bindOn(api: Api, token: string, org: TestTenant, db: Database, n:
 }
 
 /** Pushes until an answer that is not a dropped connection or a 503 (the server was down): the client's retry loop. */
-async function pushUntilAnswered(origin: () => string, token: () => string, body: unknown, key: string, deadline: number): Promise<HttpResult> {
+async function pushUntilAnswered(
+  origin: () => string,
+  token: () => string,
+  body: unknown,
+  key: string,
+  deadline: number,
+): Promise<HttpResult> {
   let last = '';
   for (;;) {
     try {
@@ -167,17 +209,29 @@ describe('crashes', () => {
     const key = randomUUID();
     const body = { phone: PHONES.success, amount: 1, account: bound.policy_no };
     // The process dies inside this request, after the rail has the prompt and before anything records the answer.
-    const first = await new Api(faulty.origin).post('/payment/stk/push', { token: staff, body, idempotencyKey: key }).catch((e) => e as Error);
+    const first = await new Api(faulty.origin)
+      .post('/payment/stk/push', { token: staff, body, idempotencyKey: key })
+      .catch((e) => e as Error);
     expect(first).toBeInstanceOf(Error);
     expect((await faulty.s.exited).signal).toBe('SIGKILL');
-    const intent = await db.tenant(org.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { idempotencyKey: key } }));
+    const intent = await db.tenant(org.id, (tx) =>
+      tx.paymentRequest.findFirstOrThrow({ where: { idempotencyKey: key } }),
+    );
     expect(intent).toMatchObject({ status: 'sending', checkoutRequestId: null });
-    expect(await db.system((tx) => tx.mpesaSimPrompt.count({ where: { accountReference: intent.accountReference } }))).toBe(1);
+    expect(
+      await db.system((tx) => tx.mpesaSimPrompt.count({ where: { accountReference: intent.accountReference } })),
+    ).toBe(1);
 
     const healthy = await new Child(database.url, dataDir).start();
     children.push(healthy);
     const staff2 = await token(healthy);
-    const retry = await pushUntilAnswered(() => healthy.origin, () => staff2, body, key, Date.now() + 30_000);
+    const retry = await pushUntilAnswered(
+      () => healthy.origin,
+      () => staff2,
+      body,
+      key,
+      Date.now() + 30_000,
+    );
     expect(retry.status, retry.text).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.data.id).toBe(intent.id);
@@ -188,11 +242,23 @@ describe('crashes', () => {
       if (s.body.data?.status === 'succeeded' || i > 150) break;
       await sleep(200);
     }
-    expect(s.body.data).toMatchObject({ status: 'succeeded', resolved_via: 'statement', receipt_no: expect.stringMatching(/^RCT-/) });
-    const prompts = await db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { accountReference: intent.accountReference } }));
+    expect(s.body.data).toMatchObject({
+      status: 'succeeded',
+      resolved_via: 'statement',
+      receipt_no: expect.stringMatching(/^RCT-/),
+    });
+    const prompts = await db.system((tx) =>
+      tx.mpesaSimPrompt.findMany({ where: { accountReference: intent.accountReference } }),
+    );
     expect(prompts).toHaveLength(1);
-    expect(await db.tenant(org.id, (tx) => tx.receipt.count({ where: { transactionRef: prompts[0]!.receiptNo! } }))).toBe(1);
-    expect(await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { accountReference: intent.accountReference } }))).toBe(1);
+    expect(
+      await db.tenant(org.id, (tx) => tx.receipt.count({ where: { transactionRef: prompts[0].receiptNo! } })),
+    ).toBe(1);
+    expect(
+      await db.tenant(org.id, (tx) =>
+        tx.paymentRequest.count({ where: { accountReference: intent.accountReference } }),
+      ),
+    ).toBe(1);
     expect(await db.tenant(org.id, (tx) => tx.unmatchedPayment.count())).toBe(0);
     await healthy.kill();
   }, 90_000);
@@ -202,12 +268,18 @@ describe('crashes', () => {
     children.push(faulty);
     const staff = await token(faulty);
     const bound = await bindOn(new Api(faulty.origin), staff, org, db, 2);
-    const push = await new Api(faulty.origin).post('/payment/stk/push', { token: staff, body: { phone: PHONES.success, amount: 2, account: bound.policy_no }, idempotencyKey: randomUUID() });
+    const push = await new Api(faulty.origin).post('/payment/stk/push', {
+      token: staff,
+      body: { phone: PHONES.success, amount: 2, account: bound.policy_no },
+      idempotencyKey: randomUUID(),
+    });
     expect(push.status, push.text).toBe(202);
     // The simulated customer pays; the process dies as soon as the callback is stored.
     expect((await faulty.s.exited).signal).toBe('SIGKILL');
     const checkout = push.body.data.checkout_request_id;
-    const stored = await db.tenant(org.id, (tx) => tx.mpesaCallback.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    const stored = await db.tenant(org.id, (tx) =>
+      tx.mpesaCallback.findFirstOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
     expect(stored.processedAt).toBeNull();
 
     const healthy = await new Child(database.url, dataDir).start();
@@ -219,7 +291,9 @@ describe('crashes', () => {
     }
     expect(row.processedAt).not.toBeNull();
     expect(['settled', 'duplicate']).toContain(row.outcome);
-    const pr = await db.tenant(org.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    const pr = await db.tenant(org.id, (tx) =>
+      tx.paymentRequest.findFirstOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
     expect(pr.status).toBe('succeeded');
     expect(await db.tenant(org.id, (tx) => tx.receipt.count({ where: { paymentRequestId: pr.id } }))).toBe(1);
     await healthy.kill();
@@ -234,17 +308,31 @@ describe('crashes', () => {
       children.push(child);
       let staff = await token(child);
       const api = () => new Api(child.origin);
-      const ep = await api().post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: rx.url, events: ['payment.received', 'policy.activated'] } });
+      const ep = await api().post('/webhooks/endpoints', {
+        token: staff,
+        idempotencyKey: randomUUID(),
+        body: { url: rx.url, events: ['payment.received', 'policy.activated'] },
+      });
       expect(ep.status, ep.text).toBe(201);
       const policies: any[] = [];
       for (let i = 0; i < 24; i++) policies.push(await bindOn(api(), staff, org, db, 100 + i));
 
       // Every payment is a client with a key of its own retrying until answered, as an integrator would.
       const deadline = Date.now() + 45_000;
-      const payments = policies.map((p, i) => ({ key: randomUUID(), body: { phone: PHONES.success, amount: Math.ceil(p.premium.total_minor / 100), account: p.policy_no }, i }));
+      const payments = policies.map((p, i) => ({
+        key: randomUUID(),
+        body: { phone: PHONES.success, amount: Math.ceil(p.premium.total_minor / 100), account: p.policy_no },
+        i,
+      }));
       const runs = payments.map(async (pay) => {
         await sleep(pay.i * 40);
-        return pushUntilAnswered(() => child.origin, () => staff, pay.body, pay.key, deadline);
+        return pushUntilAnswered(
+          () => child.origin,
+          () => staff,
+          pay.body,
+          pay.key,
+          deadline,
+        );
       });
       // Kill the process while pushes, simulated customers' callbacks and webhook deliveries are in flight.
       await sleep(500);
@@ -259,30 +347,42 @@ describe('crashes', () => {
       const ids = answers.map((a) => a.body.data.id as string);
       const ours = new Set(policies.map((p) => p.policy_no as string));
       const chaosEvents = async () =>
-        (await db.tenant(org.id, (tx) => tx.event.findMany({ where: { name: { in: ['payment.received', 'policy.activated'] } } }))).filter((e) =>
-          ours.has((e.data as { policy_no?: string }).policy_no ?? ''),
-        );
+        (
+          await db.tenant(org.id, (tx) =>
+            tx.event.findMany({ where: { name: { in: ['payment.received', 'policy.activated'] } } }),
+          )
+        ).filter((e) => ours.has((e.data as { policy_no?: string }).policy_no ?? ''));
       for (let i = 0; i < 300; i++) {
-        const open = await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { id: { in: ids }, status: { in: ['sending', 'pending'] } } }));
+        const open = await db.tenant(org.id, (tx) =>
+          tx.paymentRequest.count({ where: { id: { in: ids }, status: { in: ['sending', 'pending'] } } }),
+        );
         const events = await chaosEvents();
         const heard = new Set(rx.received.map((r) => r.headers['service-delivery']));
-        const paidCount = await db.tenant(org.id, (tx) => tx.paymentRequest.count({ where: { id: { in: ids }, status: 'succeeded' } }));
+        const paidCount = await db.tenant(org.id, (tx) =>
+          tx.paymentRequest.count({ where: { id: { in: ids }, status: 'succeeded' } }),
+        );
         if (open === 0 && events.length >= 2 * paidCount && events.every((e) => heard.has(e.id))) break;
         await sleep(200);
       }
       const requests = await db.tenant(org.id, (tx) => tx.paymentRequest.findMany({ where: { id: { in: ids } } }));
       // Every payment is final: paid, or failed because its prompt never reached the rail (killed before the call).
-      expect(requests.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').map((r) => r.status)).toEqual([]);
+      expect(requests.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').map((r) => r.status)).toEqual(
+        [],
+      );
       const succeeded = requests.filter((r) => r.status === 'succeeded');
       const failed = requests.filter((r) => r.status === 'failed');
       expect(succeeded.length).toBeGreaterThan(payments.length / 2);
       // One request per idempotency key, one receipt per paid request.
       expect(new Set(requests.map((r) => r.idempotencyKey)).size).toBe(payments.length);
-      const receipts = await db.tenant(org.id, (tx) => tx.receipt.findMany({ where: { paymentRequestId: { in: ids } } }));
+      const receipts = await db.tenant(org.id, (tx) =>
+        tx.receipt.findMany({ where: { paymentRequestId: { in: ids } } }),
+      );
       expect(receipts).toHaveLength(succeeded.length);
       // Every prompt the customers paid is receipted: none paid twice, none unrecorded; a failed request paid nothing.
       const refs = requests.map((r) => r.accountReference);
-      const paid = await db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { accountReference: { in: refs }, resultCode: 0 } }));
+      const paid = await db.system((tx) =>
+        tx.mpesaSimPrompt.findMany({ where: { accountReference: { in: refs }, resultCode: 0 } }),
+      );
       expect(paid).toHaveLength(succeeded.length);
       const receiptRefs = new Set(receipts.map((r) => r.transactionRef));
       expect(paid.filter((p) => !receiptRefs.has(p.receiptNo!))).toEqual([]);
@@ -291,13 +391,24 @@ describe('crashes', () => {
       // Every event delivered; a delivery repeated after the crash repeats the same bytes.
       const events = await chaosEvents();
       const tally = new Map<string, number>();
-      for (const e of events) tally.set(`${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`, (tally.get(`${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`) ?? 0) + 1);
-      expect([...tally].filter(([, n]) => n > 1), JSON.stringify(events.map((e) => [e.name, e.data]))).toEqual([]);
+      for (const e of events)
+        tally.set(
+          `${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`,
+          (tally.get(`${e.name} ${(e.data as any).policy_no} ${(e.data as any).receipt_no}`) ?? 0) + 1,
+        );
+      expect(
+        [...tally].filter(([, n]) => n > 1),
+        JSON.stringify(events.map((e) => [e.name, e.data])),
+      ).toEqual([]);
       expect(events).toHaveLength(2 * succeeded.length);
       const byEvent = new Map<string, Buffer[]>();
-      for (const r of rx.received) byEvent.set(String(r.headers['service-delivery']), [...(byEvent.get(String(r.headers['service-delivery'])) ?? []), r.raw]);
+      for (const r of rx.received)
+        byEvent.set(String(r.headers['service-delivery']), [
+          ...(byEvent.get(String(r.headers['service-delivery'])) ?? []),
+          r.raw,
+        ]);
       expect(events.filter((e) => !byEvent.has(e.id)).map((e) => e.name)).toEqual([]);
-      for (const [, bodies] of byEvent) expect(bodies.every((b) => b.equals(bodies[0]!))).toBe(true);
+      for (const [, bodies] of byEvent) expect(bodies.every((b) => b.equals(bodies[0]))).toBe(true);
       await child.kill();
     } finally {
       await rx.stop();

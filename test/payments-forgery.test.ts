@@ -12,14 +12,22 @@ import { expectProblem, PayOrg, PHONES } from './helpers/payments.ts';
 let t: TestApp;
 let o: PayOrg;
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 600_000, mpesaCallbackTokenGraceSeconds: 3_600, paymentsSweepSeconds: 1 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 600_000, mpesaCallbackTokenGraceSeconds: 3_600, paymentsSweepSeconds: 1 },
+    { jobs: true },
+  );
   o = await PayOrg.create(t);
 });
 afterAll(async () => {
   await t?.stop();
 });
 
-function callbackBody(checkout: string, merchant: string, resultCode: number, items?: { Name: string; Value: string | number }[]) {
+function callbackBody(
+  checkout: string,
+  merchant: string,
+  resultCode: number,
+  items?: { Name: string; Value: string | number }[],
+) {
   return {
     Body: {
       stkCallback: {
@@ -42,7 +50,9 @@ async function moneyState(policyNo: string) {
     return {
       status: policy.status,
       receipts: await tx.receipt.count({ where: { policyId: policy.id } }),
-      credit: (await tx.clientCredit.aggregate({ where: { clientId: policy.clientId }, _sum: { amountMinor: true } }))._sum.amountMinor ?? 0n,
+      credit:
+        (await tx.clientCredit.aggregate({ where: { clientId: policy.clientId }, _sum: { amountMinor: true } }))._sum
+          .amountMinor ?? 0n,
       events: await tx.event.count({ where: { name: { in: ['payment.received', 'policy.activated'] } } }),
     };
   });
@@ -68,14 +78,18 @@ describe('forged callbacks move nothing', () => {
     expect(await moneyState(bound.policy_no)).toEqual(before);
     expect((await o.status(checkout)).body.data).toMatchObject({ status: 'pending', receipt_no: null });
     // Kept open: the rail has no result yet, so the callback is neither applied nor thrown away.
-    const row = await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    const row = await t.db.tenant(o.org.id, (tx) =>
+      tx.mpesaCallback.findFirstOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
     expect(row.processedAt).toBeNull();
 
     // The customer really pays: the rail's own answer (KES 1) is what is receipted.
     await resolvePrompt(t.app.services, checkout);
     const s = await o.settled(checkout);
     expect(s.body.data).toMatchObject({ status: 'succeeded', amount: 1, amount_minor: 100 });
-    const receipt = await t.db.tenant(o.org.id, (tx) => tx.receipt.findFirstOrThrow({ where: { paymentRequestId: s.body.data.id } }));
+    const receipt = await t.db.tenant(o.org.id, (tx) =>
+      tx.receipt.findFirstOrThrow({ where: { paymentRequestId: s.body.data.id } }),
+    );
     expect(receipt.amountMinor).toBe(100n);
     expect(receipt.transactionRef).not.toBe('TFORGED001');
     expect(await t.db.tenant(o.org.id, (tx) => tx.receipt.count({ where: { transactionRef: 'TFORGED001' } }))).toBe(0);
@@ -114,7 +128,13 @@ describe('forged callbacks move nothing', () => {
     expect((await o.settled(checkout)).body.data).toMatchObject({ status: 'failed', result_code: 1032 });
     // … and a forged success afterwards cannot turn it into money.
     const before = await moneyState(bound.policy_no);
-    await post(url, callbackBody(checkout, 'm', 0, [{ Name: 'Amount', Value: 5 }, { Name: 'MpesaReceiptNumber', Value: 'TFORGED002' }]));
+    await post(
+      url,
+      callbackBody(checkout, 'm', 0, [
+        { Name: 'Amount', Value: 5 },
+        { Name: 'MpesaReceiptNumber', Value: 'TFORGED002' },
+      ]),
+    );
     expect(await moneyState(bound.policy_no)).toEqual(before);
   });
 });
@@ -135,7 +155,9 @@ describe('the callback token', () => {
       );
       const holders: string[] = [];
       for (const { s, n } of tables) {
-        const { rows } = await c.query(`SELECT count(*)::int AS n FROM "${s}"."${n}" x WHERE x::text LIKE $1`, [`%${token}%`]);
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM "${s}"."${n}" x WHERE x::text LIKE $1`, [
+          `%${token}%`,
+        ]);
         if (rows[0].n) holders.push(`${s}.${n}`);
       }
       expect(holders).toEqual([]);
@@ -149,9 +171,16 @@ describe('the callback token', () => {
     const first = await o.push({ phone: PHONES.success, amount: 2, account: bound.policy_no });
     const oldUrl = await o.callbackUrlOf(first.body.data.checkout_request_id);
 
-    const rotated = await o.api.post('/payment/callback-token/rotate', { token: o.adminToken, idempotencyKey: crypto.randomUUID(), body: {} });
+    const rotated = await o.api.post('/payment/callback-token/rotate', {
+      token: o.adminToken,
+      idempotencyKey: crypto.randomUUID(),
+      body: {},
+    });
     expect(rotated.status, rotated.text).toBe(200);
-    expect(rotated.body.data).toMatchObject({ generation: expect.any(Number), previous_valid_until: expect.any(String) });
+    expect(rotated.body.data).toMatchObject({
+      generation: expect.any(Number),
+      previous_valid_until: expect.any(String),
+    });
     expect(JSON.stringify(rotated.body)).not.toContain('mcb_');
 
     const second = await o.push({ phone: PHONES.success, amount: 2, account: bound.policy_no });
@@ -161,19 +190,31 @@ describe('the callback token', () => {
     expect((await post(oldUrl, callbackBody(first.body.data.checkout_request_id, 'm', 1032))).status).toBe(200);
     expect((await post(newUrl, callbackBody(second.body.data.checkout_request_id, 'm', 1032))).status).toBe(200);
     // … and after a second rotation the oldest is gone (only one previous token lives).
-    const g = await o.api.gql('mutation { rotateMpesaCallbackToken { generation previousValidUntil } }', {}, { token: o.adminToken });
+    const g = await o.api.gql(
+      'mutation { rotateMpesaCallbackToken { generation previousValidUntil } }',
+      {},
+      { token: o.adminToken },
+    );
     expect(g.body.errors).toBeUndefined();
     expect(g.body.data.rotateMpesaCallbackToken.generation).toBe(rotated.body.data.generation + 1);
     const gone = await post(oldUrl, callbackBody(first.body.data.checkout_request_id, 'm', 1032));
     expect(gone.status).toBe(404);
     // Another organisation's rotation does not touch ours.
     const other = await PayOrg.create(t);
-    await other.api.post('/payment/callback-token/rotate', { token: other.adminToken, idempotencyKey: crypto.randomUUID(), body: {} });
+    await other.api.post('/payment/callback-token/rotate', {
+      token: other.adminToken,
+      idempotencyKey: crypto.randomUUID(),
+      body: {},
+    });
     expect((await post(newUrl, callbackBody(second.body.data.checkout_request_id, 'm', 1032))).status).toBe(200);
   });
 
   it('rotation needs scope admin', async () => {
-    const r = await o.api.post('/payment/callback-token/rotate', { token: o.tokens.staff, idempotencyKey: crypto.randomUUID(), body: {} });
+    const r = await o.api.post('/payment/callback-token/rotate', {
+      token: o.tokens.staff,
+      idempotencyKey: crypto.randomUUID(),
+      body: {},
+    });
     expectProblem(r, 403, 'insufficient_scope');
   });
 });
@@ -197,7 +238,8 @@ describe('the source-address allowlist (MPESA_CALLBACK_ALLOWED_IPS)', () => {
       const push = await o.push({ phone: PHONES.success, amount: 4, account: bound.policy_no });
       const checkout = push.body.data.checkout_request_id;
       const path = new URL(await o.callbackUrlOf(checkout)).pathname;
-      const count = () => t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { checkoutRequestId: checkout } }));
+      const count = () =>
+        t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { checkoutRequestId: checkout } }));
       const r = await post(`${shut.origin}${path}`, callbackBody(checkout, 'm', 1032));
       expect(r.status).toBe(404);
       expect(await count()).toBe(0);
@@ -241,12 +283,16 @@ describe('paid prompts no request recorded', () => {
     await resolvePrompt(t.app.services, checkout);
     const rows = await o.callbackProcessed(checkout);
     expect(rows.map((r) => r.outcome)).toEqual(['unmatched']);
-    const held = await t.db.tenant(o.org.id, (tx) => tx.unmatchedPayment.findMany({ where: { checkoutRequestId: checkout } }));
+    const held = await t.db.tenant(o.org.id, (tx) =>
+      tx.unmatchedPayment.findMany({ where: { checkoutRequestId: checkout } }),
+    );
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ amountMinor: 7700n, status: 'refund_due', foundVia: 'callback' });
     const events = await t.db.tenant(o.org.id, (tx) => tx.event.findMany({ where: { name: 'payment.unmatched' } }));
-    expect(events.map((e) => (e.data as any).transaction_ref)).toContain(held[0]!.transactionRef);
-    expect(await t.db.tenant(o.org.id, (tx) => tx.receipt.count({ where: { transactionRef: held[0]!.transactionRef } }))).toBe(0);
+    expect(events.map((e) => (e.data as any).transaction_ref)).toContain(held[0].transactionRef);
+    expect(
+      await t.db.tenant(o.org.id, (tx) => tx.receipt.count({ where: { transactionRef: held[0].transactionRef } })),
+    ).toBe(0);
   });
 
   it('a paid prompt whose callback never came is found on the paybill statement and held, once', async () => {
@@ -278,11 +324,15 @@ describe('paid prompts no request recorded', () => {
     const later = new Date(Date.now() + t.app.services.config.mpesaRailTimeoutMs + 60_000);
     const first = await reconcileStatement(t.app.services, later);
     expect(first.unmatched).toBeGreaterThanOrEqual(1);
-    const held = await t.db.tenant(lone.id, (tx) => tx.unmatchedPayment.findMany({ where: { accountReference: 'ORPHAN2' } }));
+    const held = await t.db.tenant(lone.id, (tx) =>
+      tx.unmatchedPayment.findMany({ where: { accountReference: 'ORPHAN2' } }),
+    );
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ amountMinor: 5500n, foundVia: 'statement', status: 'refund_due' });
     await reconcileStatement(t.app.services, later);
-    expect(await t.db.tenant(lone.id, (tx) => tx.unmatchedPayment.count({ where: { accountReference: 'ORPHAN2' } }))).toBe(1);
+    expect(
+      await t.db.tenant(lone.id, (tx) => tx.unmatchedPayment.count({ where: { accountReference: 'ORPHAN2' } })),
+    ).toBe(1);
     expect(await t.db.tenant(lone.id, (tx) => tx.event.count({ where: { name: 'payment.unmatched' } }))).toBe(1);
   });
 });

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('a callback that never comes', () => {
-  it('is reconciled by the status query: the rail\'s answer raises the receipt and activates the policy', async () => {
+  it("is reconciled by the status query: the rail's answer raises the receipt and activates the policy", async () => {
     const bound = await o.bind(1);
     const amount = Math.ceil(bound.premium.total_minor / 100);
     const push = await o.push({ phone: PHONES.noCallback, amount, account: bound.policy_no });
@@ -30,21 +30,34 @@ describe('a callback that never comes', () => {
     const checkout = push.body.data.checkout_request_id;
     const s = await o.settled(checkout);
     expect(s.status, s.text).toBe(200);
-    expect(s.body.data).toMatchObject({ status: 'succeeded', result_code: 0, resolved_via: 'query', receipt_no: expect.stringMatching(/^RCT-/) });
-    const prompt = await t.db.system((tx) => tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }));
+    expect(s.body.data).toMatchObject({
+      status: 'succeeded',
+      result_code: 0,
+      resolved_via: 'query',
+      receipt_no: expect.stringMatching(/^RCT-/),
+    });
+    const prompt = await t.db.system((tx) =>
+      tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
     expect(prompt.callbackStatus).toBeNull();
-    expect(await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { checkoutRequestId: checkout } }))).toBe(0);
+    expect(
+      await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.count({ where: { checkoutRequestId: checkout } })),
+    ).toBe(0);
     expect(s.body.data.mpesa_receipt_number).toBe(prompt.receiptNo);
-    const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    const policy = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
+    );
     const meta = { tenantId: o.org.id, source: 'api' as const, reason: 'test' };
     expect(policy.status).toBe('active');
 
     // Asking again changes nothing: one receipt for the prompt.
     await o.status(checkout);
-    expect(await t.db.tenant(o.org.id, (tx) => tx.receipt.count({ where: { transactionRef: prompt.receiptNo! } }))).toBe(1);
+    expect(
+      await t.db.tenant(o.org.id, (tx) => tx.receipt.count({ where: { transactionRef: prompt.receiptNo! } })),
+    ).toBe(1);
   });
 
-  it('a status query of an unknown or other organisation\'s checkout id is 404', async () => {
+  it("a status query of an unknown or other organisation's checkout id is 404", async () => {
     const bound = await o.bind(1);
     const push = await o.push({ phone: PHONES.cancelled, amount: 1, account: bound.policy_no });
     expectProblem(await other.status(push.body.data.checkout_request_id, other.tokens.staff), 404, 'not_found');
@@ -60,12 +73,16 @@ describe('the reconcile sweep (job payments.reconcile)', () => {
     const checkout = push.body.data.checkout_request_id;
     // Wait for the simulated customer to answer (the rail knows the result; nobody has told the service).
     for (let i = 0; i < 200; i++) {
-      const p = await t.db.system((tx) => tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }));
+      const p = await t.db.system((tx) =>
+        tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }),
+      );
       if (p.resultCode != null) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await reconcilePending(t.app.services);
-    const pr = await t.db.tenant(o.org.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { checkoutRequestId: checkout } }));
+    const pr = await t.db.tenant(o.org.id, (tx) =>
+      tx.paymentRequest.findFirstOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
     expect(pr).toMatchObject({ status: 'succeeded', resultCode: 0, resolvedVia: 'query' });
     expect(pr.receiptId).not.toBeNull();
     // A second sweep finds nothing left to do for it.
@@ -119,21 +136,25 @@ describe('visibility and tenancy of receipts', () => {
     expect((await o.api.get(`/receipts/${agentPaid.receipt_no}`, { token: o.tokens.agent })).status).toBe(200);
   });
 
-  it('an agent cannot follow another\'s prompt, read another\'s client balance, or collect for another\'s policy', async () => {
+  it("an agent cannot follow another's prompt, read another's client balance, or collect for another's policy", async () => {
     expectProblem(await o.status(staffPaid.checkout_request_id, o.tokens.agent), 404, 'not_found');
-    expectProblem(await o.api.get(`/clients/${staffPaid.client_no}/balance`, { token: o.tokens.agent }), 404, 'not_found');
+    expectProblem(
+      await o.api.get(`/clients/${staffPaid.client_no}/balance`, { token: o.tokens.agent }),
+      404,
+      'not_found',
+    );
     const r = await o.push({ phone: PHONES.success, amount: 1, account: staffPaid.policy_no }, o.tokens.agent);
     expectProblem(r, 422, 'validation_failed');
     expect(r.body.errors[0].field).toBe('account');
   });
 
-  it('the agent\'s paymentReceived subscription carries only their records', () => {
+  it("the agent's paymentReceived subscription carries only their records", () => {
     expect(agentLive.errors).toEqual([]);
     expect(agentLive.events.map((e: any) => e.policyNo).every((p: string) => p === agentPaid.policy_no)).toBe(true);
     expect(agentLive.events.map((e: any) => e.receiptNo)).toContain(agentPaid.receipt_no);
   });
 
-  it('staff see every receipt of their organisation and none of another\'s', async () => {
+  it("staff see every receipt of their organisation and none of another's", async () => {
     const list = await o.api.get('/receipts?limit=100', { token: o.tokens.staff });
     const nos = list.body.data.map((r: any) => r.receipt_no);
     expect(nos).toEqual(expect.arrayContaining([staffPaid.receipt_no, agentPaid.receipt_no]));
@@ -158,15 +179,25 @@ describe('visibility and tenancy of receipts', () => {
 describe('policy state machine', () => {
   it('moves a policy once, records its history, and refuses an illegal move with invalid_state', async () => {
     const bound = await o.bind(1);
-    const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    const policy = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
+    );
     const meta = { tenantId: o.org.id, source: 'api' as const, reason: 'test' };
-    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta))).toBe(true);
+    expect(
+      await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta)),
+    ).toBe(true);
     // Already moved: the guarded update applies to nothing.
-    expect(await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta))).toBe(false);
-    const err = await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'active', 'pending_payment', meta)).catch((e) => e);
+    expect(
+      await t.db.tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'pending_payment', 'active', meta)),
+    ).toBe(false);
+    const err = await t.db
+      .tenant(o.org.id, (tx) => transitionPolicy(tx, policy.id, 'active', 'pending_payment', meta))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('invalid_state');
-    const after = await t.db.tenant(o.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { id: policy.id }, include: { statusHistory: { orderBy: { id: 'asc' } } } }));
+    const after = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findUniqueOrThrow({ where: { id: policy.id }, include: { statusHistory: { orderBy: { id: 'asc' } } } }),
+    );
     expect(after.status).toBe('active');
     expect(after.statusHistory.map((h) => [h.fromStatus, h.toStatus, h.source])).toEqual([
       [null, 'pending_payment', 'bind'],
@@ -176,16 +207,24 @@ describe('policy state machine', () => {
 
   it('a policy never taken up takes no premium, a cancelled one only what it still owes (422 domain_rule)', async () => {
     const ntu = await o.bind(1);
-    await t.db.tenant(o.org.id, (tx) => tx.policy.updateMany({ where: { policyNo: ntu.policy_no }, data: { status: 'not_taken_up' } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.updateMany({ where: { policyNo: ntu.policy_no }, data: { status: 'not_taken_up' } }),
+    );
     expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: ntu.policy_no }), 422, 'domain_rule');
 
     const cancelled = await o.bind(1);
-    await t.db.tenant(o.org.id, (tx) => tx.policy.updateMany({ where: { policyNo: cancelled.policy_no }, data: { status: 'cancelled' } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.updateMany({ where: { policyNo: cancelled.policy_no }, data: { status: 'cancelled' } }),
+    );
     // Its debit note is still open: arrears are collectable.
     const owed = await o.push({ phone: PHONES.success, amount: 1, account: cancelled.policy_no });
     expect(owed.status, owed.text).toBe(202);
     // Nothing left open (written off by a credit note, say): refused.
-    await t.db.tenant(o.org.id, (tx) => tx.$executeRaw`UPDATE debit_notes SET credited_minor = amount_minor - paid_minor WHERE number LIKE ${`DN-${cancelled.policy_no}-%`}`);
+    await t.db.tenant(
+      o.org.id,
+      (tx) =>
+        tx.$executeRaw`UPDATE debit_notes SET credited_minor = amount_minor - paid_minor WHERE number LIKE ${`DN-${cancelled.policy_no}-%`}`,
+    );
     expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: cancelled.policy_no }), 422, 'domain_rule');
   });
 });

@@ -30,7 +30,17 @@ afterAll(async () => {
 async function requestIn(status: PaymentRequestState): Promise<string> {
   const id = randomUUID();
   await db.tenant(org.id, (tx) =>
-    tx.paymentRequest.create({ data: { id, tenantId: org.id, status, phone: '254708374149', amountMinor: 100n, account: 'X', purpose: 'premium' } }),
+    tx.paymentRequest.create({
+      data: {
+        id,
+        tenantId: org.id,
+        status,
+        phone: '254708374149',
+        amountMinor: 100n,
+        account: 'X',
+        purpose: 'premium',
+      },
+    }),
   );
   return id;
 }
@@ -38,8 +48,11 @@ async function requestIn(status: PaymentRequestState): Promise<string> {
 describe('payment request state machine', () => {
   it('the table: every allowed transition, nothing else; succeeded and failed are final', () => {
     const allowed = Object.entries(PAYMENT_REQUEST_TRANSITIONS).flatMap(([f, tos]) => tos.map((to) => `${f}>${to}`));
-    expect(allowed.sort()).toEqual(['sending>pending', 'sending>succeeded', 'sending>failed', 'pending>succeeded', 'pending>failed'].sort());
-    for (const f of PAYMENT_REQUEST_STATES) for (const to of PAYMENT_REQUEST_STATES) expect(canTransition(f, to)).toBe(allowed.includes(`${f}>${to}`));
+    expect(allowed.sort()).toEqual(
+      ['sending>pending', 'sending>succeeded', 'sending>failed', 'pending>succeeded', 'pending>failed'].sort(),
+    );
+    for (const f of PAYMENT_REQUEST_STATES)
+      for (const to of PAYMENT_REQUEST_STATES) expect(canTransition(f, to)).toBe(allowed.includes(`${f}>${to}`));
   });
 
   it('every pair on a row: allowed ones move it once, a racing second writer changes nothing, the rest are refused', async () => {
@@ -47,14 +60,22 @@ describe('payment request state machine', () => {
       for (const to of PAYMENT_REQUEST_STATES) {
         const id = await requestIn(from);
         if (canTransition(from, to)) {
-          expect(await db.tenant(org.id, (tx) => transitionPaymentRequest(tx, id, from, to, { resultDesc: `${from}>${to}` }))).toBe(true);
+          expect(
+            await db.tenant(org.id, (tx) =>
+              transitionPaymentRequest(tx, id, from, to, { resultDesc: `${from}>${to}` }),
+            ),
+          ).toBe(true);
           const row = await db.tenant(org.id, (tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id } }));
           expect([row.status, row.resultDesc]).toEqual([to, `${from}>${to}`]);
           // The same move again (a callback and the sweep racing): the row is no longer in `from`.
           expect(await db.tenant(org.id, (tx) => transitionPaymentRequest(tx, id, from, to))).toBe(false);
         } else {
-          await expect(db.tenant(org.id, (tx) => transitionPaymentRequest(tx, id, from, to))).rejects.toBeInstanceOf(IllegalPaymentTransition);
-          expect((await db.tenant(org.id, (tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id } }))).status).toBe(from);
+          await expect(db.tenant(org.id, (tx) => transitionPaymentRequest(tx, id, from, to))).rejects.toBeInstanceOf(
+            IllegalPaymentTransition,
+          );
+          expect((await db.tenant(org.id, (tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id } }))).status).toBe(
+            from,
+          );
         }
       }
     }

@@ -11,7 +11,10 @@ let t: TestApp;
 let o: PayOrg;
 const clients: Client[] = [];
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   o = await PayOrg.create(t);
 });
 afterAll(async () => {
@@ -44,7 +47,10 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     const hook = await o.api.post('/webhooks/endpoints', {
       token: o.tokens.staff,
       idempotencyKey: randomUUID(),
-      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['payment.received', 'policy.activated'] },
+      body: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: ['payment.received', 'policy.activated'],
+      },
     });
     expect(hook.status, hook.text).toBe(201);
     secret = hook.body.data.secret;
@@ -52,12 +58,24 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     // An admin key (scope read and admin, a staff actor): it hears the payment events and the audit trail that primes the socket.
     const ws = wsClient(t.origin, await o.api.token(o.org.clients.admin.clientId, o.org.clients.admin.secret));
     clients.push(ws);
-    paid = new Live(ws, 'subscription { paymentReceived { eventId receiptNo policyNo clientNo data } }', 'paymentReceived');
-    activated = new Live(ws, 'subscription { policyActivated { eventId policyNo clientNo receiptNo data } }', 'policyActivated');
+    paid = new Live(
+      ws,
+      'subscription { paymentReceived { eventId receiptNo policyNo clientNo data } }',
+      'paymentReceived',
+    );
+    activated = new Live(
+      ws,
+      'subscription { policyActivated { eventId policyNo clientNo receiptNo data } }',
+      'policyActivated',
+    );
     // graphql-ws does not acknowledge a subscription: prime a third one on the same socket until it hears a write.
     audit = new Live(ws, 'subscription { auditLogged { action } }', 'auditLogged');
     for (let i = 0; i < 20 && audit.events.length === 0; i++) {
-      await o.api.post('/clients', { token: o.tokens.staff, idempotencyKey: randomUUID(), body: { name: `Primer ${randomUUID().slice(0, 6)} Kamau`, phone: `07220${String(i).padStart(5, '0')}` } });
+      await o.api.post('/clients', {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: { name: `Primer ${randomUUID().slice(0, 6)} Kamau`, phone: `07220${String(i).padStart(5, '0')}` },
+      });
       await audit.until(() => audit.events.length > 0, 500);
     }
     expect(audit.events.length).toBeGreaterThan(0);
@@ -89,7 +107,12 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     const s = await o.settled(push.body.data.checkout_request_id);
     expect(s.status, s.text).toBe(200);
     const d = s.body.data;
-    expect(d).toMatchObject({ status: 'succeeded', result_code: 0, resolved_via: 'callback', mpesa_receipt_number: expect.stringMatching(/^T[A-Z0-9]{9}$/) });
+    expect(d).toMatchObject({
+      status: 'succeeded',
+      result_code: 0,
+      resolved_via: 'callback',
+      mpesa_receipt_number: expect.stringMatching(/^T[A-Z0-9]{9}$/),
+    });
     expect(d.receipt_no).toMatch(new RegExp(`^RCT-${YEAR}-\\d{6}$`));
 
     const r = await o.api.get(`/receipts/${d.receipt_no}`, { token: o.tokens.staff });
@@ -112,9 +135,10 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
       ...(cents > 0 ? [{ debit_note_no: dn2.number, amount: Math.round(cents / 100), amount_minor: cents }] : []),
     ]);
 
-    const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    const policy = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
+    );
     expect(policy.status).toBe('active');
-
   });
 
   it('delivers paymentReceived and policyActivated live over graphql-ws, with the catalogue data', async () => {
@@ -123,9 +147,22 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     expect(paid.errors).toEqual([]);
     const p = paid.events[0];
     expect(p.policyNo).toBe(bound.policy_no);
-    expect(p.data).toMatchObject({ policy_no: bound.policy_no, client_no: bound.client_no, currency: 'KES', method: 'mpesa', purpose: 'premium', checkout_request_id: push.body.data.checkout_request_id, phone: PHONES.success });
+    expect(p.data).toMatchObject({
+      policy_no: bound.policy_no,
+      client_no: bound.client_no,
+      currency: 'KES',
+      method: 'mpesa',
+      purpose: 'premium',
+      checkout_request_id: push.body.data.checkout_request_id,
+      phone: PHONES.success,
+    });
     const a = activated.events[0];
-    expect(a.data).toMatchObject({ policy_no: bound.policy_no, status: 'active', receipt_no: p.receiptNo, cover_start: TODAY });
+    expect(a.data).toMatchObject({
+      policy_no: bound.policy_no,
+      status: 'active',
+      receipt_no: p.receiptNo,
+      cover_start: TODAY,
+    });
     expect(a.data.premium.amount_minor).toBe(bound.premium.total_minor);
   });
 
@@ -140,7 +177,7 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
       expect(r.headers['service-event']).toBe(name);
       expect(r.headers['service-delivery']).toBe(env.id);
       const sig = String(r.headers['service-signature']);
-      const ts = /t=(\d+)/.exec(sig)![1]!;
+      const ts = /t=(\d+)/.exec(sig)![1];
       const v1s = [...sig.matchAll(/v1=([0-9a-f]{64})/g)].map((m) => m[1]);
       expect(v1s).toContain(createHmac('sha256', secret).update(`${ts}.${r.raw}`).digest('hex'));
       expect(env.data.policy_no).toBe(bound.policy_no);
@@ -150,7 +187,9 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
   });
 
   it('activation queues certificate issuance: the job certifies the policy at the registry', async () => {
-    const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    const policy = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
+    );
     let certs: { status: string; certificateNo: string | null }[] = [];
     for (let i = 0; i < 150 && !certs.some((c) => c.status === 'issued'); i++) {
       certs = await t.db.tenant(o.org.id, (tx) => tx.certificate.findMany({ where: { policyId: policy.id } }));
@@ -164,8 +203,12 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
   it('a duplicate callback changes nothing and is still answered Accepted', async () => {
     const checkout = push.body.data.checkout_request_id;
     const url = await o.callbackUrlOf(checkout);
-    const prompt = await t.db.system((tx) => tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }));
-    const before = await t.db.tenant(o.org.id, (tx) => Promise.all([tx.receipt.count(), tx.event.count(), tx.clientCredit.count()]));
+    const prompt = await t.db.system((tx) =>
+      tx.mpesaSimPrompt.findUniqueOrThrow({ where: { checkoutRequestId: checkout } }),
+    );
+    const before = await t.db.tenant(o.org.id, (tx) =>
+      Promise.all([tx.receipt.count(), tx.event.count(), tx.clientCredit.count()]),
+    );
     const body = {
       Body: {
         stkCallback: {
@@ -173,23 +216,40 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
           CheckoutRequestID: checkout,
           ResultCode: 0,
           ResultDesc: 'The service request is processed successfully.',
-          CallbackMetadata: { Item: [{ Name: 'Amount', Value: prompt.amount }, { Name: 'MpesaReceiptNumber', Value: prompt.receiptNo }, { Name: 'TransactionDate', Value: Number(prompt.transactionDate) }, { Name: 'PhoneNumber', Value: Number(prompt.phone) }] },
+          CallbackMetadata: {
+            Item: [
+              { Name: 'Amount', Value: prompt.amount },
+              { Name: 'MpesaReceiptNumber', Value: prompt.receiptNo },
+              { Name: 'TransactionDate', Value: Number(prompt.transactionDate) },
+              { Name: 'PhoneNumber', Value: Number(prompt.phone) },
+            ],
+          },
         },
       },
     };
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ ResultCode: 0, ResultDesc: 'Accepted' });
-    const after = await t.db.tenant(o.org.id, (tx) => Promise.all([tx.receipt.count(), tx.event.count(), tx.clientCredit.count()]));
+    const after = await t.db.tenant(o.org.id, (tx) =>
+      Promise.all([tx.receipt.count(), tx.event.count(), tx.clientCredit.count()]),
+    );
     expect(after).toEqual(before);
     const rows = await o.callbackProcessed(checkout, 2);
     expect(rows.map((x) => x.outcome)).toEqual(['settled', 'duplicate']);
-    expect(rows[1]!.rawBody).toBe(JSON.stringify(body));
+    expect(rows[1].rawBody).toBe(JSON.stringify(body));
 
     // The same M-Pesa receipt number under a checkout id the rail never issued: the rail does not back it, nothing moves.
     const other = structuredClone(body);
     other.Body.stkCallback.CheckoutRequestID = 'ws_CO_unknown';
-    const r2 = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(other) });
+    const r2 = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(other),
+    });
     expect(r2.status).toBe(200);
     expect(await t.db.tenant(o.org.id, (tx) => tx.receipt.count())).toBe(before[0]);
     const unmatched = await o.callbackProcessed('ws_CO_unknown');
@@ -201,7 +261,11 @@ describe('end to end: quote → bind (2 instalments) → STK push → callback �
     expect(b.status, b.text).toBe(200);
     const dn2 = bound.debit_note.instalments[1];
     const cents = push.body.data.amount * 100 - bound.debit_note.instalments[0].amount_minor;
-    expect(b.body.data).toMatchObject({ client_no: bound.client_no, outstanding: { amount_minor: dn2.amount_minor - cents }, credit: { amount: 0, amount_minor: 0 } });
+    expect(b.body.data).toMatchObject({
+      client_no: bound.client_no,
+      outstanding: { amount_minor: dn2.amount_minor - cents },
+      credit: { amount: 0, amount_minor: 0 },
+    });
     expect(b.body.data.debit_notes.map((n: any) => n.number)).toEqual([dn2.number]);
   });
 });
@@ -222,12 +286,23 @@ describe('result codes', () => {
       const push = await o.push({ phone, amount: 100, account: bound.policy_no });
       expect(push.status, push.text).toBe(202);
       const s = await o.settled(push.body.data.checkout_request_id);
-      expect(s.body.data).toMatchObject({ status: 'failed', result_code: code, resolved_via: 'callback', receipt_no: null, mpesa_receipt_number: null });
+      expect(s.body.data).toMatchObject({
+        status: 'failed',
+        result_code: code,
+        resolved_via: 'callback',
+        receipt_no: null,
+        mpesa_receipt_number: null,
+      });
       expect(s.body.data.result_desc).toEqual(expect.any(String));
-      const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no }, include: { receipts: true, debitNotes: true } }));
+      const policy = await t.db.tenant(o.org.id, (tx) =>
+        tx.policy.findFirstOrThrow({
+          where: { policyNo: bound.policy_no },
+          include: { receipts: true, debitNotes: true },
+        }),
+      );
       expect(policy.status).toBe('pending_payment');
       expect(policy.receipts).toEqual([]);
-      expect(policy.debitNotes[0]!.paidMinor).toBe(0n);
+      expect(policy.debitNotes[0].paidMinor).toBe(0n);
     });
   }
 });
@@ -239,12 +314,20 @@ describe('partial payment and overpayment', () => {
     expect(push.status, push.text).toBe(202);
     const s = await o.settled(push.body.data.checkout_request_id);
     expect(s.body.data.status).toBe('succeeded');
-    const dn = await t.db.tenant(o.org.id, (tx) => tx.debitNote.findFirstOrThrow({ where: { number: bound.debit_note.instalments[0].number }, include: { policy: true } }));
+    const dn = await t.db.tenant(o.org.id, (tx) =>
+      tx.debitNote.findFirstOrThrow({
+        where: { number: bound.debit_note.instalments[0].number },
+        include: { policy: true },
+      }),
+    );
     expect(dn.paidMinor).toBe(100_000n);
     expect(dn.policy.status).toBe('pending_payment');
     const b = await o.api.get(`/clients/${bound.client_no}/balance`, { token: o.tokens.staff });
     expect(b.body.data.outstanding.amount_minor).toBe(bound.premium.total_minor - 100_000);
-    expect(b.body.data.debit_notes[0]).toMatchObject({ number: bound.debit_note.instalments[0].number, paid_minor: 100_000 });
+    expect(b.body.data.debit_notes[0]).toMatchObject({
+      number: bound.debit_note.instalments[0].number,
+      paid_minor: 100_000,
+    });
   });
 
   it('an overpayment pays every open debit note oldest first, activates, and credits the excess to the client', async () => {
@@ -265,8 +348,14 @@ describe('partial payment and overpayment', () => {
     const excess = amount * 100 - total;
     expect(r.body.data.unallocated.amount_minor).toBe(excess);
     const b = await o.api.get(`/clients/${bound.client_no}/balance`, { token: o.tokens.staff });
-    expect(b.body.data).toMatchObject({ outstanding: { amount_minor: 0 }, credit: { amount_minor: excess }, debit_notes: [] });
-    const policy = await t.db.tenant(o.org.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }));
+    expect(b.body.data).toMatchObject({
+      outstanding: { amount_minor: 0 },
+      credit: { amount_minor: excess },
+      debit_notes: [],
+    });
+    const policy = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
+    );
     expect(policy.status).toBe('active');
   });
 });
@@ -291,7 +380,7 @@ describe('the callback endpoint', () => {
     });
     expect(r.status).toBe(404);
     expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await r.json()) as any).code).toBe('not_found');
+    expect(((await r.json())).code).toBe('not_found');
     expect(await t.db.system((tx) => tx.mpesaCallback.count())).toBe(before);
   });
 
@@ -299,9 +388,15 @@ describe('the callback endpoint', () => {
     const bound = await o.bind(1);
     const push = await o.push({ phone: PHONES.cancelled, amount: 5, account: bound.policy_no });
     const url = await o.callbackUrlOf(push.body.data.checkout_request_id);
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Body": nope' });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"Body": nope',
+    });
     expect(r.status).toBe(200);
-    const row = await t.db.tenant(o.org.id, (tx) => tx.mpesaCallback.findFirstOrThrow({ where: { rawBody: '{"Body": nope' } }));
+    const row = await t.db.tenant(o.org.id, (tx) =>
+      tx.mpesaCallback.findFirstOrThrow({ where: { rawBody: '{"Body": nope' } }),
+    );
     expect(row.outcome).toBe('malformed');
   });
 });
@@ -319,14 +414,21 @@ describe('POST /payment/stk/push validation', () => {
   });
 
   it('422 on account for an unknown account, and for any ipf_repayment (no loans yet)', async () => {
-    expectProblem(await o.push({ phone: PHONES.success, amount: 10, account: 'MTR-1999-999999' }), 422, 'validation_failed');
+    expectProblem(
+      await o.push({ phone: PHONES.success, amount: 10, account: 'MTR-1999-999999' }),
+      422,
+      'validation_failed',
+    );
     const r = await o.push({ phone: PHONES.success, amount: 10, account: 'IPF-000001', purpose: 'ipf_repayment' });
     expectProblem(r, 422, 'validation_failed');
     expect(r.body.errors).toEqual([{ field: 'account', message: expect.stringContaining('loan') }]);
   });
 
   it('requires an Idempotency-Key, and replays the first answer for the same key', async () => {
-    const noKey = await o.api.post('/payment/stk/push', { token: o.tokens.staff, body: { phone: PHONES.success, amount: 1, account: bound.policy_no } });
+    const noKey = await o.api.post('/payment/stk/push', {
+      token: o.tokens.staff,
+      body: { phone: PHONES.success, amount: 1, account: bound.policy_no },
+    });
     expectProblem(noKey, 400, 'idempotency_key_required');
     const key = randomUUID();
     const a = await o.push({ phone: PHONES.cancelled, amount: 1, account: bound.policy_no }, o.tokens.staff, key);
@@ -343,7 +445,11 @@ describe('POST /payment/stk/push validation', () => {
   });
 
   it('needs the bind scope', async () => {
-    expectProblem(await o.push({ phone: PHONES.success, amount: 1, account: bound.policy_no }, o.tokens.readonly), 403, 'insufficient_scope');
+    expectProblem(
+      await o.push({ phone: PHONES.success, amount: 1, account: bound.policy_no }, o.tokens.readonly),
+      403,
+      'insufficient_scope',
+    );
   });
 });
 
@@ -358,12 +464,22 @@ describe('GraphQL', () => {
     expect(m.body.errors).toBeUndefined();
     expect(m.body.data.initiateStkPush).toMatchObject({ __typename: 'StkPushAcknowledgement', responseCode: '0' });
     await o.settled(m.body.data.initiateStkPush.checkoutRequestId);
-    const q = await o.api.gql('query($c: String!) { stkPushStatus(checkoutRequestId: $c) { status resultCode } }', { c: m.body.data.initiateStkPush.checkoutRequestId }, { token: o.tokens.staff });
+    const q = await o.api.gql(
+      'query($c: String!) { stkPushStatus(checkoutRequestId: $c) { status resultCode } }',
+      { c: m.body.data.initiateStkPush.checkoutRequestId },
+      { token: o.tokens.staff },
+    );
     expect(q.body.data.stkPushStatus).toEqual({ status: 'failed', resultCode: 1 });
 
     // The same idempotency key over GraphQL: the first attempt again, nothing sent twice.
-    const keyed = 'mutation($i: StkPushInput!) { initiateStkPush(input: $i) { __typename ... on StkPushAcknowledgement { id checkoutRequestId replayed } } }';
-    const input = { phone: PHONES.cancelled, amount: 3, account: bound.policy_no, idempotencyKey: `gql-${randomUUID()}` };
+    const keyed =
+      'mutation($i: StkPushInput!) { initiateStkPush(input: $i) { __typename ... on StkPushAcknowledgement { id checkoutRequestId replayed } } }';
+    const input = {
+      phone: PHONES.cancelled,
+      amount: 3,
+      account: bound.policy_no,
+      idempotencyKey: `gql-${randomUUID()}`,
+    };
     const k1 = await o.api.gql(keyed, { i: input }, { token: o.tokens.staff });
     const k2 = await o.api.gql(keyed, { i: input }, { token: o.tokens.staff });
     expect(k1.body.data.initiateStkPush.replayed).toBe(false);
@@ -371,15 +487,27 @@ describe('GraphQL', () => {
     const reused = await o.api.gql(keyed, { i: { ...input, amount: 4 } }, { token: o.tokens.staff });
     expect(reused.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['idempotency_key_reused']);
 
-    const bad = await o.api.gql('mutation { initiateStkPush(input: {phone: "1", amount: 0, account: "X"}) { __typename ... on Problem { code } } }', {}, { token: o.tokens.staff });
+    const bad = await o.api.gql(
+      'mutation { initiateStkPush(input: {phone: "1", amount: 0, account: "X"}) { __typename ... on Problem { code } } }',
+      {},
+      { token: o.tokens.staff },
+    );
     expect(bad.body.data.initiateStkPush).toEqual({ __typename: 'ValidationProblem', code: 'validation_failed' });
   });
 
   it('receipts, receipt and clientBalance', async () => {
-    const r = await o.api.gql('{ receipts(first: 2) { edges { node { receiptNo policyNo allocations { debitNoteNo } } } } }', {}, { token: o.tokens.staff });
+    const r = await o.api.gql(
+      '{ receipts(first: 2) { edges { node { receiptNo policyNo allocations { debitNoteNo } } } } }',
+      {},
+      { token: o.tokens.staff },
+    );
     expect(r.body.errors).toBeUndefined();
     const first = r.body.data.receipts.edges[0].node;
-    const one = await o.api.gql('query($n: String!) { receipt(receiptNo: $n) { receiptNo amount { amountMinor } } }', { n: first.receiptNo }, { token: o.tokens.staff });
+    const one = await o.api.gql(
+      'query($n: String!) { receipt(receiptNo: $n) { receiptNo amount { amountMinor } } }',
+      { n: first.receiptNo },
+      { token: o.tokens.staff },
+    );
     expect(one.body.data.receipt.receiptNo).toBe(first.receiptNo);
   });
 });

@@ -15,12 +15,15 @@ let otherPol: any;
 let asAgent2: { token: string; headers: Record<string, string> };
 
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
   staffPol = await o.bind(2);
   agentPol = await o.bind(1, o.tokens.agent);
   otherPol = await other.bind(1);
-  const a2 = o.org.agents[1]!;
+  const a2 = o.org.agents[1];
   asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
   // M-Pesa collects whole shillings: the instalment's amount rounded up, the excess left unallocated.
   const amount = Math.ceil(staffPol.debit_note.instalments[0].amount_minor / 100);
@@ -31,7 +34,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.stop());
 
-const get = (path: string, token = o.tokens.staff, headers?: Record<string, string>) => o.api.get(path, { token, headers });
+const get = (path: string, token = o.tokens.staff, headers?: Record<string, string>) =>
+  o.api.get(path, { token, headers });
 const list = async (query: string, token = o.tokens.staff, headers?: Record<string, string>) => {
   const r = await get(`/policies?${query}`, token, headers);
   expect(r.status, r.text).toBe(200);
@@ -62,7 +66,11 @@ describe('GET /policies/{uuid}', () => {
       [null, 'pending_payment', 'bind'],
       ['pending_payment', 'active', 'payment'],
     ]);
-    expect(p.premium).toMatchObject({ total_minor: staffPol.premium.total_minor, taxes_minor: staffPol.premium.taxes_minor, basic_premium_minor: staffPol.premium.basic_premium_minor });
+    expect(p.premium).toMatchObject({
+      total_minor: staffPol.premium.total_minor,
+      taxes_minor: staffPol.premium.taxes_minor,
+      basic_premium_minor: staffPol.premium.basic_premium_minor,
+    });
     expect(p.premium.levies.map((l: any) => l.code).sort()).toEqual(['PHCF', 'SD', 'TL']);
     expect(p.premium.levies.reduce((s: number, l: any) => s + l.amount_minor, 0)).toBe(p.premium.taxes_minor);
     expect(p.vehicles).toHaveLength(1);
@@ -72,18 +80,33 @@ describe('GET /policies/{uuid}', () => {
     const [dn1, dn2] = p.debit_notes;
     const sent = staffPol.debit_note.instalments;
     expect(p.debit_notes).toHaveLength(2);
-    expect(dn1).toMatchObject({ number: sent[0].number, instalment_no: 1, due_on: sent[0].due_on, amount_minor: sent[0].amount_minor, paid_minor: sent[0].amount_minor, outstanding: 0, outstanding_minor: 0 });
+    expect(dn1).toMatchObject({
+      number: sent[0].number,
+      instalment_no: 1,
+      due_on: sent[0].due_on,
+      amount_minor: sent[0].amount_minor,
+      paid_minor: sent[0].amount_minor,
+      outstanding: 0,
+      outstanding_minor: 0,
+    });
     expect(p.receipts).toHaveLength(1);
     const rc = p.receipts[0];
     expect(rc.receipt_no).toEqual(expect.any(String));
     expect(rc.amount_minor).toBe(Math.ceil(sent[0].amount_minor / 100) * 100);
     // The rounding excess goes to the next instalment, not to credit.
     const excess = rc.amount_minor - dn1.amount_minor;
-    expect(dn2).toMatchObject({ number: sent[1].number, instalment_no: 2, due_on: sent[1].due_on, paid_minor: excess, outstanding_minor: sent[1].amount_minor - excess });
+    expect(dn2).toMatchObject({
+      number: sent[1].number,
+      instalment_no: 2,
+      due_on: sent[1].due_on,
+      paid_minor: excess,
+      outstanding_minor: sent[1].amount_minor - excess,
+    });
     expect(dn2.outstanding).toBe(Math.round((sent[1].amount_minor - excess) / 100));
-    expect(rc.allocations.map((a: any) => [a.debit_note_no, a.amount_minor])).toEqual(
-      [[dn1.number, dn1.amount_minor], ...(excess > 0 ? [[dn2.number, excess]] : [])],
-    );
+    expect(rc.allocations.map((a: any) => [a.debit_note_no, a.amount_minor])).toEqual([
+      [dn1.number, dn1.amount_minor],
+      ...(excess > 0 ? [[dn2.number, excess]] : []),
+    ]);
     expect(rc.unallocated_minor).toBe(0);
   });
 
@@ -96,7 +119,7 @@ describe('GET /policies/{uuid}', () => {
     expect(dn).toMatchObject({ paid_minor: 0, outstanding_minor: r.body.data.premium.total_minor });
   });
 
-  it('answers 404 not_found outside the caller\'s reach', async () => {
+  it("answers 404 not_found outside the caller's reach", async () => {
     expectProblem(await get(`/policies/${staffPol.uuid}`, o.tokens.agent), 404, 'not_found'); // staff's, to agent1
     expectProblem(await get(`/policies/${agentPol.uuid}`, asAgent2.token, asAgent2.headers), 404, 'not_found'); // agent1's, to agent2
     expectProblem(await get(`/policies/${otherPol.uuid}`), 404, 'not_found'); // another organisation's
@@ -160,7 +183,9 @@ describe('pagination, parity and query count', () => {
     let path: string | null = '/policies?limit=10';
     let pages = 0;
     while (path) {
-      const r: { status: number; text: string; body: any } = await o.api.get(path.replace(/^\/api\/v1/, ''), { token: o.tokens.staff });
+      const r: { status: number; text: string; body: any } = await o.api.get(path.replace(/^\/api\/v1/, ''), {
+        token: o.tokens.staff,
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.body.meta).toMatchObject({ limit: 10, count: r.body.data.length, has_more: r.body.links.next !== null });
       seen.push(...r.body.data.map((p: any) => p.uuid));
@@ -169,7 +194,9 @@ describe('pagination, parity and query count', () => {
     }
     expect(pages).toBe(3);
     expect(new Set(seen).size).toBe(25);
-    const ids = await t.db.tenant(o.org.id, (tx) => tx.policy.findMany({ orderBy: { id: 'desc' }, select: { uuid: true } }));
+    const ids = await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findMany({ orderBy: { id: 'desc' }, select: { uuid: true } }),
+    );
     expect(seen).toEqual(ids.map((x) => x.uuid));
     const page3 = await get('/policies?per_page=10&page=3');
     expect(page3.body.data.map((p: any) => p.uuid)).toEqual(seen.slice(20));
@@ -186,16 +213,38 @@ describe('pagination, parity and query count', () => {
     expect(g.body.errors).toBeUndefined();
     const gp = g.body.data.policy;
     const rp = (await get(`/policies/${staffPol.uuid}`)).body.data;
-    expect(gp).toMatchObject({ uuid: rp.uuid, policyNo: rp.policy_no, status: rp.status, startDate: rp.start_date, client: { clientNo: rp.client.client_no } });
+    expect(gp).toMatchObject({
+      uuid: rp.uuid,
+      policyNo: rp.policy_no,
+      status: rp.status,
+      startDate: rp.start_date,
+      client: { clientNo: rp.client.client_no },
+    });
     expect(Number(gp.total.amountMinor)).toBe(rp.premium.total_minor);
-    expect(gp.levies.map((l: any) => [l.code, Number(l.amount.amountMinor)])).toEqual(rp.premium.levies.map((l: any) => [l.code, l.amount_minor]));
-    expect(gp.debitNotes.map((d: any) => [d.number, Number(d.paid.amountMinor), d.outstanding.amount, Number(d.outstanding.amountMinor)])).toEqual(
-      rp.debit_notes.map((d: any) => [d.number, d.paid_minor, d.outstanding, d.outstanding_minor]),
+    expect(gp.levies.map((l: any) => [l.code, Number(l.amount.amountMinor)])).toEqual(
+      rp.premium.levies.map((l: any) => [l.code, l.amount_minor]),
     );
-    expect(gp.receipts).toEqual(rp.receipts.map((r: any) => ({ receiptNo: r.receipt_no, allocations: r.allocations.map((a: any) => ({ debitNoteNo: a.debit_note_no })) })));
+    expect(
+      gp.debitNotes.map((d: any) => [
+        d.number,
+        Number(d.paid.amountMinor),
+        d.outstanding.amount,
+        Number(d.outstanding.amountMinor),
+      ]),
+    ).toEqual(rp.debit_notes.map((d: any) => [d.number, d.paid_minor, d.outstanding, d.outstanding_minor]));
+    expect(gp.receipts).toEqual(
+      rp.receipts.map((r: any) => ({
+        receiptNo: r.receipt_no,
+        allocations: r.allocations.map((a: any) => ({ debitNoteNo: a.debit_note_no })),
+      })),
+    );
     expect(g.body.data.policies.edges).toEqual([{ node: { uuid: agentPol.uuid } }]);
     // The agent's GraphQL view is as narrow as REST: null data with a not_found error.
-    const ga = await o.api.gql('query($u: String!) { policy(uuid: $u) { uuid } }', { u: staffPol.uuid }, { token: o.tokens.agent });
+    const ga = await o.api.gql(
+      'query($u: String!) { policy(uuid: $u) { uuid } }',
+      { u: staffPol.uuid },
+      { token: o.tokens.agent },
+    );
     expect(ga.body.errors?.[0]?.extensions?.code).toBe('not_found');
   });
 

@@ -3,11 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyStatus } from '../src/generated/prisma/enums.ts';
 import { addDays, addMonths, annualEnd, toDbDate } from '../src/lib/dates.ts';
 import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
-import { assertTransition, canTransition, IllegalTransitionError, POLICY_RULES, POLICY_TRANSITIONS } from '../src/modules/policies/policy-state.ts';
+import {
+  assertTransition,
+  canTransition,
+  IllegalTransitionError,
+  POLICY_RULES,
+  POLICY_TRANSITIONS,
+} from '../src/modules/policies/policy-state.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { PayOrg, TODAY } from './helpers/payments.ts';
 
-const STATUSES: PolicyStatus[] = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'];
+const STATUSES: PolicyStatus[] = [
+  'pending_payment',
+  'active',
+  'cancelled',
+  'expired',
+  'lapsed',
+  'renewed',
+  'not_taken_up',
+];
 /** The documented table (README "Policy lifecycle"), written out independently of POLICY_TRANSITIONS. */
 const ALLOWED = new Set([
   'pending_payment>active',
@@ -43,14 +57,21 @@ describe('the transition table', () => {
   });
   it('lists every status and no other move', () => {
     expect(Object.keys(POLICY_TRANSITIONS).sort()).toEqual([...STATUSES].sort());
-    expect(Object.entries(POLICY_TRANSITIONS).flatMap(([f, tos]) => tos.map((to) => `${f}>${to}`)).sort()).toEqual([...ALLOWED].sort());
+    expect(
+      Object.entries(POLICY_TRANSITIONS)
+        .flatMap(([f, tos]) => tos.map((to) => `${f}>${to}`))
+        .sort(),
+    ).toEqual([...ALLOWED].sort());
   });
 });
 
 let t: TestApp;
 let o: PayOrg;
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   o = await PayOrg.create(t);
 }, 60_000);
 afterAll(() => t?.stop());
@@ -66,10 +87,23 @@ async function pay(policyNo: string, amountMinor: number) {
 }
 
 const row = (uuid: string) =>
-  t.db.tenant(o.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { uuid }, include: { statusHistory: { orderBy: { id: 'asc' } }, debitNotes: { orderBy: { instalmentNo: 'asc' } } } }));
-const history = async (uuid: string) => (await row(uuid)).statusHistory.map((h) => ({ from: h.fromStatus, to: h.toStatus, source: h.source, reason: h.reason }));
+  t.db.tenant(o.org.id, (tx) =>
+    tx.policy.findUniqueOrThrow({
+      where: { uuid },
+      include: { statusHistory: { orderBy: { id: 'asc' } }, debitNotes: { orderBy: { instalmentNo: 'asc' } } },
+    }),
+  );
+const history = async (uuid: string) =>
+  (await row(uuid)).statusHistory.map((h) => ({
+    from: h.fromStatus,
+    to: h.toStatus,
+    source: h.source,
+    reason: h.reason,
+  }));
 const eventsOf = async (name: string, uuid: string) =>
-  (await t.db.tenant(o.org.id, (tx) => tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } }))).filter((e) => (e.data as any).policy_uuid === uuid).map((e) => e.data as any);
+  (await t.db.tenant(o.org.id, (tx) => tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } })))
+    .filter((e) => (e.data as any).policy_uuid === uuid)
+    .map((e) => e.data as any);
 
 /** Fixture: moves a policy's period (and its debit notes' due dates, and premium items) in the database. */
 async function movePeriod(uuid: string, start: string, dues?: string[]) {
@@ -77,8 +111,12 @@ async function movePeriod(uuid: string, start: string, dues?: string[]) {
   await t.db.tenant(o.org.id, async (tx) => {
     const p = await tx.policy.update({ where: { uuid }, data: { startDate: toDbDate(start), endDate: toDbDate(end) } });
     const notes = await tx.debitNote.findMany({ where: { policyId: p.id }, orderBy: { instalmentNo: 'asc' } });
-    for (const [i, n] of notes.entries()) await tx.debitNote.update({ where: { id: n.id }, data: { dueOn: toDbDate(dues?.[i] ?? addMonths(start, i)) } });
-    await tx.policyPremiumItem.updateMany({ where: { policyId: p.id }, data: { fromDate: toDbDate(start), toDate: toDbDate(end) } });
+    for (const [i, n] of notes.entries())
+      await tx.debitNote.update({ where: { id: n.id }, data: { dueOn: toDbDate(dues?.[i] ?? addMonths(start, i)) } });
+    await tx.policyPremiumItem.updateMany({
+      where: { policyId: p.id },
+      data: { fromDate: toDbDate(start), toDate: toDbDate(end) },
+    });
     await tx.policyVehicle.updateMany({ where: { policyId: p.id }, data: { addedOn: toDbDate(start) } });
   });
   return end;
@@ -91,11 +129,19 @@ describe('pending_payment → active (payment)', () => {
     await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
     const h = await history(pol.uuid);
     expect(h).toHaveLength(2);
-    expect(h[1]).toMatchObject({ from: 'pending_payment', to: 'active', source: 'payment', reason: expect.stringMatching(/^first instalment paid \(RCT-/) });
+    expect(h[1]).toMatchObject({
+      from: 'pending_payment',
+      to: 'active',
+      source: 'payment',
+      reason: expect.stringMatching(/^first instalment paid \(RCT-/),
+    });
     // The REST record shows the same history.
     const r = await o.api.get(`/policies/${pol.uuid}`, { token: o.tokens.staff });
     expect(r.body.data.status).toBe('active');
-    expect(r.body.data.status_history.map((x: any) => [x.from, x.to, x.source])).toEqual([[null, 'pending_payment', 'bind'], ['pending_payment', 'active', 'payment']]);
+    expect(r.body.data.status_history.map((x: any) => [x.from, x.to, x.source])).toEqual([
+      [null, 'pending_payment', 'bind'],
+      ['pending_payment', 'active', 'payment'],
+    ]);
   });
 });
 
@@ -110,10 +156,20 @@ describe('pending_payment → not_taken_up (schedule)', () => {
     expect(first.notTakenUp).toBeGreaterThanOrEqual(1);
     expect((await row(pol.uuid)).status).toBe('not_taken_up');
     const h = await history(pol.uuid);
-    expect(h.at(-1)).toMatchObject({ from: 'pending_payment', to: 'not_taken_up', source: 'schedule', reason: expect.stringContaining(`${POLICY_RULES.notTakenUpDays} days after ${TODAY}`) });
+    expect(h.at(-1)).toMatchObject({
+      from: 'pending_payment',
+      to: 'not_taken_up',
+      source: 'schedule',
+      reason: expect.stringContaining(`${POLICY_RULES.notTakenUpDays} days after ${TODAY}`),
+    });
     const ev = await eventsOf('policy.not_taken_up', pol.uuid);
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ policy_no: pol.policy_no, status: 'not_taken_up', previous_status: 'pending_payment', client_no: pol.client_no });
+    expect(ev[0]).toMatchObject({
+      policy_no: pol.policy_no,
+      status: 'not_taken_up',
+      previous_status: 'pending_payment',
+      client_no: pol.client_no,
+    });
     // A rerun changes nothing.
     const again = await runLifecycle(app(), asOf);
     expect(again).toMatchObject({ notTakenUp: 0, expired: 0, lapsed: 0, renewalNotices: 0, failures: 0 });
@@ -131,7 +187,12 @@ describe('active → expired (schedule)', () => {
     const r = await runLifecycle(app(), TODAY);
     expect(r.expired).toBeGreaterThanOrEqual(1);
     expect((await row(pol.uuid)).status).toBe('expired');
-    expect((await history(pol.uuid)).at(-1)).toEqual({ from: 'active', to: 'expired', source: 'schedule', reason: `cover ended ${end}` });
+    expect((await history(pol.uuid)).at(-1)).toEqual({
+      from: 'active',
+      to: 'expired',
+      source: 'schedule',
+      reason: `cover ended ${end}`,
+    });
     const ev = await eventsOf('policy.expired', pol.uuid);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ status: 'expired', previous_status: 'active', reason: `cover ended ${end}` });
@@ -179,18 +240,28 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
     await pay(pol.policy_no, 100_00);
     expect((await row(pol.uuid)).status).toBe('lapsed');
     const notes = (await row(pol.uuid)).debitNotes;
-    const dn2 = notes[1]!;
+    const dn2 = notes[1];
     const outstanding = Number(dn2.amountMinor - dn2.paidMinor - dn2.creditedMinor);
     expect(outstanding).toBeGreaterThan(0);
     await pay(pol.policy_no, outstanding);
     const after = await row(pol.uuid);
     expect(after.status).toBe('active');
     // Instalment 3 is not due yet: it is not arrears.
-    expect(after.debitNotes[2]!.paidMinor).toBeLessThan(after.debitNotes[2]!.amountMinor);
-    expect((await history(pol.uuid)).at(-1)).toMatchObject({ from: 'lapsed', to: 'active', source: 'payment', reason: expect.stringMatching(/^arrears paid \(RCT-/) });
+    expect(after.debitNotes[2].paidMinor).toBeLessThan(after.debitNotes[2].amountMinor);
+    expect((await history(pol.uuid)).at(-1)).toMatchObject({
+      from: 'lapsed',
+      to: 'active',
+      source: 'payment',
+      reason: expect.stringMatching(/^arrears paid \(RCT-/),
+    });
     const ev = await eventsOf('policy.reinstated', pol.uuid);
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ policy_no: pol.policy_no, previous_status: 'lapsed', cancellation_uuid: null, debit_note_no: null });
+    expect(ev[0]).toMatchObject({
+      policy_no: pol.policy_no,
+      previous_status: 'lapsed',
+      cancellation_uuid: null,
+      debit_note_no: null,
+    });
   });
 
   it('a lapse older than the reinstatement window is not reversed by payment', async () => {
@@ -201,7 +272,9 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
     await runLifecycle(app(), TODAY);
     expect((await row(p2.uuid)).status).toBe('lapsed');
     const longAgo = new Date(Date.now() - (POLICY_RULES.reinstatementDays + 1) * 86_400_000);
-    await t.db.tenant(o.org.id, (tx) => tx.policy.update({ where: { uuid: p2.uuid }, data: { statusChangedAt: longAgo } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.update({ where: { uuid: p2.uuid }, data: { statusChangedAt: longAgo } }),
+    );
     await pay(p2.policy_no, p2.debit_note.instalments[1].amount_minor);
     expect((await row(p2.uuid)).status).toBe('lapsed');
   });
@@ -209,7 +282,11 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
 
 describe('active → renewed and expired → renewed (the renewal paid)', () => {
   async function renew(pol: any) {
-    const q = await o.api.post(`/policies/${pol.uuid}/renewal-quote`, { token: o.tokens.staff, idempotencyKey: randomUUID(), body: {} });
+    const q = await o.api.post(`/policies/${pol.uuid}/renewal-quote`, {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: {},
+    });
     expect(q.status, q.text).toBe(201);
     const r = await o.api.post(`/policies/${pol.uuid}/renew`, {
       token: o.tokens.staff,
@@ -220,21 +297,37 @@ describe('active → renewed and expired → renewed (the renewal paid)', () => 
     return r.body.data;
   }
 
-  it('active → renewed when the renewal\'s first instalment is paid', async () => {
+  it("active → renewed when the renewal's first instalment is paid", async () => {
     const pol = await o.bind(1);
     await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
     const next = await renew(pol);
     expect(next.status).toBe('pending_payment');
-    expect(next.status_history).toEqual([expect.objectContaining({ from: null, to: 'pending_payment', source: 'renewal', reason: `renewal of ${pol.policy_no}` })]);
+    expect(next.status_history).toEqual([
+      expect.objectContaining({
+        from: null,
+        to: 'pending_payment',
+        source: 'renewal',
+        reason: `renewal of ${pol.policy_no}`,
+      }),
+    ]);
     // Bound but unpaid: the old policy is unchanged.
     expect((await row(pol.uuid)).status).toBe('active');
     await pay(next.policy_no, next.debit_notes[0].amount_minor);
     expect((await row(next.uuid)).status).toBe('active');
     expect((await row(pol.uuid)).status).toBe('renewed');
-    expect((await history(pol.uuid)).at(-1)).toMatchObject({ from: 'active', to: 'renewed', source: 'payment', reason: expect.stringContaining(next.policy_no) });
+    expect((await history(pol.uuid)).at(-1)).toMatchObject({
+      from: 'active',
+      to: 'renewed',
+      source: 'payment',
+      reason: expect.stringContaining(next.policy_no),
+    });
     const ev = await eventsOf('policy.renewed', pol.uuid);
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ policy_no: pol.policy_no, renewal_policy_no: next.policy_no, renewal_policy_uuid: next.uuid });
+    expect(ev[0]).toMatchObject({
+      policy_no: pol.policy_no,
+      renewal_policy_no: next.policy_no,
+      renewal_policy_uuid: next.uuid,
+    });
     // A renewed policy no longer expires on schedule.
     await movePeriod(pol.uuid, addDays(TODAY, -365));
     await runLifecycle(app(), TODAY);
@@ -259,9 +352,15 @@ describe('active → renewed and expired → renewed (the renewal paid)', () => 
 describe('GraphQL', () => {
   it('statusHistory of a policy', async () => {
     const pol = await o.bind(1);
-    const r = await o.api.gql(`query($u: String!) { policy(uuid: $u) { status statusHistory { fromStatus toStatus source reason at } } }`, { u: pol.uuid }, { token: o.tokens.staff });
+    const r = await o.api.gql(
+      `query($u: String!) { policy(uuid: $u) { status statusHistory { fromStatus toStatus source reason at } } }`,
+      { u: pol.uuid },
+      { token: o.tokens.staff },
+    );
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.policy.statusHistory).toEqual([{ fromStatus: null, toStatus: 'pending_payment', source: 'bind', reason: null, at: expect.any(String) }]);
+    expect(r.body.data.policy.statusHistory).toEqual([
+      { fromStatus: null, toStatus: 'pending_payment', source: 'bind', reason: null, at: expect.any(String) },
+    ]);
   });
 });
 

@@ -25,12 +25,21 @@ afterAll(() => t?.stop());
 
 describe('the full policy record over GraphQL', () => {
   it('a page of 25 full records stays within the default depth and cost limits; a page of 100 does not', async () => {
-    const r = await o.api.gql(`query { policies(first: 25) { edges { node { ...PolicyRecord } } } }\n${fragments}`, {}, { token: o.tokens.staff });
+    const r = await o.api.gql(
+      `query { policies(first: 25) { edges { node { ...PolicyRecord } } } }\n${fragments}`,
+      {},
+      { token: o.tokens.staff },
+    );
     expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
     expect(r.body.data.policies.edges.length).toBeGreaterThan(0);
     const p = r.body.data.policies.edges[0].node;
-    for (const k of ['endorsements', 'cancellations', 'certificates', 'creditNotes', 'statusHistory', 'debitNotes']) expect(Array.isArray(p[k]), k).toBe(true);
-    const big = await o.api.gql(`query { policies(first: 100) { edges { node { ...PolicyRecord } } } }\n${fragments}`, {}, { token: o.tokens.staff });
+    for (const k of ['endorsements', 'cancellations', 'certificates', 'creditNotes', 'statusHistory', 'debitNotes'])
+      expect(Array.isArray(p[k]), k).toBe(true);
+    const big = await o.api.gql(
+      `query { policies(first: 100) { edges { node { ...PolicyRecord } } } }\n${fragments}`,
+      {},
+      { token: o.tokens.staff },
+    );
     expect(big.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
   });
 });

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, annualEnd, daysBetween } from '../src/lib/dates.ts';
 import { cancellationCredit } from '../src/modules/policies/cancellation.service.ts';
-import { earned, type LevyRate, type Period, periodDays, type Priced, priceTerms, remainingDays, sumPriced, unearned } from '../src/modules/policies/proration.ts';
+import {
+  earned,
+  type LevyRate,
+  type Period,
+  periodDays,
+  type Priced,
+  priceTerms,
+  remainingDays,
+  sumPriced,
+  unearned,
+} from '../src/modules/policies/proration.ts';
 
 /**
  * The README's claim ("Mid-term money"): for any sequence of mid-term changes priced with `priceTerms` the way the
@@ -18,13 +28,24 @@ const arbPeriod: fc.Arbitrary<Period> = fc.oneof(
   arbStart.map((start) => ({ start, end: annualEnd(start) })),
   fc.tuple(arbStart, fc.integer({ min: 0, max: 400 })).map(([start, len]) => ({ start, end: addDays(start, len) })),
   // Explicit leap-day periods.
-  fc.constantFrom('2020-02-29', '2024-02-28', '2024-02-29', '2027-03-01', '2028-02-29').map((start) => ({ start, end: annualEnd(start) })),
+  fc
+    .constantFrom('2020-02-29', '2024-02-28', '2024-02-29', '2027-03-01', '2028-02-29')
+    .map((start) => ({ start, end: annualEnd(start) })),
 );
 const arbAnnual = fc.bigInt({ min: 0n, max: 2_000_000_000n }); // up to KES 20M a year
 const arbTable: fc.Arbitrary<LevyRate[]> = fc
-  .tuple(fc.array(fc.integer({ min: 0, max: 2_000 }), { minLength: 0, maxLength: 3 }), fc.bigInt({ min: 0n, max: 10_000n }))
+  .tuple(
+    fc.array(fc.integer({ min: 0, max: 2_000 }), { minLength: 0, maxLength: 3 }),
+    fc.bigInt({ min: 0n, max: 10_000n }),
+  )
   .map(([rates, flat]) => [
-    ...rates.map((rateBps, i) => ({ code: `P${i}`, name: `Percent ${i}`, basis: 'percent' as const, rateBps, amountMinor: null })),
+    ...rates.map((rateBps, i) => ({
+      code: `P${i}`,
+      name: `Percent ${i}`,
+      basis: 'percent' as const,
+      rateBps,
+      amountMinor: null,
+    })),
     { code: 'SD', name: 'Stamp duty', basis: 'flat' as const, rateBps: null, amountMinor: flat },
   ]);
 
@@ -48,7 +69,13 @@ interface Item {
 function run(p: Period, table: LevyRate[], initial: bigint[], ops: Op[], cancel: { gap: number } | null) {
   const items: Item[] = initial.map((b) => ({ annualBasicMinor: b, from: p.start, to: p.end, live: true }));
   // Bind: the full premium of each vehicle, priced as one +U(B, start) term each (U(B, start) = B).
-  const notes: Priced[] = [priceTerms(p, initial.map((b) => ({ annualBasicMinor: b, at: p.start, sign: 1 as const })), table)];
+  const notes: Priced[] = [
+    priceTerms(
+      p,
+      initial.map((b) => ({ annualBasicMinor: b, at: p.start, sign: 1 as const })),
+      table,
+    ),
+  ];
   let e = p.start;
   for (const op of ops) {
     const next = addDays(e, op.gap);
@@ -60,23 +87,37 @@ function run(p: Period, table: LevyRate[], initial: bigint[], ops: Op[], cancel:
       notes.push(priceTerms(p, [{ annualBasicMinor: op.basic, at: e, sign: 1 }], table));
     } else if (op.kind === 'remove') {
       if (live.length < 2) continue; // the last vehicle cannot be removed
-      const it = live[op.pick % live.length]!;
+      const it = live[op.pick % live.length];
       it.to = addDays(e, -1);
       it.live = false;
       notes.push(priceTerms(p, [{ annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 }], table));
     } else {
-      const it = live[op.pick % live.length]!;
+      const it = live[op.pick % live.length];
       it.to = addDays(e, -1);
       it.live = false;
       items.push({ annualBasicMinor: op.basic, from: e, to: p.end, live: true });
-      notes.push(priceTerms(p, [{ annualBasicMinor: op.basic, at: e, sign: 1 }, { annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 }], table));
+      notes.push(
+        priceTerms(
+          p,
+          [
+            { annualBasicMinor: op.basic, at: e, sign: 1 },
+            { annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 },
+          ],
+          table,
+        ),
+      );
     }
   }
   if (cancel) {
     const c = addDays(e, cancel.gap) > addDays(p.end, 1) ? addDays(p.end, 1) : addDays(e, cancel.gap);
     const live = items.filter((i) => i.live);
     const credit = cancellationCredit(p, live, c, table);
-    notes.push({ basicMinor: -credit.basicMinor, levies: credit.levies.map((l) => ({ ...l, amountMinor: -l.amountMinor })), taxesMinor: -credit.taxesMinor, totalMinor: -credit.totalMinor });
+    notes.push({
+      basicMinor: -credit.basicMinor,
+      levies: credit.levies.map((l) => ({ ...l, amountMinor: -l.amountMinor })),
+      taxesMinor: -credit.taxesMinor,
+      totalMinor: -credit.totalMinor,
+    });
     for (const it of live) it.to = addDays(c > it.from ? c : it.from, -1);
   }
   return { items, notes };
@@ -96,12 +137,20 @@ describe('pro-rata notes telescope to what the item spans earn', () => {
         (p, table, initial, ops, cancel) => {
           const { items, notes } = run(p, table, initial, ops, cancel);
           const ledger = sumPriced(notes);
-          const owed = sumPriced(items.map((i) => earned(p, { annualBasicMinor: i.annualBasicMinor, from: i.from, to: i.to }, table)));
+          const owed = sumPriced(
+            items.map((i) => earned(p, { annualBasicMinor: i.annualBasicMinor, from: i.from, to: i.to }, table)),
+          );
           expect(ledger.basicMinor).toBe(owed.basicMinor);
           expect(byCode(ledger)).toEqual(byCode(owed));
           expect(ledger.totalMinor).toBe(owed.totalMinor);
           // Every note's levy lines are the percent levies only (flat ones are charged once, at bind).
-          for (const n of notes) expect(n.levies.map((l) => l.code).sort()).toEqual(table.filter((l) => l.basis === 'percent').map((l) => l.code).sort());
+          for (const n of notes)
+            expect(n.levies.map((l) => l.code).sort()).toEqual(
+              table
+                .filter((l) => l.basis === 'percent')
+                .map((l) => l.code)
+                .sort(),
+            );
           // What was earned never exceeds the full premium of the spans, nor goes negative.
           for (const i of items) {
             const x = earned(p, i, table).basicMinor;
@@ -129,18 +178,24 @@ describe('pro-rata notes telescope to what the item spans earn', () => {
 describe('U(B, x)', () => {
   it('is monotone in x, within [0, B], B on or before the start and 0 after the end', () => {
     fc.assert(
-      fc.property(arbPeriod, arbAnnual, fc.integer({ min: -40, max: 440 }), fc.integer({ min: -40, max: 440 }), (p, b, i, j) => {
-        const [x, y] = [addDays(p.start, Math.min(i, j)), addDays(p.start, Math.max(i, j))];
-        const ux = unearned(p, b, x);
-        const uy = unearned(p, b, y);
-        expect(ux >= uy).toBe(true);
-        for (const u of [ux, uy]) expect(u >= 0n && u <= b).toBe(true);
-        if (x <= p.start) expect(ux).toBe(b);
-        if (y > p.end) expect(uy).toBe(0n);
-        // R(x) counts the days from x to the end inclusive.
-        const r = remainingDays(p, x);
-        expect(r).toBe(Math.max(0, Math.min(periodDays(p), daysBetween(x, p.end) + 1)));
-      }),
+      fc.property(
+        arbPeriod,
+        arbAnnual,
+        fc.integer({ min: -40, max: 440 }),
+        fc.integer({ min: -40, max: 440 }),
+        (p, b, i, j) => {
+          const [x, y] = [addDays(p.start, Math.min(i, j)), addDays(p.start, Math.max(i, j))];
+          const ux = unearned(p, b, x);
+          const uy = unearned(p, b, y);
+          expect(ux >= uy).toBe(true);
+          for (const u of [ux, uy]) expect(u >= 0n && u <= b).toBe(true);
+          if (x <= p.start) expect(ux).toBe(b);
+          if (y > p.end) expect(uy).toBe(0n);
+          // R(x) counts the days from x to the end inclusive.
+          const r = remainingDays(p, x);
+          expect(r).toBe(Math.max(0, Math.min(periodDays(p), daysBetween(x, p.end) + 1)));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -39,7 +39,7 @@ describe('per-token limit', () => {
   });
   afterAll(() => t?.stop());
 
-  it('allows the client\'s limit with RateLimit headers counting down, then 429 rate_limited with Retry-After', async () => {
+  it("allows the client's limit with RateLimit headers counting down, then 429 rate_limited with Retry-After", async () => {
     const token = await newToken();
     const calls = [];
     for (let i = 0; i < 3; i++) calls.push(await api.get('/me', { token }));
@@ -51,7 +51,7 @@ describe('per-token limit', () => {
       expect(r.headers.get('retry-after')).toBeNull();
     }
     expect(calls.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0']);
-    expect(calls[0]!.body.data.client.rate_limit_per_minute).toBe(3);
+    expect(calls[0].body.data.client.rate_limit_per_minute).toBe(3);
 
     expectRateLimited(await api.get('/me', { token }), 3);
     // Any endpoint, same counter; refused calls do not reset it.
@@ -93,7 +93,11 @@ describe('per-token limit', () => {
 
   it('a GraphQL operation counts once per root field; one that can never fit is query_too_complex and costs nothing', async () => {
     const token = await newToken();
-    const never = await api.gql('{ a: me { scopes } b: me { scopes } c: me { scopes } d: me { scopes } }', {}, { token });
+    const never = await api.gql(
+      '{ a: me { scopes } b: me { scopes } c: me { scopes } d: me { scopes } }',
+      {},
+      { token },
+    );
     expect(never.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
     expect(never.body.errors?.[0]?.message).toMatch(/counts as 4 requests.*limit of 3/);
     const two = await api.gql('{ a: me { scopes } b: me { scopes } }', {}, { token });
@@ -154,7 +158,11 @@ describe('bind limit (3 per 15 s per API client)', () => {
     const retryAfter = Number(err.headers?.['Retry-After']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(30);
-    expect(err.headers).toMatchObject({ 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Policy': '3;w=15' });
+    expect(err.headers).toMatchObject({
+      'RateLimit-Limit': '3',
+      'RateLimit-Remaining': '0',
+      'RateLimit-Policy': '3;w=15',
+    });
 
     // Per API client, not per token: a fresh token of the same client is refused as well.
     const sameClient = await principalOf(org.clients.staff.clientId, org.clients.staff.secret);
@@ -180,7 +188,9 @@ describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one li
     second = await startTestApp({ redisUrl }, { databaseUrl: first.databaseUrl });
     // Counters are keyed by token id, and every test database numbers its tokens from 1: start this one somewhere
     // random so a run that shares the Redis (or one from a minute ago) cannot have spent our counters.
-    await first.db.system((tx) => tx.$executeRaw`SELECT setval('access_tokens_id_seq', ${randomInt(100_000_000, 2_000_000_000)})`);
+    await first.db.system(
+      (tx) => tx.$executeRaw`SELECT setval('access_tokens_id_seq', ${randomInt(100_000_000, 2_000_000_000)})`,
+    );
     org = await createTestTenant(first.db, { clientOverrides: { staff: { rateLimitPerMinute: 3 } } });
   });
   afterAll(async () => {
@@ -205,18 +215,18 @@ describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one li
   ])('three calls spread over both servers exhaust the token; the fourth on %s server is 429', async (_which, last) => {
     expect(first.app.services.rateLimits.constructor.name).toBe('RedisRateLimitStore');
     const apis = [new Api(first.origin), new Api(second.origin)];
-    const token = await apis[0]!.token(org.clients.staff.clientId, org.clients.staff.secret);
+    const token = await apis[0].token(org.clients.staff.clientId, org.clients.staff.secret);
     const row = await first.db.system((tx) => tx.accessToken.findFirstOrThrow({ orderBy: { id: 'desc' } }));
     tokenIds.push(row.id);
 
     const remaining = [];
     for (const i of [0, 1, 0]) {
-      const r = await apis[i]!.get('/me', { token });
+      const r = await apis[i].get('/me', { token });
       expect(r.status).toBe(200);
       remaining.push(r.headers.get('ratelimit-remaining'));
     }
     expect(remaining).toEqual(['2', '1', '0']);
-    expectRateLimited(await apis[last]!.get('/me', { token }), 3);
-    expectRateLimited(await apis[1 - last]!.get('/me', { token }), 3);
+    expectRateLimited(await apis[last].get('/me', { token }), 3);
+    expectRateLimited(await apis[1 - last].get('/me', { token }), 3);
   });
 });

@@ -24,16 +24,31 @@ const START_YEAR = 2026;
 const rateBands = fc
   .uniqueArray(fc.bigInt({ min: 100n, max: 5_000_000_000n }), { minLength: 0, maxLength: 3 })
   .chain((bounds) =>
-    fc.tuple(fc.constant([...bounds].sort((a, b) => (a < b ? -1 : 1))), fc.array(fc.integer({ min: 1, max: 1500 }), { minLength: bounds.length + 1, maxLength: bounds.length + 1 })),
+    fc.tuple(
+      fc.constant([...bounds].sort((a, b) => (a < b ? -1 : 1))),
+      fc.array(fc.integer({ min: 1, max: 1500 }), { minLength: bounds.length + 1, maxLength: bounds.length + 1 }),
+    ),
   )
-  .map(([bounds, rates]) => [...bounds.map((up, i) => ({ upToValueMinor: up as bigint | null, rateBps: rates[i]! })), { upToValueMinor: null, rateBps: rates[bounds.length]! }]);
+  .map(([bounds, rates]) => [
+    ...bounds.map((up, i) => ({ upToValueMinor: up, rateBps: rates[i] })),
+    { upToValueMinor: null, rateBps: rates[bounds.length] },
+  ]);
 
 const tonnageBands = fc
   .uniqueArray(fc.integer({ min: 500, max: 60_000 }), { minLength: 0, maxLength: 3 })
   .chain((bounds) =>
-    fc.tuple(fc.constant([...bounds].sort((a, b) => a - b)), fc.array(fc.bigInt({ min: 100_000n, max: 5_000_000n }), { minLength: bounds.length + 1, maxLength: bounds.length + 1 })),
+    fc.tuple(
+      fc.constant([...bounds].sort((a, b) => a - b)),
+      fc.array(fc.bigInt({ min: 100_000n, max: 5_000_000n }), {
+        minLength: bounds.length + 1,
+        maxLength: bounds.length + 1,
+      }),
+    ),
   )
-  .map(([bounds, premiums]) => [...bounds.map((up, i) => ({ upToTonnesMilli: up as number | null, premiumMinor: premiums[i]! })), { upToTonnesMilli: null, premiumMinor: premiums[bounds.length]! }]);
+  .map(([bounds, premiums]) => [
+    ...bounds.map((up, i) => ({ upToTonnesMilli: up, premiumMinor: premiums[i] })),
+    { upToTonnesMilli: null, premiumMinor: premiums[bounds.length] },
+  ]);
 
 const product: fc.Arbitrary<RatingProduct> = fc.record({
   id: fc.integer({ min: 1, max: 1000 }),
@@ -53,8 +68,20 @@ const product: fc.Arbitrary<RatingProduct> = fc.record({
 
 const levyTable: fc.Arbitrary<RatingLevy[]> = fc.array(
   fc.oneof(
-    fc.record({ code: fc.constantFrom('TL', 'PHCF', 'X'), name: fc.constant('percent levy'), basis: fc.constant('percent' as const), rateBps: fc.integer({ min: 0, max: 1000 }), amountMinor: fc.constant(null) }),
-    fc.record({ code: fc.constantFrom('SD', 'Y'), name: fc.constant('flat duty'), basis: fc.constant('flat' as const), rateBps: fc.constant(null), amountMinor: fc.bigInt({ min: 0n, max: 1_000_000n }) }),
+    fc.record({
+      code: fc.constantFrom('TL', 'PHCF', 'X'),
+      name: fc.constant('percent levy'),
+      basis: fc.constant('percent' as const),
+      rateBps: fc.integer({ min: 0, max: 1000 }),
+      amountMinor: fc.constant(null),
+    }),
+    fc.record({
+      code: fc.constantFrom('SD', 'Y'),
+      name: fc.constant('flat duty'),
+      basis: fc.constant('flat' as const),
+      rateBps: fc.constant(null),
+      amountMinor: fc.bigInt({ min: 0n, max: 1_000_000n }),
+    }),
   ),
   { maxLength: 5 },
 );
@@ -71,7 +98,10 @@ const lenders: fc.Arbitrary<RatingLender[]> = fc.uniqueArray(
   fc.record({
     name: fc.constantFrom('Mkopo', 'Jamii', 'Other'),
     minPremiumMinor: fc.bigInt({ min: 0n, max: 5_000_000n }),
-    tenors: fc.uniqueArray(fc.record({ months: fc.integer({ min: 1, max: 12 }), chargeBps: fc.integer({ min: 0, max: 1500 }) }), { minLength: 1, maxLength: 4, selector: (t) => t.months }),
+    tenors: fc.uniqueArray(
+      fc.record({ months: fc.integer({ min: 1, max: 12 }), chargeBps: fc.integer({ min: 0, max: 1500 }) }),
+      { minLength: 1, maxLength: 4, selector: (t) => t.months },
+    ),
   }),
   { minLength: 1, maxLength: 3, selector: (l) => l.name },
 );
@@ -86,13 +116,13 @@ describe('splitInstalments', () => {
         expect(parts).toHaveLength(n);
         expect(sum(parts)).toBe(total);
         const [first, ...later] = parts;
-        expect(first! >= 0n).toBe(true);
+        expect(first >= 0n).toBe(true);
         for (const p of later) {
           expect(p % 100n).toBe(0n);
           expect(p).toBe(later[0]);
           // The first part carries the rounding remainder, so it is never the smaller one, and never by a shilling per part.
-          expect(first! >= p).toBe(true);
-          expect(first! - p < 100n * BigInt(n)).toBe(true);
+          expect(first >= p).toBe(true);
+          expect(first - p < 100n * BigInt(n)).toBe(true);
         }
         // The whole-shilling figures shown to the caller add up to the whole-shilling total as well.
         expect(parts.map(toShillings).reduce((s, x) => s + x, 0)).toBe(toShillings(total));
@@ -113,7 +143,7 @@ describe('levies', () => {
         const lines = levies(basic, table);
         expect(lines.map((l) => l.code)).toEqual(table.map((l) => l.code));
         lines.forEach((line, i) => {
-          const l = table[i]!;
+          const l = table[i];
           expect(line.amountMinor).toBe(l.basis === 'percent' ? applyBps(basic, l.rateBps!) : l.amountMinor);
         });
       }),
@@ -128,10 +158,26 @@ describe('levies', () => {
       ['SD', 4_000n],
     ]);
     const flat45k: RatingProduct = {
-      id: 1, insurerId: 1, version: 1, vehicleClass: 'private', coverType: 'tpo', minPremiumMinor: null, flatPremiumMinor: 4_500_000n,
-      pllPerSeatMinor: 50_000n, maxInstalments: 1, ipfEligible: true, maxVehicleAgeYears: null, rateBands: [], tonnageBands: [],
+      id: 1,
+      insurerId: 1,
+      version: 1,
+      vehicleClass: 'private',
+      coverType: 'tpo',
+      minPremiumMinor: null,
+      flatPremiumMinor: 4_500_000n,
+      pllPerSeatMinor: 50_000n,
+      maxInstalments: 1,
+      ipfEligible: true,
+      maxVehicleAgeYears: null,
+      rateBands: [],
+      tonnageBands: [],
     };
-    const priced = priceOption(flat45k, { valueMinor: null, tonnesMilli: null, pll: 0, yearOfManufacture: 2020, startYear: 2026 }, LEVIES, { tenantType: 'brokerage', lenders: [] });
+    const priced = priceOption(
+      flat45k,
+      { valueMinor: null, tonnesMilli: null, pll: 0, yearOfManufacture: 2020, startYear: 2026 },
+      LEVIES,
+      { tenantType: 'brokerage', lenders: [] },
+    );
     if ('ineligible' in priced) throw new Error(priced.ineligible);
     expect(priced.taxesMinor).toBe(24_250n);
     expect(priced.totalMinor).toBe(4_524_250n);
@@ -142,21 +188,30 @@ describe('levies', () => {
 describe('priceOption', () => {
   it('taxes total the levy lines, the total is basic + taxes, and every instalment plan sums to the total', () => {
     fc.assert(
-      fc.property(product, risk, levyTable, lenders, fc.constantFrom<TenantType>('brokerage', 'agency', 'sacco', 'microfinance'), (p, r, table, ls, tenantType) => {
-        const priced = priceOption(p, r, table, { tenantType, lenders: ls });
-        if ('ineligible' in priced) throw new Error(`unexpectedly ineligible: ${priced.ineligible}`);
-        expect(priced.taxes).toEqual(levies(priced.basicMinor, table));
-        expect(priced.taxesMinor).toBe(sum(priced.taxes.map((t) => t.amountMinor)));
-        expect(priced.totalMinor).toBe(priced.basicMinor + priced.taxesMinor);
-        expect(priced.pllMinor).toBe(BigInt(r.pll) * p.pllPerSeatMinor);
-        expect(priced.productVersion).toBe(p.version);
-        expect(priced.instalments.map((i) => i.parts)).toEqual(Array.from({ length: p.maxInstalments }, (_, i) => i + 1));
-        for (const plan of priced.instalments) {
-          expect(plan.amountsMinor).toHaveLength(plan.parts);
-          expect(sum(plan.amountsMinor)).toBe(priced.totalMinor);
-          expect(plan.amountsMinor.map(toShillings).reduce((s, x) => s + x, 0)).toBe(toShillings(priced.totalMinor));
-        }
-      }),
+      fc.property(
+        product,
+        risk,
+        levyTable,
+        lenders,
+        fc.constantFrom<TenantType>('brokerage', 'agency', 'sacco', 'microfinance'),
+        (p, r, table, ls, tenantType) => {
+          const priced = priceOption(p, r, table, { tenantType, lenders: ls });
+          if ('ineligible' in priced) throw new Error(`unexpectedly ineligible: ${priced.ineligible}`);
+          expect(priced.taxes).toEqual(levies(priced.basicMinor, table));
+          expect(priced.taxesMinor).toBe(sum(priced.taxes.map((t) => t.amountMinor)));
+          expect(priced.totalMinor).toBe(priced.basicMinor + priced.taxesMinor);
+          expect(priced.pllMinor).toBe(BigInt(r.pll) * p.pllPerSeatMinor);
+          expect(priced.productVersion).toBe(p.version);
+          expect(priced.instalments.map((i) => i.parts)).toEqual(
+            Array.from({ length: p.maxInstalments }, (_, i) => i + 1),
+          );
+          for (const plan of priced.instalments) {
+            expect(plan.amountsMinor).toHaveLength(plan.parts);
+            expect(sum(plan.amountsMinor)).toBe(priced.totalMinor);
+            expect(plan.amountsMinor.map(toShillings).reduce((s, x) => s + x, 0)).toBe(toShillings(priced.totalMinor));
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -190,7 +245,10 @@ describe('priceOption', () => {
         if ('ineligible' in basic) throw new Error(basic.ineligible);
         expect(basic.rateBps).toBeNull();
         if (p.vehicleClass === 'commercial' && p.tonnageBands.length) {
-          const band = r.tonnesMilli == null ? p.tonnageBands[0]! : p.tonnageBands.find((b) => b.upToTonnesMilli === null || r.tonnesMilli! <= b.upToTonnesMilli)!;
+          const band =
+            r.tonnesMilli == null
+              ? p.tonnageBands[0]
+              : p.tonnageBands.find((b) => b.upToTonnesMilli === null || r.tonnesMilli! <= b.upToTonnesMilli)!;
           expect(basic.basicMinor).toBe(band.premiumMinor);
         } else {
           expect(basic.basicMinor).toBe(p.flatPremiumMinor);
@@ -200,7 +258,7 @@ describe('priceOption', () => {
     );
   });
 
-  it('comprehensive needs a value, and respects the insurer\'s vehicle age limit', () => {
+  it("comprehensive needs a value, and respects the insurer's vehicle age limit", () => {
     fc.assert(
       fc.property(product, risk, fc.integer({ min: 1, max: 20 }), (p0, r, maxAge) => {
         const p = { ...p0, coverType: 'comprehensive' as const, maxVehicleAgeYears: maxAge };
@@ -216,36 +274,55 @@ describe('priceOption', () => {
 describe('ipfOffers', () => {
   it('deposit + instalment × (months − 1) = total + finance charge, to the cent', () => {
     fc.assert(
-      fc.property(premiumMinor, product, lenders, fc.constantFrom<TenantType>('brokerage', 'agency'), (total, p0, ls, tenantType) => {
-        const p = { ...p0, ipfEligible: true };
-        const { offers, reason } = ipfOffers(total, p, tenantType, ls);
-        const eligible = ls.filter((l) => total >= l.minPremiumMinor);
-        if (!eligible.length) {
-          expect(offers).toEqual([]);
-          expect(reason).toMatch(/minimum/);
-          return;
-        }
-        expect(reason).toBeNull();
-        expect(offers).toHaveLength(eligible.reduce((n, l) => n + l.tenors.length, 0));
-        for (const o of offers) {
-          const tenor = ls.find((l) => l.name === o.lenderName && l.tenors.some((t) => t.months === o.tenorMonths))!.tenors.find((t) => t.months === o.tenorMonths)!;
-          expect(o.chargeMinor).toBe(applyBps(total, tenor.chargeBps));
-          expect(o.depositMinor + o.instalmentMinor * BigInt(o.tenorMonths - 1)).toBe(total + o.chargeMinor);
-          expect(o.instalmentMinor % 100n === 0n || o.tenorMonths === 1).toBe(true);
-          expect(o.aprBps).toBe(Math.round((tenor.chargeBps * 12) / tenor.months));
-        }
-      }),
+      fc.property(
+        premiumMinor,
+        product,
+        lenders,
+        fc.constantFrom<TenantType>('brokerage', 'agency'),
+        (total, p0, ls, tenantType) => {
+          const p = { ...p0, ipfEligible: true };
+          const { offers, reason } = ipfOffers(total, p, tenantType, ls);
+          const eligible = ls.filter((l) => total >= l.minPremiumMinor);
+          if (!eligible.length) {
+            expect(offers).toEqual([]);
+            expect(reason).toMatch(/minimum/);
+            return;
+          }
+          expect(reason).toBeNull();
+          expect(offers).toHaveLength(eligible.reduce((n, l) => n + l.tenors.length, 0));
+          for (const o of offers) {
+            const tenor = ls
+              .find((l) => l.name === o.lenderName && l.tenors.some((t) => t.months === o.tenorMonths))!
+              .tenors.find((t) => t.months === o.tenorMonths)!;
+            expect(o.chargeMinor).toBe(applyBps(total, tenor.chargeBps));
+            expect(o.depositMinor + o.instalmentMinor * BigInt(o.tenorMonths - 1)).toBe(total + o.chargeMinor);
+            expect(o.instalmentMinor % 100n === 0n || o.tenorMonths === 1).toBe(true);
+            expect(o.aprBps).toBe(Math.round((tenor.chargeBps * 12) / tenor.months));
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('is refused with a reason for SACCO and microfinance organisations, whatever the premium', () => {
     fc.assert(
-      fc.property(premiumMinor, product, lenders, fc.constantFrom<TenantType>('sacco', 'microfinance'), (total, p, ls, tenantType) => {
-        const { offers, reason } = ipfOffers(total, { ...p, ipfEligible: true }, tenantType, ls.map((l) => ({ ...l, minPremiumMinor: 0n })));
-        expect(offers).toEqual([]);
-        expect(reason).toMatch(/brokerage and agency/);
-      }),
+      fc.property(
+        premiumMinor,
+        product,
+        lenders,
+        fc.constantFrom<TenantType>('sacco', 'microfinance'),
+        (total, p, ls, tenantType) => {
+          const { offers, reason } = ipfOffers(
+            total,
+            { ...p, ipfEligible: true },
+            tenantType,
+            ls.map((l) => ({ ...l, minPremiumMinor: 0n })),
+          );
+          expect(offers).toEqual([]);
+          expect(reason).toMatch(/brokerage and agency/);
+        },
+      ),
     );
   });
 
@@ -269,7 +346,9 @@ describe('ipfOffers', () => {
     ];
     const p = { ipfEligible: true } as RatingProduct;
     expect(ipfOffers(2_499_999n, p, 'brokerage', ls).reason).toMatch(/KES 25,000/);
-    expect(ipfOffers(2_500_000n, p, 'brokerage', ls).offers.map((o) => o.lenderName)).toEqual(['Mkopo Premium Finance']);
+    expect(ipfOffers(2_500_000n, p, 'brokerage', ls).offers.map((o) => o.lenderName)).toEqual([
+      'Mkopo Premium Finance',
+    ]);
     expect(ipfOffers(3_000_000n, p, 'brokerage', ls).offers).toHaveLength(2);
   });
 });

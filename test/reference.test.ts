@@ -18,10 +18,25 @@ beforeAll(async () => {
   // Data only the second organisation has: it must never show up for the first.
   await t.db.tenant(other.id, async (tx) => {
     await tx.insurer.create({
-      data: { tenantId: other.id, name: 'Ziwa Assurance', legalName: 'Ziwa Assurance Kenya Limited', registryMemberId: 199, commissionRateBps: 900, monogram: 'ZA' },
+      data: {
+        tenantId: other.id,
+        name: 'Ziwa Assurance',
+        legalName: 'Ziwa Assurance Kenya Limited',
+        registryMemberId: 199,
+        commissionRateBps: 900,
+        monogram: 'ZA',
+      },
     });
     const product = await tx.motorProduct.findFirstOrThrow({ orderBy: { id: 'asc' } });
-    await tx.motorProductBenefit.create({ data: { tenantId: other.id, motorProductId: product.id, name: 'Excess protector', limitMinor: null, sortOrder: 99 } });
+    await tx.motorProductBenefit.create({
+      data: {
+        tenantId: other.id,
+        motorProductId: product.id,
+        name: 'Excess protector',
+        limitMinor: null,
+        sortOrder: 99,
+      },
+    });
     await tx.branch.create({ data: { tenantId: other.id, code: 'ELD', name: 'Eldoret', city: 'Eldoret' } });
   });
   // The readonly client holds `read` and nothing else: enough for every reference list.
@@ -31,7 +46,6 @@ beforeAll(async () => {
   ]);
 });
 afterAll(() => t?.stop());
-
 
 async function list(path: string, tok = token): Promise<any> {
   const r = await api.get(path, { token: tok });
@@ -46,7 +60,8 @@ async function gql(query: string, variables: Record<string, unknown> = {}, tok =
   return r.body.data;
 }
 
-const sortedById = <T extends { id: unknown }>(rows: T[]) => [...rows].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+const sortedById = <T extends { id: unknown }>(rows: T[]) =>
+  [...rows].sort((a, b) => String(a.id).localeCompare(String(b.id)));
 
 // GraphQL spelling → the legacy REST spelling, field by field, so a renamed or dropped field shows up as a diff.
 const insurerFromGql = (i: any) => ({
@@ -58,16 +73,38 @@ const insurerFromGql = (i: any) => ({
   status: i.status,
   monogram: i.monogram,
 });
-const staffFromGql = (u: any) => ({ id: u.databaseId, name: u.name, email: u.email, phone: u.phone, role: u.role, code: u.code, branch_id: u.branchId });
+const staffFromGql = (u: any) => ({
+  id: u.databaseId,
+  name: u.name,
+  email: u.email,
+  phone: u.phone,
+  role: u.role,
+  code: u.code,
+  branch_id: u.branchId,
+});
 const INSURER_FIELDS = 'databaseId name legalName registryMemberId commissionRateBps status monogram';
 const STAFF_FIELDS = 'databaseId name email phone role code branchId';
 
 describe('GET /insurers', () => {
   it('lists the five panel insurers with the spec fields, ordered by name', async () => {
     const rows = await list('/insurers');
-    expect(rows.map((r: any) => r.name)).toEqual(['Baobab General', 'Kilima Insurance', 'Pwani Mutual', 'Simba General', 'Twiga Assurance']);
+    expect(rows.map((r: any) => r.name)).toEqual([
+      'Baobab General',
+      'Kilima Insurance',
+      'Pwani Mutual',
+      'Simba General',
+      'Twiga Assurance',
+    ]);
     for (const r of rows) {
-      expect(Object.keys(r).sort()).toEqual(['commission_rate_bps', 'id', 'legal_name', 'monogram', 'name', 'registry_member_id', 'status']);
+      expect(Object.keys(r).sort()).toEqual([
+        'commission_rate_bps',
+        'id',
+        'legal_name',
+        'monogram',
+        'name',
+        'registry_member_id',
+        'status',
+      ]);
       expect(Number.isInteger(r.id)).toBe(true);
       expect(r.status).toBe('active');
     }
@@ -108,7 +145,9 @@ describe('GET /branches, /risk-managers, /sales-people', () => {
       { code: 'NBO', name: 'Nairobi CBD', city: 'Nairobi' },
     ]);
     const viaGql = await gql('{ branches { databaseId code name city } }');
-    expect(viaGql.branches.map((b: any) => ({ id: b.databaseId, code: b.code, name: b.name, city: b.city }))).toEqual(rows);
+    expect(viaGql.branches.map((b: any) => ({ id: b.databaseId, code: b.code, name: b.name, city: b.city }))).toEqual(
+      rows,
+    );
   });
 
   it('risk managers are the account executives, without agent codes', async () => {
@@ -121,19 +160,23 @@ describe('GET /branches, /risk-managers, /sales-people', () => {
       expect(u).toMatchObject({ role: 'account_exec', code: null });
       expect(u.email).toMatch(/@example\.co\.ke$/);
     }
-    expect(rows.find((u: any) => u.id === org.users.exec.id)).toMatchObject({ name: 'Wanjiku Kamau', branch_id: branchOf('NBO') });
-    expect(rows.find((u: any) => u.id === org.users.exec2.id)).toMatchObject({ name: 'Brian Omondi', branch_id: branchOf('KSM') });
+    expect(rows.find((u: any) => u.id === org.users.exec.id)).toMatchObject({
+      name: 'Wanjiku Kamau',
+      branch_id: branchOf('NBO'),
+    });
+    expect(rows.find((u: any) => u.id === org.users.exec2.id)).toMatchObject({
+      name: 'Brian Omondi',
+      branch_id: branchOf('KSM'),
+    });
     expect((await gql(`{ riskManagers { ${STAFF_FIELDS} } }`)).riskManagers.map(staffFromGql)).toEqual(rows);
   });
 
   it('sales people are the agents, each with the code X-Agent-Code expects', async () => {
     const rows = await list('/sales-people');
-    expect(rows.map((u: any) => [u.id, u.role, u.code])).toEqual(
-      [
-        [org.users.agent1.id, 'agent', 'AG-0101'],
-        [org.users.agent2.id, 'agent', 'AG-0102'],
-      ],
-    );
+    expect(rows.map((u: any) => [u.id, u.role, u.code])).toEqual([
+      [org.users.agent1.id, 'agent', 'AG-0101'],
+      [org.users.agent2.id, 'agent', 'AG-0102'],
+    ]);
     expect(org.agents.map((a) => a.code).sort()).toEqual(rows.map((u: any) => u.code).sort());
     expect((await gql(`{ salesPeople { ${STAFF_FIELDS} } }`)).salesPeople.map(staffFromGql)).toEqual(rows);
   });
@@ -143,12 +186,38 @@ describe('GET /policy/taxes', () => {
   it('TL 20 bps, PHCF 25 bps, SD flat KES 40, with nulls where a field does not apply', async () => {
     const rows = await list('/policy/taxes');
     expect(rows.map(({ id: _id, ...l }: any) => l)).toEqual([
-      { code: 'TL', name: LEVIES[0]!.name, basis: 'percent', rate_bps: 20, rate_percent: 0.2, amount: null, amount_minor: null },
-      { code: 'PHCF', name: LEVIES[1]!.name, basis: 'percent', rate_bps: 25, rate_percent: 0.25, amount: null, amount_minor: null },
-      { code: 'SD', name: LEVIES[2]!.name, basis: 'flat', rate_bps: null, rate_percent: null, amount: 40, amount_minor: 4000 },
+      {
+        code: 'TL',
+        name: LEVIES[0].name,
+        basis: 'percent',
+        rate_bps: 20,
+        rate_percent: 0.2,
+        amount: null,
+        amount_minor: null,
+      },
+      {
+        code: 'PHCF',
+        name: LEVIES[1].name,
+        basis: 'percent',
+        rate_bps: 25,
+        rate_percent: 0.25,
+        amount: null,
+        amount_minor: null,
+      },
+      {
+        code: 'SD',
+        name: LEVIES[2].name,
+        basis: 'flat',
+        rate_bps: null,
+        rate_percent: null,
+        amount: 40,
+        amount_minor: 4000,
+      },
     ]);
     for (const l of rows) expect(Number.isInteger(l.id)).toBe(true);
-    const viaGql = await gql('{ levies { databaseId code name basis rateBps ratePercent amount { amount amountMinor currency } } }');
+    const viaGql = await gql(
+      '{ levies { databaseId code name basis rateBps ratePercent amount { amount amountMinor currency } } }',
+    );
     expect(viaGql.levies.find((l: any) => l.code === 'SD').amount.currency).toBe('KES');
     expect(
       viaGql.levies.map((l: any) => ({
@@ -189,17 +258,29 @@ describe('GET /products', () => {
     expect(Object.keys(data).sort()).toEqual(['lines', 'standard_products']);
     expect(data.lines).toHaveLength(4);
     expect(data.lines.map((l: any) => l.code)).toEqual(['motor', 'medical', 'travel', 'standard']);
-    expect(data.lines.find((l: any) => l.code === 'motor')).toEqual({ code: 'motor', name: 'Motor', quote_endpoint: '/motor/quote' });
+    expect(data.lines.find((l: any) => l.code === 'motor')).toEqual({
+      code: 'motor',
+      name: 'Motor',
+      quote_endpoint: '/motor/quote',
+    });
     for (const l of data.lines) expect(l.quote_endpoint).toMatch(/^\/[a-z]+\/quote$/);
 
     expect(data.standard_products.map(({ id: _id, ...p }: any) => p)).toEqual(
       [...STANDARD_PRODUCTS]
         .sort((a, b) => a.name.localeCompare(b.name))
-        .map((p) => ({ code: p.code, name: p.name, description: p.description, brochure_url: null, product_line: 'standard' })),
+        .map((p) => ({
+          code: p.code,
+          name: p.name,
+          description: p.description,
+          brochure_url: null,
+          product_line: 'standard',
+        })),
     );
     for (const p of data.standard_products) expect(Number.isInteger(p.id)).toBe(true);
 
-    const viaGql = await gql('{ products { lines { code name quoteEndpoint } standardProducts { databaseId code name description brochureUrl productLine } } }');
+    const viaGql = await gql(
+      '{ products { lines { code name quoteEndpoint } standardProducts { databaseId code name description brochureUrl productLine } } }',
+    );
     expect({
       lines: viaGql.products.lines.map((l: any) => ({ code: l.code, name: l.name, quote_endpoint: l.quoteEndpoint })),
       standard_products: viaGql.products.standardProducts.map((p: any) => ({
@@ -281,7 +362,9 @@ describe('tenant scoping', () => {
     const viaGql = await gql('{ insurers { databaseId name } branches { name } }');
     expect(viaGql.insurers.map((i: any) => i.name)).not.toContain('Ziwa Assurance');
     expect(viaGql.branches.map((b: any) => b.name)).not.toContain('Eldoret');
-    expect(sortedById(viaGql.insurers.map((i: any) => ({ id: i.databaseId })))).toEqual(sortedById(mine.insurers.map((id) => ({ id }))));
+    expect(sortedById(viaGql.insurers.map((i: any) => ({ id: i.databaseId })))).toEqual(
+      sortedById(mine.insurers.map((id) => ({ id }))),
+    );
 
     // And the other way round: their token sees their extra insurer and branch.
     expect((await list('/insurers?search=ziwa', otherToken)).map((r: any) => r.name)).toEqual(['Ziwa Assurance']);
@@ -289,8 +372,12 @@ describe('tenant scoping', () => {
   });
 
   it('disabled staff drop out of the risk-manager and sales-people lists', async () => {
-    await t.db.tenant(other.id, (tx) => tx.user.update({ where: { id: other.users.agent2.id }, data: { disabled: true } }));
+    await t.db.tenant(other.id, (tx) =>
+      tx.user.update({ where: { id: other.users.agent2.id }, data: { disabled: true } }),
+    );
     expect((await list('/sales-people', otherToken)).map((u: any) => u.id)).toEqual([other.users.agent1.id]);
-    expect((await gql('{ salesPeople { databaseId } }', {}, otherToken)).salesPeople).toEqual([{ databaseId: other.users.agent1.id }]);
+    expect((await gql('{ salesPeople { databaseId } }', {}, otherToken)).salesPeople).toEqual([
+      { databaseId: other.users.agent1.id },
+    ]);
   });
 });

@@ -125,23 +125,45 @@ describe('issue → get → validate', () => {
     });
 
     // Registration and chassis match regardless of spacing and case.
-    const ok = await reg.validate({ certificateNo: issued.certificateNo!, registration: 'kda123a', chassis: 'jtdbr32e720012345' });
+    const ok = await reg.validate({
+      certificateNo: issued.certificateNo!,
+      registration: 'kda123a',
+      chassis: 'jtdbr32e720012345',
+    });
     expect(ok).toMatchObject({ success: true, errors: [], certificate: { certificateNo: issued.certificateNo } });
     expect(ok.referenceNo).not.toBe(got.referenceNo);
   });
 
   it('numbers by class: A for PSV, B for commercial, D for motorcycles', async () => {
-    const a = await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 14, registrationNumber: 'KCX 1A', chassisNumber: 'A1' }));
-    const b = await reg.issue(privateCar({ certificateClass: 'B', tonnage: 7, registrationNumber: 'KCX 1B', chassisNumber: 'B1' }));
-    const d = await reg.issue(privateCar({ certificateClass: 'D', typeOfCover: 200, sumInsured: undefined, registrationNumber: 'KMDA 1D', chassisNumber: 'D1' }));
+    const a = await reg.issue(
+      privateCar({ certificateClass: 'A', licensedToCarry: 14, registrationNumber: 'KCX 1A', chassisNumber: 'A1' }),
+    );
+    const b = await reg.issue(
+      privateCar({ certificateClass: 'B', tonnage: 7, registrationNumber: 'KCX 1B', chassisNumber: 'B1' }),
+    );
+    const d = await reg.issue(
+      privateCar({
+        certificateClass: 'D',
+        typeOfCover: 200,
+        sumInsured: undefined,
+        registrationNumber: 'KMDA 1D',
+        chassisNumber: 'D1',
+      }),
+    );
     expect([a.certificateNo, b.certificateNo, d.certificateNo].map((n) => n?.slice(0, 2))).toEqual(['CA', 'CB', 'CD']);
     for (const n of [a, b, d]) expect(n.certificateNo).toMatch(/^C[ABD]\d{7}$/);
   });
 
   it('refuses validation when registration or chassis do not match (ER0016)', async () => {
     const { certificateNo } = await reg.issue(privateCar());
-    expectFailure(await reg.validate({ certificateNo: certificateNo!, registration: 'KDA 999Z', chassis: 'JTDBR32E720012345' }), 'ER0016');
-    expectFailure(await reg.validate({ certificateNo: certificateNo!, registration: 'KDA 123A', chassis: 'OTHER' }), 'ER0016');
+    expectFailure(
+      await reg.validate({ certificateNo: certificateNo!, registration: 'KDA 999Z', chassis: 'JTDBR32E720012345' }),
+      'ER0016',
+    );
+    expectFailure(
+      await reg.validate({ certificateNo: certificateNo!, registration: 'KDA 123A', chassis: 'OTHER' }),
+      'ER0016',
+    );
   });
 
   it('answers ER009 for a malformed number and ER0016 for an unknown one', async () => {
@@ -154,7 +176,10 @@ describe('issue → get → validate', () => {
 
 describe('issuance validation', () => {
   it('refuses a class the member is not authorised for, or an unknown member (ER001)', async () => {
-    expectFailure(await reg.issue(privateCar({ memberCompanyId: 102, certificateClass: 'A', licensedToCarry: 14 })), 'ER001');
+    expectFailure(
+      await reg.issue(privateCar({ memberCompanyId: 102, certificateClass: 'A', licensedToCarry: 14 })),
+      'ER001',
+    );
     expectFailure(await reg.issue(privateCar({ memberCompanyId: 999 })), 'ER001');
   });
 
@@ -177,17 +202,48 @@ describe('issuance validation', () => {
     expectFailure(await reg.issue(privateCar({ sumInsured: undefined })), 'ER002', /sumInsured/);
     expectFailure(await reg.issue(privateCar({ typeOfCover: 300, sumInsured: 0 })), 'ER002', /sumInsured/);
     expect((await reg.issue(privateCar({ typeOfCover: 200, sumInsured: undefined }))).success).toBe(true);
-    expectFailure(await reg.issue(privateCar({ certificateClass: 'B', registrationNumber: 'KCB 2B' })), 'ER002', /tonnage/);
-    expectFailure(await reg.issue(privateCar({ certificateClass: 'A', registrationNumber: 'KCA 2A' })), 'ER002', /licensedToCarry/);
-    expectFailure(await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 201, registrationNumber: 'KCA 2A' })), 'ER002', /licensedToCarry/);
-    expectFailure(await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 0, registrationNumber: 'KCA 2A' })), 'ER002', /licensedToCarry/);
-    expect((await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 200, registrationNumber: 'KCA 2A', chassisNumber: 'A2' }))).success).toBe(true);
+    expectFailure(
+      await reg.issue(privateCar({ certificateClass: 'B', registrationNumber: 'KCB 2B' })),
+      'ER002',
+      /tonnage/,
+    );
+    expectFailure(
+      await reg.issue(privateCar({ certificateClass: 'A', registrationNumber: 'KCA 2A' })),
+      'ER002',
+      /licensedToCarry/,
+    );
+    expectFailure(
+      await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 201, registrationNumber: 'KCA 2A' })),
+      'ER002',
+      /licensedToCarry/,
+    );
+    expectFailure(
+      await reg.issue(privateCar({ certificateClass: 'A', licensedToCarry: 0, registrationNumber: 'KCA 2A' })),
+      'ER002',
+      /licensedToCarry/,
+    );
+    expect(
+      (
+        await reg.issue(
+          privateCar({
+            certificateClass: 'A',
+            licensedToCarry: 200,
+            registrationNumber: 'KCA 2A',
+            chassisNumber: 'A2',
+          }),
+        )
+      ).success,
+    ).toBe(true);
   });
 
   it('rejects a bad cover code, phone or email and lists every problem', async () => {
-    const r = await reg.issue(privateCar({ typeOfCover: 400 as never, phoneNumber: '0712345678', email: 'not-an-email', policyHolder: ' ' }));
+    const r = await reg.issue(
+      privateCar({ typeOfCover: 400 as never, phoneNumber: '0712345678', email: 'not-an-email', policyHolder: ' ' }),
+    );
     expectFailure(r, 'ER002');
-    expect(r.errors.map((e) => e.errorText).join('\n')).toMatch(/typeOfCover[\s\S]*policyHolder[\s\S]*phoneNumber[\s\S]*email/);
+    expect(r.errors.map((e) => e.errorText).join('\n')).toMatch(
+      /typeOfCover[\s\S]*policyHolder[\s\S]*phoneNumber[\s\S]*email/,
+    );
     expect(r).not.toHaveProperty('certificateNo');
   });
 });
@@ -195,31 +251,72 @@ describe('issuance validation', () => {
 describe('double insurance', () => {
   it('reports an active certificate on the same registration with its number, insurer and end date', async () => {
     const { certificateNo } = await reg.issue(privateCar());
-    const r = await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'SOMETHINGELSE', start: '01/12/2026', end: '30/11/2027' });
+    const r = await reg.doubleInsuranceCheck({
+      registration: 'KDA123A',
+      chassis: 'SOMETHINGELSE',
+      start: '01/12/2026',
+      end: '30/11/2027',
+    });
     expect(r).toMatchObject({ success: true, errors: [] });
     expect(r.conflicts).toEqual([
-      { certificateNo, insurer: 'Jubilee Allianz', memberCompanyId: 101, coverEndDate: '25/11/2027', message: 'already covered under an active policy' },
+      {
+        certificateNo,
+        insurer: 'Jubilee Allianz',
+        memberCompanyId: 101,
+        coverEndDate: '25/11/2027',
+        message: 'already covered under an active policy',
+      },
     ]);
   });
 
   it('reports a later-starting certificate on the same chassis as an overlapping policy', async () => {
     await reg.issue(privateCar({ commencingDate: '01/12/2026', expiringDate: '30/11/2027' }));
-    const r = await reg.doubleInsuranceCheck({ registration: 'KZZ 999Z', chassis: 'jtdbr32e720012345', start: '26/11/2026', end: '10/12/2026' });
+    const r = await reg.doubleInsuranceCheck({
+      registration: 'KZZ 999Z',
+      chassis: 'jtdbr32e720012345',
+      start: '26/11/2026',
+      end: '10/12/2026',
+    });
     expect(r.conflicts).toHaveLength(1);
-    expect(r.conflicts[0]!.message).toBe('overlapping policy, leading to Double Insurance');
+    expect(r.conflicts[0].message).toBe('overlapping policy, leading to Double Insurance');
   });
 
   it('finds nothing for periods that do not overlap or other vehicles', async () => {
     await reg.issue(privateCar({ expiringDate: '31/12/2026' }));
-    expect((await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '01/01/2027', end: '31/12/2027' })).conflicts).toEqual([]);
-    expect((await reg.doubleInsuranceCheck({ registration: 'KDB 1B', chassis: 'Y', start: '26/11/2026', end: '25/11/2027' })).conflicts).toEqual([]);
+    expect(
+      (
+        await reg.doubleInsuranceCheck({
+          registration: 'KDA123A',
+          chassis: 'X',
+          start: '01/01/2027',
+          end: '31/12/2027',
+        })
+      ).conflicts,
+    ).toEqual([]);
+    expect(
+      (await reg.doubleInsuranceCheck({ registration: 'KDB 1B', chassis: 'Y', start: '26/11/2026', end: '25/11/2027' }))
+        .conflicts,
+    ).toEqual([]);
   });
 
   it('refuses to issue over an overlapping certificate (same registration or same chassis) and keeps the stock', async () => {
     const first = await reg.issue(privateCar());
-    const sameReg = await reg.issue(privateCar({ memberCompanyId: 102, chassisNumber: 'OTHERCHASSIS', commencingDate: '01/12/2026', expiringDate: '30/11/2027' }));
-    expectFailure(sameReg, 'ER005', new RegExp(`already covered under an active policy.*${first.certificateNo}.*Jubilee Allianz.*25/11/2027`));
-    const sameChassis = await reg.issue(privateCar({ policyNumber: 'P/101/2026/0002', registrationNumber: 'KDZ 777Z' }));
+    const sameReg = await reg.issue(
+      privateCar({
+        memberCompanyId: 102,
+        chassisNumber: 'OTHERCHASSIS',
+        commencingDate: '01/12/2026',
+        expiringDate: '30/11/2027',
+      }),
+    );
+    expectFailure(
+      sameReg,
+      'ER005',
+      new RegExp(`already covered under an active policy.*${first.certificateNo}.*Jubilee Allianz.*25/11/2027`),
+    );
+    const sameChassis = await reg.issue(
+      privateCar({ policyNumber: 'P/101/2026/0002', registrationNumber: 'KDZ 777Z' }),
+    );
     expectFailure(sameChassis, 'ER005', /already covered/);
     // Britam's single class C certificate was not consumed by the refusal.
     expect((await reg.stock(102)).stock).toEqual([{ certificateClass: 'C', available: 1 }]);
@@ -233,36 +330,67 @@ describe('double insurance', () => {
     expect(own.certificateNo).not.toBe(first.certificateNo);
     // Another policy of the same member, the same policy number at another member, another member's policy: refused,
     // and each refusal names a certificate of the first policy.
-    for (const other of [{ policyNumber: 'P/101/2026/0002' }, { memberCompanyId: 102 }, { memberCompanyId: 102, policyNumber: 'B/9' }]) {
+    for (const other of [
+      { policyNumber: 'P/101/2026/0002' },
+      { memberCompanyId: 102 },
+      { memberCompanyId: 102, policyNumber: 'B/9' },
+    ]) {
       const r = await reg.issue(privateCar({ ...other, commencingDate: '01/12/2026', expiringDate: '30/11/2027' }));
       expectFailure(r, 'ER005', new RegExp(`${first.certificateNo}|${own.certificateNo}`));
     }
     // The check itself carries no policy: it lists every active certificate on the vehicle, the policy's own included.
-    const check = await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: '', start: '01/12/2026', end: '30/11/2027' });
+    const check = await reg.doubleInsuranceCheck({
+      registration: 'KDA123A',
+      chassis: '',
+      start: '01/12/2026',
+      end: '30/11/2027',
+    });
     expect(check.conflicts.map((c) => c.certificateNo)).toEqual([first.certificateNo, own.certificateNo]);
   });
 
   it('ignores cancelled certificates', async () => {
     const { certificateNo } = await reg.issue(privateCar());
     expect((await reg.cancel({ certificateNo: certificateNo!, reasonId: 15 })).success).toBe(true);
-    expect((await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '26/11/2026', end: '25/11/2027' })).conflicts).toEqual([]);
+    expect(
+      (
+        await reg.doubleInsuranceCheck({
+          registration: 'KDA123A',
+          chassis: 'X',
+          start: '26/11/2026',
+          end: '25/11/2027',
+        })
+      ).conflicts,
+    ).toEqual([]);
     expect((await reg.issue(privateCar({ memberCompanyId: 102 }))).success).toBe(true);
   });
 
   it('rejects malformed check dates', async () => {
-    expectFailure(await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '2026-11-26', end: '25/11/2027' }), 'ER003');
-    expectFailure(await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '26/11/2026', end: '25/11/2025' }), 'ER004');
+    expectFailure(
+      await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '2026-11-26', end: '25/11/2027' }),
+      'ER003',
+    );
+    expectFailure(
+      await reg.doubleInsuranceCheck({ registration: 'KDA123A', chassis: 'X', start: '26/11/2026', end: '25/11/2025' }),
+      'ER004',
+    );
   });
 });
 
 describe('stock', () => {
   it('counts down per class and refuses issuance once exhausted (ER006)', async () => {
-    expect(await reg.stock(102)).toMatchObject({ success: true, errors: [], stock: [{ certificateClass: 'C', available: 1 }] });
+    expect(await reg.stock(102)).toMatchObject({
+      success: true,
+      errors: [],
+      stock: [{ certificateClass: 'C', available: 1 }],
+    });
     expect((await reg.issue(privateCar({ memberCompanyId: 102 }))).success).toBe(true);
     const out = await reg.stock(102);
     expectFailure(out, 'ER006');
     expect(out.stock).toEqual([{ certificateClass: 'C', available: 0 }]);
-    expectFailure(await reg.issue(privateCar({ memberCompanyId: 102, registrationNumber: 'KDC 2C', chassisNumber: 'C2' })), 'ER006');
+    expectFailure(
+      await reg.issue(privateCar({ memberCompanyId: 102, registrationNumber: 'KDC 2C', chassisNumber: 'C2' })),
+      'ER006',
+    );
   });
 
   it('answers ER006 for a member with no stock and ER001 for an unknown member', async () => {
@@ -275,7 +403,7 @@ describe('stock', () => {
     const cfg = members();
     const sim = new RegistrySimulator({ members: cfg, now: () => T0 });
     await sim.issue(privateCar({ memberCompanyId: 102 }));
-    expect(cfg[1]!.stock.C).toBe(1);
+    expect(cfg[1].stock.C).toBe(1);
   });
 });
 
@@ -298,7 +426,9 @@ describe('cancellation', () => {
 
   it('accepts only the registry\u2019s reason ids', async () => {
     for (const reasonId of [8, 14, 15, 21, 29, 30]) {
-      const { success, certificateNo } = await reg.issue(privateCar({ registrationNumber: `KDR ${reasonId}R`, chassisNumber: `CH${reasonId}` }));
+      const { success, certificateNo } = await reg.issue(
+        privateCar({ registrationNumber: `KDR ${reasonId}R`, chassisNumber: `CH${reasonId}` }),
+      );
       expect(success).toBe(true);
       expect((await reg.cancel({ certificateNo: certificateNo!, reasonId })).success, String(reasonId)).toBe(true);
     }
@@ -335,21 +465,42 @@ describe('the PostgreSQL store (what the app runs on)', () => {
   });
 
   it('seeds a member\u2019s stock lazily at the default for every class, and knows only insurers\u2019 member ids', async () => {
-    expect(await a.stock(101)).toMatchObject({ success: true, stock: ['A', 'B', 'C', 'D'].map((c) => ({ certificateClass: c, available: 10 })) });
+    expect(await a.stock(101)).toMatchObject({
+      success: true,
+      stock: ['A', 'B', 'C', 'D'].map((c) => ({ certificateClass: c, available: 10 })),
+    });
     expectFailure(await a.stock(999), 'ER001');
     expectFailure(await a.issue(privateCar({ memberCompanyId: 999 })), 'ER001');
   });
 
   it('keeps certificates across instances: issue in one, get, validate and double-insurance in the other', async () => {
-    const issued = await a.issue(privateCar({ policyHolder: 'Simba Holder', registrationNumber: 'KDB 100A', chassisNumber: 'DBCH100' }));
+    const issued = await a.issue(
+      privateCar({ policyHolder: 'Simba Holder', registrationNumber: 'KDB 100A', chassisNumber: 'DBCH100' }),
+    );
     expect(issued.success, JSON.stringify(issued.errors)).toBe(true);
     expect(issued.referenceNo).toMatch(/^REF\d{9}$/);
     const got = await b.get(issued.certificateNo!);
-    expect(got.certificate).toMatchObject({ certificateNo: issued.certificateNo, insurer: 'Simba General Insurance Company Limited', registrationNumber: 'KDB100A', status: 'Active' });
-    expect((await b.validate({ certificateNo: issued.certificateNo!, registration: 'kdb 100a', chassis: 'dbch100' })).success).toBe(true);
-    const di = await b.doubleInsuranceCheck({ registration: 'KDB100A', chassis: '', start: '01/12/2026', end: '31/12/2026' });
+    expect(got.certificate).toMatchObject({
+      certificateNo: issued.certificateNo,
+      insurer: 'Simba General Insurance Company Limited',
+      registrationNumber: 'KDB100A',
+      status: 'Active',
+    });
+    expect(
+      (await b.validate({ certificateNo: issued.certificateNo!, registration: 'kdb 100a', chassis: 'dbch100' }))
+        .success,
+    ).toBe(true);
+    const di = await b.doubleInsuranceCheck({
+      registration: 'KDB100A',
+      chassis: '',
+      start: '01/12/2026',
+      end: '31/12/2026',
+    });
     expect(di.conflicts).toMatchObject([{ certificateNo: issued.certificateNo, memberCompanyId: 101 }]);
-    expectFailure(await b.issue(privateCar({ memberCompanyId: 102, registrationNumber: 'KDB 100A', chassisNumber: 'OTHER' })), 'ER005');
+    expectFailure(
+      await b.issue(privateCar({ memberCompanyId: 102, registrationNumber: 'KDB 100A', chassisNumber: 'OTHER' })),
+      'ER005',
+    );
     // Numbers continue across instances.
     const next = await b.issue(privateCar({ registrationNumber: 'KDB 101A', chassisNumber: 'DBCH101' }));
     expect(Number(next.certificateNo!.slice(2))).toBe(Number(issued.certificateNo!.slice(2)) + 1);
@@ -367,7 +518,15 @@ describe('the PostgreSQL store (what the app runs on)', () => {
 
   it('stock is settable and runs out (ER006), shared by every instance', async () => {
     await store.setStock(103, 'D', 1);
-    const bike = (reg: string) => privateCar({ memberCompanyId: 103, certificateClass: 'D', typeOfCover: 200, sumInsured: undefined, registrationNumber: reg, chassisNumber: `CH${reg}` });
+    const bike = (reg: string) =>
+      privateCar({
+        memberCompanyId: 103,
+        certificateClass: 'D',
+        typeOfCover: 200,
+        sumInsured: undefined,
+        registrationNumber: reg,
+        chassisNumber: `CH${reg}`,
+      });
     expect((await a.issue(bike('KMDB 1D'))).success).toBe(true);
     expectFailure(await b.issue(bike('KMDB 2D')), 'ER006');
     await store.setStock(103, 'D', -1); // not authorised for the class any more

@@ -14,17 +14,28 @@ let asAgent2: { token: string; headers: Record<string, string> };
 let simbaProductId: number;
 
 beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
-  const a2 = o.org.agents[1]!;
+  const a2 = o.org.agents[1];
   asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
-  const pol = await t.db.tenant(o.org.id, (tx) => tx.motorProduct.findFirstOrThrow({ where: { insurer: { name: 'Simba General' }, vehicleClass: 'private', coverType: 'comprehensive' } }));
+  const pol = await t.db.tenant(o.org.id, (tx) =>
+    tx.motorProduct.findFirstOrThrow({
+      where: { insurer: { name: 'Simba General' }, vehicleClass: 'private', coverType: 'comprehensive' },
+    }),
+  );
   simbaProductId = pol.id;
 }, 60_000);
 afterAll(() => t?.stop());
 
 async function pay(org: PayOrg, policyNo: string, amountMinor: number) {
-  const push = await org.push({ phone: '0708 374 149', amount: Math.ceil(Number(amountMinor) / 100), account: policyNo });
+  const push = await org.push({
+    phone: '0708 374 149',
+    amount: Math.ceil(Number(amountMinor) / 100),
+    account: policyNo,
+  });
   expect(push.status, push.text).toBe(202);
   const s = await org.settled(push.body.data.checkout_request_id);
   expect(s.body.data.status, s.text).toBe('succeeded');
@@ -37,24 +48,49 @@ async function activePolicy(org: PayOrg = o, instalments = 1, token = org.tokens
   return pol;
 }
 
-const post = (path: string, body: unknown, token = o.tokens.staff, headers?: Record<string, string>) => o.api.post(path, { token, body, headers, idempotencyKey: randomUUID() });
-const quote = (uuid: string, body: unknown = {}, token?: string, headers?: Record<string, string>) => post(`/policies/${uuid}/renewal-quote`, body, token, headers);
-const renew = (uuid: string, body: unknown, token?: string, headers?: Record<string, string>) => post(`/policies/${uuid}/renew`, body, token, headers);
+const post = (path: string, body: unknown, token = o.tokens.staff, headers?: Record<string, string>) =>
+  o.api.post(path, { token, body, headers, idempotencyKey: randomUUID() });
+const quote = (uuid: string, body: unknown = {}, token?: string, headers?: Record<string, string>) =>
+  post(`/policies/${uuid}/renewal-quote`, body, token, headers);
+const renew = (uuid: string, body: unknown, token?: string, headers?: Record<string, string>) =>
+  post(`/policies/${uuid}/renew`, body, token, headers);
 const policyRow = (org: PayOrg, uuid: string) =>
-  t.db.tenant(org.org.id, (tx) => tx.policy.findUniqueOrThrow({ where: { uuid }, include: { vehicles: true, premiumItems: true, debitNotes: { orderBy: { instalmentNo: 'asc' } }, statusHistory: true, taxes: true } }));
+  t.db.tenant(org.org.id, (tx) =>
+    tx.policy.findUniqueOrThrow({
+      where: { uuid },
+      include: {
+        vehicles: true,
+        premiumItems: true,
+        debitNotes: { orderBy: { instalmentNo: 'asc' } },
+        statusHistory: true,
+        taxes: true,
+      },
+    }),
+  );
 const counts = () =>
-  t.db.tenant(o.org.id, async (tx) => ({ policies: await tx.policy.count(), notes: await tx.debitNote.count(), quotes: await tx.renewalQuote.count({ where: { status: 'bound' } }) }));
+  t.db.tenant(o.org.id, async (tx) => ({
+    policies: await tx.policy.count(),
+    notes: await tx.debitNote.count(),
+    quotes: await tx.renewalQuote.count({ where: { status: 'bound' } }),
+  }));
 
 /** Today's price of the bound risk on current rates (the motor quote endpoint), to compare the renewal with. */
 async function currentPrice(value = 1_500_000) {
-  const insurer = await t.db.tenant(o.org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
-  const q = await o.api.post('/motor/quote', { token: o.tokens.staff, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: YOM, value, insurer_id: insurer.id } });
+  const insurer = await t.db.tenant(o.org.id, (tx) =>
+    tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
+  );
+  const q = await o.api.post('/motor/quote', {
+    token: o.tokens.staff,
+    body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: YOM, value, insurer_id: insurer.id },
+  });
   expect(q.status, q.text).toBe(200);
   return q.body.options[0];
 }
 
 const raiseRates = (bps: number) =>
-  t.db.tenant(o.org.id, (tx) => tx.motorRateBand.updateMany({ where: { motorProductId: simbaProductId }, data: { rateBps: { increment: bps } } }));
+  t.db.tenant(o.org.id, (tx) =>
+    tx.motorRateBand.updateMany({ where: { motorProductId: simbaProductId }, data: { rateBps: { increment: bps } } }),
+  );
 
 describe('POST /policies/{uuid}/renewal-quote', () => {
   let pol: any;
@@ -84,34 +120,57 @@ describe('POST /policies/{uuid}/renewal-quote', () => {
       new_policy: null,
     });
     // The expiring period's figures.
-    expect(q.previous).toMatchObject({ basic_premium_minor: Number(pol.premium.basic_premium_minor), taxes_minor: Number(pol.premium.taxes_minor), total_minor: Number(pol.premium.total_minor) });
+    expect(q.previous).toMatchObject({
+      basic_premium_minor: Number(pol.premium.basic_premium_minor),
+      taxes_minor: Number(pol.premium.taxes_minor),
+      total_minor: Number(pol.premium.total_minor),
+    });
     // The new ones: the current price of the same risk, levy by levy.
-    expect(q.renewal).toMatchObject({ basic_premium_minor: Number(now.basic_premium_minor), taxes_minor: Number(now.taxes_total_minor), total_minor: Number(now.total_minor) });
-    expect(q.renewal.levies.map((l: any) => [l.code, l.amount_minor]).sort()).toEqual(now.taxes.map((l: any) => [l.code, Number(l.amount_minor)]).sort());
+    expect(q.renewal).toMatchObject({
+      basic_premium_minor: Number(now.basic_premium_minor),
+      taxes_minor: Number(now.taxes_total_minor),
+      total_minor: Number(now.total_minor),
+    });
+    expect(q.renewal.levies.map((l: any) => [l.code, l.amount_minor]).sort()).toEqual(
+      now.taxes.map((l: any) => [l.code, Number(l.amount_minor)]).sort(),
+    );
     expect(q.renewal.levies.reduce((s: number, l: any) => s + l.amount_minor, 0)).toBe(q.renewal.taxes_minor);
     expect(q.change.total_minor).toBe(q.renewal.total_minor - q.previous.total_minor);
     expect(q.change.total_minor).toBeGreaterThan(0);
     expect(q.vehicles).toEqual([
-      expect.objectContaining({ value: 1_500_000, previous_annual_basic_minor: Number(pol.premium.basic_premium_minor), renewal_annual_basic_minor: Number(now.basic_premium_minor) }),
+      expect.objectContaining({
+        value: 1_500_000,
+        previous_annual_basic_minor: Number(pol.premium.basic_premium_minor),
+        renewal_annual_basic_minor: Number(now.basic_premium_minor),
+      }),
     ]);
     // Instalment options as the insurer allows, summing to the total.
     expect(q.instalment_options.map((x: any) => x.parts)).toEqual(now.instalments.map((x: any) => x.parts));
-    for (const opt of q.instalment_options) expect(opt.amounts.reduce((s: number, a: any) => s + a.amount_minor, 0)).toBe(q.renewal.total_minor);
+    for (const opt of q.instalment_options)
+      expect(opt.amounts.reduce((s: number, a: any) => s + a.amount_minor, 0)).toBe(q.renewal.total_minor);
   });
 
   it('prices a new sum insured for a vehicle', async () => {
-    const reg = (await policyRow(o, pol.uuid)).vehicles[0]!.regNo;
+    const reg = (await policyRow(o, pol.uuid)).vehicles[0].regNo;
     const spaced = `${reg.slice(0, 3).toLowerCase()} ${reg.slice(3)}`;
     const r = await quote(pol.uuid, { vehicles: [{ regno: spaced, value: 1_200_000 }] });
     expect(r.status, r.text).toBe(201);
     const now = await currentPrice(1_200_000);
-    expect(r.body.data.vehicles[0]).toMatchObject({ regno: reg, value: 1_200_000, renewal_annual_basic_minor: Number(now.basic_premium_minor) });
+    expect(r.body.data.vehicles[0]).toMatchObject({
+      regno: reg,
+      value: 1_200_000,
+      renewal_annual_basic_minor: Number(now.basic_premium_minor),
+    });
     expect(r.body.data.renewal.total_minor).toBe(Number(now.total_minor));
   });
 
   it('422 validation_failed for a registration not on the policy or a bad value; nothing stored', async () => {
     const n = await t.db.tenant(o.org.id, (tx) => tx.renewalQuote.count());
-    expectProblem(await quote(pol.uuid, { vehicles: [{ regno: 'KZZ 999Z', value: 1_000_000 }] }), 422, 'validation_failed');
+    expectProblem(
+      await quote(pol.uuid, { vehicles: [{ regno: 'KZZ 999Z', value: 1_000_000 }] }),
+      422,
+      'validation_failed',
+    );
     const bad = await quote(pol.uuid, { vehicles: [{ regno: 'KZZ 999Z', value: -5 }] });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.errors.map((e: any) => e.field)).toContain('vehicles.0.value');
@@ -130,7 +189,12 @@ describe('POST /policies/{uuid}/renewal-quote', () => {
   it('an expired policy is renewable within the reinstatement window only', async () => {
     const p = await activePolicy();
     const move = (start: string) =>
-      t.db.tenant(o.org.id, (tx) => tx.policy.update({ where: { uuid: p.uuid }, data: { status: 'expired', startDate: toDbDate(start), endDate: toDbDate(annualEnd(start)) } }));
+      t.db.tenant(o.org.id, (tx) =>
+        tx.policy.update({
+          where: { uuid: p.uuid },
+          data: { status: 'expired', startDate: toDbDate(start), endDate: toDbDate(annualEnd(start)) },
+        }),
+      );
     await move(addDays(TODAY, -364 - POLICY_RULES.reinstatementDays)); // ended exactly reinstatementDays ago
     expect((await quote(p.uuid)).status).toBe(201);
     await move(addDays(TODAY, -365 - POLICY_RULES.reinstatementDays));
@@ -155,10 +219,22 @@ describe('POST /policies/{uuid}/renew', () => {
     expectProblem(r, 422, 'premium_mismatch');
     expect(r.body.server[0]).toMatchObject({ total_minor: q.renewal.total_minor });
     expectProblem(await renew(pol.uuid, { renewal_quote_uuid: q.uuid }), 422, 'validation_failed');
-    expectProblem(await renew(pol.uuid, { renewal_quote_uuid: 'nope', premium: q.renewal.total }), 422, 'validation_failed');
+    expectProblem(
+      await renew(pol.uuid, { renewal_quote_uuid: 'nope', premium: q.renewal.total }),
+      422,
+      'validation_failed',
+    );
     expectProblem(await renew(pol.uuid, { renewal_quote_uuid: q.uuid, premium: 'x' }), 422, 'validation_failed');
-    expectProblem(await renew(pol.uuid, { renewal_quote_uuid: q.uuid, premium: q.renewal.total, premium_instalments: 9 }), 422, 'validation_failed');
-    expectProblem(await renew(pol.uuid, { renewal_quote_uuid: randomUUID(), premium: q.renewal.total }), 404, 'not_found');
+    expectProblem(
+      await renew(pol.uuid, { renewal_quote_uuid: q.uuid, premium: q.renewal.total, premium_instalments: 9 }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await renew(pol.uuid, { renewal_quote_uuid: randomUUID(), premium: q.renewal.total }),
+      404,
+      'not_found',
+    );
     expect(await counts()).toEqual(before);
   });
 
@@ -177,30 +253,51 @@ describe('POST /policies/{uuid}/renew', () => {
       renewed_by: null,
     });
     expect(next.policy_no).not.toBe(pol.policy_no);
-    expect(next.premium).toMatchObject({ basic_premium_minor: q.renewal.basic_premium_minor, taxes_minor: q.renewal.taxes_minor, total_minor: q.renewal.total_minor });
-    expect(next.premium.levies.map((l: any) => [l.code, l.amount_minor]).sort()).toEqual(q.renewal.levies.map((l: any) => [l.code, l.amount_minor]).sort());
+    expect(next.premium).toMatchObject({
+      basic_premium_minor: q.renewal.basic_premium_minor,
+      taxes_minor: q.renewal.taxes_minor,
+      total_minor: q.renewal.total_minor,
+    });
+    expect(next.premium.levies.map((l: any) => [l.code, l.amount_minor]).sort()).toEqual(
+      q.renewal.levies.map((l: any) => [l.code, l.amount_minor]).sort(),
+    );
     // Debit notes as a bind raises them: 2 instalments, the first due on the start date, summing to the total.
     expect(next.debit_notes.map((d: any) => d.instalment_no)).toEqual([1, 2]);
     expect(next.debit_notes[0].due_on).toBe(q.start_date);
-    expect(next.debit_notes.map((d: any) => d.amount_minor)).toEqual(q.instalment_options[1].amounts.map((a: any) => a.amount_minor));
-    expect(next.status_history).toEqual([expect.objectContaining({ from: null, to: 'pending_payment', source: 'renewal' })]);
+    expect(next.debit_notes.map((d: any) => d.amount_minor)).toEqual(
+      q.instalment_options[1].amounts.map((a: any) => a.amount_minor),
+    );
+    expect(next.status_history).toEqual([
+      expect.objectContaining({ from: null, to: 'pending_payment', source: 'renewal' }),
+    ]);
     const old = (await o.api.get(`/policies/${pol.uuid}`, { token: o.tokens.staff })).body.data;
-    expect(old).toMatchObject({ status: 'active', renewed_by: { uuid: next.uuid, policy_no: next.policy_no, status: 'pending_payment' } });
+    expect(old).toMatchObject({
+      status: 'active',
+      renewed_by: { uuid: next.uuid, policy_no: next.policy_no, status: 'pending_payment' },
+    });
     // Vehicles and premium items copied with the renewal basics.
     const row = await policyRow(o, next.uuid);
     const oldRow = await policyRow(o, pol.uuid);
     expect(row.renewalOfId).toBe(oldRow.id);
     expect(row.vehicles.map((v) => v.regNo)).toEqual(oldRow.vehicles.map((v) => v.regNo));
-    expect(row.premiumItems.map((i) => [Number(i.annualBasicMinor), i.fromDate.toISOString().slice(0, 10), i.toDate.toISOString().slice(0, 10)])).toEqual([
-      [q.vehicles[0].renewal_annual_basic_minor, q.start_date, q.end_date],
-    ]);
+    expect(
+      row.premiumItems.map((i) => [
+        Number(i.annualBasicMinor),
+        i.fromDate.toISOString().slice(0, 10),
+        i.toDate.toISOString().slice(0, 10),
+      ]),
+    ).toEqual([[q.vehicles[0].renewal_annual_basic_minor, q.start_date, q.end_date]]);
     const stored = await t.db.tenant(o.org.id, (tx) => tx.renewalQuote.findUniqueOrThrow({ where: { uuid: q.uuid } }));
     expect(stored).toMatchObject({ status: 'bound', newPolicyId: row.id });
   });
 
   it('refuses a second renewal: 409 invalid_state for the bound quote, a new quote or a second bind', async () => {
     const before = await counts();
-    expectProblem(await renew(pol.uuid, { renewal_quote_uuid: q.uuid, premium: q.renewal.total }), 409, 'invalid_state');
+    expectProblem(
+      await renew(pol.uuid, { renewal_quote_uuid: q.uuid, premium: q.renewal.total }),
+      409,
+      'invalid_state',
+    );
     expectProblem(await quote(pol.uuid), 409, 'invalid_state');
     expect(await counts()).toEqual(before);
   });
@@ -210,7 +307,11 @@ describe('POST /policies/{uuid}/renew', () => {
     const stale = (await quote(p.uuid)).body.data;
     await raiseRates(25);
     const before = await counts();
-    expectProblem(await renew(p.uuid, { renewal_quote_uuid: stale.uuid, premium: stale.renewal.total }), 409, 'price_changed');
+    expectProblem(
+      await renew(p.uuid, { renewal_quote_uuid: stale.uuid, premium: stale.renewal.total }),
+      409,
+      'price_changed',
+    );
     expect(await counts()).toEqual(before);
     const fresh = (await quote(p.uuid)).body.data;
     expect(fresh.product_version).toBeGreaterThan(stale.product_version);
@@ -218,13 +319,19 @@ describe('POST /policies/{uuid}/renew', () => {
     const r = await renew(p.uuid, { renewal_quote_uuid: fresh.uuid, premium: fresh.renewal.total });
     expect(r.status, r.text).toBe(201);
     // The stale quote is not bound, and cannot be now.
-    expectProblem(await renew(p.uuid, { renewal_quote_uuid: stale.uuid, premium: stale.renewal.total }), 409, 'invalid_state');
+    expectProblem(
+      await renew(p.uuid, { renewal_quote_uuid: stale.uuid, premium: stale.renewal.total }),
+      409,
+      'invalid_state',
+    );
   });
 
   it('409 preview_stale when the policy changed (a confirmed endorsement bumps its revision) since the quote', async () => {
     const p = await activePolicy();
     const q = (await quote(p.uuid)).body.data;
-    await t.db.tenant(o.org.id, (tx) => tx.policy.update({ where: { uuid: p.uuid }, data: { revision: { increment: 1 } } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.policy.update({ where: { uuid: p.uuid }, data: { revision: { increment: 1 } } }),
+    );
     const before = await counts();
     expectProblem(await renew(p.uuid, { renewal_quote_uuid: q.uuid, premium: q.renewal.total }), 409, 'preview_stale');
     expect(await counts()).toEqual(before);
@@ -233,12 +340,24 @@ describe('POST /policies/{uuid}/renew', () => {
   it('409 preview_expired for a quote past its validity; the lifecycle run marks it expired', async () => {
     const p = await activePolicy();
     const old = (await quote(p.uuid)).body.data;
-    await t.db.tenant(o.org.id, (tx) => tx.renewalQuote.update({ where: { uuid: old.uuid }, data: { validUntil: toDbDate(addDays(TODAY, -1)) } }));
-    expectProblem(await renew(p.uuid, { renewal_quote_uuid: old.uuid, premium: old.renewal.total }), 409, 'preview_expired');
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.renewalQuote.update({ where: { uuid: old.uuid }, data: { validUntil: toDbDate(addDays(TODAY, -1)) } }),
+    );
+    expectProblem(
+      await renew(p.uuid, { renewal_quote_uuid: old.uuid, premium: old.renewal.total }),
+      409,
+      'preview_expired',
+    );
     const c = await runLifecycle(t.app.services, TODAY);
     expect(c.renewalQuotesExpired).toBeGreaterThanOrEqual(1);
-    expect((await t.db.tenant(o.org.id, (tx) => tx.renewalQuote.findUniqueOrThrow({ where: { uuid: old.uuid } }))).status).toBe('expired');
-    expectProblem(await renew(p.uuid, { renewal_quote_uuid: old.uuid, premium: old.renewal.total }), 409, 'preview_expired');
+    expect(
+      (await t.db.tenant(o.org.id, (tx) => tx.renewalQuote.findUniqueOrThrow({ where: { uuid: old.uuid } }))).status,
+    ).toBe('expired');
+    expectProblem(
+      await renew(p.uuid, { renewal_quote_uuid: old.uuid, premium: old.renewal.total }),
+      409,
+      'preview_expired',
+    );
   });
 });
 
@@ -248,7 +367,9 @@ describe('GET /policies/renewals-due and policy.renewal_due', () => {
   let agentSoon: any;
   const endIn = (org: PayOrg, uuid: string, days: number) => {
     const end = addDays(TODAY, days);
-    return t.db.tenant(org.org.id, (tx) => tx.policy.update({ where: { uuid }, data: { endDate: toDbDate(end), startDate: toDbDate(addDays(end, -364)) } }));
+    return t.db.tenant(org.org.id, (tx) =>
+      tx.policy.update({ where: { uuid }, data: { endDate: toDbDate(end), startDate: toDbDate(addDays(end, -364)) } }),
+    );
   };
   beforeAll(async () => {
     soon = await activePolicy();
@@ -266,7 +387,9 @@ describe('GET /policies/renewals-due and policy.renewal_due', () => {
 
   it('lists visible active policies ending within the window, soonest first, without a renewal', async () => {
     expect(await due()).toEqual([soon.policy_no, agentSoon.policy_no]);
-    expect(await due('?within_days=90')).toEqual(expect.arrayContaining([soon.policy_no, agentSoon.policy_no, later.policy_no]));
+    expect(await due('?within_days=90')).toEqual(
+      expect.arrayContaining([soon.policy_no, agentSoon.policy_no, later.policy_no]),
+    );
     expect(await due('?within_days=5')).toEqual([]);
     // Agent 1 sees its own; agent 2 neither; the other organisation none of these.
     expect(await due('', o.tokens.agent)).toEqual([agentSoon.policy_no]);
@@ -277,8 +400,16 @@ describe('GET /policies/renewals-due and policy.renewal_due', () => {
     expect(r.body.meta).toMatchObject({ limit: 1, has_more: true, count: 1 });
     const page2 = await o.api.get(r.body.links.next.replace(/^\/api\/v1/, ''), { token: o.tokens.staff });
     expect(page2.body.data.map((p: any) => p.policy_no)).toEqual([agentSoon.policy_no]);
-    expectProblem(await o.api.get('/policies/renewals-due?within_days=121', { token: o.tokens.staff }), 422, 'validation_failed');
-    expectProblem(await o.api.get('/policies/renewals-due?within_days=soon', { token: o.tokens.staff }), 422, 'validation_failed');
+    expectProblem(
+      await o.api.get('/policies/renewals-due?within_days=121', { token: o.tokens.staff }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await o.api.get('/policies/renewals-due?within_days=soon', { token: o.tokens.staff }),
+      422,
+      'validation_failed',
+    );
   });
 
   it('sends policy.renewal_due once per policy', async () => {
@@ -287,7 +418,13 @@ describe('GET /policies/renewals-due and policy.renewal_due', () => {
     const events = await t.db.tenant(o.org.id, (tx) => tx.event.findMany({ where: { name: 'policy.renewal_due' } }));
     const of = (uuid: string) => events.filter((e) => (e.data as any).policy_uuid === uuid).map((e) => e.data as any);
     expect(of(soon.uuid)).toHaveLength(1);
-    expect(of(soon.uuid)[0]).toMatchObject({ policy_no: soon.policy_no, end_date: addDays(TODAY, 10), days_to_expiry: 10, insurer: 'Simba General', premium: { amount_minor: Number(soon.premium.total_minor) } });
+    expect(of(soon.uuid)[0]).toMatchObject({
+      policy_no: soon.policy_no,
+      end_date: addDays(TODAY, 10),
+      days_to_expiry: 10,
+      insurer: 'Simba General',
+      premium: { amount_minor: Number(soon.premium.total_minor) },
+    });
     expect(of(agentSoon.uuid)).toHaveLength(1);
     expect(of(later.uuid)).toHaveLength(0);
     expect((await policyRow(o, soon.uuid)).renewalNoticeAt).not.toBeNull();
@@ -301,14 +438,24 @@ describe('GET /policies/renewals-due and policy.renewal_due', () => {
 });
 
 describe('visibility', () => {
-  it('404 not_found for another organisation\'s policy and for an agent outside reach', async () => {
+  it("404 not_found for another organisation's policy and for an agent outside reach", async () => {
     const mine = await activePolicy();
     const agent1 = await activePolicy(o, 1, o.tokens.agent);
     const theirs = await activePolicy(other);
-    const theirQuote = (await other.api.post(`/policies/${theirs.uuid}/renewal-quote`, { token: other.tokens.staff, idempotencyKey: randomUUID(), body: {} })).body.data;
+    const theirQuote = (
+      await other.api.post(`/policies/${theirs.uuid}/renewal-quote`, {
+        token: other.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: {},
+      })
+    ).body.data;
     const before = await counts();
     expectProblem(await quote(theirs.uuid), 404, 'not_found');
-    expectProblem(await renew(theirs.uuid, { renewal_quote_uuid: theirQuote.uuid, premium: theirQuote.renewal.total }), 404, 'not_found');
+    expectProblem(
+      await renew(theirs.uuid, { renewal_quote_uuid: theirQuote.uuid, premium: theirQuote.renewal.total }),
+      404,
+      'not_found',
+    );
     expectProblem(await quote(mine.uuid, {}, o.tokens.agent), 404, 'not_found'); // staff's, to agent 1
     expectProblem(await quote(agent1.uuid, {}, asAgent2.token, asAgent2.headers), 404, 'not_found'); // agent 1's, to agent 2
     expectProblem(await quote(randomUUID()), 404, 'not_found');
@@ -317,11 +464,26 @@ describe('visibility', () => {
     const mq = (await quote(mine.uuid)).body.data;
     const aq = (await quote(agent1.uuid, {}, o.tokens.agent)).body.data;
     expect(aq.uuid).toEqual(expect.any(String));
-    expectProblem(await renew(agent1.uuid, { renewal_quote_uuid: mq.uuid, premium: mq.renewal.total }), 404, 'not_found');
-    expectProblem(await renew(agent1.uuid, { renewal_quote_uuid: aq.uuid, premium: aq.renewal.total }, asAgent2.token, asAgent2.headers), 404, 'not_found');
+    expectProblem(
+      await renew(agent1.uuid, { renewal_quote_uuid: mq.uuid, premium: mq.renewal.total }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await renew(
+        agent1.uuid,
+        { renewal_quote_uuid: aq.uuid, premium: aq.renewal.total },
+        asAgent2.token,
+        asAgent2.headers,
+      ),
+      404,
+      'not_found',
+    );
     expect(await counts()).toEqual(before);
     // The agent renews its own.
-    expect((await renew(agent1.uuid, { renewal_quote_uuid: aq.uuid, premium: aq.renewal.total }, o.tokens.agent)).status).toBe(201);
+    expect(
+      (await renew(agent1.uuid, { renewal_quote_uuid: aq.uuid, premium: aq.renewal.total }, o.tokens.agent)).status,
+    ).toBe(201);
   });
 
   it('the read-only client cannot quote or renew (scope bind)', async () => {
@@ -339,31 +501,70 @@ describe('GraphQL parity', () => {
   const R = `mutation($u: String!, $i: RenewPolicyInput!) { renewPolicy(policyUuid: $u, input: $i) {
     __typename ... on Problem { code status } ... on PremiumMismatchProblem { server { total { amountMinor } } }
     ... on RenewedPolicy { policy { uuid policyNo status renewalOf { uuid } statusHistory { toStatus source } } } } }`;
-  const gql = (query: string, variables: Record<string, unknown>, token = o.tokens.staff, headers?: Record<string, string>) => o.api.gql(query, variables, { token, headers });
+  const gql = (
+    query: string,
+    variables: Record<string, unknown>,
+    token = o.tokens.staff,
+    headers?: Record<string, string>,
+  ) => o.api.gql(query, variables, { token, headers });
 
   it('renewalQuote, renewPolicy, Policy.renewalQuotes and renewalsDue', async () => {
     const p = await activePolicy();
     const rq = await gql(Q, { u: p.uuid });
     expect(rq.body.errors).toBeUndefined();
     const q = rq.body.data.renewalQuote;
-    expect(q).toMatchObject({ __typename: 'RenewalQuote', quoteStatus: 'quoted', startDate: addDays(p.end_date, 1), policy: { uuid: p.uuid } });
+    expect(q).toMatchObject({
+      __typename: 'RenewalQuote',
+      quoteStatus: 'quoted',
+      startDate: addDays(p.end_date, 1),
+      policy: { uuid: p.uuid },
+    });
     const now = await currentPrice();
     expect(String(q.total.amountMinor)).toBe(String(now.total_minor));
     expect(BigInt(q.change.amountMinor)).toBe(BigInt(q.total.amountMinor) - BigInt(q.previous.total.amountMinor));
 
-    const mismatch = await gql(R, { u: p.uuid, i: { renewalQuoteUuid: q.uuid, premium: Number(BigInt(q.total.amountMinor) / 100n) + 5 } });
-    expect(mismatch.body.data.renewPolicy).toMatchObject({ __typename: 'PremiumMismatchProblem', code: 'premium_mismatch', status: 422 });
+    const mismatch = await gql(R, {
+      u: p.uuid,
+      i: { renewalQuoteUuid: q.uuid, premium: Number(BigInt(q.total.amountMinor) / 100n) + 5 },
+    });
+    expect(mismatch.body.data.renewPolicy).toMatchObject({
+      __typename: 'PremiumMismatchProblem',
+      code: 'premium_mismatch',
+      status: 422,
+    });
 
-    const ok = await gql(R, { u: p.uuid, i: { renewalQuoteUuid: q.uuid, premium: Math.round(Number(q.total.amountMinor) / 100) } });
+    const ok = await gql(R, {
+      u: p.uuid,
+      i: { renewalQuoteUuid: q.uuid, premium: Math.round(Number(q.total.amountMinor) / 100) },
+    });
     expect(ok.body.errors).toBeUndefined();
-    expect(ok.body.data.renewPolicy).toMatchObject({ __typename: 'RenewedPolicy', policy: { status: 'pending_payment', renewalOf: { uuid: p.uuid }, statusHistory: [{ toStatus: 'pending_payment', source: 'renewal' }] } });
-    const again = await gql(R, { u: p.uuid, i: { renewalQuoteUuid: q.uuid, premium: Math.round(Number(q.total.amountMinor) / 100) } });
-    expect(again.body.data.renewPolicy).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state', status: 409 });
+    expect(ok.body.data.renewPolicy).toMatchObject({
+      __typename: 'RenewedPolicy',
+      policy: {
+        status: 'pending_payment',
+        renewalOf: { uuid: p.uuid },
+        statusHistory: [{ toStatus: 'pending_payment', source: 'renewal' }],
+      },
+    });
+    const again = await gql(R, {
+      u: p.uuid,
+      i: { renewalQuoteUuid: q.uuid, premium: Math.round(Number(q.total.amountMinor) / 100) },
+    });
+    expect(again.body.data.renewPolicy).toMatchObject({
+      __typename: 'InvalidStateProblem',
+      code: 'invalid_state',
+      status: 409,
+    });
     const state = await gql(Q, { u: p.uuid });
     expect(state.body.data.renewalQuote).toMatchObject({ __typename: 'InvalidStateProblem', code: 'invalid_state' });
 
-    const list = await gql(`query($u: String!) { policy(uuid: $u) { renewalQuotes { uuid status newPolicy { uuid } } } }`, { u: p.uuid });
-    expect(list.body.data.policy.renewalQuotes).toEqual([{ uuid: q.uuid, status: 'bound', newPolicy: { uuid: ok.body.data.renewPolicy.policy.uuid } }]);
+    const list = await gql(
+      `query($u: String!) { policy(uuid: $u) { renewalQuotes { uuid status newPolicy { uuid } } } }`,
+      { u: p.uuid },
+    );
+    expect(list.body.data.policy.renewalQuotes).toEqual([
+      { uuid: q.uuid, status: 'bound', newPolicy: { uuid: ok.body.data.renewPolicy.policy.uuid } },
+    ]);
 
     const hidden = await gql(Q, { u: p.uuid }, other.tokens.staff);
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('not_found');
@@ -387,7 +588,12 @@ describe('a renewal never taken up', () => {
     await runLifecycle(t.app.services, addDays(q1.start_date, POLICY_RULES.notTakenUpDays + 1));
     const ntu = (await o.api.get(`/policies/${r1.body.data.uuid}`, { token: o.tokens.staff })).body.data;
     expect(ntu).toMatchObject({ status: 'not_taken_up', renewal_of: null });
-    expect(ntu.status_history.at(-1)).toMatchObject({ from: 'pending_payment', to: 'not_taken_up', source: 'schedule', reason: expect.stringContaining(`renewal of ${pol.policy_no} released`) });
+    expect(ntu.status_history.at(-1)).toMatchObject({
+      from: 'pending_payment',
+      to: 'not_taken_up',
+      source: 'schedule',
+      reason: expect.stringContaining(`renewal of ${pol.policy_no} released`),
+    });
     const old = (await o.api.get(`/policies/${pol.uuid}`, { token: o.tokens.staff })).body.data;
     expect(old.renewed_by).toBeNull();
 

@@ -120,7 +120,8 @@ const SCOPES = {
 function secretsOf(creds: any): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [role, t] of Object.entries<any>(creds.tenants)) {
-    for (const [name, c] of Object.entries<ClientCred>(t.api_clients)) out[`${role}.${name}`] = `${c.client_id}:${c.client_secret}`;
+    for (const [name, c] of Object.entries<ClientCred>(t.api_clients))
+      out[`${role}.${name}`] = `${c.client_id}:${c.client_secret}`;
     for (const a of t.agents ?? []) out[`${role}.agent.${a.user_id}`] = `${a.code}:${a.key}`;
   }
   return out;
@@ -156,7 +157,8 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
       expect(c.client_secret.length).toBeGreaterThan(16);
     }
     expect(b.agents).toHaveLength(2);
-    for (const a of b.agents) expect(a).toMatchObject({ code: expect.any(String), key: expect.any(String), user_id: expect.any(Number) });
+    for (const a of b.agents)
+      expect(a).toMatchObject({ code: expect.any(String), key: expect.any(String), user_id: expect.any(Number) });
     expect(new Set(b.agents.map((a: any) => a.code)).size).toBe(2);
     expect(new Set(b.agents.map((a: any) => a.user_id)).size).toBe(2);
     expect(b.customers.length).toBeGreaterThanOrEqual(1);
@@ -169,10 +171,16 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     expect(creds.tenants.sacco).toMatchObject({ code: expect.any(String), type: 'sacco' });
     expect(creds.tenants.suspended).toMatchObject({ code: expect.any(String), type: 'brokerage', status: 'suspended' });
     for (const role of ['agency', 'sacco', 'suspended']) {
-      expect(creds.tenants[role].api_clients.staff, role).toEqual({ client_id: expect.any(String), client_secret: expect.any(String), scopes: expect.any(Array) });
+      expect(creds.tenants[role].api_clients.staff, role).toEqual({
+        client_id: expect.any(String),
+        client_secret: expect.any(String),
+        scopes: expect.any(Array),
+      });
     }
     // Each organisation has its own clients (so one test's rate limit never blocks another's).
-    const ids = Object.values(creds.tenants).flatMap((t: any) => Object.values<ClientCred>(t.api_clients).map((c) => c.client_id));
+    const ids = Object.values(creds.tenants).flatMap((t: any) =>
+      Object.values<ClientCred>(t.api_clients).map((c) => c.client_id),
+    );
     expect(new Set(ids).size).toBe(ids.length);
 
     const api = new Api(s.origin);
@@ -216,7 +224,9 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     expect(firstCounts.tenants).toBe(4);
 
     const suspended = creds.tenants.suspended.api_clients.staff;
-    const refused = await api.post('/oauth/token', { body: { client_id: suspended.client_id, client_secret: suspended.client_secret } });
+    const refused = await api.post('/oauth/token', {
+      body: { client_id: suspended.client_id, client_secret: suspended.client_secret },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.body.code).toBe('tenant_inactive');
@@ -270,7 +280,10 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     const dir = await freshDataDir();
     const s = await start(dir, { DEMO_SEED: '0' });
     expect(existsSync(path.join(dir, 'demo-credentials.json'))).toBe(false);
-    const tenants = await withClusterDb(dir, async (c) => (await c.query('SELECT count(*)::int AS n FROM tenants')).rows[0].n);
+    const tenants = await withClusterDb(
+      dir,
+      async (c) => (await c.query('SELECT count(*)::int AS n FROM tenants')).rows[0].n,
+    );
     expect(tenants).toBe(0);
     await stopCleanly(s, dir);
   }, 180_000);

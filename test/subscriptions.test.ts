@@ -22,7 +22,10 @@ class LiveSubscription {
   completed = false;
   private waiters: (() => void)[] = [];
 
-  constructor(readonly client: Client, query = AUDIT_SUBSCRIPTION) {
+  constructor(
+    readonly client: Client,
+    query = AUDIT_SUBSCRIPTION,
+  ) {
     client.subscribe<{ auditLogged: AuditEvent }>(
       { query },
       {
@@ -96,7 +99,11 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 async function createApiClient(through: Api, token: string): Promise<string> {
-  const r = await through.post('/api-clients', { token, idempotencyKey: randomUUID(), body: { name: `sub ${randomUUID().slice(0, 8)}`, scopes: ['read'] } });
+  const r = await through.post('/api-clients', {
+    token,
+    idempotencyKey: randomUUID(),
+    body: { name: `sub ${randomUUID().slice(0, 8)}`, scopes: ['read'] },
+  });
   expect(r.status).toBe(201);
   return r.body.data.client_id;
 }
@@ -113,7 +120,7 @@ async function primeWith(sub: LiveSubscription, write: () => Promise<string>): P
   }
   expect(sub.errors).toEqual([]);
   expect(sub.events.length).toBeGreaterThan(0);
-  expect(written).toContain(sub.events[0]!.entityId);
+  expect(written).toContain(sub.events[0].entityId);
 }
 
 describe('auditLogged', () => {
@@ -134,7 +141,7 @@ describe('auditLogged', () => {
     expect(sub.errors).toEqual([]);
   });
 
-  it('refuses a staff key without scope admin: the audit trail holds every client\'s personal data', async () => {
+  it("refuses a staff key without scope admin: the audit trail holds every client's personal data", async () => {
     const staffToken = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
     const sub = new LiveSubscription(connect(t.origin, staffToken));
     expect(await sub.until(() => sub.errors.length > 0, 10_000)).toBe(true);
@@ -157,7 +164,7 @@ describe('auditLogged', () => {
     }
   });
 
-  it('never delivers one organisation\'s entries to another\'s subscriber', async () => {
+  it("never delivers one organisation's entries to another's subscriber", async () => {
     const other = await createTestTenant(t.db);
     const otherToken = await api.token(other.clients.admin.clientId, other.clients.admin.secret);
     const theirs = new LiveSubscription(connect(t.origin, otherToken));

@@ -23,11 +23,13 @@ beforeAll(async () => {
   // Both tenants are cloned from one template, so names collide; give B's insurer one only B could have.
   bInsurer = await t.db.system(async (tx) => {
     const first = await tx.insurer.findFirstOrThrow({ where: { tenantId: B.id }, orderBy: { id: 'asc' } });
-    return tx.insurer.update({ where: { id: first.id }, data: { name: `Zanzibar Mutual ${B.code}`, legalName: `Zanzibar Mutual Assurance ${B.code} Ltd` } });
+    return tx.insurer.update({
+      where: { id: first.id },
+      data: { name: `Zanzibar Mutual ${B.code}`, legalName: `Zanzibar Mutual Assurance ${B.code} Ltd` },
+    });
   });
 });
 afterAll(() => t?.stop());
-
 
 const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 
@@ -47,12 +49,12 @@ describe('row-level security in PostgreSQL', () => {
     expect(await t.db.prisma.tenant.findMany()).toEqual([]);
     expect(await t.db.prisma.apiClient.findUnique({ where: { clientId: A.clients.staff.clientId } })).toBeNull();
     const raw = await t.db.prisma.$queryRaw<{ count: bigint }[]>`SELECT count(*) FROM insurers`;
-    expect(Number(raw[0]!.count)).toBe(0);
+    expect(Number(raw[0].count)).toBe(0);
     // The app's own connection pool behaves the same.
     expect(await t.app.services.db.prisma.insurer.count()).toBe(0);
   });
 
-  it('db.tenant(A) sees only A\'s rows', async () => {
+  it("db.tenant(A) sees only A's rows", async () => {
     const rows = await t.db.tenant(A.id, async (tx) => ({
       insurers: await tx.insurer.findMany(),
       clients: await tx.client.findMany(),
@@ -69,10 +71,17 @@ describe('row-level security in PostgreSQL', () => {
     expect(rows.bClient).toBeNull();
   });
 
-  it('refuses an insert carrying tenant B\'s id inside db.tenant(A)', async () => {
+  it("refuses an insert carrying tenant B's id inside db.tenant(A)", async () => {
     const insert = t.db.tenant(A.id, (tx) =>
       tx.insurer.create({
-        data: { tenantId: B.id, name: `Smuggled ${randomUUID()}`, legalName: 'Smuggled Ltd', registryMemberId: 999, commissionRateBps: 1000, monogram: 'SM' },
+        data: {
+          tenantId: B.id,
+          name: `Smuggled ${randomUUID()}`,
+          legalName: 'Smuggled Ltd',
+          registryMemberId: 999,
+          commissionRateBps: 1000,
+          monogram: 'SM',
+        },
       }),
     );
     await expect(insert).rejects.toThrow(/row-level security|policy/i);
@@ -80,21 +89,33 @@ describe('row-level security in PostgreSQL', () => {
     expect(smuggled).toBe(0);
   });
 
-  it('cannot update or delete tenant B\'s rows from db.tenant(A)', async () => {
+  it("cannot update or delete tenant B's rows from db.tenant(A)", async () => {
     const { updated, deleted } = await t.db.tenant(A.id, async (tx) => ({
       updated: await tx.insurer.updateMany({ where: { tenantId: B.id }, data: { name: 'hijacked' } }),
       deleted: await tx.accessToken.deleteMany({ where: { tenantId: B.id } }),
     }));
     expect(updated.count).toBe(0);
     expect(deleted.count).toBe(0);
-    const bNames = await t.db.system((tx) => tx.insurer.findMany({ where: { tenantId: B.id }, select: { name: true } }));
+    const bNames = await t.db.system((tx) =>
+      tx.insurer.findMany({ where: { tenantId: B.id }, select: { name: true } }),
+    );
     expect(bNames.map((i) => i.name)).not.toContain('hijacked');
     expect(await t.db.system((tx) => tx.accessToken.count({ where: { tenantId: B.id } }))).toBeGreaterThan(0);
   });
 
   it('every table with a tenant_id column, and tenants, has forced RLS and a tenant policy', async () => {
-    const tables = await t.db.system((tx) =>
-      tx.$queryRaw<{ table_name: string; rls: boolean; forced: boolean; policies: string[]; quals: string[]; checks: (string | null)[] }[]>`
+    const tables = await t.db.system(
+      (tx) =>
+        tx.$queryRaw<
+          {
+            table_name: string;
+            rls: boolean;
+            forced: boolean;
+            policies: string[];
+            quals: string[];
+            checks: (string | null)[];
+          }[]
+        >`
         SELECT c.relname::text AS table_name, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
                coalesce(array_agg(p.policyname::text) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS policies,
                coalesce(array_agg(p.qual) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS quals,
@@ -110,20 +131,36 @@ describe('row-level security in PostgreSQL', () => {
     );
     const names = tables.map((x) => x.table_name);
     // Guard against the query silently matching nothing.
-    for (const known of ['tenants', 'insurers', 'clients', 'api_clients', 'access_tokens', 'users', 'idempotency_keys', 'audit_logs']) {
+    for (const known of [
+      'tenants',
+      'insurers',
+      'clients',
+      'api_clients',
+      'access_tokens',
+      'users',
+      'idempotency_keys',
+      'audit_logs',
+    ]) {
       expect(names).toContain(known);
     }
     for (const table of tables) {
-      expect({ table: table.table_name, rls: table.rls, forced: table.forced }).toEqual({ table: table.table_name, rls: true, forced: true });
+      expect({ table: table.table_name, rls: table.rls, forced: table.forced }).toEqual({
+        table: table.table_name,
+        rls: true,
+        forced: true,
+      });
       expect(table.policies.length, `${table.table_name} has no policy`).toBeGreaterThan(0);
-      for (const q of [...table.quals, ...table.checks]) expect(q, `${table.table_name} policy`).toMatch(/app\.tenant_id/);
+      for (const q of [...table.quals, ...table.checks])
+        expect(q, `${table.table_name} policy`).toMatch(/app\.tenant_id/);
     }
   });
 
   it('the app connects as a role that neither is superuser nor bypasses RLS', async () => {
     for (const db of [t.app.services.db, t.db]) {
-      const [role] = await db.tenant(A.id, (tx) =>
-        tx.$queryRaw<{ current_user: string; rolsuper: boolean; rolbypassrls: boolean }[]>`
+      const [role] = await db.tenant(
+        A.id,
+        (tx) =>
+          tx.$queryRaw<{ current_user: string; rolsuper: boolean; rolbypassrls: boolean }[]>`
           SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`,
       );
       expect(role).toMatchObject({ rolsuper: false, rolbypassrls: false });
@@ -134,17 +171,33 @@ describe('row-level security in PostgreSQL', () => {
 describe('cross-tenant access over the API', () => {
   const bClient = () => B.clients.staff.clientId;
 
-  it('tenant A\'s admin cannot read, change or rotate tenant B\'s API client', async () => {
+  it("tenant A's admin cannot read, change or rotate tenant B's API client", async () => {
     const before = await t.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: bClient() } }));
 
     expectProblem(await api.get(`/api-clients/${bClient()}`, { token: adminA }), 404, 'not_found');
     expectProblem(
-      await api.patch(`/api-clients/${bClient()}`, { token: adminA, idempotencyKey: randomUUID(), body: { name: 'owned by A', scopes: ['read'] } }),
+      await api.patch(`/api-clients/${bClient()}`, {
+        token: adminA,
+        idempotencyKey: randomUUID(),
+        body: { name: 'owned by A', scopes: ['read'] },
+      }),
       404,
       'not_found',
     );
-    expectProblem(await api.post(`/api-clients/${bClient()}/rotate-secret`, { token: adminA, idempotencyKey: randomUUID(), body: {} }), 404, 'not_found');
-    expectProblem(await api.post(`/api-clients/${bClient()}/revoke`, { token: adminA, idempotencyKey: randomUUID(), body: {} }), 404, 'not_found');
+    expectProblem(
+      await api.post(`/api-clients/${bClient()}/rotate-secret`, {
+        token: adminA,
+        idempotencyKey: randomUUID(),
+        body: {},
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await api.post(`/api-clients/${bClient()}/revoke`, { token: adminA, idempotencyKey: randomUUID(), body: {} }),
+      404,
+      'not_found',
+    );
 
     const after = await t.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: bClient() } }));
     expect(after).toEqual(before);
@@ -157,7 +210,7 @@ describe('cross-tenant access over the API', () => {
     expect(own.body.data.client_id).toBe(bClient());
   });
 
-  it('tenant A\'s list of API clients holds only A\'s', async () => {
+  it("tenant A's list of API clients holds only A's", async () => {
     const r = await api.get('/api-clients', { token: adminA });
     expect(r.status).toBe(200);
     const ids = r.body.data.map((c: { client_id: string }) => c.client_id);
@@ -174,7 +227,7 @@ describe('cross-tenant access over the API', () => {
     expect(own.body.data?.apiClient?.clientId).toBe(bClient());
   });
 
-  it('GraphQL node(id) of B\'s insurer is null for A, and resolves for B', async () => {
+  it("GraphQL node(id) of B's insurer is null for A, and resolves for B", async () => {
     const q = 'query($id: ID!) { node(id: $id) { id ... on Insurer { databaseId name } } }';
     // The id format is learnt from A's own data so the test checks isolation, not an encoding guess.
     const mine = await api.gql('{ insurers { id databaseId } }', {}, { token: adminA });
@@ -191,7 +244,7 @@ describe('cross-tenant access over the API', () => {
     expect(b.body.data.node).toMatchObject({ databaseId: bInsurer.id, name: bInsurer.name });
   });
 
-  it('A\'s /insurers never lists B\'s insurers', async () => {
+  it("A's /insurers never lists B's insurers", async () => {
     const all = await api.get('/insurers', { token: adminA });
     expect(all.status).toBe(200);
     expect(all.body.data).toHaveLength(5);

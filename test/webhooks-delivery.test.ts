@@ -38,11 +38,18 @@ async function endpoint(url: string, events: string[]): Promise<{ id: string; se
   return { id: r.body.data.id, secret: r.body.data.secret };
 }
 async function sendTest(id: string): Promise<{ id: string; event_id: string }> {
-  const r = await api.post(`/webhooks/endpoints/${id}/test`, { token, idempotencyKey: randomUUID(), body: { message: 'hello' } });
+  const r = await api.post(`/webhooks/endpoints/${id}/test`, {
+    token,
+    idempotencyKey: randomUUID(),
+    body: { message: 'hello' },
+  });
   expect(r.status, r.text).toBe(202);
   return r.body.data;
 }
-const delivery = (id: string) => t.db.system((tx) => tx.webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { number: 'asc' } } } }));
+const delivery = (id: string) =>
+  t.db.system((tx) =>
+    tx.webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { number: 'asc' } } } }),
+  );
 async function waitForDelivery(id: string, cond: (d: Awaited<ReturnType<typeof delivery>>) => boolean, ms = 15_000) {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -101,7 +108,7 @@ describe('delivering webhooks', () => {
     const ep = await endpoint(rx.url, ['policy.activated']);
     const d = await sendTest(ep.id);
     await rx.waitFor(() => rx.forEvent(d.event_id).length === 1);
-    const got = rx.forEvent(d.event_id)[0]!;
+    const got = rx.forEvent(d.event_id)[0];
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['user-agent']).toBe('Service-Webhooks/1.0');
     expect(got.headers['service-event']).toBe('ping');
@@ -131,24 +138,38 @@ describe('delivering webhooks', () => {
   });
 
   it('sends an emitted event to endpoints subscribed to its name or *, not to others', async () => {
-    const [rxName, rxStar, rxOther, rxDisabled] = [await receiver(), await receiver(), await receiver(), await receiver()];
+    const [rxName, rxStar, rxOther, rxDisabled] = [
+      await receiver(),
+      await receiver(),
+      await receiver(),
+      await receiver(),
+    ];
     const named = await endpoint(rxName.url, ['payment.received']);
     const star = await endpoint(rxStar.url, ['*']);
     await endpoint(rxOther.url, ['policy.activated']);
     const disabled = await endpoint(rxDisabled.url, ['*']);
-    await api.patch(`/webhooks/endpoints/${disabled.id}`, { token, idempotencyKey: randomUUID(), body: { enabled: false } });
+    await api.patch(`/webhooks/endpoints/${disabled.id}`, {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { enabled: false },
+    });
 
     const data = paymentData('R-000001');
     const ev = await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'payment.received', data));
     await rxName.waitFor(() => rxName.forEvent(ev.id).length === 1);
     await rxStar.waitFor(() => rxStar.forEvent(ev.id).length === 1);
-    for (const [rx, ep] of [[rxName, named], [rxStar, star]] as const) {
-      const got = rx.forEvent(ev.id)[0]!;
+    for (const [rx, ep] of [
+      [rxName, named],
+      [rxStar, star],
+    ] as const) {
+      const got = rx.forEvent(ev.id)[0];
       expect(got.headers['service-event']).toBe('payment.received');
       expect(got.body.data).toEqual(data);
       expect(verifySignature(ep.secret, got.headers['service-signature'] as string, got.raw)).toBe(true);
     }
-    const dispatched = await t.db.system((tx) => tx.event.findUniqueOrThrow({ where: { id: ev.id }, include: { deliveries: true } }));
+    const dispatched = await t.db.system((tx) =>
+      tx.event.findUniqueOrThrow({ where: { id: ev.id }, include: { deliveries: true } }),
+    );
     expect(dispatched.dispatchedAt).not.toBeNull();
     expect(dispatched.deliveries.map((x) => x.endpointId).sort()).toEqual([named.id, star.id].sort());
     expect(rxOther.received).toHaveLength(0);
@@ -162,7 +183,7 @@ describe('delivering webhooks', () => {
     const d = await sendTest(ep.id);
     const first = await waitForDelivery(d.id, (x) => x.attemptCount === 1);
     expect(first.status).toBe('retry_scheduled');
-    const a1 = first.attempts[0]!;
+    const a1 = first.attempts[0];
     expect(a1).toMatchObject({ number: 1, statusCode: 500, error: 'HTTP 500' });
     expect(a1.responseExcerpt!.startsWith('boom x')).toBe(true);
     expect(Buffer.byteLength(a1.responseExcerpt!)).toBe(1024);
@@ -181,7 +202,7 @@ describe('delivering webhooks', () => {
       const r = await attemptNow(d.id);
       expect(r.outcome).toBe('retry_scheduled');
       const now = await delivery(d.id);
-      gaps.push(Math.round((now.nextAttemptAt!.getTime() - now.attempts[n - 1]!.attemptedAt.getTime()) / 1000));
+      gaps.push(Math.round((now.nextAttemptAt!.getTime() - now.attempts[n - 1].attemptedAt.getTime()) / 1000));
     }
     expect(gaps.map((g) => Math.floor(g / 10) * 10)).toEqual([300, 1800, 7200, 43_200]);
     const last = await attemptNow(d.id);
@@ -209,18 +230,24 @@ describe('delivering webhooks', () => {
     const last2 = rx.forEvent(d.event_id).at(-1)!;
     expect(last2.headers['service-delivery']).toBe(d.event_id);
     expect(last2.body.id).toBe(d.event_id);
-    const audit = await t.db.tenant(org.id, (tx) => tx.auditLog.findMany({ where: { entityId: d.id, action: 'webhook_delivery.retried' } }));
+    const audit = await t.db.tenant(org.id, (tx) =>
+      tx.auditLog.findMany({ where: { entityId: d.id, action: 'webhook_delivery.retried' } }),
+    );
     expect(audit).toHaveLength(1);
   });
 
   it('signs with both secrets during the rotation grace period', async () => {
     const rx = await receiver();
     const ep = await endpoint(rx.url, ['*']);
-    const rot = await api.post(`/webhooks/endpoints/${ep.id}/rotate-secret`, { token, idempotencyKey: randomUUID(), body: {} });
+    const rot = await api.post(`/webhooks/endpoints/${ep.id}/rotate-secret`, {
+      token,
+      idempotencyKey: randomUUID(),
+      body: {},
+    });
     expect(rot.status).toBe(200);
     const d = await sendTest(ep.id);
     await rx.waitFor(() => rx.forEvent(d.event_id).length === 1);
-    const got = rx.forEvent(d.event_id)[0]!;
+    const got = rx.forEvent(d.event_id)[0];
     const header = got.headers['service-signature'] as string;
     const { v1 } = parseSignature(header);
     expect(v1).toHaveLength(2);
@@ -232,12 +259,16 @@ describe('delivering webhooks', () => {
     expect(verifySignature(ep.secret, `t=${t0},v1=${v1[1]}`, got.raw)).toBe(true);
 
     // Without a grace period only the new secret signs.
-    const rot2 = await api.post(`/webhooks/endpoints/${ep.id}/rotate-secret`, { token, idempotencyKey: randomUUID(), body: { grace_hours: 0 } });
+    const rot2 = await api.post(`/webhooks/endpoints/${ep.id}/rotate-secret`, {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { grace_hours: 0 },
+    });
     const d2 = await sendTest(ep.id);
     await rx.waitFor(() => rx.forEvent(d2.event_id).length === 1);
-    const h2 = rx.forEvent(d2.event_id)[0]!.headers['service-signature'] as string;
+    const h2 = rx.forEvent(d2.event_id)[0].headers['service-signature'] as string;
     expect(parseSignature(h2).v1).toHaveLength(1);
-    expect(verifySignature(rot2.body.data.secret, h2, rx.forEvent(d2.event_id)[0]!.raw)).toBe(true);
+    expect(verifySignature(rot2.body.data.secret, h2, rx.forEvent(d2.event_id)[0].raw)).toBe(true);
   });
 
   it('counts a receiver that never answers as a timeout and schedules the retry', async () => {
@@ -248,7 +279,7 @@ describe('delivering webhooks', () => {
     const after = await waitForDelivery(d.id, (x) => x.attemptCount === 1, 20_000);
     expect(after.status).toBe('retry_scheduled');
     expect(after.attempts[0]).toMatchObject({ number: 1, statusCode: null, error: `timeout after ${TIMEOUT_MS} ms` });
-    expect(after.attempts[0]!.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(after.attempts[0].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
   });
 
   it('re-checks the address at delivery time and refuses a private one when the setting is off', async () => {
@@ -256,8 +287,17 @@ describe('delivering webhooks', () => {
     const ep = await endpoint(rx.url, ['*']);
     // A second server process with the setting off takes this delivery (e.g. DNS now points inside the network).
     const d = await t.db.tenant(org.id, async (tx) => {
-      const ev = await emitEvent(t.app.services, tx, org.id, 'ping', { message: 'm', sent_by: 's' }, { dispatch: false });
-      return tx.webhookDelivery.create({ data: { id: randomUUID(), tenantId: org.id, eventId: ev.id, endpointId: ep.id, nextAttemptAt: new Date() } });
+      const ev = await emitEvent(
+        t.app.services,
+        tx,
+        org.id,
+        'ping',
+        { message: 'm', sent_by: 's' },
+        { dispatch: false },
+      );
+      return tx.webhookDelivery.create({
+        data: { id: randomUUID(), tenantId: org.id, eventId: ev.id, endpointId: ep.id, nextAttemptAt: new Date() },
+      });
     });
     const strict = { ...t.app.services, config: { ...t.app.services.config, webhooksAllowPrivate: false } };
     const r = await attemptDelivery(strict, d.id);
@@ -271,12 +311,20 @@ describe('delivering webhooks', () => {
     const rx = await receiver();
     const ep = await endpoint(rx.url, ['*']);
     const d = await t.db.tenant(org.id, async (tx) => {
-      const ev = await emitEvent(t.app.services, tx, org.id, 'payment.received', paymentData('R-000002'), { dispatch: false });
-      return tx.webhookDelivery.create({ data: { id: randomUUID(), tenantId: org.id, eventId: ev.id, endpointId: ep.id, nextAttemptAt: new Date() } });
+      const ev = await emitEvent(t.app.services, tx, org.id, 'payment.received', paymentData('R-000002'), {
+        dispatch: false,
+      });
+      return tx.webhookDelivery.create({
+        data: { id: randomUUID(), tenantId: org.id, eventId: ev.id, endpointId: ep.id, nextAttemptAt: new Date() },
+      });
     });
     await api.patch(`/webhooks/endpoints/${ep.id}`, { token, idempotencyKey: randomUUID(), body: { enabled: false } });
     expect((await attemptDelivery(t.app.services, d.id)).outcome).toBe('retry_scheduled');
-    expect((await delivery(d.id)).attempts[0]).toMatchObject({ number: 1, statusCode: null, error: 'endpoint disabled' });
+    expect((await delivery(d.id)).attempts[0]).toMatchObject({
+      number: 1,
+      statusCode: null,
+      error: 'endpoint disabled',
+    });
     expect(rx.received).toHaveLength(0);
   });
 });

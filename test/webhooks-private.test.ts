@@ -31,7 +31,11 @@ describe('webhook URLs with private addresses refused', () => {
     ['https://0.0.0.0/hook', 'resolves to a private or loopback address'],
     ['http://127.0.0.1/hook', 'must use https://'],
   ])('refuses %s at creation', async (url, message) => {
-    const r = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url, events: ['*'] } });
+    const r = await api.post('/webhooks/endpoints', {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { url, events: ['*'] },
+    });
     expect(r.status, r.text).toBe(422);
     expect(r.headers.get('content-type')).toContain('application/problem+json');
     expect(r.body.code).toBe('validation_failed');
@@ -39,13 +43,23 @@ describe('webhook URLs with private addresses refused', () => {
   });
 
   it('refuses a private address on update too, and accepts a public literal address', async () => {
-    const c = await api.post('/webhooks/endpoints', { token, idempotencyKey: randomUUID(), body: { url: 'https://93.184.215.14/hook', events: ['*'] } });
+    const c = await api.post('/webhooks/endpoints', {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { url: 'https://93.184.215.14/hook', events: ['*'] },
+    });
     expect(c.status, c.text).toBe(201);
-    const r = await api.patch(`/webhooks/endpoints/${c.body.data.id}`, { token, idempotencyKey: randomUUID(), body: { url: 'https://192.168.1.1/x' } });
+    const r = await api.patch(`/webhooks/endpoints/${c.body.data.id}`, {
+      token,
+      idempotencyKey: randomUUID(),
+      body: { url: 'https://192.168.1.1/x' },
+    });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('validation_failed');
     expect(r.body.errors).toEqual([{ field: 'url', message: 'resolves to a private or loopback address' }]);
-    expect((await api.get(`/webhooks/endpoints/${c.body.data.id}`, { token })).body.data.url).toBe('https://93.184.215.14/hook');
+    expect((await api.get(`/webhooks/endpoints/${c.body.data.id}`, { token })).body.data.url).toBe(
+      'https://93.184.215.14/hook',
+    );
   });
 
   it('allows loopback and http only when the setting is on', async () => {

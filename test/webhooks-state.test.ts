@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { afterAttempt, AUTOMATIC_ATTEMPTS, InvalidTransition, manualRetry, RETRY_DELAYS_SECONDS, type DeliveryState } from '../src/modules/webhooks/delivery-state.ts';
+import {
+  afterAttempt,
+  AUTOMATIC_ATTEMPTS,
+  InvalidTransition,
+  manualRetry,
+  RETRY_DELAYS_SECONDS,
+  type DeliveryState,
+} from '../src/modules/webhooks/delivery-state.ts';
 import { isPrivateAddress } from '../src/modules/webhooks/url-guard.ts';
 import { signatureHeader, signV1 } from '../src/modules/webhooks/signature.ts';
 import { createHmac } from 'node:crypto';
@@ -40,8 +47,12 @@ describe('delivery state machine', () => {
   });
 
   it('refuses an attempt on a delivered or failed delivery', () => {
-    expect(() => afterAttempt({ status: 'delivered', attemptCount: 1, cycleStart: 0 }, true, now)).toThrow(InvalidTransition);
-    expect(() => afterAttempt({ status: 'failed', attemptCount: 6, cycleStart: 0 }, false, now)).toThrow(InvalidTransition);
+    expect(() => afterAttempt({ status: 'delivered', attemptCount: 1, cycleStart: 0 }, true, now)).toThrow(
+      InvalidTransition,
+    );
+    expect(() => afterAttempt({ status: 'failed', attemptCount: 6, cycleStart: 0 }, false, now)).toThrow(
+      InvalidTransition,
+    );
   });
 
   it('failed → pending on a manual retry, due now, as a new one-attempt cycle', () => {
@@ -60,9 +71,22 @@ describe('delivery state machine', () => {
 
 describe('private address check', () => {
   it.each([
-    ['127.0.0.1', true], ['127.9.9.9', true], ['10.1.2.3', true], ['172.16.0.1', true], ['172.31.255.255', true], ['192.168.1.1', true],
-    ['169.254.169.254', true], ['0.0.0.0', true], ['::1', true], ['fd00::1', true], ['fe80::1', true], ['::ffff:127.0.0.1', true],
-    ['8.8.8.8', false], ['172.32.0.1', false], ['2001:4860:4860::8888', false], ['::ffff:8.8.8.8', false],
+    ['127.0.0.1', true],
+    ['127.9.9.9', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['172.31.255.255', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['0.0.0.0', true],
+    ['::1', true],
+    ['fd00::1', true],
+    ['fe80::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['8.8.8.8', false],
+    ['172.32.0.1', false],
+    ['2001:4860:4860::8888', false],
+    ['::ffff:8.8.8.8', false],
   ])('%s private: %s', (addr, expected) => {
     expect(isPrivateAddress(addr)).toBe(expected);
   });
@@ -93,7 +117,13 @@ describe('signing secrets at rest', () => {
     const sealed = encryptSecret(key, 'whsec_abc', 'row-1');
     expect(sealed).not.toContain('whsec_abc');
     // A "restarted" process (same directory, configured through SECRETS_KEY this time) opens what the first sealed.
-    expect(decryptSecret(masterKey({ secretsKey: readFileSync(file, 'utf8').trim(), dataDir: '/nonexistent' }), sealed, 'row-1')).toBe('whsec_abc');
+    expect(
+      decryptSecret(
+        masterKey({ secretsKey: readFileSync(file, 'utf8').trim(), dataDir: '/nonexistent' }),
+        sealed,
+        'row-1',
+      ),
+    ).toBe('whsec_abc');
     expect(() => decryptSecret(key, sealed, 'row-2')).toThrow();
     expect(() => masterKey({ secretsKey: Buffer.alloc(16).toString('base64'), dataDir })).toThrow(/32 bytes/);
   });
@@ -103,6 +133,9 @@ describe('signing secrets at rest', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).webhooksAllowPrivate).toBe(false);
     expect(loadConfig({ NODE_ENV: 'test' }).webhooksAllowPrivate).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test', WEBHOOKS_ALLOW_PRIVATE: '0' }).webhooksAllowPrivate).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE: '1', SECRETS_KEY: 'k' })).toMatchObject({ webhooksAllowPrivate: true, secretsKey: 'k' });
+    expect(loadConfig({ NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE: '1', SECRETS_KEY: 'k' })).toMatchObject({
+      webhooksAllowPrivate: true,
+      secretsKey: 'k',
+    });
   });
 });

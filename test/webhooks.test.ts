@@ -28,10 +28,20 @@ async function create(body: Record<string, unknown>, tok = token) {
 
 describe('webhook endpoints over REST', () => {
   it('creates an endpoint, shows the whsec_ secret once, and stores it only encrypted', async () => {
-    const r = await create({ url: 'https://127.0.0.1:9/hooks', events: ['payment.received', 'payment.received'], description: 'ERP' });
+    const r = await create({
+      url: 'https://127.0.0.1:9/hooks',
+      events: ['payment.received', 'payment.received'],
+      description: 'ERP',
+    });
     expect(r.status, r.text).toBe(201);
     const d = r.body.data;
-    expect(d).toMatchObject({ url: 'https://127.0.0.1:9/hooks', events: ['payment.received'], enabled: true, description: 'ERP', secret_rotated_at: null });
+    expect(d).toMatchObject({
+      url: 'https://127.0.0.1:9/hooks',
+      events: ['payment.received'],
+      enabled: true,
+      description: 'ERP',
+      secret_rotated_at: null,
+    });
     expect(d.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(d.id).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -51,7 +61,9 @@ describe('webhook endpoints over REST', () => {
     expect(list.body.data.map((e: any) => e.id)).toContain(d.id);
     expect(list.text).not.toContain('whsec_');
 
-    const audit = await t.db.tenant(org.id, (tx) => tx.auditLog.findMany({ where: { entityType: 'webhook_endpoint', entityId: d.id } }));
+    const audit = await t.db.tenant(org.id, (tx) =>
+      tx.auditLog.findMany({ where: { entityType: 'webhook_endpoint', entityId: d.id } }),
+    );
     expect(audit.map((a) => a.action)).toEqual(['webhook_endpoint.created']);
     expect(JSON.stringify(audit.map((a) => a.changes))).not.toContain('whsec_');
   });
@@ -88,7 +100,10 @@ describe('webhook endpoints over REST', () => {
     for (const [body, field] of cases) {
       const r = await create(body);
       expectProblem(r, 422, 'validation_failed');
-      expect(r.body.errors.map((e: any) => e.field), JSON.stringify(body)).toContain(field);
+      expect(
+        r.body.errors.map((e: any) => e.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
   });
 
@@ -101,11 +116,26 @@ describe('webhook endpoints over REST', () => {
       body: { url: 'https://127.0.0.1:9/b', events: ['policy.activated'], enabled: false, description: 'paused' },
     });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data).toMatchObject({ id, url: 'https://127.0.0.1:9/b', events: ['policy.activated'], enabled: false, description: 'paused' });
-    const audit = await t.db.tenant(org.id, (tx) => tx.auditLog.findFirstOrThrow({ where: { entityId: id, action: 'webhook_endpoint.updated' } }));
-    expect(audit.changes).toMatchObject({ url: { from: 'https://127.0.0.1:9/a', to: 'https://127.0.0.1:9/b' }, enabled: { from: true, to: false } });
+    expect(r.body.data).toMatchObject({
+      id,
+      url: 'https://127.0.0.1:9/b',
+      events: ['policy.activated'],
+      enabled: false,
+      description: 'paused',
+    });
+    const audit = await t.db.tenant(org.id, (tx) =>
+      tx.auditLog.findFirstOrThrow({ where: { entityId: id, action: 'webhook_endpoint.updated' } }),
+    );
+    expect(audit.changes).toMatchObject({
+      url: { from: 'https://127.0.0.1:9/a', to: 'https://127.0.0.1:9/b' },
+      enabled: { from: true, to: false },
+    });
 
-    const bad = await api.patch(`/webhooks/endpoints/${id}`, { token, idempotencyKey: key(), body: { events: ['nope'] } });
+    const bad = await api.patch(`/webhooks/endpoints/${id}`, {
+      token,
+      idempotencyKey: key(),
+      body: { events: ['nope'] },
+    });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.errors[0].field).toBe('events.0');
   });
@@ -117,14 +147,20 @@ describe('webhook endpoints over REST', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.id).toBe(id);
     expectProblem(await api.get(`/webhooks/endpoints/${id}`, { token }), 404, 'not_found');
-    const audit = await t.db.tenant(org.id, (tx) => tx.auditLog.findMany({ where: { entityId: id, action: 'webhook_endpoint.deleted' } }));
+    const audit = await t.db.tenant(org.id, (tx) =>
+      tx.auditLog.findMany({ where: { entityId: id, action: 'webhook_endpoint.deleted' } }),
+    );
     expect(audit).toHaveLength(1);
   });
 
   it('rotates the secret: a new secret shown once, the previous one kept for the grace period', async () => {
     const c = await create({ url: 'https://127.0.0.1:9/rot', events: ['*'] });
     const id = c.body.data.id;
-    const r = await api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token, idempotencyKey: key(), body: { grace_hours: 2 } });
+    const r = await api.post(`/webhooks/endpoints/${id}/rotate-secret`, {
+      token,
+      idempotencyKey: key(),
+      body: { grace_hours: 2 },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.secret).toMatch(/^whsec_/);
     expect(r.body.data.secret).not.toBe(c.body.data.secret);
@@ -135,17 +171,22 @@ describe('webhook endpoints over REST', () => {
     expect(decryptSecret(k, row.secretEnc, id)).toBe(r.body.data.secret);
     expect(decryptSecret(k, row.previousSecretEnc!, id)).toBe(c.body.data.secret);
 
-    const bad = await api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token, idempotencyKey: key(), body: { grace_hours: 500 } });
+    const bad = await api.post(`/webhooks/endpoints/${id}/rotate-secret`, {
+      token,
+      idempotencyKey: key(),
+      body: { grace_hours: 500 },
+    });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.errors[0].field).toBe('grace_hours');
   });
 
-  it('answers 404 for another organisation\'s endpoint on every path, and for junk ids', async () => {
+  it("answers 404 for another organisation's endpoint on every path, and for junk ids", async () => {
     const c = await create({ url: 'https://127.0.0.1:9/mine', events: ['*'] });
     const id = c.body.data.id;
     const calls = [
       () => api.get(`/webhooks/endpoints/${id}`, { token: otherToken }),
-      () => api.patch(`/webhooks/endpoints/${id}`, { token: otherToken, idempotencyKey: key(), body: { enabled: false } }),
+      () =>
+        api.patch(`/webhooks/endpoints/${id}`, { token: otherToken, idempotencyKey: key(), body: { enabled: false } }),
       () => api.call('DELETE', `/webhooks/endpoints/${id}`, { token: otherToken, idempotencyKey: key() }),
       () => api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token: otherToken, idempotencyKey: key(), body: {} }),
       () => api.post(`/webhooks/endpoints/${id}/test`, { token: otherToken, idempotencyKey: key(), body: {} }),
@@ -173,15 +214,27 @@ describe('webhook endpoints over REST', () => {
     const id = c.body.data.id;
     const r = await api.post(`/webhooks/endpoints/${id}/test`, { token, idempotencyKey: key(), body: {} });
     expect(r.status, r.text).toBe(202);
-    expect(r.body.data).toMatchObject({ endpoint_id: id, event: 'ping', status: 'pending', attempt_count: 0, attempts: [] });
-    const event = await t.db.tenant(org.id, (tx) => tx.event.findUniqueOrThrow({ where: { id: r.body.data.event_id } }));
+    expect(r.body.data).toMatchObject({
+      endpoint_id: id,
+      event: 'ping',
+      status: 'pending',
+      attempt_count: 0,
+      attempts: [],
+    });
+    const event = await t.db.tenant(org.id, (tx) =>
+      tx.event.findUniqueOrThrow({ where: { id: r.body.data.event_id } }),
+    );
     expect(event.data).toEqual({ message: 'Test event from Bima Gateway', sent_by: org.users.exec.name });
     const log = await api.get(`/webhooks/endpoints/${id}/deliveries`, { token });
     expect(log.status).toBe(200);
     expect(log.body.data.map((d: any) => d.id)).toEqual([r.body.data.id]);
     expectProblem(await api.get(`/webhooks/endpoints/${id}/deliveries?limit=0`, { token }), 422, 'validation_failed');
     // Only a failed delivery can be retried.
-    expectProblem(await api.post(`/webhooks/deliveries/${r.body.data.id}/retry`, { token, idempotencyKey: key() }), 422, 'domain_rule');
+    expectProblem(
+      await api.post(`/webhooks/deliveries/${r.body.data.id}/retry`, { token, idempotencyKey: key() }),
+      422,
+      'domain_rule',
+    );
   });
 });
 
@@ -204,9 +257,17 @@ describe('webhook endpoints over GraphQL', () => {
       {},
       { token },
     );
-    expect(invalid.body.data!.createWebhookEndpoint).toEqual({ __typename: 'ValidationProblem', code: 'validation_failed', fieldErrors: [{ field: 'url' }] });
+    expect(invalid.body.data!.createWebhookEndpoint).toEqual({
+      __typename: 'ValidationProblem',
+      code: 'validation_failed',
+      fieldErrors: [{ field: 'url' }],
+    });
 
-    const read = await api.gql('query($id: ID!) { webhookEndpoint(id: $id) { url } webhookEndpoints { id } }', { id }, { token });
+    const read = await api.gql(
+      'query($id: ID!) { webhookEndpoint(id: $id) { url } webhookEndpoints { id } }',
+      { id },
+      { token },
+    );
     expect(read.body.data!.webhookEndpoint.url).toBe('https://127.0.0.1:9/gql');
     expect(read.body.data!.webhookEndpoints.map((e: any) => e.id)).toContain(id);
 
@@ -217,15 +278,34 @@ describe('webhook endpoints over GraphQL', () => {
     );
     expect(upd.body.data!.updateWebhookEndpoint).toEqual({ events: ['payment.received'], enabled: false });
 
-    const rot = await api.gql('mutation($id: ID!) { rotateWebhookSecret(id: $id) { ... on WebhookEndpointSecretPayload { secret } } }', { id }, { token });
+    const rot = await api.gql(
+      'mutation($id: ID!) { rotateWebhookSecret(id: $id) { ... on WebhookEndpointSecretPayload { secret } } }',
+      { id },
+      { token },
+    );
     expect(rot.body.data!.rotateWebhookSecret.secret).toMatch(/^whsec_/);
 
-    const test = await api.gql('mutation($id: ID!) { sendTestWebhook(id: $id, message: "hi") { ... on WebhookDelivery { status event { name data } } } }', { id }, { token });
-    expect(test.body.data!.sendTestWebhook).toMatchObject({ status: 'pending', event: { name: 'ping', data: { message: 'hi' } } });
-    const deliveries = await api.gql('query($id: ID!) { webhookEndpoint(id: $id) { deliveries { id eventId status } } }', { id }, { token });
+    const test = await api.gql(
+      'mutation($id: ID!) { sendTestWebhook(id: $id, message: "hi") { ... on WebhookDelivery { status event { name data } } } }',
+      { id },
+      { token },
+    );
+    expect(test.body.data!.sendTestWebhook).toMatchObject({
+      status: 'pending',
+      event: { name: 'ping', data: { message: 'hi' } },
+    });
+    const deliveries = await api.gql(
+      'query($id: ID!) { webhookEndpoint(id: $id) { deliveries { id eventId status } } }',
+      { id },
+      { token },
+    );
     const [only] = deliveries.body.data!.webhookEndpoint.deliveries;
     expect(only.status).toBe('pending');
-    const early = await api.gql('mutation($id: ID!) { retryWebhookDelivery(id: $id) { id } }', { id: only.id }, { token });
+    const early = await api.gql(
+      'mutation($id: ID!) { retryWebhookDelivery(id: $id) { id } }',
+      { id: only.id },
+      { token },
+    );
     expect(early.body.errors?.[0]?.extensions?.code).toBe('domain_rule');
 
     const foreign = await api.gql('query($id: ID!) { webhookEndpoint(id: $id) { id } }', { id }, { token: otherToken });

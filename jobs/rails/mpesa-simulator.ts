@@ -51,9 +51,11 @@ class RailError extends RailRefusal {
 function checkRequest(req: DarajaStkPushRequest, passkey: string): void {
   if (req.TransactionType !== 'CustomerPayBillOnline') throw new RailError('Invalid TransactionType');
   if (!/^\d{14}$/.test(req.Timestamp)) throw new RailError('Invalid Timestamp');
-  if (req.Password !== darajaPassword(req.BusinessShortCode, passkey, req.Timestamp)) throw new RailError('Wrong credentials');
+  if (req.Password !== darajaPassword(req.BusinessShortCode, passkey, req.Timestamp))
+    throw new RailError('Wrong credentials');
   if (!Number.isInteger(req.Amount) || req.Amount < 1) throw new RailError('Invalid Amount');
-  if (!/^254[17]\d{8}$/.test(req.PhoneNumber) || req.PartyA !== req.PhoneNumber) throw new RailError('Invalid PhoneNumber');
+  if (!/^254[17]\d{8}$/.test(req.PhoneNumber) || req.PartyA !== req.PhoneNumber)
+    throw new RailError('Invalid PhoneNumber');
   if (req.PartyB !== req.BusinessShortCode) throw new RailError('Invalid PartyB');
   if (!req.AccountReference || req.AccountReference.length > 12) throw new RailError('Invalid AccountReference');
   if (!/^https?:\/\//.test(req.CallBackURL)) throw new RailError('Invalid CallBackURL');
@@ -97,7 +99,11 @@ export class MpesaSimulator implements MobileMoneyRail {
     );
     callbackUrls.set(checkoutRequestId, req.CallBackURL);
     const delay = this.app.config.mpesaSimDelayMs;
-    await this.boss.send(QUEUES.mpesaSimResolve.name, { checkoutRequestId }, delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {});
+    await this.boss.send(
+      QUEUES.mpesaSimResolve.name,
+      { checkoutRequestId },
+      delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {},
+    );
     return {
       MerchantRequestID: merchantRequestId,
       CheckoutRequestID: checkoutRequestId,
@@ -112,7 +118,8 @@ export class MpesaSimulator implements MobileMoneyRail {
     if (!p) throw new RailError('Invalid CheckoutRequestID');
     if (p.resultCode == null && overdue(this.app, p.createdAt)) p = (await answerPrompt(this.app, checkoutRequestId))!;
     const base = { MerchantRequestID: p.merchantRequestId, CheckoutRequestID: p.checkoutRequestId };
-    if (p.resultCode == null) return { ...base, ResponseCode: '500.001.1001', ResponseDescription: 'The transaction is being processed' };
+    if (p.resultCode == null)
+      return { ...base, ResponseCode: '500.001.1001', ResponseDescription: 'The transaction is being processed' };
     return {
       ...base,
       ResponseCode: '0',
@@ -130,7 +137,10 @@ export class MpesaSimulator implements MobileMoneyRail {
     if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new RailError('Invalid StartDate or EndDate');
     const offset = Number(req.OffSetValue) || 0;
     const waiting = await this.app.db.system((tx) =>
-      tx.mpesaSimPrompt.findMany({ where: { shortcode: req.ShortCode, resultCode: null }, select: { checkoutRequestId: true, createdAt: true } }),
+      tx.mpesaSimPrompt.findMany({
+        where: { shortcode: req.ShortCode, resultCode: null },
+        select: { checkoutRequestId: true, createdAt: true },
+      }),
     );
     for (const w of waiting) if (overdue(this.app, w.createdAt)) await answerPrompt(this.app, w.checkoutRequestId);
     const paid = await this.app.db.system((tx) =>
@@ -198,13 +208,17 @@ async function answerPrompt(app: AppServices, checkoutRequestId: string) {
  * answered when it is next looked at, as a real rail's prompts resolve on the rail's own clock, callback or not.
  */
 const OVERDUE_MS = 2_000;
-const overdue = (app: AppServices, createdAt: Date) => Date.now() - createdAt.getTime() > app.config.mpesaSimDelayMs + OVERDUE_MS;
+const overdue = (app: AppServices, createdAt: Date) =>
+  Date.now() - createdAt.getTime() > app.config.mpesaSimDelayMs + OVERDUE_MS;
 
 /**
  * The customer answers: the result is fixed once (a retried job reuses it) and the callback is POSTed. A failed
  * POST throws so pg-boss retries the delivery.
  */
-export async function resolvePrompt(app: AppServices, checkoutRequestId: string): Promise<{ code: number; callbackStatus: number | null }> {
+export async function resolvePrompt(
+  app: AppServices,
+  checkoutRequestId: string,
+): Promise<{ code: number; callbackStatus: number | null }> {
   const p = await answerPrompt(app, checkoutRequestId);
   if (!p || p.resultCode == null) return { code: -1, callbackStatus: null };
   const callbackUrl = callbackUrls.get(checkoutRequestId);
@@ -227,7 +241,9 @@ export async function resolvePrompt(app: AppServices, checkoutRequestId: string)
     signal: AbortSignal.timeout(10_000),
   });
   await res.arrayBuffer().catch(() => undefined);
-  await app.db.system((tx) => tx.mpesaSimPrompt.update({ where: { checkoutRequestId }, data: { callbackStatus: res.status } }));
+  await app.db.system((tx) =>
+    tx.mpesaSimPrompt.update({ where: { checkoutRequestId }, data: { callbackStatus: res.status } }),
+  );
   if (res.status >= 500) throw new Error(`callback answered ${res.status}`);
   callbackUrls.delete(checkoutRequestId);
   return { code: p.resultCode, callbackStatus: res.status };

@@ -81,7 +81,10 @@ export class MemorySimStore implements SimStore {
       takeStock: async (id, cls) => void (this.members.get(id)!.stock[cls]! -= 1),
       overlapping: async (reg, ch, start, end) =>
         [...this.certificates.values()].filter(
-          (c) => c.status === 'Active' && (c.registrationNumber === reg || c.chassisNumber === ch) && !(c.start > end || c.end < start),
+          (c) =>
+            c.status === 'Active' &&
+            (c.registrationNumber === reg || c.chassisNumber === ch) &&
+            !(c.start > end || c.end < start),
         ),
       insert: async (c) => void this.certificates.set(c.certificateNo, c),
       find: async (no) => this.certificates.get(no) ?? null,
@@ -139,7 +142,13 @@ export class RegistrySimulator implements CertificateRegistry {
     return { success: errors.length === 0, errors, referenceNo: ops.nextReference(), ...extra };
   }
 
-  private async conflicts(ops: SimOps, registration: string, chassis: string, start: Date, end: Date): Promise<DoubleInsuranceConflict[]> {
+  private async conflicts(
+    ops: SimOps,
+    registration: string,
+    chassis: string,
+    start: Date,
+    end: Date,
+  ): Promise<DoubleInsuranceConflict[]> {
     const found = await ops.overlapping(vehicleKey(registration), vehicleKey(chassis), start, end);
     return found.map((c) => conflictOf(c, start));
   }
@@ -151,7 +160,8 @@ export class RegistrySimulator implements CertificateRegistry {
       const errors: RegistryError[] = [];
       if (!start) errors.push(err('ER003', 'start must be dd/MM/yyyy'));
       if (!end || (start && end < start)) errors.push(err('ER004', 'end must be dd/MM/yyyy, not before start'));
-      if (!req.registration?.trim() && !req.chassis?.trim()) errors.push(err('ER002', 'registration or chassis is required'));
+      if (!req.registration?.trim() && !req.chassis?.trim())
+        errors.push(err('ER002', 'registration or chassis is required'));
       if (errors.length) return this.answer(ops, errors, { conflicts: [] });
       // An empty identifier must not match every certificate lacking one.
       const reg = req.registration?.trim() ? req.registration : '#none#';
@@ -169,12 +179,22 @@ export class RegistrySimulator implements CertificateRegistry {
       const end = parseRegistryDate(req.expiringDate)!;
       // The check request carries no policy, so it lists them all; an issue request names its policy, and a policy is
       // never double-insured by its own certificates (a re-issue after reinstatement, say).
-      const overlapping = await ops.overlapping(vehicleKey(req.registrationNumber), vehicleKey(req.chassisNumber), start, end);
+      const overlapping = await ops.overlapping(
+        vehicleKey(req.registrationNumber),
+        vehicleKey(req.chassisNumber),
+        start,
+        end,
+      );
       const found = overlapping.filter((c) => !samePolicy(c, req)).map((c) => conflictOf(c, start));
       if (found.length) {
         return this.answer(
           ops,
-          found.map((c) => err('ER005', `${c.message}: certificate ${c.certificateNo} with ${c.insurer}, cover ends ${c.coverEndDate}`)),
+          found.map((c) =>
+            err(
+              'ER005',
+              `${c.message}: certificate ${c.certificateNo} with ${c.insurer}, cover ends ${c.coverEndDate}`,
+            ),
+          ),
           {},
         );
       }
@@ -217,7 +237,8 @@ export class RegistrySimulator implements CertificateRegistry {
     const end = parseRegistryDate(req.expiringDate);
     const today = parseRegistryDate(registryDateNairobi(this.now()))!;
     if (!start) errors.push(err('ER003', 'commencing date must be dd/MM/yyyy'));
-    else if (start.getTime() < today.getTime() - DAY) errors.push(err('ER003', 'commencing date is more than a day in the past'));
+    else if (start.getTime() < today.getTime() - DAY)
+      errors.push(err('ER003', 'commencing date is more than a day in the past'));
     if (!end) errors.push(err('ER004', 'expiring date must be dd/MM/yyyy'));
     else if (start && (end < start || end > maxExpiringDate(start))) {
       errors.push(err('ER004', 'expiring date must fall within one year less a day of commencing'));
@@ -230,15 +251,22 @@ export class RegistrySimulator implements CertificateRegistry {
     for (const k of ['policyHolder', 'policyNumber', 'registrationNumber', 'chassisNumber'] as const) {
       field(text(req[k]), `${k} is required`);
     }
-    field(typeof req.phoneNumber === 'string' && /^254[17]\d{8}$/.test(req.phoneNumber), 'phoneNumber must be 2547XXXXXXXX or 2541XXXXXXXX');
+    field(
+      typeof req.phoneNumber === 'string' && /^254[17]\d{8}$/.test(req.phoneNumber),
+      'phoneNumber must be 2547XXXXXXXX or 2541XXXXXXXX',
+    );
     field(!text(req.email) || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(req.email), 'email is invalid');
     if (req.typeOfCover === 100 || req.typeOfCover === 300) {
       field(typeof req.sumInsured === 'number' && req.sumInsured > 0, 'sumInsured is required for COMP and TPFT');
     }
     if (req.certificateClass === 'A' || req.licensedToCarry != null) {
-      field(Number.isInteger(req.licensedToCarry) && req.licensedToCarry! >= 1 && req.licensedToCarry! <= 200, 'licensedToCarry must be 1-200');
+      field(
+        Number.isInteger(req.licensedToCarry) && req.licensedToCarry! >= 1 && req.licensedToCarry! <= 200,
+        'licensedToCarry must be 1-200',
+      );
     }
-    if (req.certificateClass === 'B') field(typeof req.tonnage === 'number' && req.tonnage > 0, 'tonnage is required for class B');
+    if (req.certificateClass === 'B')
+      field(typeof req.tonnage === 'number' && req.tonnage > 0, 'tonnage is required for class B');
     if (errors.length) return errors;
     if (member.stock[req.certificateClass]! <= 0) return [err('ER006', `class ${req.certificateClass}`)];
     return [];
@@ -246,7 +274,8 @@ export class RegistrySimulator implements CertificateRegistry {
 
   /** ER009 for a number that cannot be a certificate, ER0016 for one the registry never issued. */
   private async lookup(ops: SimOps, certificateNo: string): Promise<{ cert?: SimStored; error?: RegistryError }> {
-    if (typeof certificateNo !== 'string' || !CERT_NO.test(certificateNo)) return { error: err('ER009', String(certificateNo)) };
+    if (typeof certificateNo !== 'string' || !CERT_NO.test(certificateNo))
+      return { error: err('ER009', String(certificateNo)) };
     const cert = await ops.find(certificateNo);
     return cert ? { cert } : { error: err('ER0016', certificateNo) };
   }
@@ -262,8 +291,15 @@ export class RegistrySimulator implements CertificateRegistry {
     return this.store.atomic(async (ops) => {
       const { cert, error } = await this.lookup(ops, req.certificateNo);
       if (error) return this.answer(ops, [error], {});
-      if (vehicleKey(req.registration ?? '') !== cert!.registrationNumber || vehicleKey(req.chassis ?? '') !== cert!.chassisNumber) {
-        return this.answer(ops, [err('ER0016', `${req.certificateNo} does not match that registration and chassis`)], {});
+      if (
+        vehicleKey(req.registration ?? '') !== cert!.registrationNumber ||
+        vehicleKey(req.chassis ?? '') !== cert!.chassisNumber
+      ) {
+        return this.answer(
+          ops,
+          [err('ER0016', `${req.certificateNo} does not match that registration and chassis`)],
+          {},
+        );
       }
       return this.answer(ops, [], { certificate: publicRecord(cert!) });
     });
@@ -289,8 +325,12 @@ export class RegistrySimulator implements CertificateRegistry {
     return this.store.atomic(async (ops) => {
       const member = await ops.member(memberCompanyId);
       if (!member) return this.answer(ops, [err('ER001', `member ${memberCompanyId}`)], { stock: [] });
-      const stock = CLASSES.filter((c) => member.stock[c] != null).map((c) => ({ certificateClass: c, available: member.stock[c]! }));
-      if (!stock.some((s) => s.available > 0)) return this.answer(ops, [err('ER006', `member ${memberCompanyId}`)], { stock });
+      const stock = CLASSES.filter((c) => member.stock[c] != null).map((c) => ({
+        certificateClass: c,
+        available: member.stock[c]!,
+      }));
+      if (!stock.some((s) => s.available > 0))
+        return this.answer(ops, [err('ER006', `member ${memberCompanyId}`)], { stock });
       return this.answer(ops, [], { stock });
     });
   }
@@ -303,7 +343,8 @@ function conflictOf(c: SimStored, start: Date): DoubleInsuranceConflict {
     memberCompanyId: c.memberCompanyId,
     coverEndDate: c.expiringDate,
     // The registry words it by whether the vehicle is already on cover when the new period starts.
-    message: c.start <= start ? 'already covered under an active policy' : 'overlapping policy, leading to Double Insurance',
+    message:
+      c.start <= start ? 'already covered under an active policy' : 'overlapping policy, leading to Double Insurance',
   };
 }
 
@@ -339,7 +380,12 @@ export class DbSimStore implements SimStore {
       await dbOps(tx, this.defaultStock).member(memberCompanyId);
       const where = { memberCompanyId_certificateClass: { memberCompanyId, certificateClass: cls } };
       if (available < 0) await tx.registrySimStock.deleteMany({ where: { memberCompanyId, certificateClass: cls } });
-      else await tx.registrySimStock.upsert({ where, create: { memberCompanyId, certificateClass: cls, available }, update: { available } });
+      else
+        await tx.registrySimStock.upsert({
+          where,
+          create: { memberCompanyId, certificateClass: cls, available },
+          update: { available },
+        });
     });
   }
 
@@ -362,21 +408,40 @@ function fromRow(r: { record: unknown; startDate: Date; endDate: Date; status: s
 function dbOps(tx: Tx, defaultStock: number): SimOps {
   return {
     async member(id) {
-      const insurer = await tx.insurer.findFirst({ where: { registryMemberId: id }, orderBy: { id: 'asc' }, select: { legalName: true } });
+      const insurer = await tx.insurer.findFirst({
+        where: { registryMemberId: id },
+        orderBy: { id: 'asc' },
+        select: { legalName: true },
+      });
       if (!insurer) return null;
       let rows = await tx.registrySimStock.findMany({ where: { memberCompanyId: id } });
       if (!rows.length) {
-        await tx.registrySimStock.createMany({ data: CLASSES.map((c) => ({ memberCompanyId: id, certificateClass: c, available: defaultStock })), skipDuplicates: true });
+        await tx.registrySimStock.createMany({
+          data: CLASSES.map((c) => ({ memberCompanyId: id, certificateClass: c, available: defaultStock })),
+          skipDuplicates: true,
+        });
         rows = await tx.registrySimStock.findMany({ where: { memberCompanyId: id } });
       }
-      return { id, name: insurer.legalName, stock: Object.fromEntries(rows.map((r) => [r.certificateClass, r.available])) };
+      return {
+        id,
+        name: insurer.legalName,
+        stock: Object.fromEntries(rows.map((r) => [r.certificateClass, r.available])),
+      };
     },
     async takeStock(id, cls) {
-      await tx.registrySimStock.update({ where: { memberCompanyId_certificateClass: { memberCompanyId: id, certificateClass: cls } }, data: { available: { decrement: 1 } } });
+      await tx.registrySimStock.update({
+        where: { memberCompanyId_certificateClass: { memberCompanyId: id, certificateClass: cls } },
+        data: { available: { decrement: 1 } },
+      });
     },
     async overlapping(reg, ch, start, end) {
       const rows = await tx.registrySimCertificate.findMany({
-        where: { status: 'Active', OR: [{ registration: reg }, { chassis: ch }], startDate: { lte: end }, endDate: { gte: start } },
+        where: {
+          status: 'Active',
+          OR: [{ registration: reg }, { chassis: ch }],
+          startDate: { lte: end },
+          endDate: { gte: start },
+        },
         orderBy: { issuedAt: 'asc' },
       });
       return rows.map(fromRow);
@@ -404,7 +469,10 @@ function dbOps(tx: Tx, defaultStock: number): SimOps {
     async markCancelled(no, reasonId) {
       const r = await tx.registrySimCertificate.findUniqueOrThrow({ where: { certificateNo: no } });
       const record = { ...(r.record as object), status: 'Cancelled', cancelReasonId: reasonId };
-      await tx.registrySimCertificate.update({ where: { certificateNo: no }, data: { status: 'Cancelled', record: record as never } });
+      await tx.registrySimCertificate.update({
+        where: { certificateNo: no },
+        data: { status: 'Cancelled', record: record as never },
+      });
     },
     async nextSerial() {
       const [row] = await tx.$queryRaw<{ n: number }[]>`

@@ -6,7 +6,12 @@ import { moneyPair } from './money.ts';
 export function cancellationInputFromRest(body: unknown) {
   const b = asObject(body);
   const s = (v: unknown) => (v == null ? undefined : typeof v === 'string' ? v : (v as never));
-  return { reason: s(b.reason) ?? '', requestedBy: s(b.requested_by) ?? '', effectiveDate: s(b.effective_date), note: s(b.note) };
+  return {
+    reason: s(b.reason) ?? '',
+    requestedBy: s(b.requested_by) ?? '',
+    effectiveDate: s(b.effective_date),
+    note: s(b.note),
+  };
 }
 
 /** GraphQL Cancellation → the REST record (money as whole shillings plus `_minor`, dates Y-m-d). */
@@ -28,9 +33,17 @@ export function cancellationToRest(c: any) {
       ...moneyPair('basic_premium', r.basicPremium),
       levies: r.levies.map((l: any) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
       ...moneyPair('taxes', r.taxes),
-      non_refundable: r.nonRefundable.map((l: any) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount), reason: l.reason })),
+      non_refundable: r.nonRefundable.map((l: any) => ({
+        code: l.code,
+        name: l.name,
+        ...moneyPair('amount', l.amount),
+        reason: l.reason,
+      })),
       ...moneyPair('credit_total', r.creditTotal),
-      applied_to_debit_notes: r.appliedToDebitNotes.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+      applied_to_debit_notes: r.appliedToDebitNotes.map((a: any) => ({
+        debit_note_no: a.debitNoteNo,
+        ...moneyPair('amount', a.amount),
+      })),
       ...moneyPair('applied_total', r.appliedTotal),
       ...moneyPair('refund_to_client', r.refundToClient),
       ...moneyPair('outstanding_after', r.outstandingAfter),
@@ -43,10 +56,19 @@ export function cancellationToRest(c: any) {
       })),
     },
     credit_note: c.creditNote
-      ? { number: c.creditNote.number, ...moneyPair('amount', c.creditNote.amount), ...moneyPair('applied', c.creditNote.applied), ...moneyPair('refunded', c.creditNote.refunded) }
+      ? {
+          number: c.creditNote.number,
+          ...moneyPair('amount', c.creditNote.amount),
+          ...moneyPair('applied', c.creditNote.applied),
+          ...moneyPair('refunded', c.creditNote.refunded),
+        }
       : null,
     reinstatement_debit_note: c.reinstatementDebitNote
-      ? { number: c.reinstatementDebitNote.number, ...moneyPair('amount', c.reinstatementDebitNote.amount), ...moneyPair('credited', c.reinstatementDebitNote.credited) }
+      ? {
+          number: c.reinstatementDebitNote.number,
+          ...moneyPair('amount', c.reinstatementDebitNote.amount),
+          ...moneyPair('credited', c.reinstatementDebitNote.credited),
+        }
       : null,
     expires_at: c.expiresAt,
     confirmed_at: c.confirmedAt,
@@ -60,9 +82,25 @@ const line = (extra: Record<string, any> = {}) => obj({ code: str(), name: str()
 export const cancellationRestSchemas = {
   CancellationInput: obj(
     {
-      reason: { type: 'string', enum: ['insured_request', 'vehicle_sold', 'non_payment', 'written_off', 'stolen', 'insurer_request', 'duplicate_cover'], description: 'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)' },
+      reason: {
+        type: 'string',
+        enum: [
+          'insured_request',
+          'vehicle_sold',
+          'non_payment',
+          'written_off',
+          'stolen',
+          'insurer_request',
+          'duplicate_cover',
+        ],
+        description: 'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
+      },
       requested_by: { type: 'string', enum: ['insured', 'intermediary', 'insurer', 'lender'] },
-      effective_date: { ...date(), description: 'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.' },
+      effective_date: {
+        ...date(),
+        description:
+          'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
+      },
       note: str('At most 500 characters'),
     },
     ['reason', 'requested_by'],
@@ -72,7 +110,11 @@ export const cancellationRestSchemas = {
     id: int(),
     uuid: str(),
     policy: obj({ uuid: str(), policy_no: str(), status: str() }),
-    status: { type: 'string', enum: ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'], description: 'expired: a quoted preview past expires_at' },
+    status: {
+      type: 'string',
+      enum: ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'],
+      description: 'expired: a quoted preview past expires_at',
+    },
     reason: str(),
     registry_reason_id: int('Registry certificate cancellation reason id'),
     requested_by: str(),
@@ -80,25 +122,47 @@ export const cancellationRestSchemas = {
     effective_date: { ...date(), description: 'Y-m-d: the first day without cover' },
     based_on_revision: int('Policy revision priced on; a confirmed change since makes the preview stale'),
     refund: obj({
-      days: obj({ in_period: int('Days in the period, start to end inclusive'), covered: int('Days on cover before the effective date'), unearned: int('Days from the effective date to the end inclusive') }),
+      days: obj({
+        in_period: int('Days in the period, start to end inclusive'),
+        covered: int('Days on cover before the effective date'),
+        unearned: int('Days from the effective date to the end inclusive'),
+      }),
       ...money('basic_premium'),
-      levies: { ...arr(line()), description: 'Each percent levy\'s share, term by term' },
+      levies: { ...arr(line()), description: "Each percent levy's share, term by term" },
       ...money('taxes'),
-      non_refundable: { ...arr(line({ reason: str() })), description: 'Flat duties (stamp duty): charged once, never refunded' },
+      non_refundable: {
+        ...arr(line({ reason: str() })),
+        description: 'Flat duties (stamp duty): charged once, never refunded',
+      },
       ...money('credit_total'),
-      applied_to_debit_notes: { ...arr(obj({ debit_note_no: str(), ...money('amount') })), description: 'Open debit notes written off by the credit, oldest due first' },
+      applied_to_debit_notes: {
+        ...arr(obj({ debit_note_no: str(), ...money('amount') })),
+        description: 'Open debit notes written off by the credit, oldest due first',
+      },
       ...money('applied_total'),
       ...money('refund_to_client'),
       ...money('outstanding_after'),
-      items: arr(obj({ regno: str(), ...money('annual_basic_premium'), from: date(), to: date(), ...money('unearned_basic_premium') })),
+      items: arr(
+        obj({
+          regno: str(),
+          ...money('annual_basic_premium'),
+          from: date(),
+          to: date(),
+          ...money('unearned_basic_premium'),
+        }),
+      ),
     }),
     credit_note: {
-      ...nullable(obj({ number: str('CN-<policy>-<n>'), ...money('amount'), ...money('applied'), ...money('refunded') })),
-      description: 'Raised on confirmation: applied to open debit notes, the rest refunded to the client credit balance',
+      ...nullable(
+        obj({ number: str('CN-<policy>-<n>'), ...money('amount'), ...money('applied'), ...money('refunded') }),
+      ),
+      description:
+        'Raised on confirmation: applied to open debit notes, the rest refunded to the client credit balance',
     },
     reinstatement_debit_note: {
       ...nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),
-      description: 'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
+      description:
+        'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
     },
     expires_at: timestamp(),
     confirmed_at: nullable(timestamp()),

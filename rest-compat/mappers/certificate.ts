@@ -35,11 +35,19 @@ export function certificateCheckToRest(c: any) {
     valid: c.valid,
     message: c.message,
     certificate: cert ? Object.fromEntries(Object.entries(cert).map(([k, v]) => [snake(k), v])) : null,
-    conflicts: (c.conflicts ?? []).map((x: any) => ({ certificate_no: x.certificateNo, insurer: x.insurer, cover_ends: x.coverEnds, message: x.message })),
+    conflicts: (c.conflicts ?? []).map((x: any) => ({
+      certificate_no: x.certificateNo,
+      insurer: x.insurer,
+      cover_ends: x.coverEnds,
+      message: x.message,
+    })),
   };
 }
 
 /** The spec's rule for certificate endpoints: every failure also carries `success: false` and `message`. */
-export function certificateProblemExtra(extra: Record<string, unknown>, problem: { detail: string }): Record<string, unknown> {
+export function certificateProblemExtra(
+  extra: Record<string, unknown>,
+  problem: { detail: string },
+): Record<string, unknown> {
   return { success: false, message: problem.detail, ...extra };
 }

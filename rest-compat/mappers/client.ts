@@ -20,7 +20,9 @@ export function clientToRest(c: any) {
     risk_manager: person(c.riskManager),
     sales_person: person(c.salesPerson),
     business_source: c.businessSource ? { id: c.businessSource.databaseId, name: c.businessSource.name } : null,
-    prospect_type: c.prospectType ? { id: c.prospectType.databaseId, code: c.prospectType.code, name: c.prospectType.name } : null,
+    prospect_type: c.prospectType
+      ? { id: c.prospectType.databaseId, code: c.prospectType.code, name: c.prospectType.name }
+      : null,
     sector: c.sector,
     alt_name: c.altName,
     alt_phone: c.altPhone,
@@ -94,7 +96,11 @@ export const clientSchemas = {
             client_no: nullable(str('Null for a client the caller may not see')),
             name: nullable(str('Null for a client the caller may not see')),
             matched: arr(str('phone, id_no or kra_pin')),
-            redacted: { type: 'boolean', description: 'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.' },
+            redacted: {
+              type: 'boolean',
+              description:
+                'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.',
+            },
           }),
         ),
       }),
@@ -110,7 +116,7 @@ export const clientSchemas = {
       kra_pin: str('Duplicate-checked'),
       date_of_birth: date(),
       physical_address: str(),
-      branch_id: int('Default: the acting user\'s branch'),
+      branch_id: int("Default: the acting user's branch"),
       risk_manager_id: int('Default: the acting account executive'),
       sales_person_id: int('Default: the acting agent; that sales person then sees the client'),
       business_source_id: int(),

@@ -60,7 +60,8 @@ function changesToRest(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (k === 'vehicle_id') continue;
-    if (k.endsWith('_minor') && (typeof x === 'number' || x === null)) out[k.slice(0, -6)] = x == null ? null : whole(x);
+    if (k.endsWith('_minor') && (typeof x === 'number' || x === null))
+      out[k.slice(0, -6)] = x == null ? null : whole(x);
     out[k] = k === 'limits_of_liability' || k === 'previous_limits_of_liability' ? x : changesToRest(x);
   }
   return out;
@@ -84,9 +85,18 @@ export function endorsementToRest(e: any) {
       levies: pe.levies.map((l: any) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
     },
     days: { in_period: e.days.inPeriod, remaining: e.days.remaining },
-    items: e.items.map((i: any) => ({ regno: i.regNo, ...moneyPair('annual_basic_before', i.annualBasicBefore), ...moneyPair('annual_basic_after', i.annualBasicAfter) })),
+    items: e.items.map((i: any) => ({
+      regno: i.regNo,
+      ...moneyPair('annual_basic_before', i.annualBasicBefore),
+      ...moneyPair('annual_basic_after', i.annualBasicAfter),
+    })),
     note: e.debitNote
-      ? { kind: 'debit', number: e.debitNote.number, ...moneyPair('amount', e.debitNote.amount), due_on: e.debitNote.dueOn }
+      ? {
+          kind: 'debit',
+          number: e.debitNote.number,
+          ...moneyPair('amount', e.debitNote.amount),
+          due_on: e.debitNote.dueOn,
+        }
       : e.creditNote
         ? {
             kind: 'credit',
@@ -94,7 +104,10 @@ export function endorsementToRest(e: any) {
             ...moneyPair('amount', e.creditNote.amount),
             ...moneyPair('applied', e.creditNote.applied),
             ...moneyPair('refunded', e.creditNote.refunded),
-            applications: e.creditNote.applications.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+            applications: e.creditNote.applications.map((a: any) => ({
+              debit_note_no: a.debitNoteNo,
+              ...moneyPair('amount', a.amount),
+            })),
           }
         : null,
     remark: e.remark,
@@ -117,21 +130,34 @@ const vehicleProps: Record<string, SchemaObject> = {
   body_type: str(),
   tonnage: { type: 'number', description: 'Tonnes (commercial vehicles)' },
   pll: int('Passengers (PLL), priced per seat'),
-  coverage: str('Defaults to the first vehicle\'s coverage; must rate in the policy\'s class'),
+  coverage: str("Defaults to the first vehicle's coverage; must rate in the policy's class"),
 };
 
 export const endorsementSchemas: Record<string, SchemaObject> = {
   EndorsementRequest: obj(
     {
       operation: { type: 'string', enum: OPERATIONS },
-      effective_date: { ...date(), description: 'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.' },
-      regno: str('remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy'),
+      effective_date: {
+        ...date(),
+        description:
+          'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.',
+      },
+      regno: str(
+        'remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy',
+      ),
       vehicle: obj(vehicleProps, ['regno', 'chassis_no', 'make', 'model', 'yom'], 'add_vehicle'),
       value: int('change_value: the new sum insured, whole shillings (comprehensive cover only)'),
       details: obj(
-        { chassis_no: str(), engine_no: str(), make: str(), model: str(), body_type: str(), limits_of_liability: { description: 'The policy\'s limits of liability, replaced whole (object or list)' } },
+        {
+          chassis_no: str(),
+          engine_no: str(),
+          make: str(),
+          model: str(),
+          body_type: str(),
+          limits_of_liability: { description: "The policy's limits of liability, replaced whole (object or list)" },
+        },
         [],
-        'change_details: vehicle details (needs regno) and/or the policy\'s limits of liability; no premium effect',
+        "change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect",
       ),
       limits_of_liability: { description: 'Same as details.limits_of_liability' },
       note: str('Free text kept with the endorsement (shown as remark), up to 500 characters'),
@@ -145,7 +171,11 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
     status: { type: 'string', enum: ['pending', 'confirmed', 'discarded', 'expired'] },
     effective_date: date(),
     policy: obj({ uuid: str(), policy_no: str() }),
-    changes: { type: 'object', description: 'The requested change, normalised: registrations without spaces, money as whole shillings plus `_minor` cents, `previous_*` values for changes' },
+    changes: {
+      type: 'object',
+      description:
+        'The requested change, normalised: registrations without spaces, money as whole shillings plus `_minor` cents, `previous_*` values for changes',
+    },
     premium_effect: obj(
       {
         ...money('basic_premium'),
@@ -156,8 +186,17 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
       undefined,
       'Signed: Σ ±U(B, e) pro rata to the day, percent levies term by term; flat levies (stamp duty) never. Positive raises a debit note on confirmation, negative a credit note.',
     ),
-    days: obj({ in_period: int('D: days in the policy period'), remaining: int('R(e): days from the effective date to the end inclusive') }),
-    items: arr(obj({ regno: str(), ...money('annual_basic_before', true), ...money('annual_basic_after', true) }, undefined, 'Annual basic premium (PLL included) of each vehicle touched, before and after')),
+    days: obj({
+      in_period: int('D: days in the policy period'),
+      remaining: int('R(e): days from the effective date to the end inclusive'),
+    }),
+    items: arr(
+      obj(
+        { regno: str(), ...money('annual_basic_before', true), ...money('annual_basic_after', true) },
+        undefined,
+        'Annual basic premium (PLL included) of each vehicle touched, before and after',
+      ),
+    ),
     note: nullable(
       obj(
         {
@@ -170,15 +209,16 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
           applications: arr(obj({ debit_note_no: str(), ...money('amount') })),
         },
         ['kind', 'number', 'amount', 'amount_minor'],
-        'Null until confirmed (and for change_details). A debit note carries due_on; a credit note what was applied to open debit notes and what was refunded to the client\'s credit',
+        "Null until confirmed (and for change_details). A debit note carries due_on; a credit note what was applied to open debit notes and what was refunded to the client's credit",
       ),
     ),
     remark: nullable(str()),
-    based_on_revision: int('The policy revision it was priced on; a confirm after another change answers preview_stale'),
+    based_on_revision: int(
+      'The policy revision it was priced on; a confirm after another change answers preview_stale',
+    ),
     expires_at: timestamp(),
     created_at: timestamp(),
     confirmed_at: nullable(timestamp()),
     discarded_at: nullable(timestamp()),
   }),
 };
-

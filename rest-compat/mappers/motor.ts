@@ -3,7 +3,6 @@ import { moneyPair } from './money.ts';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, int, money, nullable, num, obj, str } from '../schemas.ts';
 
-
 /** Numbers sent as numeric strings by legacy clients ("2019") are read as numbers; anything else passes through. */
 export function num0(v: unknown): unknown {
   return typeof v === 'string' && v.trim() !== '' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
@@ -66,11 +65,19 @@ export function optionToRest(o: any) {
     ...moneyPair('total', o.total),
     commission_rate_bps: o.commissionRateBps,
     benefits: o.benefits,
-    limits_of_liability: o.limitsOfLiability.map((l: any) => ({ benefit_id: l.benefitId, item: l.item, limit: l.limit?.amount ?? null })),
+    limits_of_liability: o.limitsOfLiability.map((l: any) => ({
+      benefit_id: l.benefitId,
+      item: l.item,
+      limit: l.limit?.amount ?? null,
+    })),
     excess: o.excess,
     pll: o.pll,
     tonnage: o.tonnage,
-    instalments: o.instalments.map((i: any) => ({ parts: i.parts, amounts: i.amounts.map((a: any) => a.amount), amounts_minor: i.amounts.map((a: any) => a.amountMinor) })),
+    instalments: o.instalments.map((i: any) => ({
+      parts: i.parts,
+      amounts: i.amounts.map((a: any) => a.amount),
+      amounts_minor: i.amounts.map((a: any) => a.amountMinor),
+    })),
     ipf_offers: o.ipfOffers.map((x: any) => ({
       tenor_months: x.tenorMonths,
       ...moneyPair('deposit', x.deposit),
@@ -87,7 +94,9 @@ export const motorSchemas: Record<string, SchemaObject> = {
   MotorQuoteRequest: obj(
     {
       class: str('Motor, Tuktuk or Motorcycle (case-insensitive)'),
-      coverage: str('Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…)'),
+      coverage: str(
+        'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…)',
+      ),
       scope: str('Comprehensive or TPO; "third party only" accepted'),
       cover_period: { type: 'string', enum: ['annual', 'tor'], default: 'annual' },
       days: { type: 'integer', minimum: 1, maximum: 364, description: 'Required for tor' },
@@ -131,17 +140,20 @@ export const motorSchemas: Record<string, SchemaObject> = {
     ...money('total'),
     commission_rate_bps: int(),
     benefits: arr(obj({ id: str(), name: str() })),
-    limits_of_liability: arr(obj({ benefit_id: str(), item: str(), limit: nullable(int('Whole shillings; null is unlimited')) })),
+    limits_of_liability: arr(
+      obj({ benefit_id: str(), item: str(), limit: nullable(int('Whole shillings; null is unlimited')) }),
+    ),
     excess: str(),
     pll: int(),
     tonnage: nullable(num()),
     instalments: arr(obj({ parts: int(), amounts: arr(int()), amounts_minor: arr(int()) })),
-    ipf_offers: arr(obj({ tenor_months: int(), ...money('deposit'), ...money('instalment'), apr_bps: int(), lender_name: str() })),
+    ipf_offers: arr(
+      obj({ tenor_months: int(), ...money('deposit'), ...money('instalment'), apr_bps: int(), lender_name: str() }),
+    ),
     ipf_reason: nullable(str('Why premium finance is not offered')),
     product_version: int('Rating version (service-only)'),
   }),
 };
-
 
 /** The spec's client object (legacy `idno`, `pin`, `agentcode` accepted as written) → InsuredInput. */
 export function insuredFromRest(raw: unknown) {
@@ -185,7 +197,14 @@ export function saveQuoteFromRest(raw: unknown) {
     quotes: Array.isArray(b.quotes)
       ? b.quotes.map((q) => {
           const x = asObject(q);
-          return { insurerId: num0(x.insurer_id), rate: num0(x.rate), basic: num0(x.basic), taxes: num0(x.taxes), total: num0(x.total), benefits: x.benefits };
+          return {
+            insurerId: num0(x.insurer_id),
+            rate: num0(x.rate),
+            basic: num0(x.basic),
+            taxes: num0(x.taxes),
+            total: num0(x.total),
+            benefits: x.benefits,
+          };
         })
       : b.quotes,
   };
@@ -267,13 +286,20 @@ export function savedQuoteToRest(q: any) {
       uuid: q.uuid,
       product_line: q.productLine,
       status: q.quoteStatus,
-      options: q.options.map((o: any) => ({ option_id: o.optionId, insurer_id: o.insurerId, insurer_name: o.insurerName, rate: o.rate, ...moneyPair('total', o.total) })),
+      options: q.options.map((o: any) => ({
+        option_id: o.optionId,
+        insurer_id: o.insurerId,
+        insurer_name: o.insurerName,
+        rate: o.rate,
+        ...moneyPair('total', o.total),
+      })),
     },
   };
 }
 
 export const PORTAL_NOTE = 'The client already has client-area credentials; they keep working.';
-export const REPLAY_NOTE = 'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
+export const REPLAY_NOTE =
+  'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
 
 export function boundPolicyToRest(b: any, url: URL) {
   const p = b.policy;
@@ -305,9 +331,19 @@ export function boundPolicyToRest(b: any, url: URL) {
       due_on: dn[0]?.dueOn ?? null,
       amount: p.total.amount,
       amount_minor: p.total.amountMinor,
-      instalments: dn.map((d: any) => ({ number: d.number, instalment_no: d.instalmentNo, due_on: d.dueOn, amount: d.amount.amount, amount_minor: d.amount.amountMinor })),
+      instalments: dn.map((d: any) => ({
+        number: d.number,
+        instalment_no: d.instalmentNo,
+        due_on: d.dueOn,
+        amount: d.amount.amount,
+        amount_minor: d.amount.amountMinor,
+      })),
     },
-    portal: { client_no: b.clientNo, client_key: b.clientKey, ...(b.clientKey ? {} : { note: b.portalNote ?? PORTAL_NOTE }) },
+    portal: {
+      client_no: b.clientNo,
+      client_key: b.clientKey,
+      ...(b.clientKey ? {} : { note: b.portalNote ?? PORTAL_NOTE }),
+    },
     links: { policy: `${url.origin}/api/v1/policies/${p.uuid}` },
   };
 }
@@ -341,10 +377,31 @@ Object.assign(motorSchemas, {
     {
       client: { $ref: '#/components/schemas/InsuredClient' },
       vehicle: obj(
-        { value: int(), year: int(), reg_no: str(), coverage: str(), scope: str(), make: str(), model: str(), class: { type: 'string', enum: ['Motor', 'Tuktuk', 'Motorcycle'], default: 'Motor' } },
+        {
+          value: int(),
+          year: int(),
+          reg_no: str(),
+          coverage: str(),
+          scope: str(),
+          make: str(),
+          model: str(),
+          class: { type: 'string', enum: ['Motor', 'Tuktuk', 'Motorcycle'], default: 'Motor' },
+        },
         ['year', 'scope'],
       ),
-      quotes: arr(obj({ insurer_id: int(), rate: num(), basic: num(), taxes: num(), total: num('Whole shillings; within KES 1 of the server price'), benefits: arr(str()) }, ['insurer_id'])),
+      quotes: arr(
+        obj(
+          {
+            insurer_id: int(),
+            rate: num(),
+            basic: num(),
+            taxes: num(),
+            total: num('Whole shillings; within KES 1 of the server price'),
+            benefits: arr(str()),
+          },
+          ['insurer_id'],
+        ),
+      ),
     },
     ['client', 'vehicle'],
   ),
@@ -359,7 +416,9 @@ Object.assign(motorSchemas, {
       uuid: str(),
       product_line: str(),
       status: { type: 'string', enum: ['presented'] },
-      options: arr(obj({ option_id: int(), insurer_id: int(), insurer_name: str(), rate: nullable(num()), ...money('total') })),
+      options: arr(
+        obj({ option_id: int(), insurer_id: int(), insurer_name: str(), rate: nullable(num()), ...money('total') }),
+      ),
     }),
   }),
   BindRequest: obj(
@@ -367,8 +426,16 @@ Object.assign(motorSchemas, {
       client: { $ref: '#/components/schemas/InsuredClient' },
       policy: obj(
         {
-          start_date: { type: 'string', format: 'date', description: 'A past date starts today; at most 90 days ahead' },
-          end_date: { type: 'string', format: 'date', description: 'Ignored for annual cover; for tor without days it sets the days' },
+          start_date: {
+            type: 'string',
+            format: 'date',
+            description: 'A past date starts today; at most 90 days ahead',
+          },
+          end_date: {
+            type: 'string',
+            format: 'date',
+            description: 'Ignored for annual cover; for tor without days it sets the days',
+          },
           insurer_id: int(),
           class: { type: 'string', enum: ['Motor', 'Tuktuk', 'Motorcycle'] },
           coverage: str(),
@@ -379,18 +446,41 @@ Object.assign(motorSchemas, {
           taxes: num('Whole shillings; checked when sent'),
           premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
           premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-          payment_mode: { type: 'string', enum: ['full', 'ipf'], description: 'Service-only; ipf is always one instalment' },
+          payment_mode: {
+            type: 'string',
+            enum: ['full', 'ipf'],
+            description: 'Service-only; ipf is always one instalment',
+          },
           limits_of_liability: arr(obj({ benefit_id: str(), item: str(), limit: nullable(int()) }, [])),
-          product_version: int('Service-only: rating version priced on (from the quote option); a newer one answers price_changed'),
+          product_version: int(
+            'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
+          ),
         },
         ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
       ),
       taxes: arr(obj({ tax_id: int(), rate: num(), amount: num() }, [])),
       vehicles: {
-        ...arr(obj(
-          { regno: str('Or reg_no'), chassis_no: str('Needed for the registry certificate'), make: str(), model: str(), yom: int(), value: int(), coverage: str(), engine_no: str(), body_type: str(), tonnage: num(), pll: int(), basic_premium: num(), rate: num(), benefits: arr(str()) },
-          ['regno', 'yom'],
-        )),
+        ...arr(
+          obj(
+            {
+              regno: str('Or reg_no'),
+              chassis_no: str('Needed for the registry certificate'),
+              make: str(),
+              model: str(),
+              yom: int(),
+              value: int(),
+              coverage: str(),
+              engine_no: str(),
+              body_type: str(),
+              tonnage: num(),
+              pll: int(),
+              basic_premium: num(),
+              rate: num(),
+              benefits: arr(str()),
+            },
+            ['regno', 'yom'],
+          ),
+        ),
         minItems: 1,
         maxItems: 1,
       },
@@ -417,13 +507,38 @@ Object.assign(motorSchemas, {
         number: str(),
         due_on: { type: 'string', format: 'date' },
         ...money('amount'),
-        instalments: arr(obj({ number: str('DN-<policy>-<n>/<total>'), instalment_no: int(), due_on: { type: 'string', format: 'date' }, ...money('amount') })),
+        instalments: arr(
+          obj({
+            number: str('DN-<policy>-<n>/<total>'),
+            instalment_no: int(),
+            due_on: { type: 'string', format: 'date' },
+            ...money('amount'),
+          }),
+        ),
       }),
       portal: obj({ client_no: str(), client_key: nullable(str()), note: str() }, ['client_no', 'client_key']),
       links: obj({ policy: str('URL of the policy') }),
       replay_note: str('On a replayed request'),
     },
-    ['message', 'id', 'uuid', 'risknote', 'policy_no', 'client_no', 'client_key', 'status', 'product_line', 'start_date', 'end_date', 'payment_mode', 'instalments', 'premium', 'debit_note', 'portal', 'links'],
+    [
+      'message',
+      'id',
+      'uuid',
+      'risknote',
+      'policy_no',
+      'client_no',
+      'client_key',
+      'status',
+      'product_line',
+      'start_date',
+      'end_date',
+      'payment_mode',
+      'instalments',
+      'premium',
+      'debit_note',
+      'portal',
+      'links',
+    ],
   ),
   PremiumMismatchProblem: {
     allOf: [

@@ -26,7 +26,9 @@ export function policyToRest(p: any) {
     instalments: p.instalments,
     client: { client_no: p.client.clientNo, name: p.client.name, phone: p.client.phone },
     insurer: { id: p.insurer.databaseId, name: p.insurer.name },
-    sales_person: p.salesPerson ? { id: p.salesPerson.databaseId, name: p.salesPerson.name, role: p.salesPerson.role, code: p.salesPerson.code } : null,
+    sales_person: p.salesPerson
+      ? { id: p.salesPerson.databaseId, name: p.salesPerson.name, role: p.salesPerson.role, code: p.salesPerson.code }
+      : null,
     premium: {
       ...moneyPair('basic_premium', p.basicPremium),
       ...moneyPair('taxes', p.taxes),
@@ -62,7 +64,10 @@ export function policyToRest(p: any) {
       ...moneyPair('taxes', c.taxes),
       ...moneyPair('applied', c.applied),
       ...moneyPair('refunded', c.refunded),
-      applications: c.applications.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+      applications: c.applications.map((a: any) => ({
+        debit_note_no: a.debitNoteNo,
+        ...moneyPair('amount', a.amount),
+      })),
       created_at: c.createdAt,
     })),
     receipts: p.receipts.map((r: any) => ({
@@ -77,7 +82,13 @@ export function policyToRest(p: any) {
     endorsements: p.endorsements.map(endorsementToRest),
     cancellations: p.cancellations.map(cancellationToRest),
     certificates: p.certificates.map(certificateToRest),
-    status_history: p.statusHistory.map((h: any) => ({ from: h.fromStatus, to: h.toStatus, source: h.source, reason: h.reason, at: h.at })),
+    status_history: p.statusHistory.map((h: any) => ({
+      from: h.fromStatus,
+      to: h.toStatus,
+      source: h.source,
+      reason: h.reason,
+      at: h.at,
+    })),
     renewal_of: p.renewalOf ? { uuid: p.renewalOf.uuid, policy_no: p.renewalOf.policyNo } : null,
     renewed_by: p.renewal ? { uuid: p.renewal.uuid, policy_no: p.renewal.policyNo, status: p.renewal.status } : null,
     created_at: p.createdAt,
@@ -92,7 +103,10 @@ export const policySchemas = {
     uuid: str(),
     policy_no: str('MTR-YYYY-000001'),
     risknote: str(),
-    status: { type: 'string', enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] },
+    status: {
+      type: 'string',
+      enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
+    },
     product_line: str(),
     class: str(),
     scope: str(),
@@ -125,7 +139,9 @@ export const policySchemas = {
     ),
     debit_notes: arr(
       obj({
-        number: str('DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)'),
+        number: str(
+          'DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)',
+        ),
         kind: { type: 'string', enum: ['instalment', 'endorsement', 'reinstatement'] },
         instalment_no: int('0 for endorsement and reinstatement notes'),
         due_on: date(),
@@ -163,7 +179,15 @@ export const policySchemas = {
     cancellations: arr(ref('Cancellation')),
     certificates: arr(ref('Certificate')),
     status_history: {
-      ...arr(obj({ from: nullable(str()), to: str(), source: str('bind, payment, schedule, api, renewal or reinstatement'), reason: nullable(str()), at: timestamp() })),
+      ...arr(
+        obj({
+          from: nullable(str()),
+          to: str(),
+          source: str('bind, payment, schedule, api, renewal or reinstatement'),
+          reason: nullable(str()),
+          at: timestamp(),
+        }),
+      ),
       description: 'Every status the policy has had, oldest first',
     },
     renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),

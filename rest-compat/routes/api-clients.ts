@@ -1,7 +1,6 @@
 import { asObject, intParam, route, type RestRoute } from '../route.ts';
 import { arr, dataOf, int, nullable, obj, ref, str, timestamp } from '../schemas.ts';
 
-
 const apiClient = (c: any) => ({
   client_id: c.clientId,
   name: c.name,
@@ -36,7 +35,9 @@ export const apiClientSchemas = {
 
 const secretResponse = obj(
   {
-    data: { allOf: [ref('ApiClient'), obj({ client_secret: nullable(str('Shown once; null on an Idempotency-Key replay')) })] },
+    data: {
+      allOf: [ref('ApiClient'), obj({ client_secret: nullable(str('Shown once; null on an Idempotency-Key replay')) })],
+    },
     replay_note: str('Present on a replayed response'),
   },
   ['data'],
@@ -50,7 +51,7 @@ export const apiClientRoutes: RestRoute[] = [
     operationId: 'listApiClients',
     method: 'GET',
     path: '/api-clients',
-    summary: 'List the organisation\'s API clients',
+    summary: "List the organisation's API clients",
     idempotent: false,
     operation: 'ApiClients',
     toVariables: () => ({}),
@@ -77,7 +78,14 @@ export const apiClientRoutes: RestRoute[] = [
     ),
     toVariables: ({ body: b }) => {
       const x = asObject(b);
-      return { input: { name: x.name, scopes: x.scopes, actorUserId: x.actor_user_id, rateLimitPerMinute: x.rate_limit_per_minute } };
+      return {
+        input: {
+          name: x.name,
+          scopes: x.scopes,
+          actorUserId: x.actor_user_id,
+          rateLimitPerMinute: x.rate_limit_per_minute,
+        },
+      };
     },
     toResponse: (d) => ({ status: 201, body: withSecret(d.createApiClient) }),
     redactForReplay: redactSecret,
@@ -109,7 +117,13 @@ export const apiClientRoutes: RestRoute[] = [
     toVariables: ({ params, body: b }) => {
       const x = asObject(b);
       return {
-        input: { clientId: params.client_id, name: x.name, scopes: x.scopes, actorUserId: x.actor_user_id, rateLimitPerMinute: x.rate_limit_per_minute },
+        input: {
+          clientId: params.client_id,
+          name: x.name,
+          scopes: x.scopes,
+          actorUserId: x.actor_user_id,
+          rateLimitPerMinute: x.rate_limit_per_minute,
+        },
       };
     },
     toResponse: (d) => ({ status: 200, body: { data: apiClient(d.updateApiClient) } }),
@@ -156,13 +170,22 @@ export const apiClientRoutes: RestRoute[] = [
     toVariables: ({ params }) => ({ userId: intParam(params.id) }),
     toResponse: (d) => ({
       status: 201,
-      body: { data: { user_id: d.issueAgentKey.agent.databaseId, code: d.issueAgentKey.agent.code, key: d.issueAgentKey.agentKey } },
+      body: {
+        data: {
+          user_id: d.issueAgentKey.agent.databaseId,
+          code: d.issueAgentKey.agent.code,
+          key: d.issueAgentKey.agentKey,
+        },
+      },
     }),
     redactForReplay: (b: any) => ({ ...b, data: { ...b.data, key: null }, replay_note: REPLAY_NOTE }),
     response: {
       status: 201,
       description: 'Issued',
-      schema: obj({ data: obj({ user_id: int(), code: str(), key: nullable(str('Shown once')) }), replay_note: str() }, ['data']),
+      schema: obj(
+        { data: obj({ user_id: int(), code: str(), key: nullable(str('Shown once')) }), replay_note: str() },
+        ['data'],
+      ),
     },
     errors: ['not_found', 'actor_forbidden', 'domain_rule', 'validation_failed'],
   }),

@@ -12,12 +12,13 @@ export const cancellationRoutes: RestRoute[] = [
     operationId: 'previewCancellation',
     method: 'POST',
     path: '/policies/{uuid}/cancellation',
-    summary: 'Price a cancellation of an active policy: a quoted cancellation with the itemised refund (valid 72 hours)',
+    summary:
+      'Price a cancellation of an active policy: a quoted cancellation with the itemised refund (valid 72 hours)',
     description:
       'Changes nothing. effective_date is the first day without cover (default today, Nairobi), between the start (or the latest confirmed ' +
       'endorsement) and the day after the end. The refund: unearned basic premium Σ U(B, c) = B × days left / days in period per premium item, ' +
-      'each percent levy\'s share term by term, flat duties (stamp duty) kept as non_refundable; the credit note total is applied to open debit ' +
-      'notes first (applied_to_debit_notes) and the rest goes to the client\'s credit balance (refund_to_client). A policy that is not active: 409 invalid_state.',
+      "each percent levy's share term by term, flat duties (stamp duty) kept as non_refundable; the credit note total is applied to open debit " +
+      "notes first (applied_to_debit_notes) and the rest goes to the client's credit balance (refund_to_client). A policy that is not active: 409 invalid_state.",
     scopes: ['bind'],
     idempotent: true,
     operation: 'PreviewCancellation',
@@ -32,7 +33,8 @@ export const cancellationRoutes: RestRoute[] = [
     operationId: 'confirmCancellation',
     method: 'POST',
     path: '/policies/{uuid}/cancellations/{cancellation_uuid}/confirm',
-    summary: 'Confirm a quoted cancellation: credit note, refund to the client balance, policy cancelled, certificates cancelled',
+    summary:
+      'Confirm a quoted cancellation: credit note, refund to the client balance, policy cancelled, certificates cancelled',
     description:
       'Refused when the cancellation is not quoted (409 invalid_state), past expires_at (409 preview_expired) or priced before the policy last ' +
       'changed (409 preview_stale: an endorsement, cancellation or reinstatement since). Emits policy.cancelled; the registry cancellations run as jobs ' +
@@ -66,8 +68,8 @@ export const cancellationRoutes: RestRoute[] = [
     path: '/policies/{uuid}/reinstate',
     summary: 'Reverse the latest confirmed cancellation within 30 days of its confirmation',
     description:
-      'Restores the premium items, undoes the credit note\'s applications to debit notes, takes the refund back from the client\'s credit as far as ' +
-      'the balance allows, and raises a reinstatement debit note DN-<policy>-R<n> for the credit note\'s amount, credited with what was applied and ' +
+      "Restores the premium items, undoes the credit note's applications to debit notes, takes the refund back from the client's credit as far as " +
+      "the balance allows, and raises a reinstatement debit note DN-<policy>-R<n> for the credit note's amount, credited with what was applied and " +
       'recovered. The policy is active again (policy.reinstated) and its certificates are issued again as a new series. Outside the window, or for a ' +
       'policy that is not cancelled: 409 invalid_state; a vehicle insured on another policy since: 409 double_insurance.',
     scopes: ['bind'],
@@ -79,7 +81,11 @@ export const cancellationRoutes: RestRoute[] = [
       return { policyUuid: params.uuid, note: note == null ? undefined : note };
     },
     toResponse: (d) => ({ status: 200, body: { data: cancellationToRest(d.reinstatePolicy) } }),
-    response: { status: 200, description: 'The reversed cancellation (status reinstated) with the policy active again', schema: dataOf(ref('Cancellation')) },
+    response: {
+      status: 200,
+      description: 'The reversed cancellation (status reinstated) with the policy active again',
+      schema: dataOf(ref('Cancellation')),
+    },
     errors: [...writeErrors, 'double_insurance'],
   }),
   route({
@@ -87,7 +93,8 @@ export const cancellationRoutes: RestRoute[] = [
     operationId: 'listCancellations',
     method: 'GET',
     path: '/policies/{uuid}/cancellations',
-    summary: 'A policy\'s cancellations, previews included (the policy record lists only those that took effect), newest first',
+    summary:
+      "A policy's cancellations, previews included (the policy record lists only those that took effect), newest first",
     scopes: ['read'],
     idempotent: false,
     operation: 'PolicyCancellations',

@@ -3,9 +3,13 @@ import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.
 import { asObject, intParam, route, type RestRoute } from '../route.ts';
 import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
 
-
 const filterParams = [
-  { name: 'search', in: 'query' as const, schema: str(), description: 'Name, client number, phone, ID number or tax PIN' },
+  {
+    name: 'search',
+    in: 'query' as const,
+    schema: str(),
+    description: 'Name, client number, phone, ID number or tax PIN',
+  },
   { name: 'type', in: 'query' as const, schema: { type: 'string' as const, enum: ['individual', 'corporate'] } },
   { name: 'sales_person_id', in: 'query' as const, schema: int() },
   { name: 'risk_manager_id', in: 'query' as const, schema: int() },

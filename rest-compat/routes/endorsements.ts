@@ -11,7 +11,8 @@ export const endorsementRoutes: RestRoute[] = [
     operationId: 'endorsePolicy',
     method: 'POST',
     path: '/policies/{uuid}/endorse',
-    summary: 'Price a mid-term change (add_vehicle, remove_vehicle, change_value, change_details): a pending endorsement',
+    summary:
+      'Price a mid-term change (add_vehicle, remove_vehicle, change_value, change_details): a pending endorsement',
     description:
       'Nothing changes until the endorsement is confirmed; it can be confirmed for 72 hours while the policy is unchanged. The policy must be ' +
       'active (409 invalid_state). Business rules answered with 422 domain_rule: a registration already on this policy or on another pending ' +
@@ -41,7 +42,11 @@ export const endorsementRoutes: RestRoute[] = [
     operation: 'ConfirmEndorsement',
     toVariables: ({ params }) => ({ uuid: params.endorsement_uuid, policyUuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: endorsementToRest(d.confirmEndorsement) } }),
-    response: { status: 200, description: 'The confirmed endorsement with its note', schema: dataOf(ref('Endorsement')) },
+    response: {
+      status: 200,
+      description: 'The confirmed endorsement with its note',
+      schema: dataOf(ref('Endorsement')),
+    },
     errors: ['not_found', 'invalid_state', 'preview_expired', 'preview_stale', 'domain_rule', 'actor_forbidden'],
   }),
   route({
@@ -63,7 +68,7 @@ export const endorsementRoutes: RestRoute[] = [
     operationId: 'listEndorsements',
     method: 'GET',
     path: '/policies/{uuid}/endorsements',
-    summary: 'The policy\'s endorsements, previews included (the policy record lists only confirmed ones), newest first',
+    summary: "The policy's endorsements, previews included (the policy record lists only confirmed ones), newest first",
     scopes: ['read'],
     idempotent: false,
     operation: 'PolicyEndorsements',

@@ -16,6 +16,31 @@ import { certificateRoutes, certificateSchemas } from './certificates.ts';
 import { renewalRoutes, renewalSchemas } from './renewals.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [...identityRoutes, ...referenceRoutes, ...apiClientRoutes, ...clientRoutes, ...motorRoutes, ...renewalRoutes, ...policyRoutes, ...endorsementRoutes, ...cancellationRoutes, ...certificateRoutes, ...webhookRoutes, ...paymentRoutes];
+export const ROUTES: RestRoute[] = [
+  ...identityRoutes,
+  ...referenceRoutes,
+  ...apiClientRoutes,
+  ...clientRoutes,
+  ...motorRoutes,
+  ...renewalRoutes,
+  ...policyRoutes,
+  ...endorsementRoutes,
+  ...cancellationRoutes,
+  ...certificateRoutes,
+  ...webhookRoutes,
+  ...paymentRoutes,
+];
 
-export const COMPONENT_SCHEMAS = { ...referenceSchemas, ...apiClientSchemas, ...clientSchemas, ...motorSchemas, ...policySchemas, ...endorsementSchemas, ...cancellationSchemas, ...certificateSchemas, ...renewalSchemas, ...webhookSchemas, ...paymentSchemas };
+export const COMPONENT_SCHEMAS = {
+  ...referenceSchemas,
+  ...apiClientSchemas,
+  ...clientSchemas,
+  ...motorSchemas,
+  ...policySchemas,
+  ...endorsementSchemas,
+  ...cancellationSchemas,
+  ...certificateSchemas,
+  ...renewalSchemas,
+  ...webhookSchemas,
+  ...paymentSchemas,
+};

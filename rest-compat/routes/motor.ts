@@ -1,7 +1,16 @@
-import { bindFromRest, boundPolicyToRest, optionToRest, quoteInputFromRest, redactBindReplay, riskToRest, savedQuoteToRest, saveQuoteFromRest, serverFiguresToRest } from '../mappers/motor.ts';
+import {
+  bindFromRest,
+  boundPolicyToRest,
+  optionToRest,
+  quoteInputFromRest,
+  redactBindReplay,
+  riskToRest,
+  savedQuoteToRest,
+  saveQuoteFromRest,
+  serverFiguresToRest,
+} from '../mappers/motor.ts';
 import { asObject, route, type RestRoute } from '../route.ts';
 import { arr, obj, ref, str } from '../schemas.ts';
-
 
 export const motorRoutes: RestRoute[] = [
   route({
@@ -17,17 +26,25 @@ export const motorRoutes: RestRoute[] = [
     toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
     toResponse: (d) => ({
       status: 200,
-      body: { message: d.motorQuote.message, quote: riskToRest(d.motorQuote.quote), options: d.motorQuote.options.map(optionToRest) },
+      body: {
+        message: d.motorQuote.message,
+        quote: riskToRest(d.motorQuote.quote),
+        options: d.motorQuote.options.map(optionToRest),
+      },
     }),
     fieldNames: { insurer_ids: 'insurer_id' },
-    response: { status: 200, description: 'Options, cheapest first', schema: obj({ message: str(), quote: ref('MotorRisk'), options: arr(ref('MotorOption')) }) },
+    response: {
+      status: 200,
+      description: 'Options, cheapest first',
+      schema: obj({ message: str(), quote: ref('MotorRisk'), options: arr(ref('MotorOption')) }),
+    },
     errors: ['validation_failed', 'no_quote'],
   }),
   route({
     operationId: 'saveMotorQuote',
     method: 'POST',
     path: '/motor/save_quote',
-    summary: 'Match or create the client and store the quote with every insurer\'s option (valid 14 days)',
+    summary: "Match or create the client and store the quote with every insurer's option (valid 14 days)",
     tag: 'Motor',
     scopes: ['quote', 'bind'],
     idempotent: true,
@@ -47,7 +64,7 @@ export const motorRoutes: RestRoute[] = [
     summary: 'Bind: re-price, match or create the client, raise the policy pending payment with 1–4 debit notes',
     description:
       'Also counts against the bind limit (3 saves per 15 seconds per API client). Business rules answered with 422 domain_rule: cover ' +
-      'starting more than 90 days ahead; a vehicle older than the insurer\'s comprehensive age limit; more instalments than the insurer ' +
+      "starting more than 90 days ahead; a vehicle older than the insurer's comprehensive age limit; more instalments than the insurer " +
       'allows; premium finance on a cover or premium the lenders do not finance; another pending or active policy on the same ' +
       'registration for overlapping dates.',
     tag: 'Motor',
@@ -59,8 +76,22 @@ export const motorRoutes: RestRoute[] = [
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),
     redactForReplay: redactBindReplay,
     mapProblemExtra: serverFiguresToRest,
-    fieldNames: { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin', 'vehicles.0.reg_no': 'vehicles.0.regno' },
+    fieldNames: {
+      'client.id_no': 'client.idno',
+      'client.kra_pin': 'client.pin',
+      'vehicles.0.reg_no': 'vehicles.0.regno',
+    },
     response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
-    errors: ['actor_forbidden', 'ipf_not_offered', 'duplicate_client', 'price_changed', 'validation_failed', 'premium_mismatch', 'no_quote', 'domain_rule', 'rate_limited'],
+    errors: [
+      'actor_forbidden',
+      'ipf_not_offered',
+      'duplicate_client',
+      'price_changed',
+      'validation_failed',
+      'premium_mismatch',
+      'no_quote',
+      'domain_rule',
+      'rate_limited',
+    ],
   }),
 ];

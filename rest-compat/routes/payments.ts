@@ -4,7 +4,6 @@ import { moneyObject, moneyPair } from '../mappers/money.ts';
 import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
 import { arr, bool, date, dataOf, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
 
-
 function paymentRequestToRest(r: any) {
   return {
     id: r.id,
@@ -52,20 +51,24 @@ const PaymentRequest = obj({
   status: {
     type: 'string',
     enum: ['sending', 'pending', 'succeeded', 'failed'],
-    description: 'sending: recorded, the rail\'s acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone',
+    description:
+      "sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone",
   },
   phone: str('2547XXXXXXXX'),
   ...money('amount'),
   account: str(),
   purpose: { type: 'string', enum: ['premium', 'ipf_repayment'] },
-  result_code: nullable(int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …')),
+  result_code: nullable(
+    int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …'),
+  ),
   result_desc: nullable(str()),
   mpesa_receipt_number: nullable(str()),
   receipt_no: nullable(str('Our receipt once succeeded')),
   resolved_via: nullable({
     type: 'string',
     enum: ['callback', 'query', 'statement', 'push'],
-    description: 'How the rail\'s result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)',
+    description:
+      "How the rail's result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)",
   }),
   resolved_at: nullable(timestamp()),
   created_at: timestamp(),
@@ -100,8 +103,8 @@ export const paymentRoutes: RestRoute[] = [
     path: '/payment/stk/push',
     summary: 'Send an M-Pesa STK push prompt for a policy, debit note or premium-finance loan',
     description:
-      'Answers 202: the prompt is in flight. The result arrives by the rail\'s callback, which is only a hint: the service confirms it ' +
-      'with the rail\'s status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the ' +
+      "Answers 202: the prompt is in flight. The result arrives by the rail's callback, which is only a hint: the service confirms it " +
+      "with the rail's status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the " +
       'payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first attempt ' +
       '(header Idempotent-Replayed) and never prompts the phone again; while the first is still calling the rail the retry waits ' +
       'for it. A request left `sending` by a fault (checkout_request_id null) is settled from the paybill statement. ' +
@@ -180,19 +183,29 @@ export const paymentRoutes: RestRoute[] = [
     operationId: 'rotateMpesaCallbackToken',
     method: 'POST',
     path: '/payment/callback-token/rotate',
-    summary: 'Rotate the organisation\'s M-Pesa callback token',
+    summary: "Rotate the organisation's M-Pesa callback token",
     description:
       'New prompts carry a CallBackURL with the next token; callbacks carrying the previous one are taken for ' +
       'MPESA_CALLBACK_TOKEN_GRACE_SECONDS more (prompts already on phones carry it). The token is never shown or stored: it is ' +
       'derived from the master key, and only its hash is kept. A callback is a hint in any case: nothing is receipted before the ' +
-      'rail\'s status query confirms it. Needs scope admin and a user who manages API clients.',
+      "rail's status query confirms it. Needs scope admin and a user who manages API clients.",
     scopes: ['admin'],
     idempotent: true,
     operation: 'RotateMpesaCallbackToken',
     toVariables: () => ({}),
     toResponse: (d) => {
       const c = d.rotateMpesaCallbackToken;
-      return { status: 200, body: { data: { shortcode: c.shortcode, generation: c.generation, rotated_at: c.rotatedAt, previous_valid_until: c.previousValidUntil } } };
+      return {
+        status: 200,
+        body: {
+          data: {
+            shortcode: c.shortcode,
+            generation: c.generation,
+            rotated_at: c.rotatedAt,
+            previous_valid_until: c.previousValidUntil,
+          },
+        },
+      };
     },
     response: {
       status: 200,
@@ -202,7 +215,10 @@ export const paymentRoutes: RestRoute[] = [
           shortcode: str('The paybill'),
           generation: int('Which token new prompts carry'),
           rotated_at: timestamp(),
-          previous_valid_until: { ...timestamp(), description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)' },
+          previous_valid_until: {
+            ...timestamp(),
+            description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
+          },
         }),
       ),
     },
@@ -214,7 +230,8 @@ export const paymentRoutes: RestRoute[] = [
     operationId: 'stkPushStatus',
     method: 'GET',
     path: '/payment/stk/{checkout_request_id}',
-    summary: 'Follow an STK push by checkout request id or payment request id: sending, pending, succeeded or failed (confirmed with the rail when no callback came in time)',
+    summary:
+      'Follow an STK push by checkout request id or payment request id: sending, pending, succeeded or failed (confirmed with the rail when no callback came in time)',
     scopes: ['read'],
     idempotent: false,
     operation: 'StkPushStatus',
@@ -238,7 +255,11 @@ export const paymentRoutes: RestRoute[] = [
       { name: 'policy_no', in: 'query', schema: str() },
       ...pageParams({ pages: false }),
     ],
-    toVariables: ({ query }) => ({ ...pageArgs(query, { pages: false }), clientNo: query.get('client_no') || undefined, policyNo: query.get('policy_no') || undefined }),
+    toVariables: ({ query }) => ({
+      ...pageArgs(query, { pages: false }),
+      clientNo: query.get('client_no') || undefined,
+      policyNo: query.get('policy_no') || undefined,
+    }),
     toResponse: (d, input) => connectionPage(d.receipts, input, receiptToRest, { pages: false }),
     response: {
       status: 200,
@@ -302,7 +323,16 @@ export const paymentRoutes: RestRoute[] = [
           client_no: str(),
           outstanding: moneyObj,
           credit: moneyObj,
-          debit_notes: arr(obj({ number: str(), instalment_no: int(), due_on: date(), ...money('amount'), ...money('paid'), ...money('outstanding') })),
+          debit_notes: arr(
+            obj({
+              number: str(),
+              instalment_no: int(),
+              due_on: date(),
+              ...money('amount'),
+              ...money('paid'),
+              ...money('outstanding'),
+            }),
+          ),
         }),
       ),
     },

@@ -3,10 +3,18 @@ import { intParam, route, type RestRoute } from '../route.ts';
 import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 
-const q = (name: string, schema: ReturnType<typeof str>, description?: string) => ({ name, in: 'query' as const, schema, ...(description ? { description } : {}) });
+const q = (name: string, schema: ReturnType<typeof str>, description?: string) => ({
+  name,
+  in: 'query' as const,
+  schema,
+  ...(description ? { description } : {}),
+});
 
 const filterParams = [
-  q('status', { type: 'string', enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] }),
+  q('status', {
+    type: 'string',
+    enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
+  }),
   q('client_no', str()),
   q('product_line', str(), 'e.g. motor'),
   q('insurer_id', int()),

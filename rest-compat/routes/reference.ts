@@ -2,13 +2,15 @@ import { route, type RestRoute } from '../route.ts';
 import { arr, dataOf, int, money, nullable, num, obj, ref, str } from '../schemas.ts';
 
 /** Reference-data lists: `{data: [...]}`, unpaginated, scoped to the token's tenant. */
-function list(opts: Pick<RestRoute, 'operationId' | 'path' | 'summary' | 'operation'> & {
-  field: string;
-  item: string;
-  map: (row: any) => unknown;
-  queryParams?: RestRoute['queryParams'];
-  toVariables?: RestRoute['toVariables'];
-}): RestRoute {
+function list(
+  opts: Pick<RestRoute, 'operationId' | 'path' | 'summary' | 'operation'> & {
+    field: string;
+    item: string;
+    map: (row: any) => unknown;
+    queryParams?: RestRoute['queryParams'];
+    toVariables?: RestRoute['toVariables'];
+  },
+): RestRoute {
   return route({
     operationId: opts.operationId,
     method: 'GET',
@@ -26,7 +28,15 @@ function list(opts: Pick<RestRoute, 'operationId' | 'path' | 'summary' | 'operat
   });
 }
 
-const staff = (u: any) => ({ id: u.databaseId, name: u.name, email: u.email, phone: u.phone, role: u.role, code: u.code, branch_id: u.branchId });
+const staff = (u: any) => ({
+  id: u.databaseId,
+  name: u.name,
+  email: u.email,
+  phone: u.phone,
+  role: u.role,
+  code: u.code,
+  branch_id: u.branchId,
+});
 
 export const referenceSchemas = {
   Insurer: obj({
@@ -59,7 +69,14 @@ export const referenceSchemas = {
   }),
   MotorBenefit: obj({ id: str('Stable hash of the name'), name: str() }),
   ProductLine: obj({ code: str(), name: str(), quote_endpoint: str('Path that prices this line') }),
-  StandardProduct: obj({ id: int(), code: str(), name: str(), description: str(), brochure_url: nullable(str()), product_line: str() }),
+  StandardProduct: obj({
+    id: int(),
+    code: str(),
+    name: str(),
+    description: str(),
+    brochure_url: nullable(str()),
+    product_line: str(),
+  }),
 };
 
 export const referenceRoutes: RestRoute[] = [
@@ -70,7 +87,15 @@ export const referenceRoutes: RestRoute[] = [
     operation: 'Insurers',
     field: 'insurers',
     item: 'Insurer',
-    queryParams: [{ name: 'search', in: 'query', required: false, schema: str(), description: 'Case-insensitive match on short or legal name' }],
+    queryParams: [
+      {
+        name: 'search',
+        in: 'query',
+        required: false,
+        schema: str(),
+        description: 'Case-insensitive match on short or legal name',
+      },
+    ],
     toVariables: ({ query }) => ({ search: query.get('search') }),
     map: (i) => ({
       id: i.databaseId,
@@ -82,9 +107,33 @@ export const referenceRoutes: RestRoute[] = [
       monogram: i.monogram,
     }),
   }),
-  list({ operationId: 'listBranches', path: '/branches', summary: 'Branches', operation: 'Branches', field: 'branches', item: 'Branch', map: (b) => ({ id: b.databaseId, code: b.code, name: b.name, city: b.city }) }),
-  list({ operationId: 'listRiskManagers', path: '/risk-managers', summary: 'Risk managers (account executives)', operation: 'RiskManagers', field: 'riskManagers', item: 'User', map: staff }),
-  list({ operationId: 'listSalesPeople', path: '/sales-people', summary: 'Sales people (agents)', operation: 'SalesPeople', field: 'salesPeople', item: 'User', map: staff }),
+  list({
+    operationId: 'listBranches',
+    path: '/branches',
+    summary: 'Branches',
+    operation: 'Branches',
+    field: 'branches',
+    item: 'Branch',
+    map: (b) => ({ id: b.databaseId, code: b.code, name: b.name, city: b.city }),
+  }),
+  list({
+    operationId: 'listRiskManagers',
+    path: '/risk-managers',
+    summary: 'Risk managers (account executives)',
+    operation: 'RiskManagers',
+    field: 'riskManagers',
+    item: 'User',
+    map: staff,
+  }),
+  list({
+    operationId: 'listSalesPeople',
+    path: '/sales-people',
+    summary: 'Sales people (agents)',
+    operation: 'SalesPeople',
+    field: 'salesPeople',
+    item: 'User',
+    map: staff,
+  }),
   list({
     operationId: 'listTaxes',
     path: '/policy/taxes',
@@ -103,7 +152,15 @@ export const referenceRoutes: RestRoute[] = [
       amount_minor: l.amount?.amountMinor ?? null,
     }),
   }),
-  list({ operationId: 'listMotorBenefits', path: '/motor/benefits', summary: 'Distinct motor benefits', operation: 'MotorBenefits', field: 'motorBenefits', item: 'MotorBenefit', map: (b) => ({ id: b.id, name: b.name }) }),
+  list({
+    operationId: 'listMotorBenefits',
+    path: '/motor/benefits',
+    summary: 'Distinct motor benefits',
+    operation: 'MotorBenefits',
+    field: 'motorBenefits',
+    item: 'MotorBenefit',
+    map: (b) => ({ id: b.id, name: b.name }),
+  }),
   route({
     operationId: 'listProducts',
     method: 'GET',
@@ -130,7 +187,11 @@ export const referenceRoutes: RestRoute[] = [
         },
       },
     }),
-    response: { status: 200, description: 'Products', schema: dataOf(obj({ lines: arr(ref('ProductLine')), standard_products: arr(ref('StandardProduct')) })) },
+    response: {
+      status: 200,
+      description: 'Products',
+      schema: dataOf(obj({ lines: arr(ref('ProductLine')), standard_products: arr(ref('StandardProduct')) })),
+    },
     errors: [],
   }),
 ];

@@ -1,7 +1,12 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { serverFiguresToRest } from '../mappers/motor.ts';
 import { policyToRest } from '../mappers/policy.ts';
-import { renewalQuoteFromRest, renewalQuoteToRest, renewalSchemas as schemas, renewFromRest } from '../mappers/renewal.ts';
+import {
+  renewalQuoteFromRest,
+  renewalQuoteToRest,
+  renewalSchemas as schemas,
+  renewFromRest,
+} from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { intParam, route, type RestRoute } from '../route.ts';
 import { dataOf, ref } from '../schemas.ts';
@@ -15,7 +20,8 @@ export const renewalRoutes: RestRoute[] = [
     operationId: 'listRenewalsDue',
     method: 'GET',
     path: '/policies/renewals-due',
-    summary: 'Active policies ending within within_days (default 30, max 120) with no renewal bound, ending soonest first',
+    summary:
+      'Active policies ending within within_days (default 30, max 120) with no renewal bound, ending soonest first',
     scopes: ['read'],
     idempotent: false,
     operation: 'RenewalsDue',
@@ -23,9 +29,16 @@ export const renewalRoutes: RestRoute[] = [
       { name: 'within_days', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 120, default: 30 } },
       ...pageParams({ pages: false }),
     ],
-    toVariables: ({ query }) => ({ ...pageArgs(query, { pages: false }), withinDays: intParam(query.get('within_days')) }),
+    toVariables: ({ query }) => ({
+      ...pageArgs(query, { pages: false }),
+      withinDays: intParam(query.get('within_days')),
+    }),
     toResponse: (d, input) => connectionPage(d.renewalsDue, input, policyToRest, { pages: false }),
-    response: { status: 200, description: 'A page of policies due for renewal', schema: pageSchema(ref('PolicyRecord')) },
+    response: {
+      status: 200,
+      description: 'A page of policies due for renewal',
+      schema: pageSchema(ref('PolicyRecord')),
+    },
     errors: ['validation_failed'],
   }),
   route({
@@ -36,13 +49,13 @@ export const renewalRoutes: RestRoute[] = [
     summary: 'Price the next annual period on current rates, beside the expiring period (valid 3 days)',
     description:
       'The policy must be active, or expired within the reinstatement window (30 days), and not renewed yet (409 invalid_state). ' +
-      'Every vehicle on cover is priced with the same insurer, class, cover and coverage on the insurer\'s current rates; percent levies ' +
+      "Every vehicle on cover is priced with the same insurer, class, cover and coverage on the insurer's current rates; percent levies " +
       'are taken per vehicle, flat levies once.',
     scopes: ['bind'],
     idempotent: true,
     operation: 'RenewalQuote',
     requestBody: ref('RenewalQuoteRequest'),
-    toVariables: ({ params, body }) => renewalQuoteFromRest(params.uuid!, body),
+    toVariables: ({ params, body }) => renewalQuoteFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: renewalQuoteToRest(d.renewalQuote) } }),
     response: { status: 201, description: 'The renewal quote', schema: dataOf(ref('RenewalQuote')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'no_quote', 'actor_forbidden'],
@@ -54,18 +67,33 @@ export const renewalRoutes: RestRoute[] = [
     path: '/policies/{uuid}/renew',
     summary: 'Bind a renewal quote into a new policy pending payment, linked to the old one',
     description:
-      'The old policy stays as it is until the renewal\'s first instalment is paid; it then becomes `renewed` (event policy.renewed). ' +
+      "The old policy stays as it is until the renewal's first instalment is paid; it then becomes `renewed` (event policy.renewed). " +
       'Counts against the bind limit.',
     scopes: ['bind'],
     idempotent: true,
     operation: 'RenewPolicy',
     requestBody: ref('RenewRequest'),
-    toVariables: ({ params, body }) => renewFromRest(params.uuid!, body),
+    toVariables: ({ params, body }) => renewFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: policyToRest(d.renewPolicy.policy) } }),
     mapProblemExtra: serverFiguresToRest,
-    fieldNames: { 'input.renewal_quote_uuid': 'renewal_quote_uuid', 'input.premium': 'premium', 'input.premium_instalments': 'premium_instalments' },
+    fieldNames: {
+      'input.renewal_quote_uuid': 'renewal_quote_uuid',
+      'input.premium': 'premium',
+      'input.premium_instalments': 'premium_instalments',
+    },
     response: { status: 201, description: 'The new policy', schema: dataOf(ref('PolicyRecord')) },
-    errors: ['not_found', 'validation_failed', 'invalid_state', 'preview_expired', 'preview_stale', 'premium_mismatch', 'price_changed', 'domain_rule', 'actor_forbidden', 'rate_limited'],
+    errors: [
+      'not_found',
+      'validation_failed',
+      'invalid_state',
+      'preview_expired',
+      'preview_stale',
+      'premium_mismatch',
+      'price_changed',
+      'domain_rule',
+      'actor_forbidden',
+      'rate_limited',
+    ],
   }),
 ];
 

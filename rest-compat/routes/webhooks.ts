@@ -5,7 +5,8 @@ import { arr, bool, dataOf, int, nullable, obj, ref, str, timestamp } from '../s
  * Webhook management (the spec's "seven management endpoints" under scope `webhooks`; their paths are this
  * service's) plus the send-test action, and the event catalogue (scope read).
  */
-const body = (b: unknown): Record<string, unknown> => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
+const body = (b: unknown): Record<string, unknown> =>
+  b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
 
 const endpoint = (e: any) => ({
   id: e.id,
@@ -83,12 +84,21 @@ export const webhookSchemas = {
       }),
     ),
   }),
-  EventCatalogueEntry: obj({ name: str(), description: str(), schema: { type: 'object', description: 'JSON Schema of the event\'s data' } }),
+  EventCatalogueEntry: obj({
+    name: str(),
+    description: str(),
+    schema: { type: 'object', description: "JSON Schema of the event's data" },
+  }),
 };
 
 const secretResponse = obj(
   {
-    data: { allOf: [ref('WebhookEndpoint'), obj({ secret: nullable(str('Signing secret whsec_…, shown once; null on an Idempotency-Key replay')) })] },
+    data: {
+      allOf: [
+        ref('WebhookEndpoint'),
+        obj({ secret: nullable(str('Signing secret whsec_…, shown once; null on an Idempotency-Key replay')) }),
+      ],
+    },
     replay_note: str('Present on a replayed response'),
   },
   ['data'],
@@ -117,7 +127,7 @@ export const webhookRoutes: RestRoute[] = [
     operationId: 'listWebhookEndpoints',
     method: 'GET',
     path: '/webhooks/endpoints',
-    summary: 'List the organisation\'s webhook endpoints',
+    summary: "List the organisation's webhook endpoints",
     idempotent: false,
     operation: 'WebhookEndpoints',
     toVariables: () => ({}),
@@ -221,7 +231,7 @@ export const webhookRoutes: RestRoute[] = [
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: '/webhooks/endpoints/{id}/deliveries',
-    summary: 'The endpoint\'s delivery log, newest first, each delivery with its attempts',
+    summary: "The endpoint's delivery log, newest first, each delivery with its attempts",
     idempotent: false,
     operation: 'WebhookDeliveries',
     queryParams: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } }],

@@ -44,7 +44,7 @@ export interface Credentials {
 export function bearerToken(authorization: string | null | undefined): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization);
-  return m ? m[1]! : null;
+  return m ? m[1] : null;
 }
 
 /**
@@ -53,7 +53,8 @@ export function bearerToken(authorization: string | null | undefined): string | 
  * principal is cached, so revocation, scope removal, suspension and disabling bind the very next request.
  */
 export async function authenticate(db: Database, creds: Credentials): Promise<Principal> {
-  if (!creds.authorization) throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
+  if (!creds.authorization)
+    throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
   const raw = bearerToken(creds.authorization);
   if (!raw) throw new AppError('invalid_token', { detail: 'Authorization header must be "Bearer <access token>"' });
   const agentCode = creds.agentCode?.trim() || null;
@@ -72,7 +73,9 @@ export async function authenticate(db: Database, creds: Credentials): Promise<Pr
     status: row.tenant_status as TenantStatus,
   };
   if (tenant.status !== 'active') {
-    throw new AppError('tenant_inactive', { detail: `Organisation ${tenant.code} is ${tenant.status.replace('_', ' ')}` });
+    throw new AppError('tenant_inactive', {
+      detail: `Organisation ${tenant.code} is ${tenant.status.replace('_', ' ')}`,
+    });
   }
   const keyScopes = new Set(row.client_scopes);
   const scopes = new Set(row.token_scopes.filter((s) => keyScopes.has(s)).filter(isScope));
@@ -89,7 +92,8 @@ export async function authenticate(db: Database, creds: Credentials): Promise<Pr
           source: row.key_user_is_actor ? 'key_actor' : 'key_creator',
         }
       : null;
-  if (actor && row.key_user_disabled) throw new AppError('actor_disabled', { detail: `User ${actor.name} is disabled` });
+  if (actor && row.key_user_disabled)
+    throw new AppError('actor_disabled', { detail: `User ${actor.name} is disabled` });
 
   if (agentCode || agentKey) {
     if (!agentCode || !agentKey) {
@@ -117,7 +121,12 @@ export async function authenticate(db: Database, creds: Credentials): Promise<Pr
 
   return {
     tenant,
-    apiClient: { id: row.client_pk, clientId: row.client_id, name: row.client_name, rateLimitPerMinute: row.client_rate_limit_per_minute },
+    apiClient: {
+      id: row.client_pk,
+      clientId: row.client_id,
+      name: row.client_name,
+      rateLimitPerMinute: row.client_rate_limit_per_minute,
+    },
     token: { id: row.token_id, expiresAt: row.token_expires_at },
     scopes,
     actor,

@@ -18,18 +18,29 @@ export interface TokenResponse {
 }
 
 /** OAuth 2.0 client-credentials grant (RFC 6749 §4.4) with the spec's error codes. */
-export async function issueToken(db: Database, req: TokenRequest, opts: { ttlSeconds: number }): Promise<TokenResponse> {
+export async function issueToken(
+  db: Database,
+  req: TokenRequest,
+  opts: { ttlSeconds: number },
+): Promise<TokenResponse> {
   const grant = req.grantType ?? 'client_credentials';
   if (grant !== 'client_credentials') {
-    throw new AppError('unsupported_grant_type', { detail: `grant_type must be client_credentials, got ${JSON.stringify(grant).slice(0, 60)}` });
+    throw new AppError('unsupported_grant_type', {
+      detail: `grant_type must be client_credentials, got ${JSON.stringify(grant).slice(0, 60)}`,
+    });
   }
   if (!req.clientId || !req.clientSecret) {
-    throw new AppError('invalid_request', { detail: 'client_id and client_secret are required (or key and passkey, or HTTP Basic)' });
+    throw new AppError('invalid_request', {
+      detail: 'client_id and client_secret are required (or key and passkey, or HTTP Basic)',
+    });
   }
   const requested = req.scope?.trim() ? [...new Set(req.scope.trim().split(/\s+/))] : null;
 
   const client = await db.system((tx) =>
-    tx.apiClient.findUnique({ where: { clientId: req.clientId! }, include: { tenant: true, actorUser: true, createdByUser: true } }),
+    tx.apiClient.findUnique({
+      where: { clientId: req.clientId! },
+      include: { tenant: true, actorUser: true, createdByUser: true },
+    }),
   );
   // Verify against something even for an unknown id: response time must not reveal which ids exist.
   const secretOk = client
@@ -43,7 +54,10 @@ export async function issueToken(db: Database, req: TokenRequest, opts: { ttlSec
     throw new AppError('invalid_client', { detail: 'Unknown client, wrong secret or revoked client' });
   }
   if (client.tenant.status !== 'active') {
-    throw new AppError('tenant_inactive', { status: 403, detail: `Organisation ${client.tenant.code} is ${client.tenant.status.replace('_', ' ')}` });
+    throw new AppError('tenant_inactive', {
+      status: 403,
+      detail: `Organisation ${client.tenant.code} is ${client.tenant.status.replace('_', ' ')}`,
+    });
   }
   const actor = client.actorUser ?? client.createdByUser;
   if (actor?.disabled) throw new AppError('actor_disabled', { detail: `User ${actor.name} is disabled` });
@@ -52,7 +66,9 @@ export async function issueToken(db: Database, req: TokenRequest, opts: { ttlSec
   if (requested) {
     const notAllowed = requested.filter((s) => !scopes.includes(s as never));
     if (notAllowed.length) {
-      throw new AppError('invalid_scope', { detail: `Scope not allowed for this client: ${notAllowed.join(' ').slice(0, 200)}` });
+      throw new AppError('invalid_scope', {
+        detail: `Scope not allowed for this client: ${notAllowed.join(' ').slice(0, 200)}`,
+      });
     }
     scopes = scopes.filter((s) => requested.includes(s));
   }

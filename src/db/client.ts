@@ -99,7 +99,9 @@ export class Database {
     // closing sockets) on the pool, and Prisma's adapter detaches its listener on $disconnect: an unhandled 'error'
     // event would kill the process. The pool drops the broken connection by itself.
     pool.on('error', () => undefined);
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedName as (q: { sql: string }) => string }) });
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg(pool, { statementNameGenerator: preparedName as (q: { sql: string }) => string }),
+    });
     return new Database(prisma, pool);
   }
 
@@ -136,7 +138,11 @@ export class Database {
    * going through Prisma's $queryRaw costs about four times the CPU (measured: 0.28 against 0.07 ms per lookup).
    */
   async authLookup(tokenHash: string, agentCode: string | null): Promise<AuthRow | null> {
-    const { rows } = await this.pool.query<AuthRow>({ name: 'app_authenticate', text: 'SELECT * FROM app_authenticate($1, $2)', values: [tokenHash, agentCode] });
+    const { rows } = await this.pool.query<AuthRow>({
+      name: 'app_authenticate',
+      text: 'SELECT * FROM app_authenticate($1, $2)',
+      values: [tokenHash, agentCode],
+    });
     return rows[0] ?? null;
   }
 

@@ -29,7 +29,9 @@ export interface EmbeddedOptions {
 }
 
 export function connToUrl(c: ServerConn): string {
-  const auth = c.password ? `${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}` : encodeURIComponent(c.user);
+  const auth = c.password
+    ? `${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}`
+    : encodeURIComponent(c.user);
   return `postgresql://${auth}@${c.host}:${c.port}/${encodeURIComponent(c.database)}`;
 }
 
@@ -183,7 +185,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   await instance.start().catch((e: unknown) => {
     throw new Error(
       `embedded postgres: could not start on port ${port} with data in ${dataDir}` +
-        (e instanceof Error ? `: ${e.message}` : ' (port in use, or a damaged data directory; see the postgres log lines above)'),
+        (e instanceof Error
+          ? `: ${e.message}`
+          : ' (port in use, or a damaged data directory; see the postgres log lines above)'),
     );
   });
 

@@ -20,7 +20,10 @@ export interface MigrationResult {
  * Prisma's CLI recognises the history. Refuses to start when an applied migration was edited or failed, or when
  * the database holds a migration this checkout does not know.
  */
-export async function migrate(databaseUrl: string, opts: { log?: (m: string) => void; dir?: string } = {}): Promise<MigrationResult> {
+export async function migrate(
+  databaseUrl: string,
+  opts: { log?: (m: string) => void; dir?: string } = {},
+): Promise<MigrationResult> {
   const log = opts.log ?? (() => {});
   const dir = opts.dir ?? MIGRATIONS_DIR;
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -37,7 +40,10 @@ export async function migrate(databaseUrl: string, opts: { log?: (m: string) => 
         "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
         "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
     const names = existsSync(dir)
-      ? (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+      ? (await readdir(dir, { withFileTypes: true }))
+          .filter((d) => d.isDirectory())
+          .map((d) => d.name)
+          .sort()
       : [];
     const { rows: done } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
       `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
@@ -45,7 +51,9 @@ export async function migrate(databaseUrl: string, opts: { log?: (m: string) => 
     const byName = new Map(done.map((r) => [r.migration_name, r]));
     const unknown = done.filter((r) => !names.includes(r.migration_name));
     if (unknown.length) {
-      throw new Error(`database has migrations this checkout does not know: ${unknown.map((u) => u.migration_name).join(', ')}`);
+      throw new Error(
+        `database has migrations this checkout does not know: ${unknown.map((u) => u.migration_name).join(', ')}`,
+      );
     }
     const applied: string[] = [];
     for (const name of names) {
@@ -53,8 +61,12 @@ export async function migrate(databaseUrl: string, opts: { log?: (m: string) => 
       const checksum = sha256Hex(sql);
       const prior = byName.get(name);
       if (prior) {
-        if (!prior.finished_at) throw new Error(`migration ${name} failed earlier and needs attention before the service can start`);
-        if (prior.checksum !== checksum) throw new Error(`migration ${name} was edited after it was applied (checksum differs); add a new migration instead`);
+        if (!prior.finished_at)
+          throw new Error(`migration ${name} failed earlier and needs attention before the service can start`);
+        if (prior.checksum !== checksum)
+          throw new Error(
+            `migration ${name} was edited after it was applied (checksum differs); add a new migration instead`,
+          );
         continue;
       }
       log(`applying migration ${name}`);

@@ -15,7 +15,12 @@ import {
   type SqlQuery,
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
-import type { DiffTarget, MigrationList, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type {
+  DiffTarget,
+  MigrationList,
+  SchemaEngine,
+  SchemaFilter,
+} from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
 
 import type { ServerConn } from './embedded.ts';

@@ -54,7 +54,10 @@ export function nodeAccess<Row>(rule: AccessRule<Row>, own?: Reach) {
       ? {
           findUnique: (id: string, ctx: Context) => {
             const n = Number(id);
-            return { id: Number.isSafeInteger(n) ? n : -1, AND: [ctx.principal ? own.where(ctx.principal) : { id: -1 }] };
+            return {
+              id: Number.isSafeInteger(n) ? n : -1,
+              AND: [ctx.principal ? own.where(ctx.principal) : { id: -1 }],
+            };
           },
         }
       : {}),

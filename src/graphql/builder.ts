@@ -41,7 +41,8 @@ export const builder = new SchemaBuilder<{
       };
     },
     unauthorizedError: (_parent, ctx, _info, result) => {
-      if (!ctx.principal) return new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
+      if (!ctx.principal)
+        return new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
       const failed = failedScopes(result.failure);
       // The token has the scopes but its acting user is an agent: the ability, not the key, is missing.
       if (failed.includes('staff') && failed.every((s) => s === 'staff' || ctx.principal!.scopes.has(s as Scope))) {
@@ -49,7 +50,9 @@ export const builder = new SchemaBuilder<{
       }
       const scopes = failed.filter((s) => s !== 'staff' && s !== 'authenticated');
       return new AppError('insufficient_scope', {
-        detail: scopes.length ? `This operation needs the ${scopes.map((s) => `'${s}'`).join(' or ')} scope` : result.message,
+        detail: scopes.length
+          ? `This operation needs the ${scopes.map((s) => `'${s}'`).join(' or ')} scope`
+          : result.message,
         ...(scopes.length ? { extra: { required_scopes: scopes } } : {}),
       });
     },
@@ -78,7 +81,8 @@ export const builder = new SchemaBuilder<{
 /** The scope names of a scope-auth failure, flattened ($all and $any alike). */
 function failedScopes(f: AuthFailure): string[] {
   if (f.kind === AuthScopeFailureType.AuthScope) return [f.scope];
-  if (f.kind === AuthScopeFailureType.AllAuthScopes || f.kind === AuthScopeFailureType.AnyAuthScopes) return f.failures.flatMap(failedScopes);
+  if (f.kind === AuthScopeFailureType.AllAuthScopes || f.kind === AuthScopeFailureType.AnyAuthScopes)
+    return f.failures.flatMap(failedScopes);
   return [];
 }
 

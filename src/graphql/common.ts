@@ -1,4 +1,13 @@
-import { AppError, DuplicateClientError, type DuplicateMatch, type FieldError, ValidationError, InvalidStateError, PreviewStaleError, PreviewExpiredError } from '../lib/problem.ts';
+import {
+  AppError,
+  DuplicateClientError,
+  type DuplicateMatch,
+  type FieldError,
+  ValidationError,
+  InvalidStateError,
+  PreviewStaleError,
+  PreviewExpiredError,
+} from '../lib/problem.ts';
 import { toShillings } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
@@ -8,7 +17,8 @@ export interface MoneyShape {
 
 /** Money in GraphQL: cents are the truth; `amount` is whole shillings derived by the one rounding rule (src/lib/money.ts). */
 export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
-  description: 'An amount in KES. `amountMinor` (cents) is exact; `amount` is whole shillings, rounded half away from zero.',
+  description:
+    'An amount in KES. `amountMinor` (cents) is exact; `amount` is whole shillings, rounded half away from zero.',
   fields: (t) => ({
     amount: t.int({ resolve: (m) => toShillings(m.cents) }),
     amountMinor: t.field({ type: 'Cents', resolve: (m) => m.cents }),
@@ -38,11 +48,25 @@ export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
 });
 
 for (const [cls, name, description] of [
-  [InvalidStateError, 'InvalidStateProblem', 'invalid_state (409): the record\'s state does not allow this.'],
-  [PreviewStaleError, 'PreviewStaleProblem', 'preview_stale (409): the policy changed since this was priced; price it again.'],
-  [PreviewExpiredError, 'PreviewExpiredProblem', 'preview_expired (409): the preview is past its validity; price it again.'],
+  [InvalidStateError, 'InvalidStateProblem', "invalid_state (409): the record's state does not allow this."],
+  [
+    PreviewStaleError,
+    'PreviewStaleProblem',
+    'preview_stale (409): the policy changed since this was priced; price it again.',
+  ],
+  [
+    PreviewExpiredError,
+    'PreviewExpiredProblem',
+    'preview_expired (409): the preview is past its validity; price it again.',
+  ],
 ] as const) {
-  builder.objectType(cls, { name, description, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
+  builder.objectType(cls, {
+    name,
+    description,
+    interfaces: [ProblemRef],
+    isTypeOf: (v) => v instanceof cls,
+    fields: () => ({}),
+  });
 }
 
 builder.objectType(ValidationError, {
@@ -54,10 +78,15 @@ builder.objectType(ValidationError, {
 
 const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').implement({
   fields: (t) => ({
-    clientNo: t.exposeString('clientNo', { nullable: true, description: 'Null when the caller may not see that client.' }),
+    clientNo: t.exposeString('clientNo', {
+      nullable: true,
+      description: 'Null when the caller may not see that client.',
+    }),
     name: t.exposeString('name', { nullable: true, description: 'Null when the caller may not see that client.' }),
     matched: t.exposeStringList('matched', { description: 'Which identifiers matched: phone, id_no, kra_pin.' }),
-    redacted: t.exposeBoolean('redacted', { description: 'True when the caller may not see that client: clientNo and name are then null.' }),
+    redacted: t.exposeBoolean('redacted', {
+      description: 'True when the caller may not see that client: clientNo and name are then null.',
+    }),
   }),
 });
 

@@ -41,14 +41,21 @@ export function maskError(log: Logger) {
     }
     // A caller mistake that surfaces from the library rather than our services (a malformed global id or connection
     // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
-    if (original instanceof PothosValidationError) return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
+    if (original instanceof PothosValidationError)
+      return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
     // Yoga's own refusals of an HTTP request (body too large, not JSON, a batch): the catalogue's codes, not Yoga's.
-    const yogaCode = original instanceof GraphQLError ? YOGA_REQUEST_CODES[String(original.extensions?.code)] : undefined;
-    if (yogaCode) return toGraphQLError(new AppError(yogaCode, { detail: (original as GraphQLError).message }), gqlError);
+    const yogaCode =
+      original instanceof GraphQLError ? YOGA_REQUEST_CODES[String(original.extensions?.code)] : undefined;
+    if (yogaCode)
+      return toGraphQLError(new AppError(yogaCode, { detail: (original as GraphQLError).message }), gqlError);
     if (original instanceof GraphQLError && original.extensions?.code) return original;
     // graphql-js refusing a variable's value (a scalar's parseValue: `$n: Int` given "abc") before anything ran: the
     // caller's mistake. Such errors have no path; one raised while completing a field's value (with a path) is ours.
-    if (original instanceof GraphQLError && !gqlError?.path) return toGraphQLError(new AppError('invalid_request', { detail: gqlError?.message ?? original.message }), gqlError);
+    if (original instanceof GraphQLError && !gqlError?.path)
+      return toGraphQLError(
+        new AppError('invalid_request', { detail: gqlError?.message ?? original.message }),
+        gqlError,
+      );
     if (gqlError && !gqlError.originalError) return gqlError; // parse/validation errors: safe, caller-made
     log.error({ err: original, request_id: currentRequestId() }, 'unhandled error in GraphQL operation');
     return new GraphQLError(message || 'Unexpected error', {

@@ -35,7 +35,9 @@ const refuseIntrospection: ValidationRule = (context) => ({
     const type = getNamedType(context.getType());
     if (type && isIntrospectionType(type)) {
       const detail = `Introspection is disabled on this server (field "${node.name.value}")`;
-      context.reportError(toGraphQLError(new AppError('invalid_request', { detail }), new GraphQLError(detail, { nodes: node })));
+      context.reportError(
+        toGraphQLError(new AppError('invalid_request', { detail }), new GraphQLError(detail, { nodes: node })),
+      );
     }
   },
 });

@@ -23,7 +23,10 @@ import { toGraphQLError } from './errors.ts';
  * execution and count once; `__typename` costs nothing to answer and is left out. `@skip`/`@include` are ignored, so
  * a conditional field counts (the count never comes out lower than what runs).
  */
-export function rootResponseNames(op: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): Set<string> {
+export function rootResponseNames(
+  op: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): Set<string> {
   const names = new Set<string>();
   const entered = new Set<string>();
   const walk = (set: SelectionSetNode) => {

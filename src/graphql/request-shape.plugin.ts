@@ -44,7 +44,11 @@ export function requestShapePlugin(): Plugin {
       if (refused) throw refused;
     },
     onExecute({ args, setResultAndStopExecution }) {
-      const errors = cursorErrors(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined);
+      const errors = cursorErrors(
+        args.schema,
+        args.document,
+        args.variableValues as Record<string, unknown> | undefined,
+      );
       if (errors.length) setResultAndStopExecution({ errors: [toGraphQLError(new ValidationError(errors))] });
     },
   };
@@ -54,10 +58,16 @@ export function requestShapePlugin(): Plugin {
  * The params checks on their own (400 invalid_request as a GraphQL error, or null), for transports where Yoga's
  * onParams does not run: graphql-ws hands its params to the server's onSubscribe instead.
  */
-export function requestShapeError(params: { query?: unknown; variables?: unknown; extensions?: unknown }): GraphQLError | null {
+export function requestShapeError(params: {
+  query?: unknown;
+  variables?: unknown;
+  extensions?: unknown;
+}): GraphQLError | null {
   const refuse = (detail: string) => toGraphQLError(new AppError('invalid_request', { detail }));
-  if (jsonValueDepthExceeds(params.variables, MAX_JSON_DEPTH)) return refuse(`Variables may nest at most ${MAX_JSON_DEPTH} levels deep`);
-  if (jsonValueDepthExceeds(params.extensions, MAX_JSON_DEPTH)) return refuse(`Extensions may nest at most ${MAX_JSON_DEPTH} levels deep`);
+  if (jsonValueDepthExceeds(params.variables, MAX_JSON_DEPTH))
+    return refuse(`Variables may nest at most ${MAX_JSON_DEPTH} levels deep`);
+  if (jsonValueDepthExceeds(params.extensions, MAX_JSON_DEPTH))
+    return refuse(`Extensions may nest at most ${MAX_JSON_DEPTH} levels deep`);
   if (typeof params.query === 'string' && documentNestingExceeds(params.query, MAX_DOCUMENT_NESTING)) {
     return refuse(`The document may nest braces, brackets and parentheses at most ${MAX_DOCUMENT_NESTING} levels deep`);
   }
@@ -104,7 +114,8 @@ export function cursorProblem(cursor: string, idType: CursorIdType): string | nu
     idType === 'Int'
       ? typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= INT4_MAX
       : idType === 'BigInt'
-        ? (typeof v === 'bigint' && v >= 0n && v <= INT8_MAX) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)
+        ? (typeof v === 'bigint' && v >= 0n && v <= INT8_MAX) ||
+          (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)
         : typeof v === 'string';
   return fits ? null : 'not a cursor of this list; use links.next or pageInfo.endCursor as given';
 }
@@ -130,7 +141,7 @@ function cursorIdType(field: GraphQLField<unknown, unknown>): CursorIdType | nul
     const node = edge && isObjectType(edge) ? edge.getFields().node : undefined;
     const model = node && getNamedType(node.type).extensions?.pothosPrismaModel;
     const ids = typeof model === 'string' ? datamodel().models[model]?.fields.filter((f) => f.isId) : undefined;
-    const type = ids?.length === 1 ? ids[0]!.type : undefined;
+    const type = ids?.length === 1 ? ids[0].type : undefined;
     out = type === 'Int' || type === 'BigInt' || type === 'String' ? type : null;
   }
   idTypes.set(field, out);
@@ -141,7 +152,11 @@ let model: ReturnType<typeof getDatamodel>['datamodel'] | undefined;
 const datamodel = () => (model ??= getDatamodel().datamodel);
 
 /** Field errors for the after/before arguments of every cursor connection an operation selects. */
-export function cursorErrors(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | null | undefined): FieldError[] {
+export function cursorErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+): FieldError[] {
   const errors: FieldError[] = [];
   for (const { arg, idType } of cursorArgs(schema, document)) {
     const value = valueFromAST(arg.value, GraphQLString, variables ?? {});
@@ -167,7 +182,8 @@ function cursorArgs(schema: GraphQLSchema, document: DocumentNode): { arg: Argum
         const def = typeInfo.getFieldDef();
         const idType = def ? cursorIdType(def) : null;
         if (!idType) return;
-        for (const arg of node.arguments ?? []) if (arg.name.value === 'after' || arg.name.value === 'before') found.push({ arg, idType });
+        for (const arg of node.arguments ?? [])
+          if (arg.name.value === 'after' || arg.name.value === 'before') found.push({ arg, idType });
       },
     }),
   );

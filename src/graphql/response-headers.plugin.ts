@@ -16,8 +16,15 @@ export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
       if (request.method === 'POST' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) {
         // Yoga answers other media types with a bare 415 and no body; say what to send, in the GraphQL shape.
         const extensions = { code: 'unsupported_media_type', status: 415, title: 'Unsupported media type' };
-        const body = JSON.stringify({ errors: [{ message: 'Send the operation as JSON with Content-Type: application/json', extensions }] });
-        endResponse(new fetchAPI.Response(body, { status: 415, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }));
+        const body = JSON.stringify({
+          errors: [{ message: 'Send the operation as JSON with Content-Type: application/json', extensions }],
+        });
+        endResponse(
+          new fetchAPI.Response(body, {
+            status: 415,
+            headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+          }),
+        );
         return;
       }
       if (request.method !== 'OPTIONS') return;
@@ -25,7 +32,11 @@ export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
       endResponse(
         new fetchAPI.Response(null, {
           status: 204,
-          headers: { 'content-length': '0', allow: 'GET, POST, OPTIONS', ...cors.headers(request.headers.get('origin'), preflight) },
+          headers: {
+            'content-length': '0',
+            allow: 'GET, POST, OPTIONS',
+            ...cors.headers(request.headers.get('origin'), preflight),
+          },
         }),
       );
     },

@@ -16,7 +16,8 @@ builder.scalarType('DateTime', {
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
   parseValue: (v) => {
     const d = new Date(String(v));
-    if (typeof v !== 'string' || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    if (typeof v !== 'string' || Number.isNaN(d.getTime()))
+      throw new GraphQLError('DateTime must be an ISO 8601 string');
     return d;
   },
 });

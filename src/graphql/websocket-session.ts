@@ -28,7 +28,10 @@ function closeReason(text: string): string {
 }
 
 export function closeFor(e: AppError): { code: number; reason: string } {
-  return { code: e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthorized, reason: closeReason(`${e.code}: ${e.detail}`) };
+  return {
+    code: e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthorized,
+    reason: closeReason(`${e.code}: ${e.detail}`),
+  };
 }
 
 type Close = (code: number, reason: string) => void;
@@ -94,15 +97,24 @@ export class ConnectionGrant {
       return !this.ended;
     } catch (e) {
       if (isAppError(e)) return this.end(closeFor(e));
-      this.app.log.error({ err: e, client_id: this.principal.apiClient.clientId }, 'WebSocket authorization re-check failed');
-      return this.end({ code: WS_CLOSE.tryAgainLater, reason: 'service_unavailable: authorization could not be re-checked' });
+      this.app.log.error(
+        { err: e, client_id: this.principal.apiClient.clientId },
+        'WebSocket authorization re-check failed',
+      );
+      return this.end({
+        code: WS_CLOSE.tryAgainLater,
+        reason: 'service_unavailable: authorization could not be re-checked',
+      });
     }
   }
 
   private armExpiry(): void {
     // setTimeout holds at most 2^31-1 ms (~24.8 days); a longer-lived token re-arms when that fires.
     const left = this.principal.token.expiresAt.getTime() - Date.now();
-    this.expiry = setTimeout(() => (left > 2 ** 31 - 1 ? this.armExpiry() : this.expire()), Math.max(0, Math.min(left, 2 ** 31 - 1))).unref();
+    this.expiry = setTimeout(
+      () => (left > 2 ** 31 - 1 ? this.armExpiry() : this.expire()),
+      Math.max(0, Math.min(left, 2 ** 31 - 1)),
+    ).unref();
   }
 
   private expire(): false {
@@ -112,7 +124,10 @@ export class ConnectionGrant {
   private end(how: { code: number; reason: string }): false {
     if (!this.ended) {
       this.dispose();
-      this.app.log.info({ tenant: this.principal.tenant.code, client_id: this.principal.apiClient.clientId, ...how }, 'WebSocket closed: authorization no longer holds');
+      this.app.log.info(
+        { tenant: this.principal.tenant.code, client_id: this.principal.apiClient.clientId, ...how },
+        'WebSocket closed: authorization no longer holds',
+      );
       this.close(how.code, how.reason);
     }
     return false;
@@ -126,9 +141,14 @@ export class ConnectionGrant {
  */
 function narrowing(granted: Principal, now: Principal): AppError | null {
   const lost = [...granted.scopes].filter((s) => !now.scopes.has(s));
-  if (lost.length) return new AppError('insufficient_scope', { detail: `Scope ${lost.map((s) => `'${s}'`).join(', ')} was removed from this key` });
-  const who = (p: Principal) => (p.actor ? `${p.actor.userId}/${p.actor.role}/${p.actor.branchId}/${p.actor.ownRecordsOnly}` : 'none');
-  if (who(granted) !== who(now)) return new AppError('actor_forbidden', { detail: 'The key now acts as another user or role' });
+  if (lost.length)
+    return new AppError('insufficient_scope', {
+      detail: `Scope ${lost.map((s) => `'${s}'`).join(', ')} was removed from this key`,
+    });
+  const who = (p: Principal) =>
+    p.actor ? `${p.actor.userId}/${p.actor.role}/${p.actor.branchId}/${p.actor.ownRecordsOnly}` : 'none';
+  if (who(granted) !== who(now))
+    return new AppError('actor_forbidden', { detail: 'The key now acts as another user or role' });
   return null;
 }
 
@@ -170,10 +190,16 @@ export class WsSession {
   take(id: string): AppError | null {
     const { wsMaxSubscriptionsPerConnection: perConnection, wsMaxSubscriptionsPerToken: perToken } = this.app.config;
     if (this.subscriptions.size >= perConnection) {
-      return new AppError('rate_limited', { detail: `At most ${perConnection} subscriptions per connection`, extra: { limit: perConnection } });
+      return new AppError('rate_limited', {
+        detail: `At most ${perConnection} subscriptions per connection`,
+        extra: { limit: perConnection },
+      });
     }
     if (!this.perToken.take(this.grant.principal.token.id)) {
-      return new AppError('rate_limited', { detail: `At most ${perToken} subscriptions per access token`, extra: { limit: perToken } });
+      return new AppError('rate_limited', {
+        detail: `At most ${perToken} subscriptions per access token`,
+        extra: { limit: perToken },
+      });
     }
     this.subscriptions.add(id);
     this.armIdle();
@@ -204,7 +230,10 @@ export class WsSession {
     this.idle = undefined;
     const ms = this.app.config.wsIdleTimeoutMs;
     if (this.disposed || ms <= 0 || this.subscriptions.size > 0) return;
-    this.idle = setTimeout(() => this.close(WS_CLOSE.idle, `idle: no subscription for ${Math.round(ms / 1000)} s`), ms).unref();
+    this.idle = setTimeout(
+      () => this.close(WS_CLOSE.idle, `idle: no subscription for ${Math.round(ms / 1000)} s`),
+      ms,
+    ).unref();
   }
 }
 
@@ -221,8 +250,9 @@ export function guardStream<T>(source: AsyncIterable<T>, grant: ConnectionGrant)
       await it.return?.();
       return { done: true, value: undefined };
     },
-    return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true, value })) as Promise<IteratorResult<T>>,
-    throw: (e?: unknown) => (it.throw ? it.throw(e) : Promise.reject(e)) as Promise<IteratorResult<T>>,
+    return: (value?: unknown) =>
+      (it.return ? it.return(value) : Promise.resolve({ done: true, value })),
+    throw: (e?: unknown) => (it.throw ? it.throw(e) : Promise.reject(e)),
     [Symbol.asyncIterator]: () => guarded,
   } as AsyncGenerator<T>;
   return guarded;

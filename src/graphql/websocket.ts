@@ -36,7 +36,12 @@ export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): W
       return;
     }
     const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
-    socket.end(rawProblemResponse(new AppError('not_found', { detail: `No WebSocket endpoint at this path; use ${yoga.graphqlEndpoint}` }), requestId));
+    socket.end(
+      rawProblemResponse(
+        new AppError('not_found', { detail: `No WebSocket endpoint at this path; use ${yoga.graphqlEndpoint}` }),
+        requestId,
+      ),
+    );
   });
   const perToken = new TokenSubscriptions(config.wsMaxSubscriptionsPerToken);
   const graphqlWs = makeServer<Record<string, unknown>, Extra>(serverOptions(yoga, app, perToken));
@@ -44,7 +49,9 @@ export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): W
   wss.on('error', (err) => log.error({ err }, 'WebSocket server error'));
   wss.on('connection', (socket, request) => {
     // ws closes the socket itself for protocol faults (1009 over-size, 1007 bad UTF-8, …); they are the peer's, not ours.
-    socket.on('error', (err) => log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'));
+    socket.on('error', (err) =>
+      log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'),
+    );
     const stopKeepAlive = keepAlive(socket, config.wsKeepAliveMs);
     const closed = graphqlWs.opened(
       {
@@ -94,7 +101,11 @@ function refuse(socket: WebSocket, e: AppError): false {
   return false;
 }
 
-function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscriptions): ServerOptions<Record<string, unknown>, Extra> {
+function serverOptions(
+  yoga: Yoga,
+  app: AppServices,
+  perToken: TokenSubscriptions,
+): ServerOptions<Record<string, unknown>, Extra> {
   return {
     connectionInitWaitTimeout: app.config.wsConnectionInitTimeoutMs,
     // Authenticate at connection_init: no credentials or bad ones close the socket before anything can run.
@@ -102,7 +113,12 @@ function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscription
       const { socket } = ctx.extra;
       const credentials = credentialsFromParams(ctx.connectionParams);
       if (!credentials.authorization) {
-        return refuse(socket, new AppError('unauthenticated', { detail: 'Send {"Authorization": "Bearer <access token>"} in connectionParams' }));
+        return refuse(
+          socket,
+          new AppError('unauthenticated', {
+            detail: 'Send {"Authorization": "Bearer <access token>"} in connectionParams',
+          }),
+        );
       }
       let principal: Principal;
       try {
@@ -123,13 +139,21 @@ function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscription
     subscribe: (args: ExecutionArgs) => (args.rootValue as Roots).subscribe(args),
     onSubscribe: async (ctx, id, params) => {
       const session = ctx.extra.session;
-      if (!session || !(await session.grant.ensure())) return [new GraphQLError('Connection is no longer authorised', { extensions: { code: 'unauthenticated' } })];
+      if (!session || !(await session.grant.ensure()))
+        return [new GraphQLError('Connection is no longer authorised', { extensions: { code: 'unauthenticated' } })];
       session.touch();
       // The same request-shape rules as HTTP (deep variables, text PostgreSQL cannot hold, cursors), before anything
       // serialises the params.
       const shape = requestShapeError(params);
       if (shape) return [shape];
-      const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+      const {
+        schema: s,
+        execute,
+        subscribe,
+        contextFactory,
+        parse,
+        validate,
+      } = yoga.getEnveloped({
         ...ctx,
         req: ctx.extra.request,
         socket: ctx.extra.socket,
@@ -153,10 +177,16 @@ function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscription
       }
       let contextValue: Context;
       try {
-        contextValue = (await contextFactory()) as Context;
+        contextValue = (await contextFactory());
       } catch (e) {
         session.release(id);
-        return [e instanceof GraphQLError ? e : isAppError(e) ? toGraphQLError(e) : toGraphQLError(new AppError('internal_error'))];
+        return [
+          e instanceof GraphQLError
+            ? e
+            : isAppError(e)
+              ? toGraphQLError(e)
+              : toGraphQLError(new AppError('internal_error')),
+        ];
       }
       const roots: Roots = {
         execute,
@@ -166,7 +196,14 @@ function serverOptions(yoga: Yoga, app: AppServices, perToken: TokenSubscription
           return isAsyncIterable(result) ? guardStream(result, session.grant) : result;
         },
       };
-      return { schema: s, operationName: params.operationName, document, variableValues: params.variables, contextValue, rootValue: roots };
+      return {
+        schema: s,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables,
+        contextValue,
+        rootValue: roots,
+      };
     },
   };
 }

@@ -41,7 +41,9 @@ const tooComplex = {
   propagateOnRejection: false,
   onReject: [
     (ctx: ValidationContext | null, err: GraphQLError) => {
-      const e = toGraphQLError(new AppError('query_too_complex', { detail: err.message.replace(/^Syntax Error: /, '') }));
+      const e = toGraphQLError(
+        new AppError('query_too_complex', { detail: err.message.replace(/^Syntax Error: /, '') }),
+      );
       if (ctx) ctx.reportError(e);
       else throw e;
     },
@@ -56,7 +58,13 @@ export function createGraphQL(app: AppServices): Yoga {
     logging: false,
     maskedErrors: { maskError: maskError(app.log) },
     // Off in production unless GRAPHIQL=1; CORS is responseHeadersPlugin's (Yoga's default echoes any Origin).
-    graphiql: app.config.graphiql ? { title: 'Bima Gateway GraphQL', subscriptionsProtocol: 'WS', defaultQuery: '{ me { tenant { name } scopes } }' } : false,
+    graphiql: app.config.graphiql
+      ? {
+          title: 'Bima Gateway GraphQL',
+          subscriptionsProtocol: 'WS',
+          defaultQuery: '{ me { tenant { name } scopes } }',
+        }
+      : false,
     cors: false,
     // The same body limit as REST (Yoga's own default is 25 MB).
     maxRequestBodySize: app.config.maxBodyBytes,
@@ -67,13 +75,30 @@ export function createGraphQL(app: AppServices): Yoga {
       responseHeadersPlugin(app.config.corsOrigins),
       introspectionPlugin(app.config.graphqlIntrospection),
       rateLimitPlugin(app),
-      maxDepthPlugin({ n: app.config.graphqlMaxDepth, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
-      costLimitPlugin({ maxCost: app.config.graphqlMaxCost, ignoreIntrospection: true, flattenFragments: true, exposeLimits: true, ...tooComplex }),
+      maxDepthPlugin({
+        n: app.config.graphqlMaxDepth,
+        ignoreIntrospection: true,
+        flattenFragments: true,
+        exposeLimits: true,
+        ...tooComplex,
+      }),
+      costLimitPlugin({
+        maxCost: app.config.graphqlMaxCost,
+        ignoreIntrospection: true,
+        flattenFragments: true,
+        exposeLimits: true,
+        ...tooComplex,
+      }),
     ],
     context: async (server): Promise<Context> => {
       try {
         if (server.connectionParams) {
-          return await createContext({ app, transport: 'websocket', principal: server.principal, credentials: credentialsFromParams(server.connectionParams) });
+          return await createContext({
+            app,
+            transport: 'websocket',
+            principal: server.principal,
+            credentials: credentialsFromParams(server.connectionParams),
+          });
         }
         const h = server.request.headers;
         // The token's limit is charged per operation by rateLimitPlugin, once the operation's root fields are known.
@@ -81,7 +106,11 @@ export function createGraphQL(app: AppServices): Yoga {
           app,
           transport: 'graphql',
           requestId: server.requestId ?? requestIdFrom(h.get('x-request-id')),
-          credentials: { authorization: h.get('authorization'), agentCode: h.get('x-agent-code'), agentKey: h.get('x-agent-key') },
+          credentials: {
+            authorization: h.get('authorization'),
+            agentCode: h.get('x-agent-code'),
+            agentKey: h.get('x-agent-key'),
+          },
         });
       } catch (e) {
         if (isAppError(e)) throw toGraphQLError(e);

@@ -11,14 +11,15 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new AppError('payload_too_large', { detail: `Request bodies are limited to ${maxBytes} bytes` });
+    if (size > maxBytes)
+      throw new AppError('payload_too_large', { detail: `Request bodies are limited to ${maxBytes} bytes` });
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
 export function mediaType(req: IncomingMessage): string {
-  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
 /** Deepest nesting (objects and arrays) a JSON request may have; the deepest body the API defines has five levels. */
@@ -35,7 +36,8 @@ export function jsonTextDepthExceeds(text: Uint8Array, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -103,5 +105,9 @@ export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(',')}}`;
 }

@@ -8,7 +8,8 @@ import { sendText } from './respond.ts';
  * An origin not on the list gets no Access-Control-Allow-* header, which is how a browser is told "no".
  */
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Agent-Code, X-Agent-Key, X-Request-Id';
-const EXPOSE_HEADERS = 'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, Idempotent-Replayed, Location';
+const EXPOSE_HEADERS =
+  'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, Idempotent-Replayed, Location';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 export interface CorsPolicy {
@@ -60,6 +61,9 @@ export function setCorsHeaders(res: ServerResponse, headers: Record<string, stri
 
 /** Answers OPTIONS on a Node response: 204 with Allow, and the preflight headers when the origin is allowed. */
 export function answerOptions(res: ServerResponse, policy: CorsPolicy, req: IncomingMessage, methods: string[]): void {
-  setCorsHeaders(res, policy.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods } : undefined));
+  setCorsHeaders(
+    res,
+    policy.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods } : undefined),
+  );
   sendText(res, 204, '', { allow: [...methods, 'OPTIONS'].join(', ') });
 }

@@ -6,9 +6,14 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 
 export function checkIdempotencyKey(raw: string | string[] | undefined): string {
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined) throw new AppError('idempotency_key_required', { detail: 'This write needs an Idempotency-Key header (e.g. a UUID)' });
+  if (key === undefined)
+    throw new AppError('idempotency_key_required', {
+      detail: 'This write needs an Idempotency-Key header (e.g. a UUID)',
+    });
   if (key.trim() === '' || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new AppError('idempotency_key_invalid', { detail: `Idempotency-Key must be 1–${IDEMPOTENCY_KEY_MAX} visible ASCII characters` });
+    throw new AppError('idempotency_key_invalid', {
+      detail: `Idempotency-Key must be 1–${IDEMPOTENCY_KEY_MAX} visible ASCII characters`,
+    });
   }
   return key;
 }
@@ -34,31 +39,37 @@ type Run = () => Promise<{ status: number; body: unknown }>;
  * stored answer and replays it. Such operations are exactly-once by their own state (a claimed or cancelled row is
  * not acted on twice), so a twin running concurrently changes nothing.
  */
-export async function withIdempotency(ctx: Context, opts: IdempotencyOpts & { outsideTransaction?: boolean }, run: Run): Promise<StoredResponse> {
+export async function withIdempotency(
+  ctx: Context,
+  opts: IdempotencyOpts & { outsideTransaction?: boolean },
+  run: Run,
+): Promise<StoredResponse> {
   if (opts.outsideTransaction) return outsideTransaction(ctx, opts, run);
   const p = ctx.principal!;
   const { db } = ctx.app;
   ctx.pendingAfterCommit = undefined;
-  const stored = await db.tenant(
-    p.tenant.id,
-    async (tx) => {
-      const prior = await lockAndFind(ctx, tx, opts);
-      if (prior) return prior;
-      ctx.ambientTx = tx;
-      let out: { status: number; body: unknown };
-      try {
-        out = await run();
-      } finally {
-        ctx.ambientTx = undefined;
-      }
-      return store(ctx, tx, opts, out);
-    },
-    { timeout: 60_000, maxWait: 30_000 },
-  ).catch((err) => {
-    // Rolled back: nothing it deferred may run.
-    ctx.pendingAfterCommit = undefined;
-    throw err;
-  });
+  const stored = await db
+    .tenant(
+      p.tenant.id,
+      async (tx) => {
+        const prior = await lockAndFind(ctx, tx, opts);
+        if (prior) return prior;
+        ctx.ambientTx = tx;
+        let out: { status: number; body: unknown };
+        try {
+          out = await run();
+        } finally {
+          ctx.ambientTx = undefined;
+        }
+        return store(ctx, tx, opts, out);
+      },
+      { timeout: 60_000, maxWait: 30_000 },
+    )
+    .catch((err) => {
+      // Rolled back: nothing it deferred may run.
+      ctx.pendingAfterCommit = undefined;
+      throw err;
+    });
   await runAfterCommit(ctx);
   return stored;
 }
@@ -75,7 +86,9 @@ async function outsideTransaction(ctx: Context, opts: IdempotencyOpts, run: Run)
 async function lockAndFind(ctx: Context, tx: Tx, opts: IdempotencyOpts): Promise<StoredResponse | null> {
   const p = ctx.principal!;
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${opts.key}))`;
-  const prior = await tx.idempotencyKey.findUnique({ where: { apiClientId_key: { apiClientId: p.apiClient.id, key: opts.key } } });
+  const prior = await tx.idempotencyKey.findUnique({
+    where: { apiClientId_key: { apiClientId: p.apiClient.id, key: opts.key } },
+  });
   if (prior && prior.expiresAt.getTime() > Date.now()) {
     if (prior.requestHash !== opts.requestHash) {
       throw new AppError('idempotency_key_reused', {
@@ -88,7 +101,12 @@ async function lockAndFind(ctx: Context, tx: Tx, opts: IdempotencyOpts): Promise
   return null;
 }
 
-async function store(ctx: Context, tx: Tx, opts: IdempotencyOpts, out: { status: number; body: unknown }): Promise<StoredResponse> {
+async function store(
+  ctx: Context,
+  tx: Tx,
+  opts: IdempotencyOpts,
+  out: { status: number; body: unknown },
+): Promise<StoredResponse> {
   const p = ctx.principal!;
   const bodyText = JSON.stringify(out.body);
   await tx.idempotencyKey.create({

@@ -17,7 +17,11 @@ function allowlist(entries: string[]) {
   const key = entries.join(',');
   let ranges = allowlists.get(key);
   if (!ranges) {
-    ranges = entries.map((e) => (e.includes('/') ? ipaddr.parseCIDR(e) : ([ipaddr.process(e), ipaddr.process(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])));
+    ranges = entries.map((e) =>
+      e.includes('/')
+        ? ipaddr.parseCIDR(e)
+        : ([ipaddr.process(e), ipaddr.process(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]),
+    );
     allowlists.set(key, ranges);
   }
   return ranges;
@@ -37,14 +41,23 @@ export function sourceAllowed(entries: string[], remote: string | undefined): bo
  * checkout request, and only that is applied (confirm.service.ts). A callback the rail cannot confirm yet stays
  * open and is replayed by the sweep; either way the rail is answered 200 once the body is stored.
  */
-export async function handleMpesaCallback(app: AppServices, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-  if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+export async function handleMpesaCallback(
+  app: AppServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<void> {
+  if (req.method !== 'POST')
+    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
   const unknown = () => {
     req.resume();
     return new AppError('not_found', { detail: 'Unknown callback URL' });
   };
   if (!sourceAllowed(app.config.mpesaCallbackAllowedIps, req.socket.remoteAddress)) {
-    app.log.warn({ remote: req.socket.remoteAddress }, 'M-Pesa callback from a source outside MPESA_CALLBACK_ALLOWED_IPS refused');
+    app.log.warn(
+      { remote: req.socket.remoteAddress },
+      'M-Pesa callback from a source outside MPESA_CALLBACK_ALLOWED_IPS refused',
+    );
     throw unknown();
   }
   // Malformed percent-encoding cannot name any organisation's callback URL: the same 404 as an unknown token.

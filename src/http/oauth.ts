@@ -17,7 +17,8 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
   let fields: Record<string, unknown> = {};
   const type = mediaType(req);
   if (raw.length) {
-    if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+    if (type === 'application/x-www-form-urlencoded')
+      fields = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
     else if (type === 'application/json' || type === '') {
       try {
         const parsed = JSON.parse(raw.toString('utf8'));
@@ -26,7 +27,10 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
       } catch {
         throw new AppError('invalid_request', { detail: 'Token request body must be a JSON object or a form' });
       }
-    } else throw new AppError('invalid_request', { detail: 'Send the token request as JSON or application/x-www-form-urlencoded' });
+    } else
+      throw new AppError('invalid_request', {
+        detail: 'Send the token request as JSON or application/x-www-form-urlencoded',
+      });
   }
   let clientId = str(fields.client_id) ?? str(fields.key);
   let clientSecret = str(fields.client_secret) ?? str(fields.passkey);
@@ -57,12 +61,18 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
   return grant;
 }
 
-export async function handleToken(app: AppServices, req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
+export async function handleToken(
+  app: AppServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ip: string,
+): Promise<void> {
   // The same allowlist as the rest of /api/v1: a page elsewhere must not read a token answer.
   const cors = corsPolicy(app.config.corsOrigins);
   if (req.method === 'OPTIONS') return answerOptions(res, cors, req, ['POST']);
   setCorsHeaders(res, cors.headers(req.headers.origin));
-  if (req.method !== 'POST') throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+  if (req.method !== 'POST')
+    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
   const limit = await enforceTokenEndpointLimit(app, ip);
   // RFC 6749 §5.1: the token answer must not be cached, errors included.
   const headers = { ...rateLimitHeaders(limit), 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -74,8 +84,14 @@ export async function handleToken(app: AppServices, req: IncomingMessage, res: S
     if (e instanceof AppError) {
       // OAuth client libraries read `error`; our integrators read `code`. Carry both.
       const extraHeaders: Record<string, string> = { ...headers, ...(e.headers ?? {}) };
-      if (e.code === 'invalid_client' && /^Basic/i.test(req.headers.authorization ?? '')) extraHeaders['www-authenticate'] = 'Basic realm="bima-gateway"';
-      throw new AppError(e.code, { detail: e.detail, status: e.status, extra: { ...(e.extra ?? {}), error: e.code }, headers: extraHeaders });
+      if (e.code === 'invalid_client' && /^Basic/i.test(req.headers.authorization ?? ''))
+        extraHeaders['www-authenticate'] = 'Basic realm="bima-gateway"';
+      throw new AppError(e.code, {
+        detail: e.detail,
+        status: e.status,
+        extra: { ...(e.extra ?? {}), error: e.code },
+        headers: extraHeaders,
+      });
     }
     throw e;
   }

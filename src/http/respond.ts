@@ -19,7 +19,12 @@ export function loggedPath(url: string | undefined): string | undefined {
   return url?.split('?')[0]!.replace(/(\/payment\/callback\/mpesa\/)[^/]*/i, '$1[redacted]');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendText(res, status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers });
 }
 
@@ -31,7 +36,14 @@ export function sendText(res: ServerResponse, status: number, text: string, head
 }
 
 /** Any error → problem document. Non-AppErrors are logged and masked: no stack or SQL ever leaves the process. */
-export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unknown, requestId: string, log: Logger, extraHeaders: Record<string, string> = {}): void {
+export function sendProblem(
+  res: ServerResponse,
+  req: IncomingMessage,
+  err: unknown,
+  requestId: string,
+  log: Logger,
+  extraHeaders: Record<string, string> = {},
+): void {
   let appErr: AppError;
   const overload = overloadError(err);
   if (isAppError(err)) appErr = err;
@@ -40,7 +52,9 @@ export function sendProblem(res: ServerResponse, req: IncomingMessage, err: unkn
     appErr = overload;
   } else {
     log.error({ err, request_id: requestId, method: req.method, path: loggedPath(req.url) }, 'unhandled error');
-    appErr = new AppError('internal_error', { detail: 'An unexpected error occurred; quote the request id when reporting it' });
+    appErr = new AppError('internal_error', {
+      detail: 'An unexpected error occurred; quote the request id when reporting it',
+    });
   }
   // A response already under way cannot turn into a problem; cutting the connection at least tells the client it is
   // incomplete, where returning would leave it waiting for an end that never comes.

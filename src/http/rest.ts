@@ -40,16 +40,24 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
         continue;
       }
       const params: Record<string, string> = {};
-      c.paramNames.forEach((n, i) => (params[n] = decodePathParam(m[i + 1]!)));
+      c.paramNames.forEach((n, i) => (params[n] = decodePathParam(m[i + 1])));
       return { c, params };
     }
     if (allowed.size) {
-      throw new AppError('method_not_allowed', { detail: `Use ${[...allowed].join(', ')}`, headers: { allow: [...allowed].join(', ') } });
+      throw new AppError('method_not_allowed', {
+        detail: `Use ${[...allowed].join(', ')}`,
+        headers: { allow: [...allowed].join(', ') },
+      });
     }
     throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
   }
 
-  return async function handleRest(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): Promise<void> {
+  return async function handleRest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    url: URL,
+  ): Promise<void> {
     const path = url.pathname.slice(API_PREFIX.length) || '/';
     // Every answer here shows tenant data or a credential (a secret is shown once): no cache may keep a copy.
     res.setHeader('cache-control', 'no-store');
@@ -78,7 +86,14 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
         throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
       }
-      const input = { url, params, query: url.searchParams, body, idempotencyKey: route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined };
+      const input = {
+        url,
+        params,
+        query: url.searchParams,
+        body,
+        idempotencyKey:
+          route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined,
+      };
       const run = async () => {
         const data = await runOperation(schema, c, ctx, route.toVariables(input));
         return route.toResponse(data, input);
@@ -86,14 +101,23 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       if (route.idempotent === 'operation') {
         const out = await run();
         const replayed = (out as { replayed?: boolean }).replayed === true;
-        sendJson(res, out.status, out.body, { ...limitHeaders, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+        sendJson(res, out.status, out.body, {
+          ...limitHeaders,
+          ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+        });
         return;
       }
       if (route.idempotent) {
         const key = checkIdempotencyKey(req.headers['idempotency-key']);
-        const requestHash = sha256Hex(`${route.method} ${path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`);
+        const requestHash = sha256Hex(
+          `${route.method} ${path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`,
+        );
         const outsideTransaction = route.idempotent === 'outside-transaction';
-        const out = await withIdempotency(ctx, { key, requestHash, operation: route.operationId, redact: route.redactForReplay, outsideTransaction }, run);
+        const out = await withIdempotency(
+          ctx,
+          { key, requestHash, operation: route.operationId, redact: route.redactForReplay, outsideTransaction },
+          run,
+        );
         sendText(res, out.status, out.bodyText, {
           'content-type': 'application/json; charset=utf-8',
           ...limitHeaders,
@@ -104,7 +128,14 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
       const out = await run();
       sendJson(res, out.status, out.body, limitHeaders);
     } catch (e) {
-      if (e instanceof AppError) throw new AppError(e.code, { detail: e.detail, errors: e.errors, extra: e.extra, status: e.status, headers: { ...limitHeaders, ...(e.headers ?? {}) } });
+      if (e instanceof AppError)
+        throw new AppError(e.code, {
+          detail: e.detail,
+          errors: e.errors,
+          extra: e.extra,
+          status: e.status,
+          headers: { ...limitHeaders, ...(e.headers ?? {}) },
+        });
       throw e;
     }
   };

@@ -97,7 +97,8 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -112,20 +113,38 @@ function flag(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 /** Exact origins only: a wildcard or a path would make the allowlist mean something other than what it says. */
 /** A comma-separated setting, trimmed, empties dropped. */
 function list(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
 }
 
 /** MPESA_CALLBACK_ALLOWED_IPS: IP addresses or CIDR ranges, checked at start so a typo cannot open or shut the door silently. */
 function addressRanges(raw: string | undefined): string[] {
   return list(raw).map((e) => {
-    const ok = e.includes('/') ? (() => { try { ipaddr.parseCIDR(e); return true; } catch { return false; } })() : ipaddr.isValid(e);
-    if (!ok) throw new Error(`MPESA_CALLBACK_ALLOWED_IPS takes IP addresses or CIDR ranges, comma-separated; got ${JSON.stringify(e)}`);
+    const ok = e.includes('/')
+      ? (() => {
+          try {
+            ipaddr.parseCIDR(e);
+            return true;
+          } catch {
+            return false;
+          }
+        })()
+      : ipaddr.isValid(e);
+    if (!ok)
+      throw new Error(
+        `MPESA_CALLBACK_ALLOWED_IPS takes IP addresses or CIDR ranges, comma-separated; got ${JSON.stringify(e)}`,
+      );
     return e;
   });
 }
 
 function origins(raw: string | undefined): string[] {
-  const list = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const list = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return list.map((o) => {
     let u: URL | undefined;
     try {
@@ -134,7 +153,9 @@ function origins(raw: string | undefined): string[] {
       /* reported below */
     }
     if (!u || !/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '').toLowerCase()) {
-      throw new Error(`CORS_ORIGINS takes exact origins such as https://app.example.co.ke, comma-separated; got ${JSON.stringify(o)}`);
+      throw new Error(
+        `CORS_ORIGINS takes exact origins such as https://app.example.co.ke, comma-separated; got ${JSON.stringify(o)}`,
+      );
     }
     return u.origin;
   });

@@ -30,8 +30,8 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, keyB64] = parts;
-  const expected = Buffer.from(keyB64!, 'base64url');
-  const actual = await scrypt(secret, Buffer.from(saltB64!, 'base64url'), expected.length, {
+  const expected = Buffer.from(keyB64, 'base64url');
+  const actual = await scrypt(secret, Buffer.from(saltB64, 'base64url'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),

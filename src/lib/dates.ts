@@ -1,5 +1,10 @@
 /** Calendar dates as Y-m-d strings in the Africa/Nairobi calendar (UTC+3, no DST). */
-const nairobi = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' });
+const nairobi = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Africa/Nairobi',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
 
 export function todayNairobi(now: Date = new Date()): string {
   return nairobi.format(now);

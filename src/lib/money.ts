@@ -33,7 +33,10 @@ export function amountOf(cents: Cents): { amount: number; amount_minor: number }
 }
 
 /** Both response fields of an amount: `{[name]: shillings, [name_minor]: cents}`. */
-export function moneyFields<N extends string>(name: N, cents: Cents | null | undefined): Record<N | `${N}_minor`, number | null> {
+export function moneyFields<N extends string>(
+  name: N,
+  cents: Cents | null | undefined,
+): Record<N | `${N}_minor`, number | null> {
   return {
     [name]: cents == null ? null : toShillings(cents),
     [`${name}_minor`]: cents == null ? null : Number(cents),

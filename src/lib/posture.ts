@@ -13,16 +13,20 @@ export function checkProductionPosture(config: Config, log: Pick<Logger, 'warn'>
   if (production && sandboxPasskey) {
     throw new Error(
       'MPESA_PASSKEY is unset or is the public Daraja sandbox passkey, which anyone can use to sign STK requests; ' +
-        'set MPESA_PASSKEY to your paybill\'s passkey to start with NODE_ENV=production',
+        "set MPESA_PASSKEY to your paybill's passkey to start with NODE_ENV=production",
     );
   }
   if (production && config.faultPoints.length) {
-    throw new Error('FAULT_POINTS makes the process kill itself at named points (a test harness setting); unset it to start with NODE_ENV=production');
+    throw new Error(
+      'FAULT_POINTS makes the process kill itself at named points (a test harness setting); unset it to start with NODE_ENV=production',
+    );
   }
   if (config.testMode && !production) return [];
   const warnings: string[] = [];
   if (sandboxPasskey) {
-    warnings.push('MPESA_PASSKEY is the public Daraja sandbox passkey: fine for the demo, refused under NODE_ENV=production');
+    warnings.push(
+      'MPESA_PASSKEY is the public Daraja sandbox passkey: fine for the demo, refused under NODE_ENV=production',
+    );
   }
   if (production && !config.secretsKey) {
     warnings.push(
@@ -31,7 +35,9 @@ export function checkProductionPosture(config: Config, log: Pick<Logger, 'warn'>
     );
   }
   if (production && config.demoSeed) {
-    warnings.push('DEMO_SEED is on under NODE_ENV=production: demo organisations and API clients are loaded; set DEMO_SEED=0 for a real deployment');
+    warnings.push(
+      'DEMO_SEED is on under NODE_ENV=production: demo organisations and API clients are loaded; set DEMO_SEED=0 for a real deployment',
+    );
   }
   for (const w of warnings) log.warn(w);
   return warnings;

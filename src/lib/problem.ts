@@ -29,7 +29,7 @@ export const PROBLEM_CATALOGUE = {
   request_timeout: { status: 408, title: 'Request not received in time' },
   duplicate_client: { status: 409, title: 'Client already exists' },
   price_changed: { status: 409, title: 'Rates changed during the save' },
-  invalid_state: { status: 409, title: 'The record\'s state does not allow this' },
+  invalid_state: { status: 409, title: "The record's state does not allow this" },
   preview_stale: { status: 409, title: 'The policy changed since this was priced' },
   preview_expired: { status: 409, title: 'This preview has expired' },
   double_insurance: { status: 409, title: 'The vehicle is already insured for these dates' },
@@ -152,7 +152,9 @@ export class ValidationError extends AppError {
   constructor(errors: FieldError[], detail?: string) {
     super('validation_failed', {
       errors,
-      detail: detail ?? (errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`),
+      detail:
+        detail ??
+        (errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : `${errors.length} fields are invalid`),
     });
   }
 }
@@ -171,7 +173,8 @@ export class DuplicateClientError extends AppError {
   readonly matches: DuplicateMatch[];
   constructor(matches: DuplicateMatch[], detail?: string) {
     super('duplicate_client', {
-      detail: detail ??
+      detail:
+        detail ??
         `${matches.length === 1 ? 'An existing client matches' : `${matches.length} existing clients match`} this phone, ID number or tax PIN; link one with client_no or send force: true to add anyway`,
     });
     this.matches = matches;
@@ -185,7 +188,10 @@ export class DuplicateClientError extends AppError {
  */
 export function overloadError(err: unknown): AppError | null {
   if (!isPoolExhaustion(err)) return null;
-  return new AppError('service_unavailable', { detail: 'The service is busy; retry shortly', headers: { 'Retry-After': '1' } });
+  return new AppError('service_unavailable', {
+    detail: 'The service is busy; retry shortly',
+    headers: { 'Retry-After': '1' },
+  });
 }
 
 function isPoolExhaustion(err: unknown, depth = 0): boolean {

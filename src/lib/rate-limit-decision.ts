@@ -53,7 +53,8 @@ export function check(rule: RateLimitRule, now: number, cost: number): Checked {
     throw new RangeError(`rate limit rule "${rule.name}": windowSeconds must be a positive integer`);
   }
   if (!Number.isFinite(now)) throw new RangeError(`rate limit rule "${rule.name}": now must be a finite time`);
-  if (!Number.isSafeInteger(cost) || cost < 1) throw new RangeError(`rate limit rule "${rule.name}": cost must be a positive integer`);
+  if (!Number.isSafeInteger(cost) || cost < 1)
+    throw new RangeError(`rate limit rule "${rule.name}": cost must be a positive integer`);
   return { limit: rule.limit, windowMs: rule.windowSeconds * 1000, t: Math.floor(now) };
 }
 
@@ -61,7 +62,13 @@ export function check(rule: RateLimitRule, now: number, cost: number): Checked {
  * `count` is the number of hits in the window once this one is counted (logged, or for a peek as if logged) or, when
  * refused, without it; `pivotAt` is the pivot's timestamp.
  */
-export function decide(rule: RateLimitRule, c: Checked, allowed: boolean, count: number, pivotAt: number): RateLimitDecision {
+export function decide(
+  rule: RateLimitRule,
+  c: Checked,
+  allowed: boolean,
+  count: number,
+  pivotAt: number,
+): RateLimitDecision {
   // The pivot lies inside the window, so this is positive; a pivot stamped ahead of `now` by
   // a server with a faster clock honestly makes the wait longer than the window.
   const resetSeconds = Math.max(1, Math.ceil((pivotAt + c.windowMs - c.t) / 1000));
@@ -77,11 +84,11 @@ export function decide(rule: RateLimitRule, c: Checked, allowed: boolean, count:
 
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSeconds),
-    "RateLimit-Policy": d.policy,
+    'RateLimit-Limit': String(d.limit),
+    'RateLimit-Remaining': String(d.remaining),
+    'RateLimit-Reset': String(d.resetSeconds),
+    'RateLimit-Policy': d.policy,
   };
-  if (!d.allowed) headers["Retry-After"] = String(d.retryAfterSeconds);
+  if (!d.allowed) headers['Retry-After'] = String(d.retryAfterSeconds);
   return headers;
 }

@@ -1,6 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { check, decide, type RateLimitDecision, type RateLimitRule, type RateLimitStore } from "./rate-limit-decision.ts";
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import {
+  check,
+  decide,
+  type RateLimitDecision,
+  type RateLimitRule,
+  type RateLimitStore,
+} from './rate-limit-decision.ts';
 
 /**
  * KEYS: the key's log (a sorted set scored by hit time). ARGV: cutoff (hits at or before it
@@ -46,13 +52,13 @@ type HitCommand = (
   limit: number,
   windowMs: number,
   cost: number,
-  dryRun: "0" | "1",
+  dryRun: '0' | '1',
 ) => Promise<unknown>;
 
 function parseHitReply(reply: unknown): [allowed: boolean, count: number, pivotAt: number] {
-  if (Array.isArray(reply) && reply.length === 3 && typeof reply[0] === "number" && typeof reply[1] === "number") {
+  if (Array.isArray(reply) && reply.length === 3 && typeof reply[0] === 'number' && typeof reply[1] === 'number') {
     const pivotAt = Number(reply[2]);
-    if (typeof reply[2] === "string" && Number.isFinite(pivotAt)) return [reply[0] === 1, reply[1], pivotAt];
+    if (typeof reply[2] === 'string' && Number.isFinite(pivotAt)) return [reply[0] === 1, reply[1], pivotAt];
   }
   throw new Error(`unexpected rate limit script reply: ${JSON.stringify(reply)}`);
 }
@@ -69,32 +75,47 @@ export class RedisRateLimitStore implements RateLimitStore {
   #closed = false;
 
   constructor(url: string, opts: { prefix?: string } = {}) {
-    this.#prefix = opts.prefix ?? "ratelimit:";
+    this.#prefix = opts.prefix ?? 'ratelimit:';
     // The limiter sits on every request's path: fail fast while Redis is unreachable so the
     // caller can choose to fail open or closed instead of stalling requests.
     this.#redis = new Redis(url, { maxRetriesPerRequest: 1 });
     // defineCommand sends EVALSHA and falls back to EVAL when the script isn't cached.
-    this.#redis.defineCommand("rateLimitLog", { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.#redis.defineCommand('rateLimitLog', { numberOfKeys: 1, lua: HIT_SCRIPT });
     const scripted = this.#redis as Redis & { rateLimitLog: HitCommand };
     this.#hit = scripted.rateLimitLog.bind(scripted);
   }
 
   hit(rule: RateLimitRule, key: string, now: number = Date.now(), cost = 1): Promise<RateLimitDecision> {
-    return this.#decide(rule, key, now, cost, "0");
+    return this.#decide(rule, key, now, cost, '0');
   }
 
   peek(rule: RateLimitRule, key: string, now: number = Date.now(), cost = 1): Promise<RateLimitDecision> {
-    return this.#decide(rule, key, now, cost, "1");
+    return this.#decide(rule, key, now, cost, '1');
   }
 
-  async #decide(rule: RateLimitRule, key: string, now: number, cost: number, dryRun: "0" | "1"): Promise<RateLimitDecision> {
+  async #decide(
+    rule: RateLimitRule,
+    key: string,
+    now: number,
+    cost: number,
+    dryRun: '0' | '1',
+  ): Promise<RateLimitDecision> {
     const c = check(rule, now, cost);
     // The braces are a Redis Cluster hash tag (the slot stays with the rule and key whatever
     // suffix follows). The `:log` suffix differs from the old two-counter keys, which held
     // strings, so a rolling upgrade never meets a key of the wrong type.
     const logKey = `${this.#prefix}{${rule.name}:${key}}:log`;
     // The random part keeps hits in the same millisecond distinct (a repeated member would only move, not add).
-    const reply = await this.#hit(logKey, c.t - c.windowMs, c.t, `${c.t}-${randomUUID()}`, c.limit, c.windowMs, cost, dryRun);
+    const reply = await this.#hit(
+      logKey,
+      c.t - c.windowMs,
+      c.t,
+      `${c.t}-${randomUUID()}`,
+      c.limit,
+      c.windowMs,
+      cost,
+      dryRun,
+    );
     const [allowed, count, pivotAt] = parseHitReply(reply);
     return decide(rule, c, allowed, count, pivotAt);
   }

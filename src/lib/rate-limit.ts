@@ -17,10 +17,21 @@
  * never fits; its pivot is `now` (Retry-After is a whole window), and callers should refuse
  * such a request as too large rather than as too frequent.
  */
-import { check, decide, type RateLimitDecision, type RateLimitRule, type RateLimitStore } from "./rate-limit-decision.ts";
-import { RedisRateLimitStore } from "./rate-limit-redis.ts";
+import {
+  check,
+  decide,
+  type RateLimitDecision,
+  type RateLimitRule,
+  type RateLimitStore,
+} from './rate-limit-decision.ts';
+import { RedisRateLimitStore } from './rate-limit-redis.ts';
 
-export { rateLimitHeaders, type RateLimitDecision, type RateLimitRule, type RateLimitStore } from "./rate-limit-decision.ts";
+export {
+  rateLimitHeaders,
+  type RateLimitDecision,
+  type RateLimitRule,
+  type RateLimitStore,
+} from './rate-limit-decision.ts';
 export { RedisRateLimitStore };
 
 /** Ascending timestamps of allowed hits; `ts[head..]` are live, so pruning the front doesn't shift the array each hit. */
@@ -32,7 +43,7 @@ interface HitLog {
 }
 
 function prune(log: HitLog, cutoff: number): void {
-  while (log.head < log.ts.length && log.ts[log.head]! <= cutoff) log.head++;
+  while (log.head < log.ts.length && log.ts[log.head] <= cutoff) log.head++;
   // Compact once the dead prefix is at least half the array: amortised O(1) per hit.
   if (log.head > 0 && log.head * 2 >= log.ts.length) {
     log.ts.splice(0, log.head);
@@ -42,7 +53,7 @@ function prune(log: HitLog, cutoff: number): void {
 
 function insert(log: HitLog, t: number): void {
   const { ts } = log;
-  if (ts.length === log.head || ts[ts.length - 1]! <= t) {
+  if (ts.length === log.head || ts[ts.length - 1] <= t) {
     ts.push(t);
     return;
   }
@@ -51,7 +62,7 @@ function insert(log: HitLog, t: number): void {
   let hi = ts.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ts[mid]! <= t) lo = mid + 1;
+    if (ts[mid] <= t) lo = mid + 1;
     else hi = mid;
   }
   ts.splice(lo, 0, t);
@@ -98,11 +109,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (allowed && !dryRun) {
       for (let i = 0; i < cost; i++) insert(log, c.t);
       const count = live + cost;
-      return decide(rule, c, true, count, log.ts[log.head + Math.max(0, count - c.limit)]!);
+      return decide(rule, c, true, count, log.ts[log.head + Math.max(0, count - c.limit)]);
     }
     // Not logged: the pivot is counted among the live hits, or is one of this hit's own (at now).
     const k = allowed ? 0 : live + cost - 1 - c.limit;
-    const pivotAt = k < live ? log.ts[log.head + k]! : c.t;
+    const pivotAt = k < live ? log.ts[log.head + k] : c.t;
     return decide(rule, c, allowed, allowed ? live + cost : live, pivotAt);
   }
 
@@ -115,7 +126,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (now < this.#nextSweepAt) return;
     this.#nextSweepAt = now + this.#sweepIntervalMs;
     for (const [id, log] of this.#logs) {
-      const newest = log.ts.length > log.head ? log.ts[log.ts.length - 1]! : -Infinity;
+      const newest = log.ts.length > log.head ? log.ts[log.ts.length - 1] : -Infinity;
       if (newest + log.windowMs <= now) this.#logs.delete(id);
     }
   }
@@ -127,6 +138,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
  */
 export function createRateLimitStore(opts: { redisUrl?: string; namespace?: string }): RateLimitStore {
   return opts.redisUrl
-    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ""}` })
+    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ''}` })
     : new MemoryRateLimitStore();
 }

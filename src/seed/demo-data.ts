@@ -36,12 +36,35 @@ export interface DemoTenant {
   apiClients: Record<string, { scopes: string[]; actor: string; rateLimitPerMinute?: number }>;
   agents: string[];
   insurers: DemoInsurer[];
-  customers: { name: string; phone: string; idNo: string; kraPin?: string; email?: string; salesPerson?: string; riskManager?: string; branch?: string }[];
+  customers: {
+    name: string;
+    phone: string;
+    idNo: string;
+    kraPin?: string;
+    email?: string;
+    salesPerson?: string;
+    riskManager?: string;
+    branch?: string;
+  }[];
 }
 
 export const LEVIES = [
-  { code: 'TL', name: 'Insurance training levy', basis: 'percent' as const, rateBps: 20, amountMinor: null, sortOrder: 1 },
-  { code: 'PHCF', name: "Policyholders' Compensation Fund levy", basis: 'percent' as const, rateBps: 25, amountMinor: null, sortOrder: 2 },
+  {
+    code: 'TL',
+    name: 'Insurance training levy',
+    basis: 'percent' as const,
+    rateBps: 20,
+    amountMinor: null,
+    sortOrder: 1,
+  },
+  {
+    code: 'PHCF',
+    name: "Policyholders' Compensation Fund levy",
+    basis: 'percent' as const,
+    rateBps: 25,
+    amountMinor: null,
+    sortOrder: 2,
+  },
   { code: 'SD', name: 'Stamp duty', basis: 'flat' as const, rateBps: null, amountMinor: 4_000n, sortOrder: 3 },
 ];
 
@@ -60,11 +83,41 @@ export const EXCESS_TEXT =
   'Own damage 2.5% of sum insured, minimum KES 15,000; theft 10% with an approved anti-theft device, 20% without, minimum KES 20,000; third party property damage KES 7,500.';
 
 export const STANDARD_PRODUCTS = [
-  { code: 'PA', name: 'Personal accident', description: 'Death, disability and medical expenses after an accident, 24 hours worldwide.', productLine: 'standard', brochureUrl: null },
-  { code: 'DOMESTIC', name: 'Domestic package', description: 'Buildings, contents and all risks for the home, with owner\'s liability.', productLine: 'standard', brochureUrl: null },
-  { code: 'WIBA', name: 'Work injury benefits (WIBA)', description: 'Employer\'s statutory cover for employees injured at work.', productLine: 'standard', brochureUrl: null },
-  { code: 'FIRE', name: 'Fire and perils', description: 'Fire, lightning and allied perils for business premises and stock.', productLine: 'standard', brochureUrl: null },
-  { code: 'GOLFER', name: "Golfer's cover", description: 'Equipment, personal accident, liability and the hole-in-one celebration.', productLine: 'standard', brochureUrl: null },
+  {
+    code: 'PA',
+    name: 'Personal accident',
+    description: 'Death, disability and medical expenses after an accident, 24 hours worldwide.',
+    productLine: 'standard',
+    brochureUrl: null,
+  },
+  {
+    code: 'DOMESTIC',
+    name: 'Domestic package',
+    description: "Buildings, contents and all risks for the home, with owner's liability.",
+    productLine: 'standard',
+    brochureUrl: null,
+  },
+  {
+    code: 'WIBA',
+    name: 'Work injury benefits (WIBA)',
+    description: "Employer's statutory cover for employees injured at work.",
+    productLine: 'standard',
+    brochureUrl: null,
+  },
+  {
+    code: 'FIRE',
+    name: 'Fire and perils',
+    description: 'Fire, lightning and allied perils for business premises and stock.',
+    productLine: 'standard',
+    brochureUrl: null,
+  },
+  {
+    code: 'GOLFER',
+    name: "Golfer's cover",
+    description: 'Equipment, personal accident, liability and the hole-in-one celebration.',
+    productLine: 'standard',
+    brochureUrl: null,
+  },
 ];
 
 export const BUSINESS_SOURCES = ['Walk-in', 'Referral', 'Bancassurance', 'Digital'];
@@ -75,11 +128,46 @@ export const PROSPECT_TYPES = [
 ];
 
 const PANEL: DemoInsurer[] = [
-  { name: 'Simba General', legalName: 'Simba General Insurance Company Limited', registryMemberId: 101, commissionRateBps: 1000, monogram: 'SG', classes: ['private', 'commercial', 'psv', 'motorcycle'] },
-  { name: 'Twiga Assurance', legalName: 'Twiga Assurance Kenya Limited', registryMemberId: 102, commissionRateBps: 1000, monogram: 'TA', classes: ['private', 'commercial', 'psv', 'motorcycle'] },
-  { name: 'Kilima Insurance', legalName: 'Kilima Insurance Company Limited', registryMemberId: 103, commissionRateBps: 1250, monogram: 'KI', classes: ['private', 'commercial', 'motorcycle'] },
-  { name: 'Baobab General', legalName: 'Baobab General Insurance Limited', registryMemberId: 104, commissionRateBps: 1000, monogram: 'BG', classes: ['private', 'commercial', 'psv'] },
-  { name: 'Pwani Mutual', legalName: 'Pwani Mutual Assurance Limited', registryMemberId: 105, commissionRateBps: 1100, monogram: 'PM', classes: ['private', 'psv', 'motorcycle'] },
+  {
+    name: 'Simba General',
+    legalName: 'Simba General Insurance Company Limited',
+    registryMemberId: 101,
+    commissionRateBps: 1000,
+    monogram: 'SG',
+    classes: ['private', 'commercial', 'psv', 'motorcycle'],
+  },
+  {
+    name: 'Twiga Assurance',
+    legalName: 'Twiga Assurance Kenya Limited',
+    registryMemberId: 102,
+    commissionRateBps: 1000,
+    monogram: 'TA',
+    classes: ['private', 'commercial', 'psv', 'motorcycle'],
+  },
+  {
+    name: 'Kilima Insurance',
+    legalName: 'Kilima Insurance Company Limited',
+    registryMemberId: 103,
+    commissionRateBps: 1250,
+    monogram: 'KI',
+    classes: ['private', 'commercial', 'motorcycle'],
+  },
+  {
+    name: 'Baobab General',
+    legalName: 'Baobab General Insurance Limited',
+    registryMemberId: 104,
+    commissionRateBps: 1000,
+    monogram: 'BG',
+    classes: ['private', 'commercial', 'psv'],
+  },
+  {
+    name: 'Pwani Mutual',
+    legalName: 'Pwani Mutual Assurance Limited',
+    registryMemberId: 105,
+    commissionRateBps: 1100,
+    monogram: 'PM',
+    classes: ['private', 'psv', 'motorcycle'],
+  },
 ];
 
 const user = (key: string, name: string, role: UserRole, n: number, extra: Partial<DemoUser> = {}): DemoUser => ({
@@ -121,9 +209,32 @@ export const DEMO_TENANTS: DemoTenant[] = [
     agents: ['savannah.mutua', 'savannah.hassan'],
     insurers: PANEL,
     customers: [
-      { name: 'John Kariuki Mwangi', phone: '254722000101', idNo: '23456789', kraPin: 'A004416331M', email: 'john.kariuki@example.co.ke', salesPerson: 'savannah.mutua', riskManager: 'savannah.wanjiku', branch: 'NBO' },
-      { name: 'Mary Atieno Odhiambo', phone: '254711000202', idNo: '28765432', kraPin: 'A005512347K', salesPerson: 'savannah.hassan', riskManager: 'savannah.omondi', branch: 'MSA' },
-      { name: 'Peter Kiprono Rotich', phone: '254733000303', idNo: '31234567', riskManager: 'savannah.wanjiku', branch: 'NBO' },
+      {
+        name: 'John Kariuki Mwangi',
+        phone: '254722000101',
+        idNo: '23456789',
+        kraPin: 'A004416331M',
+        email: 'john.kariuki@example.co.ke',
+        salesPerson: 'savannah.mutua',
+        riskManager: 'savannah.wanjiku',
+        branch: 'NBO',
+      },
+      {
+        name: 'Mary Atieno Odhiambo',
+        phone: '254711000202',
+        idNo: '28765432',
+        kraPin: 'A005512347K',
+        salesPerson: 'savannah.hassan',
+        riskManager: 'savannah.omondi',
+        branch: 'MSA',
+      },
+      {
+        name: 'Peter Kiprono Rotich',
+        phone: '254733000303',
+        idNo: '31234567',
+        riskManager: 'savannah.wanjiku',
+        branch: 'NBO',
+      },
     ],
   },
   {
@@ -187,47 +298,174 @@ export interface DemoRating {
 }
 
 /** Per insurer (by name) and rating class: comprehensive and TPO figures, whole shillings (domain.md ranges). */
-export const MOTOR_RATING: Record<string, { maxInstalments: number; ipfEligible: boolean; maxAge: number; classes: Partial<Record<VehicleClass, { comprehensive: DemoRating; tpo: DemoRating }>> }> = {
+export const MOTOR_RATING: Record<
+  string,
+  {
+    maxInstalments: number;
+    ipfEligible: boolean;
+    maxAge: number;
+    classes: Partial<Record<VehicleClass, { comprehensive: DemoRating; tpo: DemoRating }>>;
+  }
+> = {
   'Simba General': {
-    maxInstalments: 4, ipfEligible: true, maxAge: 15,
+    maxInstalments: 4,
+    ipfEligible: true,
+    maxAge: 15,
     classes: {
-      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 450 }, { upTo: 2_000_000, bps: 350 }, { upTo: null, bps: 300 }], minPremium: 30_000 }, tpo: { flatPremium: 5_000 } },
-      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 35_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 5_500 }, { upToTonnes: 8, premium: 7_500 }, { upToTonnes: 15, premium: 10_000 }, { upToTonnes: null, premium: 12_000 }] } },
-      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 35_000 }, tpo: { flatPremium: 8_000 } },
-      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 300 }], minPremium: 5_000 }, tpo: { flatPremium: 2_000 } },
+      private: {
+        comprehensive: {
+          rateBands: [
+            { upTo: 1_000_000, bps: 450 },
+            { upTo: 2_000_000, bps: 350 },
+            { upTo: null, bps: 300 },
+          ],
+          minPremium: 30_000,
+        },
+        tpo: { flatPremium: 5_000 },
+      },
+      commercial: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 35_000 },
+        tpo: {
+          tonnageBands: [
+            { upToTonnes: 3, premium: 5_500 },
+            { upToTonnes: 8, premium: 7_500 },
+            { upToTonnes: 15, premium: 10_000 },
+            { upToTonnes: null, premium: 12_000 },
+          ],
+        },
+      },
+      psv: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 35_000 },
+        tpo: { flatPremium: 8_000 },
+      },
+      motorcycle: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 300 }], minPremium: 5_000 },
+        tpo: { flatPremium: 2_000 },
+      },
     },
   },
   'Twiga Assurance': {
-    maxInstalments: 3, ipfEligible: true, maxAge: 15,
+    maxInstalments: 3,
+    ipfEligible: true,
+    maxAge: 15,
     classes: {
-      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 400 }, { upTo: 2_000_000, bps: 350 }, { upTo: null, bps: 300 }], minPremium: 27_500 }, tpo: { flatPremium: 3_200 } },
-      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 30_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 6_000 }, { upToTonnes: 8, premium: 8_000 }, { upToTonnes: null, premium: 11_500 }] } },
-      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 30_000 }, tpo: { flatPremium: 7_500 } },
-      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 350 }], minPremium: 6_000 }, tpo: { flatPremium: 2_500 } },
+      private: {
+        comprehensive: {
+          rateBands: [
+            { upTo: 1_000_000, bps: 400 },
+            { upTo: 2_000_000, bps: 350 },
+            { upTo: null, bps: 300 },
+          ],
+          minPremium: 27_500,
+        },
+        tpo: { flatPremium: 3_200 },
+      },
+      commercial: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 30_000 },
+        tpo: {
+          tonnageBands: [
+            { upToTonnes: 3, premium: 6_000 },
+            { upToTonnes: 8, premium: 8_000 },
+            { upToTonnes: null, premium: 11_500 },
+          ],
+        },
+      },
+      psv: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 450 }], minPremium: 30_000 },
+        tpo: { flatPremium: 7_500 },
+      },
+      motorcycle: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 350 }], minPremium: 6_000 },
+        tpo: { flatPremium: 2_500 },
+      },
     },
   },
   'Kilima Insurance': {
-    maxInstalments: 2, ipfEligible: true, maxAge: 12,
+    maxInstalments: 2,
+    ipfEligible: true,
+    maxAge: 12,
     classes: {
-      private: { comprehensive: { rateBands: [{ upTo: 1_500_000, bps: 475 }, { upTo: null, bps: 375 }], minPremium: 35_000 }, tpo: { flatPremium: 6_000 } },
-      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 45_000 }, tpo: { tonnageBands: [{ upToTonnes: 5, premium: 6_500 }, { upToTonnes: null, premium: 10_500 }] } },
-      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 325 }], minPremium: 5_500 }, tpo: { flatPremium: 2_200 } },
+      private: {
+        comprehensive: {
+          rateBands: [
+            { upTo: 1_500_000, bps: 475 },
+            { upTo: null, bps: 375 },
+          ],
+          minPremium: 35_000,
+        },
+        tpo: { flatPremium: 6_000 },
+      },
+      commercial: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 500 }], minPremium: 45_000 },
+        tpo: {
+          tonnageBands: [
+            { upToTonnes: 5, premium: 6_500 },
+            { upToTonnes: null, premium: 10_500 },
+          ],
+        },
+      },
+      motorcycle: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 325 }], minPremium: 5_500 },
+        tpo: { flatPremium: 2_200 },
+      },
     },
   },
   'Baobab General': {
-    maxInstalments: 4, ipfEligible: true, maxAge: 20,
+    maxInstalments: 4,
+    ipfEligible: true,
+    maxAge: 20,
     classes: {
-      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 500 }, { upTo: 2_500_000, bps: 400 }, { upTo: null, bps: 350 }], minPremium: 37_500 }, tpo: { flatPremium: 7_500 } },
-      commercial: { comprehensive: { rateBands: [{ upTo: null, bps: 475 }], minPremium: 40_000 }, tpo: { tonnageBands: [{ upToTonnes: 3, premium: 5_000 }, { upToTonnes: 8, premium: 7_000 }, { upToTonnes: 15, premium: 9_500 }, { upToTonnes: null, premium: 12_500 }] } },
-      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 550 }], minPremium: 40_000 }, tpo: { flatPremium: 9_000 } },
+      private: {
+        comprehensive: {
+          rateBands: [
+            { upTo: 1_000_000, bps: 500 },
+            { upTo: 2_500_000, bps: 400 },
+            { upTo: null, bps: 350 },
+          ],
+          minPremium: 37_500,
+        },
+        tpo: { flatPremium: 7_500 },
+      },
+      commercial: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 475 }], minPremium: 40_000 },
+        tpo: {
+          tonnageBands: [
+            { upToTonnes: 3, premium: 5_000 },
+            { upToTonnes: 8, premium: 7_000 },
+            { upToTonnes: 15, premium: 9_500 },
+            { upToTonnes: null, premium: 12_500 },
+          ],
+        },
+      },
+      psv: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 550 }], minPremium: 40_000 },
+        tpo: { flatPremium: 9_000 },
+      },
     },
   },
   'Pwani Mutual': {
-    maxInstalments: 1, ipfEligible: false, maxAge: 10,
+    maxInstalments: 1,
+    ipfEligible: false,
+    maxAge: 10,
     classes: {
-      private: { comprehensive: { rateBands: [{ upTo: 1_000_000, bps: 425 }, { upTo: null, bps: 275 }], minPremium: 32_500 }, tpo: { flatPremium: 4_500 } },
-      psv: { comprehensive: { rateBands: [{ upTo: null, bps: 525 }], minPremium: 37_500 }, tpo: { flatPremium: 8_500 } },
-      motorcycle: { comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 7_500 }, tpo: { flatPremium: 3_000 } },
+      private: {
+        comprehensive: {
+          rateBands: [
+            { upTo: 1_000_000, bps: 425 },
+            { upTo: null, bps: 275 },
+          ],
+          minPremium: 32_500,
+        },
+        tpo: { flatPremium: 4_500 },
+      },
+      psv: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 525 }], minPremium: 37_500 },
+        tpo: { flatPremium: 8_500 },
+      },
+      motorcycle: {
+        comprehensive: { rateBands: [{ upTo: null, bps: 400 }], minPremium: 7_500 },
+        tpo: { flatPremium: 3_000 },
+      },
     },
   },
 };
@@ -236,8 +474,23 @@ export const PLL_PER_SEAT = KES(500);
 
 /** Premium-finance lenders: flat charge per tenor (about 2.2 % for 4 months to 6.8 % for 10, domain.md). */
 export const IPF_LENDERS = [
-  { name: 'Mkopo Premium Finance', minPremium: 25_000, tenors: [{ months: 4, chargeBps: 220 }, { months: 6, chargeBps: 380 }, { months: 10, chargeBps: 680 }] },
-  { name: 'Jamii Credit', minPremium: 30_000, tenors: [{ months: 3, chargeBps: 190 }, { months: 6, chargeBps: 400 }] },
+  {
+    name: 'Mkopo Premium Finance',
+    minPremium: 25_000,
+    tenors: [
+      { months: 4, chargeBps: 220 },
+      { months: 6, chargeBps: 380 },
+      { months: 10, chargeBps: 680 },
+    ],
+  },
+  {
+    name: 'Jamii Credit',
+    minPremium: 30_000,
+    tenors: [
+      { months: 3, chargeBps: 190 },
+      { months: 6, chargeBps: 400 },
+    ],
+  },
 ];
 
 export { KES };

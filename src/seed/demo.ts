@@ -83,97 +83,130 @@ export async function seedDemo(
   return creds;
 }
 
-async function seedTenant(db: Database, t: DemoTenant, prev: TenantCreds | undefined, log: (m: string) => void): Promise<TenantCreds> {
+async function seedTenant(
+  db: Database,
+  t: DemoTenant,
+  prev: TenantCreds | undefined,
+  log: (m: string) => void,
+): Promise<TenantCreds> {
   // Secrets are hashed before the transaction: scrypt is slow and must not hold a connection.
   const fresh = Object.fromEntries(
-    await Promise.all(Object.keys(t.apiClients).map(async (r) => {
-      const secret = newSecret('bgs');
-      return [r, { secret, hash: await hashSecret(secret) }] as const;
-    })),
+    await Promise.all(
+      Object.keys(t.apiClients).map(async (r) => {
+        const secret = newSecret('bgs');
+        return [r, { secret, hash: await hashSecret(secret) }] as const;
+      }),
+    ),
   );
-  return db.system(async (tx) => {
-    let tenant = await tx.tenant.findUnique({ where: { code: t.code } });
-    if (!tenant) {
-      log(`seeding demo organisation ${t.code}`);
-      tenant = await createTenant(tx, t);
-    }
-    const tenantId = tenant.id;
-    const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
-    const userByKey = (key: string) => users.get(`${key}@example.co.ke`)!;
+  return db.system(
+    async (tx) => {
+      let tenant = await tx.tenant.findUnique({ where: { code: t.code } });
+      if (!tenant) {
+        log(`seeding demo organisation ${t.code}`);
+        tenant = await createTenant(tx, t);
+      }
+      const tenantId = tenant.id;
+      const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
+      const userByKey = (key: string) => users.get(`${key}@example.co.ke`)!;
 
-    const api_clients: Record<string, ClientCred> = {};
-    for (const [role, spec] of Object.entries(t.apiClients)) {
-      let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
-      if (row?.revokedAt) {
-        log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
-        api_clients[role] = { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
-        continue;
+      const api_clients: Record<string, ClientCred> = {};
+      for (const [role, spec] of Object.entries(t.apiClients)) {
+        let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
+        if (row?.revokedAt) {
+          log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
+          api_clients[role] = { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
+          continue;
+        }
+        const known = prev?.api_clients?.[role];
+        if (
+          row &&
+          known?.client_secret &&
+          known.client_id === row.clientId &&
+          (await verifySecret(known.client_secret, row.secretHash))
+        ) {
+          api_clients[role] = { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
+          continue;
+        }
+        const { secret, hash } = fresh[role];
+        if (row) {
+          log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
+          row = await tx.apiClient.update({
+            where: { id: row.id },
+            data: { secretHash: hash, secretRotatedAt: new Date() },
+          });
+        } else {
+          row = await tx.apiClient.create({
+            data: {
+              tenantId,
+              clientId: newPublicId('bgc'),
+              name: demoClientName(role),
+              secretHash: hash,
+              scopes: spec.scopes,
+              actorUserId: userByKey(spec.actor).id,
+              createdByUserId: userByKey(spec.actor).id,
+              rateLimitPerMinute: spec.rateLimitPerMinute ?? 60,
+            },
+          });
+        }
+        api_clients[role] = { client_id: row.clientId, client_secret: secret, scopes: row.scopes };
       }
-      const known = prev?.api_clients?.[role];
-      if (row && known?.client_secret && known.client_id === row.clientId && (await verifySecret(known.client_secret, row.secretHash))) {
-        api_clients[role] = { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
-        continue;
-      }
-      const { secret, hash } = fresh[role]!;
-      if (row) {
-        log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
-        row = await tx.apiClient.update({ where: { id: row.id }, data: { secretHash: hash, secretRotatedAt: new Date() } });
-      } else {
-        row = await tx.apiClient.create({
-          data: {
-            tenantId,
-            clientId: newPublicId('bgc'),
-            name: demoClientName(role),
-            secretHash: hash,
-            scopes: spec.scopes,
-            actorUserId: userByKey(spec.actor).id,
-            createdByUserId: userByKey(spec.actor).id,
-            rateLimitPerMinute: spec.rateLimitPerMinute ?? 60,
-          },
+
+      const agents: AgentCred[] = [];
+      for (const key of t.agents) {
+        const u = userByKey(key);
+        const known = prev?.agents?.find((a) => a.user_id === u.id);
+        if (known && u.agentKeyHash && constantTimeEqual(sha256Hex(known.key), u.agentKeyHash)) {
+          agents.push({ code: u.agentCode!, key: known.key, user_id: u.id, name: u.name });
+          continue;
+        }
+        const agentKey = newSecret('bak');
+        await tx.user.update({
+          where: { id: u.id },
+          data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() },
         });
+        agents.push({ code: u.agentCode!, key: agentKey, user_id: u.id, name: u.name });
       }
-      api_clients[role] = { client_id: row.clientId, client_secret: secret, scopes: row.scopes };
-    }
 
-    const agents: AgentCred[] = [];
-    for (const key of t.agents) {
-      const u = userByKey(key);
-      const known = prev?.agents?.find((a) => a.user_id === u.id);
-      if (known && u.agentKeyHash && constantTimeEqual(sha256Hex(known.key), u.agentKeyHash)) {
-        agents.push({ code: u.agentCode!, key: known.key, user_id: u.id, name: u.name });
-        continue;
-      }
-      const agentKey = newSecret('bak');
-      await tx.user.update({ where: { id: u.id }, data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() } });
-      agents.push({ code: u.agentCode!, key: agentKey, user_id: u.id, name: u.name });
-    }
-
-    const customers = (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map((c) => ({
-      client_no: c.clientNo,
-      phone: c.phone,
-      name: c.name,
-    }));
-    return {
-      code: tenant.code,
-      name: tenant.name,
-      type: tenant.type,
-      ...(tenant.status !== 'active' ? { status: tenant.status } : {}),
-      api_clients,
-      ...(t.agents.length ? { agents } : {}),
-      customers,
-    };
-  }, { timeout: 60_000 });
+      const customers = (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map(
+        (c) => ({
+          client_no: c.clientNo,
+          phone: c.phone,
+          name: c.name,
+        }),
+      );
+      return {
+        code: tenant.code,
+        name: tenant.name,
+        type: tenant.type,
+        ...(tenant.status !== 'active' ? { status: tenant.status } : {}),
+        api_clients,
+        ...(t.agents.length ? { agents } : {}),
+        customers,
+      };
+    },
+    { timeout: 60_000 },
+  );
 }
 
 export async function createTenant(tx: Tx, t: DemoTenant) {
-  const tenant = await tx.tenant.create({ data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill } });
+  const tenant = await tx.tenant.create({
+    data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill },
+  });
   const tenantId = tenant.id;
   const branches = new Map<string, number>();
   for (const b of t.branches) branches.set(b.code, (await tx.branch.create({ data: { tenantId, ...b } })).id);
   const users = new Map<string, number>();
   for (const u of t.users) {
     const row = await tx.user.create({
-      data: { tenantId, name: u.name, email: u.email, phone: u.phone, role: u.role, agentCode: u.agentCode ?? null, branchId: u.branch ? branches.get(u.branch) : null },
+      data: {
+        tenantId,
+        name: u.name,
+        email: u.email,
+        phone: u.phone,
+        role: u.role,
+        agentCode: u.agentCode ?? null,
+        branchId: u.branch ? branches.get(u.branch) : null,
+      },
     });
     users.set(u.key, row.id);
   }
@@ -183,9 +216,16 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
   await tx.prospectType.createMany({ data: PROSPECT_TYPES.map((p) => ({ tenantId, ...p })) });
   for (const ins of t.insurers) {
     const insurer = await tx.insurer.create({
-      data: { tenantId, name: ins.name, legalName: ins.legalName, registryMemberId: ins.registryMemberId, commissionRateBps: ins.commissionRateBps, monogram: ins.monogram },
+      data: {
+        tenantId,
+        name: ins.name,
+        legalName: ins.legalName,
+        registryMemberId: ins.registryMemberId,
+        commissionRateBps: ins.commissionRateBps,
+        monogram: ins.monogram,
+      },
     });
-    const rating = MOTOR_RATING[ins.name]!;
+    const rating = MOTOR_RATING[ins.name];
     for (const vehicleClass of ins.classes) {
       for (const coverType of ['comprehensive', 'tpo'] as const) {
         const r = rating.classes[vehicleClass]?.[coverType];
@@ -204,8 +244,20 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
             maxInstalments: rating.maxInstalments,
             ipfEligible: rating.ipfEligible,
             maxVehicleAgeYears: coverType === 'comprehensive' ? rating.maxAge : null,
-            rateBands: { create: (r.rateBands ?? []).map((b) => ({ tenantId, upToValueMinor: b.upTo == null ? null : KES(b.upTo), rateBps: b.bps })) },
-            tonnageBands: { create: (r.tonnageBands ?? []).map((b) => ({ tenantId, upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000, premiumMinor: KES(b.premium) })) },
+            rateBands: {
+              create: (r.rateBands ?? []).map((b) => ({
+                tenantId,
+                upToValueMinor: b.upTo == null ? null : KES(b.upTo),
+                rateBps: b.bps,
+              })),
+            },
+            tonnageBands: {
+              create: (r.tonnageBands ?? []).map((b) => ({
+                tenantId,
+                upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000,
+                premiumMinor: KES(b.premium),
+              })),
+            },
           },
         });
         await tx.motorProductBenefit.createMany({
@@ -222,7 +274,12 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
   }
   for (const l of IPF_LENDERS) {
     await tx.ipfLender.create({
-      data: { tenantId, name: l.name, minPremiumMinor: KES(l.minPremium), tenors: { create: l.tenors.map((x) => ({ tenantId, ...x })) } },
+      data: {
+        tenantId,
+        name: l.name,
+        minPremiumMinor: KES(l.minPremium),
+        tenors: { create: l.tenors.map((x) => ({ tenantId, ...x })) },
+      },
     });
   }
   let n = 0;

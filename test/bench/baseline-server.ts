@@ -36,8 +36,9 @@ function main(): void {
     const body = Buffer.from(c.bodyBase64, 'base64');
     const headers: string[] = [];
     for (let i = 0; i < c.rawHeaders.length; i += 2) {
-      const name = c.rawHeaders[i]!;
-      if (!SKIP.has(name.toLowerCase()) && name.toLowerCase() !== 'content-length') headers.push(name, c.rawHeaders[i + 1]!);
+      const name = c.rawHeaders[i];
+      if (!SKIP.has(name.toLowerCase()) && name.toLowerCase() !== 'content-length')
+        headers.push(name, c.rawHeaders[i + 1]);
     }
     headers.push('content-length', String(body.length));
     routes.set(routeKey(c.method, c.path, c.requestBody), { status: c.status, headers, body });
@@ -49,7 +50,9 @@ function main(): void {
     req.on('end', () => {
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
-      const hit = routes.get(routeKey(method, url, Buffer.concat(chunks).toString('utf8'))) ?? routes.get(routeKey(method, url, null));
+      const hit =
+        routes.get(routeKey(method, url, Buffer.concat(chunks).toString('utf8'))) ??
+        routes.get(routeKey(method, url, null));
       if (!hit) {
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('no captured response for this request\n');

@@ -38,8 +38,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-function spawnNode(args: string[], env: NodeJS.ProcessEnv, keepStdout: boolean, nodeFlags: string[] = []): { proc: ChildProcess; tail: () => string } {
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  keepStdout: boolean,
+  nodeFlags: string[] = [],
+): { proc: ChildProcess; tail: () => string } {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(proc);
   proc.once('exit', () => running.delete(proc));
   const lines: string[] = [];
@@ -47,8 +56,8 @@ function spawnNode(args: string[], env: NodeJS.ProcessEnv, keepStdout: boolean, 
     lines.push(l);
     if (lines.length > 40) lines.shift();
   };
-  createInterface({ input: proc.stderr! }).on('line', keep);
-  if (keepStdout) createInterface({ input: proc.stdout! }).on('line', keep);
+  createInterface({ input: proc.stderr }).on('line', keep);
+  if (keepStdout) createInterface({ input: proc.stdout }).on('line', keep);
   return { proc, tail: () => lines.join('\n') };
 }
 
@@ -71,20 +80,37 @@ function stopper(proc: ChildProcess, graceMs: number): () => Promise<string> {
  * `dataDir` (or DATABASE_URL's server when set). Resolves once /healthz answers 200, which the service only
  * does after migrations, seed and the credentials file.
  */
-export async function startService(opts: { dataDir: string; timeoutMs: number; env?: Record<string, string> }): Promise<Child> {
+export async function startService(opts: {
+  dataDir: string;
+  timeoutMs: number;
+  env?: Record<string, string>;
+}): Promise<Child> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn', ...opts.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: opts.dataDir,
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
   delete env.NODE_ENV;
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS).
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
   const { proc, tail } = spawnNode(['src/main.ts'], env, true, prof);
   const origin = `http://127.0.0.1:${port}`;
   const child: Child = { proc, origin, tail, stop: stopper(proc, 30_000) };
 
   const deadline = Date.now() + opts.timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`service exited with code ${proc.exitCode} before it was healthy:\n${tail()}`);
-    const status = await fetch(`${origin}/healthz`).then((r) => r.status, () => 0);
+    if (proc.exitCode !== null)
+      throw new Error(`service exited with code ${proc.exitCode} before it was healthy:\n${tail()}`);
+    const status = await fetch(`${origin}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return child;
     await new Promise((r) => setTimeout(r, 250));
   }

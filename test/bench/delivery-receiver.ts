@@ -68,7 +68,8 @@ export async function startReceiver(): Promise<Receiver> {
         return fail('body is not JSON');
       }
       if (envelope.id !== id) return fail(`envelope id ${envelope.id} differs from Service-Delivery`);
-      if (envelope.event !== req.headers['service-event']) return fail(`envelope event ${envelope.event} differs from Service-Event`);
+      if (envelope.event !== req.headers['service-event'])
+        return fail(`envelope event ${envelope.event} differs from Service-Event`);
       // A second verified arrival would mean an attempt was sent twice; answer 2xx so it is not retried a third time.
       if (arrivals.has(id)) failures.push(`${id}: delivered more than once`);
       else arrivals.set(id, { at, event: envelope.event, data: envelope.data });

@@ -42,13 +42,23 @@ const log = (m: string) => console.error(`[delivery] ${m}`);
 
 type Json = { status: number; json: any; text: string; ms: number };
 
-async function request(origin: string, method: string, p: string, o: { token?: string; body?: unknown; idem?: boolean } = {}): Promise<Json> {
+async function request(
+  origin: string,
+  method: string,
+  p: string,
+  o: { token?: string; body?: unknown; idem?: boolean } = {},
+): Promise<Json> {
   const headers: Record<string, string> = {};
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.body !== undefined) headers['content-type'] = 'application/json';
   if (o.idem) headers['idempotency-key'] = randomUUID();
   const t0 = performance.now();
-  const res = await fetch(origin + p, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(origin + p, {
+    method,
+    headers,
+    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await res.text();
   const ms = performance.now() - t0;
   let json: any = null;
@@ -76,7 +86,7 @@ async function pool(n: number, limit: number, fn: (i: number) => Promise<void>):
 
 function percentiles(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! : NaN);
+  const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN);
   return { n: s.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: s.at(-1) ?? NaN };
 }
 
@@ -91,7 +101,9 @@ async function dbClient(dataDir: string): Promise<pg.Client> {
 }
 
 async function token(origin: string, c: { client_id: string; client_secret: string }): Promise<string> {
-  const r = await request(origin, 'POST', '/api/v1/oauth/token', { body: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
+  const r = await request(origin, 'POST', '/api/v1/oauth/token', {
+    body: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret },
+  });
   expectStatus(r, 200, `token for ${c.client_id}`);
   return r.json.access_token as string;
 }
@@ -103,16 +115,44 @@ interface Pushed {
 }
 
 /** Binds a policy (its own client and vehicle) and prompts for its whole first instalment from the silent number. */
-async function bindAndPush(origin: string, staff: string, n: number, ctx: { insurerId: number; premium: number; tag: string; tag36: string }): Promise<Pushed> {
+async function bindAndPush(
+  origin: string,
+  staff: string,
+  n: number,
+  ctx: { insurerId: number; premium: number; tag: string; tag36: string },
+): Promise<Pushed> {
   const seq = n.toString(36).toUpperCase().padStart(4, '0');
   const today = new Date().toISOString().slice(0, 10); // UTC is never ahead of Nairobi
   const bind = await request(origin, 'POST', '/api/v1/motor/save', {
     token: staff,
     idem: true,
     body: {
-      client: { name: `Payer ${ctx.tag}${seq} Achieng`, phone: `07${String(n).padStart(8, '0')}`, idno: `7${ctx.tag}${String(n).padStart(5, '0')}`, force: true },
-      policy: { start_date: today, insurer_id: ctx.insurerId, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: ctx.premium },
-      vehicles: [{ regno: `D${ctx.tag36}${seq}`, chassis_no: `DLV${ctx.tag}${seq}`, make: 'Toyota', model: 'Fielder', yom: 2020, value: 1_500_000, coverage: 'Private' }],
+      client: {
+        name: `Payer ${ctx.tag}${seq} Achieng`,
+        phone: `07${String(n).padStart(8, '0')}`,
+        idno: `7${ctx.tag}${String(n).padStart(5, '0')}`,
+        force: true,
+      },
+      policy: {
+        start_date: today,
+        insurer_id: ctx.insurerId,
+        class: 'Motor',
+        coverage: 'Private',
+        scope: 'Comprehensive',
+        cover_period: 'annual',
+        premium: ctx.premium,
+      },
+      vehicles: [
+        {
+          regno: `D${ctx.tag36}${seq}`,
+          chassis_no: `DLV${ctx.tag}${seq}`,
+          make: 'Toyota',
+          model: 'Fielder',
+          yom: 2020,
+          value: 1_500_000,
+          coverage: 'Private',
+        },
+      ],
     },
   });
   expectStatus(bind, 201, 'binding a policy');
@@ -127,14 +167,29 @@ async function bindAndPush(origin: string, staff: string, n: number, ctx: { insu
   return { checkout: push.json.data.checkout_request_id, merchant: push.json.data.merchant_request_id, amount };
 }
 
-
-async function latencyPhase(origin: string, staff: string, callbackUrl: (checkout: string) => Promise<string>, answered: (checkout: string) => Promise<{ receiptNo: string; transactionDate: string }>, rx: Receiver) {
+async function latencyPhase(
+  origin: string,
+  staff: string,
+  callbackUrl: (checkout: string) => Promise<string>,
+  answered: (checkout: string) => Promise<{ receiptNo: string; transactionDate: string }>,
+  rx: Receiver,
+) {
   const insurers = await request(origin, 'GET', '/api/v1/insurers', { token: staff });
   expectStatus(insurers, 200, 'listing insurers');
-  const insurer = (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ?? insurers.json.data[0];
-  const quote = await request(origin, 'POST', '/api/v1/motor/quote', { token: staff, body: { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000, insurer_id: insurer.id } });
+  const insurer =
+    (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ??
+    insurers.json.data[0];
+  const quote = await request(origin, 'POST', '/api/v1/motor/quote', {
+    token: staff,
+    body: { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000, insurer_id: insurer.id },
+  });
   expectStatus(quote, 200, 'pricing');
-  const ctx = { insurerId: insurer.id, premium: quote.json.options[0].total as number, tag: Date.now().toString().slice(-6), tag36: Date.now().toString(36).slice(-5).toUpperCase() };
+  const ctx = {
+    insurerId: insurer.id,
+    premium: quote.json.options[0].total as number,
+    tag: Date.now().toString().slice(-6),
+    tag36: Date.now().toString(36).slice(-5).toUpperCase(),
+  };
   // The run's tags keep identifiers (registration ≤ 10 characters) apart from any other data in the database.
 
   log(`binding and pushing ${settings.payments} payments…`);
@@ -143,7 +198,7 @@ async function latencyPhase(origin: string, staff: string, callbackUrl: (checkou
     pushed.push(await bindAndPush(origin, staff, i, ctx));
   });
   // One callback token per organisation: every prompt carries the same URL.
-  const url = await callbackUrl(pushed[0]!.checkout);
+  const url = await callbackUrl(pushed[0].checkout);
   // A callback is confirmed with the rail before anything moves: post each only once the customer has answered, with
   // what the rail recorded (as Daraja does). Waiting happens before the clock starts.
   const truth = new Map<string, { receiptNo: string; transactionDate: string }>();
@@ -154,7 +209,7 @@ async function latencyPhase(origin: string, staff: string, callbackUrl: (checkou
   const callbackMs: number[] = [];
   const callbackFailures: string[] = [];
   await pool(pushed.length, settings.callbackConcurrency, async (i) => {
-    const p = pushed[i]!;
+    const p = pushed[i];
     const body = {
       Body: {
         stkCallback: {
@@ -175,21 +230,35 @@ async function latencyPhase(origin: string, staff: string, callbackUrl: (checkou
     };
     const t0 = performance.now();
     sentAt.set(p.checkout, t0);
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await res.text();
     callbackMs.push(performance.now() - t0);
-    if (res.status !== 200 || JSON.parse(text).ResultCode !== 0) callbackFailures.push(`${p.checkout}: callback answered ${res.status} ${text.slice(0, 200)}`);
+    if (res.status !== 200 || JSON.parse(text).ResultCode !== 0)
+      callbackFailures.push(`${p.checkout}: callback answered ${res.status} ${text.slice(0, 200)}`);
   });
 
-  const receivedFor = () => [...rx.arrivals.values()].filter((a) => a.event === 'payment.received' && sentAt.has(a.data?.checkout_request_id));
+  const receivedFor = () =>
+    [...rx.arrivals.values()].filter((a) => a.event === 'payment.received' && sentAt.has(a.data?.checkout_request_id));
   const complete = await rx.until(() => receivedFor().length >= pushed.length, ARRIVAL_TIMEOUT_MS);
   const latencies = receivedFor().map((a) => a.at - sentAt.get(a.data.checkout_request_id)!);
   // Each of these policies had one instalment paid in full, so each activates too.
-  await rx.until(() => [...rx.arrivals.values()].filter((a) => a.event === 'policy.activated').length >= pushed.length, complete ? 30_000 : 1_000);
+  await rx.until(
+    () => [...rx.arrivals.values()].filter((a) => a.event === 'policy.activated').length >= pushed.length,
+    complete ? 30_000 : 1_000,
+  );
   const activated = [...rx.arrivals.values()].filter((a) => a.event === 'policy.activated').length;
   const missing = pushed.length - latencies.length;
-  if (missing) callbackFailures.push(`${missing} of ${pushed.length} payment.received deliveries never arrived within ${ARRIVAL_TIMEOUT_MS / 1000} s`);
-  if (activated < pushed.length) callbackFailures.push(`only ${activated} of ${pushed.length} policy.activated deliveries arrived`);
+  if (missing)
+    callbackFailures.push(
+      `${missing} of ${pushed.length} payment.received deliveries never arrived within ${ARRIVAL_TIMEOUT_MS / 1000} s`,
+    );
+  if (activated < pushed.length)
+    callbackFailures.push(`only ${activated} of ${pushed.length} policy.activated deliveries arrived`);
   return { latency: percentiles(latencies), callback: percentiles(callbackMs), activated, failures: callbackFailures };
 }
 
@@ -201,9 +270,14 @@ async function throughputPhase(origin: string, staff: string, endpointId: string
   const start = performance.now();
   await pool(settings.events, settings.concurrency, async (i) => {
     const t0 = performance.now();
-    const r = await request(origin, 'POST', `/api/v1/webhooks/endpoints/${endpointId}/test`, { token: staff, idem: true, body: { message: `bench ping ${i}` } });
+    const r = await request(origin, 'POST', `/api/v1/webhooks/endpoints/${endpointId}/test`, {
+      token: staff,
+      idem: true,
+      body: { message: `bench ping ${i}` },
+    });
     requestMs.push(r.ms);
-    if (r.status !== 202 || !r.json?.data?.event_id) requestFailures.push(`ping ${i}: ${r.status} ${r.text.slice(0, 200)}`);
+    if (r.status !== 202 || !r.json?.data?.event_id)
+      requestFailures.push(`ping ${i}: ${r.status} ${r.text.slice(0, 200)}`);
     else sentAt.set(r.json.data.event_id as string, t0);
   });
   const requestsDone = performance.now();
@@ -213,7 +287,8 @@ async function throughputPhase(origin: string, staff: string, endpointId: string
   const last = arrived.length ? Math.max(...arrived) : performance.now();
   const latencies = pings().map((id) => rx.arrivals.get(id)!.at - sentAt.get(id)!);
   const missing = sentAt.size - latencies.length;
-  if (missing) requestFailures.push(`${missing} of ${sentAt.size} pings never arrived within ${ARRIVAL_TIMEOUT_MS / 1000} s`);
+  if (missing)
+    requestFailures.push(`${missing} of ${sentAt.size} pings never arrived within ${ARRIVAL_TIMEOUT_MS / 1000} s`);
   return {
     delivered: latencies.length,
     wallS: (last - start) / 1000,
@@ -262,12 +337,18 @@ async function main(): Promise<number> {
       },
     });
     const origin = service.origin;
-    const creds = JSON.parse(await readFile(path.join(settings.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const clients = creds.tenants.brokerage!.api_clients;
-    const admin = await token(origin, clients.admin!);
-    const raised = await request(origin, 'PATCH', `/api/v1/api-clients/${clients.staff!.client_id}`, { token: admin, idem: true, body: { rate_limit_per_minute: 100_000 } });
+    const creds = JSON.parse(
+      await readFile(path.join(settings.dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
+    const clients = creds.tenants.brokerage.api_clients;
+    const admin = await token(origin, clients.admin);
+    const raised = await request(origin, 'PATCH', `/api/v1/api-clients/${clients.staff.client_id}`, {
+      token: admin,
+      idem: true,
+      body: { rate_limit_per_minute: 100_000 },
+    });
     expectStatus(raised, 200, 'raising the staff client rate limit');
-    const staff = await token(origin, clients.staff!);
+    const staff = await token(origin, clients.staff);
 
     const ep = await request(origin, 'POST', '/api/v1/webhooks/endpoints', {
       token: staff,
@@ -286,7 +367,11 @@ async function main(): Promise<number> {
         [checkout],
       );
       if (!r.rows[0]) throw new Error(`no payment request for ${checkout}`);
-      const token = deriveCallbackToken({ secretsKey: process.env.SECRETS_KEY || undefined, dataDir: settings.dataDir }, r.rows[0].tenant_id, r.rows[0].generation);
+      const token = deriveCallbackToken(
+        { secretsKey: process.env.SECRETS_KEY || undefined, dataDir: settings.dataDir },
+        r.rows[0].tenant_id,
+        r.rows[0].generation,
+      );
       return `${origin}/api/v1/payment/callback/mpesa/${token}`;
     };
 
@@ -296,7 +381,8 @@ async function main(): Promise<number> {
           'SELECT receipt_no, transaction_date FROM mpesa_sim_prompts WHERE checkout_request_id = $1',
           [checkout],
         );
-        if (r.rows[0]?.receipt_no) return { receiptNo: r.rows[0].receipt_no, transactionDate: r.rows[0].transaction_date! };
+        if (r.rows[0]?.receipt_no)
+          return { receiptNo: r.rows[0].receipt_no, transactionDate: r.rows[0].transaction_date! };
         await new Promise((res) => setTimeout(res, 100));
       }
       throw new Error(`the simulated customer never answered ${checkout}`);
@@ -310,7 +396,8 @@ async function main(): Promise<number> {
     if (service) {
       log('stopping the service…');
       const ended = await service.stop();
-      if (ended !== 'exit 0') failures.push(`the service did not shut down cleanly (${ended}); its last output:\n${service.tail()}`);
+      if (ended !== 'exit 0')
+        failures.push(`the service did not shut down cleanly (${ended}); its last output:\n${service.tail()}`);
     }
     await rx.close();
   }
@@ -339,10 +426,14 @@ async function main(): Promise<number> {
   if (lat) out.push(`policy.activated deliveries: ${lat.activated} of ${settings.payments}`);
   console.log(out.join('\n'));
   if (failures.length) {
-    console.log(`\n!!! ${failures.length} FAILURE(S) !!!\n${failures.slice(0, 50).join('\n')}${failures.length > 50 ? `\n… and ${failures.length - 50} more` : ''}`);
+    console.log(
+      `\n!!! ${failures.length} FAILURE(S) !!!\n${failures.slice(0, 50).join('\n')}${failures.length > 50 ? `\n… and ${failures.length - 50} more` : ''}`,
+    );
     return 1;
   }
-  console.log(`\nall ${rx.arrivals.size} deliveries verified (signature, envelope id, event name); none lost, none twice`);
+  console.log(
+    `\nall ${rx.arrivals.size} deliveries verified (signature, envelope id, event name); none lost, none twice`,
+  );
   return 0;
 }
 

@@ -50,7 +50,9 @@ export function send(agent: http.Agent, origin: URL, spec: RequestSpec): Promise
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       },
     );
@@ -86,7 +88,12 @@ function bump(m: Map<string, number>, k: string): void {
  * over a keep-alive agent with exactly one socket per worker. New requests stop at the deadline; the ones in
  * flight are waited for and counted, and elapsed time runs until the last one lands.
  */
-export async function runLoad(opts: { origin: string; spec: RequestSpec; concurrency: number; seconds: number }): Promise<LoadResult> {
+export async function runLoad(opts: {
+  origin: string;
+  spec: RequestSpec;
+  concurrency: number;
+  seconds: number;
+}): Promise<LoadResult> {
   const origin = new URL(opts.origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency });
   const ok = opts.spec.ok ?? ((s: number) => isOk(s));

@@ -27,11 +27,12 @@ export interface Row {
 function percentile(sorted: BigUint64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return Number(sorted[rank - 1]!) / 1e6;
+  return Number(sorted[rank - 1]) / 1e6;
 }
 
 export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
-  const perRequest = (seconds: number | undefined) => (seconds === undefined || r.completed === 0 ? null : (seconds * 1000) / r.completed);
+  const perRequest = (seconds: number | undefined) =>
+    seconds === undefined || r.completed === 0 ? null : (seconds * 1000) / r.completed;
   const sorted = r.latenciesNs.slice().sort();
   const detail = [...r.failures, ...r.transportErrors].map(([k, n]) => `${k}×${n}`).join(', ');
   const errors = [...r.failures.values(), ...r.transportErrors.values()].reduce((a, b) => a + b, 0);
@@ -41,7 +42,7 @@ export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
-    max: sorted.length ? Number(sorted[sorted.length - 1]!) / 1e6 : Number.NaN,
+    max: sorted.length ? Number(sorted[sorted.length - 1]) / 1e6 : Number.NaN,
     errors,
     errorDetail: detail,
     cpuMsPerRequest: perRequest(cpu?.tree),
@@ -52,22 +53,46 @@ export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
 const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 
 function table(header: string[], rows: string[][], rightAlignFrom: number): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i >= rightAlignFrom ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i >= rightAlignFrom ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function formatResults(rows: Row[]): string {
   const measured = table(
-    ['scenario', 'target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'cpu ms/req', '(node)', 'errors'],
+    [
+      'scenario',
+      'target',
+      'requests',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'cpu ms/req',
+      '(node)',
+      'errors',
+    ],
     rows.flatMap((r) =>
       (['service', 'baseline'] as const).map((target) => {
         const s = r[target];
         const cpu = (v: number | null) => (v === null ? '-' : v.toFixed(v < 1 ? 3 : 2));
         return [
-          target === 'service' ? r.scenario : '', target, String(s.requests), s.rps.toFixed(0),
-          ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), cpu(s.cpuMsPerRequest), cpu(s.nodeCpuMsPerRequest), String(s.errors),
+          target === 'service' ? r.scenario : '',
+          target,
+          String(s.requests),
+          s.rps.toFixed(0),
+          ms(s.p50),
+          ms(s.p90),
+          ms(s.p99),
+          ms(s.max),
+          cpu(s.cpuMsPerRequest),
+          cpu(s.nodeCpuMsPerRequest),
+          String(s.errors),
         ];
       }),
     ),
@@ -75,7 +100,11 @@ export function formatResults(rows: Row[]): string {
   );
   const ratios = table(
     ['scenario', 'throughput service/baseline', 'p50 latency service/baseline'],
-    rows.map((r) => [r.scenario, `${(r.service.rps / r.baseline.rps).toFixed(3)}×`, `${(r.service.p50 / r.baseline.p50).toFixed(1)}×`]),
+    rows.map((r) => [
+      r.scenario,
+      `${(r.service.rps / r.baseline.rps).toFixed(3)}×`,
+      `${(r.service.p50 / r.baseline.p50).toFixed(1)}×`,
+    ]),
     1,
   );
   return `${measured}\n\n${ratios}`;
@@ -84,7 +113,9 @@ export function formatResults(rows: Row[]): string {
 /** Empty when every request succeeded; otherwise a banner nobody can scroll past. */
 export function formatErrors(rows: Row[]): string {
   const bad = rows.flatMap((r) =>
-    (['service', 'baseline'] as const).filter((t) => r[t].errors > 0).map((t) => `  ${r.scenario} [${t}]: ${r[t].errors} errors (${r[t].errorDetail})`),
+    (['service', 'baseline'] as const)
+      .filter((t) => r[t].errors > 0)
+      .map((t) => `  ${r.scenario} [${t}]: ${r[t].errors} errors (${r[t].errorDetail})`),
   );
   if (!bad.length) return '';
   const bar = '!'.repeat(72);

@@ -43,7 +43,11 @@ async function issueToken(origin: string, client: { client_id: string; client_se
     method: 'POST',
     path: '/api/v1/oauth/token',
     headers: { 'content-type': 'application/json' },
-    body: jsonBody({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+    body: jsonBody({
+      grant_type: 'client_credentials',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
   });
   if (r.status !== 200) throw new Error(`token request for ${client.client_id} failed: ${r.status} ${r.text}`);
   return r.json.access_token as string;
@@ -51,14 +55,18 @@ async function issueToken(origin: string, client: { client_id: string; client_se
 
 /** Through the real admin API, as an operator would: the default 60/min would turn the run into 429s. */
 async function raiseRateLimits(origin: string, creds: DemoCredentials, roles: string[]): Promise<void> {
-  const clients = creds.tenants.brokerage!.api_clients;
-  const adminToken = await issueToken(origin, clients.admin!);
+  const clients = creds.tenants.brokerage.api_clients;
+  const adminToken = await issueToken(origin, clients.admin);
   for (const role of roles) {
-    const clientId = clients[role]!.client_id;
+    const clientId = clients[role].client_id;
     const r = await call(origin, {
       method: 'PATCH',
       path: `/api/v1/api-clients/${clientId}`,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: jsonBody({ rate_limit_per_minute: RATE_LIMIT }),
     });
     if (r.status !== 200 || r.json?.data?.rate_limit_per_minute !== RATE_LIMIT) {
@@ -69,7 +77,7 @@ async function raiseRateLimits(origin: string, creds: DemoCredentials, roles: st
 
 async function prepare(s: Scenario, ctx: BenchContext): Promise<RequestSpec> {
   const role = s.client === undefined ? 'staff' : s.client;
-  const client = role ? ctx.credentials.tenants.brokerage!.api_clients[role] : undefined;
+  const client = role ? ctx.credentials.tenants.brokerage.api_clients[role] : undefined;
   if (role && !client) throw new Error(`scenario ${s.name}: no demo client "${role}"`);
   const token = client ? await issueToken(ctx.origin, client) : undefined;
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -101,11 +109,13 @@ async function prepare(s: Scenario, ctx: BenchContext): Promise<RequestSpec> {
 
 async function measure(target: Child, spec: RequestSpec) {
   const { origin } = target;
-  if (settings.warmupSeconds > 0) await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
+  if (settings.warmupSeconds > 0)
+    await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
   const cpuBefore = treeCpuSeconds(target.proc.pid);
   const result = await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
   const cpuAfter = treeCpuSeconds(target.proc.pid);
-  const cpu = cpuBefore && cpuAfter ? { own: cpuAfter.own - cpuBefore.own, tree: cpuAfter.tree - cpuBefore.tree } : null;
+  const cpu =
+    cpuBefore && cpuAfter ? { own: cpuAfter.own - cpuBefore.own, tree: cpuAfter.tree - cpuBefore.tree } : null;
   return summarize(result, cpu);
 }
 
@@ -117,14 +127,17 @@ async function main(): Promise<number> {
   const header = [
     `node ${process.version} on ${os.platform()}/${os.arch()}, ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
       // Everything shares these cores (service, PostgreSQL, baseline, load generator): a busy machine skews all of it.
-      `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at start`,
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} at start`,
     `concurrency ${settings.concurrency}, ${settings.seconds} s per measurement after ${settings.warmupSeconds} s warm-up, keep-alive`,
     `service: child process, ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
       `rate limits in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'memory'}, LOG_LEVEL=warn; baseline: child node:http server replaying captured responses`,
     `cpu ms/req: CPU time per request of the target process and its children (the service's embedded PostgreSQL${process.env.DATABASE_URL ? ': not with DATABASE_URL' : ''}), ` +
       `and of the node process alone; steadier than req/s on a busy machine`,
   ];
-  log(header[0]!);
+  log(header[0]);
 
   let service: Child | undefined;
   let baseline: Child | undefined;
@@ -135,9 +148,13 @@ async function main(): Promise<number> {
     // The token endpoint's per-IP limit (10/min) would cap how many scenarios one run can have.
     const env = Object.assign({ TOKEN_RATE_LIMIT_PER_MINUTE: '10000' }, ...scenarios.map((s) => s.env ?? {}));
     service = await startService({ dataDir: settings.dataDir, timeoutMs: 180_000, env });
-    const credentials = JSON.parse(await readFile(path.join(settings.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const credentials = JSON.parse(
+      await readFile(path.join(settings.dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
     const ctx: BenchContext = { origin: service.origin, credentials };
-    const roles = [...new Set(scenarios.map((s) => (s.client === undefined ? 'staff' : s.client)).filter((r): r is string => !!r))];
+    const roles = [
+      ...new Set(scenarios.map((s) => (s.client === undefined ? 'staff' : s.client)).filter((r): r is string => !!r)),
+    ];
     await raiseRateLimits(service.origin, credentials, roles);
 
     const specs: RequestSpec[] = [];
@@ -147,7 +164,9 @@ async function main(): Promise<number> {
       const first = materialize(spec);
       const res = await send(new http.Agent(), new URL(service.origin), first);
       if (!(spec.ok ?? ((st: number) => st >= 200 && st < 300))(res.status, res.body)) {
-        throw new Error(`scenario ${s.name} does not succeed once: ${res.status} ${res.body.toString('utf8').slice(0, 500)}`);
+        throw new Error(
+          `scenario ${s.name} does not succeed once: ${res.status} ${res.body.toString('utf8').slice(0, 500)}`,
+        );
       }
       specs.push(spec);
       captured.push({
@@ -164,12 +183,13 @@ async function main(): Promise<number> {
     baseline = await startBaseline(responsesFile);
 
     for (const [i, s] of scenarios.entries()) {
-      const check = await send(new http.Agent(), new URL(baseline.origin), materialize(specs[i]!));
-      if (!check.body.equals(Buffer.from(captured[i]!.bodyBase64, 'base64'))) throw new Error(`baseline answers ${s.name} with other bytes`);
+      const check = await send(new http.Agent(), new URL(baseline.origin), materialize(specs[i]));
+      if (!check.body.equals(Buffer.from(captured[i].bodyBase64, 'base64')))
+        throw new Error(`baseline answers ${s.name} with other bytes`);
       log(`${s.name}: service…`);
-      const svc = await measure(service, specs[i]!);
+      const svc = await measure(service, specs[i]);
       log(`${s.name}: baseline…`);
-      const base = await measure(baseline, specs[i]!);
+      const base = await measure(baseline, specs[i]);
       rows.push({ scenario: s.name, service: svc, baseline: base });
     }
   } finally {
@@ -177,7 +197,8 @@ async function main(): Promise<number> {
     if (service) {
       log('stopping the service…');
       const ended = await service.stop();
-      if (ended !== 'exit 0') log(`WARNING: the service did not shut down cleanly (${ended}); its last output:\n${service.tail()}`);
+      if (ended !== 'exit 0')
+        log(`WARNING: the service did not shut down cleanly (${ended}); its last output:\n${service.tail()}`);
     }
     await rm(tmp, { recursive: true, force: true });
   }

@@ -17,7 +17,10 @@ export interface DemoClient {
 /** The parts of <DATA_DIR>/demo-credentials.json the benchmark reads (see src/seed/demo.ts). */
 export interface DemoCredentials {
   base_url: string;
-  tenants: Record<string, { code: string; api_clients: Record<string, DemoClient>; agents?: { code: string; key: string }[] }>;
+  tenants: Record<
+    string,
+    { code: string; api_clients: Record<string, DemoClient>; agents?: { code: string; key: string }[] }
+  >;
 }
 
 export interface BenchContext {
@@ -37,7 +40,12 @@ export interface SetupResult {
 export interface SetupContext extends BenchContext {
   token: string | undefined;
   /** A JSON request to the service with the scenario's token, for preparing data. */
-  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any; text: string }>;
 }
 
 export interface Scenario {
@@ -61,9 +69,19 @@ export interface Scenario {
 /** GraphQL reports most failures inside a 200. */
 const gqlOk = (status: number, body: Buffer) => status >= 200 && status < 300 && !body.includes('"errors"');
 
-const rest = (name: string, path: string, o: Partial<Scenario> = {}): Scenario => ({ name, method: 'GET', path: `/api/v1${path}`, ...o });
+const rest = (name: string, path: string, o: Partial<Scenario> = {}): Scenario => ({
+  name,
+  method: 'GET',
+  path: `/api/v1${path}`,
+  ...o,
+});
 
-const gql = (name: string, query: string, variables?: Record<string, unknown>, o: Partial<Scenario> = {}): Scenario => ({
+const gql = (
+  name: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  o: Partial<Scenario> = {},
+): Scenario => ({
   name,
   method: 'POST',
   path: '/graphql',
@@ -77,8 +95,12 @@ const gql = (name: string, query: string, variables?: Record<string, unknown>, o
 const RISK = { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000 };
 
 /** The operation the REST facade itself runs for POST /motor/quote, so both transports ask for the same fields. */
-const MOTOR_QUOTE_GQL = readFileSync(path.resolve(import.meta.dirname, '../../rest-compat/operations/MotorQuote.graphql'), 'utf8');
-const isMotorQuote = (status: number, body: Buffer) => gqlOk(status, body) && body.includes('"__typename":"MotorQuote"');
+const MOTOR_QUOTE_GQL = readFileSync(
+  path.resolve(import.meta.dirname, '../../rest-compat/operations/MotorQuote.graphql'),
+  'utf8',
+);
+const isMotorQuote = (status: number, body: Buffer) =>
+  gqlOk(status, body) && body.includes('"__typename":"MotorQuote"');
 
 function expectStatus(r: { status: number; text: string }, status: number, what: string): void {
   if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 500)}`);
@@ -92,8 +114,17 @@ async function atLeast25Clients(ctx: SetupContext): Promise<void> {
   for (let i = page.json.meta.count as number; i < 25; i++) {
     const n = String(i).padStart(2, '0');
     // force: a leftover from an earlier run with the same phone must not answer 409 duplicate_client.
-    const body = { name: `Bench Client ${tag}${n} Otieno`, phone: `07${tag.slice(-6)}${n}`, id_no: `9${tag}${n}`, force: true };
-    expectStatus(await ctx.request('POST', '/api/v1/clients', body, { 'idempotency-key': randomUUID() }), 201, 'creating a client');
+    const body = {
+      name: `Bench Client ${tag}${n} Otieno`,
+      phone: `07${tag.slice(-6)}${n}`,
+      id_no: `9${tag}${n}`,
+      force: true,
+    };
+    expectStatus(
+      await ctx.request('POST', '/api/v1/clients', body, { 'idempotency-key': randomUUID() }),
+      201,
+      'creating a client',
+    );
   }
 }
 
@@ -106,7 +137,9 @@ async function atLeast25Clients(ctx: SetupContext): Promise<void> {
 async function bindEachTime(ctx: SetupContext): Promise<SetupResult> {
   const insurers = await ctx.request('GET', '/api/v1/insurers');
   expectStatus(insurers, 200, 'listing insurers');
-  const insurer = (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ?? insurers.json.data[0];
+  const insurer =
+    (insurers.json.data as { id: number; name: string }[]).find((i) => i.name === 'Simba General') ??
+    insurers.json.data[0];
   const quote = await ctx.request('POST', '/api/v1/motor/quote', { ...RISK, insurer_id: insurer.id });
   expectStatus(quote, 200, 'pricing the bind');
   const premium = quote.json.options[0].total as number;
@@ -116,9 +149,32 @@ async function bindEachTime(ctx: SetupContext): Promise<SetupResult> {
   const body = (n: number) => {
     const seq = n.toString(36).toUpperCase().padStart(4, '0');
     return {
-      client: { name: `Bench Insured ${tag}${seq} Wanjiru`, phone: `07${String(n % 1e8).padStart(8, '0')}`, idno: `${ms}${String(n).padStart(6, '0')}`, force: true },
-      policy: { start_date: today, insurer_id: insurer.id, class: RISK.class, coverage: 'Private', scope: RISK.scope, cover_period: 'annual', premium },
-      vehicles: [{ regno: `B${tag}${seq}`, chassis_no: `BENCH${tag}${seq}`, make: 'Toyota', model: 'Fielder', yom: RISK.year, value: RISK.value, coverage: 'Private' }],
+      client: {
+        name: `Bench Insured ${tag}${seq} Wanjiru`,
+        phone: `07${String(n % 1e8).padStart(8, '0')}`,
+        idno: `${ms}${String(n).padStart(6, '0')}`,
+        force: true,
+      },
+      policy: {
+        start_date: today,
+        insurer_id: insurer.id,
+        class: RISK.class,
+        coverage: 'Private',
+        scope: RISK.scope,
+        cover_period: 'annual',
+        premium,
+      },
+      vehicles: [
+        {
+          regno: `B${tag}${seq}`,
+          chassis_no: `BENCH${tag}${seq}`,
+          make: 'Toyota',
+          model: 'Fielder',
+          yom: RISK.year,
+          value: RISK.value,
+          coverage: 'Private',
+        },
+      ],
     };
   };
   return { body: body(0), vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }) };
@@ -129,7 +185,9 @@ const post = { method: 'POST', headers: { 'content-type': 'application/json' } }
 /** Binds one policy (bind limit permitting) and returns its uuid and policy number. */
 async function bindOne(ctx: SetupContext): Promise<{ uuid: string; policyNo: string; total: number }> {
   const bind = await bindEachTime(ctx);
-  const r = await ctx.request('POST', '/api/v1/motor/save', bind.vary!(Date.now() % 1e6).body, { 'idempotency-key': randomUUID() });
+  const r = await ctx.request('POST', '/api/v1/motor/save', bind.vary!(Date.now() % 1e6).body, {
+    'idempotency-key': randomUUID(),
+  });
   expectStatus(r, 201, 'binding a policy');
   // M-Pesa collects whole shillings: the total rounded up pays the (single) instalment in full.
   return { uuid: r.json.uuid, policyNo: r.json.policy_no, total: Math.ceil(r.json.premium.total_minor / 100) };
@@ -153,7 +211,12 @@ async function onePolicy(ctx: SetupContext): Promise<SetupResult> {
  */
 async function activePolicyToEndorse(ctx: SetupContext): Promise<SetupResult> {
   const p = await bindOne(ctx);
-  const push = await ctx.request('POST', '/api/v1/payment/stk/push', { phone: '254708374149', amount: p.total, account: p.policyNo }, { 'idempotency-key': randomUUID() });
+  const push = await ctx.request(
+    'POST',
+    '/api/v1/payment/stk/push',
+    { phone: '254708374149', amount: p.total, account: p.policyNo },
+    { 'idempotency-key': randomUUID() },
+  );
   expectStatus(push, 202, 'collecting the premium');
   for (let i = 0; i < 300; i++) {
     const r = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
@@ -164,7 +227,11 @@ async function activePolicyToEndorse(ctx: SetupContext): Promise<SetupResult> {
   const rec = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
   const regno = rec.json.data.vehicles[0].regno as string;
   const body = (n: number) => ({ operation: 'change_value', regno, value: 1_400_000 + (n % 100) * 1000 });
-  return { path: `/api/v1/policies/${p.uuid}/endorse`, body: body(0), vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }) };
+  return {
+    path: `/api/v1/policies/${p.uuid}/endorse`,
+    body: body(0),
+    vary: (n) => ({ body: body(n), headers: { 'idempotency-key': randomUUID() } }),
+  };
 }
 
 /**
@@ -189,8 +256,15 @@ export const SCENARIOS: Scenario[] = [
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
-  rest('REST GET /policies (25 full records)', '/policies?limit=25', { setup: atLeast25Policies, env: { BIND_RATE_LIMIT: '1000000' } }),
-  rest('REST POST /policies/{uuid}/endorse (change_value preview)', '/policies/{uuid}/endorse', { ...post, setup: activePolicyToEndorse, env: { MPESA_SIM_DELAY_MS: '0' } }),
+  rest('REST GET /policies (25 full records)', '/policies?limit=25', {
+    setup: atLeast25Policies,
+    env: { BIND_RATE_LIMIT: '1000000' },
+  }),
+  rest('REST POST /policies/{uuid}/endorse (change_value preview)', '/policies/{uuid}/endorse', {
+    ...post,
+    setup: activePolicyToEndorse,
+    env: { MPESA_SIM_DELAY_MS: '0' },
+  }),
   rest('REST POST /payment/stk/push', '/payment/stk/push', { ...post, setup: pushEachTime, env: PUSH_ENV }),
   // Last, so the thousands of clients its binds add arrive after the client list was measured. The default bind
   // limit (3 per 15 s per API client) would turn the run into 429s.

@@ -15,12 +15,22 @@ export interface TestClient {
 export interface TestTenant {
   id: number;
   code: string;
-  users: Record<'admin' | 'exec' | 'exec2' | 'agent1' | 'agent2' | 'viewer', { id: number; name: string; agentCode: string | null }>;
+  users: Record<
+    'admin' | 'exec' | 'exec2' | 'agent1' | 'agent2' | 'viewer',
+    { id: number; name: string; agentCode: string | null }
+  >;
   clients: Record<'staff' | 'agent' | 'readonly' | 'admin', TestClient>;
   agents: { code: string; key: string; userId: number }[];
 }
 
-const ROLE_KEYS = { admin: 'savannah.admin', exec: 'savannah.wanjiku', exec2: 'savannah.omondi', agent1: 'savannah.mutua', agent2: 'savannah.hassan', viewer: 'savannah.viewer' } as const;
+const ROLE_KEYS = {
+  admin: 'savannah.admin',
+  exec: 'savannah.wanjiku',
+  exec2: 'savannah.omondi',
+  agent1: 'savannah.mutua',
+  agent2: 'savannah.hassan',
+  viewer: 'savannah.viewer',
+} as const;
 
 /**
  * A complete organisation (the demo brokerage's shape) under a unique code, with four API clients and two agent
@@ -28,10 +38,14 @@ const ROLE_KEYS = { admin: 'savannah.admin', exec: 'savannah.wanjiku', exec2: 's
  */
 export async function createTestTenant(
   db: Database,
-  opts: { type?: TenantType; status?: TenantStatus; clientOverrides?: Partial<Record<keyof TestTenant['clients'], { scopes?: string[]; rateLimitPerMinute?: number }>> } = {},
+  opts: {
+    type?: TenantType;
+    status?: TenantStatus;
+    clientOverrides?: Partial<Record<keyof TestTenant['clients'], { scopes?: string[]; rateLimitPerMinute?: number }>>;
+  } = {},
 ): Promise<TestTenant> {
   const suffix = randomBytes(4).toString('hex');
-  const template = DEMO_TENANTS[0]!;
+  const template = DEMO_TENANTS[0];
   const spec = {
     ...template,
     code: `t-${suffix}`,
@@ -53,38 +67,41 @@ export async function createTestTenant(
       return { role, secret, hash: await hashSecret(secret) };
     }),
   );
-  return db.system(async (tx) => {
-    const tenant = await createTenant(tx, spec);
-    const byEmail = new Map((await tx.user.findMany({ where: { tenantId: tenant.id } })).map((u) => [u.email, u]));
-    const users = Object.fromEntries(
-      Object.entries(ROLE_KEYS).map(([k, key]) => {
-        const u = byEmail.get(`${key}.${suffix}@example.co.ke`)!;
-        return [k, { id: u.id, name: u.name, agentCode: u.agentCode }];
-      }),
-    ) as TestTenant['users'];
-    const clients = {} as TestTenant['clients'];
-    for (const { role, secret, hash } of secrets) {
-      const o = opts.clientOverrides?.[role];
-      const row = await tx.apiClient.create({
-        data: {
-          tenantId: tenant.id,
-          clientId: newPublicId('bgc'),
-          name: `${role} ${suffix}`,
-          secretHash: hash,
-          scopes: o?.scopes ?? scopes[role],
-          actorUserId: users[actors[role]].id,
-          createdByUserId: users.admin.id,
-          rateLimitPerMinute: o?.rateLimitPerMinute ?? 60,
-        },
-      });
-      clients[role] = { id: row.id, clientId: row.clientId, secret, scopes: row.scopes };
-    }
-    const agents: TestTenant['agents'] = [];
-    for (const k of ['agent1', 'agent2'] as const) {
-      const key = newSecret('bak');
-      const u = await tx.user.update({ where: { id: users[k].id }, data: { agentKeyHash: sha256Hex(key) } });
-      agents.push({ code: u.agentCode!, key, userId: u.id });
-    }
-    return { id: tenant.id, code: tenant.code, users, clients, agents };
-  }, { timeout: 30_000 });
+  return db.system(
+    async (tx) => {
+      const tenant = await createTenant(tx, spec);
+      const byEmail = new Map((await tx.user.findMany({ where: { tenantId: tenant.id } })).map((u) => [u.email, u]));
+      const users = Object.fromEntries(
+        Object.entries(ROLE_KEYS).map(([k, key]) => {
+          const u = byEmail.get(`${key}.${suffix}@example.co.ke`)!;
+          return [k, { id: u.id, name: u.name, agentCode: u.agentCode }];
+        }),
+      ) as TestTenant['users'];
+      const clients = {} as TestTenant['clients'];
+      for (const { role, secret, hash } of secrets) {
+        const o = opts.clientOverrides?.[role];
+        const row = await tx.apiClient.create({
+          data: {
+            tenantId: tenant.id,
+            clientId: newPublicId('bgc'),
+            name: `${role} ${suffix}`,
+            secretHash: hash,
+            scopes: o?.scopes ?? scopes[role],
+            actorUserId: users[actors[role]].id,
+            createdByUserId: users.admin.id,
+            rateLimitPerMinute: o?.rateLimitPerMinute ?? 60,
+          },
+        });
+        clients[role] = { id: row.id, clientId: row.clientId, secret, scopes: row.scopes };
+      }
+      const agents: TestTenant['agents'] = [];
+      for (const k of ['agent1', 'agent2'] as const) {
+        const key = newSecret('bak');
+        const u = await tx.user.update({ where: { id: users[k].id }, data: { agentKeyHash: sha256Hex(key) } });
+        agents.push({ code: u.agentCode!, key, userId: u.id });
+      }
+      return { id: tenant.id, code: tenant.code, users, clients, agents };
+    },
+    { timeout: 30_000 },
+  );
 }

@@ -15,7 +15,10 @@ export interface TestApp {
 }
 
 /** A real server on a free port over its own database cloned from the migrated template. */
-export async function startTestApp(overrides: Partial<Config> = {}, opts: { jobs?: boolean; databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  opts: { jobs?: boolean; databaseUrl?: string } = {},
+): Promise<TestApp> {
   const database = opts.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? database!.url;
   const config: Config = {

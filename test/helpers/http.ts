@@ -54,15 +54,25 @@ export class Api {
   }
 
   async token(clientId: string, clientSecret: string, scope?: string): Promise<string> {
-    const r = await this.post('/oauth/token', { body: { client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) } });
+    const r = await this.post('/oauth/token', {
+      body: { client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) },
+    });
     if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
     return r.body.access_token;
   }
 
-  async gql<T = any>(query: string, variables: Record<string, unknown> = {}, o: { token?: string; headers?: Record<string, string> } = {}) {
+  async gql<T = any>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    o: { token?: string; headers?: Record<string, string> } = {},
+  ) {
     const res = await fetch(`${this.origin}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...(o.headers ?? {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+        ...(o.headers ?? {}),
+      },
       body: JSON.stringify({ query, variables }),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: T; errors?: any[] } };
@@ -80,5 +90,9 @@ export function expectProblem(r: HttpResult, status: number, code: string, field
   expect(r.body.code, r.text).toBe(code);
   expect(r.body.status, r.text).toBe(status);
   expect(r.body.request_id, r.text).toBe(r.headers.get('x-request-id'));
-  if (field) expect(r.body.errors?.map((e: { field: string }) => e.field), r.text).toContain(field);
+  if (field)
+    expect(
+      r.body.errors?.map((e: { field: string }) => e.field),
+      r.text,
+    ).toContain(field);
 }

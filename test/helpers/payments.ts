@@ -41,7 +41,9 @@ export class PayOrg {
 
   static async create(t: TestApp): Promise<PayOrg> {
     const api = new Api(t.origin);
-    const org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } } });
+    const org = await createTestTenant(t.db, {
+      clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
+    });
     const o = new PayOrg(t, api, org);
     o.tokens.staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
     o.tokens.agent = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
@@ -52,9 +54,21 @@ export class PayOrg {
 
   /** quote → bind (Simba, private comprehensive KES 1.5M) with `instalments` debit notes. */
   async bind(instalments: number, token = this.tokens.staff): Promise<any> {
-    const insurer = await this.t.db.tenant(this.org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
+    const insurer = await this.t.db.tenant(this.org.id, (tx) =>
+      tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
+    );
     const yom = THIS_YEAR - 3;
-    const q = await this.api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+    const q = await this.api.post('/motor/quote', {
+      token,
+      body: {
+        class: 'Motor',
+        coverage: 'Private',
+        scope: 'Comprehensive',
+        year: yom,
+        value: 1_500_000,
+        insurer_id: insurer.id,
+      },
+    });
     expect(q.status, q.text).toBe(200);
     const option = q.body.options[0];
     const n = unique();
@@ -63,8 +77,26 @@ export class PayOrg {
       idempotencyKey: randomUUID(),
       body: {
         client: { name: `Payer ${n} Otieno`, phone: `0711 ${n.padStart(6, '0')}`, idno: `55${n.padStart(6, '0')}` },
-        policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: option.total, premium_instalments: instalments },
-        vehicles: [{ regno: `KDE ${n.slice(-3)}${'ABCDEFGHJK'[seq % 10]}`, chassis_no: `NZE141-${n}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+        policy: {
+          start_date: TODAY,
+          insurer_id: insurer.id,
+          class: 'Motor',
+          coverage: 'Private',
+          scope: 'Comprehensive',
+          cover_period: 'annual',
+          premium: option.total,
+          premium_instalments: instalments,
+        },
+        vehicles: [
+          {
+            regno: `KDE ${n.slice(-3)}${'ABCDEFGHJK'[seq % 10]}`,
+            chassis_no: `NZE141-${n}`,
+            make: 'Toyota',
+            model: 'Axio',
+            yom,
+            value: 1_500_000,
+          },
+        ],
       },
     });
     expect(r.status, r.text).toBe(201);
@@ -97,7 +129,9 @@ export class PayOrg {
   async callbackProcessed(checkoutRequestId: string, count = 1, ms = 20_000) {
     const deadline = Date.now() + ms;
     for (;;) {
-      const rows = await this.t.db.tenant(this.org.id, (tx) => tx.mpesaCallback.findMany({ where: { checkoutRequestId }, orderBy: { id: 'asc' } }));
+      const rows = await this.t.db.tenant(this.org.id, (tx) =>
+        tx.mpesaCallback.findMany({ where: { checkoutRequestId }, orderBy: { id: 'asc' } }),
+      );
       if ((rows.length >= count && rows.every((r) => r.processedAt)) || Date.now() > deadline) return rows;
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -114,7 +148,7 @@ export class PayOrg {
       const url = `${this.t.origin}/api/v1/payment/callback/mpesa/${deriveCallbackToken(this.t.app.services.config, this.org.id, generation)}`;
       if (sha256Hex(url) === p.callbackUrlHash) return url;
     }
-    throw new Error('the prompt\'s callback URL is not one of the organisation\'s two latest');
+    throw new Error("the prompt's callback URL is not one of the organisation's two latest");
   }
 }
 
@@ -128,7 +162,7 @@ export class Live<T = any> {
       {
         next: (r) => {
           if (r.errors) this.errors.push(...r.errors);
-          if (r.data?.[field]) this.events.push(r.data[field]!);
+          if (r.data?.[field]) this.events.push(r.data[field]);
         },
         error: (e) => this.errors.push(e),
         complete: () => undefined,

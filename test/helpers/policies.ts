@@ -8,7 +8,10 @@ import type { TestApp } from './app.ts';
  */
 export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, n: number) {
   await t.db.tenant(tenantId, async (tx) => {
-    const src = await tx.policy.findFirstOrThrow({ where: { uuid }, include: { vehicles: true, taxes: true, debitNotes: true } });
+    const src = await tx.policy.findFirstOrThrow({
+      where: { uuid },
+      include: { vehicles: true, taxes: true, debitNotes: true },
+    });
     const { id: _id, vehicles, taxes, debitNotes, createdAt: _c, updatedAt: _u, limitsOfLiability, ...base } = src;
     for (let i = 1; i <= n; i += 1) {
       const policyNo = `${src.policyNo}-C${i}`;
@@ -19,9 +22,21 @@ export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, 
           uuid: randomUUID(),
           policyNo,
           status: 'pending_payment',
-          vehicles: { create: vehicles.map(({ id: _v, policyId: _p, benefits, ...v }) => ({ ...v, benefits: benefits ?? undefined, regNo: `KZZ${String(i).padStart(3, '0')}A` })) },
+          vehicles: {
+            create: vehicles.map(({ id: _v, policyId: _p, benefits, ...v }) => ({
+              ...v,
+              benefits: benefits ?? undefined,
+              regNo: `KZZ${String(i).padStart(3, '0')}A`,
+            })),
+          },
           taxes: { create: taxes.map(({ id: _x, policyId: _p, ...x }) => x) },
-          debitNotes: { create: debitNotes.map(({ id: _d, policyId: _p, createdAt: _dc, breakdown: _b, ...d }) => ({ ...d, paidMinor: 0n, number: `DN-${policyNo}-${d.instalmentNo}/${d.instalmentCount}` })) },
+          debitNotes: {
+            create: debitNotes.map(({ id: _d, policyId: _p, createdAt: _dc, breakdown: _b, ...d }) => ({
+              ...d,
+              paidMinor: 0n,
+              number: `DN-${policyNo}-${d.instalmentNo}/${d.instalmentCount}`,
+            })),
+          },
         },
       });
     }
@@ -30,7 +45,8 @@ export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, 
 
 // Data loads only: the app's other statements (auth, tenancy settings, rate limits) don't depend on row counts anyway,
 // and this keeps any background job sharing the pool out of the count.
-const DATA_TABLES = /"(policies|policy_vehicles|policy_taxes|debit_notes|receipts|receipt_allocations|clients|insurers|users)"/;
+const DATA_TABLES =
+  /"(policies|policy_vehicles|policy_taxes|debit_notes|receipts|receipt_allocations|clients|insurers|users)"/;
 const wrapped = new WeakSet<pg.PoolClient>();
 let counter: { n: number; tables: RegExp } | null = null;
 
@@ -38,7 +54,11 @@ let counter: { n: number; tables: RegExp } | null = null;
  * Statements on the app's own pool (the one serving requests) while `fn` runs that match `tables` (by default the
  * policy data loads).
  */
-export async function countStatements(t: TestApp, fn: () => Promise<void>, tables: RegExp = DATA_TABLES): Promise<number> {
+export async function countStatements(
+  t: TestApp,
+  fn: () => Promise<void>,
+  tables: RegExp = DATA_TABLES,
+): Promise<number> {
   const pool = t.app.services.db.pool;
   if (!(pool as any).__statementCounter) {
     (pool as any).__statementCounter = true;

@@ -30,8 +30,8 @@ export function spawnServer(env: Record<string, string>): Spawned {
     // Keep the tail: a chatty process must not grow the buffer without bound.
     if (out.length > 200_000) out = out.slice(-100_000);
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -58,7 +58,10 @@ function firstError(out: string): string {
 export async function waitHealthy(s: Spawned, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (s.hasExited()) throw new Error(`server exited before it was healthy (${JSON.stringify(await s.exited)}):\n${firstError(s.output())}${s.output().slice(-3000)}`);
+    if (s.hasExited())
+      throw new Error(
+        `server exited before it was healthy (${JSON.stringify(await s.exited)}):\n${firstError(s.output())}${s.output().slice(-3000)}`,
+      );
     try {
       const r = await fetch(`${s.origin}/healthz`, { signal: AbortSignal.timeout(2_000) });
       if (r.status === 200) return;

@@ -56,7 +56,8 @@ export class WebhookReceiver {
   async waitFor(cond: () => boolean, ms = 15_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!cond()) {
-      if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${ms} ms (received ${this.received.length})`);
+      if (Date.now() > deadline)
+        throw new Error(`receiver: condition not met within ${ms} ms (received ${this.received.length})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -78,6 +79,8 @@ export function parseSignature(header: string): { t: number; v1: string[] } {
 export function verifySignature(secret: string, header: string, raw: Buffer, now = Date.now()): boolean {
   const { t, v1 } = parseSignature(header);
   if (!Number.isInteger(t) || Math.abs(now / 1000 - t) > 300) return false;
-  const expected = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), raw])).digest();
+  const expected = createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${t}.`), raw]))
+    .digest();
   return v1.some((sig) => /^[0-9a-f]{64}$/.test(sig) && timingSafeEqual(Buffer.from(sig, 'hex'), expected));
 }

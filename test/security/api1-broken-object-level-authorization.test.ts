@@ -30,7 +30,11 @@ let policyA: { uuid: string; client_no: string };
 let policyB: { uuid: string; client_no: string };
 
 async function nodeOutcome(actor: Actor, id: string): Promise<Outcome> {
-  const r = await api.gql('query($id: ID!) { node(id: $id) { id } }', { id }, { token: actor.token, headers: actor.headers });
+  const r = await api.gql(
+    'query($id: ID!) { node(id: $id) { id } }',
+    { id },
+    { token: actor.token, headers: actor.headers },
+  );
   const err = r.body.errors?.[0];
   if (err) return err.extensions?.code ?? 'error';
   if (r.body.data?.node === null) return 'null';
@@ -73,13 +77,25 @@ beforeAll(async () => {
   expect(q.body.errors).toBeUndefined();
   const d = q.body.data;
   Object.assign(ids, {
-    policyA: d.a.id, clientA: d.a.client.id, policyB: d.b.id, clientB: d.b.client.id,
-    insurer: d.insurers[0].id, branch: d.branches[0].id, staffMember: d.salesPeople[0].id, levy: d.levies[0].id,
+    policyA: d.a.id,
+    clientA: d.a.client.id,
+    policyB: d.b.id,
+    clientB: d.b.client.id,
+    insurer: d.insurers[0].id,
+    branch: d.branches[0].id,
+    staffMember: d.salesPeople[0].id,
+    levy: d.levies[0].id,
     standardProduct: d.products.standardProducts[0].id,
   });
-  const adm = await api.gql('{ apiClients { id clientId } auditLog(first: 1) { edges { node { id } } } }', {}, { token: actors.admin!.token });
+  const adm = await api.gql(
+    '{ apiClients { id clientId } auditLog(first: 1) { edges { node { id } } } }',
+    {},
+    { token: actors.admin.token },
+  );
   expect(adm.body.errors).toBeUndefined();
-  ids.apiClient = adm.body.data.apiClients.find((c: { clientId: string }) => c.clientId === org.clients.staff.clientId).id;
+  ids.apiClient = adm.body.data.apiClients.find(
+    (c: { clientId: string }) => c.clientId === org.clients.staff.clientId,
+  ).id;
   ids.auditEntry = adm.body.data.auditLog.edges[0].node.id;
 }, 60_000);
 
@@ -91,41 +107,160 @@ afterAll(() => t?.stop());
  */
 const MATRIX: Record<string, Record<string, Outcome>> = {
   //               staff   agentKey agentHeaders readonly quoteOnly             admin  otherTenant suspendedTenant
-  policyA:       { staff: 'ok', agentKey: 'ok', agentHeaders: 'null', readonly: 'ok', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  clientA:       { staff: 'ok', agentKey: 'ok', agentHeaders: 'null', readonly: 'ok', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  policyB:       { staff: 'ok', agentKey: 'null', agentHeaders: 'null', readonly: 'ok', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  clientB:       { staff: 'ok', agentKey: 'null', agentHeaders: 'null', readonly: 'ok', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  apiClient:     { staff: 'insufficient_scope', agentKey: 'insufficient_scope', agentHeaders: 'insufficient_scope', readonly: 'insufficient_scope', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  auditEntry:    { staff: 'insufficient_scope', agentKey: 'insufficient_scope', agentHeaders: 'insufficient_scope', readonly: 'insufficient_scope', quoteOnly: 'insufficient_scope', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  insurer:       { staff: 'ok', agentKey: 'ok', agentHeaders: 'ok', readonly: 'ok', quoteOnly: 'ok', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  branch:        { staff: 'ok', agentKey: 'ok', agentHeaders: 'ok', readonly: 'ok', quoteOnly: 'ok', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  staffMember:   { staff: 'ok', agentKey: 'ok', agentHeaders: 'ok', readonly: 'ok', quoteOnly: 'ok', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  levy:          { staff: 'ok', agentKey: 'ok', agentHeaders: 'ok', readonly: 'ok', quoteOnly: 'ok', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
-  standardProduct: { staff: 'ok', agentKey: 'ok', agentHeaders: 'ok', readonly: 'ok', quoteOnly: 'ok', admin: 'ok', otherTenant: 'null', suspendedTenant: 'tenant_inactive' },
+  policyA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  clientA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  policyB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  clientB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  apiClient: {
+    staff: 'insufficient_scope',
+    agentKey: 'insufficient_scope',
+    agentHeaders: 'insufficient_scope',
+    readonly: 'insufficient_scope',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  auditEntry: {
+    staff: 'insufficient_scope',
+    agentKey: 'insufficient_scope',
+    agentHeaders: 'insufficient_scope',
+    readonly: 'insufficient_scope',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  insurer: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'ok',
+    readonly: 'ok',
+    quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  branch: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'ok',
+    readonly: 'ok',
+    quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  staffMember: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'ok',
+    readonly: 'ok',
+    quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  levy: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'ok',
+    readonly: 'ok',
+    quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  standardProduct: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'ok',
+    readonly: 'ok',
+    quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
 };
 
 describe('OWASP API1:2023 Broken Object Level Authorization', () => {
   it('the matrix covers every Node type of the schema', async () => {
     const r = await api.gql('{ __type(name: "Node") { possibleTypes { name } } }', {}, { token: o.tokens.staff });
     const nodeTypes = r.body.data.__type.possibleTypes.map((x: { name: string }) => x.name).sort();
-    const covered = await Promise.all(Object.keys(MATRIX).map(async (k) => (await api.gql('query($id: ID!) { node(id: $id) { __typename } }', { id: ids[k] }, { token: actors.admin!.token })).body.data.node.__typename));
+    const covered = await Promise.all(
+      Object.keys(MATRIX).map(
+        async (k) =>
+          (
+            await api.gql(
+              'query($id: ID!) { node(id: $id) { __typename } }',
+              { id: ids[k] },
+              { token: actors.admin.token },
+            )
+          ).body.data.node.__typename,
+      ),
+    );
     expect([...new Set(covered)].sort()).toEqual(nodeTypes);
   });
 
   for (const [record, row] of Object.entries(MATRIX)) {
     for (const [actor, expected] of Object.entries(row)) {
       it(`attack: ${actor} asks node(id:) for ${record} → ${expected}`, async () => {
-        expect(await nodeOutcome(actors[actor]!, ids[record]!)).toBe(expected);
+        expect(await nodeOutcome(actors[actor], ids[record])).toBe(expected);
       });
     }
   }
 
   it('attack: nodes(ids:) batches every id — each entry gets the same answer as node(id:)', async () => {
     const keys = Object.keys(MATRIX);
-    const r = await api.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: keys.map((k) => ids[k]) }, { token: actors.agentKey!.token });
-    const refusedPaths = new Map((r.body.errors ?? []).map((e: { path: (string | number)[]; extensions: { code: string } }) => [e.path[1], e.extensions.code]));
+    const r = await api.gql(
+      'query($ids: [ID!]!) { nodes(ids: $ids) { id } }',
+      { ids: keys.map((k) => ids[k]) },
+      { token: actors.agentKey.token },
+    );
+    const refusedPaths = new Map(
+      (r.body.errors ?? []).map((e: { path: (string | number)[]; extensions: { code: string } }) => [
+        e.path[1],
+        e.extensions.code,
+      ]),
+    );
     keys.forEach((k, i) => {
-      const expected = MATRIX[k]!.agentKey!;
+      const expected = MATRIX[k].agentKey;
       const got = refusedPaths.get(i) ?? (r.body.data.nodes[i] === null ? 'null' : 'ok');
       expect(`${k}: ${got}`).toBe(`${k}: ${expected}`);
     });
@@ -133,42 +268,74 @@ describe('OWASP API1:2023 Broken Object Level Authorization', () => {
 
   it('attack: the agent key reads an audit entry by a guessed global id (the finding) — no data leaves', async () => {
     const guessed = Buffer.from('AuditEntry:1').toString('base64');
-    const r = await api.gql(`{ node(id: "${guessed}") { ... on AuditEntry { changes } } }`, {}, { token: actors.agentKey!.token });
+    const r = await api.gql(
+      `{ node(id: "${guessed}") { ... on AuditEntry { changes } } }`,
+      {},
+      { token: actors.agentKey.token },
+    );
     expect(r.body.data?.node ?? null).toBeNull();
     expect(JSON.stringify(r.body)).not.toMatch(/id_no|kra_pin|phone/);
   });
 
   it('attack: another agent follows nested relations and lists — the record is not there either', async () => {
-    const h = actors.agentHeaders!;
-    const root = await api.gql('query($u: String!) { policy(uuid: $u) { uuid } }', { u: policyA.uuid }, { token: h.token, headers: h.headers });
+    const h = actors.agentHeaders;
+    const root = await api.gql(
+      'query($u: String!) { policy(uuid: $u) { uuid } }',
+      { u: policyA.uuid },
+      { token: h.token, headers: h.headers },
+    );
     expect(root.body.errors?.[0]?.extensions.code).toBe('not_found');
-    const list = await api.gql('{ policies(first: 100) { edges { node { uuid client { clientNo } } } } clients(first: 100) { edges { node { clientNo } } } }', {}, { token: h.token, headers: h.headers });
+    const list = await api.gql(
+      '{ policies(first: 100) { edges { node { uuid client { clientNo } } } } clients(first: 100) { edges { node { clientNo } } } }',
+      {},
+      { token: h.token, headers: h.headers },
+    );
     expect(list.body.errors).toBeUndefined();
-    expect(list.body.data.policies.edges.map((e: { node: { uuid: string } }) => e.node.uuid)).not.toContain(policyA.uuid);
-    expect(list.body.data.clients.edges.map((e: { node: { clientNo: string } }) => e.node.clientNo)).not.toContain(policyA.client_no);
+    expect(list.body.data.policies.edges.map((e: { node: { uuid: string } }) => e.node.uuid)).not.toContain(
+      policyA.uuid,
+    );
+    expect(list.body.data.clients.edges.map((e: { node: { clientNo: string } }) => e.node.clientNo)).not.toContain(
+      policyA.client_no,
+    );
   });
 
   it('REST and GraphQL agree, record by record and actor by actor', async () => {
     for (const [actor, a] of Object.entries(actors)) {
       if (actor === 'suspendedTenant') continue;
-      for (const [uuid, clientNo] of [[policyA.uuid, policyA.client_no], [policyB.uuid, policyB.client_no]] as const) {
-        const rest = [(await api.get(`/policies/${uuid}`, { token: a.token, headers: a.headers })).status, (await api.get(`/clients/${clientNo}`, { token: a.token, headers: a.headers })).status];
+      for (const [uuid, clientNo] of [
+        [policyA.uuid, policyA.client_no],
+        [policyB.uuid, policyB.client_no],
+      ] as const) {
+        const rest = [
+          (await api.get(`/policies/${uuid}`, { token: a.token, headers: a.headers })).status,
+          (await api.get(`/clients/${clientNo}`, { token: a.token, headers: a.headers })).status,
+        ];
         const one = async (q: string, v: Record<string, string>) => {
-          const c: string | undefined = (await api.gql(q, v, { token: a.token, headers: a.headers })).body.errors?.[0]?.extensions.code;
+          const c: string | undefined = (await api.gql(q, v, { token: a.token, headers: a.headers })).body.errors?.[0]
+            ?.extensions.code;
           return c === undefined ? 200 : c === 'not_found' ? 404 : c === 'insufficient_scope' ? 403 : -1;
         };
-        const graph = [await one('query($u: String!) { policy(uuid: $u) { uuid } }', { u: uuid }), await one('query($c: String!) { client(clientNo: $c) { clientNo } }', { c: clientNo })];
+        const graph = [
+          await one('query($u: String!) { policy(uuid: $u) { uuid } }', { u: uuid }),
+          await one('query($c: String!) { client(clientNo: $c) { clientNo } }', { c: clientNo }),
+        ];
         expect(`${actor} ${uuid}: ${graph}`).toBe(`${actor} ${uuid}: ${rest}`);
       }
     }
   });
 
-  it('a policy within an agent\'s reach never shows a client out of reach: the policyholder is within reach too', async () => {
+  it("a policy within an agent's reach never shows a client out of reach: the policyholder is within reach too", async () => {
     // Staff binds a policy sold by agent2 for a client agent2 does not own: agent2 sees the policy and its client.
     const sold = await o.bind(1, o.tokens.staff);
-    await t.db.tenant(org.id, (tx) => tx.policy.update({ where: { uuid: sold.uuid }, data: { salesPersonId: org.users.agent2.id } }));
-    const h = actors.agentHeaders!;
-    const r = await api.gql('query($u: String!) { policy(uuid: $u) { client { clientNo } } }', { u: sold.uuid }, { token: h.token, headers: h.headers });
+    await t.db.tenant(org.id, (tx) =>
+      tx.policy.update({ where: { uuid: sold.uuid }, data: { salesPersonId: org.users.agent2.id } }),
+    );
+    const h = actors.agentHeaders;
+    const r = await api.gql(
+      'query($u: String!) { policy(uuid: $u) { client { clientNo } } }',
+      { u: sold.uuid },
+      { token: h.token, headers: h.headers },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.policy.client.clientNo).toBe(sold.client_no);
     expect((await api.get(`/clients/${sold.client_no}`, { token: h.token, headers: h.headers })).status).toBe(200);

@@ -29,7 +29,12 @@ afterAll(() => t?.stop());
 
 async function callbackUrl(): Promise<string> {
   const bound = await o.bind(1);
-  const push = await o.push({ phone: PHONES.success, amount: 1, account: bound.policy_no ?? bound.uuid, purpose: 'premium' });
+  const push = await o.push({
+    phone: PHONES.success,
+    amount: 1,
+    account: bound.policy_no ?? bound.uuid,
+    purpose: 'premium',
+  });
   expect(push.status, push.text).toBeLessThan(300);
   const checkout = push.body.data?.checkout_request_id ?? push.body.CheckoutRequestID ?? push.body.checkout_request_id;
   return o.callbackUrlOf(checkout);
@@ -39,14 +44,18 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
   it('attack: a callback to a guessed callback URL → 404, nothing recorded', async () => {
     const before = await t.db.system((tx) => tx.mpesaCallback.count());
     for (const token of ['mcb_' + 'A'.repeat(40), 'guess', '%00', '..%2F..%2Fetc']) {
-      const r = await fetch(`${t.origin}/api/v1/payment/callback/mpesa/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Body":{"stkCallback":{"ResultCode":0}}}' });
+      const r = await fetch(`${t.origin}/api/v1/payment/callback/mpesa/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"Body":{"stkCallback":{"ResultCode":0}}}',
+      });
       expect(r.status, token).toBeGreaterThanOrEqual(400);
       expect(r.status, token).toBeLessThan(500);
     }
     expect(await t.db.system((tx) => tx.mpesaCallback.count())).toBe(before);
   });
 
-  it('the callback URL\'s token (a credential) never reaches a log line, the request log included', async () => {
+  it("the callback URL's token (a credential) never reaches a log line, the request log included", async () => {
     const url = await callbackUrl();
     const token = url.split('/').pop()!;
     const lines: unknown[] = [];
@@ -56,7 +65,11 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
       (services.log as unknown as Record<string, unknown>)[level] = (...args: unknown[]) => void lines.push(args);
     }
     try {
-      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Body":{"stkCallback":{"ResultCode":"x"}}}' });
+      await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"Body":{"stkCallback":{"ResultCode":"x"}}}',
+      });
       await fetch(`${url}?a=1`, { method: 'GET' });
       // The request log line is written when the answer finishes: wait for it.
       for (let i = 0; i < 50 && lines.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
@@ -70,10 +83,22 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
 
   it('attack: an oversized or malformed callback → refused or recorded as malformed; no receipt, no crash', async () => {
     const url = await callbackUrl();
-    const receiptsBefore = { last: (await t.db.tenant(o.org.id, (tx) => tx.receipt.aggregate({ _max: { id: true } })))._max.id ?? 0 };
-    const huge = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"pad":"${'x'.repeat(70 * 1024)}"}` });
+    const receiptsBefore = {
+      last: (await t.db.tenant(o.org.id, (tx) => tx.receipt.aggregate({ _max: { id: true } })))._max.id ?? 0,
+    };
+    const huge = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"pad":"${'x'.repeat(70 * 1024)}"}`,
+    });
     expect(huge.status).toBe(413);
-    for (const body of ['not json', '{"Body":{"stkCallback":{"ResultCode":"0"}}}', '[]', '{"Body":null}', '{"Body":{"stkCallback":{"CheckoutRequestID":{"$ne":1},"ResultCode":0}}}']) {
+    for (const body of [
+      'not json',
+      '{"Body":{"stkCallback":{"ResultCode":"0"}}}',
+      '[]',
+      '{"Body":null}',
+      '{"Body":{"stkCallback":{"CheckoutRequestID":{"$ne":1},"ResultCode":0}}}',
+    ]) {
       const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(r.status, body).toBeLessThan(500);
     }
@@ -81,8 +106,14 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
     expect(malformed).toBeGreaterThanOrEqual(5);
     expect((await fetch(`${t.origin}/healthz`)).status).toBe(200);
     // The hostile bodies added no receipt of their own: every receipt is a payment the rail made.
-    const receipts = await t.db.tenant(o.org.id, (tx) => tx.receipt.findMany({ where: { id: { gt: receiptsBefore.last } } }));
-    const paid = await t.db.system((tx) => tx.mpesaSimPrompt.findMany({ where: { resultCode: 0, receiptNo: { in: receipts.map((r) => r.transactionRef) } } }));
+    const receipts = await t.db.tenant(o.org.id, (tx) =>
+      tx.receipt.findMany({ where: { id: { gt: receiptsBefore.last } } }),
+    );
+    const paid = await t.db.system((tx) =>
+      tx.mpesaSimPrompt.findMany({
+        where: { resultCode: 0, receiptNo: { in: receipts.map((r) => r.transactionRef) } },
+      }),
+    );
     expect(receipts.filter((r) => !paid.some((p) => p.receiptNo === r.transactionRef))).toEqual([]);
   });
 
@@ -111,19 +142,36 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
     const port = (receiver.address() as { port: number }).port;
     try {
       for (const [path, check] of [
-        ['/redirect', (a: { statusCode: number | null; error: string | null }) => expect(a).toMatchObject({ statusCode: 307, error: 'HTTP 307' })],
-        ['/endless', (a: { statusCode: number | null; responseExcerpt: string | null }) => {
-          expect(a.statusCode).toBe(200);
-          expect(Buffer.byteLength(a.responseExcerpt ?? '')).toBeLessThanOrEqual(1024);
-        }],
+        [
+          '/redirect',
+          (a: { statusCode: number | null; error: string | null }) =>
+            expect(a).toMatchObject({ statusCode: 307, error: 'HTTP 307' }),
+        ],
+        [
+          '/endless',
+          (a: { statusCode: number | null; responseExcerpt: string | null }) => {
+            expect(a.statusCode).toBe(200);
+            expect(Buffer.byteLength(a.responseExcerpt ?? '')).toBeLessThanOrEqual(1024);
+          },
+        ],
       ] as const) {
-        const ep = await api.post('/webhooks/endpoints', { token: o.tokens.staff, idempotencyKey: crypto.randomUUID(), body: { url: `http://127.0.0.1:${port}${path}`, events: ['*'] } });
+        const ep = await api.post('/webhooks/endpoints', {
+          token: o.tokens.staff,
+          idempotencyKey: crypto.randomUUID(),
+          body: { url: `http://127.0.0.1:${port}${path}`, events: ['*'] },
+        });
         expect(ep.status, ep.text).toBe(201);
-        const test = await api.post(`/webhooks/endpoints/${ep.body.data.id}/test`, { token: o.tokens.staff, idempotencyKey: crypto.randomUUID() });
+        const test = await api.post(`/webhooks/endpoints/${ep.body.data.id}/test`, {
+          token: o.tokens.staff,
+          idempotencyKey: crypto.randomUUID(),
+        });
         expect(test.status, test.text).toBeLessThan(300);
         // The job runner makes the first attempt at once; wait for it (bounded), making it here if it has not.
         const endpointId = ep.body.data.id;
-        const find = () => t.db.system((tx) => tx.webhookAttempt.findFirst({ where: { delivery: { endpointId } }, orderBy: { id: 'desc' } }));
+        const find = () =>
+          t.db.system((tx) =>
+            tx.webhookAttempt.findFirst({ where: { delivery: { endpointId } }, orderBy: { id: 'desc' } }),
+          );
         let attempt = await find();
         for (let i = 0; !attempt && i < 100; i++) {
           const d = await t.db.system((tx) => tx.webhookDelivery.findFirst({ where: { endpointId } }));

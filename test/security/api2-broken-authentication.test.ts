@@ -27,7 +27,10 @@ const open: { close(): void }[] = [];
 beforeAll(async () => {
   // Every event re-checks (no coalescing window), so a test need not wait one out after its attack.
   t = await startTestApp({ wsAuthRecheckMs: 0, wsMaxSubscriptionsPerConnection: 3, wsMaxSubscriptionsPerToken: 5 });
-  lazy = await startTestApp({ wsConnectionInitTimeoutMs: 1_000, wsIdleTimeoutMs: 1_000, wsAuthIdleRecheckMs: 1_000 }, { databaseUrl: t.databaseUrl });
+  lazy = await startTestApp(
+    { wsConnectionInitTimeoutMs: 1_000, wsIdleTimeoutMs: 1_000, wsAuthIdleRecheckMs: 1_000 },
+    { databaseUrl: t.databaseUrl },
+  );
   api = new Api(t.origin);
 });
 afterEach(async () => {
@@ -61,11 +64,22 @@ async function fixture(watcherActor?: (o: TestTenant) => number): Promise<Fixtur
   const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
   const watcher = await newApiClient(api, admin, ['read', 'admin'], watcherActor?.(o));
   const watcherToken = await api.token(watcher.clientId, watcher.secret);
-  return { o, admin, watcher, watcherToken, write: async (through = api) => (await newApiClient(through, admin, ['read'])).clientId };
+  return {
+    o,
+    admin,
+    watcher,
+    watcherToken,
+    write: async (through = api) => (await newApiClient(through, admin, ['read'])).clientId,
+  };
 }
 
 /** Subscribes with the watcher, proves the stream live, runs the attack, then expects the socket closed and nothing more delivered. */
-async function expectCutOff(f: Fixture, attack: () => Promise<unknown>, expected: { code: number; reason: RegExp }, produce = () => f.write()) {
+async function expectCutOff(
+  f: Fixture,
+  attack: () => Promise<unknown>,
+  expected: { code: number; reason: RegExp },
+  produce = () => f.write(),
+) {
   const conn = connect(t.origin, auth(f.watcherToken));
   const stream = conn.subscribe<Entry>(AUDIT, 'auditLogged');
   await prime([stream], () => f.write());
@@ -87,7 +101,10 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       [{ authorization: 'Bearer bgt_not-a-real-token' }, 'invalid_token'],
       [{ authorization: `Bearer ${sha256Hex(f.watcherToken)}` }, 'invalid_token'],
     ];
-    expect((await api.post(`/api-clients/${f.watcher.clientId}/revoke`, { token: f.admin, idempotencyKey: randomUUID() })).status).toBe(200);
+    expect(
+      (await api.post(`/api-clients/${f.watcher.clientId}/revoke`, { token: f.admin, idempotencyKey: randomUUID() }))
+        .status,
+    ).toBe(200);
     tries.push([{ authorization: `Bearer ${f.watcherToken}` }, 'invalid_token']);
     for (const [headers, code] of tries) {
       const r = await api.get('/me', { headers });
@@ -119,7 +136,7 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       expect(garbage.acknowledged).toBe(false);
 
       const staff = await api.token(f.o.clients.staff.clientId, f.o.clients.staff.secret);
-      const agent = connect(t.origin, auth(staff, { 'X-Agent-Code': f.o.agents[0]!.code, 'X-Agent-Key': 'bak_wrong' }));
+      const agent = connect(t.origin, auth(staff, { 'X-Agent-Code': f.o.agents[0].code, 'X-Agent-Key': 'bak_wrong' }));
       agent.subscribe('subscription { events { name } }', 'events');
       expect(await agent.whenClosed()).toEqual({ code: 4403, reason: expect.stringMatching(/^agent_denied: /) });
       expect(agent.acknowledged).toBe(false);
@@ -131,16 +148,27 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       const f = await fixture();
       await expectCutOff(
         f,
-        () => t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { revokedAt: new Date() } })),
+        () =>
+          t.db.system((tx) =>
+            tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { revokedAt: new Date() } }),
+          ),
         { code: 4401, reason: /^invalid_token: / },
       );
     });
 
-    it('its API client revoked over REST: the revocation\'s own audit entry is not delivered to it', async () => {
+    it("its API client revoked over REST: the revocation's own audit entry is not delivered to it", async () => {
       const f = await fixture();
       await expectCutOff(
         f,
-        async () => expect((await api.post(`/api-clients/${f.watcher.clientId}/revoke`, { token: f.admin, idempotencyKey: randomUUID() })).status).toBe(200),
+        async () =>
+          expect(
+            (
+              await api.post(`/api-clients/${f.watcher.clientId}/revoke`, {
+                token: f.admin,
+                idempotencyKey: randomUUID(),
+              })
+            ).status,
+          ).toBe(200),
         { code: 4401, reason: /^invalid_token: / },
         async () => '',
       );
@@ -150,7 +178,16 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       const f = await fixture();
       await expectCutOff(
         f,
-        async () => expect((await api.patch(`/api-clients/${f.watcher.clientId}`, { token: f.admin, idempotencyKey: randomUUID(), body: { scopes: ['read'] } })).status).toBe(200),
+        async () =>
+          expect(
+            (
+              await api.patch(`/api-clients/${f.watcher.clientId}`, {
+                token: f.admin,
+                idempotencyKey: randomUUID(),
+                body: { scopes: ['read'] },
+              })
+            ).status,
+          ).toBe(200),
         { code: 4403, reason: /^insufficient_scope: Scope 'admin'/ },
       );
     });
@@ -171,29 +208,47 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       );
     });
 
-    it('the key\'s acting user disabled mid-stream closes 4401 actor_disabled', async () => {
+    it("the key's acting user disabled mid-stream closes 4401 actor_disabled", async () => {
       const f = await fixture((o) => o.users.exec.id);
-      await expectCutOff(f, () => t.db.system((tx) => tx.user.update({ where: { id: f.o.users.exec.id }, data: { disabled: true } })), {
-        code: 4401,
-        reason: /^actor_disabled: /,
-      });
+      await expectCutOff(
+        f,
+        () => t.db.system((tx) => tx.user.update({ where: { id: f.o.users.exec.id }, data: { disabled: true } })),
+        {
+          code: 4401,
+          reason: /^actor_disabled: /,
+        },
+      );
     });
 
     it('a token expired mid-stream gets no further event and is closed 4401', async () => {
       const f = await fixture();
       await expectCutOff(
         f,
-        () => t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { expiresAt: new Date(Date.now() - 1_000) } })),
+        () =>
+          t.db.system((tx) =>
+            tx.accessToken.update({
+              where: { tokenHash: sha256Hex(f.watcherToken) },
+              data: { expiresAt: new Date(Date.now() - 1_000) },
+            }),
+          ),
         { code: 4401, reason: /^invalid_token: / },
       );
     });
 
-    it('a quiet stream is closed at its token\'s expiry, with no event to trigger a check', async () => {
+    it("a quiet stream is closed at its token's expiry, with no event to trigger a check", async () => {
       const f = await fixture();
-      await t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { expiresAt: new Date(Date.now() + 3_000) } }));
+      await t.db.system((tx) =>
+        tx.accessToken.update({
+          where: { tokenHash: sha256Hex(f.watcherToken) },
+          data: { expiresAt: new Date(Date.now() + 3_000) },
+        }),
+      );
       const conn = connect(t.origin, auth(f.watcherToken));
       const stream = conn.subscribe<Entry>(AUDIT, 'auditLogged');
-      expect(await conn.whenClosed(15_000)).toEqual({ code: 4401, reason: 'invalid_token: The access token has expired' });
+      expect(await conn.whenClosed(15_000)).toEqual({
+        code: 4401,
+        reason: 'invalid_token: The access token has expired',
+      });
       expect(conn.acknowledged).toBe(true);
       expect(stream.events).toEqual([]);
     });
@@ -203,21 +258,38 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       const conn = connect(lazy.origin, auth(f.watcherToken));
       const stream = conn.subscribe<Entry>(AUDIT, 'auditLogged');
       await prime([stream], () => f.write());
-      await t.db.system((tx) => tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { revokedAt: new Date() } }));
+      await t.db.system((tx) =>
+        tx.accessToken.update({ where: { tokenHash: sha256Hex(f.watcherToken) }, data: { revokedAt: new Date() } }),
+      );
       expect(await conn.whenClosed()).toEqual({ code: 4401, reason: expect.stringMatching(/^invalid_token: /) });
     });
 
     it('revoked and written through a second server process: the socket held here closes before the event', async () => {
       const f = await fixture();
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'api2-second-'));
-      const second = spawnServer({ PORT: String(await freePort()), DATABASE_URL: t.databaseUrl, DATA_DIR: dataDir, DEMO_SEED: '0', NODE_ENV: 'test', LOG_LEVEL: 'warn' });
+      const second = spawnServer({
+        PORT: String(await freePort()),
+        DATABASE_URL: t.databaseUrl,
+        DATA_DIR: dataDir,
+        DEMO_SEED: '0',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+      });
       try {
         await waitHealthy(second, 90_000);
         const secondApi = new Api(second.origin);
         // Every write goes through the other process: only the database tells this one what happened.
         await expectCutOff(
           f,
-          async () => expect((await secondApi.post(`/api-clients/${f.watcher.clientId}/revoke`, { token: f.admin, idempotencyKey: randomUUID() })).status).toBe(200),
+          async () =>
+            expect(
+              (
+                await secondApi.post(`/api-clients/${f.watcher.clientId}/revoke`, {
+                  token: f.admin,
+                  idempotencyKey: randomUUID(),
+                })
+              ).status,
+            ).toBe(200),
           { code: 4401, reason: /^invalid_token: / },
           () => f.write(secondApi),
         );
@@ -232,7 +304,11 @@ describe('OWASP API2:2023 Broken Authentication', () => {
     it('an over-size message is refused with close 1009, and the server serves on', async () => {
       const f = await fixture();
       const max = t.app.services.config.wsMaxPayloadBytes;
-      const subscribe = (padding: number) => ({ type: 'subscribe', id: randomUUID(), payload: { query: `{ me { scopes } } #${'x'.repeat(padding)}` } });
+      const subscribe = (padding: number) => ({
+        type: 'subscribe',
+        id: randomUUID(),
+        payload: { query: `{ me { scopes } } #${'x'.repeat(padding)}` },
+      });
 
       const within = new RawSocket(t.origin);
       open.push(within);
@@ -256,7 +332,10 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       expect(await until(() => onA.some((s) => s.errors.length > 0))).toBe(true);
       const refusedA = onA.filter((s) => s.errors.length > 0);
       expect(refusedA).toHaveLength(1);
-      expect(refusedA[0]!.errors[0]).toMatchObject({ message: 'At most 3 subscriptions per connection', extensions: { code: 'rate_limited' } });
+      expect(refusedA[0].errors[0]).toMatchObject({
+        message: 'At most 3 subscriptions per connection',
+        extensions: { code: 'rate_limited' },
+      });
       const liveA = onA.filter((s) => s.errors.length === 0);
       await prime(liveA, () => f.write());
 
@@ -266,9 +345,12 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       expect(await until(() => onB.some((s) => s.errors.length > 0))).toBe(true);
       const refusedB = onB.filter((s) => s.errors.length > 0);
       expect(refusedB).toHaveLength(1);
-      expect(refusedB[0]!.errors[0]).toMatchObject({ message: 'At most 5 subscriptions per access token', extensions: { code: 'rate_limited' } });
+      expect(refusedB[0].errors[0]).toMatchObject({
+        message: 'At most 5 subscriptions per access token',
+        extensions: { code: 'rate_limited' },
+      });
 
-      liveA[0]!.stop();
+      liveA[0].stop();
       const retries: LiveStream<Entry>[] = [];
       for (let i = 0; i < 20 && !retries.some((s) => s.events.length > 0); i++) {
         retries.push(b.subscribe<Entry>(AUDIT, 'auditLogged'));

@@ -66,7 +66,7 @@ export class LiveStream<T> {
       {
         next: (r) => {
           if (r.errors) this.errors.push(...r.errors);
-          if (r.data?.[field]) this.events.push(r.data[field]!);
+          if (r.data?.[field]) this.events.push(r.data[field]);
         },
         error: (e) => this.errors.push(...(Array.isArray(e) ? e : [e])),
         complete: () => (this.ended = true),
@@ -120,7 +120,12 @@ export async function newApiClient(through: Api, token: string, scopes: string[]
   const r = await through.post('/api-clients', {
     token,
     idempotencyKey: randomUUID(),
-    body: { name: `api2 ${randomUUID().slice(0, 8)}`, scopes, rate_limit_per_minute: 10_000, ...(actorUserId ? { actor_user_id: actorUserId } : {}) },
+    body: {
+      name: `api2 ${randomUUID().slice(0, 8)}`,
+      scopes,
+      rate_limit_per_minute: 10_000,
+      ...(actorUserId ? { actor_user_id: actorUserId } : {}),
+    },
   });
   expect(r.status, r.text).toBe(201);
   return { clientId: r.body.data.client_id as string, secret: r.body.data.client_secret as string };

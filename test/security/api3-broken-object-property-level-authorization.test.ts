@@ -42,22 +42,47 @@ const phone = () => `0733 ${String(100_000 + (n += 1) * 7 + (process.pid % 1000)
 async function save(token: string, regno: string, name: string) {
   const insurer = await t.db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
   const yom = Number(todayNairobi().slice(0, 4)) - 3;
-  const q = await api.post('/motor/quote', { token, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: yom, value: 1_500_000, insurer_id: insurer.id } });
+  const q = await api.post('/motor/quote', {
+    token,
+    body: {
+      class: 'Motor',
+      coverage: 'Private',
+      scope: 'Comprehensive',
+      year: yom,
+      value: 1_500_000,
+      insurer_id: insurer.id,
+    },
+  });
   expect(q.status, q.text).toBe(200);
   return api.post('/motor/save', {
     token,
     idempotencyKey: randomUUID(),
     body: {
       client: { name, phone: phone() },
-      policy: { start_date: todayNairobi(), insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total, premium_instalments: 1 },
-      vehicles: [{ regno, chassis_no: `CH-${randomUUID().slice(0, 8)}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 }],
+      policy: {
+        start_date: todayNairobi(),
+        insurer_id: insurer.id,
+        class: 'Motor',
+        coverage: 'Private',
+        scope: 'Comprehensive',
+        cover_period: 'annual',
+        premium: q.body.options[0].total,
+        premium_instalments: 1,
+      },
+      vehicles: [
+        { regno, chassis_no: `CH-${randomUUID().slice(0, 8)}`, make: 'Toyota', model: 'Axio', yom, value: 1_500_000 },
+      ],
     },
   });
 }
 
 describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
   it('attack: an agent probes for a client by phone through duplicate_client — REST and GraphQL answer a redacted marker', async () => {
-    const theirs = await api.post('/clients', { token: staff, idempotencyKey: randomUUID(), body: { name: 'Hidden Wanjiru Kamau', phone: phone(), kra_pin: 'A123456789Z' } });
+    const theirs = await api.post('/clients', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { name: 'Hidden Wanjiru Kamau', phone: phone(), kra_pin: 'A123456789Z' },
+    });
     expect(theirs.status, theirs.text).toBe(201);
     const probe = { name: 'Probe Person', phone: theirs.body.data.phone };
 
@@ -73,11 +98,15 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
       { i: probe },
       { token: agent },
     );
-    expect(g.body.data.createClient.matches).toEqual([{ clientNo: null, name: null, matched: ['phone'], redacted: true }]);
+    expect(g.body.data.createClient.matches).toEqual([
+      { clientNo: null, name: null, matched: ['phone'], redacted: true },
+    ]);
 
     // Staff may see every client: the same probe names it.
     const seen = await api.post('/clients', { token: staff, idempotencyKey: randomUUID(), body: probe });
-    expect(seen.body.matches).toEqual([{ client_no: theirs.body.data.client_no, name: 'Hidden Wanjiru Kamau', matched: ['phone'], redacted: false }]);
+    expect(seen.body.matches).toEqual([
+      { client_no: theirs.body.data.client_no, name: 'Hidden Wanjiru Kamau', matched: ['phone'], redacted: false },
+    ]);
   });
 
   it('attack: an agent binds a registration covered by a policy out of reach — the refusal does not name that policy', async () => {
@@ -101,9 +130,14 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
     const ONCE = ['BoundPolicy.clientKey'];
     const leaky: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
-      if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__') || type === schema.getMutationType()) continue;
+      if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__') || type === schema.getMutationType())
+        continue;
       for (const f of Object.values(type.getFields())) {
-        if (/secret|hash|passkey|key$/i.test(f.name) && !/RotatedAt|ExpiresAt/.test(f.name) && !/SecretPayload|KeyPayload/.test(type.name)) {
+        if (
+          /secret|hash|passkey|key$/i.test(f.name) &&
+          !/RotatedAt|ExpiresAt/.test(f.name) &&
+          !/SecretPayload|KeyPayload/.test(type.name)
+        ) {
           leaky.push(`${type.name}.${f.name}`);
         }
       }
@@ -112,7 +146,11 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
   });
 
   it('attack: reading the keys and endpoints back after creation — no secret, hash or ciphertext in the answer', async () => {
-    const ep = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    const ep = await api.post('/webhooks/endpoints', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { url: 'http://127.0.0.1:9/hook', events: ['*'] },
+    });
     expect(ep.status, ep.text).toBe(201);
     const secret = JSON.stringify(ep.body).match(/whsec_[A-Za-z0-9_-]+/)?.[0];
     expect(secret).toBeTruthy();
@@ -131,11 +169,21 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
     const r = await api.post('/clients', {
       token: agent,
       idempotencyKey: randomUUID(),
-      body: { name: 'Mass Assign Test', phone: phone(), created_by_user_id: org.users.admin.id, tenant_id: 1, kyc_status: 'verified', client_no: 'C-999999', id: 1 },
+      body: {
+        name: 'Mass Assign Test',
+        phone: phone(),
+        created_by_user_id: org.users.admin.id,
+        tenant_id: 1,
+        kyc_status: 'verified',
+        client_no: 'C-999999',
+        id: 1,
+      },
     });
     // Refused outright or the extras ignored: never taken.
     if (r.status === 201) {
-      const row = await t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo: r.body.data.client_no } }));
+      const row = await t.db.tenant(org.id, (tx) =>
+        tx.client.findFirstOrThrow({ where: { clientNo: r.body.data.client_no } }),
+      );
       expect(row.createdByUserId).toBe(org.users.agent1.id);
       expect(row.tenantId).toBe(org.id);
       expect(row.clientNo).not.toBe('C-999999');

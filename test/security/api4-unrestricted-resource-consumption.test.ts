@@ -20,7 +20,9 @@ const sockets: Client[] = [];
 beforeAll(async () => {
   t = await startTestApp({ graphqlMaxRootFields: CAP });
   api = new Api(t.origin);
-  org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: LIMIT }, admin: { rateLimitPerMinute: LIMIT } } });
+  org = await createTestTenant(t.db, {
+    clientOverrides: { staff: { rateLimitPerMinute: LIMIT }, admin: { rateLimitPerMinute: LIMIT } },
+  });
 });
 afterAll(async () => {
   await Promise.all(sockets.map((s) => s.dispose()));
@@ -29,7 +31,8 @@ afterAll(async () => {
 
 /** A fresh token: every counter below starts from a full budget. */
 const freshToken = () => api.token(org.clients.staff.clientId, org.clients.staff.secret);
-const aliased = (n: number, field: (i: number) => string) => Array.from({ length: n }, (_, i) => `a${i}: ${field(i)}`).join(' ');
+const aliased = (n: number, field: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => `a${i}: ${field(i)}`).join(' ');
 const remainingOf = (r: { headers: Headers }) => Number(r.headers.get('ratelimit-remaining'));
 const clientCount = () => t.db.tenant(org.id, (tx) => tx.client.count());
 const createClients = (n: number) =>
@@ -67,7 +70,7 @@ function overWs(c: Client, query: string): Promise<{ data?: any; errors?: any[] 
 const codesOf = (r: { errors?: any[] }) => (r.errors ?? []).map((e) => e?.extensions?.code ?? e?.message ?? String(e));
 
 describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
-  describe('attack: many aliased root fields in one POST to spend one unit of the token\'s budget', () => {
+  describe("attack: many aliased root fields in one POST to spend one unit of the token's budget", () => {
     it('50 aliased root fields lower RateLimit-Remaining by 50', async () => {
       const token = await freshToken();
       const r = await api.gql(`{ ${aliased(50, () => 'me { scopes }')} }`, {}, { token });
@@ -92,7 +95,11 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
 
     it('counts root fields inside fragments and inline fragments on the root type', async () => {
       const token = await freshToken();
-      const r = await api.gql('query { ...Two ... on Query { c: me { scopes } } } fragment Two on Query { a: me { scopes } b: insurers { name } }', {}, { token });
+      const r = await api.gql(
+        'query { ...Two ... on Query { c: me { scopes } } } fragment Two on Query { a: me { scopes } b: insurers { name } }',
+        {},
+        { token },
+      );
       expect(r.body.errors).toBeUndefined();
       expect(remainingOf(r)).toBe(LIMIT - 3);
     });
@@ -122,7 +129,7 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
       const token = await freshToken();
       const before = await clientCount();
       const r = await api.gql(createClients(CAP + 1), {}, { token });
-        expect(r.body.data ?? null).toBeNull();
+      expect(r.body.data ?? null).toBeNull();
       expect(r.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
       expect(r.body.errors![0].message).toMatch(new RegExp(`${CAP + 1} root fields.*limit of ${CAP}`));
       expect(await clientCount()).toBe(before);
@@ -131,7 +138,11 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
 
     it('counts the fields inside fragment spreads towards the cap', async () => {
       const token = await freshToken();
-      const r = await api.gql(`query { ...F } fragment F on Query { ${aliased(CAP + 1, () => 'me { scopes }')} }`, {}, { token });
+      const r = await api.gql(
+        `query { ...F } fragment F on Query { ${aliased(CAP + 1, () => 'me { scopes }')} }`,
+        {},
+        { token },
+      );
       expect(r.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
     });
 
@@ -145,7 +156,7 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
   });
 
   describe('attack: GraphQL over WebSocket to bypass the per-token limit', () => {
-    it('queries over graphql-ws spend the same token\'s budget as HTTP', async () => {
+    it("queries over graphql-ws spend the same token's budget as HTTP", async () => {
       const token = await freshToken();
       const socket = ws(token);
       const r = await overWs(socket, `{ ${aliased(5, () => 'me { scopes }')} }`);
@@ -158,11 +169,18 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
       const token = await api.token(org.clients.admin.clientId, org.clients.admin.secret);
       const socket = ws(token);
       const heard: any[] = [];
-      socket.subscribe({ query: 'subscription { auditLogged { action } }' }, { next: (r) => void heard.push(r), error: (e) => void heard.push(e), complete: () => undefined });
+      socket.subscribe(
+        { query: 'subscription { auditLogged { action } }' },
+        { next: (r) => void heard.push(r), error: (e) => void heard.push(e), complete: () => undefined },
+      );
       // Another client writes until the subscription hears it: then it has started (and was charged).
       const staffWriter = await freshToken();
       for (let i = 0; i < 30 && heard.length === 0; i++) {
-        await api.post('/clients', { token: staffWriter, idempotencyKey: randomUUID(), body: { name: `Listener ${randomUUID().slice(0, 6)} Kamau`, phone: `0733${String(i).padStart(6, '0')}` } });
+        await api.post('/clients', {
+          token: staffWriter,
+          idempotencyKey: randomUUID(),
+          body: { name: `Listener ${randomUUID().slice(0, 6)} Kamau`, phone: `0733${String(i).padStart(6, '0')}` },
+        });
         for (let j = 0; j < 10 && heard.length === 0; j++) await new Promise((res) => setTimeout(res, 50));
       }
       expect(heard.length).toBeGreaterThan(0);
@@ -176,8 +194,12 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
       const socket = ws(token);
       expect((await overWs(socket, '{ me { scopes } }')).errors).toBeUndefined();
       // The rest of the budget in two operations (one would exceed the root-field cap).
-      expect(remainingOf(await api.gql(`{ ${aliased(CAP, () => 'me { scopes }')} }`, {}, { token }))).toBe(LIMIT - 1 - CAP);
-      expect(remainingOf(await api.gql(`{ ${aliased(LIMIT - 1 - CAP, () => 'me { scopes }')} }`, {}, { token }))).toBe(0);
+      expect(remainingOf(await api.gql(`{ ${aliased(CAP, () => 'me { scopes }')} }`, {}, { token }))).toBe(
+        LIMIT - 1 - CAP,
+      );
+      expect(remainingOf(await api.gql(`{ ${aliased(LIMIT - 1 - CAP, () => 'me { scopes }')} }`, {}, { token }))).toBe(
+        0,
+      );
       expect(codesOf(await overWs(socket, '{ me { scopes } }'))).toEqual(['rate_limited']);
       expect(codesOf(await overWs(socket, 'subscription { paymentReceived { receiptNo } }'))).toEqual(['rate_limited']);
     });
@@ -191,7 +213,8 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
       const tooDeep = await api.gql(`{ policies(first: 1) { edges { node { ${deep} } } } }`, {}, { token });
       expect(tooDeep.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
       expect(tooDeep.body.errors?.[0]?.message).toMatch(/depth limit/);
-      const page = 'policies(first: 100) { edges { node { endorsements { policy { endorsements { policy { uuid vehicles { regNo } } } } } } } }';
+      const page =
+        'policies(first: 100) { edges { node { endorsements { policy { endorsements { policy { uuid vehicles { regNo } } } } } } } }';
       const tooCostly = await api.gql(`{ ${aliased(15, () => page)} }`, {}, { token });
       expect(tooCostly.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
       expect(tooCostly.body.errors?.[0]?.message).toMatch(/Cost limit/);
@@ -200,7 +223,12 @@ describe('OWASP API4:2023 Unrestricted Resource Consumption', () => {
     it('a body over MAX_BODY_BYTES is refused with 413, on REST and on /graphql', async () => {
       const token = await freshToken();
       const big = 'x'.repeat(t.app.services.config.maxBodyBytes + 1);
-      const rest = await api.post('/clients', { token, idempotencyKey: randomUUID(), rawBody: JSON.stringify({ name: big }), headers: { 'content-type': 'application/json' } });
+      const rest = await api.post('/clients', {
+        token,
+        idempotencyKey: randomUUID(),
+        rawBody: JSON.stringify({ name: big }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(rest.status).toBe(413);
       expect(rest.body.code).toBe('payload_too_large');
       const gql = await fetch(`${t.origin}/graphql`, {

@@ -7,7 +7,23 @@
  * agents are excluded) and every record type declares its rule once (src/graphql/access.ts). This file holds the
  * declared matrix: it fails when a root field or a database-backed type is added without a rule here.
  */
-import { type DocumentNode, getNamedType, getNullableType, type GraphQLArgument, GraphQLEnumType, type GraphQLField, GraphQLInputObjectType, type GraphQLInputType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, isCompositeType, parse, subscribe } from 'graphql';
+import {
+  type DocumentNode,
+  getNamedType,
+  getNullableType,
+  type GraphQLArgument,
+  GraphQLEnumType,
+  type GraphQLField,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  isCompositeType,
+  parse,
+  subscribe,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -28,31 +44,68 @@ const QUERY: Record<string, Rule> = {
   me: any('read'),
   node: any(...AUTHENTICATED),
   nodes: any(...AUTHENTICATED),
-  insurers: any('read'), branches: any('read'), riskManagers: any('read'), salesPeople: any('read'), levies: any('read'),
-  motorBenefits: any('read'), products: any('read'), eventCatalogue: any('read'),
-  clients: any('read'), client: any('read'), clientBalance: any('read'),
-  policies: any('read'), policy: any('read'), renewalsDue: any('read'), cancellations: any('read'),
-  receipts: any('read'), receipt: any('read'), stkPushStatus: any('read'),
-  certificate: any('read'), checkCertificate: any('read'),
+  insurers: any('read'),
+  branches: any('read'),
+  riskManagers: any('read'),
+  salesPeople: any('read'),
+  levies: any('read'),
+  motorBenefits: any('read'),
+  products: any('read'),
+  eventCatalogue: any('read'),
+  clients: any('read'),
+  client: any('read'),
+  clientBalance: any('read'),
+  policies: any('read'),
+  policy: any('read'),
+  renewalsDue: any('read'),
+  cancellations: any('read'),
+  receipts: any('read'),
+  receipt: any('read'),
+  stkPushStatus: any('read'),
+  certificate: any('read'),
+  checkCertificate: any('read'),
   motorQuote: any('quote'),
-  apiClients: staffOnly('admin'), apiClient: staffOnly('admin'), auditLog: staffOnly('admin'),
-  webhookEndpoints: staffOnly('webhooks'), webhookEndpoint: staffOnly('webhooks'),
+  apiClients: staffOnly('admin'),
+  apiClient: staffOnly('admin'),
+  auditLog: staffOnly('admin'),
+  webhookEndpoints: staffOnly('webhooks'),
+  webhookEndpoint: staffOnly('webhooks'),
 };
 const MUTATION: Record<string, Rule> = {
-  createClient: any('crm'), updateClient: any('crm'),
-  saveMotorQuote: any('quote', 'bind'), bindMotorPolicy: any('bind'),
+  createClient: any('crm'),
+  updateClient: any('crm'),
+  saveMotorQuote: any('quote', 'bind'),
+  bindMotorPolicy: any('bind'),
   initiateStkPush: any('bind'),
-  endorsePolicy: any('bind'), confirmEndorsement: any('bind'), discardEndorsement: any('bind'),
-  previewCancellation: any('bind'), confirmCancellation: any('bind'), discardCancellation: any('bind'), reinstatePolicy: any('bind'),
-  renewalQuote: any('bind'), renewPolicy: any('bind'),
-  issueCertificates: any('bind'), cancelCertificate: any('bind'),
+  endorsePolicy: any('bind'),
+  confirmEndorsement: any('bind'),
+  discardEndorsement: any('bind'),
+  previewCancellation: any('bind'),
+  confirmCancellation: any('bind'),
+  discardCancellation: any('bind'),
+  reinstatePolicy: any('bind'),
+  renewalQuote: any('bind'),
+  renewPolicy: any('bind'),
+  issueCertificates: any('bind'),
+  cancelCertificate: any('bind'),
   rotateMpesaCallbackToken: staffOnly('admin'),
-  createApiClient: staffOnly('admin'), updateApiClient: staffOnly('admin'), rotateApiClientSecret: staffOnly('admin'), revokeApiClient: staffOnly('admin'), issueAgentKey: staffOnly('admin'),
-  createWebhookEndpoint: staffOnly('webhooks'), updateWebhookEndpoint: staffOnly('webhooks'), deleteWebhookEndpoint: staffOnly('webhooks'),
-  rotateWebhookSecret: staffOnly('webhooks'), sendTestWebhook: staffOnly('webhooks'), retryWebhookDelivery: staffOnly('webhooks'),
+  createApiClient: staffOnly('admin'),
+  updateApiClient: staffOnly('admin'),
+  rotateApiClientSecret: staffOnly('admin'),
+  revokeApiClient: staffOnly('admin'),
+  issueAgentKey: staffOnly('admin'),
+  createWebhookEndpoint: staffOnly('webhooks'),
+  updateWebhookEndpoint: staffOnly('webhooks'),
+  deleteWebhookEndpoint: staffOnly('webhooks'),
+  rotateWebhookSecret: staffOnly('webhooks'),
+  sendTestWebhook: staffOnly('webhooks'),
+  retryWebhookDelivery: staffOnly('webhooks'),
 };
 const SUBSCRIPTION: Record<string, Rule> = {
-  events: any('read'), paymentReceived: any('read'), policyActivated: any('read'), auditLogged: staffOnly('admin'),
+  events: any('read'),
+  paymentReceived: any('read'),
+  policyActivated: any('read'),
+  auditLogged: staffOnly('admin'),
 };
 
 interface Actor {
@@ -81,18 +134,33 @@ function expected(rule: Rule, a: Actor): string {
 function sample(type: GraphQLInputType): unknown {
   const inner = getNullableType(type);
   if (inner instanceof GraphQLList) return [];
-  if (inner instanceof GraphQLEnumType) return inner.getValues()[0]!.value;
+  if (inner instanceof GraphQLEnumType) return inner.getValues()[0].value;
   if (inner instanceof GraphQLInputObjectType) {
-    return Object.fromEntries(Object.values(inner.getFields()).filter((f) => f.type instanceof GraphQLNonNull).map((f) => [f.name, sample(f.type)]));
+    return Object.fromEntries(
+      Object.values(inner.getFields())
+        .filter((f) => f.type instanceof GraphQLNonNull)
+        .map((f) => [f.name, sample(f.type)]),
+    );
   }
-  const name = (inner as GraphQLScalarType).name;
-  const values: Record<string, unknown> = { Int: 987654321, Float: 1.5, Boolean: false, Date: '2026-01-01', DateTime: '2026-01-01T00:00:00Z', Cents: '100', JSON: {} };
+  const name = (inner).name;
+  const values: Record<string, unknown> = {
+    Int: 987654321,
+    Float: 1.5,
+    Boolean: false,
+    Date: '2026-01-01',
+    DateTime: '2026-01-01T00:00:00Z',
+    Cents: '100',
+    JSON: {},
+  };
   // A well-formed global id of a record that does not exist, so node(id:) reaches its authorization.
   values.ID = Buffer.from('Policy:987654321').toString('base64');
   return values[name] ?? 'zz-no-such-thing';
 }
 
-function operationFor(kind: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>): { text: string; variables: Record<string, unknown> } {
+function operationFor(
+  kind: 'query' | 'mutation' | 'subscription',
+  field: GraphQLField<unknown, unknown>,
+): { text: string; variables: Record<string, unknown> } {
   const required = field.args.filter((a: GraphQLArgument) => a.type instanceof GraphQLNonNull);
   const decl = required.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
   const call = required.map((a) => `${a.name}: $${a.name}`).join(', ');
@@ -103,7 +171,13 @@ function operationFor(kind: 'query' | 'mutation' | 'subscription', field: GraphQ
   };
 }
 
-const AUTH_CODES = new Set(['unauthenticated', 'invalid_token', 'tenant_inactive', 'insufficient_scope', 'actor_forbidden']);
+const AUTH_CODES = new Set([
+  'unauthenticated',
+  'invalid_token',
+  'tenant_inactive',
+  'insufficient_scope',
+  'actor_forbidden',
+]);
 const outcome = (errors: { extensions?: { code?: string } }[] | undefined): string => {
   const code = errors?.map((e) => e.extensions?.code).find((c) => c && AUTH_CODES.has(c));
   return code ?? 'allowed';
@@ -119,16 +193,50 @@ beforeAll(async () => {
   const staffScopes = ['read', 'quote', 'bind', 'crm', 'webhooks'];
   Object.assign(actors, {
     anonymous: { scopes: [], agent: false, refusedAs: 'unauthenticated' },
-    staff: { token: await api.token(org.clients.staff.clientId, org.clients.staff.secret), scopes: staffScopes, agent: false },
-    agentKey: { token: await api.token(org.clients.agent.clientId, org.clients.agent.secret), scopes: ['read', 'quote', 'bind', 'crm'], agent: true },
-    readonly: { token: await api.token(org.clients.readonly.clientId, org.clients.readonly.secret), scopes: ['read'], agent: false },
-    quoteOnly: { token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'quote'), scopes: ['quote'], agent: false },
-    admin: { token: await api.token(org.clients.admin.clientId, org.clients.admin.secret), scopes: ['read', 'admin'], agent: false },
+    staff: {
+      token: await api.token(org.clients.staff.clientId, org.clients.staff.secret),
+      scopes: staffScopes,
+      agent: false,
+    },
+    agentKey: {
+      token: await api.token(org.clients.agent.clientId, org.clients.agent.secret),
+      scopes: ['read', 'quote', 'bind', 'crm'],
+      agent: true,
+    },
+    readonly: {
+      token: await api.token(org.clients.readonly.clientId, org.clients.readonly.secret),
+      scopes: ['read'],
+      agent: false,
+    },
+    quoteOnly: {
+      token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'quote'),
+      scopes: ['quote'],
+      agent: false,
+    },
+    admin: {
+      token: await api.token(org.clients.admin.clientId, org.clients.admin.secret),
+      scopes: ['read', 'admin'],
+      agent: false,
+    },
     // Another organisation's staff key: the same functions as ours (what it may reach of our records is API1's matrix).
-    otherTenant: { token: await api.token(other.clients.staff.clientId, other.clients.staff.secret), scopes: staffScopes, agent: false },
-    suspendedTenant: { token: await api.token(suspended.clients.staff.clientId, suspended.clients.staff.secret), scopes: staffScopes, agent: false, refusedAs: 'tenant_inactive' },
+    otherTenant: {
+      token: await api.token(other.clients.staff.clientId, other.clients.staff.secret),
+      scopes: staffScopes,
+      agent: false,
+    },
+    suspendedTenant: {
+      token: await api.token(suspended.clients.staff.clientId, suspended.clients.staff.secret),
+      scopes: staffScopes,
+      agent: false,
+      refusedAs: 'tenant_inactive',
+    },
   });
-  actors.agentHeaders = { token: actors.staff!.token, headers: { 'x-agent-code': agent2.code, 'x-agent-key': agent2.key }, scopes: staffScopes, agent: true };
+  actors.agentHeaders = {
+    token: actors.staff.token,
+    headers: { 'x-agent-code': agent2.code, 'x-agent-key': agent2.key },
+    scopes: staffScopes,
+    agent: true,
+  };
   await t.db.system((tx) => tx.tenant.update({ where: { id: suspended.id }, data: { status: 'suspended' } }));
 }, 60_000);
 
@@ -136,10 +244,18 @@ afterAll(() => t?.stop());
 
 describe('OWASP API5:2023 Broken Function Level Authorization', () => {
   it('every root field of the schema has a declared rule here, and a scope rule in the schema', () => {
-    for (const [type, table] of [[schema.getQueryType()!, QUERY], [schema.getMutationType()!, MUTATION], [schema.getSubscriptionType()!, SUBSCRIPTION]] as const) {
+    for (const [type, table] of [
+      [schema.getQueryType()!, QUERY],
+      [schema.getMutationType()!, MUTATION],
+      [schema.getSubscriptionType()!, SUBSCRIPTION],
+    ] as const) {
       const fields = Object.values(type.getFields());
-      expect(fields.map((f) => f.name).sort(), `${type.name} fields without a row in this matrix (or rows for removed fields)`).toEqual(Object.keys(table).sort());
-      for (const f of fields) expect(f.extensions?.pothosOptions, `${type.name}.${f.name}`).toHaveProperty('authScopes');
+      expect(
+        fields.map((f) => f.name).sort(),
+        `${type.name} fields without a row in this matrix (or rows for removed fields)`,
+      ).toEqual(Object.keys(table).sort());
+      for (const f of fields)
+        expect(f.extensions?.pothosOptions, `${type.name}.${f.name}`).toHaveProperty('authScopes');
     }
   });
 
@@ -153,11 +269,14 @@ describe('OWASP API5:2023 Broken Function Level Authorization', () => {
     expect(missing).toEqual([]);
   });
 
-  for (const [kind, table] of [['query', QUERY], ['mutation', MUTATION]] as const) {
+  for (const [kind, table] of [
+    ['query', QUERY],
+    ['mutation', MUTATION],
+  ] as const) {
     for (const [name, rule] of Object.entries(table)) {
       it(`attack: every actor calls ${kind} ${name} → the declared answer`, async () => {
         const root = kind === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
-        const { text, variables } = operationFor(kind, root.getFields()[name]!);
+        const { text, variables } = operationFor(kind, root.getFields()[name]);
         const got: string[] = [];
         const want: string[] = [];
         for (const [actorName, a] of Object.entries(actors)) {
@@ -172,7 +291,7 @@ describe('OWASP API5:2023 Broken Function Level Authorization', () => {
 
   for (const [name, rule] of Object.entries(SUBSCRIPTION)) {
     it(`attack: every actor subscribes to ${name} → the declared answer`, async () => {
-      const { text, variables } = operationFor('subscription', schema.getSubscriptionType()!.getFields()[name]!);
+      const { text, variables } = operationFor('subscription', schema.getSubscriptionType()!.getFields()[name]);
       const document: DocumentNode = parse(text);
       const got: string[] = [];
       const want: string[] = [];
@@ -182,14 +301,26 @@ describe('OWASP API5:2023 Broken Function Level Authorization', () => {
           const ctx = await createContext({
             app: t.app.services,
             transport: 'test',
-            credentials: a.token ? { authorization: `Bearer ${a.token}`, agentCode: a.headers?.['x-agent-code'], agentKey: a.headers?.['x-agent-key'] } : {},
+            credentials: a.token
+              ? {
+                  authorization: `Bearer ${a.token}`,
+                  agentCode: a.headers?.['x-agent-code'],
+                  agentKey: a.headers?.['x-agent-key'],
+                }
+              : {},
           });
           const r = await subscribe({ schema, document, variableValues: variables, contextValue: ctx });
           if (Symbol.asyncIterator in r) {
             await r.return?.();
             result = 'allowed';
           } else {
-            result = outcome(r.errors?.map((e) => ({ extensions: { code: (e.originalError as { code?: string } | undefined)?.code ?? (e.extensions?.code as string) } })));
+            result = outcome(
+              r.errors?.map((e) => ({
+                extensions: {
+                  code: (e.originalError as { code?: string } | undefined)?.code ?? (e.extensions?.code as string),
+                },
+              })),
+            );
           }
         } catch (e) {
           result = (e as { code?: string }).code ?? 'error';

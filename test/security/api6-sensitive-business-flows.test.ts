@@ -24,7 +24,10 @@ let o: PayOrg;
 beforeAll(async () => {
   // The simulated customer never answers by themself here (an hour's delay): a prompt stays pending until the test
   // answers it with resolvePrompt, so nothing depends on how fast the rail's job runs.
-  t = await startTestApp({ ...STK, bindRateLimit: 10_000, mpesaSimDelayMs: 3_600_000, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+  t = await startTestApp(
+    { ...STK, bindRateLimit: 10_000, mpesaSimDelayMs: 3_600_000, mpesaReconcileAfterMs: 3_600_000 },
+    { jobs: true },
+  );
   o = await PayOrg.create(t);
 });
 afterAll(() => t?.stop());
@@ -32,7 +35,8 @@ afterAll(() => t?.stop());
 /** A phone number of nobody else's test (the simulator answers success for any number it does not list). */
 const freshPhone = () => `2547${String(randomInt(20_000_000, 99_999_999))}`;
 const promptsTo = (phone: string) => t.db.system((tx) => tx.mpesaSimPrompt.count({ where: { phone } }));
-const requestsFor = (where: { phone?: string; account?: string }) => t.db.tenant(o.org.id, (tx) => tx.paymentRequest.count({ where }));
+const requestsFor = (where: { phone?: string; account?: string }) =>
+  t.db.tenant(o.org.id, (tx) => tx.paymentRequest.count({ where }));
 
 /** The customer answers (declines) the prompt now; the callback is applied before this returns. */
 async function answer(push: HttpResult): Promise<void> {
@@ -52,7 +56,13 @@ function expectThrottled(r: HttpResult, maxRetryAfter: number) {
 
 describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK push prompts)', () => {
   it('documents its numbers: 3 prompts per phone per 10 minutes, 5 per account per hour, one pending for 2 minutes', () => {
-    expect(STK).toEqual({ stkPhoneLimit: 3, stkPhoneWindowSeconds: 600, stkAccountLimit: 5, stkAccountWindowSeconds: 3600, stkPendingHoldSeconds: 120 });
+    expect(STK).toEqual({
+      stkPhoneLimit: 3,
+      stkPhoneWindowSeconds: 600,
+      stkAccountLimit: 5,
+      stkAccountWindowSeconds: 3600,
+      stkPendingHoldSeconds: 120,
+    });
   });
 
   it('attack: prompt-bombing one phone across accounts: the 4th prompt in 10 minutes is 429 with Retry-After, and is not sent', async () => {
@@ -72,16 +82,23 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
     expect(await requestsFor({ phone })).toBe(3);
     // Another API client of the organisation, on its own policy, gets no fresh allowance for the same phone.
     const agents = await o.bind(1, o.tokens.agent);
-    expectThrottled(await o.push({ phone, amount: 1, account: agents.policy_no }, o.tokens.agent), PROD.stkPhoneWindowSeconds);
+    expectThrottled(
+      await o.push({ phone, amount: 1, account: agents.policy_no }, o.tokens.agent),
+      PROD.stkPhoneWindowSeconds,
+    );
   });
 
   it('attack: one account prompted from many phones (and spellings): the 6th prompt in an hour is 429', async () => {
     const bound = await o.bind(2);
     // The policy number, its whole-policy debit note and an instalment note are one account.
     const spellings = [bound.policy_no, bound.debit_note.number, bound.debit_note.instalments[0].number];
-    for (let i = 0; i < 5; i++) await answer(await o.push({ phone: freshPhone(), amount: 1, account: spellings[i % 3] }));
+    for (let i = 0; i < 5; i++)
+      await answer(await o.push({ phone: freshPhone(), amount: 1, account: spellings[i % 3] }));
     const phone = freshPhone();
-    expectThrottled(await o.push({ phone, amount: 1, account: bound.debit_note.instalments[1].number }), PROD.stkAccountWindowSeconds);
+    expectThrottled(
+      await o.push({ phone, amount: 1, account: bound.debit_note.instalments[1].number }),
+      PROD.stkAccountWindowSeconds,
+    );
     expect(await promptsTo(phone)).toBe(0);
   });
 
@@ -94,7 +111,10 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
     const samePhone = await o.push({ phone: phone1, amount: 1, account: b.policy_no });
     expectThrottled(samePhone, PROD.stkPendingHoldSeconds);
     expect(samePhone.body.detail).toMatch(/pending/);
-    expectThrottled(await o.push({ phone: phone2, amount: 1, account: a.debit_note.number }), PROD.stkPendingHoldSeconds);
+    expectThrottled(
+      await o.push({ phone: phone2, amount: 1, account: a.debit_note.number }),
+      PROD.stkPendingHoldSeconds,
+    );
     expect(await promptsTo(phone2)).toBe(0);
 
     await answer(first);
@@ -103,7 +123,12 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
 
     // A prompt whose callback never came stops blocking once the handset can no longer be showing it.
     const old = new Date(Date.now() - (PROD.stkPendingHoldSeconds + 1) * 1000);
-    await t.db.tenant(o.org.id, (tx) => tx.paymentRequest.updateMany({ where: { checkoutRequestId: afterAnswer.body.data.checkout_request_id }, data: { createdAt: old } }));
+    await t.db.tenant(o.org.id, (tx) =>
+      tx.paymentRequest.updateMany({
+        where: { checkoutRequestId: afterAnswer.body.data.checkout_request_id },
+        data: { createdAt: old },
+      }),
+    );
     const afterHold = await o.push({ phone: phone2, amount: 1, account: b.policy_no });
     expect(afterHold.status, afterHold.text).toBe(202);
   });
@@ -111,7 +136,9 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
   it('attack: the same prompt fired in parallel: exactly one is sent, the rest are 429', async () => {
     const bound = await o.bind(1);
     const phone = freshPhone();
-    const samePhone = await Promise.all(Array.from({ length: 6 }, () => o.push({ phone, amount: 1, account: bound.policy_no })));
+    const samePhone = await Promise.all(
+      Array.from({ length: 6 }, () => o.push({ phone, amount: 1, account: bound.policy_no })),
+    );
     expect(samePhone.map((r) => r.status).sort()).toEqual([202, 429, 429, 429, 429, 429]);
     for (const r of samePhone.filter((x) => x.status === 429)) expectThrottled(r, PROD.stkPendingHoldSeconds);
     expect(await promptsTo(phone)).toBe(1);
@@ -126,11 +153,20 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
   it('GraphQL initiateStkPush obeys the same rules (the service enforces them once for both transports)', async () => {
     const bound = await o.bind(1);
     const phone = freshPhone();
-    const mutation = 'mutation($i: StkPushInput!) { initiateStkPush(input: $i) { __typename ... on StkPushAcknowledgement { checkoutRequestId } } }';
-    const ok = await o.api.gql(mutation, { i: { phone, amount: 1, account: bound.policy_no } }, { token: o.tokens.staff });
+    const mutation =
+      'mutation($i: StkPushInput!) { initiateStkPush(input: $i) { __typename ... on StkPushAcknowledgement { checkoutRequestId } } }';
+    const ok = await o.api.gql(
+      mutation,
+      { i: { phone, amount: 1, account: bound.policy_no } },
+      { token: o.tokens.staff },
+    );
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.initiateStkPush.__typename).toBe('StkPushAcknowledgement');
-    const again = await o.api.gql(mutation, { i: { phone, amount: 1, account: bound.policy_no } }, { token: o.tokens.staff });
+    const again = await o.api.gql(
+      mutation,
+      { i: { phone, amount: 1, account: bound.policy_no } },
+      { token: o.tokens.staff },
+    );
     expect(again.status).toBe(429);
     expect(again.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['rate_limited']);
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -140,14 +176,22 @@ describe('OWASP API6:2023 Unrestricted Access to Sensitive Business Flows (STK p
   it('attack: 300 aliased initiateStkPush in one POST is refused before any prompt is sent', async () => {
     const bound = await o.bind(1);
     const phone = freshPhone();
-    const fields = Array.from({ length: 300 }, (_, i) => `p${i}: initiateStkPush(input: { phone: "${phone}", amount: 1, account: "${bound.policy_no}" }) { __typename }`);
+    const fields = Array.from(
+      { length: 300 },
+      (_, i) =>
+        `p${i}: initiateStkPush(input: { phone: "${phone}", amount: 1, account: "${bound.policy_no}" }) { __typename }`,
+    );
     const r = await o.api.gql(`mutation { ${fields.join(' ')} }`, {}, { token: o.tokens.staff });
     expect(r.body.data ?? null).toBeNull();
     expect(r.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
     expect(await promptsTo(phone)).toBe(0);
     // Within the cap, each alias is a push under the same rules: the first goes out, the second is refused (and, the
     // field being non-null, GraphQL runs no further mutation of the operation).
-    const few = Array.from({ length: 5 }, (_, i) => `p${i}: initiateStkPush(input: { phone: "${phone}", amount: 1, account: "${bound.policy_no}" }) { __typename }`);
+    const few = Array.from(
+      { length: 5 },
+      (_, i) =>
+        `p${i}: initiateStkPush(input: { phone: "${phone}", amount: 1, account: "${bound.policy_no}" }) { __typename }`,
+    );
     const r2 = await o.api.gql(`mutation { ${few.join(' ')} }`, {}, { token: o.tokens.staff });
     expect(r2.body.errors?.map((e: any) => [e.extensions?.code, e.path])).toEqual([['rate_limited', ['p1']]]);
     expect(await promptsTo(phone)).toBe(1);

@@ -35,29 +35,37 @@ describe('OWASP API8:2023 Security Misconfiguration (start-up)', () => {
     const seed = () => seedDemo(dev.db, { credentialsFile, origin: dev.origin, log: () => undefined });
     try {
       const first = await seed();
-      const demo = first.tenants.brokerage!.api_clients;
-      const demoAdmin = await api.token(demo.admin!.client_id, demo.admin!.client_secret!);
-      const revoke = await api.post(`/api-clients/${demo.staff!.client_id}/revoke`, { token: demoAdmin, idempotencyKey: randomUUID() });
+      const demo = first.tenants.brokerage.api_clients;
+      const demoAdmin = await api.token(demo.admin.client_id, demo.admin.client_secret!);
+      const revoke = await api.post(`/api-clients/${demo.staff.client_id}/revoke`, {
+        token: demoAdmin,
+        idempotencyKey: randomUUID(),
+      });
       expect(revoke.status, revoke.text).toBe(200);
-      const row = () => dev.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: demo.staff!.client_id } }));
+      const row = () =>
+        dev.db.system((tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId: demo.staff.client_id } }));
       const before = await row();
 
       const again = await seed(); // credentials file present
       await rm(credentialsFile); // and lost: the path that re-issues secrets
       const fresh = await seed();
       for (const creds of [again, fresh]) {
-        const shown = creds.tenants.brokerage!.api_clients.staff!;
+        const shown = creds.tenants.brokerage.api_clients.staff;
         expect(shown.client_secret).toBeUndefined();
         expect(shown.revoked_at).toBe(before.revokedAt!.toISOString());
       }
-      expect(JSON.parse(await readFile(credentialsFile, 'utf8')).tenants.brokerage.api_clients.staff.revoked_at).toEqual(expect.any(String));
+      expect(
+        JSON.parse(await readFile(credentialsFile, 'utf8')).tenants.brokerage.api_clients.staff.revoked_at,
+      ).toEqual(expect.any(String));
       const after = await row();
       expect(after.revokedAt).toEqual(before.revokedAt);
       expect(after.secretHash).toBe(before.secretHash);
-      const refused = await api.post('/oauth/token', { body: { client_id: demo.staff!.client_id, client_secret: demo.staff!.client_secret } });
+      const refused = await api.post('/oauth/token', {
+        body: { client_id: demo.staff.client_id, client_secret: demo.staff.client_secret },
+      });
       expect(refused.status).toBe(401);
       // A second start with the file in place changes no other secret either.
-      expect(again.tenants.brokerage!.api_clients.agent).toEqual(demo.agent);
+      expect(again.tenants.brokerage.api_clients.agent).toEqual(demo.agent);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -66,20 +74,43 @@ describe('OWASP API8:2023 Security Misconfiguration (start-up)', () => {
   describe('start-up posture', () => {
     const warnings = () => {
       const seen: string[] = [];
-      return { seen, log: { warn: (...a: unknown[]) => void seen.push(a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')) } };
+      return {
+        seen,
+        log: {
+          warn: (...a: unknown[]) =>
+            void seen.push(a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')),
+        },
+      };
     };
 
     it('refuses the public Daraja sandbox passkey under NODE_ENV=production, naming MPESA_PASSKEY, before touching the database', async () => {
       const config = loadConfig({ NODE_ENV: 'production', SECRETS_KEY });
       expect(config.mpesaPasskey).toBe(DARAJA_SANDBOX_PASSKEY);
       expect(() => checkProductionPosture(config, warnings().log)).toThrow(/MPESA_PASSKEY/);
-      const start = startApp({ config, log: createLogger('silent'), databaseUrl: 'postgres://nobody@127.0.0.1:1/none', migrate: false, jobs: false });
+      const start = startApp({
+        config,
+        log: createLogger('silent'),
+        databaseUrl: 'postgres://nobody@127.0.0.1:1/none',
+        migrate: false,
+        jobs: false,
+      });
       await expect(start).rejects.toThrow(/MPESA_PASSKEY/);
-      expect(() => checkProductionPosture(loadConfig({ NODE_ENV: 'production', SECRETS_KEY, MPESA_PASSKEY: OWN_PASSKEY }), warnings().log)).not.toThrow();
+      expect(() =>
+        checkProductionPosture(
+          loadConfig({ NODE_ENV: 'production', SECRETS_KEY, MPESA_PASSKEY: OWN_PASSKEY }),
+          warnings().log,
+        ),
+      ).not.toThrow();
     });
 
     it('`npm start` under NODE_ENV=production without MPESA_PASSKEY exits non-zero with an error naming it', async () => {
-      const s = spawnServer({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', SECRETS_KEY, DEMO_SEED: '0' });
+      const s = spawnServer({
+        NODE_ENV: 'production',
+        PORT: String(await freePort()),
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        SECRETS_KEY,
+        DEMO_SEED: '0',
+      });
       const { code } = await s.exited;
       expect(code).not.toBe(0);
       expect(s.output()).toMatch(/MPESA_PASSKEY/);
@@ -90,7 +121,10 @@ describe('OWASP API8:2023 Security Misconfiguration (start-up)', () => {
       checkProductionPosture(loadConfig({ NODE_ENV: 'production', MPESA_PASSKEY: OWN_PASSKEY, DEMO_SEED: '0' }), w.log);
       expect(w.seen.join('\n')).toMatch(/SECRETS_KEY[\s\S]*secrets\.key/);
       const quiet = warnings();
-      checkProductionPosture(loadConfig({ NODE_ENV: 'production', MPESA_PASSKEY: OWN_PASSKEY, SECRETS_KEY, DEMO_SEED: '0' }), quiet.log);
+      checkProductionPosture(
+        loadConfig({ NODE_ENV: 'production', MPESA_PASSKEY: OWN_PASSKEY, SECRETS_KEY, DEMO_SEED: '0' }),
+        quiet.log,
+      );
       expect(quiet.seen).toEqual([]);
     });
 

@@ -54,19 +54,35 @@ afterAll(async () => {
 
 const corsHeaders = (h: Headers) => [...h.keys()].filter((k) => k.startsWith('access-control-'));
 const preflight = (url: string, origin: string) =>
-  fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+  fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  });
 const gqlPost = (origin: string, token: string, query: string, from?: string) =>
   fetch(`${origin}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(from ? { origin: from } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      ...(from ? { origin: from } : {}),
+    },
     body: JSON.stringify({ query }),
   });
 
 describe('OWASP API8:2023 Security Misconfiguration', () => {
-  describe('CORS: a page on another origin reading answers made with the caller\'s credentials', () => {
+  describe("CORS: a page on another origin reading answers made with the caller's credentials", () => {
     it('a preflight from https://evil.example gets no Access-Control-Allow-* headers (GraphQL and REST, with and without an allowlist)', async () => {
       for (const server of [dev, prod]) {
-        for (const url of [`${server.origin}/graphql`, `${server.base}/me`, `${server.base}/clients`, `${server.base}/oauth/token`]) {
+        for (const url of [
+          `${server.origin}/graphql`,
+          `${server.base}/me`,
+          `${server.base}/clients`,
+          `${server.base}/oauth/token`,
+        ]) {
           const r = await preflight(url, EVIL);
           expect(corsHeaders(r.headers), url).toEqual([]);
         }
@@ -107,29 +123,48 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
     it('refuses a wildcard or a malformed entry in CORS_ORIGINS at start-up', () => {
       expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS/);
       expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example/path' })).toThrow(/CORS_ORIGINS/);
-      expect(loadConfig({ CORS_ORIGINS: ' https://a.example , http://localhost:5173 ' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+      expect(loadConfig({ CORS_ORIGINS: ' https://a.example , http://localhost:5173 ' }).corsOrigins).toEqual([
+        'https://a.example',
+        'http://localhost:5173',
+      ]);
       expect(loadConfig({}).corsOrigins).toEqual([]);
     });
   });
 
   describe('production: mapping the schema through introspection and GraphiQL', () => {
     it('refuses __schema and __type queries (HTTP and WebSocket) and gives no field suggestions', async () => {
-      const queries = ['{ __schema { types { name } } }', '{ __type(name: "Query") { fields { name } } }', '{ ...F } fragment F on Query { me { scopes } __schema { types { name } } }'];
+      const queries = [
+        '{ __schema { types { name } } }',
+        '{ __type(name: "Query") { fields { name } } }',
+        '{ ...F } fragment F on Query { me { scopes } __schema { types { name } } }',
+      ];
       // Twice each: a validation cache must not hand back an answer from before the rule.
       for (const q of [...queries, ...queries]) {
         const r = await (await gqlPost(prod.origin, staff, q)).json();
         expect(r.data, q).toBeUndefined();
         expect(r.errors[0].message).toMatch(/introspection is disabled/i);
       }
-      for (const q of ['{ polices(first: 1) { edges { cursor } } }', '{ polices(first: 1) { edges { cursor } } }', '{ policies(frist: 1, status: ACTIV) { edges { cursr } } }']) {
+      for (const q of [
+        '{ polices(first: 1) { edges { cursor } } }',
+        '{ polices(first: 1) { edges { cursor } } }',
+        '{ policies(frist: 1, status: ACTIV) { edges { cursr } } }',
+      ]) {
         const typo = await (await gqlPost(prod.origin, staff, q)).json();
         expect(typo.errors.length, q).toBeGreaterThan(0);
         expect(JSON.stringify(typo.errors), q).not.toMatch(/did you mean/i);
       }
-      const ws = createClient({ url: `${prod.origin.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${staff}` }, retryAttempts: 0 });
+      const ws = createClient({
+        url: `${prod.origin.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { Authorization: `Bearer ${staff}` },
+        retryAttempts: 0,
+      });
       try {
         const over = await new Promise<any>((resolve) => {
-          ws.subscribe({ query: '{ __schema { queryType { name } } }' }, { next: resolve, error: resolve, complete: () => undefined });
+          ws.subscribe(
+            { query: '{ __schema { queryType { name } } }' },
+            { next: resolve, error: resolve, complete: () => undefined },
+          );
         });
         expect(JSON.stringify(over)).toMatch(/introspection is disabled/i);
       } finally {
@@ -154,7 +189,8 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
       const page = await fetch(`${prodOpen.origin}/graphql`, { headers: { accept: 'text/html' } });
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await page.text()).toContain('Bima Gateway GraphQL');
-      for (const env of [{}, { NODE_ENV: 'development' }]) expect(loadConfig(env)).toMatchObject({ graphqlIntrospection: true, graphiql: true });
+      for (const env of [{}, { NODE_ENV: 'development' }])
+        expect(loadConfig(env)).toMatchObject({ graphqlIntrospection: true, graphiql: true });
       expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ graphqlIntrospection: false, graphiql: false });
     });
   });
@@ -178,11 +214,20 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
 
   describe('caches keeping credentials: Cache-Control: no-store', () => {
     it('on the token response (RFC 6749 §5.1) and on every REST and GraphQL answer, errors included', async () => {
-      const token = await api.post('/oauth/token', { body: { client_id: org.clients.staff.clientId, client_secret: org.clients.staff.secret } });
+      const token = await api.post('/oauth/token', {
+        body: { client_id: org.clients.staff.clientId, client_secret: org.clients.staff.secret },
+      });
       expect(token.status).toBe(200);
-      const answers = [token, await api.get('/me', { token: staff }), await api.get('/clients', { token: staff }), await api.get('/me')];
+      const answers = [
+        token,
+        await api.get('/me', { token: staff }),
+        await api.get('/clients', { token: staff }),
+        await api.get('/me'),
+      ];
       for (const r of answers) expect(r.headers.get('cache-control'), r.text.slice(0, 80)).toMatch(/\bno-store\b/);
-      expect((await gqlPost(dev.origin, staff, '{ me { scopes } }')).headers.get('cache-control')).toMatch(/\bno-store\b/);
+      expect((await gqlPost(dev.origin, staff, '{ me { scopes } }')).headers.get('cache-control')).toMatch(
+        /\bno-store\b/,
+      );
     });
 
     // The routes that show a secret are the ones that redact it for an Idempotency-Key replay: that flag is the list.
@@ -190,43 +235,93 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
     let endpointId = '';
     let serial = 0;
     async function bindBody() {
-      const insurer = await dev.db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
+      const insurer = await dev.db.tenant(org.id, (tx) =>
+        tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
+      );
       const year = Number(TODAY.slice(0, 4)) - 3;
-      const q = await api.post('/motor/quote', { token: staff, body: { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year, value: 1_500_000, insurer_id: insurer.id } });
+      const q = await api.post('/motor/quote', {
+        token: staff,
+        body: {
+          class: 'Motor',
+          coverage: 'Private',
+          scope: 'Comprehensive',
+          year,
+          value: 1_500_000,
+          insurer_id: insurer.id,
+        },
+      });
       const n = `${(serial += 1)}${randomBytes(2).readUInt16BE() % 1000}`.padStart(6, '0').slice(-6);
       return {
         client: { name: `Cache Test ${n}`, phone: `0712 ${n}`, idno: `56${n}` },
-        policy: { start_date: TODAY, insurer_id: insurer.id, class: 'Motor', coverage: 'Private', scope: 'Comprehensive', cover_period: 'annual', premium: q.body.options[0].total },
-        vehicles: [{ regno: `KDF ${n.slice(-3)}${'ABCDEFGHJK'[serial % 10]}`, chassis_no: `NZE141-C${n}`, make: 'Toyota', model: 'Axio', yom: year, value: 1_500_000 }],
+        policy: {
+          start_date: TODAY,
+          insurer_id: insurer.id,
+          class: 'Motor',
+          coverage: 'Private',
+          scope: 'Comprehensive',
+          cover_period: 'annual',
+          premium: q.body.options[0].total,
+        },
+        vehicles: [
+          {
+            regno: `KDF ${n.slice(-3)}${'ABCDEFGHJK'[serial % 10]}`,
+            chassis_no: `NZE141-C${n}`,
+            make: 'Toyota',
+            model: 'Axio',
+            yom: year,
+            value: 1_500_000,
+          },
+        ],
       };
     }
-    const calls: Record<string, { token: () => string; params?: () => Record<string, string>; body?: () => unknown }> = {
-      createApiClient: { token: () => admin, body: () => ({ name: `cache ${randomUUID().slice(0, 8)}`, scopes: ['read'] }) },
-      rotateApiClientSecret: { token: () => admin, params: () => ({ client_id: org.clients.readonly.clientId }) },
-      issueAgentKey: { token: () => admin, params: () => ({ id: String(org.agents[1]!.userId) }) },
-      createWebhookEndpoint: { token: () => staff, body: () => ({ url: 'https://127.0.0.1:9/hooks', events: ['payment.received'] }) },
-      rotateWebhookSecret: { token: () => staff, params: () => ({ id: endpointId }) },
-      saveMotorPolicy: { token: () => staff, body: bindBody },
-    };
-    const pathOf = (p: string, params: Record<string, string>) => p.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(params[k]!));
+    const calls: Record<string, { token: () => string; params?: () => Record<string, string>; body?: () => unknown }> =
+      {
+        createApiClient: {
+          token: () => admin,
+          body: () => ({ name: `cache ${randomUUID().slice(0, 8)}`, scopes: ['read'] }),
+        },
+        rotateApiClientSecret: { token: () => admin, params: () => ({ client_id: org.clients.readonly.clientId }) },
+        issueAgentKey: { token: () => admin, params: () => ({ id: String(org.agents[1].userId) }) },
+        createWebhookEndpoint: {
+          token: () => staff,
+          body: () => ({ url: 'https://127.0.0.1:9/hooks', events: ['payment.received'] }),
+        },
+        rotateWebhookSecret: { token: () => staff, params: () => ({ id: endpointId }) },
+        saveMotorPolicy: { token: () => staff, body: bindBody },
+      };
+    const pathOf = (p: string, params: Record<string, string>) =>
+      p.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(params[k]));
 
     it('covers every route that shows a secret (a new one needs a case here)', () => {
       expect(secretRoutes.map((r) => r.operationId).sort()).toEqual(Object.keys(calls).sort());
     });
 
     it('on each REST answer that shows a secret or key, and on the same GraphQL mutations', async () => {
-      const ep = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'https://127.0.0.1:9/x', events: ['*'] } });
+      const ep = await api.post('/webhooks/endpoints', {
+        token: staff,
+        idempotencyKey: randomUUID(),
+        body: { url: 'https://127.0.0.1:9/x', events: ['*'] },
+      });
       endpointId = ep.body.data.id;
       const compiled = compileRoutes(schema, secretRoutes);
       for (const c of compiled) {
-        const call = calls[c.route.operationId]!;
+        const call = calls[c.route.operationId];
         const params = call.params?.() ?? {};
         const p = pathOf(c.route.path, params);
-        const rest = await api.call(c.route.method, p, { token: call.token(), body: await call.body?.(), idempotencyKey: randomUUID() });
+        const rest = await api.call(c.route.method, p, {
+          token: call.token(),
+          body: await call.body?.(),
+          idempotencyKey: randomUUID(),
+        });
         expect(rest.status, `${c.route.operationId}: ${rest.text}`).toBeLessThan(300);
         expect(rest.headers.get('cache-control'), c.route.operationId).toMatch(/\bno-store\b/);
 
-        const input = { url: new URL(`${api.base}${p}`), params, query: new URLSearchParams(), body: await call.body?.() };
+        const input = {
+          url: new URL(`${api.base}${p}`),
+          params,
+          query: new URLSearchParams(),
+          body: await call.body?.(),
+        };
         const res = await fetch(`${dev.origin}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${call.token()}` },

@@ -27,9 +27,28 @@ afterAll(() => t?.stop());
 
 describe('OWASP API9:2023 Improper Inventory Management', () => {
   it.each([
-    '/api/v2/clients', '/api/v0/clients', '/api/clients', '/api/v1.1/clients', '/v1/clients', '/metrics', '/debug/vars', '/debug/pprof',
-    '/.env', '/.git/config', '/admin', '/actuator/health', '/server-status', '/graphiql', '/playground', '/api/v1/graphql',
-    '/api/v1/admin', '/api/v1/internal/tenants', '/api/v1/debug', '/swagger.json', '/api/v1/swagger.json', '/node_modules/.package-lock.json',
+    '/api/v2/clients',
+    '/api/v0/clients',
+    '/api/clients',
+    '/api/v1.1/clients',
+    '/v1/clients',
+    '/metrics',
+    '/debug/vars',
+    '/debug/pprof',
+    '/.env',
+    '/.git/config',
+    '/admin',
+    '/actuator/health',
+    '/server-status',
+    '/graphiql',
+    '/playground',
+    '/api/v1/graphql',
+    '/api/v1/admin',
+    '/api/v1/internal/tenants',
+    '/api/v1/debug',
+    '/swagger.json',
+    '/api/v1/swagger.json',
+    '/node_modules/.package-lock.json',
   ])('attack: probing the undocumented door %s → 404 problem, with or without a token', async (path) => {
     for (const headers of [{}, { authorization: `Bearer ${token}` }] as Record<string, string>[]) {
       const r = await fetch(`${t.origin}${path}`, { headers });

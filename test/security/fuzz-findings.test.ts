@@ -33,36 +33,62 @@ beforeAll(async () => {
   api = new Api(t.origin);
   const fast = { rateLimitPerMinute: 1_000_000 };
   org = await createTestTenant(t.db, { clientOverrides: { staff: fast, admin: fast } });
-  [staff, admin] = await Promise.all([api.token(org.clients.staff.clientId, org.clients.staff.secret), api.token(org.clients.admin.clientId, org.clients.admin.secret)]);
-  const w = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+  [staff, admin] = await Promise.all([
+    api.token(org.clients.staff.clientId, org.clients.staff.secret),
+    api.token(org.clients.admin.clientId, org.clients.admin.secret),
+  ]);
+  const w = await api.post('/webhooks/endpoints', {
+    token: staff,
+    idempotencyKey: randomUUID(),
+    body: { url: 'http://127.0.0.1:9/hook', events: ['*'] },
+  });
   expect(w.status, w.text).toBe(201);
   endpoint = w.body.data.id;
 });
 afterAll(() => t?.stop());
 
-
 /** POST /graphql with a raw body (a deep value cannot go through JSON.stringify). */
 async function gqlRaw(body: string, token = staff) {
-  const res = await fetch(`${t.origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
+  const res = await fetch(`${t.origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+  });
   return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
 }
 const gqlCode = (r: { body: { errors?: any[] } }) => r.body.errors?.[0]?.extensions?.code;
 
 describe('JSON nested thousands of levels deep', () => {
   const writes: [string, string][] = [
-    ['POST', '/clients'], ['POST', '/motor/save'], ['POST', `/policies/${POLICY}/endorse`], ['POST', `/policies/${POLICY}/cancellation`],
-    ['POST', `/policies/${POLICY}/renew`], ['POST', `/policies/${POLICY}/renewal-quote`], ['POST', '/webhooks/endpoints'], ['POST', '/webhooks/endpoints/{id}/test'],
+    ['POST', '/clients'],
+    ['POST', '/motor/save'],
+    ['POST', `/policies/${POLICY}/endorse`],
+    ['POST', `/policies/${POLICY}/cancellation`],
+    ['POST', `/policies/${POLICY}/renew`],
+    ['POST', `/policies/${POLICY}/renewal-quote`],
+    ['POST', '/webhooks/endpoints'],
+    ['POST', '/webhooks/endpoints/{id}/test'],
   ];
   it.each(writes)('%s %s answers 400 invalid_request', async (method, path) => {
     for (const body of [`{"a":${deep(5000)}}`, deep(100_000)]) {
-      const r = await api.call(method, path.replace('{id}', endpoint), { token: staff, rawBody: body, headers: { 'content-type': 'application/json' }, idempotencyKey: randomUUID() });
+      const r = await api.call(method, path.replace('{id}', endpoint), {
+        token: staff,
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+        idempotencyKey: randomUUID(),
+      });
       expectProblem(r, 400, 'invalid_request');
       expect(r.body.detail).toMatch(/32 levels/);
     }
   });
 
   it('still accepts 32 levels', async () => {
-    const r = await api.post('/clients', { token: staff, rawBody: `{"name":"Deep Enough","phone":"0711000222","extra":${deep(31)}}`, headers: { 'content-type': 'application/json' }, idempotencyKey: randomUUID() });
+    const r = await api.post('/clients', {
+      token: staff,
+      rawBody: `{"name":"Deep Enough","phone":"0711000222","extra":${deep(31)}}`,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomUUID(),
+    });
     expect(r.status, r.text).not.toBe(400);
   });
 
@@ -82,13 +108,35 @@ describe('JSON nested thousands of levels deep', () => {
 });
 
 describe('cursors', () => {
-  const junk = ['abc', b64('GPC:S:abc'), b64('GPC:N:1.5'), b64('GPC:N:1e30'), b64('GPC:I:5'), b64('GPC:O:{}'), b64('nonsense')];
-  it.each(['/clients', '/policies', '/receipts', '/policies/renewals-due'])('a junk cursor on GET %s is 422 validation_failed under errors.cursor', async (path) => {
-    for (const cursor of junk) expectProblem(await api.get(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: staff }), 422, 'validation_failed', 'cursor');
-  });
+  const junk = [
+    'abc',
+    b64('GPC:S:abc'),
+    b64('GPC:N:1.5'),
+    b64('GPC:N:1e30'),
+    b64('GPC:I:5'),
+    b64('GPC:O:{}'),
+    b64('nonsense'),
+  ];
+  it.each(['/clients', '/policies', '/receipts', '/policies/renewals-due'])(
+    'a junk cursor on GET %s is 422 validation_failed under errors.cursor',
+    async (path) => {
+      for (const cursor of junk)
+        expectProblem(
+          await api.get(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: staff }),
+          422,
+          'validation_failed',
+          'cursor',
+        );
+    },
+  );
 
   it('links.next still pages', async () => {
-    for (let i = 0; i < 3; i++) await api.post('/clients', { token: staff, body: { name: `Paged Client ${i}`, phone: `07220003${i}${i}` }, idempotencyKey: randomUUID() });
+    for (let i = 0; i < 3; i++)
+      await api.post('/clients', {
+        token: staff,
+        body: { name: `Paged Client ${i}`, phone: `07220003${i}${i}` },
+        idempotencyKey: randomUUID(),
+      });
     const first = await api.get('/clients?limit=1', { token: staff });
     expect(first.body.links.next, first.text).toBeTruthy();
     const second = await api.get(first.body.links.next.replace('/api/v1', ''), { token: staff });
@@ -96,23 +144,45 @@ describe('cursors', () => {
     expect(second.body.data[0].client_no).not.toBe(first.body.data[0].client_no);
   });
 
-  const connections: [string, 'staff' | 'admin'][] = [['clients', 'staff'], ['policies', 'staff'], ['receipts', 'staff'], ['renewalsDue', 'staff'], ['auditLog', 'admin']];
-  it.each(connections)('GraphQL %s(after:/before:) junk is validation_failed; its own cursors page', async (field, who) => {
-    const token = who === 'admin' ? admin : staff;
-    for (const [arg, cursor] of [['after', 'abc'], ['before', b64('GPC:S:abc')], ['after', b64('GPC:N:-1.5')]] as const) {
-      const r = await api.gql(`query($c: String) { ${field}(${arg}: $c, ${arg === 'after' ? 'first' : 'last'}: 1) { edges { cursor } } }`, { c: cursor }, { token });
-      expect(gqlCode(r), JSON.stringify(r.body)).toBe('validation_failed');
-      expect(r.body.errors![0].extensions.errors).toEqual([{ field: arg, message: expect.any(String) }]);
-    }
-    const page = await api.gql(`{ ${field}(first: 1) { edges { cursor } } }`, {}, { token });
-    const cursor = page.body.data?.[field]?.edges?.[0]?.cursor;
-    // This organisation has clients (created above) and audit entries (an Int and a BigInt id): those must page.
-    if (field === 'clients' || field === 'auditLog') expect(cursor, JSON.stringify(page.body)).toEqual(expect.any(String));
-    if (cursor) {
-      const next = await api.gql(`query($c: String) { ${field}(after: $c, first: 1) { edges { cursor } } }`, { c: cursor }, { token });
-      expect(next.body.errors, JSON.stringify(next.body)).toBeUndefined();
-    }
-  });
+  const connections: [string, 'staff' | 'admin'][] = [
+    ['clients', 'staff'],
+    ['policies', 'staff'],
+    ['receipts', 'staff'],
+    ['renewalsDue', 'staff'],
+    ['auditLog', 'admin'],
+  ];
+  it.each(connections)(
+    'GraphQL %s(after:/before:) junk is validation_failed; its own cursors page',
+    async (field, who) => {
+      const token = who === 'admin' ? admin : staff;
+      for (const [arg, cursor] of [
+        ['after', 'abc'],
+        ['before', b64('GPC:S:abc')],
+        ['after', b64('GPC:N:-1.5')],
+      ] as const) {
+        const r = await api.gql(
+          `query($c: String) { ${field}(${arg}: $c, ${arg === 'after' ? 'first' : 'last'}: 1) { edges { cursor } } }`,
+          { c: cursor },
+          { token },
+        );
+        expect(gqlCode(r), JSON.stringify(r.body)).toBe('validation_failed');
+        expect(r.body.errors![0].extensions.errors).toEqual([{ field: arg, message: expect.any(String) }]);
+      }
+      const page = await api.gql(`{ ${field}(first: 1) { edges { cursor } } }`, {}, { token });
+      const cursor = page.body.data?.[field]?.edges?.[0]?.cursor;
+      // This organisation has clients (created above) and audit entries (an Int and a BigInt id): those must page.
+      if (field === 'clients' || field === 'auditLog')
+        expect(cursor, JSON.stringify(page.body)).toEqual(expect.any(String));
+      if (cursor) {
+        const next = await api.gql(
+          `query($c: String) { ${field}(after: $c, first: 1) { edges { cursor } } }`,
+          { c: cursor },
+          { token },
+        );
+        expect(next.body.errors, JSON.stringify(next.body)).toBeUndefined();
+      }
+    },
+  );
 });
 
 describe('impossible dates', () => {
@@ -121,8 +191,18 @@ describe('impossible dates', () => {
     expectProblem(bad, 422, 'validation_failed', 'start_from');
     // The detail names the field as the caller spelt it, not as GraphQL does.
     expect(bad.body.detail).toMatch(/^start_from: /);
-    expectProblem(await api.get('/policies?start_to=2026-02-30', { token: staff }), 422, 'validation_failed', 'start_to');
-    expectProblem(await api.get('/policies?start_from=9999-01-01', { token: staff }), 422, 'validation_failed', 'start_from');
+    expectProblem(
+      await api.get('/policies?start_to=2026-02-30', { token: staff }),
+      422,
+      'validation_failed',
+      'start_to',
+    );
+    expectProblem(
+      await api.get('/policies?start_from=9999-01-01', { token: staff }),
+      422,
+      'validation_failed',
+      'start_from',
+    );
     expect((await api.get('/policies?start_from=2024-02-29&start_to=2026-12-31', { token: staff })).status).toBe(200);
   });
 
@@ -130,10 +210,18 @@ describe('impossible dates', () => {
     const save = await api.post('/motor/save', {
       token: staff,
       idempotencyKey: randomUUID(),
-      body: { client: { name: 'Date Tester', phone: '0712999111' }, policy: { start_date: '9999-99-99', insurer_id: 1, class: 'Motor', scope: 'Comprehensive', premium: 1 }, vehicles: [{ regno: 'KDD 111D', yom: 2020 }] },
+      body: {
+        client: { name: 'Date Tester', phone: '0712999111' },
+        policy: { start_date: '9999-99-99', insurer_id: 1, class: 'Motor', scope: 'Comprehensive', premium: 1 },
+        vehicles: [{ regno: 'KDD 111D', yom: 2020 }],
+      },
     });
     expectProblem(save, 422, 'validation_failed', 'policy.start_date');
-    const client = await api.post('/clients', { token: staff, idempotencyKey: randomUUID(), body: { name: 'Born Never', phone: '0712999222', date_of_birth: '1990-02-30' } });
+    const client = await api.post('/clients', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { name: 'Born Never', phone: '0712999222', date_of_birth: '1990-02-30' },
+    });
     expectProblem(client, 422, 'validation_failed', 'date_of_birth');
   });
 
@@ -145,16 +233,40 @@ describe('impossible dates', () => {
 
 describe('smaller 500s the fuzzer found', () => {
   it('U+0000 or an unpaired surrogate is 400 invalid_request: token request, webhook test message, GraphQL variables', async () => {
-    expectProblem(await api.post('/oauth/token', { body: { client_id: '\u0000', client_secret: 'x' } }), 400, 'invalid_request');
-    expectProblem(await api.post('/oauth/token', { headers: { authorization: `Basic ${b64('%zz:x')}` } }), 400, 'invalid_request');
-    const test = await api.post(`/webhooks/endpoints/${endpoint}/test`, { token: staff, rawBody: '{"message":"\\ud800"}', headers: { 'content-type': 'application/json' }, idempotencyKey: randomUUID() });
+    expectProblem(
+      await api.post('/oauth/token', { body: { client_id: '\u0000', client_secret: 'x' } }),
+      400,
+      'invalid_request',
+    );
+    expectProblem(
+      await api.post('/oauth/token', { headers: { authorization: `Basic ${b64('%zz:x')}` } }),
+      400,
+      'invalid_request',
+    );
+    const test = await api.post(`/webhooks/endpoints/${endpoint}/test`, {
+      token: staff,
+      rawBody: '{"message":"\\ud800"}',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomUUID(),
+    });
     expectProblem(test, 400, 'invalid_request');
-    const r = await gqlRaw('{"query":"query($s: String) { clients(search: $s) { edges { cursor } } }","variables":{"s":"\\udc00x"}}');
+    const r = await gqlRaw(
+      '{"query":"query($s: String) { clients(search: $s) { edges { cursor } } }","variables":{"s":"\\udc00x"}}',
+    );
     expect(gqlCode(r), JSON.stringify(r.body)).toBe('invalid_request');
   });
 
   it('null for a required number is 422 naming the field', async () => {
-    expectProblem(await api.post('/certificates/C1234567/cancel', { token: staff, body: { reason_id: null }, idempotencyKey: randomUUID() }), 422, 'validation_failed', 'reason_id');
+    expectProblem(
+      await api.post('/certificates/C1234567/cancel', {
+        token: staff,
+        body: { reason_id: null },
+        idempotencyKey: randomUUID(),
+      }),
+      422,
+      'validation_failed',
+      'reason_id',
+    );
   });
 
   it('malformed percent-encoding in the payment callback URL is the unknown-token 404', async () => {
@@ -162,18 +274,42 @@ describe('smaller 500s the fuzzer found', () => {
   });
 
   it('two concurrent deletes of one webhook endpoint: one 200, the rest 404', async () => {
-    const w = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/gone', events: ['*'] } });
-    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('DELETE', `/webhooks/endpoints/${w.body.data.id}`, { token: staff, idempotencyKey: randomUUID() })));
+    const w = await api.post('/webhooks/endpoints', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { url: 'http://127.0.0.1:9/gone', events: ['*'] },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        api.call('DELETE', `/webhooks/endpoints/${w.body.data.id}`, { token: staff, idempotencyKey: randomUUID() }),
+      ),
+    );
     expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 404, 404, 404]);
   });
 
   it('updates and secret rotations racing a delete of their endpoint: each 200 or 404, never 500', async () => {
     for (let round = 0; round < 3; round++) {
-      const w = await api.post('/webhooks/endpoints', { token: staff, idempotencyKey: randomUUID(), body: { url: 'http://127.0.0.1:9/race', events: ['*'] } });
+      const w = await api.post('/webhooks/endpoints', {
+        token: staff,
+        idempotencyKey: randomUUID(),
+        body: { url: 'http://127.0.0.1:9/race', events: ['*'] },
+      });
       const id = w.body.data.id;
       const calls = [
-        ...Array.from({ length: 3 }, (_, i) => () => api.patch(`/webhooks/endpoints/${id}`, { token: staff, idempotencyKey: randomUUID(), body: { description: `round ${round} ${i}` } })),
-        ...Array.from({ length: 3 }, () => () => api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token: staff, idempotencyKey: randomUUID() })),
+        ...Array.from(
+          { length: 3 },
+          (_, i) => () =>
+            api.patch(`/webhooks/endpoints/${id}`, {
+              token: staff,
+              idempotencyKey: randomUUID(),
+              body: { description: `round ${round} ${i}` },
+            }),
+        ),
+        ...Array.from(
+          { length: 3 },
+          () => () =>
+            api.post(`/webhooks/endpoints/${id}/rotate-secret`, { token: staff, idempotencyKey: randomUUID() }),
+        ),
         () => api.call('DELETE', `/webhooks/endpoints/${id}`, { token: staff, idempotencyKey: randomUUID() }),
       ];
       const answers = await Promise.all(calls.map((c) => c()));
@@ -207,7 +343,7 @@ describe('requests /graphql refuses before any operation', () => {
     return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : null };
   };
 
-  it('answer in the GraphQL shape with the catalogue\'s codes, not Yoga\'s (found by hand)', async () => {
+  it("answer in the GraphQL shape with the catalogue's codes, not Yoga's (found by hand)", async () => {
     const big = await post(JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }), 'application/json');
     expect([big.status, big.body.errors[0].extensions.code]).toEqual([413, 'payload_too_large']);
     const notJson = await post('{not json', 'application/json');
@@ -217,7 +353,11 @@ describe('requests /graphql refuses before any operation', () => {
     expect([batch.status, batch.body.errors[0].extensions.code]).toEqual([400, 'invalid_request']);
     for (const type of ['text/plain', null, 'application/x-www-form-urlencoded']) {
       const r = await post('{"query":"{ __typename }"}', type);
-      expect([r.status, r.type, r.body?.errors?.[0]?.extensions?.code], String(type)).toEqual([415, 'application/json; charset=utf-8', 'unsupported_media_type']);
+      expect([r.status, r.type, r.body?.errors?.[0]?.extensions?.code], String(type)).toEqual([
+        415,
+        'application/json; charset=utf-8',
+        'unsupported_media_type',
+      ]);
     }
     expect((await post('{"query":"{ __typename }"}', 'application/json; charset=utf-8')).status).toBe(200);
   });

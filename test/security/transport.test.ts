@@ -34,7 +34,11 @@ interface RawAnswer {
  * Writes `bytes` on a fresh connection and reads back up to `max` HTTP responses (by Content-Length or chunked
  * framing, or until the server closes). Resolves with what arrived; a server that never answers yields none.
  */
-function exchange(port: number, bytes: string | Buffer, o: { head?: boolean; max?: number } = {}): Promise<RawAnswer[]> {
+function exchange(
+  port: number,
+  bytes: string | Buffer,
+  o: { head?: boolean; max?: number } = {},
+): Promise<RawAnswer[]> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     const answers: RawAnswer[] = [];
@@ -55,7 +59,9 @@ function exchange(port: number, bytes: string | Buffer, o: { head?: boolean; max
         if (end < 0) return;
         const [statusLine = '', ...lines] = buf.subarray(0, end).toString('latin1').split('\r\n');
         const status = Number(/^HTTP\/1\.[01] (\d{3}) /.exec(statusLine)?.[1] ?? Number.NaN);
-        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+        );
         const rest = buf.subarray(end + 4);
         let length: number | null = null;
         if (o.head || status < 200 || status === 204 || status === 304) length = 0;
@@ -83,7 +89,8 @@ function exchange(port: number, bytes: string | Buffer, o: { head?: boolean; max
   });
 }
 
-const describeAnswers = (answers: RawAnswer[]) => JSON.stringify(answers.map((a) => `${a.statusLine} ${a.body.slice(0, 160)}`));
+const describeAnswers = (answers: RawAnswer[]) =>
+  JSON.stringify(answers.map((a) => `${a.statusLine} ${a.body.slice(0, 160)}`));
 
 /**
  * Every answer is a real HTTP answer below 500 and names its request id; a 4xx is a problem document, except on
@@ -105,7 +112,8 @@ function expectClientErrorAnswers(answers: RawAnswer[], what: string, o: { head?
   }
 }
 
-const req = (line: string, headers: string[] = ['Host: localhost']) => `${line}\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
+const req = (line: string, headers: string[] = ['Host: localhost']) =>
+  `${line}\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
 
 /** [name, bytes, expected status of each answer in order]. */
 const HOSTILE: [string, string | Buffer, number[]][] = [
@@ -132,13 +140,29 @@ const HOSTILE: [string, string | Buffer, number[]][] = [
   ['unknown method', req('BREW /api/v1/me HTTP/1.1'), [400]],
   ['headers over 16 kB', req('GET /healthz HTTP/1.1', ['Host: localhost', `X-Filler: ${'a'.repeat(20_000)}`]), [431]],
   ['NUL in the target', req('GET /a\u0000b HTTP/1.1'), [400]],
-  ['non-ASCII bytes in the request line', Buffer.concat([Buffer.from('GET /'), Buffer.from([0xc3, 0xa9, 0xff, 0x80]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]), [400]],
+  [
+    'non-ASCII bytes in the request line',
+    Buffer.concat([
+      Buffer.from('GET /'),
+      Buffer.from([0xc3, 0xa9, 0xff, 0x80]),
+      Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+    ]),
+    [400],
+  ],
   ['request line of binary noise', Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x0d, 0x0a, 0x0d, 0x0a]), [400]],
-  ['Content-Length and Transfer-Encoding together', req('POST /api/v1/me HTTP/1.1', ['Host: x', 'Content-Length: 3', 'Transfer-Encoding: chunked']), [400]],
+  [
+    'Content-Length and Transfer-Encoding together',
+    req('POST /api/v1/me HTTP/1.1', ['Host: x', 'Content-Length: 3', 'Transfer-Encoding: chunked']),
+    [400],
+  ],
   ['non-numeric Content-Length', req('POST /api/v1/me HTTP/1.1', ['Host: x', 'Content-Length: abc']), [400]],
   ['an unknown Expect', req('GET /healthz HTTP/1.1', ['Host: x', 'Expect: 999-junk']), [200]],
   ['pipelined garbage after a good request', `${req('GET /healthz HTTP/1.1')}GARBAGE\r\n\r\n`, [200, 400]],
-  ['two pipelined requests, the second unparsable', `${req('GET /api/v1/me HTTP/1.1')}GET /\u0001 HTTP/1.1\r\n\r\n`, [401, 400]],
+  [
+    'two pipelined requests, the second unparsable',
+    `${req('GET /api/v1/me HTTP/1.1')}GET /\u0001 HTTP/1.1\r\n\r\n`,
+    [401, 400],
+  ],
 ];
 
 let t: TestApp;
@@ -159,16 +183,29 @@ describe('hostile request lines and headers', () => {
   it.each(HOSTILE)('%s gets an HTTP answer and the server keeps serving', async (name, bytes, statuses) => {
     const answers = await exchange(port, bytes, { max: statuses.length });
     expectClientErrorAnswers(answers, name);
-    expect(answers.map((a) => a.status), `${name} → ${describeAnswers(answers)}`).toEqual(statuses);
+    expect(
+      answers.map((a) => a.status),
+      `${name} → ${describeAnswers(answers)}`,
+    ).toEqual(statuses);
     await expectHealthy();
   });
 
   it('a WebSocket upgrade with a hostile target or Host is answered and the server keeps serving', async () => {
-    const upgrade = ['Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol: graphql-transport-ws'];
-    for (const bytes of [req('GET //a:b/graphql HTTP/1.1', ['Host: x', ...upgrade]), req('GET /graphql HTTP/1.1', ['Host: [::1', ...upgrade]), req('GET /graphql?%zz HTTP/1.1', ['Host: a b', ...upgrade])]) {
+    const upgrade = [
+      'Connection: Upgrade',
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      'Sec-WebSocket-Protocol: graphql-transport-ws',
+    ];
+    for (const bytes of [
+      req('GET //a:b/graphql HTTP/1.1', ['Host: x', ...upgrade]),
+      req('GET /graphql HTTP/1.1', ['Host: [::1', ...upgrade]),
+      req('GET /graphql?%zz HTTP/1.1', ['Host: a b', ...upgrade]),
+    ]) {
       const [a] = await exchange(port, bytes);
       expect(a?.status, bytes.split('\r\n')[0]).toBeGreaterThanOrEqual(101);
-      expect(a!.status).toBeLessThan(500);
+      expect(a.status).toBeLessThan(500);
     }
     await expectHealthy();
   });
@@ -193,15 +230,26 @@ describe('an error thrown inside a request', () => {
     try {
       for (const call of [
         () => fetch(`${t.origin}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }),
-        () => fetch(`${t.origin}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"query":"{ me { scopes } }"}' }),
+        () =>
+          fetch(`${t.origin}/graphql`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: '{"query":"{ me { scopes } }"}',
+          }),
       ]) {
         const res = await call();
         const text = await res.text();
         const id = res.headers.get('x-request-id');
         expect(text, 'internals in the answer').not.toMatch(/boom|SELECT|\/work\//);
-        expect(res.url.endsWith('/graphql') ? JSON.parse(text).errors[0].extensions.code : JSON.parse(text).code, text).toBe('internal_error');
+        expect(
+          res.url.endsWith('/graphql') ? JSON.parse(text).errors[0].extensions.code : JSON.parse(text).code,
+          text,
+        ).toBe('internal_error');
         if (!res.url.endsWith('/graphql')) expect([res.status, JSON.parse(text).request_id]).toEqual([500, id]);
-        expect(logged.map((o) => o.request_id), `a log line names ${id}`).toContain(id);
+        expect(
+          logged.map((o) => o.request_id),
+          `a log line names ${id}`,
+        ).toContain(id);
       }
     } finally {
       services.rateLimits.hit = hit;
@@ -215,8 +263,51 @@ describe('an error thrown inside a request', () => {
 
 describe('generated request lines (fast-check)', () => {
   const token = fc.stringMatching(/^[A-Za-z-]{1,8}$/);
-  const method = fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'M-SEARCH'), token, fc.string({ maxLength: 6 }));
-  const piece = fc.constantFrom('/', '//', '%', '%zz', '%00', '%2F', '%C3%A9', '..', ':', '@', '?', '#', '*', '\\', 'api', 'v1', 'graphql', 'clients', 'healthz', 'a:b', '[', ']', '\u0000', '\u00e9', ' ', '\t');
+  const method = fc.oneof(
+    fc.constantFrom(
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'HEAD',
+      'OPTIONS',
+      'TRACE',
+      'CONNECT',
+      'PROPFIND',
+      'M-SEARCH',
+    ),
+    token,
+    fc.string({ maxLength: 6 }),
+  );
+  const piece = fc.constantFrom(
+    '/',
+    '//',
+    '%',
+    '%zz',
+    '%00',
+    '%2F',
+    '%C3%A9',
+    '..',
+    ':',
+    '@',
+    '?',
+    '#',
+    '*',
+    '\\',
+    'api',
+    'v1',
+    'graphql',
+    'clients',
+    'healthz',
+    'a:b',
+    '[',
+    ']',
+    '\u0000',
+    '\u00e9',
+    ' ',
+    '\t',
+  );
   const target = fc.oneof(
     fc.constantFrom('/', '*', '//a:b/x', '/healthz', '/api/v1/me', '/graphql', 'http://x/y', 'https://[::1/', 'x:1'),
     fc.webPath(),
@@ -224,8 +315,26 @@ describe('generated request lines (fast-check)', () => {
     fc.string({ maxLength: 24 }),
     fc.array(piece, { maxLength: 10 }).map((a) => a.join('')),
   );
-  const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/0.9', 'HTTP/2.0', 'HTTP/1.1x', 'http/1.1', '');
-  const host = fc.option(fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((v) => `[${v}]`), fc.string({ maxLength: 16 }), fc.constant('')), { nil: undefined });
+  const version = fc.constantFrom(
+    'HTTP/1.1',
+    'HTTP/1.1',
+    'HTTP/1.0',
+    'HTTP/0.9',
+    'HTTP/2.0',
+    'HTTP/1.1x',
+    'http/1.1',
+    '',
+  );
+  const host = fc.option(
+    fc.oneof(
+      fc.domain(),
+      fc.ipV4(),
+      fc.ipV6().map((v) => `[${v}]`),
+      fc.string({ maxLength: 16 }),
+      fc.constant(''),
+    ),
+    { nil: undefined },
+  );
   const header = fc.tuple(token, fc.string({ maxLength: 24 })).filter(([n]) => !/^(host|expect|upgrade)$/i.test(n));
   const request = fc.record({ method, target, version, host, headers: fc.array(header, { maxLength: 3 }) });
 
@@ -234,7 +343,11 @@ describe('generated request lines (fast-check)', () => {
       fc.asyncProperty(fc.array(request, { minLength: 5, maxLength: 5 }), async (batch) => {
         await Promise.all(
           batch.map(async (r) => {
-            const lines = [`${r.method} ${r.target} ${r.version}`, ...(r.host === undefined ? [] : [`Host: ${r.host}`]), ...r.headers.map(([n, v]) => `${n}: ${v}`)];
+            const lines = [
+              `${r.method} ${r.target} ${r.version}`,
+              ...(r.host === undefined ? [] : [`Host: ${r.host}`]),
+              ...r.headers.map(([n, v]) => `${n}: ${v}`),
+            ];
             const answers = await exchange(port, `${lines.join('\r\n')}\r\n\r\n`, { head: r.method === 'HEAD' });
             const graphql = /^(https?:\/\/[^/?#]*)?\/graphql([/?#]|$)/i.test(r.target);
             expectClientErrorAnswers(answers, JSON.stringify(lines), { head: r.method === 'HEAD', graphql });
@@ -252,17 +365,25 @@ describe('the real entrypoint (npm start)', () => {
     const db = await createTestDatabase('transport');
     const p = await freePort();
     const dataDir = await mkdtemp(path.join(tmpdir(), 'bima-transport-'));
-    const s = spawnServer({ PORT: String(p), DATABASE_URL: db.url, NODE_ENV: 'test', DEMO_SEED: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir });
+    const s = spawnServer({
+      PORT: String(p),
+      DATABASE_URL: db.url,
+      NODE_ENV: 'test',
+      DEMO_SEED: '0',
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+    });
     try {
       await waitHealthy(s);
       const crash = await exchange(p, req('GET //a:b/x HTTP/1.1'));
       expectClientErrorAnswers(crash, '//a:b/x');
       const refused = await exchange(p, req('BREW / HTTP/1.1'));
       expectClientErrorAnswers(refused, 'BREW');
-      for (const [name, bytes, statuses] of HOSTILE) expectClientErrorAnswers(await exchange(p, bytes, { max: statuses.length }), name);
+      for (const [name, bytes, statuses] of HOSTILE)
+        expectClientErrorAnswers(await exchange(p, bytes, { max: statuses.length }), name);
       await expectHealthy(p);
       expect(s.hasExited(), s.output().slice(-2000)).toBe(false);
-      expect(s.output()).toContain(`"request_id":"${refused[0]!.headers['x-request-id']}"`);
+      expect(s.output()).toContain(`"request_id":"${refused[0].headers['x-request-id']}"`);
     } finally {
       await stopWith(s, 'SIGTERM', 15_000);
       await db.drop();

@@ -2,7 +2,13 @@ import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { connToUrl, startEmbeddedPostgres, urlToConn, type EmbeddedPostgres, type ServerConn } from '../../src/db/embedded.ts';
+import {
+  connToUrl,
+  startEmbeddedPostgres,
+  urlToConn,
+  type EmbeddedPostgres,
+  type ServerConn,
+} from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 
 export const TEMPLATE_DB = 'bima_test_template';

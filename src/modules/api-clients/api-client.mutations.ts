@@ -11,7 +11,8 @@ const ApiClientSecretPayload = builder.objectRef<SecretPayload>('ApiClientSecret
   fields: (t) => ({
     apiClient: t.prismaField({
       type: 'ApiClient',
-      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.apiClient.findUniqueOrThrow({ ...query, where: { id: p.apiClient.id } })),
+      resolve: (query, p, _a, ctx) =>
+        ctx.tx((tx) => tx.apiClient.findUniqueOrThrow({ ...query, where: { id: p.apiClient.id } })),
     }),
     clientSecret: t.exposeString('clientSecret', { description: 'Shown once. Store it now: only a hash is kept.' }),
   }),
@@ -37,7 +38,11 @@ const UpdateApiClientInput = builder.inputType('UpdateApiClientInput', {
 });
 
 /** Expected failures are typed results: `<Mutation>Result = <Payload> | ValidationProblem`. */
-const errors = (name: string) => ({ types: [ValidationError], directResult: true as const, union: { name: `${name}Result` } });
+const errors = (name: string) => ({
+  types: [ValidationError],
+  directResult: true as const,
+  union: { name: `${name}Result` },
+});
 
 builder.mutationFields((t) => ({
   createApiClient: t.field({
@@ -79,7 +84,8 @@ const AgentKeyPayload = builder.objectRef<{ agent: { id: number }; agentKey: str
   fields: (t) => ({
     agent: t.prismaField({
       type: 'User',
-      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.user.findUniqueOrThrow({ ...query, where: { id: p.agent.id } })),
+      resolve: (query, p, _a, ctx) =>
+        ctx.tx((tx) => tx.user.findUniqueOrThrow({ ...query, where: { id: p.agent.id } })),
     }),
     agentKey: t.exposeString('agentKey', { description: 'Shown once; send as X-Agent-Key with X-Agent-Code.' }),
   }),

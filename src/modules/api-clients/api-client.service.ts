@@ -66,7 +66,12 @@ export const apiClientService = {
         action: 'api_client.created',
         entityType: 'api_client',
         entityId: created.clientId,
-        changes: { name: created.name, scopes: created.scopes, actor_user_id: created.actorUserId, rate_limit_per_minute: created.rateLimitPerMinute },
+        changes: {
+          name: created.name,
+          scopes: created.scopes,
+          actor_user_id: created.actorUserId,
+          rate_limit_per_minute: created.rateLimitPerMinute,
+        },
       });
       return created;
     });
@@ -90,7 +95,12 @@ export const apiClientService = {
       const after = await tx.apiClient.update({ where: { id: before.id }, data: patch });
       const changes = diffFields(before as unknown as Record<string, unknown>, patch);
       if (Object.keys(changes).length) {
-        await recordAudit(ctx, tx, p.tenant.id, { action: 'api_client.updated', entityType: 'api_client', entityId: clientId, changes });
+        await recordAudit(ctx, tx, p.tenant.id, {
+          action: 'api_client.updated',
+          entityType: 'api_client',
+          entityId: clientId,
+          changes,
+        });
       }
       return after;
     });
@@ -101,7 +111,9 @@ export const apiClientService = {
     const p = ctx.principal!;
     requireAbility(p, 'api_clients.manage');
     // Parsed as a named field so a refusal says which one (`graceHours`, `grace_hours` over REST).
-    const grace = parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ?? ctx.app.config.secretRotationGraceHours;
+    const grace =
+      parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ??
+      ctx.app.config.secretRotationGraceHours;
     const secret = newSecret('bgs');
     const secretHash = await hashSecret(secret);
     const row = await ctx.tx(async (tx) => {
@@ -140,7 +152,11 @@ export const apiClientService = {
       const now = new Date();
       const after = await tx.apiClient.update({ where: { id: before.id }, data: { revokedAt: now } });
       await tx.accessToken.updateMany({ where: { apiClientId: before.id, revokedAt: null }, data: { revokedAt: now } });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'api_client.revoked', entityType: 'api_client', entityId: clientId });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'api_client.revoked',
+        entityType: 'api_client',
+        entityId: clientId,
+      });
       return after;
     });
   },
@@ -154,10 +170,20 @@ export const apiClientService = {
       const user = await tx.user.findUnique({ where: { id: userId } });
       if (!user) throw notFound('User');
       if (user.role !== 'agent' || !user.agentCode) {
-        throw new AppError('domain_rule', { detail: 'Agent keys are issued to users with the agent role and an agent code' });
+        throw new AppError('domain_rule', {
+          detail: 'Agent keys are issued to users with the agent role and an agent code',
+        });
       }
-      const updated = await tx.user.update({ where: { id: user.id }, data: { agentKeyHash: sha256Hex(key), agentKeyIssuedAt: new Date() } });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'agent.key_issued', entityType: 'user', entityId: user.id, changes: { agent_code: user.agentCode } });
+      const updated = await tx.user.update({
+        where: { id: user.id },
+        data: { agentKeyHash: sha256Hex(key), agentKeyIssuedAt: new Date() },
+      });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'agent.key_issued',
+        entityType: 'user',
+        entityId: user.id,
+        changes: { agent_code: user.agentCode },
+      });
       return updated;
     });
     return { agent, agentKey: key };

@@ -7,7 +7,9 @@ builder.prismaNode('ApiClient', {
   ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
   id: { field: 'id' },
   fields: (t) => ({
-    clientId: t.exposeString('clientId', { description: 'Public client id (send as client_id at the token endpoint).' }),
+    clientId: t.exposeString('clientId', {
+      description: 'Public client id (send as client_id at the token endpoint).',
+    }),
     name: t.exposeString('name'),
     scopes: t.exposeStringList('scopes'),
     rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
@@ -24,7 +26,7 @@ builder.queryFields((t) => ({
   apiClients: t.prismaField({
     type: ['ApiClient'],
     authScopes: { $all: { admin: true, staff: true } },
-    description: 'The organisation\'s API clients (secrets are never shown again).',
+    description: "The organisation's API clients (secrets are never shown again).",
     resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
   }),
   apiClient: t.prismaField({

@@ -12,11 +12,22 @@ export interface AuditInput {
 
 export const AUDIT_TOPIC = 'audit.logged';
 
-function who(ctx: Context): { actorType: ActorType; actorUserId: number | null; apiClientId: number | null; actorLabel: string } {
+function who(ctx: Context): {
+  actorType: ActorType;
+  actorUserId: number | null;
+  apiClientId: number | null;
+  actorLabel: string;
+} {
   const p = ctx.principal;
   if (!p) return { actorType: 'system', actorUserId: null, apiClientId: null, actorLabel: 'system' };
   const via = `via API client ${p.apiClient.clientId}`;
-  if (!p.actor) return { actorType: 'api_client', actorUserId: null, apiClientId: p.apiClient.id, actorLabel: `API client ${p.apiClient.clientId}` };
+  if (!p.actor)
+    return {
+      actorType: 'api_client',
+      actorUserId: null,
+      apiClientId: p.apiClient.id,
+      actorLabel: `API client ${p.apiClient.clientId}`,
+    };
   const isAgent = p.actor.source === 'agent_headers' || p.actor.role === 'agent';
   return {
     actorType: isAgent ? 'agent' : 'user',
@@ -49,7 +60,10 @@ export function snakeKeys<T>(o: Record<string, T>): Record<string, T> {
 }
 
 /** {field: {from, to}} (snake_case field names) for the fields whose value changed. */
-export function diffFields<T extends Record<string, unknown>>(before: T, after: Partial<T>): Record<string, { from: unknown; to: unknown }> {
+export function diffFields<T extends Record<string, unknown>>(
+  before: T,
+  after: Partial<T>,
+): Record<string, { from: unknown; to: unknown }> {
   const out: Record<string, { from: unknown; to: unknown }> = {};
   for (const [k, v] of Object.entries(after)) {
     if (v === undefined) continue;

@@ -25,7 +25,7 @@ builder.queryField('auditLog', (t) =>
     type: 'AuditLog',
     cursor: 'id',
     authScopes: { $all: { admin: true, staff: true } },
-    description: 'The organisation\'s audit trail, newest first (scope admin; not for agents).',
+    description: "The organisation's audit trail, newest first (scope admin; not for agents).",
     args: { entityType: t.arg.string({ required: false }), entityId: t.arg.string({ required: false }) },
     resolve: (query, _root, args, ctx) =>
       ctx.tx((tx) =>
@@ -45,6 +45,8 @@ builder.subscriptionField('auditLogged', (t) =>
     description: 'Live audit entries of the organisation as they commit (scope admin; not for agents).',
     subscribe: (_root, _args, ctx) => ctx.app.events.subscribe<{ id: string }>(AUDIT_TOPIC, ctx.principal!.tenant.id),
     resolve: (query, payload, _args, ctx) =>
-      ctx.tx((tx) => tx.auditLog.findUniqueOrThrow({ ...query, where: { id: BigInt((payload as unknown as { id: string }).id) } })),
+      ctx.tx((tx) =>
+        tx.auditLog.findUniqueOrThrow({ ...query, where: { id: BigInt((payload).id) } }),
+      ),
   }),
 );

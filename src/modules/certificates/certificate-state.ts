@@ -12,7 +12,16 @@ import type { Prisma, Tx } from '../../db/client.ts';
  * that call before issuing again.
  * `void`: an issue whose policy (or vehicle) was cancelled before the registry certified it.
  */
-export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'] as const;
+export const CERTIFICATE_STATES = [
+  'pending',
+  'issuing',
+  'issued',
+  'failed',
+  'cancel_pending',
+  'cancelled',
+  'cancel_refused',
+  'void',
+] as const;
 export type CertificateState = (typeof CERTIFICATE_STATES)[number];
 
 export const CERTIFICATE_TRANSITIONS: Record<CertificateState, readonly CertificateState[]> = {
@@ -67,7 +76,11 @@ export async function transitionCertificates(
   data: Omit<Prisma.CertificateUpdateManyMutationInput, 'status'> = {},
 ): Promise<number[]> {
   const froms = check(from, to);
-  const rows = await tx.certificate.findMany({ where: { AND: [where, { status: { in: froms } }] }, select: { id: true }, orderBy: { id: 'asc' } });
+  const rows = await tx.certificate.findMany({
+    where: { AND: [where, { status: { in: froms } }] },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+  });
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   await tx.certificate.updateMany({ where: { id: { in: ids }, status: { in: froms } }, data: { ...data, status: to } });

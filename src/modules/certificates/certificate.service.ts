@@ -13,14 +13,28 @@ import { LIVE_AT_REGISTRY, transitionCertificate } from './certificate-state.ts'
 import { cancelAtRegistry } from './registry-cancel.ts';
 import { type AttemptRow, attemptIssue } from './registry-issue.ts';
 import { registryOf, registryRuntime } from './registry-runtime.ts';
-import { CANCEL_REASONS, certificateClass, type CertificateRecord, coverCode, formatRegistryDate, registryMessage } from './registry.ts';
+import {
+  CANCEL_REASONS,
+  certificateClass,
+  type CertificateRecord,
+  coverCode,
+  formatRegistryDate,
+  registryMessage,
+} from './registry.ts';
 
-export const COVER_NAMES: Record<number, string> = { 100: 'Comprehensive', 200: 'Third party only', 300: 'Third party, fire and theft' };
+export const COVER_NAMES: Record<number, string> = {
+  100: 'Comprehensive',
+  200: 'Third party only',
+  300: 'Third party, fire and theft',
+};
 
 // ---- problems (typed results in GraphQL; REST adds success: false and message) -------------------------------
 
 export class DoubleInsuranceError extends AppError {
-  constructor(detail: string, readonly certificateNo: string | null) {
+  constructor(
+    detail: string,
+    readonly certificateNo: string | null,
+  ) {
     super('double_insurance', { detail, extra: { message: detail, ...(certificateNo ? { certificateNo } : {}) } });
   }
 }
@@ -30,7 +44,10 @@ export class CertificateStateError extends InvalidStateError {
   }
 }
 export class RegistryRefusedError extends AppError {
-  constructor(detail: string, readonly registryCode: string) {
+  constructor(
+    detail: string,
+    readonly registryCode: string,
+  ) {
     super('registry_refused', { detail, extra: { message: detail, registryCode } });
   }
 }
@@ -160,7 +177,9 @@ export interface IssueOutcome {
 }
 
 async function tenantOfPolicy(app: AppServices, policyId: number): Promise<number | null> {
-  const row = await app.db.system((tx) => tx.policy.findUnique({ where: { id: policyId }, select: { tenantId: true } }));
+  const row = await app.db.system((tx) =>
+    tx.policy.findUnique({ where: { id: policyId }, select: { tenantId: true } }),
+  );
   return row?.tenantId ?? null;
 }
 
@@ -168,7 +187,11 @@ async function tenantOfPolicy(app: AppServices, policyId: number): Promise<numbe
  * Issues whatever is due for the policy, stage after stage, until nothing more is due. Idempotent: rows are
  * unique per (policy, vehicle, stage, series) and an attempt claims its row before calling the registry.
  */
-export async function issueDue(app: AppServices, policyId: number, opts: { manual?: boolean; tenantId?: number } = {}): Promise<IssueOutcome> {
+export async function issueDue(
+  app: AppServices,
+  policyId: number,
+  opts: { manual?: boolean; tenantId?: number } = {},
+): Promise<IssueOutcome> {
   const tenantId = opts.tenantId ?? (await tenantOfPolicy(app, policyId));
   const out: IssueOutcome = { attempted: [], notActive: false, waiting: [] };
   if (tenantId == null) return out;
@@ -204,7 +227,8 @@ async function createDue(app: AppServices, tenantId: number, policyId: number, m
     const active = p?.status === 'active';
     const plan = p && active ? planDue(p, today, manual) : { create: [], retry: [], waiting: [] };
     for (const c of plan.create) await createCertificate(tx, tenantId, p!, c);
-    for (const id of plan.retry) await transitionCertificate(tx, id, 'failed', 'pending', { errorCode: null, errorMessage: null });
+    for (const id of plan.retry)
+      await transitionCertificate(tx, id, 'failed', 'pending', { errorCode: null, errorMessage: null });
     const rows = await tx.certificate.findMany({
       where: { policyId, status: { in: active ? UNSETTLED : ['issuing'] } },
       orderBy: [{ stage: 'asc' }, { vehicleId: 'asc' }],
@@ -289,8 +313,13 @@ const CERT_NO = /^C[ABCD]\d{7}$/;
 
 /** A certificate the caller may see (through its policy's visibility), or 404. */
 async function visibleCertificate(ctx: Context, certificateNo: string) {
-  if (typeof certificateNo !== 'string' || !CERT_NO.test(certificateNo.trim().toUpperCase())) throw notFound('Certificate');
-  const row = await ctx.tx((tx) => tx.certificate.findFirst({ where: { certificateNo: certificateNo.trim().toUpperCase(), policy: policyVisibility(ctx.principal) } }));
+  if (typeof certificateNo !== 'string' || !CERT_NO.test(certificateNo.trim().toUpperCase()))
+    throw notFound('Certificate');
+  const row = await ctx.tx((tx) =>
+    tx.certificate.findFirst({
+      where: { certificateNo: certificateNo.trim().toUpperCase(), policy: policyVisibility(ctx.principal) },
+    }),
+  );
   if (!row) throw notFound('Certificate');
   return row;
 }
@@ -307,7 +336,12 @@ const registryYmd = (d: string) => `${d.slice(6, 10)}-${d.slice(3, 5)}-${d.slice
 export const certificateService = {
   async listForPolicy(ctx: Context, policyUuid: string) {
     const p = await policyService.get(ctx, policyUuid, { select: { id: true } });
-    return ctx.tx((tx) => tx.certificate.findMany({ where: { policyId: p.id }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] }));
+    return ctx.tx((tx) =>
+      tx.certificate.findMany({
+        where: { policyId: p.id },
+        orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }],
+      }),
+    );
   },
 
   get: visibleCertificate,
@@ -318,15 +352,25 @@ export const certificateService = {
    * refusals. Returns the policy's certificates and whether any was issued by this call.
    */
   async issue(ctx: Context, policyUuid: string) {
-    const p = await policyService.get(ctx, policyUuid, { select: { id: true, status: true, tenantId: true, policyNo: true } });
+    const p = await policyService.get(ctx, policyUuid, {
+      select: { id: true, status: true, tenantId: true, policyNo: true },
+    });
     requireAbility(ctx.principal!, 'policies.create');
-    if (p.status !== 'active') throw new CertificateStateError(`Policy ${p.policyNo} is ${p.status}: certificates are issued for active policies only`);
+    if (p.status !== 'active')
+      throw new CertificateStateError(
+        `Policy ${p.policyNo} is ${p.status}: certificates are issued for active policies only`,
+      );
     const out = await issueDue(ctx.app, p.id, { manual: true, tenantId: p.tenantId });
     if (out.notActive) throw new CertificateStateError(`Policy ${p.policyNo} is not active`);
     const issued = out.attempted.filter((a) => a.status === 'issued').length;
     // Recorded beside the registry's answers, which stand even when this request ends in a problem document.
     await ctx.app.db.tenant(p.tenantId, (tx) =>
-      recordAudit(ctx, tx, p.tenantId, { action: 'certificates.issue', entityType: 'policy', entityId: p.id, changes: { attempted: out.attempted.length, issued } }),
+      recordAudit(ctx, tx, p.tenantId, {
+        action: 'certificates.issue',
+        entityType: 'policy',
+        entityId: p.id,
+        changes: { attempted: out.attempted.length, issued },
+      }),
     );
     const di = out.attempted.find((a) => a.status === 'failed' && a.errorCode === 'ER005');
     if (di) {
@@ -334,9 +378,22 @@ export const certificateService = {
       throw new DoubleInsuranceError(di.errorMessage ?? 'Double insurance', no);
     }
     const refused = out.attempted.find((a) => a.status === 'failed');
-    if (refused) throw new RegistryRefusedError(refused.errorMessage ?? 'The registry refused the certificate', refused.errorCode ?? 'ER002');
-    if (out.transient) throw new AppError('service_unavailable', { detail: 'The certificate registry did not answer; the issue is retried automatically', extra: { message: 'The certificate registry did not answer; the issue is retried automatically' } });
-    const certificates = await ctx.tx((tx) => tx.certificate.findMany({ where: { policyId: p.id }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] }));
+    if (refused)
+      throw new RegistryRefusedError(
+        refused.errorMessage ?? 'The registry refused the certificate',
+        refused.errorCode ?? 'ER002',
+      );
+    if (out.transient)
+      throw new AppError('service_unavailable', {
+        detail: 'The certificate registry did not answer; the issue is retried automatically',
+        extra: { message: 'The certificate registry did not answer; the issue is retried automatically' },
+      });
+    const certificates = await ctx.tx((tx) =>
+      tx.certificate.findMany({
+        where: { policyId: p.id },
+        orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }],
+      }),
+    );
     return { certificates, issued };
   },
 
@@ -347,21 +404,31 @@ export const certificateService = {
       throw new ValidationError([{ field: 'reasonId', message: `one of ${Object.keys(CANCEL_REASONS).join(', ')}` }]);
     }
     const c = await visibleCertificate(ctx, certificateNo);
-    if (!['issued', 'cancel_refused', 'cancel_pending'].includes(c.status)) throw new CertificateStateError(`Certificate ${c.certificateNo} is ${c.status}`);
+    if (!['issued', 'cancel_refused', 'cancel_pending'].includes(c.status))
+      throw new CertificateStateError(`Certificate ${c.certificateNo} is ${c.status}`);
     // Its own transaction, not the request's: the registry's answer (cancelled or cancel_refused) is kept even
     // when the request ends in a problem document (which rolls the request's transaction back).
     const status = await cancelAtRegistry(ctx.app, c.id, c.tenantId, {
       reasonId,
-      audit: (tx) => recordAudit(ctx, tx, c.tenantId, { action: 'certificates.cancel', entityType: 'certificate', entityId: c.id, changes: { certificate_no: c.certificateNo, reason_id: reasonId } }),
+      audit: (tx) =>
+        recordAudit(ctx, tx, c.tenantId, {
+          action: 'certificates.cancel',
+          entityType: 'certificate',
+          entityId: c.id,
+          changes: { certificate_no: c.certificateNo, reason_id: reasonId },
+        }),
     }).catch((err) => {
       if (err instanceof AppError) throw err;
       ctx.log.warn({ err }, 'registry cancel failed');
-      const detail = 'The certificate registry did not answer; the cancellation stays cancel_pending and is retried automatically';
+      const detail =
+        'The certificate registry did not answer; the cancellation stays cancel_pending and is retried automatically';
       throw new AppError('service_unavailable', { detail, extra: { message: detail } });
     });
-    if (status !== 'cancelled' && status !== 'cancel_refused') throw new CertificateStateError(`Certificate ${c.certificateNo} is ${status}`);
+    if (status !== 'cancelled' && status !== 'cancel_refused')
+      throw new CertificateStateError(`Certificate ${c.certificateNo} is ${status}`);
     const row = await ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ where: { id: c.id } }));
-    if (status === 'cancel_refused') throw new RegistryRefusedError(row.errorMessage ?? 'Cancellation refused', row.errorCode ?? 'ER007');
+    if (status === 'cancel_refused')
+      throw new RegistryRefusedError(row.errorMessage ?? 'Cancellation refused', row.errorCode ?? 'ER007');
     return row;
   },
 
@@ -369,7 +436,8 @@ export const certificateService = {
   async check(ctx: Context, args: { certificateNo?: string | null; regNo?: string | null }): Promise<CertificateCheck> {
     const no = args.certificateNo?.trim().toUpperCase();
     const reg = args.regNo ? normaliseRegNo(args.regNo) : null;
-    if (!no && !args.regNo) throw new ValidationError([{ field: 'certificateNo', message: 'certificate_no or regno is required' }]);
+    if (!no && !args.regNo)
+      throw new ValidationError([{ field: 'certificateNo', message: 'certificate_no or regno is required' }]);
     if (args.regNo && !reg) throw new ValidationError([{ field: 'regNo', message: 'not a registration number' }]);
     const registry = await registryOf(ctx.app);
     const today = formatRegistryDate(toDbDate(todayNairobi(registryRuntime(ctx.app).clock())));
@@ -379,20 +447,39 @@ export const certificateService = {
         return { valid: false, message: registryMessage(got.errors).message, certificate: null, conflicts: [] };
       }
       const rec = got.certificate;
-      if (reg && rec.registrationNumber !== reg) return { valid: false, message: `${no} is not for ${reg}`, certificate: null, conflicts: [] };
+      if (reg && rec.registrationNumber !== reg)
+        return { valid: false, message: `${no} is not for ${reg}`, certificate: null, conflicts: [] };
       const t = registryYmd(today);
-      const inForce = rec.status === 'Active' && registryYmd(rec.commencingDate) <= t && t <= registryYmd(rec.expiringDate);
-      return { valid: inForce, message: inForce ? 'Certificate is active' : rec.status === 'Active' ? 'Certificate is not in force today' : 'Certificate is cancelled', certificate: rec, conflicts: [] };
+      const inForce =
+        rec.status === 'Active' && registryYmd(rec.commencingDate) <= t && t <= registryYmd(rec.expiringDate);
+      return {
+        valid: inForce,
+        message: inForce
+          ? 'Certificate is active'
+          : rec.status === 'Active'
+            ? 'Certificate is not in force today'
+            : 'Certificate is cancelled',
+        certificate: rec,
+        conflicts: [],
+      };
     }
     const di = await registry.doubleInsuranceCheck({ registration: reg!, chassis: '', start: today, end: today });
-    if (!di.success) return { valid: false, message: registryMessage(di.errors).message, certificate: null, conflicts: [] };
+    if (!di.success)
+      return { valid: false, message: registryMessage(di.errors).message, certificate: null, conflicts: [] };
     const first = di.conflicts[0];
-    const rec = first ? (await registry.get(first.certificateNo)).certificate ?? null : null;
+    const rec = first ? ((await registry.get(first.certificateNo)).certificate ?? null) : null;
     return {
       valid: !!first,
-      message: first ? `${reg} is covered: certificate ${first.certificateNo} with ${first.insurer}, cover ends ${first.coverEndDate}` : `No active certificate for ${reg} today`,
+      message: first
+        ? `${reg} is covered: certificate ${first.certificateNo} with ${first.insurer}, cover ends ${first.coverEndDate}`
+        : `No active certificate for ${reg} today`,
       certificate: rec,
-      conflicts: di.conflicts.map((c) => ({ certificateNo: c.certificateNo, insurer: c.insurer, coverEndDate: c.coverEndDate, message: c.message })),
+      conflicts: di.conflicts.map((c) => ({
+        certificateNo: c.certificateNo,
+        insurer: c.insurer,
+        coverEndDate: c.coverEndDate,
+        message: c.message,
+      })),
     };
   },
 };

@@ -19,32 +19,49 @@ const CertificateStatusEnum = builder.enumType('CertificateStatus', {
 });
 
 const CertificateErrorRef = builder.objectRef<{ code: string; message: string }>('CertificateError').implement({
-  description: 'The registry\'s (or our) last refusal: ER005 double insurance, ER006 no stock, ER007 cancellation refused …',
+  description:
+    "The registry's (or our) last refusal: ER005 double insurance, ER006 no stock, ER007 cancellation refused …",
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
 
 builder.prismaObject('Certificate', {
   ...onePolicy,
-  description: 'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
+  description:
+    'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
   fields: (t) => ({
     uuid: t.exposeString('uuid'),
-    certificateNo: t.exposeString('certificateNo', { nullable: true, description: 'The registry\'s number (C<class><7 digits>) once issued.' }),
+    certificateNo: t.exposeString('certificateNo', {
+      nullable: true,
+      description: "The registry's number (C<class><7 digits>) once issued.",
+    }),
     status: t.field({ type: CertificateStatusEnum, resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number] }),
     policy: t.relation('policy'),
     vehicle: t.relation('vehicle'),
     regNo: t.string({ select: { vehicle: { select: { regNo: true } } }, resolve: (c) => c.vehicle.regNo }),
-    chassisNo: t.string({ nullable: true, select: { vehicle: { select: { chassisNo: true } } }, resolve: (c) => c.vehicle.chassisNo }),
-    certificateClass: t.exposeString('certificateClass', { description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.' }),
+    chassisNo: t.string({
+      nullable: true,
+      select: { vehicle: { select: { chassisNo: true } } },
+      resolve: (c) => c.vehicle.chassisNo,
+    }),
+    certificateClass: t.exposeString('certificateClass', {
+      description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.',
+    }),
     coverCode: t.exposeInt('coverCode', { description: '100 COMP, 200 TPO, 300 TPFT.' }),
     coverName: t.string({ resolve: (c) => COVER_NAMES[c.coverCode] ?? String(c.coverCode) }),
     stage: t.exposeInt('stage'),
     stageCount: t.exposeInt('stageCount'),
-    series: t.exposeInt('series', { description: '1; a reinstated policy\'s re-issued certificates are the next series.' }),
+    series: t.exposeInt('series', {
+      description: "1; a reinstated policy's re-issued certificates are the next series.",
+    }),
     startDate: t.expose('startDate', { type: 'Date' }),
     endDate: t.expose('endDate', { type: 'Date' }),
     registryRef: t.exposeString('registryRef', { nullable: true }),
     attempts: t.exposeInt('attempts'),
-    error: t.field({ type: CertificateErrorRef, nullable: true, resolve: (c) => (c.errorCode ? { code: c.errorCode, message: c.errorMessage ?? '' } : null) }),
+    error: t.field({
+      type: CertificateErrorRef,
+      nullable: true,
+      resolve: (c) => (c.errorCode ? { code: c.errorCode, message: c.errorMessage ?? '' } : null),
+    }),
     issuedAt: t.expose('issuedAt', { type: 'DateTime', nullable: true }),
     cancelledAt: t.expose('cancelledAt', { type: 'DateTime', nullable: true }),
     cancelReasonId: t.exposeInt('cancelReasonId', { nullable: true }),
@@ -59,7 +76,7 @@ builder.prismaObjectField('Policy', 'certificates', (t) =>
 );
 
 const RegistryCertificateRef = builder.objectRef<CertificateRecord>('RegistryCertificate').implement({
-  description: 'The registry\'s public record of a certificate (any insurer\'s): no holder details.',
+  description: "The registry's public record of a certificate (any insurer's): no holder details.",
   fields: (t) => ({
     certificateNo: t.exposeString('certificateNo'),
     certificateClass: t.exposeString('certificateClass'),
@@ -85,7 +102,10 @@ const ConflictRef = builder.objectRef<CertificateCheck['conflicts'][number]>('Ce
 
 const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateCheck').implement({
   fields: (t) => ({
-    valid: t.exposeBoolean('valid', { description: 'By number: active and in force today. By registration: the vehicle has an active certificate today.' }),
+    valid: t.exposeBoolean('valid', {
+      description:
+        'By number: active and in force today. By registration: the vehicle has an active certificate today.',
+    }),
     message: t.exposeString('message'),
     certificate: t.field({ type: RegistryCertificateRef, nullable: true, resolve: (c) => c.certificate }),
     conflicts: t.field({ type: [ConflictRef], resolve: (c) => c.conflicts }),
@@ -96,7 +116,13 @@ builder.objectType(DoubleInsuranceError, {
   name: 'DoubleInsuranceProblem',
   interfaces: [ProblemRef],
   isTypeOf: (v) => v instanceof DoubleInsuranceError,
-  fields: (t) => ({ certificateNo: t.string({ nullable: true, description: 'The existing certificate', resolve: (e) => e.certificateNo }) }),
+  fields: (t) => ({
+    certificateNo: t.string({
+      nullable: true,
+      description: 'The existing certificate',
+      resolve: (e) => e.certificateNo,
+    }),
+  }),
 });
 builder.objectType(RegistryRefusedError, {
   name: 'RegistryRefusedProblem',
@@ -105,16 +131,24 @@ builder.objectType(RegistryRefusedError, {
   fields: (t) => ({ registryCode: t.string({ description: 'ER001 …', resolve: (e) => e.registryCode }) }),
 });
 
-const IssuedCertificatesRef = builder.objectRef<Awaited<ReturnType<typeof certificateService.issue>>>('IssuedCertificates').implement({
-  fields: (t) => ({
-    issued: t.exposeInt('issued', { description: 'How many this call issued' }),
-    certificates: t.prismaField({
-      type: ['Certificate'],
-      resolve: (query, r, _a, ctx) =>
-        ctx.tx((tx) => tx.certificate.findMany({ ...query, where: { id: { in: r.certificates.map((c) => c.id) } }, orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] })),
+const IssuedCertificatesRef = builder
+  .objectRef<Awaited<ReturnType<typeof certificateService.issue>>>('IssuedCertificates')
+  .implement({
+    fields: (t) => ({
+      issued: t.exposeInt('issued', { description: 'How many this call issued' }),
+      certificates: t.prismaField({
+        type: ['Certificate'],
+        resolve: (query, r, _a, ctx) =>
+          ctx.tx((tx) =>
+            tx.certificate.findMany({
+              ...query,
+              where: { id: { in: r.certificates.map((c) => c.id) } },
+              orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }],
+            }),
+          ),
+      }),
     }),
-  }),
-});
+  });
 
 builder.queryFields((t) => ({
   certificate: t.prismaField({
@@ -140,7 +174,11 @@ builder.mutationFields((t) => ({
   issueCertificates: t.field({
     type: IssuedCertificatesRef,
     authScopes: { bind: true },
-    errors: { types: [ValidationError, InvalidStateError, DoubleInsuranceError, RegistryRefusedError], directResult: true, union: { name: 'IssueCertificatesResult' } },
+    errors: {
+      types: [ValidationError, InvalidStateError, DoubleInsuranceError, RegistryRefusedError],
+      directResult: true,
+      union: { name: 'IssueCertificatesResult' },
+    },
     description: 'Issues what is due now for an active policy and retries failed certificates, synchronously.',
     args: { policyUuid: t.arg.string({ required: true }) },
     resolve: (_r, a, ctx) => certificateService.issue(ctx, a.policyUuid),
@@ -148,9 +186,16 @@ builder.mutationFields((t) => ({
   cancelCertificate: t.prismaField({
     type: 'Certificate',
     authScopes: { bind: true },
-    errors: { types: [ValidationError, InvalidStateError, RegistryRefusedError], directResult: true, union: { name: 'CancelCertificateResult' } },
+    errors: {
+      types: [ValidationError, InvalidStateError, RegistryRefusedError],
+      directResult: true,
+      union: { name: 'CancelCertificateResult' },
+    },
     description: 'Cancels a certificate at the registry (within 24 hours of issue).',
-    args: { certificateNo: t.arg.string({ required: true }), reasonId: t.arg.int({ required: true, description: '8, 14, 15, 21, 29 or 30' }) },
+    args: {
+      certificateNo: t.arg.string({ required: true }),
+      reasonId: t.arg.int({ required: true, description: '8, 14, 15, 21, 29 or 30' }),
+    },
     resolve: async (query, _r, a, ctx) => {
       const c = await certificateService.cancel(ctx, a.certificateNo, a.reasonId);
       return ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ ...query, where: { id: c.id } }));

@@ -16,7 +16,9 @@ import { registryRuntime } from './registry-runtime.ts';
 export async function queueCertificateIssue(app: AppServices, policyId: number): Promise<void> {
   const send = registryRuntime(app).send;
   if (!send) return; // no job runner in this process: the runner's minute sweep finds the policy
-  await send('issue', { policyId }).catch((err) => app.log.error({ err, policy_id: policyId }, 'certificate issue not queued'));
+  await send('issue', { policyId }).catch((err) =>
+    app.log.error({ err, policy_id: policyId }, 'certificate issue not queued'),
+  );
 }
 
 /**
@@ -36,6 +38,8 @@ export async function requestCertificateCancellation(
   // Sent now with a short delay; a job that runs before the commit (or after a rollback) finds the certificate not
   // cancel_pending and does nothing, and the minute sweep sends it again.
   for (const id of ids) {
-    await send('cancel', { certificateId: id }, { startAfter: 3 }).catch((err) => app.log.error({ err, certificate_id: id }, 'certificate cancel not queued'));
+    await send('cancel', { certificateId: id }, { startAfter: 3 }).catch((err) =>
+      app.log.error({ err, certificate_id: id }, 'certificate cancel not queued'),
+    );
   }
 }

@@ -18,10 +18,21 @@ import { registryMessage } from './registry.ts';
  * → void. An issue in flight cannot be called back: it is marked with the reason, and its answer is voided or
  * cancelled on arrival (registry-issue.ts). Returns the ids to cancel at the registry.
  */
-export async function markForCancellation(tx: Tx, where: { policyId: number } | { vehicleId: number }, reasonId: number): Promise<number[]> {
+export async function markForCancellation(
+  tx: Tx,
+  where: { policyId: number } | { vehicleId: number },
+  reasonId: number,
+): Promise<number[]> {
   await transitionCertificates(tx, where, ['pending', 'failed'], 'void');
-  await tx.certificate.updateMany({ where: { AND: [where, { status: 'issuing' }] }, data: { cancelReasonId: reasonId } });
-  return transitionCertificates(tx, where, ['issued', 'cancel_refused'], 'cancel_pending', { cancelReasonId: reasonId, errorCode: null, errorMessage: null });
+  await tx.certificate.updateMany({
+    where: { AND: [where, { status: 'issuing' }] },
+    data: { cancelReasonId: reasonId },
+  });
+  return transitionCertificates(tx, where, ['issued', 'cancel_refused'], 'cancel_pending', {
+    cancelReasonId: reasonId,
+    errorCode: null,
+    errorMessage: null,
+  });
 }
 
 interface CancelClaim {
@@ -32,7 +43,8 @@ interface CancelClaim {
   reasonId: number;
 }
 
-type CancelVerdict = { kind: 'cancelled'; registryRef: string; reasonId: number } | { kind: 'refused'; code: string; message: string };
+type CancelVerdict =
+  { kind: 'cancelled'; registryRef: string; reasonId: number } | { kind: 'refused'; code: string; message: string };
 
 /**
  * The cancel job (and the manual cancel, which first records its own intent and audit): one cancel_pending
@@ -46,7 +58,12 @@ export async function cancelAtRegistry(
   manual?: { reasonId: number; audit: (tx: Tx) => Promise<void> },
 ): Promise<string | null> {
   const tenantId =
-    tenantIdHint ?? (await app.db.system((tx) => tx.certificate.findUnique({ where: { id: certificateId }, select: { tenantId: true } })))?.tenantId;
+    tenantIdHint ??
+    (
+      await app.db.system((tx) =>
+        tx.certificate.findUnique({ where: { id: certificateId }, select: { tenantId: true } }),
+      )
+    )?.tenantId;
   if (tenantId == null) return null;
   const claimed = await claimCancel(app, tenantId, certificateId, manual);
   if ('status' in claimed) return claimed.status;
@@ -66,11 +83,21 @@ async function claimCancel(
     await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
     const c = await tx.certificate.findUniqueOrThrow({ where: { id: certificateId } });
     if (manual && (c.status === 'issued' || c.status === 'cancel_refused')) {
-      await transitionCertificate(tx, c.id, c.status, 'cancel_pending', { cancelReasonId: manual.reasonId, errorCode: null, errorMessage: null });
+      await transitionCertificate(tx, c.id, c.status, 'cancel_pending', {
+        cancelReasonId: manual.reasonId,
+        errorCode: null,
+        errorMessage: null,
+      });
       await manual.audit(tx);
       c.cancelReasonId = manual.reasonId;
     } else if (c.status !== 'cancel_pending' || !c.certificateNo) return { status: c.status };
-    return { id: c.id, tenantId, policyId: c.policyId, certificateNo: c.certificateNo!, reasonId: c.cancelReasonId ?? 8 };
+    return {
+      id: c.id,
+      tenantId,
+      policyId: c.policyId,
+      certificateNo: c.certificateNo!,
+      reasonId: c.cancelReasonId ?? 8,
+    };
   });
 }
 
@@ -81,7 +108,12 @@ async function askRegistryToCancel(app: AppServices, claim: CancelClaim): Promis
   if (res.success) return { kind: 'cancelled', registryRef: res.referenceNo, reasonId: claim.reasonId };
   // "Already cancelled" is our own earlier call whose answer was lost (or a concurrent one): the registry's record says.
   const got = await registry.get(claim.certificateNo);
-  if (got.certificate?.status === 'Cancelled') return { kind: 'cancelled', registryRef: got.referenceNo, reasonId: got.certificate.cancelReasonId ?? claim.reasonId };
+  if (got.certificate?.status === 'Cancelled')
+    return {
+      kind: 'cancelled',
+      registryRef: got.referenceNo,
+      reasonId: got.certificate.cancelReasonId ?? claim.reasonId,
+    };
   return { kind: 'refused', ...registryMessage(res.errors) };
 }
 
@@ -90,18 +122,36 @@ async function askRegistryToCancel(app: AppServices, claim: CancelClaim): Promis
  * this serialises with issue planning (which locks it for update): either the planner sees this certificate cancelled,
  * or this sees the policy active again and asks for the re-issue the planner held back (`reissue`).
  */
-async function recordCancel(app: AppServices, claim: CancelClaim, verdict: CancelVerdict): Promise<{ status: string; reissue: boolean }> {
+async function recordCancel(
+  app: AppServices,
+  claim: CancelClaim,
+  verdict: CancelVerdict,
+): Promise<{ status: string; reissue: boolean }> {
   return app.db.tenant(claim.tenantId, async (tx) => {
-    const [policy] = await tx.$queryRaw<{ status: string }[]>`SELECT status::text AS status FROM policies WHERE id = ${claim.policyId} FOR SHARE`;
+    const [policy] = await tx.$queryRaw<
+      { status: string }[]
+    >`SELECT status::text AS status FROM policies WHERE id = ${claim.policyId} FOR SHARE`;
     await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${claim.id} FOR UPDATE`;
-    const c = await tx.certificate.findUniqueOrThrow({ where: { id: claim.id }, include: { vehicle: true, policy: { include: { client: true } } } });
+    const c = await tx.certificate.findUniqueOrThrow({
+      where: { id: claim.id },
+      include: { vehicle: true, policy: { include: { client: true } } },
+    });
     if (c.status !== 'cancel_pending') return { status: c.status, reissue: false };
     if (verdict.kind === 'refused') {
-      await transitionCertificate(tx, c.id, 'cancel_pending', 'cancel_refused', { errorCode: verdict.code, errorMessage: verdict.message });
+      await transitionCertificate(tx, c.id, 'cancel_pending', 'cancel_refused', {
+        errorCode: verdict.code,
+        errorMessage: verdict.message,
+      });
       return { status: 'cancel_refused', reissue: false };
     }
     const cancelledAt = registryRuntime(app).clock();
-    await transitionCertificate(tx, c.id, 'cancel_pending', 'cancelled', { cancelledAt, cancelReasonId: verdict.reasonId, registryRef: verdict.registryRef, errorCode: null, errorMessage: null });
+    await transitionCertificate(tx, c.id, 'cancel_pending', 'cancelled', {
+      cancelledAt,
+      cancelReasonId: verdict.reasonId,
+      registryRef: verdict.registryRef,
+      errorCode: null,
+      errorMessage: null,
+    });
     await emitEvent(app, tx, claim.tenantId, 'certificate.cancelled', {
       ...certificateEventBase(c, c.policy, c.vehicle.regNo),
       certificate_no: c.certificateNo,

@@ -65,20 +65,35 @@ type IssueVerdict =
  * One attempt for one certificate. `transient`: the registry did not answer (the row stays `issuing`, claimable by
  * the next attempt, which asks the registry before issuing again).
  */
-export async function attemptIssue(app: AppServices, tenantId: number, certificateId: number): Promise<{ row: AttemptRow; transient?: unknown }> {
+export async function attemptIssue(
+  app: AppServices,
+  tenantId: number,
+  certificateId: number,
+): Promise<{ row: AttemptRow; transient?: unknown }> {
   const claimed = await claimIssue(app, tenantId, certificateId);
   if ('row' in claimed) return claimed;
-  const verdict = await askRegistryToIssue(app, claimed.claim).catch((err: unknown): IssueVerdict => ({ kind: 'unanswered', err }));
+  const verdict = await askRegistryToIssue(app, claimed.claim).catch((err: unknown): IssueVerdict => ({
+    kind: 'unanswered',
+    err,
+  }));
   const { row, cancelNow } = await recordIssue(app, claimed.claim, verdict);
   if (cancelNow) await queueCancel(app, certificateId);
   return verdict.kind === 'unanswered' ? { row, transient: verdict.err } : { row };
 }
 
 const loadCertificate = (tx: Tx, id: number) =>
-  tx.certificate.findUniqueOrThrow({ where: { id }, include: { vehicle: true, policy: { include: { client: true, insurer: true } } } });
+  tx.certificate.findUniqueOrThrow({
+    where: { id },
+    include: { vehicle: true, policy: { include: { client: true, insurer: true } } },
+  });
 type LoadedCertificate = Awaited<ReturnType<typeof loadCertificate>>;
 
-const rowOf = (c: { id: number; status: string; errorCode: string | null; errorMessage: string | null }): AttemptRow => ({
+const rowOf = (c: {
+  id: number;
+  status: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+}): AttemptRow => ({
   id: c.id,
   status: c.status,
   errorCode: c.errorCode,
@@ -94,7 +109,11 @@ function claimable(c: { status: string; errorCode: string | null; updatedAt: Dat
 const maxYmd = (a: string, b: string) => (a > b ? a : b);
 
 /** The intent, committed: the row becomes `issuing` (attempts + 1) before anything is sent. */
-async function claimIssue(app: AppServices, tenantId: number, certificateId: number): Promise<{ claim: IssueClaim } | { row: AttemptRow }> {
+async function claimIssue(
+  app: AppServices,
+  tenantId: number,
+  certificateId: number,
+): Promise<{ claim: IssueClaim } | { row: AttemptRow }> {
   return app.db.tenant(tenantId, async (tx) => {
     await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${certificateId} FOR UPDATE`;
     const c = await loadCertificate(tx, certificateId);
@@ -103,12 +122,24 @@ async function claimIssue(app: AppServices, tenantId: number, certificateId: num
     const start = maxYmd(fromDbDate(c.startDate), todayNairobi(registryRuntime(app).clock()));
     const end = fromDbDate(c.endDate);
     if (c.status === 'pending' && start > end) {
-      return { row: await failIssue(app, tx, c, attempts, 'stage_over', `The stage ended on ${end}: nothing left to certify`) };
+      return {
+        row: await failIssue(app, tx, c, attempts, 'stage_over', `The stage ended on ${end}: nothing left to certify`),
+      };
     }
-    if (c.status === 'pending') await transitionCertificate(tx, c.id, 'pending', 'issuing', { attempts, errorCode: null, errorMessage: null });
+    if (c.status === 'pending')
+      await transitionCertificate(tx, c.id, 'pending', 'issuing', { attempts, errorCode: null, errorMessage: null });
     // Taken over, it stays `issuing`: the earlier call may have certified the vehicle, and this attempt asks first.
     else await tx.certificate.update({ where: { id: c.id }, data: { attempts, errorCode: null, errorMessage: null } });
-    const claim = { id: c.id, tenantId, policyId: c.policyId, attempts, start, end, withdrawn: c.cancelReasonId != null, request: issueRequest(c, start, end) };
+    const claim = {
+      id: c.id,
+      tenantId,
+      policyId: c.policyId,
+      attempts,
+      start,
+      end,
+      withdrawn: c.cancelReasonId != null,
+      request: issueRequest(c, start, end),
+    };
     return { claim };
   });
 }
@@ -129,8 +160,12 @@ function issueRequest(c: LoadedCertificate, start: string, end: string): IssueCe
     phoneNumber: p.client.phone,
     email: p.client.email ?? '',
     bodyType: v.bodyType ?? '',
-    ...(c.coverCode === 100 || c.coverCode === 300 ? { sumInsured: v.valueMinor != null ? Number(v.valueMinor / 100n) : 0 } : {}),
-    ...(c.certificateClass === 'A' ? { licensedToCarry: v.pll && v.pll > 0 ? Math.min(v.pll, 200) : DEFAULT_PSV_SEATS } : {}),
+    ...(c.coverCode === 100 || c.coverCode === 300
+      ? { sumInsured: v.valueMinor != null ? Number(v.valueMinor / 100n) : 0 }
+      : {}),
+    ...(c.certificateClass === 'A'
+      ? { licensedToCarry: v.pll && v.pll > 0 ? Math.min(v.pll, 200) : DEFAULT_PSV_SEATS }
+      : {}),
     ...(c.certificateClass === 'B' ? { tonnage: v.tonnesMilli != null ? v.tonnesMilli / 1000 : 0 } : {}),
   };
 }
@@ -139,18 +174,33 @@ function issueRequest(c: LoadedCertificate, start: string, end: string): IssueCe
 async function askRegistryToIssue(app: AppServices, claim: IssueClaim): Promise<IssueVerdict> {
   const registry = await registryOf(app);
   const req = claim.request;
-  const di = await registry.doubleInsuranceCheck({ registration: req.registrationNumber, chassis: req.chassisNumber, start: req.commencingDate, end: req.expiringDate });
+  const di = await registry.doubleInsuranceCheck({
+    registration: req.registrationNumber,
+    chassis: req.chassisNumber,
+    start: req.commencingDate,
+    end: req.expiringDate,
+  });
   if (!di.success) return refused(di.errors);
   const { lost, others } = await sortConflicts(app, registry, claim, di.conflicts);
-  if (lost) return { kind: 'issued', certificateNo: lost.certificateNo, registryRef: di.referenceNo, issuedAt: lost.issuedAt };
+  if (lost)
+    return { kind: 'issued', certificateNo: lost.certificateNo, registryRef: di.referenceNo, issuedAt: lost.issuedAt };
   const other = others[0];
   if (other) {
-    return { kind: 'refused', code: 'ER005', message: `Double insurance: ${other.message}: certificate ${other.certificateNo} with ${other.insurer}, cover ends ${other.coverEndDate}` };
+    return {
+      kind: 'refused',
+      code: 'ER005',
+      message: `Double insurance: ${other.message}: certificate ${other.certificateNo} with ${other.insurer}, cover ends ${other.coverEndDate}`,
+    };
   }
   if (claim.withdrawn) return { kind: 'withdrawn' };
   const res = await registry.issue(req);
   if (!res.success || !res.certificateNo) return refused(res.errors);
-  return { kind: 'issued', certificateNo: res.certificateNo, registryRef: res.referenceNo, issuedAt: registryRuntime(app).clock().toISOString() };
+  return {
+    kind: 'issued',
+    certificateNo: res.certificateNo,
+    registryRef: res.referenceNo,
+    issuedAt: registryRuntime(app).clock().toISOString(),
+  };
 }
 
 const refused = (errors: RegistryError[]): IssueVerdict => ({ kind: 'refused', ...registryMessage(errors) });
@@ -160,10 +210,18 @@ const refused = (errors: RegistryError[]): IssueVerdict => ({ kind: 'refused', .
  * knows a policy by member company and policy number, and so do we, except that our policy numbers are per
  * organisation: a certificate another of our policies records is that policy's, whatever its number.
  */
-async function sortConflicts(app: AppServices, registry: CertificateRegistry, claim: IssueClaim, conflicts: DoubleInsuranceConflict[]) {
+async function sortConflicts(
+  app: AppServices,
+  registry: CertificateRegistry,
+  claim: IssueClaim,
+  conflicts: DoubleInsuranceConflict[],
+) {
   const out: { lost?: CertificateRecord; others: DoubleInsuranceConflict[] } = { others: [] };
   if (!conflicts.length) return out;
-  const recorded = await recordingPolicies(app, conflicts.map((c) => c.certificateNo));
+  const recorded = await recordingPolicies(
+    app,
+    conflicts.map((c) => c.certificateNo),
+  );
   for (const conflict of conflicts) {
     const rec = (await registry.get(conflict.certificateNo)).certificate;
     const kind = conflictKind(claim, rec, recorded.get(conflict.certificateNo));
@@ -178,7 +236,10 @@ async function sortConflicts(app: AppServices, registry: CertificateRegistry, cl
  * own certificate no row records, for exactly this period: this row's earlier call whose answer never came.
  */
 function conflictKind(
-  claim: { policyId: number; request: Pick<IssueCertificateRequest, 'memberCompanyId' | 'policyNumber' | 'commencingDate' | 'expiringDate'> },
+  claim: {
+    policyId: number;
+    request: Pick<IssueCertificateRequest, 'memberCompanyId' | 'policyNumber' | 'commencingDate' | 'expiringDate'>;
+  },
   rec: CertificateRecord | undefined,
   recordedOnPolicy: number | undefined,
 ): 'own' | 'lost' | 'other' {
@@ -190,7 +251,12 @@ function conflictKind(
 
 /** Certificate number → the policy whose row records it, across organisations (the registry is shared by all). */
 async function recordingPolicies(app: AppServices, certificateNos: string[]): Promise<Map<string, number>> {
-  const rows = await app.db.system((tx) => tx.certificate.findMany({ where: { certificateNo: { in: certificateNos } }, select: { certificateNo: true, policyId: true } }));
+  const rows = await app.db.system((tx) =>
+    tx.certificate.findMany({
+      where: { certificateNo: { in: certificateNos } },
+      select: { certificateNo: true, policyId: true },
+    }),
+  );
   return new Map(rows.map((r) => [r.certificateNo!, r.policyId]));
 }
 
@@ -199,7 +265,11 @@ async function recordingPolicies(app: AppServices, certificateNos: string[]): Pr
  * A row withdrawn during the call (its policy or vehicle cancelled) is voided, or, when the registry did certify it,
  * recorded and marked for cancellation at once (`cancelNow`).
  */
-async function recordIssue(app: AppServices, claim: IssueClaim, verdict: IssueVerdict): Promise<{ row: AttemptRow; cancelNow: boolean }> {
+async function recordIssue(
+  app: AppServices,
+  claim: IssueClaim,
+  verdict: IssueVerdict,
+): Promise<{ row: AttemptRow; cancelNow: boolean }> {
   return app.db.tenant(claim.tenantId, async (tx) => {
     await tx.$queryRaw`SELECT id FROM certificates WHERE id = ${claim.id} FOR UPDATE`;
     const c = await loadCertificate(tx, claim.id);
@@ -228,25 +298,50 @@ async function recordIssued(
   withdrawn: boolean,
 ): Promise<{ row: AttemptRow; cancelNow: boolean }> {
   const issuedAt = new Date(v.issuedAt);
-  await transitionCertificate(tx, c.id, 'issuing', 'issued', { certificateNo: v.certificateNo, registryRef: v.registryRef, issuedAt, startDate: toDbDate(claim.start), errorCode: null, errorMessage: null });
+  await transitionCertificate(tx, c.id, 'issuing', 'issued', {
+    certificateNo: v.certificateNo,
+    registryRef: v.registryRef,
+    issuedAt,
+    startDate: toDbDate(claim.start),
+    errorCode: null,
+    errorMessage: null,
+  });
   await emitEvent(app, tx, claim.tenantId, 'certificate.issued', {
     ...certificateEventBase(c, c.policy, c.vehicle.regNo),
     certificate_no: v.certificateNo,
-    certificate_class: c.certificateClass as 'A' | 'B' | 'C' | 'D',
+    certificate_class: c.certificateClass,
     cover_code: c.coverCode,
     start_date: claim.start,
     end_date: claim.end,
     registry_ref: v.registryRef,
     issued_at: nairobiIso(issuedAt),
   });
-  if (!withdrawn) return { row: rowOf({ ...c, status: 'issued', errorCode: null, errorMessage: null }), cancelNow: false };
+  if (!withdrawn)
+    return { row: rowOf({ ...c, status: 'issued', errorCode: null, errorMessage: null }), cancelNow: false };
   await transitionCertificate(tx, c.id, 'issued', 'cancel_pending');
   return { row: rowOf({ ...c, status: 'cancel_pending', errorCode: null, errorMessage: null }), cancelNow: true };
 }
 
-async function failIssue(app: AppServices, tx: Tx, c: LoadedCertificate, attempts: number, code: string, message: string): Promise<AttemptRow> {
-  await transitionCertificate(tx, c.id, ['pending', 'issuing'], 'failed', { attempts, errorCode: code, errorMessage: message });
-  await emitEvent(app, tx, c.tenantId, 'certificate.failed', { ...certificateEventBase(c, c.policy, c.vehicle.regNo), error_code: code, message, attempts, final: true });
+async function failIssue(
+  app: AppServices,
+  tx: Tx,
+  c: LoadedCertificate,
+  attempts: number,
+  code: string,
+  message: string,
+): Promise<AttemptRow> {
+  await transitionCertificate(tx, c.id, ['pending', 'issuing'], 'failed', {
+    attempts,
+    errorCode: code,
+    errorMessage: message,
+  });
+  await emitEvent(app, tx, c.tenantId, 'certificate.failed', {
+    ...certificateEventBase(c, c.policy, c.vehicle.regNo),
+    error_code: code,
+    message,
+    attempts,
+    final: true,
+  });
   return rowOf({ id: c.id, status: 'failed', errorCode: code, errorMessage: message });
 }
 

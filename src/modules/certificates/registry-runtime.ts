@@ -11,7 +11,11 @@ export interface RegistryRuntime {
   registry?: CertificateRegistry;
   clock: () => Date;
   /** Sends a job (set by the certificate worker); absent in a process without pg-boss: the sweep picks the work up. */
-  send?: (queue: 'issue' | 'cancel', data: Record<string, number>, opts?: { singletonKey?: string; startAfter?: number }) => Promise<void>;
+  send?: (
+    queue: 'issue' | 'cancel',
+    data: Record<string, number>,
+    opts?: { singletonKey?: string; startAfter?: number },
+  ) => Promise<void>;
 }
 
 const runtimes = new WeakMap<AppServices, RegistryRuntime>();
@@ -26,7 +30,10 @@ export async function registryOf(app: AppServices): Promise<CertificateRegistry>
   const r = registryRuntime(app);
   if (!r.registry) {
     const { RegistrySimulator, DbSimStore } = await import('../../../jobs/rails/registry-simulator.ts');
-    r.registry ??= new RegistrySimulator({ store: new DbSimStore(app.db, app.config.registrySimDefaultStock), now: () => r.clock() });
+    r.registry ??= new RegistrySimulator({
+      store: new DbSimStore(app.db, app.config.registrySimDefaultStock),
+      now: () => r.clock(),
+    });
   }
   return r.registry;
 }

@@ -23,7 +23,14 @@ export interface InsuredInput {
 
 /** Names agree when one's words are all in the other's (case, spacing and punctuation aside): "John Kariuki" ~ "KARIUKI John M.". */
 export function namesAgree(a: string, b: string): boolean {
-  const words = (s: string) => new Set(s.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, ' ').split(/\s+/).filter((w) => w.length > 1));
+  const words = (s: string) =>
+    new Set(
+      s
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+        .split(/\s+/)
+        .filter((w) => w.length > 1),
+    );
   const x = words(a);
   const y = words(b);
   if (!x.size || !y.size) return false;
@@ -38,11 +45,19 @@ export function namesAgree(a: string, b: string): boolean {
  * with `clientNo` (link a visible client) or `force` (add a new one). A reused client's sales person and risk
  * manager are never changed.
  */
-export async function resolveInsured(ctx: Context, tx: Tx, input: InsuredInput, field = 'client'): Promise<{ id: number; clientNo: string; created: boolean }> {
+export async function resolveInsured(
+  ctx: Context,
+  tx: Tx,
+  input: InsuredInput,
+  field = 'client',
+): Promise<{ id: number; clientNo: string; created: boolean }> {
   const p = ctx.principal!;
   if (input.clientNo) {
     const c = await tx.client.findFirst({ where: { AND: [{ clientNo: input.clientNo }, clientVisibility(p)] } });
-    if (!c) throw new ValidationError([{ field: `${field}.client_no`, message: 'no client with this number that you can see' }]);
+    if (!c)
+      throw new ValidationError([
+        { field: `${field}.client_no`, message: 'no client with this number that you can see' },
+      ]);
     return { id: c.id, clientNo: c.clientNo, created: false };
   }
   let salesPersonId = input.salesPersonId ?? null;
@@ -72,7 +87,10 @@ export async function resolveInsured(ctx: Context, tx: Tx, input: InsuredInput, 
     const matches = await findIdentityMatches(tx, ids);
     if (matches.length) {
       const reusable = matches.find(
-        (m) => (m.matched.includes('id_no') || m.matched.includes('kra_pin')) && namesAgree(m.name, input.name ?? '') && ownsClient(p, m),
+        (m) =>
+          (m.matched.includes('id_no') || m.matched.includes('kra_pin')) &&
+          namesAgree(m.name, input.name ?? '') &&
+          ownsClient(p, m),
       );
       if (reusable) return { id: reusable.id, clientNo: reusable.clientNo, created: false };
       throw new DuplicateClientError(describeMatches(p, matches));
@@ -83,7 +101,10 @@ export async function resolveInsured(ctx: Context, tx: Tx, input: InsuredInput, 
     return { id: created.id, clientNo: created.clientNo, created: true };
   } catch (e) {
     if (e instanceof ValidationError) {
-      throw new ValidationError(e.errors!.map((x) => ({ ...x, field: `${field}.${x.field}` })), e.detail);
+      throw new ValidationError(
+        e.errors!.map((x) => ({ ...x, field: `${field}.${x.field}` })),
+        e.detail,
+      );
     }
     throw e;
   }

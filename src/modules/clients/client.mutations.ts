@@ -32,7 +32,11 @@ const UpdateClientInput = builder.inputType('UpdateClientInput', {
   fields: (t) => ({ clientNo: t.string({ required: true }), name: t.string(), ...clientFields(t) }),
 });
 
-const errors = (name: string) => ({ types: [ValidationError, DuplicateClientError], directResult: true as const, union: { name: `${name}Result` } });
+const errors = (name: string) => ({
+  types: [ValidationError, DuplicateClientError],
+  directResult: true as const,
+  union: { name: `${name}Result` },
+});
 
 builder.mutationFields((t) => ({
   createClient: t.prismaField({

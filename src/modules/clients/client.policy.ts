@@ -23,7 +23,12 @@ export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereIn
   if (!p) throw new Error('clientVisibility needs a principal');
   const actor = p.actor;
   if (!actor?.ownRecordsOnly) return {};
-  return { OR: [...clientOwnership(p).OR!, { policies: { some: { OR: [{ createdByUserId: actor.userId }, { salesPersonId: actor.userId }] } } }] };
+  return {
+    OR: [
+      ...clientOwnership(p).OR!,
+      { policies: { some: { OR: [{ createdByUserId: actor.userId }, { salesPersonId: actor.userId }] } } },
+    ],
+  };
 }
 
 /** The GraphQL Client type's reach rule (src/graphql/access.ts). */

@@ -8,7 +8,13 @@ import { escapeLike, parseInput, ymd } from '../../lib/validate.ts';
 import { diffFields, recordAudit, snakeKeys } from '../audit/audit.service.ts';
 import { ownsClient, clientVisibility } from './client.policy.ts';
 
-const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
 const normalised = (fn: (s: string) => string | null, message: string) =>
   z
     .string()
@@ -86,7 +92,8 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
  */
 export async function lockIdentifiers(tx: Tx, tenantId: number, ids: (string | null | undefined)[]): Promise<void> {
   const keys = [...new Set(ids.filter((v): v is string => !!v))].sort();
-  for (const k of keys) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${tenantId}::int, hashtext(${`client-identity:${k}`}))`;
+  for (const k of keys)
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${tenantId}::int, hashtext(${`client-identity:${k}`}))`;
 }
 
 export interface MatchCandidate {
@@ -134,7 +141,12 @@ export async function findIdentityMatches(
 export function describeMatches(p: Principal, matches: (MatchCandidate & { matched: string[] })[]): DuplicateMatch[] {
   return matches.map((m) => {
     const visible = ownsClient(p, m);
-    return { clientNo: visible ? m.clientNo : null, name: visible ? m.name : null, matched: m.matched, redacted: !visible };
+    return {
+      clientNo: visible ? m.clientNo : null,
+      name: visible ? m.name : null,
+      matched: m.matched,
+      redacted: !visible,
+    };
   });
 }
 
@@ -144,19 +156,31 @@ export async function nextNumber(tx: Tx, tenantId: number, name: string): Promis
     INSERT INTO tenant_counters (tenant_id, name, value) VALUES (${tenantId}, ${name}, 1)
     ON CONFLICT (tenant_id, name) DO UPDATE SET value = tenant_counters.value + 1
     RETURNING value`;
-  return rows[0]!.value;
+  return rows[0].value;
 }
 
-async function assertRefs(tx: Tx, d: { branchId?: number | null; riskManagerId?: number | null; salesPersonId?: number | null; businessSourceId?: number | null; prospectTypeId?: number | null }) {
+async function assertRefs(
+  tx: Tx,
+  d: {
+    branchId?: number | null;
+    riskManagerId?: number | null;
+    salesPersonId?: number | null;
+    businessSourceId?: number | null;
+    prospectTypeId?: number | null;
+  },
+) {
   const errors: { field: string; message: string }[] = [];
-  if (d.branchId != null && !(await tx.branch.findUnique({ where: { id: d.branchId } }))) errors.push({ field: 'branch_id', message: 'no such branch' });
+  if (d.branchId != null && !(await tx.branch.findUnique({ where: { id: d.branchId } })))
+    errors.push({ field: 'branch_id', message: 'no such branch' });
   if (d.riskManagerId != null) {
     const u = await tx.user.findUnique({ where: { id: d.riskManagerId } });
-    if (!u || u.disabled || !['account_exec', 'admin'].includes(u.role)) errors.push({ field: 'risk_manager_id', message: 'no such risk manager' });
+    if (!u || u.disabled || !['account_exec', 'admin'].includes(u.role))
+      errors.push({ field: 'risk_manager_id', message: 'no such risk manager' });
   }
   if (d.salesPersonId != null) {
     const u = await tx.user.findUnique({ where: { id: d.salesPersonId } });
-    if (!u || u.disabled || !['agent', 'account_exec'].includes(u.role)) errors.push({ field: 'sales_person_id', message: 'no such sales person' });
+    if (!u || u.disabled || !['agent', 'account_exec'].includes(u.role))
+      errors.push({ field: 'sales_person_id', message: 'no such sales person' });
   }
   if (d.businessSourceId != null && !(await tx.businessSource.findUnique({ where: { id: d.businessSourceId } }))) {
     errors.push({ field: 'business_source_id', message: 'no such business source' });
@@ -172,12 +196,16 @@ const toDate = (d: string | null | undefined) => (d ? new Date(`${d}T00:00:00Z`)
 export const clientService = {
   list(ctx: Context, filters: ClientListFilters, query: Prisma.ClientFindManyArgs) {
     const p = ctx.principal!;
-    return ctx.tx((tx) => tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }));
+    return ctx.tx((tx) =>
+      tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }),
+    );
   },
 
   async get(ctx: Context, clientNo: string, query: ClientQuery = {}) {
     const p = ctx.principal!;
-    const row = await ctx.tx((tx) => tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }));
+    const row = await ctx.tx((tx) =>
+      tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+    );
     if (!row) throw notFound('Client');
     return row;
   },
@@ -274,7 +302,12 @@ export const clientService = {
       const changes = diffFields(before as unknown as Record<string, unknown>, patch);
       if (!Object.keys(changes).length) return before;
       const after = await tx.client.update({ where: { id: before.id }, data: patch });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'client.updated', entityType: 'client', entityId: clientNo, changes });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'client.updated',
+        entityType: 'client',
+        entityId: clientNo,
+        changes,
+      });
       return after;
     });
   },

@@ -16,7 +16,10 @@ const ClientTypeEnum = builder.enumType('ClientType', { values: ['individual', '
 
 /** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
 builder.prismaNode('Client', {
-  ...nodeAccess<{ id: number }>({ scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } }, clientReach),
+  ...nodeAccess<{ id: number }>(
+    { scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } },
+    clientReach,
+  ),
   id: { field: 'id' },
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -50,7 +53,8 @@ builder.queryFields((t) => ({
     type: 'Client',
     cursor: 'id',
     authScopes: { read: true },
-    description: 'Clients the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
+    description:
+      'Clients the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
       search: t.arg.string({ description: 'Name, client number, phone, ID number or tax PIN.' }),
       type: t.arg({ type: ClientTypeEnum }),

@@ -22,7 +22,9 @@ const paymentReceived = z
     transaction_ref: z.string().describe('Mobile-money receipt number (e.g. M-Pesa MpesaReceiptNumber)'),
     checkout_request_id: z.string().nullable().describe('STK push checkout request id, when the payment answered one'),
     phone: z.string().describe('Paying phone number, 2547XXXXXXXX'),
-    account: z.string().describe('Account the payment was made to: policy, debit note or premium-finance loan reference'),
+    account: z
+      .string()
+      .describe('Account the payment was made to: policy, debit note or premium-finance loan reference'),
     purpose: z.enum(['premium', 'ipf_repayment']),
     client_no: z.string().nullable(),
     policy_no: z.string().nullable(),
@@ -66,9 +68,11 @@ const policyActivated = z
   })
   .strict();
 
-
 const signedMoney = {
-  amount: z.number().int().describe('Whole shillings (negative for a credit), derived from the cents: rounded half away from zero'),
+  amount: z
+    .number()
+    .int()
+    .describe('Whole shillings (negative for a credit), derived from the cents: rounded half away from zero'),
   amount_minor: z.number().int().describe('Integer cents (exact); negative for a credit'),
 };
 
@@ -96,8 +100,13 @@ const policyEndorsed = z
     endorsement_uuid: z.string(),
     operation: z.enum(['add_vehicle', 'remove_vehicle', 'change_value', 'change_details']),
     effective_date: z.string().describe('Y-m-d'),
-    premium_effect: z.object(signedMoney).describe('Total premium effect including levies: positive raised a debit note, negative a credit note'),
-    note: z.object({ kind: z.enum(['debit', 'credit']), number: z.string() }).nullable().describe('The note raised; null for a change without premium'),
+    premium_effect: z
+      .object(signedMoney)
+      .describe('Total premium effect including levies: positive raised a debit note, negative a credit note'),
+    note: z
+      .object({ kind: z.enum(['debit', 'credit']), number: z.string() })
+      .nullable()
+      .describe('The note raised; null for a change without premium'),
     confirmed_at: z.string().describe('ISO 8601 with offset'),
   })
   .strict();
@@ -111,7 +120,9 @@ const policyCancelled = z
     effective_date: z.string().describe('Y-m-d: first day without cover'),
     credit_note_no: z.string().nullable(),
     credit: z.object(money).describe('Unearned premium credited (credit note total)'),
-    refund: z.object(money).describe('Part of the credit refunded to the client balance after settling open debit notes'),
+    refund: z
+      .object(money)
+      .describe('Part of the credit refunded to the client balance after settling open debit notes'),
     cancelled_at: z.string().describe('ISO 8601 with offset'),
   })
   .strict();
@@ -119,7 +130,10 @@ const policyCancelled = z
 const policyReinstated = z
   .object({
     ...policyRef,
-    cancellation_uuid: z.string().nullable().describe('The cancellation reversed; null when a lapse was reversed by payment'),
+    cancellation_uuid: z
+      .string()
+      .nullable()
+      .describe('The cancellation reversed; null when a lapse was reversed by payment'),
     previous_status: z.enum(['cancelled', 'lapsed']),
     debit_note_no: z.string().nullable().describe('Reinstatement debit note, when one was raised'),
     reinstated_at: z.string().describe('ISO 8601 with offset'),
@@ -141,7 +155,7 @@ const policyRenewalDue = z
     end_date: z.string().describe('Y-m-d: last day of cover'),
     days_to_expiry: z.number().int(),
     insurer: z.string(),
-    premium: z.object(money).describe('The expiring period\'s total premium'),
+    premium: z.object(money).describe("The expiring period's total premium"),
   })
   .strict();
 
@@ -192,19 +206,59 @@ export const PING_EVENT = 'ping';
 export const pingData = z.object({ message: z.string(), sent_by: z.string().describe('Name of the user') }).strict();
 
 export const CATALOGUE = {
-  'payment.received': { description: 'A payment callback raised a receipt (allocated to the account\'s open debit notes).', data: paymentReceived },
-  'payment.unmatched': { description: 'The rail confirmed a payment that no payment request could take (a prompt nothing recorded, money beyond what was asked): held for refund. Staff only.', data: paymentUnmatched },
-  'policy.activated': { description: 'The first instalment was paid in full and the policy became active.', data: policyActivated },
-  'policy.endorsed': { description: 'An endorsement was confirmed: cover changed and a debit or credit note raised.', data: policyEndorsed },
-  'policy.cancelled': { description: 'A cancellation was confirmed: credit note raised, refund allocated, certificates cancelled.', data: policyCancelled },
-  'policy.reinstated': { description: 'A cancelled (or lapsed) policy was reinstated within the reinstatement window.', data: policyReinstated },
-  'policy.expired': { description: 'The cover period ended (daily schedule).', data: policyStatusChanged('expired', 'Why the status changed') },
-  'policy.lapsed': { description: 'An instalment stayed unpaid past its due date plus the grace period (daily schedule).', data: policyStatusChanged('lapsed', 'Which debit note was overdue') },
-  'policy.not_taken_up': { description: 'The first instalment was never paid within the not-taken-up window (daily schedule).', data: policyStatusChanged('not_taken_up', 'Why the status changed') },
-  'policy.renewed': { description: 'The renewal of this policy became active; this policy is now `renewed`.', data: policyRenewed },
-  'policy.renewal_due': { description: 'The policy expires within the renewal-notice window (sent once per policy).', data: policyRenewalDue },
-  'certificate.issued': { description: 'The registry issued a motor certificate (one per vehicle and stage).', data: certificateIssued },
-  'certificate.failed': { description: 'A certificate issue failed at the registry (double insurance, no stock, invalid data …).', data: certificateFailed },
+  'payment.received': {
+    description: "A payment callback raised a receipt (allocated to the account's open debit notes).",
+    data: paymentReceived,
+  },
+  'payment.unmatched': {
+    description:
+      'The rail confirmed a payment that no payment request could take (a prompt nothing recorded, money beyond what was asked): held for refund. Staff only.',
+    data: paymentUnmatched,
+  },
+  'policy.activated': {
+    description: 'The first instalment was paid in full and the policy became active.',
+    data: policyActivated,
+  },
+  'policy.endorsed': {
+    description: 'An endorsement was confirmed: cover changed and a debit or credit note raised.',
+    data: policyEndorsed,
+  },
+  'policy.cancelled': {
+    description: 'A cancellation was confirmed: credit note raised, refund allocated, certificates cancelled.',
+    data: policyCancelled,
+  },
+  'policy.reinstated': {
+    description: 'A cancelled (or lapsed) policy was reinstated within the reinstatement window.',
+    data: policyReinstated,
+  },
+  'policy.expired': {
+    description: 'The cover period ended (daily schedule).',
+    data: policyStatusChanged('expired', 'Why the status changed'),
+  },
+  'policy.lapsed': {
+    description: 'An instalment stayed unpaid past its due date plus the grace period (daily schedule).',
+    data: policyStatusChanged('lapsed', 'Which debit note was overdue'),
+  },
+  'policy.not_taken_up': {
+    description: 'The first instalment was never paid within the not-taken-up window (daily schedule).',
+    data: policyStatusChanged('not_taken_up', 'Why the status changed'),
+  },
+  'policy.renewed': {
+    description: 'The renewal of this policy became active; this policy is now `renewed`.',
+    data: policyRenewed,
+  },
+  'policy.renewal_due': {
+    description: 'The policy expires within the renewal-notice window (sent once per policy).',
+    data: policyRenewalDue,
+  },
+  'certificate.issued': {
+    description: 'The registry issued a motor certificate (one per vehicle and stage).',
+    data: certificateIssued,
+  },
+  'certificate.failed': {
+    description: 'A certificate issue failed at the registry (double insurance, no stock, invalid data …).',
+    data: certificateFailed,
+  },
   'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
 } as const;
 
@@ -223,7 +277,7 @@ export function catalogueEntries(): CatalogueEntry[] {
   cached ??= EVENT_NAMES.map((name) => ({
     name,
     description: CATALOGUE[name].description,
-    schema: z.toJSONSchema(CATALOGUE[name].data) as Record<string, unknown>,
+    schema: z.toJSONSchema(CATALOGUE[name].data),
   }));
   return cached;
 }

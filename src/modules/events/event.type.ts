@@ -6,7 +6,10 @@ import { access } from '../../graphql/access.ts';
 
 /** Events: keys that read or manage webhooks; agents hear only of their own records (eventVisibleTo). */
 builder.prismaObject('Event', {
-  ...access<{ data: unknown }>({ scopes: ['read', 'webhooks'], reach: { check: (tx, p, e) => eventVisibleTo(tx, p, e.data as Record<string, unknown>) } }),
+  ...access<{ data: unknown }>({
+    scopes: ['read', 'webhooks'],
+    reach: { check: (tx, p, e) => eventVisibleTo(tx, p, e.data as Record<string, unknown>) },
+  }),
   name: 'ServiceEvent',
   description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
   fields: (t) => ({
@@ -21,7 +24,7 @@ const EventCatalogueEntry = builder.objectRef<CatalogueEntry>('EventCatalogueEnt
   fields: (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
-    schema: t.expose('schema', { type: 'JSON', description: 'JSON Schema (draft 2020-12) of the event\'s `data`' }),
+    schema: t.expose('schema', { type: 'JSON', description: "JSON Schema (draft 2020-12) of the event's `data`" }),
   }),
 });
 
@@ -38,7 +41,8 @@ builder.subscriptionField('events', (t) =>
   t.prismaField({
     type: 'Event',
     authScopes: { read: true },
-    description: 'Live events of the organisation as they commit, optionally only the given names. Agents hear only of their own records.',
+    description:
+      'Live events of the organisation as they commit, optionally only the given names. Agents hear only of their own records.',
     args: { names: t.arg.stringList({ required: false }) },
     subscribe: (_root, args, ctx) => {
       const names = args.names?.length ? new Set(args.names) : null;
@@ -56,6 +60,8 @@ builder.subscriptionField('events', (t) =>
       })() as never;
     },
     resolve: (query, payload, _args, ctx) =>
-      ctx.tx((tx) => tx.event.findUniqueOrThrow({ ...query, where: { id: (payload as unknown as { id: string }).id } })),
+      ctx.tx((tx) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id: (payload as { id: string }).id } }),
+      ),
   }),
 );

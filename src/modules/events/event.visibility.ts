@@ -10,10 +10,16 @@ import { policyVisibility } from '../policies/policy.policy.ts';
 export async function eventVisibleTo(tx: Tx, p: Principal, data: Record<string, unknown>): Promise<boolean> {
   if (!p.actor?.ownRecordsOnly) return true;
   if (typeof data.policy_uuid === 'string') {
-    return !!(await tx.policy.findFirst({ where: { uuid: data.policy_uuid, ...policyVisibility(p) }, select: { id: true } }));
+    return !!(await tx.policy.findFirst({
+      where: { uuid: data.policy_uuid, ...policyVisibility(p) },
+      select: { id: true },
+    }));
   }
   if (typeof data.client_no === 'string') {
-    return !!(await tx.client.findFirst({ where: { clientNo: data.client_no, ...clientVisibility(p) }, select: { id: true } }));
+    return !!(await tx.client.findFirst({
+      where: { clientNo: data.client_no, ...clientVisibility(p) },
+      select: { id: true },
+    }));
   }
   return false;
 }

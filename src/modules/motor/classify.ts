@@ -7,12 +7,16 @@ import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
 export type MotorKind = 'motor' | 'tuktuk' | 'motorcycle';
 
 const PSV = /\b(psv|matatu|taxi|bus|hire|uber|bolt|tour|school|boda)\b/i;
-const COMMERCIAL = /\b(commercial|own goods|general cartage|cartage|institutional|special|tanker|motor trade|pick-?up|lorry|truck)\b/i;
+const COMMERCIAL =
+  /\b(commercial|own goods|general cartage|cartage|institutional|special|tanker|motor trade|pick-?up|lorry|truck)\b/i;
 const PRIVATE = /\bprivate\b/i;
 
 export function parseKind(raw: unknown): MotorKind | null {
   if (typeof raw !== 'string') return null;
-  const v = raw.trim().toLowerCase().replace(/[\s_-]+/g, '');
+  const v = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
   if (v === 'motor' || v === 'motorvehicle' || v === 'car') return 'motor';
   if (v === 'tuktuk') return 'tuktuk';
   if (v === 'motorcycle' || v === 'motorbike' || v === 'bodaboda') return 'motorcycle';
@@ -32,7 +36,10 @@ export function ratingClass(kind: MotorKind, coverage: string | null | undefined
 
 export function parseScope(raw: unknown): CoverType | null {
   if (typeof raw !== 'string') return null;
-  const v = raw.trim().toLowerCase().replace(/[\s_,-]+/g, ' ');
+  const v = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_,-]+/g, ' ');
   if (v === 'comprehensive' || v === 'comp') return 'comprehensive';
   if (v === 'tpo' || v === 'third party only' || v === 'third party') return 'tpo';
   if (v === 'tpft' || v === 'third party fire and theft' || v === 'third party fire theft') return 'tpft';

@@ -18,9 +18,14 @@ builder.objectType(PremiumMismatchError, {
   name: 'PremiumMismatchProblem',
   interfaces: [ProblemRef],
   isTypeOf: (v) => v instanceof PremiumMismatchError,
-  fields: (t) => ({ server: t.field({ type: [ServerFigures], description: 'The server\'s figures.', resolve: (e) => e.server }) }),
+  fields: (t) => ({
+    server: t.field({ type: [ServerFigures], description: "The server's figures.", resolve: (e) => e.server }),
+  }),
 });
-for (const [cls, name] of [[DomainRuleError, 'DomainRuleProblem'], [PriceChangedError, 'PriceChangedProblem']] as const) {
+for (const [cls, name] of [
+  [DomainRuleError, 'DomainRuleProblem'],
+  [PriceChangedError, 'PriceChangedProblem'],
+] as const) {
   builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
 }
 
@@ -124,7 +129,10 @@ const BindPolicyInput = builder.inputType('BindPolicyInput', {
     days: t.int(),
     totalBasic: t.float(),
     taxes: t.float(),
-    premium: t.float({ required: true, description: 'Gross premium, whole shillings; within KES 1 of the server price' }),
+    premium: t.float({
+      required: true,
+      description: 'Gross premium, whole shillings; within KES 1 of the server price',
+    }),
     premiumInstalments: t.int(),
     paymentMode: t.string({ description: 'full (default) or ipf' }),
     limitsOfLiability: t.field({ type: 'JSON' }),
@@ -137,35 +145,54 @@ const BoundPolicyRef = builder.objectRef<Bound>('BoundPolicy').implement({
   fields: (t) => ({
     policy: t.prismaField({
       type: 'Policy',
-      resolve: (query, b, _a, ctx) => ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: b.policy.id } })),
+      resolve: (query, b, _a, ctx) =>
+        ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: b.policy.id } })),
     }),
     clientNo: t.exposeString('clientNo'),
-    clientKey: t.exposeString('clientKey', { nullable: true, description: 'Issued only when the client had no client-area key; shown once' }),
-    portalNote: t.string({ nullable: true, resolve: (b) => (b.clientKey ? null : 'The client already has client-area credentials; they keep working.') }),
+    clientKey: t.exposeString('clientKey', {
+      nullable: true,
+      description: 'Issued only when the client had no client-area key; shown once',
+    }),
+    portalNote: t.string({
+      nullable: true,
+      resolve: (b) => (b.clientKey ? null : 'The client already has client-area credentials; they keep working.'),
+    }),
   }),
 });
 
-const problems = [ValidationError, DuplicateClientError, PremiumMismatchError, NoQuoteError, DomainRuleError, PriceChangedError];
+const problems = [
+  ValidationError,
+  DuplicateClientError,
+  PremiumMismatchError,
+  NoQuoteError,
+  DomainRuleError,
+  PriceChangedError,
+];
 
 builder.mutationFields((t) => ({
   saveMotorQuote: t.field({
     type: SavedQuoteRef,
     authScopes: { $any: { quote: true, bind: true } },
     errors: { types: problems, directResult: true, union: { name: 'SaveMotorQuoteResult' } },
-    description: 'Matches or creates the client and stores the quote with every insurer\'s option (valid 14 days).',
+    description: "Matches or creates the client and stores the quote with every insurer's option (valid 14 days).",
     args: {
       client: t.arg({ type: InsuredInput, required: true }),
       vehicle: t.arg({ type: SaveQuoteVehicleInput, required: true }),
       quotes: t.arg({ type: [QuotedFiguresInput] }),
     },
     resolve: (_r, args, ctx) =>
-      saveQuoteService.save(ctx, { client: args.client, vehicle: { ...args.vehicle, class: args.vehicle.class ?? 'Motor' }, quotes: args.quotes }),
+      saveQuoteService.save(ctx, {
+        client: args.client,
+        vehicle: { ...args.vehicle, class: args.vehicle.class ?? 'Motor' },
+        quotes: args.quotes,
+      }),
   }),
   bindMotorPolicy: t.field({
     type: BoundPolicyRef,
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'BindMotorPolicyResult' } },
-    description: 'Re-prices with the chosen insurer, matches or creates the client, and raises the policy pending payment with 1–4 debit notes.',
+    description:
+      'Re-prices with the chosen insurer, matches or creates the client, and raises the policy pending payment with 1–4 debit notes.',
     args: {
       client: t.arg({ type: InsuredInput, required: true }),
       policy: t.arg({ type: BindPolicyInput, required: true }),
@@ -174,4 +201,3 @@ builder.mutationFields((t) => ({
     resolve: (_r, args, ctx) => bindService.bind(ctx, args),
   }),
 }));
-

@@ -27,7 +27,10 @@ builder.prismaNode('Policy', {
     total: t.field({ type: MoneyRef, resolve: (p) => money(p.totalMinor)! }),
     client: t.relation('client'),
     insurer: t.relation('insurer'),
-    debitNotes: t.relation('debitNotes', { description: 'Instalments by due date, then endorsement and reinstatement notes in the order raised.', query: { orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] } }),
+    debitNotes: t.relation('debitNotes', {
+      description: 'Instalments by due date, then endorsement and reinstatement notes in the order raised.',
+      query: { orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });

@@ -73,7 +73,11 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
   if (!kind) errors.push({ field: f('class'), message: 'one of Motor, Tuktuk, Motorcycle' });
   const coverage = input.coverage?.trim() || 'Private';
   const vehicleClass = kind ? ratingClass(kind, coverage) : null;
-  if (kind && !vehicleClass) errors.push({ field: f('coverage'), message: 'Private, a commercial class (e.g. own goods) or a PSV class (e.g. matatu, taxi)' });
+  if (kind && !vehicleClass)
+    errors.push({
+      field: f('coverage'),
+      message: 'Private, a commercial class (e.g. own goods) or a PSV class (e.g. matatu, taxi)',
+    });
   const coverType = parseScope(input.scope);
   if (!coverType) errors.push({ field: f('scope'), message: 'Comprehensive or TPO (third party only)' });
   const period = (input.coverPeriod ?? 'annual').toString().trim().toLowerCase();
@@ -89,7 +93,8 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
   if (input.value != null && (!Number.isFinite(input.value) || input.value <= 0 || input.value > 1_000_000_000)) {
     errors.push({ field: f('value'), message: 'a positive amount in whole shillings' });
   }
-  if (coverType && coverType !== 'tpo' && input.value == null) errors.push({ field: f('value'), message: 'required for comprehensive cover' });
+  if (coverType && coverType !== 'tpo' && input.value == null)
+    errors.push({ field: f('value'), message: 'required for comprehensive cover' });
   if (input.tonnage != null && (!Number.isFinite(input.tonnage) || input.tonnage < 0 || input.tonnage > 200)) {
     errors.push({ field: f('tonnage'), message: 'tonnes, 0–200' });
   }
@@ -113,7 +118,10 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
     vehicleClass: vehicleClass!,
     coverType: coverType!,
     coverPeriod,
-    days: coverPeriod === 'tor' ? days : Math.round((Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / 86_400_000) + 1,
+    days:
+      coverPeriod === 'tor'
+        ? days
+        : Math.round((Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / 86_400_000) + 1,
     startDate,
     endDate,
     year: input.year!,
@@ -125,27 +133,50 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
 }
 
 /** Loads the rating data of the tenant for a risk and prices every product that rates it, cheapest first. */
-export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<{ options: QuotedOption[]; refusals: string[] }> {
+export async function priceRisk(
+  ctx: Context,
+  tx: Tx,
+  risk: MotorRisk,
+): Promise<{ options: QuotedOption[]; refusals: string[] }> {
   const p = ctx.principal!;
   // One after another: a transaction is one connection, and pg (9 and later) refuses overlapping queries on it.
   const products = await tx.motorProduct.findMany({
-      where: {
-        vehicleClass: risk.vehicleClass,
-        coverType: risk.coverType,
-        insurer: { status: 'active', ...(risk.insurerIds ? { id: { in: risk.insurerIds } } : {}) },
-      },
-      include: { insurer: true, rateBands: true, tonnageBands: true, benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] } },
+    where: {
+      vehicleClass: risk.vehicleClass,
+      coverType: risk.coverType,
+      insurer: { status: 'active', ...(risk.insurerIds ? { id: { in: risk.insurerIds } } : {}) },
+    },
+    include: {
+      insurer: true,
+      rateBands: true,
+      tonnageBands: true,
+      benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] },
+    },
   });
-  const lenderRows = await tx.ipfLender.findMany({ where: { active: true }, include: { tenors: true }, orderBy: { id: 'asc' } });
-  const lenders: RatingLender[] = lenderRows.map((l) => ({ name: l.name, minPremiumMinor: l.minPremiumMinor, tenors: l.tenors }));
+  const lenderRows = await tx.ipfLender.findMany({
+    where: { active: true },
+    include: { tenors: true },
+    orderBy: { id: 'asc' },
+  });
+  const lenders: RatingLender[] = lenderRows.map((l) => ({
+    name: l.name,
+    minPremiumMinor: l.minPremiumMinor,
+    tenors: l.tenors,
+  }));
   const levies = await levyTable(tx);
   const tonnesMilli = risk.tonnage == null ? null : Math.round(risk.tonnage * 1000);
   const options: QuotedOption[] = [];
   const refusals: string[] = [];
   for (const product of products) {
     const priced = priceOption(
-      product as RatingProduct,
-      { valueMinor: risk.valueMinor, tonnesMilli, pll: risk.pll, yearOfManufacture: risk.year, startYear: Number(risk.startDate.slice(0, 4)) },
+      product,
+      {
+        valueMinor: risk.valueMinor,
+        tonnesMilli,
+        pll: risk.pll,
+        yearOfManufacture: risk.year,
+        startYear: Number(risk.startDate.slice(0, 4)),
+      },
       levies,
       { tenantType: p.tenant.type, lenders },
     );
@@ -155,7 +186,12 @@ export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<
     }
     options.push({
       ...priced,
-      insurer: { id: product.insurer.id, name: product.insurer.name, monogram: product.insurer.monogram, commissionRateBps: product.insurer.commissionRateBps },
+      insurer: {
+        id: product.insurer.id,
+        name: product.insurer.name,
+        monogram: product.insurer.monogram,
+        commissionRateBps: product.insurer.commissionRateBps,
+      },
       vehicleClass: product.vehicleClass,
       coverType: product.coverType,
       valueMinor: risk.valueMinor,
@@ -163,16 +199,26 @@ export async function priceRisk(ctx: Context, tx: Tx, risk: MotorRisk): Promise<
       pll: risk.pll,
       excess: product.excessText,
       benefits: product.benefits.map((b) => ({ id: motorBenefitId(b.name), name: b.name })),
-      limitsOfLiability: product.benefits.map((b) => ({ benefitId: motorBenefitId(b.name), item: b.name, limitMinor: b.limitMinor })),
+      limitsOfLiability: product.benefits.map((b) => ({
+        benefitId: motorBenefitId(b.name),
+        item: b.name,
+        limitMinor: b.limitMinor,
+      })),
     });
   }
-  options.sort((a, b) => (a.totalMinor < b.totalMinor ? -1 : a.totalMinor > b.totalMinor ? 1 : a.insurer.name.localeCompare(b.insurer.name)));
+  options.sort((a, b) =>
+    a.totalMinor < b.totalMinor ? -1 : a.totalMinor > b.totalMinor ? 1 : a.insurer.name.localeCompare(b.insurer.name),
+  );
   return { options, refusals };
 }
 
 export function noQuote(risk: MotorRisk, refusals: string[]): NoQuoteError {
   const what = `${risk.vehicleClass} ${risk.coverType === 'tpo' ? 'third party only' : risk.coverType}`;
-  return new NoQuoteError(refusals.length ? `No insurer rates this ${what} risk (${refusals.join('; ')})` : `No insurer on the panel rates ${what} cover`);
+  return new NoQuoteError(
+    refusals.length
+      ? `No insurer rates this ${what} risk (${refusals.join('; ')})`
+      : `No insurer on the panel rates ${what} cover`,
+  );
 }
 
 export const motorQuoteService = {

@@ -1,7 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
 import { ValidationError } from '../../lib/problem.ts';
-import { type MotorQuote, type MotorRisk, motorQuoteService, NoQuoteError, type QuotedOption } from './quote.service.ts';
+import {
+  type MotorQuote,
+  type MotorRisk,
+  motorQuoteService,
+  NoQuoteError,
+  type QuotedOption,
+} from './quote.service.ts';
 
 builder.objectType(NoQuoteError, {
   name: 'NoQuoteProblem',
@@ -41,13 +47,20 @@ const BenefitRef = builder.objectRef<{ id: string; name: string }>('OptionBenefi
   fields: (t) => ({ id: t.exposeString('id'), name: t.exposeString('name') }),
 });
 
-const LimitRef = builder.objectRef<{ benefitId: string; item: string; limitMinor: bigint | null }>('LimitOfLiability').implement({
-  fields: (t) => ({
-    benefitId: t.exposeString('benefitId'),
-    item: t.exposeString('item'),
-    limit: t.field({ type: MoneyRef, nullable: true, description: 'Null: unlimited or included.', resolve: (x) => money(x.limitMinor) }),
-  }),
-});
+const LimitRef = builder
+  .objectRef<{ benefitId: string; item: string; limitMinor: bigint | null }>('LimitOfLiability')
+  .implement({
+    fields: (t) => ({
+      benefitId: t.exposeString('benefitId'),
+      item: t.exposeString('item'),
+      limit: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: 'Null: unlimited or included.',
+        resolve: (x) => money(x.limitMinor),
+      }),
+    }),
+  });
 
 const InstalmentPlanRef = builder.objectRef<{ parts: number; amountsMinor: bigint[] }>('InstalmentPlan').implement({
   fields: (t) => ({
@@ -73,11 +86,17 @@ export const MotorOptionRef = builder.objectRef<QuotedOption>('MotorQuoteOption'
     insurerName: t.string({ resolve: (o) => o.insurer.name }),
     monogram: t.string({ resolve: (o) => o.insurer.monogram }),
     motorProductId: t.exposeInt('productId'),
-    productVersion: t.exposeInt('productVersion', { description: 'Rating version priced; a bind on a newer one answers price_changed.' }),
+    productVersion: t.exposeInt('productVersion', {
+      description: 'Rating version priced; a bind on a newer one answers price_changed.',
+    }),
     vehicleClass: t.exposeString('vehicleClass'),
     coverType: t.exposeString('coverType'),
     rateBps: t.exposeInt('rateBps', { nullable: true }),
-    rate: t.float({ nullable: true, description: 'Percent.', resolve: (o) => (o.rateBps == null ? null : o.rateBps / 100) }),
+    rate: t.float({
+      nullable: true,
+      description: 'Percent.',
+      resolve: (o) => (o.rateBps == null ? null : o.rateBps / 100),
+    }),
     value: t.field({ type: MoneyRef, nullable: true, resolve: (o) => money(o.valueMinor) }),
     basicPremium: t.field({ type: MoneyRef, resolve: (o) => money(o.basicMinor)! }),
     taxes: t.field({ type: [TaxLineRef], resolve: (o) => o.taxes }),
@@ -97,9 +116,16 @@ export const MotorOptionRef = builder.objectRef<QuotedOption>('MotorQuoteOption'
 
 const MotorQuoteRef = builder.objectRef<MotorQuote>('MotorQuote').implement({
   fields: (t) => ({
-    message: t.string({ resolve: (q) => `${q.options.length} insurer${q.options.length === 1 ? '' : 's'} rate${q.options.length === 1 ? 's' : ''} this risk` }),
+    message: t.string({
+      resolve: (q) =>
+        `${q.options.length} insurer${q.options.length === 1 ? '' : 's'} rate${q.options.length === 1 ? 's' : ''} this risk`,
+    }),
     quote: t.field({ type: MotorRiskRef, resolve: (q) => q.risk }),
-    options: t.field({ type: [MotorOptionRef], description: 'One per insurer that rates the class, cheapest first.', resolve: (q) => q.options }),
+    options: t.field({
+      type: [MotorOptionRef],
+      description: 'One per insurer that rates the class, cheapest first.',
+      resolve: (q) => q.options,
+    }),
   }),
 });
 

@@ -69,7 +69,14 @@ export interface PricedOption {
   taxesMinor: bigint;
   totalMinor: bigint;
   instalments: { parts: number; amountsMinor: bigint[] }[];
-  ipfOffers: { lenderName: string; tenorMonths: number; depositMinor: bigint; instalmentMinor: bigint; aprBps: number; chargeMinor: bigint }[];
+  ipfOffers: {
+    lenderName: string;
+    tenorMonths: number;
+    depositMinor: bigint;
+    instalmentMinor: bigint;
+    aprBps: number;
+    chargeMinor: bigint;
+  }[];
   ipfReason: string | null;
 }
 
@@ -78,17 +85,26 @@ export type Ineligible = { ineligible: string };
 const WHOLE = 100n;
 
 function bandFor<T extends { up: bigint | number | null }>(bands: T[], x: bigint | number): T | undefined {
-  const sorted = [...bands].sort((a, b) => (a.up === null ? 1 : b.up === null ? -1 : a.up < b.up ? -1 : a.up > b.up ? 1 : 0));
+  const sorted = [...bands].sort((a, b) =>
+    a.up === null ? 1 : b.up === null ? -1 : a.up < b.up ? -1 : a.up > b.up ? 1 : 0,
+  );
   return sorted.find((b) => b.up === null || x <= b.up);
 }
 
-export function basicPremium(p: RatingProduct, risk: RatingRisk): { basicMinor: bigint; rateBps: number | null } | Ineligible {
+export function basicPremium(
+  p: RatingProduct,
+  risk: RatingRisk,
+): { basicMinor: bigint; rateBps: number | null } | Ineligible {
   if (p.coverType === 'comprehensive') {
-    if (risk.valueMinor == null || risk.valueMinor <= 0n) return { ineligible: 'a vehicle value is needed for comprehensive cover' };
+    if (risk.valueMinor == null || risk.valueMinor <= 0n)
+      return { ineligible: 'a vehicle value is needed for comprehensive cover' };
     if (p.maxVehicleAgeYears != null && risk.startYear - risk.yearOfManufacture > p.maxVehicleAgeYears) {
       return { ineligible: `vehicles older than ${p.maxVehicleAgeYears} years are not rated comprehensive` };
     }
-    const band = bandFor(p.rateBands.map((b) => ({ up: b.upToValueMinor, rateBps: b.rateBps })), risk.valueMinor);
+    const band = bandFor(
+      p.rateBands.map((b) => ({ up: b.upToValueMinor, rateBps: b.rateBps })),
+      risk.valueMinor,
+    );
     if (!band) return { ineligible: 'no rate band covers this value' };
     const rated = applyBps(risk.valueMinor, band.rateBps);
     const min = p.minPremiumMinor ?? 0n;
@@ -96,7 +112,10 @@ export function basicPremium(p: RatingProduct, risk: RatingRisk): { basicMinor: 
   }
   if (p.vehicleClass === 'commercial' && p.tonnageBands.length) {
     const bands = p.tonnageBands.map((b) => ({ up: b.upToTonnesMilli, premiumMinor: b.premiumMinor }));
-    const band = risk.tonnesMilli == null ? [...bands].sort((a, b) => (a.up ?? Infinity) - (b.up ?? Infinity))[0] : bandFor(bands, risk.tonnesMilli);
+    const band =
+      risk.tonnesMilli == null
+        ? [...bands].sort((a, b) => (a.up ?? Infinity) - (b.up ?? Infinity))[0]
+        : bandFor(bands, risk.tonnesMilli);
     if (!band) return { ineligible: 'no tonnage band covers this vehicle' };
     return { basicMinor: band.premiumMinor, rateBps: null };
   }
@@ -116,7 +135,7 @@ export function levies(basicMinor: bigint, table: RatingLevy[]): { code: string;
 export function splitInstalments(totalMinor: bigint, parts: number): bigint[] {
   if (parts < 1) throw new RangeError('parts must be ≥ 1');
   const n = BigInt(parts);
-  const later = ((totalMinor / n) / WHOLE) * WHOLE;
+  const later = (totalMinor / n / WHOLE) * WHOLE;
   const first = totalMinor - later * (n - 1n);
   return [first, ...Array.from({ length: parts - 1 }, () => later)];
 }
@@ -132,12 +151,16 @@ export function ipfOffers(
   if (NOT_OFFERED_TYPES.includes(tenantType)) {
     return { offers: [], reason: 'Premium finance is offered to brokerage and agency organisations only' };
   }
-  if (!product.ipfEligible) return { offers: [], reason: 'This insurer does not accept premium finance for this cover' };
+  if (!product.ipfEligible)
+    return { offers: [], reason: 'This insurer does not accept premium finance for this cover' };
   if (!lenders.length) return { offers: [], reason: 'No premium-finance lender is on the panel' };
   const eligible = lenders.filter((l) => totalMinor >= l.minPremiumMinor);
   if (!eligible.length) {
-    const min = lenders.reduce((m, l) => (l.minPremiumMinor < m ? l.minPremiumMinor : m), lenders[0]!.minPremiumMinor);
-    return { offers: [], reason: `Premium is below the lenders' minimum of KES ${(min / WHOLE).toLocaleString('en-KE')}` };
+    const min = lenders.reduce((m, l) => (l.minPremiumMinor < m ? l.minPremiumMinor : m), lenders[0].minPremiumMinor);
+    return {
+      offers: [],
+      reason: `Premium is below the lenders' minimum of KES ${(min / WHOLE).toLocaleString('en-KE')}`,
+    };
   }
   const offers = eligible.flatMap((l) =>
     [...l.tenors]
@@ -148,8 +171,8 @@ export function ipfOffers(
         return {
           lenderName: l.name,
           tenorMonths: t.months,
-          depositMinor: deposit!,
-          instalmentMinor: rest[0] ?? deposit!,
+          depositMinor: deposit,
+          instalmentMinor: rest[0] ?? deposit,
           aprBps: Math.round((t.chargeBps * 12) / t.months),
           chargeMinor,
         };
@@ -172,7 +195,10 @@ export function priceOption(
   const taxesMinor = taxes.reduce((s, t) => s + t.amountMinor, 0n);
   const totalMinor = basicMinor + taxesMinor;
   const maxParts = Math.min(4, Math.max(1, product.maxInstalments));
-  const instalments = Array.from({ length: maxParts }, (_, i) => ({ parts: i + 1, amountsMinor: splitInstalments(totalMinor, i + 1) }));
+  const instalments = Array.from({ length: maxParts }, (_, i) => ({
+    parts: i + 1,
+    amountsMinor: splitInstalments(totalMinor, i + 1),
+  }));
   const ipf = ipfOffers(totalMinor, product, ctx.tenantType, ctx.lenders);
   return {
     productId: product.id,

@@ -8,7 +8,14 @@ import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts
 import { recordAudit } from '../audit/audit.service.ts';
 import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts';
 import { nextNumber } from '../clients/client.service.ts';
-import { type MotorQuoteInput, type MotorRisk, noQuote, normaliseRisk, priceRisk, type QuotedOption } from './quote.service.ts';
+import {
+  type MotorQuoteInput,
+  type MotorRisk,
+  noQuote,
+  normaliseRisk,
+  priceRisk,
+  type QuotedOption,
+} from './quote.service.ts';
 
 export const QUOTE_VALIDITY_DAYS = 14;
 /** KES 1 either way between the caller's figure and the server's. */
@@ -47,7 +54,12 @@ export function figuresOff(o: QuotedOption, sent: QuotedFigures): string[] {
 export function mismatchError(options: QuotedOption[], detail: string): PremiumMismatchError {
   return new PremiumMismatchError(
     detail,
-    options.map((o) => ({ insurerId: o.insurer.id, basicMinor: o.basicMinor, taxesMinor: o.taxesMinor, totalMinor: o.totalMinor })),
+    options.map((o) => ({
+      insurerId: o.insurer.id,
+      basicMinor: o.basicMinor,
+      taxesMinor: o.taxesMinor,
+      totalMinor: o.totalMinor,
+    })),
   );
 }
 
@@ -74,7 +86,11 @@ export const saveQuoteService = {
         else if (figuresOff(o, q).length) off.push(`${o.insurer.name} (${figuresOff(o, q).join(', ')})`);
       });
       if (errors.length) throw new ValidationError(errors);
-      if (off.length) throw mismatchError(options, `Quoted figures differ from the server price by more than KES 1: ${off.join('; ')}`);
+      if (off.length)
+        throw mismatchError(
+          options,
+          `Quoted figures differ from the server price by more than KES 1: ${off.join('; ')}`,
+        );
 
       const client = await resolveInsured(ctx, tx, input.client ?? {});
       const quoteNo = `Q-${today.slice(0, 4)}-${String(await nextNumber(tx, p.tenant.id, 'quote_no')).padStart(6, '0')}`;
@@ -88,7 +104,12 @@ export const saveQuoteService = {
           productLine: 'motor',
           validUntil: toDbDate(validUntil),
           request: { ...risk, valueMinor: risk.valueMinor?.toString() ?? null },
-          vehicle: { reg_no: input.vehicle.regNo ?? null, make: input.vehicle.make ?? null, model: input.vehicle.model ?? null, year: risk.year },
+          vehicle: {
+            reg_no: input.vehicle.regNo ?? null,
+            make: input.vehicle.make ?? null,
+            model: input.vehicle.model ?? null,
+            year: risk.year,
+          },
           createdByUserId: actor.userId,
           createdByApiClientId: p.apiClient.id,
           options: {
@@ -111,7 +132,12 @@ export const saveQuoteService = {
         action: 'quote.saved',
         entityType: 'quote',
         entityId: quoteNo,
-        changes: { client_no: client.clientNo, options: options.length, vehicle_class: risk.vehicleClass, cover_type: risk.coverType },
+        changes: {
+          client_no: client.clientNo,
+          options: options.length,
+          vehicle_class: risk.vehicleClass,
+          cover_type: risk.coverType,
+        },
       });
       return {
         quote,
@@ -128,4 +154,3 @@ export const saveQuoteService = {
     });
   },
 };
-

@@ -18,13 +18,24 @@ import { masterKey } from '../webhooks/secret-box.ts';
  */
 export const CALLBACK_TOKEN_PATTERN = /^mcb_[A-Za-z0-9_-]{20,100}$/;
 
-export function deriveCallbackToken(config: Pick<Config, 'secretsKey' | 'dataDir'>, tenantId: number, generation: number): string {
-  const mac = createHmac('sha256', masterKey(config)).update(`mpesa-callback:${tenantId}:${generation}`).digest('base64url');
+export function deriveCallbackToken(
+  config: Pick<Config, 'secretsKey' | 'dataDir'>,
+  tenantId: number,
+  generation: number,
+): string {
+  const mac = createHmac('sha256', masterKey(config))
+    .update(`mpesa-callback:${tenantId}:${generation}`)
+    .digest('base64url');
   return `mcb_${mac}`;
 }
 
 /** The token the next prompt carries; creates the channel (generation 1) on first use and fills a missing hash. */
-export async function currentCallbackToken(app: AppServices, tx: Tx, tenantId: number, shortcode: string): Promise<string> {
+export async function currentCallbackToken(
+  app: AppServices,
+  tx: Tx,
+  tenantId: number,
+  shortcode: string,
+): Promise<string> {
   await tx.$executeRaw`
     INSERT INTO mpesa_channels (tenant_id, shortcode) VALUES (${tenantId}, ${shortcode}) ON CONFLICT (tenant_id) DO NOTHING`;
   const ch = await tx.mpesaChannel.findUniqueOrThrow({ where: { tenantId } });

@@ -5,11 +5,13 @@ type ChannelShape = Awaited<ReturnType<typeof rotateCallbackToken>>;
 
 const MpesaCallbackChannelRef = builder.objectRef<ChannelShape>('MpesaCallbackChannel').implement({
   description:
-    'The organisation\'s M-Pesa callback channel. The callback token itself is never shown or stored: it is derived from the ' +
+    "The organisation's M-Pesa callback channel. The callback token itself is never shown or stored: it is derived from the " +
     'master key and the generation, and only its hash is kept.',
   fields: (t) => ({
     shortcode: t.exposeString('shortcode', { description: 'The paybill prompts are sent for' }),
-    generation: t.exposeInt('generation', { description: 'Which callback token new prompts carry (1, then one more per rotation)' }),
+    generation: t.exposeInt('generation', {
+      description: 'Which callback token new prompts carry (1, then one more per rotation)',
+    }),
     rotatedAt: t.expose('rotatedAt', { type: 'DateTime', nullable: true }),
     previousValidUntil: t.expose('previousValidUntil', {
       type: 'DateTime',
@@ -24,7 +26,7 @@ builder.mutationField('rotateMpesaCallbackToken', (t) =>
     type: MpesaCallbackChannelRef,
     authScopes: { admin: true },
     description:
-      'Rotates the organisation\'s M-Pesa callback token: new prompts carry the next one; the previous one is taken for ' +
+      "Rotates the organisation's M-Pesa callback token: new prompts carry the next one; the previous one is taken for " +
       'MPESA_CALLBACK_TOKEN_GRACE_SECONDS more. Needs scope admin and a user who manages API clients.',
     resolve: (_r, _a, ctx) => rotateCallbackToken(ctx),
   }),

@@ -36,13 +36,26 @@ function railOf(app: AppServices): MobileMoneyRail {
 }
 
 /** Asks the rail about a pending prompt and applies its answer; 'processing' while the customer has not answered. */
-export async function confirmPrompt(app: AppServices, tenantId: number, paymentRequestId: string, via: 'query' | 'callback' = 'query'): Promise<SettleOutcome | 'processing'> {
-  const pr = await app.db.tenant(tenantId, (tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id: paymentRequestId } }));
+export async function confirmPrompt(
+  app: AppServices,
+  tenantId: number,
+  paymentRequestId: string,
+  via: 'query' | 'callback' = 'query',
+): Promise<SettleOutcome | 'processing'> {
+  const pr = await app.db.tenant(tenantId, (tx) =>
+    tx.paymentRequest.findUniqueOrThrow({ where: { id: paymentRequestId } }),
+  );
   if (pr.status !== 'pending' && pr.status !== 'sending') return 'duplicate';
   if (!pr.checkoutRequestId) return 'processing';
   const q = await railOf(app).query(pr.checkoutRequestId);
   if (q.ResultCode == null) return 'processing';
-  return applyRailResult(app, tenantId, pr.id, { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item }, via);
+  return applyRailResult(
+    app,
+    tenantId,
+    pr.id,
+    { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item },
+    via,
+  );
 }
 
 /** The stored callback's claim, read leniently: only the checkout id is used to act, the rest for the record. */
@@ -53,7 +66,8 @@ function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown 
   } catch {
     return null;
   }
-  if (!cb || typeof cb.CheckoutRequestID !== 'string' || !cb.CheckoutRequestID || typeof cb.ResultCode !== 'number') return null;
+  if (!cb || typeof cb.CheckoutRequestID !== 'string' || !cb.CheckoutRequestID || typeof cb.ResultCode !== 'number')
+    return null;
   return { checkoutRequestId: cb.CheckoutRequestID, resultCode: cb.ResultCode };
 }
 
@@ -61,7 +75,11 @@ function claimOf(raw: string): { checkoutRequestId: string; resultCode: unknown 
  * Confirms one stored callback with the rail and applies what the rail says. Returns the outcome once the callback is
  * closed, or null when it stays open for a replay (the rail has no final answer yet, or could not be asked).
  */
-export async function confirmCallback(app: AppServices, callbackId: bigint, stored?: CallbackRow): Promise<CallbackOutcome | null> {
+export async function confirmCallback(
+  app: AppServices,
+  callbackId: bigint,
+  stored?: CallbackRow,
+): Promise<CallbackOutcome | null> {
   const row = stored ?? (await app.db.system((tx) => tx.mpesaCallback.findUnique({ where: { id: callbackId } })));
   if (!row) return null;
   if (row.processedAt) return row.outcome as CallbackOutcome;
@@ -76,9 +94,13 @@ export async function confirmCallback(app: AppServices, callbackId: bigint, stor
       .then(() => outcome);
   const keep = async (error: string) => {
     const attempts = row.attempts + 1;
-    if (attempts >= MAX_CALLBACK_ATTEMPTS) return close('unconfirmed', `the rail never confirmed this callback: ${error}`);
+    if (attempts >= MAX_CALLBACK_ATTEMPTS)
+      return close('unconfirmed', `the rail never confirmed this callback: ${error}`);
     await app.db.tenant(row.tenantId, (tx) =>
-      tx.mpesaCallback.update({ where: { id: row.id }, data: { attempts, lastAttemptAt: new Date(), error: error.slice(0, 500) } }),
+      tx.mpesaCallback.update({
+        where: { id: row.id },
+        data: { attempts, lastAttemptAt: new Date(), error: error.slice(0, 500) },
+      }),
     );
     return null;
   };
@@ -95,17 +117,25 @@ export async function confirmCallback(app: AppServices, callbackId: bigint, stor
     q = await railOf(app).query(claim.checkoutRequestId);
   } catch (err) {
     // The rail does not know the checkout id: nothing it did is behind this callback.
-    if (err instanceof RailRefusal) return close('unconfirmed', `the rail does not know this checkout request: ${err.detail}`);
+    if (err instanceof RailRefusal)
+      return close('unconfirmed', `the rail does not know this checkout request: ${err.detail}`);
     return keep(`rail query failed: ${(err as Error).message}`);
   }
   if (q.ResultCode == null) return keep('the rail has no result for this prompt yet');
   const contradiction =
-    q.ResultCode !== claim.resultCode ? `the callback claimed ResultCode ${String(claim.resultCode)}; the rail confirmed ${q.ResultCode}` : null;
+    q.ResultCode !== claim.resultCode
+      ? `the callback claimed ResultCode ${String(claim.resultCode)}; the rail confirmed ${q.ResultCode}`
+      : null;
 
   if (!pr) {
     // An answer for a prompt no request recorded. A push may still be recording its acknowledgement: wait for it.
     const recent = Date.now() - row.receivedAt.getTime() < statementGraceMs(app);
-    if (recent && (await app.db.tenant(row.tenantId, (tx) => tx.paymentRequest.count({ where: { tenantId: row.tenantId, status: 'sending' } })))) {
+    if (
+      recent &&
+      (await app.db.tenant(row.tenantId, (tx) =>
+        tx.paymentRequest.count({ where: { tenantId: row.tenantId, status: 'sending' } }),
+      ))
+    ) {
       return keep('no payment request has this checkout id yet');
     }
     if (q.ResultCode !== 0) return close('unmatched', contradiction);
@@ -113,7 +143,8 @@ export async function confirmCallback(app: AppServices, callbackId: bigint, stor
     const value = (n: string) => items.find((i) => i.Name === n)?.Value;
     const ref = String(value('MpesaReceiptNumber') ?? '');
     const amountMinor = shillingsToMinor(value('Amount'));
-    if (!ref || amountMinor == null) return close('malformed', 'the rail confirmed a payment without a receipt number or amount');
+    if (!ref || amountMinor == null)
+      return close('malformed', 'the rail confirmed a payment without a receipt number or amount');
     await app.db.tenant(row.tenantId, (tx) =>
       recordUnmatched(app, tx, row.tenantId, {
         transactionRef: ref,
@@ -128,8 +159,18 @@ export async function confirmCallback(app: AppServices, callbackId: bigint, stor
     );
     return close('unmatched', contradiction);
   }
-  const outcome = await applyRailResult(app, row.tenantId, pr.id, { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item }, 'callback');
-  if (contradiction) app.log.warn({ callback_id: String(row.id), payment_request_id: pr.id }, `callback contradicted the rail: ${contradiction}`);
+  const outcome = await applyRailResult(
+    app,
+    row.tenantId,
+    pr.id,
+    { resultCode: q.ResultCode, resultDesc: q.ResultDesc ?? '', items: q.CallbackMetadata?.Item },
+    'callback',
+  );
+  if (contradiction)
+    app.log.warn(
+      { callback_id: String(row.id), payment_request_id: pr.id },
+      `callback contradicted the rail: ${contradiction}`,
+    );
   return close(outcome, contradiction);
 }
 
@@ -179,8 +220,13 @@ function lineItems(line: DarajaPulledTransaction) {
 
 async function pull(app: AppServices, shortcode: string, from: Date, to: Date): Promise<DarajaPulledTransaction[]> {
   const out: DarajaPulledTransaction[] = [];
-  for (let offset = 0; offset < 100_000; ) {
-    const page = await railOf(app).pullTransactions({ ShortCode: shortcode, StartDate: darajaDateTime(from), EndDate: darajaDateTime(to), OffSetValue: String(offset) });
+  for (let offset = 0; offset < 100_000;) {
+    const page = await railOf(app).pullTransactions({
+      ShortCode: shortcode,
+      StartDate: darajaDateTime(from),
+      EndDate: darajaDateTime(to),
+      OffSetValue: String(offset),
+    });
     const lines = (page.Response ?? []).flat();
     out.push(...lines);
     if (lines.length < 1000) break;
@@ -190,7 +236,13 @@ async function pull(app: AppServices, shortcode: string, from: Date, to: Date): 
 }
 
 async function receipted(app: AppServices, ref: string): Promise<boolean> {
-  return app.db.system(async (tx) => !!(await tx.receipt.findFirst({ where: { transactionRef: ref } }) ?? (await tx.unmatchedPayment.findFirst({ where: { transactionRef: ref } }))));
+  return app.db.system(
+    async (tx) =>
+      !!(
+        (await tx.receipt.findFirst({ where: { transactionRef: ref } })) ??
+        (await tx.unmatchedPayment.findFirst({ where: { transactionRef: ref } }))
+      ),
+  );
 }
 
 /**
@@ -199,15 +251,36 @@ async function receipted(app: AppServices, ref: string): Promise<boolean> {
  * statement line; not on the statement once MPESA_PROMPT_TTL_SECONDS have passed → failed (the prompt, if it ever
  * reached the phone, has expired); otherwise it stays in doubt for the next look.
  */
-export async function resolveInDoubt(app: AppServices, paymentRequestId: string, now = new Date()): Promise<SettleOutcome | 'in_doubt' | 'expired' | 'not_in_doubt'> {
+export async function resolveInDoubt(
+  app: AppServices,
+  paymentRequestId: string,
+  now = new Date(),
+): Promise<SettleOutcome | 'in_doubt' | 'expired' | 'not_in_doubt'> {
   const pr = await app.db.system((tx) => tx.paymentRequest.findUnique({ where: { id: paymentRequestId } }));
   if (!pr || pr.status !== 'sending' || (pr.sendingUntil && pr.sendingUntil > now)) return 'not_in_doubt';
-  const lines = await pull(app, pr.shortcode, new Date(pr.createdAt.getTime() - 60_000), new Date(now.getTime() + 60_000));
+  const lines = await pull(
+    app,
+    pr.shortcode,
+    new Date(pr.createdAt.getTime() - 60_000),
+    new Date(now.getTime() + 60_000),
+  );
   for (const line of lines) {
     const amountMinor = shillingsToMinor(line.amount);
-    if (!sameMsisdn(line, pr.phone) || line.billreference !== pr.accountReference || amountMinor == null || amountMinor > pr.amountMinor) continue;
+    if (
+      !sameMsisdn(line, pr.phone) ||
+      line.billreference !== pr.accountReference ||
+      amountMinor == null ||
+      amountMinor > pr.amountMinor
+    )
+      continue;
     if (await receipted(app, line.transactionId)) continue;
-    return applyRailResult(app, pr.tenantId, pr.id, { resultCode: 0, resultDesc: 'Confirmed from the paybill statement', items: lineItems(line) }, 'statement');
+    return applyRailResult(
+      app,
+      pr.tenantId,
+      pr.id,
+      { resultCode: 0, resultDesc: 'Confirmed from the paybill statement', items: lineItems(line) },
+      'statement',
+    );
   }
   if (now.getTime() - pr.createdAt.getTime() < app.config.mpesaPromptTtlSeconds * 1000) return 'in_doubt';
   await app.db.tenant(pr.tenantId, (tx) =>
@@ -226,9 +299,14 @@ export async function resolveInDoubt(app: AppServices, paymentRequestId: string,
  * (confirmed by query, or from the statement for a request in doubt), or recorded as unmatched money held for
  * refund (payment.unmatched). Lines younger than the grace are left for the next run.
  */
-export async function reconcileStatement(app: AppServices, now = new Date()): Promise<{ attached: number; unmatched: number }> {
+export async function reconcileStatement(
+  app: AppServices,
+  now = new Date(),
+): Promise<{ attached: number; unmatched: number }> {
   const grace = statementGraceMs(app);
-  const channels = await app.db.system((tx) => tx.mpesaChannel.findMany({ select: { tenantId: true, shortcode: true, statementPulledTo: true, createdAt: true } }));
+  const channels = await app.db.system((tx) =>
+    tx.mpesaChannel.findMany({ select: { tenantId: true, shortcode: true, statementPulledTo: true, createdAt: true } }),
+  );
   const byShortcode = new Map<string, typeof channels>();
   for (const c of channels) byShortcode.set(c.shortcode, [...(byShortcode.get(c.shortcode) ?? []), c]);
   let attached = 0;
@@ -238,24 +316,47 @@ export async function reconcileStatement(app: AppServices, now = new Date()): Pr
     const lines = await pull(app, shortcode, new Date(pulledTo - 15 * 60_000), now);
     for (const line of lines) {
       if (await receipted(app, line.transactionId)) continue;
-      const r = await settleLine(app, shortcode, chans.map((c) => c.tenantId), line, now, grace);
+      const r = await settleLine(
+        app,
+        shortcode,
+        chans.map((c) => c.tenantId),
+        line,
+        now,
+        grace,
+      );
       if (r === 'attached') attached += 1;
       if (r === 'unmatched') unmatched += 1;
     }
     await app.db.system((tx) =>
-      tx.mpesaChannel.updateMany({ where: { shortcode }, data: { statementPulledTo: new Date(now.getTime() - grace) } }),
+      tx.mpesaChannel.updateMany({
+        where: { shortcode },
+        data: { statementPulledTo: new Date(now.getTime() - grace) },
+      }),
     );
   }
   return { attached, unmatched };
 }
 
-async function settleLine(app: AppServices, shortcode: string, tenantIds: number[], line: DarajaPulledTransaction, now: Date, grace: number) {
+async function settleLine(
+  app: AppServices,
+  shortcode: string,
+  tenantIds: number[],
+  line: DarajaPulledTransaction,
+  now: Date,
+  grace: number,
+) {
   const amountMinor = shillingsToMinor(line.amount);
   const phone = normalisePhone(String(line.msisdn));
   if (amountMinor == null || !phone) return 'skipped';
   const candidate = await app.db.system((tx) =>
     tx.paymentRequest.findFirst({
-      where: { shortcode, phone, accountReference: line.billreference, status: { in: ['sending', 'pending'] }, amountMinor: { gte: amountMinor } },
+      where: {
+        shortcode,
+        phone,
+        accountReference: line.billreference,
+        status: { in: ['sending', 'pending'] },
+        amountMinor: { gte: amountMinor },
+      },
       orderBy: { createdAt: 'asc' },
     }),
   );
@@ -273,7 +374,11 @@ async function settleLine(app: AppServices, shortcode: string, tenantIds: number
   if (now.getTime() - when.getTime() < grace) return 'skipped';
   // A paybill belongs to one organisation; where several share one (the sandbox's), the one the phone paid last.
   const recent = await app.db.system((tx) =>
-    tx.paymentRequest.findFirst({ where: { tenantId: { in: tenantIds }, phone }, orderBy: { createdAt: 'desc' }, select: { tenantId: true } }),
+    tx.paymentRequest.findFirst({
+      where: { tenantId: { in: tenantIds }, phone },
+      orderBy: { createdAt: 'desc' },
+      select: { tenantId: true },
+    }),
   );
   const tenantId = recent?.tenantId ?? Math.min(...tenantIds);
   const recorded = await app.db.tenant(tenantId, async (tx) => {
@@ -315,11 +420,14 @@ export async function sweepPayments(app: AppServices, now = new Date()) {
     }),
   );
   for (const s of stale) {
-    const r = await (s.status === 'pending' ? confirmPrompt(app, s.tenantId, s.id) : resolveInDoubt(app, s.id, now)).catch((err) => {
+    const r = await (
+      s.status === 'pending' ? confirmPrompt(app, s.tenantId, s.id) : resolveInDoubt(app, s.id, now)
+    ).catch((err) => {
       app.log.warn({ err, payment_request_id: s.id }, 'payment reconciliation failed');
       return null;
     });
-    if (r === 'settled' || r === 'failed' || r === 'expired') s.status === 'pending' ? (out.reconciled += 1) : (out.inDoubt += 1);
+    if (r === 'settled' || r === 'failed' || r === 'expired')
+      s.status === 'pending' ? (out.reconciled += 1) : (out.inDoubt += 1);
   }
   const st = await reconcileStatement(app, now).catch((err) => {
     app.log.warn({ err }, 'statement reconciliation failed');

@@ -14,7 +14,14 @@ import { clientVisibility } from '../clients/client.policy.ts';
 import { policyVisibility } from '../policies/policy.policy.ts';
 import { currentCallbackToken } from './callback-token.ts';
 import { confirmPrompt, resolveInDoubt } from './confirm.service.ts';
-import { darajaPassword, type DarajaStkPushResponse, darajaTimestamp, type MobileMoneyRail, paymentsRuntime, RailRefusal } from './rail.ts';
+import {
+  darajaPassword,
+  type DarajaStkPushResponse,
+  darajaTimestamp,
+  type MobileMoneyRail,
+  paymentsRuntime,
+  RailRefusal,
+} from './rail.ts';
 import { transitionPaymentRequest } from './payment-request-state.ts';
 import { admitPrompt, countPrompt, type PromptTarget } from './stk-throttle.ts';
 
@@ -46,7 +53,12 @@ export interface StkPushInput {
   idempotencyKey?: string | null;
 }
 
-function validate(input: StkPushInput): { phone: string; amount: number; account: string; purpose: 'premium' | 'ipf_repayment' } {
+function validate(input: StkPushInput): {
+  phone: string;
+  amount: number;
+  account: string;
+  purpose: 'premium' | 'ipf_repayment';
+} {
   const errors: FieldError[] = [];
   const phone = typeof input.phone === 'string' ? normalisePhone(input.phone) : null;
   if (!phone) errors.push({ field: 'phone', message: 'a Kenyan mobile number (07…, 01…, +254…)' });
@@ -55,9 +67,11 @@ function validate(input: StkPushInput): { phone: string; amount: number; account
     errors.push({ field: 'amount', message: `whole shillings from 1 to ${STK_MAX_AMOUNT.toLocaleString('en-KE')}` });
   }
   const account = typeof input.account === 'string' ? input.account.trim().toUpperCase() : '';
-  if (!account) errors.push({ field: 'account', message: 'a policy number, debit note number or premium-finance loan reference' });
+  if (!account)
+    errors.push({ field: 'account', message: 'a policy number, debit note number or premium-finance loan reference' });
   const purpose = input.purpose ?? 'premium';
-  if (purpose !== 'premium' && purpose !== 'ipf_repayment') errors.push({ field: 'purpose', message: 'premium or ipf_repayment' });
+  if (purpose !== 'premium' && purpose !== 'ipf_repayment')
+    errors.push({ field: 'purpose', message: 'premium or ipf_repayment' });
   const key = input.idempotencyKey;
   if (key != null && (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
     errors.push({ field: 'idempotencyKey', message: '1–255 visible ASCII characters' });
@@ -79,8 +93,13 @@ async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: 'p
   let debitNoteId: number | null = null;
   let policyId: number;
   // DN-<policy_no> is the whole-policy debit note of the bind answer (`debit_note.number`): the policy's account.
-  const dn = account.startsWith('DN-') ? await tx.debitNote.findFirst({ where: { number: account, policy: visible } }) : null;
-  const wholePolicy = account.startsWith('DN-') && !dn ? await tx.policy.findFirst({ where: { policyNo: account.slice(3), ...visible } }) : null;
+  const dn = account.startsWith('DN-')
+    ? await tx.debitNote.findFirst({ where: { number: account, policy: visible } })
+    : null;
+  const wholePolicy =
+    account.startsWith('DN-') && !dn
+      ? await tx.policy.findFirst({ where: { policyNo: account.slice(3), ...visible } })
+      : null;
   if (dn) {
     debitNoteId = dn.id;
     policyId = dn.policyId;
@@ -97,9 +116,15 @@ async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: 'p
   // Premium is taken while pending, active or lapsed (paying the arrears reinstates a lapse); a cancelled, expired
   // or renewed policy takes only what its open debit notes still owe; a policy never taken up takes nothing.
   if (policy.status !== 'pending_payment' && policy.status !== 'active' && policy.status !== 'lapsed') {
-    const open = policy.status === 'not_taken_up' ? [] : await tx.$queryRaw<{ id: number }[]>`
+    const open =
+      policy.status === 'not_taken_up'
+        ? []
+        : await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM debit_notes WHERE policy_id = ${policy.id} AND amount_minor > paid_minor + credited_minor LIMIT 1`;
-    if (!open.length) throw new DomainRuleError(`Policy ${policy.policyNo} is ${policy.status.replace(/_/g, ' ')} with nothing owed: it takes no premium`);
+    if (!open.length)
+      throw new DomainRuleError(
+        `Policy ${policy.policyNo} is ${policy.status.replace(/_/g, ' ')} with nothing owed: it takes no premium`,
+      );
   }
   return { policyId, debitNoteId, clientId: policy.clientId };
 }
@@ -113,7 +138,14 @@ type IntentRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
  * the rail fails the request; a call that throws without an answer (timeout, connection lost) leaves it `sending`,
  * in doubt, for the statement to settle.
  */
-async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, intent: IntentRow, token: string, target: PromptTarget) {
+async function sendPrompt(
+  ctx: Context,
+  rail: MobileMoneyRail,
+  origin: string,
+  intent: IntentRow,
+  token: string,
+  target: PromptTarget,
+) {
   const config = ctx.app.config;
   const timestamp = darajaTimestamp();
   const shortcode = intent.shortcode;
@@ -149,7 +181,10 @@ async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, i
       );
       throw new AppError('service_unavailable', { detail: err.detail });
     }
-    ctx.log.warn({ err, payment_request_id: intent.id }, 'STK push unanswered: the request is in doubt until the statement settles it');
+    ctx.log.warn(
+      { err, payment_request_id: intent.id },
+      'STK push unanswered: the request is in doubt until the statement settles it',
+    );
     throw new AppError('service_unavailable', {
       detail: `The mobile-money rail did not answer; the prompt may still reach the phone. Retry with the same Idempotency-Key, or follow /api/v1/payment/stk/${intent.id}`,
       headers: { 'Retry-After': '5' },
@@ -160,8 +195,16 @@ async function sendPrompt(ctx: Context, rail: MobileMoneyRail, origin: string, i
   await countPrompt(ctx.app, target);
   const request = await ctx.app.db.tenant(intent.tenantId, async (tx) => {
     // Recorded even when the statement settled the request first (the ids are the rail's either way).
-    const acknowledged = { merchantRequestId: ack.MerchantRequestID, checkoutRequestId: ack.CheckoutRequestID, responseCode: ack.ResponseCode, responseDesc: ack.ResponseDescription, customerMessage: ack.CustomerMessage };
-    if (!(await transitionPaymentRequest(tx, intent.id, 'sending', 'pending', { ...acknowledged, sendingUntil: null }))) {
+    const acknowledged = {
+      merchantRequestId: ack.MerchantRequestID,
+      checkoutRequestId: ack.CheckoutRequestID,
+      responseCode: ack.ResponseCode,
+      responseDesc: ack.ResponseDescription,
+      customerMessage: ack.CustomerMessage,
+    };
+    if (
+      !(await transitionPaymentRequest(tx, intent.id, 'sending', 'pending', { ...acknowledged, sendingUntil: null }))
+    ) {
       await tx.paymentRequest.updateMany({ where: { id: intent.id, checkoutRequestId: null }, data: acknowledged });
     }
     return tx.paymentRequest.findUniqueOrThrow({ where: { id: intent.id } });
@@ -199,56 +242,65 @@ export const paymentService = {
     const runtime = paymentsRuntime(ctx.app);
     const rail = runtime.rail;
     const origin = ctx.app.config.publicBaseUrl ?? runtime.origin;
-    if (!rail || !origin) throw new AppError('service_unavailable', { detail: 'The mobile-money rail is not running in this deployment' });
+    if (!rail || !origin)
+      throw new AppError('service_unavailable', { detail: 'The mobile-money rail is not running in this deployment' });
     const config = ctx.app.config;
     const deadline = Date.now() + config.mpesaRailTimeoutMs + 5_000;
     for (;;) {
-      const step = await ctx.app.db.tenant(p.tenant.id, async (tx): Promise<{ prior: IntentRow } | { intent: IntentRow; token: string; target: PromptTarget }> => {
-        if (key) {
-          // Serialises twins of one key for the length of this short transaction only.
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${`stk:${key}`}))`;
-          const prior = await tx.paymentRequest.findUnique({ where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } } });
-          if (prior) {
-            if (prior.requestHash !== requestHash) {
-              throw new AppError('idempotency_key_reused', { detail: 'Idempotency-Key was first used for a different payment request; use a new key for a new request' });
+      const step = await ctx.app.db.tenant(
+        p.tenant.id,
+        async (tx): Promise<{ prior: IntentRow } | { intent: IntentRow; token: string; target: PromptTarget }> => {
+          if (key) {
+            // Serialises twins of one key for the length of this short transaction only.
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${`stk:${key}`}))`;
+            const prior = await tx.paymentRequest.findUnique({
+              where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } },
+            });
+            if (prior) {
+              if (prior.requestHash !== requestHash) {
+                throw new AppError('idempotency_key_reused', {
+                  detail:
+                    'Idempotency-Key was first used for a different payment request; use a new key for a new request',
+                });
+              }
+              return { prior };
             }
-            return { prior };
           }
-        }
-        const acct = await resolveAccount(p, tx, v.account, v.purpose);
-        // Prompt-bombing guard (stk-throttle.ts): a committed `sending` intent counts as pending for the next push.
-        const target = { tenantId: p.tenant.id, phone: v.phone, policyId: acct.policyId };
-        await admitPrompt(ctx.app, tx, target);
-        const token = await currentCallbackToken(ctx.app, tx, p.tenant.id, p.tenant.paybill);
-        const pr = await tx.paymentRequest.create({
-          data: {
-            id: randomUUID(),
-            tenantId: p.tenant.id,
-            status: 'sending',
-            phone: v.phone,
-            amountMinor: fromShillings(v.amount),
-            account: v.account,
-            accountReference: accountReference(v.account),
-            shortcode: p.tenant.paybill,
-            purpose: v.purpose,
-            policyId: acct.policyId,
-            debitNoteId: acct.debitNoteId,
-            clientId: acct.clientId,
-            requestedByUserId: actor.userId,
-            apiClientId: p.apiClient.id,
-            idempotencyKey: key,
-            requestHash,
-            sendingUntil: new Date(Date.now() + config.mpesaRailTimeoutMs),
-          },
-        });
-        await recordAudit(ctx, tx, p.tenant.id, {
-          action: 'payment.requested',
-          entityType: 'payment_request',
-          entityId: pr.id,
-          changes: { account: v.account, amount: v.amount, purpose: v.purpose },
-        });
-        return { intent: pr, token, target };
-      });
+          const acct = await resolveAccount(p, tx, v.account, v.purpose);
+          // Prompt-bombing guard (stk-throttle.ts): a committed `sending` intent counts as pending for the next push.
+          const target = { tenantId: p.tenant.id, phone: v.phone, policyId: acct.policyId };
+          await admitPrompt(ctx.app, tx, target);
+          const token = await currentCallbackToken(ctx.app, tx, p.tenant.id, p.tenant.paybill);
+          const pr = await tx.paymentRequest.create({
+            data: {
+              id: randomUUID(),
+              tenantId: p.tenant.id,
+              status: 'sending',
+              phone: v.phone,
+              amountMinor: fromShillings(v.amount),
+              account: v.account,
+              accountReference: accountReference(v.account),
+              shortcode: p.tenant.paybill,
+              purpose: v.purpose,
+              policyId: acct.policyId,
+              debitNoteId: acct.debitNoteId,
+              clientId: acct.clientId,
+              requestedByUserId: actor.userId,
+              apiClientId: p.apiClient.id,
+              idempotencyKey: key,
+              requestHash,
+              sendingUntil: new Date(Date.now() + config.mpesaRailTimeoutMs),
+            },
+          });
+          await recordAudit(ctx, tx, p.tenant.id, {
+            action: 'payment.requested',
+            entityType: 'payment_request',
+            entityId: pr.id,
+            changes: { account: v.account, amount: v.amount, purpose: v.purpose },
+          });
+          return { intent: pr, token, target };
+        },
+      );
       if (!('prior' in step)) return sendPrompt(ctx, rail, origin, step.intent, step.token, step.target);
       const prior = step.prior;
       if (prior.status !== 'sending') return { request: prior, replayed: true };
@@ -258,7 +310,9 @@ export const paymentService = {
         continue;
       }
       // In doubt (the first attempt died before recording the rail's answer): the statement may settle it now.
-      await resolveInDoubt(ctx.app, prior.id).catch((err) => ctx.log.warn({ err, payment_request_id: prior.id }, 'statement lookup failed'));
+      await resolveInDoubt(ctx.app, prior.id).catch((err) =>
+        ctx.log.warn({ err, payment_request_id: prior.id }, 'statement lookup failed'),
+      );
       const now = await ctx.tx((tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id: prior.id } }));
       return { request: now, replayed: true };
     }
@@ -274,19 +328,27 @@ export const paymentService = {
     const byId = UUID.test(ref);
     const find = () =>
       ctx.tx((tx) =>
-        tx.paymentRequest.findFirst({ where: { ...(byId ? { id: ref.toLowerCase() } : { checkoutRequestId: ref }), ...paymentRequestVisibility(p) } }),
+        tx.paymentRequest.findFirst({
+          where: { ...(byId ? { id: ref.toLowerCase() } : { checkoutRequestId: ref }), ...paymentRequestVisibility(p) },
+        }),
       );
     let pr = await find();
     if (!pr) throw notFound('Payment request');
     const due = Date.now() - pr.createdAt.getTime() >= ctx.app.config.mpesaReconcileAfterMs;
     if (pr.status === 'pending' && due) {
-      await confirmPrompt(ctx.app, pr.tenantId, pr.id).catch((err) => ctx.log.warn({ err, payment_request_id: pr!.id }, 'rail query failed'));
+      await confirmPrompt(ctx.app, pr.tenantId, pr.id).catch((err) =>
+        ctx.log.warn({ err, payment_request_id: pr!.id }, 'rail query failed'),
+      );
       pr = (await find())!;
     } else if (pr.status === 'sending' && pr.sendingUntil && pr.sendingUntil.getTime() <= Date.now()) {
-      await resolveInDoubt(ctx.app, pr.id).catch((err) => ctx.log.warn({ err, payment_request_id: pr!.id }, 'statement lookup failed'));
+      await resolveInDoubt(ctx.app, pr.id).catch((err) =>
+        ctx.log.warn({ err, payment_request_id: pr!.id }, 'statement lookup failed'),
+      );
       pr = (await find())!;
     }
-    const receipt = pr.receiptId ? await ctx.tx((tx) => tx.receipt.findUnique({ where: { id: pr!.receiptId! } })) : null;
+    const receipt = pr.receiptId
+      ? await ctx.tx((tx) => tx.receipt.findUnique({ where: { id: pr.receiptId! } }))
+      : null;
     return { ...pr, receiptNo: receipt?.receiptNo ?? null };
   },
 
@@ -304,7 +366,12 @@ export const paymentService = {
       const open = notes.filter((n) => n.paidMinor + n.creditedMinor < n.amountMinor);
       const outstanding = open.reduce((s, n) => s + (n.amountMinor - n.paidMinor - n.creditedMinor), 0n);
       const credit = await tx.clientCredit.aggregate({ where: { clientId: client.id }, _sum: { amountMinor: true } });
-      return { clientNo: client.clientNo, outstandingMinor: outstanding, creditMinor: credit._sum.amountMinor ?? 0n, openDebitNotes: open };
+      return {
+        clientNo: client.clientNo,
+        outstandingMinor: outstanding,
+        creditMinor: credit._sum.amountMinor ?? 0n,
+        openDebitNotes: open,
+      };
     });
   },
 };

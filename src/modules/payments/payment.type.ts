@@ -19,10 +19,13 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Payment request id (UUID)' }),
     merchantRequestId: t.exposeString('merchantRequestId', { nullable: true, description: 'Null while `sending`' }),
-    checkoutRequestId: t.exposeString('checkoutRequestId', { nullable: true, description: 'Null while `sending`: follow the request by its id' }),
+    checkoutRequestId: t.exposeString('checkoutRequestId', {
+      nullable: true,
+      description: 'Null while `sending`: follow the request by its id',
+    }),
     status: t.exposeString('status', {
       description:
-        'sending (recorded; the rail\'s acknowledgement not yet: after a fault the paybill statement settles it), pending (on the phone), succeeded or failed',
+        "sending (recorded; the rail's acknowledgement not yet: after a fault the paybill statement settles it), pending (on the phone), succeeded or failed",
     }),
     phone: t.exposeString('phone'),
     amount: t.field({ type: MoneyRef, resolve: (r) => money(r.amountMinor)! }),
@@ -34,7 +37,8 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
     receiptNo: t.exposeString('receiptNo', { nullable: true, description: 'Our receipt, once the payment succeeded' }),
     resolvedVia: t.exposeString('resolvedVia', {
       nullable: true,
-      description: 'How the rail\'s result became known: callback (confirmed by the status query), query, statement, or push (the rail refused it)',
+      description:
+        "How the rail's result became known: callback (confirmed by the status query), query, statement, or push (the rail refused it)",
     }),
     resolvedAt: t.expose('resolvedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -43,7 +47,7 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
 
 const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
   description:
-    'The rail\'s acknowledgement (Daraja fields, as recorded: a retry with the same idempotency key answers the same) and the payment ' +
+    "The rail's acknowledgement (Daraja fields, as recorded: a retry with the same idempotency key answers the same) and the payment " +
     'request that follows the prompt. The Daraja fields are null only for a request left `sending` by a fault.',
   fields: (t) => ({
     id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
@@ -52,7 +56,10 @@ const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').impl
     responseCode: t.string({ nullable: true, resolve: (a) => a.request.responseCode }),
     responseDescription: t.string({ nullable: true, resolve: (a) => a.request.responseDesc }),
     customerMessage: t.string({ nullable: true, resolve: (a) => a.request.customerMessage }),
-    replayed: t.boolean({ description: 'True when this answers an earlier request with the same idempotency key (nothing was sent again)', resolve: (a) => a.replayed }),
+    replayed: t.boolean({
+      description: 'True when this answers an earlier request with the same idempotency key (nothing was sent again)',
+      resolve: (a) => a.replayed,
+    }),
     paymentRequest: t.field({ type: PaymentRequestRef, resolve: (a) => ({ ...a.request, receiptNo: null }) }),
   }),
 });
@@ -72,7 +79,11 @@ builder.prismaObject('Receipt', {
     databaseId: t.exposeInt('id'),
     receiptNo: t.exposeString('receiptNo'),
     amount: t.field({ type: MoneyRef, resolve: (r) => money(r.amountMinor)! }),
-    unallocated: t.field({ type: MoneyRef, description: 'Excess credited to the client', resolve: (r) => money(r.unallocatedMinor)! }),
+    unallocated: t.field({
+      type: MoneyRef,
+      description: 'Excess credited to the client',
+      resolve: (r) => money(r.unallocatedMinor)!,
+    }),
     method: t.exposeString('method'),
     transactionRef: t.exposeString('transactionRef', { description: 'M-Pesa receipt number' }),
     phone: t.exposeString('phone'),
@@ -80,8 +91,16 @@ builder.prismaObject('Receipt', {
     purpose: t.exposeString('purpose'),
     paidAt: t.expose('paidAt', { type: 'DateTime' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    clientNo: t.string({ nullable: true, select: { client: { select: { clientNo: true } } }, resolve: (r) => r.client?.clientNo ?? null }),
-    policyNo: t.string({ nullable: true, select: { policy: { select: { policyNo: true } } }, resolve: (r) => r.policy?.policyNo ?? null }),
+    clientNo: t.string({
+      nullable: true,
+      select: { client: { select: { clientNo: true } } },
+      resolve: (r) => r.client?.clientNo ?? null,
+    }),
+    policyNo: t.string({
+      nullable: true,
+      select: { policy: { select: { policyNo: true } } },
+      resolve: (r) => r.policy?.policyNo ?? null,
+    }),
     allocations: t.relation('allocations', { query: { orderBy: { id: 'asc' } } }),
   }),
 });
@@ -90,7 +109,14 @@ interface BalanceShape {
   clientNo: string;
   outstandingMinor: bigint;
   creditMinor: bigint;
-  openDebitNotes: { number: string; instalmentNo: number; dueOn: Date; amountMinor: bigint; paidMinor: bigint; creditedMinor: bigint }[];
+  openDebitNotes: {
+    number: string;
+    instalmentNo: number;
+    dueOn: Date;
+    amountMinor: bigint;
+    paidMinor: bigint;
+    creditedMinor: bigint;
+  }[];
 }
 const OpenDebitNoteRef = builder.objectRef<BalanceShape['openDebitNotes'][number]>('OpenDebitNote').implement({
   fields: (t) => ({
@@ -99,14 +125,26 @@ const OpenDebitNoteRef = builder.objectRef<BalanceShape['openDebitNotes'][number
     dueOn: t.string({ resolve: (d) => fromDbDate(d.dueOn) }),
     amount: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
     paid: t.field({ type: MoneyRef, resolve: (d) => money(d.paidMinor)! }),
-    outstanding: t.field({ type: MoneyRef, description: 'amount − paid − credited', resolve: (d) => money(d.amountMinor - d.paidMinor - d.creditedMinor)! }),
+    outstanding: t.field({
+      type: MoneyRef,
+      description: 'amount − paid − credited',
+      resolve: (d) => money(d.amountMinor - d.paidMinor - d.creditedMinor)!,
+    }),
   }),
 });
 const ClientBalanceRef = builder.objectRef<BalanceShape>('ClientBalance').implement({
   fields: (t) => ({
     clientNo: t.exposeString('clientNo'),
-    outstanding: t.field({ type: MoneyRef, description: 'What open debit notes still owe (every policy but those never taken up)', resolve: (b) => money(b.outstandingMinor)! }),
-    credit: t.field({ type: MoneyRef, description: 'Credit balance (excess payments)', resolve: (b) => money(b.creditMinor)! }),
+    outstanding: t.field({
+      type: MoneyRef,
+      description: 'What open debit notes still owe (every policy but those never taken up)',
+      resolve: (b) => money(b.outstandingMinor)!,
+    }),
+    credit: t.field({
+      type: MoneyRef,
+      description: 'Credit balance (excess payments)',
+      resolve: (b) => money(b.creditMinor)!,
+    }),
     openDebitNotes: t.field({ type: [OpenDebitNoteRef], resolve: (b) => b.openDebitNotes }),
   }),
 });
@@ -115,7 +153,10 @@ const StkPushInput = builder.inputType('StkPushInput', {
   fields: (t) => ({
     phone: t.string({ required: true, description: 'Kenyan mobile, any format' }),
     amount: t.int({ required: true, description: 'Whole shillings, 1–250,000' }),
-    account: t.string({ required: true, description: 'Policy number, debit note number or premium-finance loan reference' }),
+    account: t.string({
+      required: true,
+      description: 'Policy number, debit note number or premium-finance loan reference',
+    }),
     purpose: t.string({ description: 'premium (default) or ipf_repayment' }),
     idempotencyKey: t.string({
       description:
@@ -141,7 +182,12 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     description:
       'An STK push by checkout request id or payment request id; a long-pending one is confirmed with the rail first, one in doubt on the paybill statement.',
-    args: { checkoutRequestId: t.arg.string({ required: true, description: 'The checkout request id, or the payment request id (UUID)' }) },
+    args: {
+      checkoutRequestId: t.arg.string({
+        required: true,
+        description: 'The checkout request id, or the payment request id (UUID)',
+      }),
+    },
     resolve: (_r, args, ctx) => paymentService.status(ctx, args.checkoutRequestId),
   }),
   receipts: t.prismaConnection({
@@ -171,7 +217,9 @@ builder.queryFields((t) => ({
     description: 'A receipt by number; not_found when missing or not visible.',
     args: { receiptNo: t.arg.string({ required: true }) },
     resolve: async (query, _r, args, ctx) => {
-      const r = await ctx.tx((tx) => tx.receipt.findFirst({ ...query, where: { receiptNo: args.receiptNo, ...receiptVisibility(ctx.principal!) } }));
+      const r = await ctx.tx((tx) =>
+        tx.receipt.findFirst({ ...query, where: { receiptNo: args.receiptNo, ...receiptVisibility(ctx.principal!) } }),
+      );
       if (!r) throw notFound('Receipt');
       return r;
     },

@@ -94,7 +94,7 @@ export function shillingsToMinor(v: string | number | undefined): bigint | null 
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
   const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(s);
   if (!m) return null;
-  const minor = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0');
+  const minor = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0');
   return minor > 0n ? minor : null;
 }
 
@@ -187,11 +187,21 @@ async function raiseReceipt(
     },
   });
   for (const a of allocations) {
-    await tx.receiptAllocation.create({ data: { tenantId, receiptId: receipt.id, debitNoteId: a.debitNoteId, amountMinor: a.amountMinor } });
+    await tx.receiptAllocation.create({
+      data: { tenantId, receiptId: receipt.id, debitNoteId: a.debitNoteId, amountMinor: a.amountMinor },
+    });
     await tx.debitNote.update({ where: { id: a.debitNoteId }, data: { paidMinor: { increment: a.amountMinor } } });
   }
   if (left > 0n && client) {
-    await tx.clientCredit.create({ data: { tenantId, clientId: client.id, receiptId: receipt.id, amountMinor: left, reason: `excess of ${receiptNo}` } });
+    await tx.clientCredit.create({
+      data: {
+        tenantId,
+        clientId: client.id,
+        receiptId: receipt.id,
+        amountMinor: left,
+        reason: `excess of ${receiptNo}`,
+      },
+    });
   }
   await emitEvent(app, tx, tenantId, 'payment.received', {
     receipt_no: receiptNo,
@@ -203,7 +213,7 @@ async function raiseReceipt(
     checkout_request_id: pr.checkoutRequestId,
     phone: pr.phone,
     account: pr.account,
-    purpose: pr.purpose as 'premium' | 'ipf_repayment',
+    purpose: pr.purpose,
     client_no: client?.clientNo ?? null,
     policy_no: policy?.policyNo ?? null,
     policy_uuid: policy?.uuid ?? null,
@@ -213,7 +223,15 @@ async function raiseReceipt(
 
   if (policy && policy.status === 'pending_payment') {
     const first = await tx.debitNote.findFirst({ where: { policyId: policy.id, instalmentNo: 1 } });
-    if (first && first.paidMinor >= first.amountMinor && (await transitionPolicy(tx, policy.id, 'pending_payment', 'active', { tenantId, source: 'payment', reason: `first instalment paid (${receiptNo})` }))) {
+    if (
+      first &&
+      first.paidMinor >= first.amountMinor &&
+      (await transitionPolicy(tx, policy.id, 'pending_payment', 'active', {
+        tenantId,
+        source: 'payment',
+        reason: `first instalment paid (${receiptNo})`,
+      }))
+    ) {
       const now = new Date();
       await emitEvent(app, tx, tenantId, 'policy.activated', {
         policy_no: policy.policyNo,
@@ -234,4 +252,3 @@ async function raiseReceipt(
   if (policy) await onPolicyPaid(app, tx, tenantId, policy.id, receiptNo);
   return receipt.id;
 }
-

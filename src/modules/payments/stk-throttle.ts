@@ -35,10 +35,18 @@ function rules(app: AppServices, t: PromptTarget): { rule: RateLimitRule; key: s
   const c = app.config;
   const out = [];
   if (c.stkPhoneLimit > 0) {
-    out.push({ rule: { name: 'stk-phone', limit: c.stkPhoneLimit, windowSeconds: Math.max(1, c.stkPhoneWindowSeconds) }, key: `${t.tenantId}:${phoneKey(t.phone)}`, what: 'this phone' });
+    out.push({
+      rule: { name: 'stk-phone', limit: c.stkPhoneLimit, windowSeconds: Math.max(1, c.stkPhoneWindowSeconds) },
+      key: `${t.tenantId}:${phoneKey(t.phone)}`,
+      what: 'this phone',
+    });
   }
   if (c.stkAccountLimit > 0) {
-    out.push({ rule: { name: 'stk-account', limit: c.stkAccountLimit, windowSeconds: Math.max(1, c.stkAccountWindowSeconds) }, key: `${t.tenantId}:p${t.policyId}`, what: 'this account' });
+    out.push({
+      rule: { name: 'stk-account', limit: c.stkAccountLimit, windowSeconds: Math.max(1, c.stkAccountWindowSeconds) },
+      key: `${t.tenantId}:p${t.policyId}`,
+      what: 'this account',
+    });
   }
   return out;
 }
@@ -50,28 +58,44 @@ const refused = (detail: string, retryAfterSeconds: number) =>
 export async function admitPrompt(app: AppServices, tx: Tx, t: PromptTarget): Promise<void> {
   const holdMs = app.config.stkPendingHoldSeconds * 1000;
   if (holdMs <= 0 && rules(app, t).length === 0) return;
-  for (const [lock, what] of [[`stk-phone:${t.tenantId}:${t.phone}`, 'to this phone'], [`stk-account:${t.tenantId}:${t.policyId}`, 'for this account']]) {
-    const [row] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${lock})) AS locked`;
+  for (const [lock, what] of [
+    [`stk-phone:${t.tenantId}:${t.phone}`, 'to this phone'],
+    [`stk-account:${t.tenantId}:${t.policyId}`, 'for this account'],
+  ]) {
+    const [row] = await tx.$queryRaw<
+      { locked: boolean }[]
+    >`SELECT pg_try_advisory_xact_lock(hashtext(${lock})) AS locked`;
     if (!row?.locked) throw refused(`Another payment prompt ${what} is being sent right now`, 1);
   }
   if (holdMs > 0) {
     const now = Date.now();
     const pending = await tx.paymentRequest.findMany({
-      where: { tenantId: t.tenantId, status: { in: ['sending', 'pending'] }, createdAt: { gt: new Date(now - holdMs) }, OR: [{ phone: t.phone }, { policyId: t.policyId }] },
+      where: {
+        tenantId: t.tenantId,
+        status: { in: ['sending', 'pending'] },
+        createdAt: { gt: new Date(now - holdMs) },
+        OR: [{ phone: t.phone }, { policyId: t.policyId }],
+      },
       select: { phone: true, createdAt: true },
       orderBy: { createdAt: 'desc' },
     });
     if (pending.length) {
       const what = pending.some((p) => p.phone === t.phone) ? 'to this phone' : 'for this account';
-      const wait = Math.ceil((pending[0]!.createdAt.getTime() + holdMs - now) / 1000);
-      throw refused(`An earlier payment prompt ${what} is still pending; send another once it is answered, or after ${wait} s`, wait);
+      const wait = Math.ceil((pending[0].createdAt.getTime() + holdMs - now) / 1000);
+      throw refused(
+        `An earlier payment prompt ${what} is still pending; send another once it is answered, or after ${wait} s`,
+        wait,
+      );
     }
   }
   for (const { rule, key, what } of rules(app, t)) {
     const d = await app.rateLimits.peek(rule, key);
     if (!d.allowed) {
       const window = rule.windowSeconds % 60 ? `${rule.windowSeconds} s` : `${rule.windowSeconds / 60} min`;
-      throw refused(`${what[0]!.toUpperCase()}${what.slice(1)} has had ${rule.limit} payment prompts in the last ${window}; retry after ${d.retryAfterSeconds} s`, d.retryAfterSeconds);
+      throw refused(
+        `${what[0].toUpperCase()}${what.slice(1)} has had ${rule.limit} payment prompts in the last ${window}; retry after ${d.retryAfterSeconds} s`,
+        d.retryAfterSeconds,
+      );
     }
   }
 }

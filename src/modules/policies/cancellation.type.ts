@@ -4,34 +4,44 @@ import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
-import { CANCELLATION_REASONS, cancellationService, displayStatus, type CancellationReason, type RefundJson } from './cancellation.service.ts';
+import {
+  CANCELLATION_REASONS,
+  cancellationService,
+  displayStatus,
+  type CancellationReason,
+  type RefundJson,
+} from './cancellation.service.ts';
 import { onePolicy } from './policy.policy.ts';
 
 type Line = { code: string; name: string; amount_minor: string };
 const LevyShareRef = builder.objectRef<Line>('CancellationLevyShare').implement({
-  description: 'One percent levy\'s share of the refund (term by term).',
+  description: "One percent levy's share of the refund (term by term).",
   fields: (t) => ({
     code: t.exposeString('code'),
     name: t.exposeString('name'),
     amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amount_minor))! }),
   }),
 });
-const NonRefundableRef = builder.objectRef<RefundJson['non_refundable'][number]>('CancellationNonRefundable').implement({
-  description: 'A charge kept by the insurer (flat duties such as stamp duty).',
-  fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amount_minor))! }),
-    reason: t.exposeString('reason'),
-  }),
-});
-const AppliedRef = builder.objectRef<RefundJson['applied_to_debit_notes'][number]>('CancellationApplication').implement({
-  description: 'Part of the credit written off an open debit note (instalment).',
-  fields: (t) => ({
-    debitNoteNo: t.string({ resolve: (a) => a.number }),
-    amount: t.field({ type: MoneyRef, resolve: (a) => money(BigInt(a.amount_minor))! }),
-  }),
-});
+const NonRefundableRef = builder
+  .objectRef<RefundJson['non_refundable'][number]>('CancellationNonRefundable')
+  .implement({
+    description: 'A charge kept by the insurer (flat duties such as stamp duty).',
+    fields: (t) => ({
+      code: t.exposeString('code'),
+      name: t.exposeString('name'),
+      amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amount_minor))! }),
+      reason: t.exposeString('reason'),
+    }),
+  });
+const AppliedRef = builder
+  .objectRef<RefundJson['applied_to_debit_notes'][number]>('CancellationApplication')
+  .implement({
+    description: 'Part of the credit written off an open debit note (instalment).',
+    fields: (t) => ({
+      debitNoteNo: t.string({ resolve: (a) => a.number }),
+      amount: t.field({ type: MoneyRef, resolve: (a) => money(BigInt(a.amount_minor))! }),
+    }),
+  });
 const DaysRef = builder.objectRef<RefundJson['days']>('CancellationDays').implement({
   fields: (t) => ({
     inPeriod: t.int({ resolve: (d) => d.in_period, description: 'Days in the policy period (start to end inclusive)' }),
@@ -40,7 +50,7 @@ const DaysRef = builder.objectRef<RefundJson['days']>('CancellationDays').implem
   }),
 });
 const ItemRef = builder.objectRef<RefundJson['items'][number]>('CancellationItem').implement({
-  description: 'A premium item (one vehicle\'s annual basic premium) ended by the cancellation.',
+  description: "A premium item (one vehicle's annual basic premium) ended by the cancellation.",
   fields: (t) => ({
     regNo: t.string({ resolve: (i) => i.regno }),
     annualBasicPremium: t.field({ type: MoneyRef, resolve: (i) => money(BigInt(i.annual_basic_minor))! }),
@@ -51,38 +61,71 @@ const ItemRef = builder.objectRef<RefundJson['items'][number]>('CancellationItem
 });
 const m = (s: string) => money(BigInt(s))!;
 const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement({
-  description: 'The itemised refund: unearned basic premium pro rata to the day, each percent levy\'s share, what is kept, and where the credit goes.',
+  description:
+    "The itemised refund: unearned basic premium pro rata to the day, each percent levy's share, what is kept, and where the credit goes.",
   fields: (t) => ({
     days: t.field({ type: DaysRef, resolve: (r) => r.days }),
     basicPremium: t.field({ type: MoneyRef, description: 'Unearned basic premium', resolve: (r) => m(r.basic_minor) }),
     levies: t.field({ type: [LevyShareRef], resolve: (r) => r.levies }),
     taxes: t.field({ type: MoneyRef, description: 'Sum of the levy shares', resolve: (r) => m(r.taxes_minor) }),
     nonRefundable: t.field({ type: [NonRefundableRef], resolve: (r) => r.non_refundable }),
-    creditTotal: t.field({ type: MoneyRef, description: 'The credit note: basic premium plus levy shares', resolve: (r) => m(r.credit_total_minor) }),
-    appliedToDebitNotes: t.field({ type: [AppliedRef], description: 'Open debit notes written off, oldest due first', resolve: (r) => r.applied_to_debit_notes }),
+    creditTotal: t.field({
+      type: MoneyRef,
+      description: 'The credit note: basic premium plus levy shares',
+      resolve: (r) => m(r.credit_total_minor),
+    }),
+    appliedToDebitNotes: t.field({
+      type: [AppliedRef],
+      description: 'Open debit notes written off, oldest due first',
+      resolve: (r) => r.applied_to_debit_notes,
+    }),
     appliedTotal: t.field({ type: MoneyRef, resolve: (r) => m(r.applied_total_minor) }),
-    refundToClient: t.field({ type: MoneyRef, description: 'The rest of the credit, added to the client\'s credit balance', resolve: (r) => m(r.refund_to_client_minor) }),
-    outstandingAfter: t.field({ type: MoneyRef, description: 'What the client still owes on this policy after the credit', resolve: (r) => m(r.outstanding_after_minor) }),
+    refundToClient: t.field({
+      type: MoneyRef,
+      description: "The rest of the credit, added to the client's credit balance",
+      resolve: (r) => m(r.refund_to_client_minor),
+    }),
+    outstandingAfter: t.field({
+      type: MoneyRef,
+      description: 'What the client still owes on this policy after the credit',
+      resolve: (r) => m(r.outstanding_after_minor),
+    }),
     items: t.field({ type: [ItemRef], resolve: (r) => r.items }),
   }),
 });
 
 builder.prismaObject('Cancellation', {
   ...onePolicy,
-  description: 'A cancellation of a policy: quoted (a preview), confirmed, discarded, expired (a quoted preview past expiresAt) or reinstated.',
+  description:
+    'A cancellation of a policy: quoted (a preview), confirmed, discarded, expired (a quoted preview past expiresAt) or reinstated.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     uuid: t.exposeString('uuid'),
-    status: t.string({ description: 'quoted, confirmed, discarded, expired or reinstated', resolve: (c) => displayStatus(c) }),
+    status: t.string({
+      description: 'quoted, confirmed, discarded, expired or reinstated',
+      resolve: (c) => displayStatus(c),
+    }),
     reason: t.exposeString('reason'),
-    registryReasonId: t.int({ description: 'Registry certificate cancellation reason id', resolve: (c) => CANCELLATION_REASONS[c.reason as CancellationReason]?.registryReasonId ?? 8 }),
+    registryReasonId: t.int({
+      description: 'Registry certificate cancellation reason id',
+      resolve: (c) => CANCELLATION_REASONS[c.reason as CancellationReason]?.registryReasonId ?? 8,
+    }),
     requestedBy: t.exposeString('requestedBy'),
     note: t.exposeString('note', { nullable: true }),
-    effectiveDate: t.string({ description: 'Y-m-d: the first day without cover', resolve: (c) => fromDbDate(c.effectiveDate) }),
+    effectiveDate: t.string({
+      description: 'Y-m-d: the first day without cover',
+      resolve: (c) => fromDbDate(c.effectiveDate),
+    }),
     basedOnRevision: t.exposeInt('basedOnRevision'),
     refund: t.field({ type: RefundRef, resolve: (c) => c.refund as unknown as RefundJson }),
-    creditNote: t.relation('creditNote', { nullable: true, description: 'The credit note raised on confirmation (none when nothing was unearned).' }),
-    reinstatementDebitNote: t.relation('reinstatementNote', { nullable: true, description: 'The debit note raised by the reinstatement that reversed this cancellation.' }),
+    creditNote: t.relation('creditNote', {
+      nullable: true,
+      description: 'The credit note raised on confirmation (none when nothing was unearned).',
+    }),
+    reinstatementDebitNote: t.relation('reinstatementNote', {
+      nullable: true,
+      description: 'The debit note raised by the reinstatement that reversed this cancellation.',
+    }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     confirmedAt: t.expose('confirmedAt', { type: 'DateTime', nullable: true }),
     reinstatedAt: t.expose('reinstatedAt', { type: 'DateTime', nullable: true }),
@@ -93,7 +136,8 @@ builder.prismaObject('Cancellation', {
 
 builder.prismaObjectFields('Policy', (t) => ({
   cancellations: t.relation('cancellations', {
-    description: 'Cancellations of this policy, newest first: confirmed and reinstated ones; `all: true` adds previews (quoted, discarded, expired).',
+    description:
+      'Cancellations of this policy, newest first: confirmed and reinstated ones; `all: true` adds previews (quoted, discarded, expired).',
     args: { all: t.arg.boolean({ defaultValue: false }) },
     query: (args) => ({
       where: args.all ? {} : { status: { in: ['confirmed', 'reinstated'] } },
@@ -106,7 +150,8 @@ builder.queryFields((t) => ({
   cancellations: t.prismaField({
     type: ['Cancellation'],
     authScopes: { read: true },
-    description: 'A policy\'s cancellations (previews included), newest first; not_found when the policy is missing or not visible.',
+    description:
+      "A policy's cancellations (previews included), newest first; not_found when the policy is missing or not visible.",
     args: { policyUuid: t.arg.string({ required: true }) },
     resolve: (query, _r, args, ctx) => cancellationService.list(ctx, args.policyUuid, query),
   }),
@@ -116,7 +161,9 @@ const CancellationInput = builder.inputType('CancellationInput', {
   fields: (t) => ({
     reason: t.string({ required: true, description: `One of ${Object.keys(CANCELLATION_REASONS).join(', ')}` }),
     requestedBy: t.string({ required: true, description: 'insured, intermediary, insurer or lender' }),
-    effectiveDate: t.string({ description: 'Y-m-d: the first day without cover; default today (Nairobi). A date before the start is the start.' }),
+    effectiveDate: t.string({
+      description: 'Y-m-d: the first day without cover; default today (Nairobi). A date before the start is the start.',
+    }),
     note: t.string(),
   }),
 });
@@ -125,39 +172,52 @@ const problems = [ValidationError, InvalidStateError, PreviewStaleError, Preview
 
 /** The row again with the selections the operation asked for (relations such as the credit note), in one query. */
 const reload = (ctx: Context, query: object, row: { id: number }) =>
-  ctx.tx((tx) => tx.cancellation.findUniqueOrThrow({ ...(query as object), where: { id: row.id } }));
+  ctx.tx((tx) => tx.cancellation.findUniqueOrThrow({ ...(query), where: { id: row.id } }));
 
 builder.mutationFields((t) => ({
   previewCancellation: t.prismaField({
     type: 'Cancellation',
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'PreviewCancellationResult' } },
-    description: 'Prices a cancellation of an active policy: a quoted cancellation with the itemised refund, valid 72 hours.',
+    description:
+      'Prices a cancellation of an active policy: a quoted cancellation with the itemised refund, valid 72 hours.',
     args: { policyUuid: t.arg.string({ required: true }), input: t.arg({ type: CancellationInput, required: true }) },
-    resolve: async (query, _r, args, ctx) => reload(ctx, query, await cancellationService.preview(ctx, args.policyUuid, args.input)),
+    resolve: async (query, _r, args, ctx) =>
+      reload(ctx, query, await cancellationService.preview(ctx, args.policyUuid, args.input)),
   }),
   confirmCancellation: t.prismaField({
     type: 'Cancellation',
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'ConfirmCancellationResult' } },
-    description: 'Confirms a quoted cancellation: credit note, refund to client credit, policy cancelled, certificates cancelled at the registry.',
-    args: { uuid: t.arg.string({ required: true }), policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }) },
-    resolve: async (query, _r, args, ctx) => reload(ctx, query, await cancellationService.confirm(ctx, args.uuid, args.policyUuid)),
+    description:
+      'Confirms a quoted cancellation: credit note, refund to client credit, policy cancelled, certificates cancelled at the registry.',
+    args: {
+      uuid: t.arg.string({ required: true }),
+      policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }),
+    },
+    resolve: async (query, _r, args, ctx) =>
+      reload(ctx, query, await cancellationService.confirm(ctx, args.uuid, args.policyUuid)),
   }),
   discardCancellation: t.prismaField({
     type: 'Cancellation',
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'DiscardCancellationResult' } },
     description: 'Drops a quoted cancellation.',
-    args: { uuid: t.arg.string({ required: true }), policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }) },
-    resolve: async (query, _r, args, ctx) => reload(ctx, query, await cancellationService.discard(ctx, args.uuid, args.policyUuid)),
+    args: {
+      uuid: t.arg.string({ required: true }),
+      policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }),
+    },
+    resolve: async (query, _r, args, ctx) =>
+      reload(ctx, query, await cancellationService.discard(ctx, args.uuid, args.policyUuid)),
   }),
   reinstatePolicy: t.prismaField({
     type: 'Cancellation',
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'ReinstatePolicyResult' } },
-    description: 'Reverses the latest confirmed cancellation within 30 days of its confirmation; returns that cancellation (status reinstated).',
+    description:
+      'Reverses the latest confirmed cancellation within 30 days of its confirmation; returns that cancellation (status reinstated).',
     args: { policyUuid: t.arg.string({ required: true }), note: t.arg.string() },
-    resolve: async (query, _r, args, ctx) => reload(ctx, query, await cancellationService.reinstate(ctx, args.policyUuid, args.note)),
+    resolve: async (query, _r, args, ctx) =>
+      reload(ctx, query, await cancellationService.reinstate(ctx, args.policyUuid, args.note)),
   }),
 }));

@@ -13,7 +13,7 @@ interface LevyLine {
 }
 
 const NoteLevyRef = builder.objectRef<LevyLine>('NoteLevyLine').implement({
-  description: 'One percent levy\'s share of a mid-term change (signed on an endorsement effect).',
+  description: "One percent levy's share of a mid-term change (signed on an endorsement effect).",
   fields: (t) => ({
     code: t.exposeString('code'),
     name: t.exposeString('name'),
@@ -25,7 +25,11 @@ const EffectRef = builder.objectRef<StoredEffect>('EndorsementPremiumEffect').im
   description: 'What the change costs for the rest of the period: Σ ±U(B, e) (proration.ts); negative is a credit.',
   fields: (t) => ({
     basicPremium: t.field({ type: MoneyRef, resolve: (e) => money(BigInt(e.basic_minor))! }),
-    taxes: t.field({ type: MoneyRef, description: 'Percent levies, term by term; flat levies are never pro-rated.', resolve: (e) => money(BigInt(e.taxes_minor))! }),
+    taxes: t.field({
+      type: MoneyRef,
+      description: 'Percent levies, term by term; flat levies are never pro-rated.',
+      resolve: (e) => money(BigInt(e.taxes_minor))!,
+    }),
     total: t.field({ type: MoneyRef, resolve: (e) => money(BigInt(e.total_minor))! }),
     levies: t.field({
       type: [NoteLevyRef],
@@ -45,8 +49,16 @@ const ItemRef = builder.objectRef<StoredEffect['items'][number]>('EndorsementIte
   description: 'A vehicle the change touches, with its annual basic premium (PLL included) before and after.',
   fields: (t) => ({
     regNo: t.exposeString('regno'),
-    annualBasicBefore: t.field({ type: MoneyRef, nullable: true, resolve: (i) => money(i.annual_basic_before_minor == null ? null : BigInt(i.annual_basic_before_minor)) }),
-    annualBasicAfter: t.field({ type: MoneyRef, nullable: true, resolve: (i) => money(i.annual_basic_after_minor == null ? null : BigInt(i.annual_basic_after_minor)) }),
+    annualBasicBefore: t.field({
+      type: MoneyRef,
+      nullable: true,
+      resolve: (i) => money(i.annual_basic_before_minor == null ? null : BigInt(i.annual_basic_before_minor)),
+    }),
+    annualBasicAfter: t.field({
+      type: MoneyRef,
+      nullable: true,
+      resolve: (i) => money(i.annual_basic_after_minor == null ? null : BigInt(i.annual_basic_after_minor)),
+    }),
   }),
 });
 
@@ -56,20 +68,39 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
   fields: (t) => ({
     uuid: t.exposeString('uuid'),
     number: t.exposeString('number', { description: 'END-<policy_no>-<n>' }),
-    operation: t.exposeString('operation', { description: 'add_vehicle, remove_vehicle, change_value or change_details' }),
+    operation: t.exposeString('operation', {
+      description: 'add_vehicle, remove_vehicle, change_value or change_details',
+    }),
     status: t.string({
       description: 'pending, confirmed, discarded or expired (a pending one past its expiry reads expired).',
       resolve: (e) => (e.status === 'pending' && e.expiresAt.getTime() <= Date.now() ? 'expired' : e.status),
     }),
-    effectiveDate: t.string({ description: 'Y-m-d: the first day the change applies.', resolve: (e) => fromDbDate(e.effectiveDate) }),
-    changes: t.field({ type: 'JSON', description: 'The requested change, normalised (snake_case, money in cents).', resolve: (e) => e.changes }),
+    effectiveDate: t.string({
+      description: 'Y-m-d: the first day the change applies.',
+      resolve: (e) => fromDbDate(e.effectiveDate),
+    }),
+    changes: t.field({
+      type: 'JSON',
+      description: 'The requested change, normalised (snake_case, money in cents).',
+      resolve: (e) => e.changes,
+    }),
     premiumEffect: t.field({ type: EffectRef, resolve: (e) => e.effect as unknown as StoredEffect }),
     days: t.field({ type: DaysRef, resolve: (e) => (e.effect as unknown as StoredEffect).days }),
     items: t.field({ type: [ItemRef], resolve: (e) => (e.effect as unknown as StoredEffect).items }),
-    remark: t.string({ nullable: true, description: 'The caller\'s note on the request.', resolve: (e) => ((e.changes as Record<string, unknown> | null)?.remark as string | undefined) ?? null }),
+    remark: t.string({
+      nullable: true,
+      description: "The caller's note on the request.",
+      resolve: (e) => ((e.changes as Record<string, unknown> | null)?.remark as string | undefined) ?? null,
+    }),
     basedOnRevision: t.exposeInt('basedOnRevision', { description: 'The policy revision it was priced on.' }),
-    debitNote: t.relation('debitNote', { nullable: true, description: 'Raised on confirmation for a positive effect.' }),
-    creditNote: t.relation('creditNote', { nullable: true, description: 'Raised on confirmation for a negative effect.' }),
+    debitNote: t.relation('debitNote', {
+      nullable: true,
+      description: 'Raised on confirmation for a positive effect.',
+    }),
+    creditNote: t.relation('creditNote', {
+      nullable: true,
+      description: 'Raised on confirmation for a negative effect.',
+    }),
     policy: t.relation('policy'),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -94,7 +125,8 @@ const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplicati
 
 builder.prismaObject('CreditNote', {
   ...onePolicy,
-  description: 'Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client\'s credit.',
+  description:
+    "Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client's credit.",
   fields: (t) => ({
     number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),
     kind: t.exposeString('kind', { description: 'endorsement or cancellation' }),
@@ -104,15 +136,28 @@ builder.prismaObject('CreditNote', {
     levies: t.field({
       type: [NoteLevyRef],
       resolve: (c) =>
-        (((c.breakdown as { levies?: { code: string; name: string; amount_minor: string }[] } | null)?.levies) ?? []).map((l) => ({
-          code: l.code,
-          name: l.name,
-          amountMinor: BigInt(l.amount_minor),
-        })),
+        ((c.breakdown as { levies?: { code: string; name: string; amount_minor: string }[] } | null)?.levies ?? []).map(
+          (l) => ({
+            code: l.code,
+            name: l.name,
+            amountMinor: BigInt(l.amount_minor),
+          }),
+        ),
     }),
-    applied: t.field({ type: MoneyRef, description: 'Applied to the policy\'s open debit notes.', resolve: (c) => money(c.appliedMinor)! }),
-    applications: t.field({ type: [CreditApplicationRef], resolve: (c) => (c.applications as unknown as Application[]) ?? [] }),
-    refunded: t.field({ type: MoneyRef, description: 'Credited to the client\'s balance.', resolve: (c) => money(c.refundedMinor)! }),
+    applied: t.field({
+      type: MoneyRef,
+      description: "Applied to the policy's open debit notes.",
+      resolve: (c) => money(c.appliedMinor)!,
+    }),
+    applications: t.field({
+      type: [CreditApplicationRef],
+      resolve: (c) => (c.applications as unknown as Application[]) ?? [],
+    }),
+    refunded: t.field({
+      type: MoneyRef,
+      description: "Credited to the client's balance.",
+      resolve: (c) => money(c.refundedMinor)!,
+    }),
     breakdown: t.field({ type: 'JSON', resolve: (c) => c.breakdown }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
@@ -120,21 +165,34 @@ builder.prismaObject('CreditNote', {
 
 builder.prismaObjectFields('DebitNote', (t) => ({
   kind: t.exposeString('kind', { description: 'instalment (bind or renewal), endorsement or reinstatement' }),
-  credited: t.field({ type: MoneyRef, description: 'Settled by credit notes rather than payment.', resolve: (d) => money(d.creditedMinor)! }),
-  breakdown: t.field({ type: 'JSON', nullable: true, description: 'Itemised basic and levies of an endorsement or reinstatement note.', resolve: (d) => d.breakdown ?? null }),
+  credited: t.field({
+    type: MoneyRef,
+    description: 'Settled by credit notes rather than payment.',
+    resolve: (d) => money(d.creditedMinor)!,
+  }),
+  breakdown: t.field({
+    type: 'JSON',
+    nullable: true,
+    description: 'Itemised basic and levies of an endorsement or reinstatement note.',
+    resolve: (d) => d.breakdown ?? null,
+  }),
 }));
 
 // Relations, so Pothos folds them into the policy's query (no query per policy).
 builder.prismaObjectFields('Policy', (t) => ({
   endorsements: t.relation('endorsements', {
-    description: 'Endorsements of this policy, newest first: the confirmed ones (its changes); `all: true` adds previews (pending, discarded, expired).',
+    description:
+      'Endorsements of this policy, newest first: the confirmed ones (its changes); `all: true` adds previews (pending, discarded, expired).',
     args: { all: t.arg.boolean({ defaultValue: false }) },
     query: (args) => ({
       where: args.all ? {} : { status: 'confirmed' },
       orderBy: { id: 'desc' },
     }),
   }),
-  creditNotes: t.relation('creditNotes', { description: 'Credit notes (endorsements and cancellations), oldest first.', query: { orderBy: { id: 'asc' } } }),
+  creditNotes: t.relation('creditNotes', {
+    description: 'Credit notes (endorsements and cancellations), oldest first.',
+    query: { orderBy: { id: 'asc' } },
+  }),
 }));
 
 const EndorsementVehicleInput = builder.inputType('EndorsementVehicleInput', {
@@ -149,7 +207,7 @@ const EndorsementVehicleInput = builder.inputType('EndorsementVehicleInput', {
     bodyType: t.string(),
     tonnage: t.float(),
     pll: t.int({ description: 'Passengers (PLL), priced per seat' }),
-    coverage: t.string({ description: 'Defaults to the first vehicle\'s coverage; must rate in the policy\'s class' }),
+    coverage: t.string({ description: "Defaults to the first vehicle's coverage; must rate in the policy's class" }),
   }),
 });
 
@@ -160,15 +218,19 @@ const EndorsementDetailsInput = builder.inputType('EndorsementDetailsInput', {
     make: t.string(),
     model: t.string(),
     bodyType: t.string(),
-    limitsOfLiability: t.field({ type: 'JSON', description: 'The policy\'s limits of liability, replaced whole' }),
+    limitsOfLiability: t.field({ type: 'JSON', description: "The policy's limits of liability, replaced whole" }),
   }),
 });
 
 const EndorsePolicyInput = builder.inputType('EndorsePolicyInput', {
   fields: (t) => ({
     operation: t.string({ required: true, description: 'add_vehicle, remove_vehicle, change_value or change_details' }),
-    effectiveDate: t.string({ description: 'Y-m-d, default today (Nairobi); within the period, not before the latest confirmed endorsement' }),
-    regNo: t.string({ description: 'The vehicle on cover (remove_vehicle, change_value, change_details of a vehicle)' }),
+    effectiveDate: t.string({
+      description: 'Y-m-d, default today (Nairobi); within the period, not before the latest confirmed endorsement',
+    }),
+    regNo: t.string({
+      description: 'The vehicle on cover (remove_vehicle, change_value, change_details of a vehicle)',
+    }),
     vehicle: t.field({ type: EndorsementVehicleInput, description: 'add_vehicle' }),
     value: t.float({ description: 'change_value: the new sum insured, whole shillings' }),
     details: t.field({ type: EndorsementDetailsInput, description: 'change_details' }),
@@ -183,7 +245,8 @@ builder.mutationFields((t) => ({
     type: EndorsementRef,
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'EndorsePolicyResult' } },
-    description: 'Prices a mid-term change of an active policy and stores it pending (valid 72 hours); nothing changes until confirmEndorsement.',
+    description:
+      'Prices a mid-term change of an active policy and stores it pending (valid 72 hours); nothing changes until confirmEndorsement.',
     args: { policyUuid: t.arg.string({ required: true }), input: t.arg({ type: EndorsePolicyInput, required: true }) },
     resolve: (_r, a, ctx) => endorsementService.endorse(ctx, a.policyUuid, a.input),
   }),
@@ -192,7 +255,10 @@ builder.mutationFields((t) => ({
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'ConfirmEndorsementResult' } },
     description: 'Applies a pending endorsement: cover, a debit or credit note, policy totals; emits policy.endorsed.',
-    args: { uuid: t.arg.string({ required: true }), policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }) },
+    args: {
+      uuid: t.arg.string({ required: true }),
+      policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }),
+    },
     resolve: (_r, a, ctx) => endorsementService.confirm(ctx, a.uuid, a.policyUuid),
   }),
   discardEndorsement: t.field({
@@ -200,7 +266,10 @@ builder.mutationFields((t) => ({
     authScopes: { bind: true },
     errors: { types: problems, directResult: true, union: { name: 'DiscardEndorsementResult' } },
     description: 'Drops a pending endorsement.',
-    args: { uuid: t.arg.string({ required: true }), policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }) },
+    args: {
+      uuid: t.arg.string({ required: true }),
+      policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }),
+    },
     resolve: (_r, a, ctx) => endorsementService.discard(ctx, a.uuid, a.policyUuid),
   }),
 }));

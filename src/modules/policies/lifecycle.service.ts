@@ -34,7 +34,6 @@ export interface LifecycleCounts {
   failures: number;
 }
 
-
 interface Candidate {
   id: number;
   tenant_id: number;
@@ -44,7 +43,16 @@ interface Candidate {
 const bindDay = (d: Date) => todayNairobi(d);
 
 export async function runLifecycle(app: AppServices, asOf: string = todayNairobi()): Promise<LifecycleCounts> {
-  const counts: LifecycleCounts = { notTakenUp: 0, expired: 0, lapsed: 0, renewalNotices: 0, endorsementsExpired: 0, cancellationsExpired: 0, renewalQuotesExpired: 0, failures: 0 };
+  const counts: LifecycleCounts = {
+    notTakenUp: 0,
+    expired: 0,
+    lapsed: 0,
+    renewalNotices: 0,
+    endorsementsExpired: 0,
+    cancellationsExpired: 0,
+    renewalQuotesExpired: 0,
+    failures: 0,
+  };
   const asOfDb = toDbDate(asOf);
 
   /** One policy, one transaction; a failure is logged and counted, the run goes on. */
@@ -58,31 +66,51 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
     }
   };
 
-  const move = (c: Candidate, from: PolicyStatus, to: PolicyStatus, event: 'policy.not_taken_up' | 'policy.expired' | 'policy.lapsed', why: string) => async (tx: Tx) => {
-    const policy = await tx.policy.findUnique({ where: { id: c.id }, include: { client: true, renewalOf: { select: { policyNo: true } } } });
-    if (!policy || policy.status !== from) return false;
-    // A renewal never taken up lets go of the policy it would have renewed, which may then be renewed again; the
-    // history keeps the link in words.
-    const reason = to === 'not_taken_up' && policy.renewalOf ? `${why}; renewal of ${policy.renewalOf.policyNo} released` : why;
-    if (!(await transitionPolicy(tx, c.id, from, to, { tenantId: c.tenant_id, source: 'schedule', reason }))) return false;
-    if (to === 'not_taken_up' && policy.renewalOfId) await tx.policy.update({ where: { id: c.id }, data: { renewalOfId: null } });
-    await emitEvent(app, tx, c.tenant_id, event, {
-      policy_no: policy.policyNo,
-      policy_uuid: policy.uuid,
-      client_no: policy.client.clientNo,
-      status: to,
-      previous_status: from,
-      reason,
-      changed_at: nairobiIso(new Date()),
-    });
-    return true;
-  };
+  const move =
+    (
+      c: Candidate,
+      from: PolicyStatus,
+      to: PolicyStatus,
+      event: 'policy.not_taken_up' | 'policy.expired' | 'policy.lapsed',
+      why: string,
+    ) =>
+    async (tx: Tx) => {
+      const policy = await tx.policy.findUnique({
+        where: { id: c.id },
+        include: { client: true, renewalOf: { select: { policyNo: true } } },
+      });
+      if (!policy || policy.status !== from) return false;
+      // A renewal never taken up lets go of the policy it would have renewed, which may then be renewed again; the
+      // history keeps the link in words.
+      const reason =
+        to === 'not_taken_up' && policy.renewalOf ? `${why}; renewal of ${policy.renewalOf.policyNo} released` : why;
+      if (!(await transitionPolicy(tx, c.id, from, to, { tenantId: c.tenant_id, source: 'schedule', reason })))
+        return false;
+      if (to === 'not_taken_up' && policy.renewalOfId)
+        await tx.policy.update({ where: { id: c.id }, data: { renewalOfId: null } });
+      await emitEvent(app, tx, c.tenant_id, event, {
+        policy_no: policy.policyNo,
+        policy_uuid: policy.uuid,
+        client_no: policy.client.clientNo,
+        status: to,
+        previous_status: from,
+        reason,
+        changed_at: nairobiIso(new Date()),
+      });
+      return true;
+    };
 
   // pending_payment → not_taken_up
   const pending = await app.db.system((tx) =>
     tx.policy.findMany({
       where: { status: 'pending_payment', startDate: { lt: toDbDate(addDays(asOf, -POLICY_RULES.notTakenUpDays)) } },
-      select: { id: true, tenantId: true, startDate: true, createdAt: true, debitNotes: { where: { instalmentNo: 1 } } },
+      select: {
+        id: true,
+        tenantId: true,
+        startDate: true,
+        createdAt: true,
+        debitNotes: { where: { instalmentNo: 1 } },
+      },
       orderBy: { id: 'asc' },
     }),
   );
@@ -95,12 +123,20 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
     const first = p.debitNotes[0];
     if (first && first.paidMinor + first.creditedMinor >= first.amountMinor) continue;
     const reason = `first instalment unpaid ${POLICY_RULES.notTakenUpDays} days after ${from} (deadline ${deadline})`;
-    await each({ id: p.id, tenant_id: p.tenantId }, move({ id: p.id, tenant_id: p.tenantId }, 'pending_payment', 'not_taken_up', 'policy.not_taken_up', reason), 'notTakenUp');
+    await each(
+      { id: p.id, tenant_id: p.tenantId },
+      move({ id: p.id, tenant_id: p.tenantId }, 'pending_payment', 'not_taken_up', 'policy.not_taken_up', reason),
+      'notTakenUp',
+    );
   }
 
   // active → expired
   const ended = await app.db.system((tx) =>
-    tx.policy.findMany({ where: { status: 'active', endDate: { lt: asOfDb } }, select: { id: true, tenantId: true, endDate: true }, orderBy: { id: 'asc' } }),
+    tx.policy.findMany({
+      where: { status: 'active', endDate: { lt: asOfDb } },
+      select: { id: true, tenantId: true, endDate: true },
+      orderBy: { id: 'asc' },
+    }),
   );
   for (const p of ended) {
     const c = { id: p.id, tenant_id: p.tenantId };
@@ -125,7 +161,12 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
   // Renewal notices, once per policy.
   const ending = await app.db.system((tx) =>
     tx.policy.findMany({
-      where: { status: 'active', renewalNoticeAt: null, renewal: { is: null }, endDate: { gte: asOfDb, lte: toDbDate(addDays(asOf, POLICY_RULES.renewalNoticeDays)) } },
+      where: {
+        status: 'active',
+        renewalNoticeAt: null,
+        renewal: { is: null },
+        endDate: { gte: asOfDb, lte: toDbDate(addDays(asOf, POLICY_RULES.renewalNoticeDays)) },
+      },
       select: { id: true, tenantId: true },
       orderBy: { id: 'asc' },
     }),
@@ -134,9 +175,15 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
     await each(
       { id: p.id, tenant_id: p.tenantId },
       async (tx) => {
-        const r = await tx.policy.updateMany({ where: { id: p.id, status: 'active', renewalNoticeAt: null }, data: { renewalNoticeAt: new Date() } });
+        const r = await tx.policy.updateMany({
+          where: { id: p.id, status: 'active', renewalNoticeAt: null },
+          data: { renewalNoticeAt: new Date() },
+        });
         if (r.count !== 1) return false;
-        const policy = await tx.policy.findUniqueOrThrow({ where: { id: p.id }, include: { client: true, insurer: true } });
+        const policy = await tx.policy.findUniqueOrThrow({
+          where: { id: p.id },
+          include: { client: true, insurer: true },
+        });
         const end = fromDbDate(policy.endDate);
         await emitEvent(app, tx, p.tenantId, 'policy.renewal_due', {
           policy_no: policy.policyNo,
@@ -156,9 +203,24 @@ export async function runLifecycle(app: AppServices, asOf: string = todayNairobi
   // Previews past their validity: status updates only.
   const now = new Date();
   await app.db.system(async (tx) => {
-    counts.endorsementsExpired = (await tx.endorsement.updateMany({ where: { status: 'pending', expiresAt: { lt: now } }, data: { status: 'expired' } })).count;
-    counts.cancellationsExpired = (await tx.cancellation.updateMany({ where: { status: 'quoted', expiresAt: { lt: now } }, data: { status: 'expired' } })).count;
-    counts.renewalQuotesExpired = (await tx.renewalQuote.updateMany({ where: { status: 'quoted', validUntil: { lt: asOfDb } }, data: { status: 'expired' } })).count;
+    counts.endorsementsExpired = (
+      await tx.endorsement.updateMany({
+        where: { status: 'pending', expiresAt: { lt: now } },
+        data: { status: 'expired' },
+      })
+    ).count;
+    counts.cancellationsExpired = (
+      await tx.cancellation.updateMany({
+        where: { status: 'quoted', expiresAt: { lt: now } },
+        data: { status: 'expired' },
+      })
+    ).count;
+    counts.renewalQuotesExpired = (
+      await tx.renewalQuote.updateMany({
+        where: { status: 'quoted', validUntil: { lt: asOfDb } },
+        data: { status: 'expired' },
+      })
+    ).count;
   });
   app.log.info({ asOf, ...counts }, 'policy lifecycle run');
   return counts;

@@ -98,7 +98,10 @@ export async function raiseCreditNote(
   let left = amountMinor;
   const applications: { debit_note_id: number; number: string; amount_minor: string }[] = [];
   if (args.applyToOpenNotes !== false) {
-    const notes = await tx.debitNote.findMany({ where: { policyId: policy.id }, orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] });
+    const notes = await tx.debitNote.findMany({
+      where: { policyId: policy.id },
+      orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }],
+    });
     for (const n of notes) {
       const open = n.amountMinor - n.paidMinor - n.creditedMinor;
       if (open <= 0n || left <= 0n) continue;
@@ -126,7 +129,9 @@ export async function raiseCreditNote(
     },
   });
   if (left > 0n) {
-    await tx.clientCredit.create({ data: { tenantId: policy.tenantId, clientId: policy.clientId, amountMinor: left, reason: `refund of ${number}` } });
+    await tx.clientCredit.create({
+      data: { tenantId: policy.tenantId, clientId: policy.clientId, amountMinor: left, reason: `refund of ${number}` },
+    });
   }
   return note;
 }
@@ -145,7 +150,10 @@ export async function reverseCreditNote(
 ): Promise<{ appliedMinor: bigint; recoveredMinor: bigint; unrecoveredMinor: bigint }> {
   const note = await tx.creditNote.findUniqueOrThrow({ where: { id: creditNoteId } });
   for (const a of note.applications as { debit_note_id: number; amount_minor: string }[]) {
-    await tx.debitNote.update({ where: { id: a.debit_note_id }, data: { creditedMinor: { decrement: BigInt(a.amount_minor) } } });
+    await tx.debitNote.update({
+      where: { id: a.debit_note_id },
+      data: { creditedMinor: { decrement: BigInt(a.amount_minor) } },
+    });
   }
   let unrecoveredMinor = 0n;
   let recoveredMinor = 0n;
@@ -154,7 +162,14 @@ export async function reverseCreditNote(
     const available = bal._sum.amountMinor ?? 0n;
     const take = available < note.refundedMinor ? (available > 0n ? available : 0n) : note.refundedMinor;
     if (take > 0n) {
-      await tx.clientCredit.create({ data: { tenantId: policy.tenantId, clientId: policy.clientId, amountMinor: -take, reason: `reversal of ${note.number}` } });
+      await tx.clientCredit.create({
+        data: {
+          tenantId: policy.tenantId,
+          clientId: policy.clientId,
+          amountMinor: -take,
+          reason: `reversal of ${note.number}`,
+        },
+      });
     }
     recoveredMinor = take;
     unrecoveredMinor = note.refundedMinor - take;
@@ -177,8 +192,18 @@ export async function movePolicyPremium(
   for (const l of levies) {
     if (l.amountMinor === 0n) continue;
     const line = await tx.policyTax.findFirst({ where: { policyId: policy.id, code: l.code }, orderBy: { id: 'asc' } });
-    if (line) await tx.policyTax.update({ where: { id: line.id }, data: { amountMinor: { increment: sign * l.amountMinor } } });
-    else await tx.policyTax.create({ data: { tenantId: policy.tenantId, policyId: policy.id, code: l.code, name: l.name, amountMinor: sign * l.amountMinor } });
+    if (line)
+      await tx.policyTax.update({ where: { id: line.id }, data: { amountMinor: { increment: sign * l.amountMinor } } });
+    else
+      await tx.policyTax.create({
+        data: {
+          tenantId: policy.tenantId,
+          policyId: policy.id,
+          code: l.code,
+          name: l.name,
+          amountMinor: sign * l.amountMinor,
+        },
+      });
   }
   await tx.policy.update({
     where: { id: policy.id },

@@ -14,13 +14,21 @@ const DAY_MS = 86_400_000;
  * - An `active` policy that renews another makes that one `renewed` (from active or expired; event policy.renewed).
  * Both are guarded transitions: a second receipt changes nothing.
  */
-export async function onPolicyPaid(app: AppServices, tx: Tx, tenantId: number, policyId: number, receiptNo: string): Promise<void> {
+export async function onPolicyPaid(
+  app: AppServices,
+  tx: Tx,
+  tenantId: number,
+  policyId: number,
+  receiptNo: string,
+): Promise<void> {
   const policy = await tx.policy.findUnique({ where: { id: policyId }, include: { client: true } });
   if (!policy) return;
   const now = new Date();
 
   if (policy.status === 'lapsed') {
-    const withinWindow = policy.statusChangedAt != null && now.getTime() - policy.statusChangedAt.getTime() <= POLICY_RULES.reinstatementDays * DAY_MS;
+    const withinWindow =
+      policy.statusChangedAt != null &&
+      now.getTime() - policy.statusChangedAt.getTime() <= POLICY_RULES.reinstatementDays * DAY_MS;
     const due = await tx.debitNote.findMany({ where: { policyId, dueOn: { lte: toDbDate(todayNairobi(now)) } } });
     const arrears = due.some((n) => n.amountMinor - n.paidMinor - n.creditedMinor > 0n);
     if (withinWindow && !arrears) {

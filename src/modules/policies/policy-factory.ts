@@ -61,7 +61,11 @@ export interface NewPolicy {
 }
 
 /** The next policy number of the organisation: MTR-<year>-<seq>, with its risk note RN-<year>-<seq>. */
-export async function nextPolicyNumbers(tx: Tx, tenantId: number, today: string): Promise<{ policyNo: string; riskNote: string }> {
+export async function nextPolicyNumbers(
+  tx: Tx,
+  tenantId: number,
+  today: string,
+): Promise<{ policyNo: string; riskNote: string }> {
   const year = today.slice(0, 4);
   const seq = String(await nextNumber(tx, tenantId, 'policy_no')).padStart(6, '0');
   return { policyNo: `MTR-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
@@ -125,7 +129,14 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
     });
     vehicles.push(row);
     await tx.policyPremiumItem.create({
-      data: { tenantId, policyId: policy.id, vehicleId: row.id, annualBasicMinor: v.annualBasicMinor, fromDate: toDbDate(np.startDate), toDate: toDbDate(np.endDate) },
+      data: {
+        tenantId,
+        policyId: policy.id,
+        vehicleId: row.id,
+        annualBasicMinor: v.annualBasicMinor,
+        fromDate: toDbDate(np.startDate),
+        toDate: toDbDate(np.endDate),
+      },
     });
   }
   await recordInitialStatus(tx, policy.id, { tenantId, ...np.initialStatus });

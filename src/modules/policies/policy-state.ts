@@ -68,13 +68,31 @@ export interface TransitionMeta {
  * status `from`, so two concurrent writers cannot both move it. Writes the history row in the same transaction.
  * Returns false when the policy had already moved.
  */
-export async function transitionPolicy(tx: Tx, policyId: number, from: PolicyStatus, to: PolicyStatus, meta: TransitionMeta): Promise<boolean> {
+export async function transitionPolicy(
+  tx: Tx,
+  policyId: number,
+  from: PolicyStatus,
+  to: PolicyStatus,
+  meta: TransitionMeta,
+): Promise<boolean> {
   assertTransition(from, to);
   const now = new Date();
-  const r = await tx.policy.updateMany({ where: { id: policyId, status: from }, data: { status: to, statusChangedAt: now } });
+  const r = await tx.policy.updateMany({
+    where: { id: policyId, status: from },
+    data: { status: to, statusChangedAt: now },
+  });
   if (r.count !== 1) return false;
   await tx.policyStatusChange.create({
-    data: { tenantId: meta.tenantId, policyId, fromStatus: from, toStatus: to, source: meta.source, reason: meta.reason ?? null, actorUserId: meta.actorUserId ?? null, at: now },
+    data: {
+      tenantId: meta.tenantId,
+      policyId,
+      fromStatus: from,
+      toStatus: to,
+      source: meta.source,
+      reason: meta.reason ?? null,
+      actorUserId: meta.actorUserId ?? null,
+      at: now,
+    },
   });
   return true;
 }
@@ -82,6 +100,14 @@ export async function transitionPolicy(tx: Tx, policyId: number, from: PolicySta
 /** The first history row of a new policy (bind or renewal bind). */
 export async function recordInitialStatus(tx: Tx, policyId: number, meta: TransitionMeta): Promise<void> {
   await tx.policyStatusChange.create({
-    data: { tenantId: meta.tenantId, policyId, fromStatus: null, toStatus: 'pending_payment', source: meta.source, reason: meta.reason ?? null, actorUserId: meta.actorUserId ?? null },
+    data: {
+      tenantId: meta.tenantId,
+      policyId,
+      fromStatus: null,
+      toStatus: 'pending_payment',
+      source: meta.source,
+      reason: meta.reason ?? null,
+      actorUserId: meta.actorUserId ?? null,
+    },
   });
 }

@@ -24,4 +24,7 @@ export const policyReach: Reach = { model: 'policy', where: policyVisibility };
 export const POLICY_SCOPES = ['read', 'bind'] as const;
 
 /** The access rule of every type whose rows belong to one policy (spread into its prismaObject options). */
-export const onePolicy = access<{ policyId: number }>({ scopes: POLICY_SCOPES, reach: { via: policyReach, id: (r) => r.policyId } });
+export const onePolicy = access<{ policyId: number }>({
+  scopes: POLICY_SCOPES,
+  reach: { via: policyReach, id: (r) => r.policyId },
+});

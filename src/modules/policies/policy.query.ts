@@ -48,8 +48,14 @@ builder.prismaObjectFields('DebitNote', (t) => ({
 // Relations (not plain resolvers) so Pothos folds them into the parent's Prisma query: no query per policy.
 builder.prismaObjectFields('Policy', (t) => ({
   vehicles: t.relation('vehicles', { query: { orderBy: { id: 'asc' } } }),
-  levies: t.relation('taxes', { description: 'The levy and duty lines that make up `taxes`.', query: { orderBy: { id: 'asc' } } }),
-  receipts: t.relation('receipts', { description: 'Receipts raised for this policy, with their allocations.', query: { orderBy: { id: 'asc' } } }),
+  levies: t.relation('taxes', {
+    description: 'The levy and duty lines that make up `taxes`.',
+    query: { orderBy: { id: 'asc' } },
+  }),
+  receipts: t.relation('receipts', {
+    description: 'Receipts raised for this policy, with their allocations.',
+    query: { orderBy: { id: 'asc' } },
+  }),
   salesPerson: t.relation('salesPerson', { nullable: true }),
 }));
 
@@ -66,7 +72,10 @@ builder.prismaObject('PolicyStatusChange', {
 });
 
 builder.prismaObjectFields('Policy', (t) => ({
-  statusHistory: t.relation('statusHistory', { description: 'Every status the policy has had, oldest first.', query: { orderBy: { id: 'asc' } } }),
+  statusHistory: t.relation('statusHistory', {
+    description: 'Every status the policy has had, oldest first.',
+    query: { orderBy: { id: 'asc' } },
+  }),
   renewalOf: t.relation('renewalOf', { nullable: true, description: 'The policy this one renews.' }),
   renewal: t.relation('renewal', { nullable: true, description: 'The policy that renews this one, once bound.' }),
 }));
@@ -76,7 +85,8 @@ builder.queryFields((t) => ({
     type: 'Policy',
     cursor: 'id',
     authScopes: { read: true },
-    description: 'Policies the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
+    description:
+      'Policies the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
       status: t.arg({ type: PolicyStatusEnum }),
       clientNo: t.arg.string(),

@@ -22,8 +22,10 @@ const STATUSES = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed',
 /** The list's where: visibility is always ANDed, so no filter can widen what the caller sees. */
 export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.PolicyWhereInput {
   const errors: { field: string; message: string }[] = [];
-  if (f.status && !STATUSES.includes(f.status)) errors.push({ field: 'status', message: `one of ${STATUSES.join(', ')}` });
-  for (const k of ['startFrom', 'startTo'] as const) if (f[k] && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
+  if (f.status && !STATUSES.includes(f.status))
+    errors.push({ field: 'status', message: `one of ${STATUSES.join(', ')}` });
+  for (const k of ['startFrom', 'startTo'] as const)
+    if (f[k] && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
   const and: Prisma.PolicyWhereInput[] = [policyVisibility(ctx.principal)];
   if (f.status) and.push({ status: f.status as never });
@@ -56,7 +58,9 @@ export const policyService = {
   /** Another tenant's policy is invisible through row-level security; an agent's unseen one through visibility: both 404. */
   async get(ctx: Context, uuid: string, query: Omit<Prisma.PolicyFindFirstArgs, 'where'> = {}) {
     if (!isUuid(uuid)) throw notFound('Policy');
-    const row = await ctx.tx((tx) => tx.policy.findFirst({ ...query, where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }));
+    const row = await ctx.tx((tx) =>
+      tx.policy.findFirst({ ...query, where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
+    );
     if (!row) throw notFound('Policy');
     return row;
   },
@@ -79,12 +83,22 @@ export async function findCoverClash(
       regNo: { in: q.regNos },
       ...(q.excludePolicyId != null ? { policyId: { not: q.excludePolicyId } } : {}),
       OR: [{ removedOn: null }, { removedOn: { gt: toDbDate(q.from) } }],
-      policy: { status: { in: ['pending_payment', 'active'] }, startDate: { lte: toDbDate(q.to) }, endDate: { gte: toDbDate(q.from) } },
+      policy: {
+        status: { in: ['pending_payment', 'active'] },
+        startDate: { lte: toDbDate(q.to) },
+        endDate: { gte: toDbDate(q.from) },
+      },
     },
     orderBy: { id: 'asc' },
     select: { regNo: true, policyId: true, policy: { select: { policyNo: true } } },
   });
   if (!row) return null;
-  const visible = !viewer.actor?.ownRecordsOnly || !!(await tx.policy.findFirst({ where: { id: row.policyId, ...policyVisibility(viewer) }, select: { id: true } }));
-  return { regNo: row.regNo, policyId: row.policyId, policyRef: visible ? `policy ${row.policy.policyNo}` : 'another policy' };
+  const visible =
+    !viewer.actor?.ownRecordsOnly ||
+    !!(await tx.policy.findFirst({ where: { id: row.policyId, ...policyVisibility(viewer) }, select: { id: true } }));
+  return {
+    regNo: row.regNo,
+    policyId: row.policyId,
+    policyRef: visible ? `policy ${row.policy.policyNo}` : 'another policy',
+  };
 }

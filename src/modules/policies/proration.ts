@@ -76,19 +76,31 @@ const percentLevies = (table: LevyRate[]) => table.filter((l) => l.basis === 'pe
 /** Prices signed terms: basic and each percent levy summed term by term (flat levies are not part of changes). */
 export function priceTerms(p: Period, terms: Term[], table: LevyRate[]): Priced {
   let basicMinor = 0n;
-  const levies = percentLevies(table).map((l) => ({ code: l.code, name: l.name, amountMinor: 0n, rateBps: l.rateBps ?? 0 }));
+  const levies = percentLevies(table).map((l) => ({
+    code: l.code,
+    name: l.name,
+    amountMinor: 0n,
+    rateBps: l.rateBps ?? 0,
+  }));
   for (const t of terms) {
     const u = BigInt(t.sign) * unearned(p, t.annualBasicMinor, t.at);
     basicMinor += u;
     for (const l of levies) l.amountMinor += applyBps(u, l.rateBps);
   }
   const taxesMinor = levies.reduce((s, l) => s + l.amountMinor, 0n);
-  return { basicMinor, levies: levies.map(({ code, name, amountMinor }) => ({ code, name, amountMinor })), taxesMinor, totalMinor: basicMinor + taxesMinor };
+  return {
+    basicMinor,
+    levies: levies.map(({ code, name, amountMinor }) => ({ code, name, amountMinor })),
+    taxesMinor,
+    totalMinor: basicMinor + taxesMinor,
+  };
 }
 
 /** The flat levies charged once per policy (at bind or renewal), not pro-rated, not refunded. */
 export function flatLevies(table: LevyRate[]): LevyLine[] {
-  return table.filter((l) => l.basis === 'flat').map((l) => ({ code: l.code, name: l.name, amountMinor: l.amountMinor ?? 0n }));
+  return table
+    .filter((l) => l.basis === 'flat')
+    .map((l) => ({ code: l.code, name: l.name, amountMinor: l.amountMinor ?? 0n }));
 }
 
 export interface PremiumItemSpan {

@@ -13,9 +13,22 @@ type Figures = ReturnType<typeof figuresOf>;
 const RenewalVehicleRef = builder.objectRef<Figures['vehicles'][number]>('RenewalVehicle').implement({
   fields: (t) => ({
     regNo: t.exposeString('regNo'),
-    value: t.field({ type: MoneyRef, nullable: true, description: 'Sum insured for the renewal period', resolve: (v) => money(v.valueMinor == null ? null : BigInt(v.valueMinor)) }),
-    previousAnnualBasic: t.field({ type: MoneyRef, description: 'Annual basic premium (PLL included) of the expiring period', resolve: (v) => money(BigInt(v.previousAnnualBasicMinor))! }),
-    renewalAnnualBasic: t.field({ type: MoneyRef, description: 'Annual basic premium on current rates', resolve: (v) => money(BigInt(v.renewalAnnualBasicMinor))! }),
+    value: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Sum insured for the renewal period',
+      resolve: (v) => money(v.valueMinor == null ? null : BigInt(v.valueMinor)),
+    }),
+    previousAnnualBasic: t.field({
+      type: MoneyRef,
+      description: 'Annual basic premium (PLL included) of the expiring period',
+      resolve: (v) => money(BigInt(v.previousAnnualBasicMinor))!,
+    }),
+    renewalAnnualBasic: t.field({
+      type: MoneyRef,
+      description: 'Annual basic premium on current rates',
+      resolve: (v) => money(BigInt(v.renewalAnnualBasicMinor))!,
+    }),
   }),
 });
 
@@ -44,21 +57,39 @@ const PreviousPeriodRef = builder.objectRef<Figures['previous']>('RenewalPreviou
 
 const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
   ...onePolicy,
-  description: 'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
+  description:
+    'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
   fields: (t) => ({
     uuid: t.exposeString('uuid'),
     status: t.exposeString('status', { description: 'quoted, bound or expired' }),
     startDate: t.string({ resolve: (q) => fromDbDate(q.startDate) }),
     endDate: t.string({ resolve: (q) => fromDbDate(q.endDate) }),
-    productVersion: t.exposeInt('productVersion', { description: 'Rating version priced on; a newer one at bind answers price_changed' }),
-    validUntil: t.string({ description: 'Y-m-d: last day the quote can be bound', resolve: (q) => fromDbDate(q.validUntil) }),
+    productVersion: t.exposeInt('productVersion', {
+      description: 'Rating version priced on; a newer one at bind answers price_changed',
+    }),
+    validUntil: t.string({
+      description: 'Y-m-d: last day the quote can be bound',
+      resolve: (q) => fromDbDate(q.validUntil),
+    }),
     basicPremium: t.field({ type: MoneyRef, resolve: (q) => money(q.basicMinor)! }),
     taxes: t.field({ type: MoneyRef, resolve: (q) => money(q.taxesMinor)! }),
     total: t.field({ type: MoneyRef, resolve: (q) => money(q.totalMinor)! }),
-    levies: t.field({ type: [RenewalLevyRef], description: 'Percent levies term by term, flat levies once', resolve: (q) => figuresOf(q).levies }),
+    levies: t.field({
+      type: [RenewalLevyRef],
+      description: 'Percent levies term by term, flat levies once',
+      resolve: (q) => figuresOf(q).levies,
+    }),
     vehicles: t.field({ type: [RenewalVehicleRef], resolve: (q) => figuresOf(q).vehicles }),
-    previous: t.field({ type: PreviousPeriodRef, description: 'The expiring period\'s figures', resolve: (q) => figuresOf(q).previous }),
-    change: t.field({ type: MoneyRef, description: 'Renewal total minus the expiring period\'s total (may be negative)', resolve: (q) => money(q.totalMinor - BigInt(figuresOf(q).previous.totalMinor))! }),
+    previous: t.field({
+      type: PreviousPeriodRef,
+      description: "The expiring period's figures",
+      resolve: (q) => figuresOf(q).previous,
+    }),
+    change: t.field({
+      type: MoneyRef,
+      description: "Renewal total minus the expiring period's total (may be negative)",
+      resolve: (q) => money(q.totalMinor - BigInt(figuresOf(q).previous.totalMinor))!,
+    }),
     instalmentOptions: t.field({ type: [RenewalInstalmentRef], resolve: (q) => figuresOf(q).instalments }),
     policy: t.relation('policy'),
     newPolicy: t.relation('newPolicy', { nullable: true, description: 'The renewal policy, once bound' }),
@@ -67,7 +98,10 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
 });
 
 builder.prismaObjectFields('Policy', (t) => ({
-  renewalQuotes: t.relation('renewalQuotes', { description: 'Renewal quotes given for this policy, oldest first.', query: { orderBy: { id: 'asc' } } }),
+  renewalQuotes: t.relation('renewalQuotes', {
+    description: 'Renewal quotes given for this policy, oldest first.',
+    query: { orderBy: { id: 'asc' } },
+  }),
 }));
 
 const RenewalVehicleInput = builder.inputType('RenewalVehicleInput', {
@@ -80,8 +114,8 @@ const RenewalVehicleInput = builder.inputType('RenewalVehicleInput', {
 const RenewPolicyInput = builder.inputType('RenewPolicyInput', {
   fields: (t) => ({
     renewalQuoteUuid: t.string(),
-    premium: t.float({ description: 'The quote\'s total, whole shillings; within KES 1' }),
-    premiumInstalments: t.int({ description: '1 (default) up to the quote\'s instalment options' }),
+    premium: t.float({ description: "The quote's total, whole shillings; within KES 1" }),
+    premiumInstalments: t.int({ description: "1 (default) up to the quote's instalment options" }),
   }),
 });
 
@@ -91,7 +125,8 @@ const RenewedPolicyRef = builder.objectRef<Renewed>('RenewedPolicy').implement({
     policy: t.prismaField({
       type: 'Policy',
       description: 'The new policy (pending_payment)',
-      resolve: (query, r, _a, ctx) => ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: r.policy.id } })),
+      resolve: (query, r, _a, ctx) =>
+        ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: r.policy.id } })),
     }),
   }),
 });
@@ -100,7 +135,11 @@ builder.mutationFields((t) => ({
   renewalQuote: t.field({
     type: RenewalQuoteRef,
     authScopes: { bind: true },
-    errors: { types: [ValidationError, InvalidStateError, DomainRuleError, NoQuoteError], directResult: true, union: { name: 'RenewalQuoteResult' } },
+    errors: {
+      types: [ValidationError, InvalidStateError, DomainRuleError, NoQuoteError],
+      directResult: true,
+      union: { name: 'RenewalQuoteResult' },
+    },
     description: 'Prices the next annual period of an active (or recently expired) policy on current rates.',
     args: {
       policyUuid: t.arg.string({ required: true }),
@@ -115,7 +154,15 @@ builder.mutationFields((t) => ({
     type: RenewedPolicyRef,
     authScopes: { bind: true },
     errors: {
-      types: [ValidationError, InvalidStateError, PreviewExpiredError, PreviewStaleError, PremiumMismatchError, PriceChangedError, DomainRuleError],
+      types: [
+        ValidationError,
+        InvalidStateError,
+        PreviewExpiredError,
+        PreviewStaleError,
+        PremiumMismatchError,
+        PriceChangedError,
+        DomainRuleError,
+      ],
       directResult: true,
       union: { name: 'RenewPolicyResult' },
     },
@@ -133,7 +180,8 @@ builder.queryFields((t) => ({
     type: 'Policy',
     cursor: 'id',
     authScopes: { read: true },
-    description: 'Active policies the caller may see ending within `withinDays` (default 30, at most 120) with no renewal bound, ending soonest first.',
+    description:
+      'Active policies the caller may see ending within `withinDays` (default 30, at most 120) with no renewal bound, ending soonest first.',
     args: { withinDays: t.arg.int() },
     resolve: (query, _root, args, ctx) => renewalService.due(ctx, args.withinDays, query),
   }),

@@ -7,18 +7,33 @@ import { escapeLike } from '../../lib/validate.ts';
 /** The tenant's levy table in its rating form, in display order: what every premium and mid-term change is levied by. */
 export async function levyTable(tx: Tx): Promise<RatingLevy[]> {
   const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
-  return rows.map((l) => ({ code: l.code, name: l.name, basis: l.basis, rateBps: l.rateBps, amountMinor: l.amountMinor }));
+  return rows.map((l) => ({
+    code: l.code,
+    name: l.name,
+    basis: l.basis,
+    rateBps: l.rateBps,
+    amountMinor: l.amountMinor,
+  }));
 }
 
 /** Reads of the tenant's reference data. Tenant scoping comes from the transaction (row-level security). */
 export const referenceService = {
-  insurers(ctx: Context, search: string | null | undefined, query: { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect } = {}) {
+  insurers(
+    ctx: Context,
+    search: string | null | undefined,
+    query: { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect } = {},
+  ) {
     const term = search?.trim() ? escapeLike(search.trim()) : undefined;
     return ctx.tx((tx) =>
       tx.insurer.findMany({
         ...query,
         where: term
-          ? { OR: [{ name: { contains: term, mode: 'insensitive' } }, { legalName: { contains: term, mode: 'insensitive' } }] }
+          ? {
+              OR: [
+                { name: { contains: term, mode: 'insensitive' } },
+                { legalName: { contains: term, mode: 'insensitive' } },
+              ],
+            }
           : {},
         orderBy: [{ name: 'asc' }, { id: 'asc' }],
       }),
@@ -30,7 +45,11 @@ export const referenceService = {
   },
 
   /** Risk managers are the account executives; sales people are the agents (their code is what X-Agent-Code takes). */
-  staff(ctx: Context, kind: 'risk_managers' | 'sales_people', query: { include?: Prisma.UserInclude; select?: Prisma.UserSelect } = {}) {
+  staff(
+    ctx: Context,
+    kind: 'risk_managers' | 'sales_people',
+    query: { include?: Prisma.UserInclude; select?: Prisma.UserSelect } = {},
+  ) {
     const role = kind === 'risk_managers' ? 'account_exec' : 'agent';
     return ctx.tx((tx) =>
       tx.user.findMany({ ...query, where: { role, disabled: false }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
@@ -48,7 +67,10 @@ export const referenceService = {
     return rows.map((r) => ({ id: motorBenefitId(r.name), name: r.name }));
   },
 
-  standardProducts(ctx: Context, query: { include?: Prisma.StandardProductInclude; select?: Prisma.StandardProductSelect } = {}) {
+  standardProducts(
+    ctx: Context,
+    query: { include?: Prisma.StandardProductInclude; select?: Prisma.StandardProductSelect } = {},
+  ) {
     return ctx.tx((tx) => tx.standardProduct.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
   },
 };

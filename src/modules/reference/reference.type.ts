@@ -11,7 +11,9 @@ builder.prismaNode('Insurer', {
     databaseId: t.exposeInt('id', { description: 'The integer id the REST API and quote inputs use.' }),
     name: t.exposeString('name'),
     legalName: t.exposeString('legalName'),
-    registryMemberId: t.exposeInt('registryMemberId', { description: 'Member company id at the motor certificate registry.' }),
+    registryMemberId: t.exposeInt('registryMemberId', {
+      description: 'Member company id at the motor certificate registry.',
+    }),
     commissionRateBps: t.exposeInt('commissionRateBps'),
     status: t.exposeString('status'),
     monogram: t.exposeString('monogram'),
@@ -48,7 +50,7 @@ builder.prismaNode('User', {
 builder.prismaNode('Levy', {
   ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
-  description: 'A levy or duty added to every premium, from the organisation\'s levy table.',
+  description: "A levy or duty added to every premium, from the organisation's levy table.",
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     code: t.exposeString('code'),
@@ -102,7 +104,7 @@ builder.queryFields((t) => ({
   insurers: t.prismaField({
     type: ['Insurer'],
     authScopes: { read: true },
-    description: 'The insurers on the organisation\'s panel. `search` matches short or legal name, case-insensitively.',
+    description: "The insurers on the organisation's panel. `search` matches short or legal name, case-insensitively.",
     args: { search: t.arg.string({ required: false }) },
     resolve: (query, _root, args, ctx) => referenceService.insurers(ctx, args.search, query),
   }),
@@ -129,7 +131,7 @@ builder.queryFields((t) => ({
   motorBenefits: t.field({
     type: [MotorBenefitRef],
     authScopes: { read: true },
-    description: 'Distinct benefit names across the organisation\'s motor products.',
+    description: "Distinct benefit names across the organisation's motor products.",
     resolve: (_root, _args, ctx) => referenceService.motorBenefits(ctx),
   }),
   products: t.field({

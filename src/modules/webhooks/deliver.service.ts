@@ -17,7 +17,11 @@ export interface AttemptResult {
  * One attempt of one delivery. Idempotent: a duplicate or late job finds the delivery delivered, failed, not yet
  * due, or leased by another worker, and does nothing. The HTTP call runs outside any transaction.
  */
-export async function attemptDelivery(app: AppServices, deliveryId: string, now = () => new Date()): Promise<AttemptResult> {
+export async function attemptDelivery(
+  app: AppServices,
+  deliveryId: string,
+  now = () => new Date(),
+): Promise<AttemptResult> {
   const timeoutMs = app.config.webhookTimeoutMs;
   const claimed = await app.db.system(async (tx) => {
     const start = now();
@@ -33,17 +37,31 @@ export async function attemptDelivery(app: AppServices, deliveryId: string, now 
       data: { leaseUntil: lease },
     });
     if (!n.count) return null;
-    return tx.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { event: true, endpoint: true, tenant: true } });
+    return tx.webhookDelivery.findUniqueOrThrow({
+      where: { id: deliveryId },
+      include: { event: true, endpoint: true, tenant: true },
+    });
   });
   if (!claimed) return { outcome: 'skipped', nextAttemptAt: null };
 
   const { event, endpoint, tenant } = claimed;
-  const envelope = { id: event.id, event: event.name, created_at: event.createdAt.toISOString(), api_version: 'v1', tenant: { code: tenant.code, name: tenant.name }, data: event.data };
+  const envelope = {
+    id: event.id,
+    event: event.name,
+    created_at: event.createdAt.toISOString(),
+    api_version: 'v1',
+    tenant: { code: tenant.code, name: tenant.name },
+    data: event.data,
+  };
   const body = JSON.stringify(envelope);
   const key = masterKey(app.config);
   const attemptedAt = now();
   const secrets = [decryptSecret(key, endpoint.secretEnc, endpoint.id)];
-  if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > attemptedAt) {
+  if (
+    endpoint.previousSecretEnc &&
+    endpoint.previousSecretExpiresAt &&
+    endpoint.previousSecretExpiresAt > attemptedAt
+  ) {
     secrets.push(decryptSecret(key, endpoint.previousSecretEnc, endpoint.id));
   }
   const t = Math.floor(attemptedAt.getTime() / 1000);
@@ -71,7 +89,11 @@ export async function attemptDelivery(app: AppServices, deliveryId: string, now 
     responseExcerpt = res.excerpt;
     error = res.error;
     // The tenant sees only the safe message; the detail (addresses, ports, host names) stays in our log.
-    if (res.detail) app.log.warn({ err: res.detail, delivery_id: deliveryId, endpoint_id: endpoint.id, tenant: tenant.code, error }, 'webhook attempt failed');
+    if (res.detail)
+      app.log.warn(
+        { err: res.detail, delivery_id: deliveryId, endpoint_id: endpoint.id, tenant: tenant.code, error },
+        'webhook attempt failed',
+      );
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;
@@ -95,7 +117,14 @@ export async function attemptDelivery(app: AppServices, deliveryId: string, now 
     });
     await tx.webhookDelivery.update({
       where: { id: deliveryId },
-      data: { status: next.status, attemptCount: next.attemptCount, nextAttemptAt: next.nextAttemptAt, leaseUntil: null, deliveredAt: next.deliveredAt, failedAt: next.failedAt },
+      data: {
+        status: next.status,
+        attemptCount: next.attemptCount,
+        nextAttemptAt: next.nextAttemptAt,
+        leaseUntil: null,
+        deliveredAt: next.deliveredAt,
+        failedAt: next.failedAt,
+      },
     });
     return { outcome: next.status, nextAttemptAt: next.nextAttemptAt };
   });

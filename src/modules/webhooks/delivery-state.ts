@@ -42,11 +42,16 @@ export function afterAttempt(s: DeliveryState, ok: boolean, now: Date): Transiti
   const inCycle = attemptCount - s.cycleStart;
   const allowed = s.cycleStart === 0 ? AUTOMATIC_ATTEMPTS : 1;
   if (inCycle >= allowed) return { ...base, status: 'failed', nextAttemptAt: null, failedAt: now };
-  return { ...base, status: 'retry_scheduled', nextAttemptAt: new Date(now.getTime() + RETRY_DELAYS_SECONDS[inCycle - 1]! * 1000) };
+  return {
+    ...base,
+    status: 'retry_scheduled',
+    nextAttemptAt: new Date(now.getTime() + RETRY_DELAYS_SECONDS[inCycle - 1] * 1000),
+  };
 }
 
 /** A manual retry: only a failed delivery, re-sent at once. */
 export function manualRetry(s: DeliveryState, now: Date): Transition {
-  if (s.status !== 'failed') throw new InvalidTransition(`only failed deliveries can be retried (this one is ${s.status})`);
+  if (s.status !== 'failed')
+    throw new InvalidTransition(`only failed deliveries can be retried (this one is ${s.status})`);
   return { status: 'pending', attemptCount: s.attemptCount, cycleStart: s.attemptCount, nextAttemptAt: now };
 }

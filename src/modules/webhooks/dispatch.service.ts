@@ -11,7 +11,9 @@ import { PING_EVENT } from '../events/catalogue.ts';
 export async function dispatchEvent(app: AppServices, eventId: string): Promise<string[]> {
   return app.db.system(async (tx) => {
     // The row lock makes concurrent dispatches of one event queue up; the second sees dispatched_at and stops.
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM events WHERE id = ${eventId}::uuid AND dispatched_at IS NULL FOR UPDATE`;
+    const locked = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT id FROM events WHERE id = ${eventId}::uuid AND dispatched_at IS NULL FOR UPDATE`;
     if (!locked.length) return [];
     const event = await tx.event.findUniqueOrThrow({ where: { id: eventId } });
     // ping goes only where the send-test action sends it, never to `*` subscribers.
@@ -19,11 +21,21 @@ export async function dispatchEvent(app: AppServices, eventId: string): Promise<
       event.name === PING_EVENT
         ? []
         : await tx.webhookEndpoint.findMany({
-            where: { tenantId: event.tenantId, enabled: true, OR: [{ events: { has: event.name } }, { events: { has: '*' } }] },
+            where: {
+              tenantId: event.tenantId,
+              enabled: true,
+              OR: [{ events: { has: event.name } }, { events: { has: '*' } }],
+            },
             select: { id: true },
           });
     const now = new Date();
-    const rows = endpoints.map((e) => ({ id: randomUUID(), tenantId: event.tenantId, eventId, endpointId: e.id, nextAttemptAt: now }));
+    const rows = endpoints.map((e) => ({
+      id: randomUUID(),
+      tenantId: event.tenantId,
+      eventId,
+      endpointId: e.id,
+      nextAttemptAt: now,
+    }));
     if (rows.length) await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
     await tx.event.update({ where: { id: eventId }, data: { dispatchedAt: now } });
     return rows.map((r) => r.id);
@@ -34,10 +46,18 @@ export async function dispatchEvent(app: AppServices, eventId: string): Promise<
 const STRANDED_AFTER_MS = 2 * 60_000;
 
 /** Events never dispatched and due deliveries without a live job: what a crash between commit and send left behind. */
-export async function findStranded(app: AppServices, now = new Date()): Promise<{ events: string[]; deliveries: string[] }> {
+export async function findStranded(
+  app: AppServices,
+  now = new Date(),
+): Promise<{ events: string[]; deliveries: string[] }> {
   const before = new Date(now.getTime() - STRANDED_AFTER_MS);
   return app.db.system(async (tx) => {
-    const events = await tx.event.findMany({ where: { dispatchedAt: null, createdAt: { lt: new Date(now.getTime() - 30_000) } }, select: { id: true }, orderBy: { createdAt: 'asc' }, take: 500 });
+    const events = await tx.event.findMany({
+      where: { dispatchedAt: null, createdAt: { lt: new Date(now.getTime() - 30_000) } },
+      select: { id: true },
+      orderBy: { createdAt: 'asc' },
+      take: 500,
+    });
     const deliveries = await tx.webhookDelivery.findMany({
       where: {
         status: { in: ['pending', 'retry_scheduled'] },

@@ -61,7 +61,12 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
  * cannot follow a second DNS answer. Host header, SNI and certificate check still use the URL's host name. No agent:
  * a pooled keep-alive socket would outlive the check it was opened under.
  */
-function send(target: Target, post: WebhookPost, signal: AbortSignal, ca?: string): Promise<{ statusCode: number; excerpt: string }> {
+function send(
+  target: Target,
+  post: WebhookPost,
+  signal: AbortSignal,
+  ca?: string,
+): Promise<{ statusCode: number; excerpt: string }> {
   const pin: LookupFunction = (_host, options, cb) => {
     if (options.all) cb(null, [{ address: target.address, family: target.family }]);
     else cb(null, target.address, target.family);
@@ -89,7 +94,10 @@ function send(target: Target, post: WebhookPost, signal: AbortSignal, ca?: strin
         if (done) return;
         done = true;
         res.destroy();
-        const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+        const excerpt = Buffer.concat(chunks)
+          .subarray(0, EXCERPT_BYTES)
+          .toString('utf8')
+          .replace(/\uFFFD$/, '');
         resolve({ statusCode: res.statusCode ?? 0, excerpt });
       };
       res.on('data', (c: Buffer) => {
@@ -114,7 +122,8 @@ export async function postWebhook(post: WebhookPost, ports: EgressPorts = {}): P
   try {
     const checked = await untilAborted(resolveTarget(post.url, post.allowPrivate, ports.resolve), signal);
     if (!checked.ok) {
-      if (checked.kind === 'dns') return { statusCode: null, excerpt: null, error: 'DNS lookup failed', detail: checked.cause };
+      if (checked.kind === 'dns')
+        return { statusCode: null, excerpt: null, error: 'DNS lookup failed', detail: checked.cause };
       return { statusCode: null, excerpt: null, error: `URL refused: ${checked.reason}` };
     }
     const { statusCode, excerpt } = await send(checked.target, post, signal, ports.ca);

@@ -42,7 +42,9 @@ export function encryptSecret(key: Buffer, plaintext: string, aad: string): stri
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad));
   const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(':');
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(
+    ':',
+  );
 }
 
 export function decryptSecret(key: Buffer, stored: string, aad: string): string {

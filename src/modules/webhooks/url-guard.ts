@@ -58,7 +58,8 @@ export interface Target {
   address: string;
   family: 4 | 6;
 }
-export type Checked = { ok: true; target: Target } | { ok: false; kind: 'refused' | 'dns'; reason: string; cause?: unknown };
+export type Checked =
+  { ok: true; target: Target } | { ok: false; kind: 'refused' | 'dns'; reason: string; cause?: unknown };
 
 const refused = (reason: string): Checked => ({ ok: false, kind: 'refused', reason });
 const PRIVATE_REASON = 'resolves to a private or loopback address';
@@ -77,7 +78,11 @@ function parseUrl(raw: string, allowPrivate: boolean): URL | string {
 }
 
 /** Resolves once and picks the address to connect to; with allowPrivate only the address class goes unchecked. */
-export async function resolveTarget(raw: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<Checked> {
+export async function resolveTarget(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: Resolve = systemResolve,
+): Promise<Checked> {
   const url = parseUrl(raw, allowPrivate);
   if (typeof url === 'string') return refused(url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -87,7 +92,8 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, resolve:
   } catch (cause) {
     return { ok: false, kind: 'dns', reason: 'host does not resolve', cause };
   }
-  if (!answers.length) return { ok: false, kind: 'dns', reason: 'host does not resolve', cause: new Error(`no address for ${host}`) };
+  if (!answers.length)
+    return { ok: false, kind: 'dns', reason: 'host does not resolve', cause: new Error(`no address for ${host}`) };
   let pinned: ResolvedAddress;
   if (allowPrivate) pinned = answers[0]!;
   else {
@@ -100,7 +106,11 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, resolve:
 }
 
 /** Why this URL may not receive webhooks, or null when it may. */
-export async function refuseUrl(raw: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<string | null> {
+export async function refuseUrl(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: Resolve = systemResolve,
+): Promise<string | null> {
   if (allowPrivate) {
     const url = parseUrl(raw, true);
     return typeof url === 'string' ? url : null;

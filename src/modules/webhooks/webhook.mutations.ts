@@ -11,7 +11,8 @@ const WebhookEndpointSecretPayload = builder.objectRef<SecretPayload>('WebhookEn
   fields: (t) => ({
     endpoint: t.prismaField({
       type: 'WebhookEndpoint',
-      resolve: (query, p, _a, ctx) => ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id: p.endpoint.id } })),
+      resolve: (query, p, _a, ctx) =>
+        ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id: p.endpoint.id } })),
     }),
     secret: t.exposeString('secret', { description: 'The signing secret (whsec_…), shown once.' }),
   }),
@@ -35,7 +36,11 @@ const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput
   }),
 });
 
-const errors = (name: string) => ({ types: [ValidationError], directResult: true as const, union: { name: `${name}Result` } });
+const errors = (name: string) => ({
+  types: [ValidationError],
+  directResult: true as const,
+  union: { name: `${name}Result` },
+});
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
@@ -83,7 +88,8 @@ builder.mutationFields((t) => ({
   retryWebhookDelivery: t.prismaField({
     type: 'WebhookDelivery',
     authScopes: { $all: { webhooks: true, staff: true } },
-    description: 'Re-sends a failed delivery at once; the delivery id and the event id (Service-Delivery) stay the same.',
+    description:
+      'Re-sends a failed delivery at once; the delivery id and the event id (Service-Delivery) stay the same.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.retry(ctx, String(args.id)),
   }),

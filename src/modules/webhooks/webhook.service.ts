@@ -14,7 +14,11 @@ import { encryptSecret, masterKey } from './secret-box.ts';
 import { refuseUrl } from './url-guard.ts';
 
 const eventsSchema = z
-  .array(z.string().refine((n) => n === '*' || isCatalogueEvent(n), 'not an event of the catalogue (GET /events/catalogue) nor *'))
+  .array(
+    z
+      .string()
+      .refine((n) => n === '*' || isCatalogueEvent(n), 'not an event of the catalogue (GET /events/catalogue) nor *'),
+  )
   .min(1, 'at least one event name, or *')
   .transform((s) => [...new Set(s)].sort());
 const urlSchema = z.string().trim().min(1, 'required').max(2000, 'at most 2000 characters');
@@ -73,9 +77,21 @@ export const webhookService = {
     const secret = newSecret('whsec');
     const endpoint = await ctx.tx(async (tx) => {
       const row = await tx.webhookEndpoint.create({
-        data: { id, tenantId: p.tenant.id, url: data.url, events: data.events, description: data.description ?? null, secretEnc: encryptSecret(masterKey(ctx.app.config), secret, id) },
+        data: {
+          id,
+          tenantId: p.tenant.id,
+          url: data.url,
+          events: data.events,
+          description: data.description ?? null,
+          secretEnc: encryptSecret(masterKey(ctx.app.config), secret, id),
+        },
       });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.created', entityType: 'webhook_endpoint', entityId: id, changes: auditView(row) });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'webhook_endpoint.created',
+        entityType: 'webhook_endpoint',
+        entityId: id,
+        changes: auditView(row),
+      });
       return row;
     });
     return { endpoint, secret };
@@ -88,10 +104,21 @@ export const webhookService = {
     if (data.url != null) await checkUrl(ctx, data.url);
     return ctx.tx(async (tx) => {
       const before = await findEndpoint(tx, id, true);
-      const patch = { url: data.url ?? undefined, events: data.events ?? undefined, enabled: data.enabled ?? undefined, description: data.description ?? undefined };
+      const patch = {
+        url: data.url ?? undefined,
+        events: data.events ?? undefined,
+        enabled: data.enabled ?? undefined,
+        description: data.description ?? undefined,
+      };
       const after = await tx.webhookEndpoint.update({ where: { id }, data: patch });
       const changes = diffFields(before as unknown as Record<string, unknown>, patch);
-      if (Object.keys(changes).length) await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.updated', entityType: 'webhook_endpoint', entityId: id, changes });
+      if (Object.keys(changes).length)
+        await recordAudit(ctx, tx, p.tenant.id, {
+          action: 'webhook_endpoint.updated',
+          entityType: 'webhook_endpoint',
+          entityId: id,
+          changes,
+        });
       return after;
     });
   },
@@ -103,7 +130,12 @@ export const webhookService = {
     return ctx.tx(async (tx) => {
       const before = await findEndpoint(tx, id, true);
       await tx.webhookEndpoint.delete({ where: { id } });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.deleted', entityType: 'webhook_endpoint', entityId: id, changes: auditView(before) });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'webhook_endpoint.deleted',
+        entityType: 'webhook_endpoint',
+        entityId: id,
+        changes: auditView(before),
+      });
       return before;
     });
   },
@@ -112,7 +144,9 @@ export const webhookService = {
   async rotateSecret(ctx: Context, id: string, graceHours?: number | null) {
     const p = ctx.principal!;
     requireAbility(p, 'webhooks.manage');
-    const grace = parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ?? ctx.app.config.secretRotationGraceHours;
+    const grace =
+      parseInput(z.object({ graceHours: z.number().int().min(0).max(168).nullish() }), { graceHours }).graceHours ??
+      ctx.app.config.secretRotationGraceHours;
     const secret = newSecret('whsec');
     const endpoint = await ctx.tx(async (tx) => {
       const before = await findEndpoint(tx, id, true);
@@ -145,10 +179,24 @@ export const webhookService = {
     return ctx.tx(async (tx) => {
       await findEndpoint(tx, id);
       const sentBy = p.actor?.name ?? p.apiClient.name;
-      const event = await emitEvent(ctx, tx, p.tenant.id, PING_EVENT, { message: msg ?? 'Test event from Bima Gateway', sent_by: sentBy }, { dispatch: false });
-      const delivery = await tx.webhookDelivery.create({ data: { id: randomUUID(), tenantId: p.tenant.id, eventId: event.id, endpointId: id, nextAttemptAt: new Date() } });
+      const event = await emitEvent(
+        ctx,
+        tx,
+        p.tenant.id,
+        PING_EVENT,
+        { message: msg ?? 'Test event from Bima Gateway', sent_by: sentBy },
+        { dispatch: false },
+      );
+      const delivery = await tx.webhookDelivery.create({
+        data: { id: randomUUID(), tenantId: p.tenant.id, eventId: event.id, endpointId: id, nextAttemptAt: new Date() },
+      });
       await signalOutbox(tx, { kind: 'delivery', id: delivery.id });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_endpoint.test_sent', entityType: 'webhook_endpoint', entityId: id, changes: { event_id: event.id } });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'webhook_endpoint.test_sent',
+        entityType: 'webhook_endpoint',
+        entityId: id,
+        changes: { event_id: event.id },
+      });
       return delivery;
     });
   },
@@ -157,7 +205,11 @@ export const webhookService = {
     const take = parseInput(z.object({ limit: z.number().int().min(1).max(100).nullish() }), { limit }).limit ?? 25;
     return ctx.tx(async (tx) => {
       await findEndpoint(tx, endpointId);
-      return tx.webhookDelivery.findMany({ where: { endpointId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take });
+      return tx.webhookDelivery.findMany({
+        where: { endpointId },
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        take,
+      });
     });
   },
 
@@ -167,7 +219,9 @@ export const webhookService = {
     requireAbility(p, 'webhooks.manage');
     if (!z.uuid().safeParse(deliveryId).success) throw notFound('Webhook delivery');
     return ctx.tx(async (tx) => {
-      const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM webhook_deliveries WHERE id = ${deliveryId}::uuid FOR UPDATE`;
+      const rows = await tx.$queryRaw<
+        { id: string }[]
+      >`SELECT id FROM webhook_deliveries WHERE id = ${deliveryId}::uuid FOR UPDATE`;
       const before = rows.length ? await tx.webhookDelivery.findUnique({ where: { id: deliveryId } }) : null;
       if (!before) throw notFound('Webhook delivery');
       let next;
@@ -179,10 +233,21 @@ export const webhookService = {
       }
       const after = await tx.webhookDelivery.update({
         where: { id: deliveryId },
-        data: { status: next.status, cycleStart: next.cycleStart, nextAttemptAt: next.nextAttemptAt, failedAt: null, leaseUntil: null },
+        data: {
+          status: next.status,
+          cycleStart: next.cycleStart,
+          nextAttemptAt: next.nextAttemptAt,
+          failedAt: null,
+          leaseUntil: null,
+        },
       });
       await signalOutbox(tx, { kind: 'delivery', id: deliveryId });
-      await recordAudit(ctx, tx, p.tenant.id, { action: 'webhook_delivery.retried', entityType: 'webhook_delivery', entityId: deliveryId, changes: { event_id: before.eventId } });
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'webhook_delivery.retried',
+        entityType: 'webhook_delivery',
+        entityId: deliveryId,
+        changes: { event_id: before.eventId },
+      });
       return after;
     });
   },

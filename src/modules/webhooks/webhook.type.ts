@@ -33,7 +33,7 @@ builder.prismaObject('WebhookEndpoint', {
 builder.prismaObject('WebhookDelivery', {
   ...webhookAccess,
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Delivery id (retry with it); the wire\'s Service-Delivery is `eventId`' }),
+    id: t.exposeID('id', { description: "Delivery id (retry with it); the wire's Service-Delivery is `eventId`" }),
     eventId: t.exposeID('eventId'),
     event: t.relation('event'),
     endpointId: t.exposeID('endpointId'),
@@ -64,7 +64,7 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.prismaField({
     type: ['WebhookEndpoint'],
     authScopes: { $all: { webhooks: true, staff: true } },
-    description: 'The organisation\'s webhook endpoints (signing secrets are never shown again).',
+    description: "The organisation's webhook endpoints (signing secrets are never shown again).",
     resolve: (_q, _r, _a, ctx) => webhookService.list(ctx),
   }),
   webhookEndpoint: t.prismaField({
