@@ -29,7 +29,7 @@ function problemResponses(codes: ProblemCode[]): ResponsesObject {
     byStatus.set(s, [...(byStatus.get(s) ?? []), c]);
   }
   if (codes.includes('tenant_inactive'))
-    byStatus.set(401, [...new Set([...(byStatus.get(401) ?? []), 'tenant_inactive'])]);
+    byStatus.set(401, [...new Set<ProblemCode>([...(byStatus.get(401) ?? []), 'tenant_inactive'])]);
   const out: ResponsesObject = {};
   for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const specials = cs.map((c) => SPECIAL_PROBLEMS[c]).filter((x): x is string => !!x);
