@@ -2,20 +2,13 @@ import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
 import { issueDue } from '../src/modules/certificates/certificate.service.ts';
 import { cancelAtRegistry } from '../src/modules/certificates/registry-cancel.ts';
-import { registryRuntime } from '../src/modules/certificates/registry-runtime.ts';
-import { DbSimStore, RegistrySimulator } from './rails/registry-simulator.ts';
 import { QUEUES } from './queues.ts';
 
 /** Certificate issuance and cancellation against the registry rail (the simulator unless one is installed). */
 export async function registerCertificateWorkers(boss: PgBoss, app: AppServices): Promise<void> {
   const issueQ = QUEUES.issueCertificate;
   const cancelQ = QUEUES.cancelCertificate;
-  const runtime = registryRuntime(app);
-  runtime.registry ??= new RegistrySimulator({
-    store: new DbSimStore(app.db, app.config.registrySimDefaultStock),
-    now: () => runtime.clock(),
-  });
-  runtime.send = async (queue, data, opts = {}) => {
+  app.registry.send = async (queue, data, opts = {}) => {
     const q = queue === 'issue' ? issueQ : cancelQ;
     await boss.send(q.name, q.payload.parse(data), { ...opts });
   };
@@ -33,7 +26,10 @@ export async function registerCertificateWorkers(boss: PgBoss, app: AppServices)
           'certificate re-issue waits for a cancellation at the registry',
         );
       // The registry did not answer: fail the job so pg-boss retries it (the certificate stays issuing, claimable).
-      if (out.transient) throw out.transient;
+      if (out.transient)
+        throw out.transient instanceof Error
+          ? out.transient
+          : new Error('registry unavailable', { cause: out.transient });
     }
   });
 

@@ -2,7 +2,6 @@ import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
 import { sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
 import { sweepPayments } from '../src/modules/payments/confirm.service.ts';
-import { paymentsRuntime } from '../src/modules/payments/rail.ts';
 import { MpesaSimulator, resolvePrompt } from './rails/mpesa-simulator.ts';
 import { QUEUES } from './queues.ts';
 
@@ -13,8 +12,7 @@ import { QUEUES } from './queues.ts';
 export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Promise<void> {
   const simQ = QUEUES.mpesaSimResolve;
   const sweepQ = QUEUES.reconcilePayments;
-  const runtime = paymentsRuntime(app);
-  runtime.rail = new MpesaSimulator(app, boss);
+  app.mobileMoney.rail = new MpesaSimulator(app, boss);
 
   await boss.work<{ checkoutRequestId: string }>(
     simQ.name,
@@ -45,7 +43,7 @@ export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Pr
       .catch((err) => app.log.warn({ err }, 'payments sweep not queued'));
   await kick();
   if (every < 60) {
-    const timer = setInterval(kick, every * 1000);
+    const timer = setInterval(() => void kick(), every * 1000);
     timer.unref();
     boss.once('stopped', () => clearInterval(timer));
   }

@@ -1,15 +1,18 @@
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import { startJobs } from '../jobs/index.ts';
+import { DbSimStore, RegistrySimulator } from '../jobs/rails/registry-simulator.ts';
 import type { AppServices } from './context.ts';
 import { Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
+import { now } from './lib/clock.ts';
 import type { Config } from './lib/config.ts';
-import { EventBus } from './lib/event-bus.ts';
+import { EventBus } from './db/event-bus.ts';
 import type { Logger } from './lib/logger.ts';
 import { checkProductionPosture } from './lib/posture.ts';
 import { createRateLimitStore } from './lib/rate-limit.ts';
-import { paymentsRuntime } from './modules/payments/rail.ts';
+import { operationLimits } from './http/rate-limits.ts';
+import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
 
 export interface RunningApp {
@@ -50,12 +53,25 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
+  const rateLimits = createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) });
+  const registry: CertificateRegistryPort = {
+    clock: now, // the service's clock (src/lib/clock.ts): business dates of certificates follow it
+    // The simulator until a real adapter replaces it; it reads the port's clock, so a test that moves one moves both.
+    registry: new RegistrySimulator({
+      store: new DbSimStore(db, config.registrySimDefaultStock),
+      now: () => registry.clock(),
+    }),
+  };
   const services: AppServices = {
     db,
     config,
     log,
-    rateLimits: createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) }),
+    rateLimits,
     events,
+    limits: operationLimits(rateLimits, config),
+    // The job runner registers the rail (the simulator answers through its own queue); origin is set once listening.
+    mobileMoney: {},
+    registry,
   };
   const boss = opts.jobs === false ? undefined : await startJobs(services, databaseUrl);
   const http = createHttpServer(services, {
@@ -71,7 +87,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const { port } = http.server.address() as AddressInfo;
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // The rail calls back here unless PUBLIC_BASE_URL names the public origin.
-  paymentsRuntime(services).origin = origin;
+  services.mobileMoney.origin = origin;
   await opts.beforeReady?.(services, origin);
   http.markReady();
 

@@ -5,8 +5,10 @@ import type { Database, Tx, TxOptions } from './db/client.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Config } from './lib/config.ts';
 import type { Logger } from './lib/logger.ts';
-import type { RateLimitStore } from './lib/rate-limit.ts';
-import type { EventBus } from './lib/event-bus.ts';
+import type { RateLimitDecision, RateLimitStore } from './lib/rate-limit.ts';
+import type { EventBus } from './db/event-bus.ts';
+import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
+import type { MobileMoneyPort } from './ports/mobile-money.ts';
 import { AppError } from './lib/problem.ts';
 
 /** Long-lived parts of the running service, shared by every request, WebSocket and job. */
@@ -16,6 +18,21 @@ export interface AppServices {
   log: Logger;
   rateLimits: RateLimitStore;
   events: EventBus;
+  /**
+   * Limits the transport imposes on business operations (src/http/rate-limits.ts builds them in src/app.ts): a
+   * service says *when* an operation counts (after its input is validated), the transport says *how much* it may.
+   */
+  limits: OperationLimits;
+  /** The mobile-money rail and the origin its callbacks come back to (src/ports/mobile-money.ts). */
+  mobileMoney: MobileMoneyPort;
+  /** The motor certificate registry rail, its clock and its queue (src/ports/certificate-registry.ts). */
+  registry: CertificateRegistryPort;
+}
+
+/** See AppServices.limits. */
+export interface OperationLimits {
+  /** A bind save (motor save, renewal bind): 3 per 15 seconds per API client by default; throws 429 rate_limited. */
+  bind(p: Principal): Promise<RateLimitDecision>;
 }
 
 export type Transport = 'graphql' | 'websocket' | 'rest' | 'job' | 'test';
@@ -60,7 +77,7 @@ const scopedClients = new WeakMap<Database, Map<number, PrismaClient>>();
 
 function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
   let byTenant = scopedClients.get(db);
-  if (!byTenant) scopedClients.set(db, (byTenant = new Map()));
+  if (!byTenant) scopedClients.set(db, (byTenant = new Map<number, PrismaClient>()));
   let client = byTenant.get(tenantId);
   if (!client) {
     const base = db.prisma;

@@ -2,11 +2,8 @@ import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../src/auth/principal.ts';
-import { enforceBindLimit } from '../src/http/rate-limits.ts';
 import { AppError } from '../src/lib/problem.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
+import { Api, useKit, type HttpResult } from './kit.ts';
 
 // Every counter below starts from a fresh token or client, where the sliding window is exact: `limit` calls pass,
 // the next is refused, wherever in the window the burst falls.
@@ -27,17 +24,11 @@ function expectRateLimited(r: HttpResult, limit: number) {
 }
 
 describe('per-token limit', () => {
-  let t: TestApp;
-  let api: Api;
-  let org: TestTenant;
+  const t = useKit();
+  const api = t.api;
+  // Tokens are the tests' own: each counter starts from a fresh one.
+  const org = t.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 3 } }, tokens: [] });
   const newToken = () => api.token(org.clients.staff.clientId, org.clients.staff.secret);
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    api = new Api(t.origin);
-    org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 3 } } });
-  });
-  afterAll(() => t?.stop());
 
   it("allows the client's limit with RateLimit headers counting down, then 429 rate_limited with Retry-After", async () => {
     const token = await newToken();
@@ -121,16 +112,9 @@ describe('per-token limit', () => {
 });
 
 describe('bind limit (3 per 15 s per API client)', () => {
-  let t: TestApp;
-  let api: Api;
-  let org: TestTenant;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    api = new Api(t.origin);
-    org = await createTestTenant(t.db);
-  });
-  afterAll(() => t?.stop());
+  const t = useKit();
+  const api = t.api;
+  const org = t.useOrg({ tokens: [] });
 
   const principalOf = async (clientId: string, secret: string) =>
     authenticate(t.db, { authorization: `Bearer ${await api.token(clientId, secret)}` });
@@ -140,14 +124,14 @@ describe('bind limit (3 per 15 s per API client)', () => {
     expect([bindRateLimit, bindRateWindowSeconds]).toEqual([3, 15]);
     const principal = await principalOf(org.clients.staff.clientId, org.clients.staff.secret);
     const decisions = [];
-    for (let i = 0; i < 3; i++) decisions.push(await enforceBindLimit(t.app.services, principal));
+    for (let i = 0; i < 3; i++) decisions.push(await t.app.services.limits.bind(principal));
     expect(decisions.map((d) => [d.allowed, d.remaining, d.policy])).toEqual([
       [true, 2, '3;w=15'],
       [true, 1, '3;w=15'],
       [true, 0, '3;w=15'],
     ]);
 
-    const refusal = await enforceBindLimit(t.app.services, principal).then(
+    const refusal = await t.app.services.limits.bind(principal).then(
       () => null,
       (e: unknown) => e,
     );
@@ -166,36 +150,31 @@ describe('bind limit (3 per 15 s per API client)', () => {
 
     // Per API client, not per token: a fresh token of the same client is refused as well.
     const sameClient = await principalOf(org.clients.staff.clientId, org.clients.staff.secret);
-    await expect(enforceBindLimit(t.app.services, sameClient)).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(t.app.services.limits.bind(sameClient)).rejects.toMatchObject({ code: 'rate_limited' });
   });
 
   it('another API client has its own bind allowance', async () => {
     const agent = await principalOf(org.clients.agent.clientId, org.clients.agent.secret);
-    const d = await enforceBindLimit(t.app.services, agent);
+    const d = await t.app.services.limits.bind(agent);
     expect([d.allowed, d.remaining]).toEqual([true, 2]);
   });
 });
 
 describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one limit', () => {
   const redisUrl = process.env.REDIS_URL!;
-  let first: TestApp;
-  let second: TestApp;
-  let org: TestTenant;
+  const first = useKit({ redisUrl });
+  const second = useKit({ redisUrl }, { sharing: first });
   const tokenIds: number[] = [];
 
   beforeAll(async () => {
-    first = await startTestApp({ redisUrl });
-    second = await startTestApp({ redisUrl }, { databaseUrl: first.databaseUrl });
     // Counters are keyed by token id, and every test database numbers its tokens from 1: start this one somewhere
     // random so a run that shares the Redis (or one from a minute ago) cannot have spent our counters.
     await first.db.system(
       (tx) => tx.$executeRaw`SELECT setval('access_tokens_id_seq', ${randomInt(100_000_000, 2_000_000_000)})`,
     );
-    org = await createTestTenant(first.db, { clientOverrides: { staff: { rateLimitPerMinute: 3 } } });
   });
+  const org = first.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 3 } }, tokens: [] });
   afterAll(async () => {
-    await second?.stop();
-    await first?.stop();
     if (tokenIds.length) {
       const redis = new Redis(redisUrl);
       try {

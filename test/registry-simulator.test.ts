@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DbSimStore, RegistrySimulator, type SimMember } from '../jobs/rails/registry-simulator.ts';
-import { Database } from '../src/db/client.ts';
-import { createTestTenant } from './factories/tenant.ts';
-import { createTestDatabase } from './helpers/db.ts';
+import type { Database } from '../src/db/client.ts';
+import { useDatabase } from './kit.ts';
+import { certificateClass, coverCode } from '../src/modules/certificates/certificate-codes.ts';
 import {
-  certificateClass,
-  coverCode,
   formatRegistryDate,
   type IssueCertificateRequest,
   maxExpiringDate,
   parseRegistryDate,
   type RegistryResponse,
   registryDateNairobi,
-} from '../src/modules/certificates/registry.ts';
+} from '../src/ports/certificate-registry.ts';
 
 // The registry is an outside system: these tests drive the simulator directly, first over the in-memory store, then
 // over the PostgreSQL store the app uses. The HTTP-level tests are in certificates.test.ts.
@@ -441,7 +439,8 @@ describe('cancellation', () => {
 });
 
 describe('the PostgreSQL store (what the app runs on)', () => {
-  let dbh: { url: string; drop(): Promise<void> };
+  const data = useDatabase({ poolSize: 3 });
+  data.useOrg(); // its insurers are the members (Simba General is 101)
   let db: Database;
   const clock = () => now;
   // Two instances over one database stand for two processes (or a restart).
@@ -449,15 +448,7 @@ describe('the PostgreSQL store (what the app runs on)', () => {
   let b: RegistrySimulator;
   let store: DbSimStore;
 
-  beforeAll(async () => {
-    dbh = await createTestDatabase();
-    db = await Database.connect(dbh.url, { poolSize: 3 });
-    await createTestTenant(db); // its insurers are the members (Simba General is 101)
-  }, 60_000);
-  afterAll(async () => {
-    await db?.close();
-    await dbh?.drop();
-  });
+  beforeAll(() => (db = data.db));
   beforeEach(() => {
     store = new DbSimStore(db, 10);
     a = new RegistrySimulator({ store, now: clock });

@@ -1,6 +1,8 @@
 import {
   AppError,
+  DomainRuleError,
   DuplicateClientError,
+  PriceChangedError,
   type DuplicateMatch,
   type FieldError,
   ValidationError,
@@ -67,6 +69,13 @@ for (const [cls, name, description] of [
     isTypeOf: (v) => v instanceof cls,
     fields: () => ({}),
   });
+}
+
+for (const [cls, name] of [
+  [DomainRuleError, 'DomainRuleProblem'],
+  [PriceChangedError, 'PriceChangedProblem'],
+] as const) {
+  builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
 }
 
 builder.objectType(ValidationError, {

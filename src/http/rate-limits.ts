@@ -1,7 +1,13 @@
 import type { Principal } from '../auth/principal.ts';
-import type { AppServices } from '../context.ts';
+import type { AppServices, OperationLimits } from '../context.ts';
+import type { Config } from '../lib/config.ts';
 import { AppError } from '../lib/problem.ts';
-import { type RateLimitDecision, type RateLimitRule, rateLimitHeaders } from '../lib/rate-limit.ts';
+import {
+  type RateLimitDecision,
+  type RateLimitRule,
+  type RateLimitStore,
+  rateLimitHeaders,
+} from '../lib/rate-limit.ts';
 
 /**
  * The spec's limits, in one place. Every request with a token counts against the token's per-minute limit
@@ -9,8 +15,8 @@ import { type RateLimitDecision, type RateLimitRule, rateLimitHeaders } from '..
  * (src/graphql/rate-limit.plugin.ts); bind saves additionally count against 3 per 15 seconds per API client; the
  * token endpoint counts per IP address. STK prompts have their own throttles (src/modules/payments/stk-throttle.ts).
  */
-async function check(app: AppServices, rule: RateLimitRule, key: string, cost = 1): Promise<RateLimitDecision> {
-  const d = await app.rateLimits.hit(rule, key, undefined, cost);
+async function check(store: RateLimitStore, rule: RateLimitRule, key: string, cost = 1): Promise<RateLimitDecision> {
+  const d = await store.hit(rule, key, undefined, cost);
   if (!d.allowed) {
     throw new AppError('rate_limited', {
       detail:
@@ -32,17 +38,22 @@ export async function enforceTokenRateLimit(app: AppServices, p: Principal, cost
       detail: `This operation counts as ${cost} requests (one per root field), more than this API client's limit of ${limit} per minute`,
     });
   }
-  return check(app, { name: 'token', limit, windowSeconds: 60 }, `t${p.token.id}`, cost);
+  return check(app.rateLimits, { name: 'token', limit, windowSeconds: 60 }, `t${p.token.id}`, cost);
 }
 
 export function enforceTokenEndpointLimit(app: AppServices, ip: string): Promise<RateLimitDecision> {
-  return check(app, { name: 'oauth', limit: app.config.tokenRateLimitPerMinute, windowSeconds: 60 }, ip);
+  return check(app.rateLimits, { name: 'oauth', limit: app.config.tokenRateLimitPerMinute, windowSeconds: 60 }, ip);
 }
 
-export function enforceBindLimit(app: AppServices, p: Principal): Promise<RateLimitDecision> {
-  return check(
-    app,
-    { name: 'bind', limit: app.config.bindRateLimit, windowSeconds: app.config.bindRateWindowSeconds },
-    `c${p.apiClient.id}`,
-  );
+/** The limits services apply through AppServices.limits (a module never imports the transport). */
+export function operationLimits(store: RateLimitStore, config: Config): OperationLimits {
+  return {
+    bind(p: Principal) {
+      return check(
+        store,
+        { name: 'bind', limit: config.bindRateLimit, windowSeconds: config.bindRateWindowSeconds },
+        `c${p.apiClient.id}`,
+      );
+    },
+  };
 }

@@ -102,6 +102,20 @@ export class PreviewStaleError extends AppError {
   }
 }
 
+/** A business rule refuses the call (422 domain_rule): cover too far ahead, a vehicle the insurer will not take. */
+export class DomainRuleError extends AppError {
+  constructor(detail: string) {
+    super('domain_rule', { detail });
+  }
+}
+
+/** The insurer's rates changed since the price the caller saw (409 price_changed). */
+export class PriceChangedError extends AppError {
+  constructor(detail: string) {
+    super('price_changed', { detail });
+  }
+}
+
 /** A two-phase preview past its validity (409). */
 export class PreviewExpiredError extends AppError {
   constructor(detail: string) {

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
-import { DuplicateClientError, ValidationError } from '../../lib/problem.ts';
-import { bindService, DomainRuleError, PriceChangedError } from './bind.service.ts';
+import { DomainRuleError, DuplicateClientError, PriceChangedError, ValidationError } from '../../lib/problem.ts';
+import { InsuredInputRef } from '../clients/insured.input.ts';
 import { NoQuoteError } from './quote.service.ts';
 import { PremiumMismatchError, saveQuoteService } from './save-quote.service.ts';
 
@@ -20,29 +20,6 @@ builder.objectType(PremiumMismatchError, {
   isTypeOf: (v) => v instanceof PremiumMismatchError,
   fields: (t) => ({
     server: t.field({ type: [ServerFigures], description: "The server's figures.", resolve: (e) => e.server }),
-  }),
-});
-for (const [cls, name] of [
-  [DomainRuleError, 'DomainRuleProblem'],
-  [PriceChangedError, 'PriceChangedProblem'],
-] as const) {
-  builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
-}
-
-const InsuredInput = builder.inputType('InsuredInput', {
-  fields: (t) => ({
-    name: t.string(),
-    phone: t.string({ description: 'Kenyan mobile, any format' }),
-    email: t.string(),
-    idNo: t.string(),
-    kraPin: t.string(),
-    riskManagerId: t.int(),
-    branchId: t.int(),
-    salesPersonId: t.int(),
-    agentCode: t.string({ description: 'Instead of salesPersonId' }),
-    clientNo: t.string({ description: 'Link an existing client the caller can see' }),
-    force: t.boolean({ description: 'Add a new client despite duplicate_client matches' }),
-    type: t.string(),
   }),
 });
 
@@ -98,69 +75,8 @@ const SavedQuoteRef = builder.objectRef<SavedQuote>('SavedQuote').implement({
   }),
 });
 
-const BindVehicleInput = builder.inputType('BindVehicleInput', {
-  fields: (t) => ({
-    regNo: t.string({ required: true }),
-    chassisNo: t.string({ description: 'Needed for the registry certificate' }),
-    engineNo: t.string(),
-    make: t.string(),
-    model: t.string(),
-    yom: t.int({ required: true }),
-    value: t.float(),
-    coverage: t.string(),
-    bodyType: t.string(),
-    tonnage: t.float(),
-    pll: t.int(),
-    basicPremium: t.float(),
-    rate: t.float(),
-    benefits: t.field({ type: 'JSON' }),
-  }),
-});
-
-const BindPolicyInput = builder.inputType('BindPolicyInput', {
-  fields: (t) => ({
-    startDate: t.string({ required: true }),
-    endDate: t.string(),
-    insurerId: t.int({ required: true }),
-    class: t.string({ required: true }),
-    coverage: t.string(),
-    scope: t.string({ required: true }),
-    coverPeriod: t.string(),
-    days: t.int(),
-    totalBasic: t.float(),
-    taxes: t.float(),
-    premium: t.float({
-      required: true,
-      description: 'Gross premium, whole shillings; within KES 1 of the server price',
-    }),
-    premiumInstalments: t.int(),
-    paymentMode: t.string({ description: 'full (default) or ipf' }),
-    limitsOfLiability: t.field({ type: 'JSON' }),
-    productVersion: t.int({ description: 'Rating version priced on; a newer one answers price_changed' }),
-  }),
-});
-
-type Bound = Awaited<ReturnType<typeof bindService.bind>>;
-const BoundPolicyRef = builder.objectRef<Bound>('BoundPolicy').implement({
-  fields: (t) => ({
-    policy: t.prismaField({
-      type: 'Policy',
-      resolve: (query, b, _a, ctx) =>
-        ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: b.policy.id } })),
-    }),
-    clientNo: t.exposeString('clientNo'),
-    clientKey: t.exposeString('clientKey', {
-      nullable: true,
-      description: 'Issued only when the client had no client-area key; shown once',
-    }),
-    portalNote: t.string({
-      nullable: true,
-      resolve: (b) => (b.clientKey ? null : 'The client already has client-area credentials; they keep working.'),
-    }),
-  }),
-});
-
-const problems = [
+/** The typed problems of a save or a bind (the bind mutation lives in src/modules/policies/bind.mutations.ts). */
+export const saveOrBindProblems = [
   ValidationError,
   DuplicateClientError,
   PremiumMismatchError,
@@ -173,10 +89,10 @@ builder.mutationFields((t) => ({
   saveMotorQuote: t.field({
     type: SavedQuoteRef,
     authScopes: { $any: { quote: true, bind: true } },
-    errors: { types: problems, directResult: true, union: { name: 'SaveMotorQuoteResult' } },
+    errors: { types: saveOrBindProblems, directResult: true, union: { name: 'SaveMotorQuoteResult' } },
     description: "Matches or creates the client and stores the quote with every insurer's option (valid 14 days).",
     args: {
-      client: t.arg({ type: InsuredInput, required: true }),
+      client: t.arg({ type: InsuredInputRef, required: true }),
       vehicle: t.arg({ type: SaveQuoteVehicleInput, required: true }),
       quotes: t.arg({ type: [QuotedFiguresInput] }),
     },
@@ -186,18 +102,5 @@ builder.mutationFields((t) => ({
         vehicle: { ...args.vehicle, class: args.vehicle.class ?? 'Motor' },
         quotes: args.quotes,
       }),
-  }),
-  bindMotorPolicy: t.field({
-    type: BoundPolicyRef,
-    authScopes: { bind: true },
-    errors: { types: problems, directResult: true, union: { name: 'BindMotorPolicyResult' } },
-    description:
-      'Re-prices with the chosen insurer, matches or creates the client, and raises the policy pending payment with 1–4 debit notes.',
-    args: {
-      client: t.arg({ type: InsuredInput, required: true }),
-      policy: t.arg({ type: BindPolicyInput, required: true }),
-      vehicles: t.arg({ type: [BindVehicleInput], required: true }),
-    },
-    resolve: (_r, args, ctx) => bindService.bind(ctx, args),
   }),
 }));

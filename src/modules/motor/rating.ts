@@ -19,6 +19,7 @@
  */
 import type { CoverType, TenantType, VehicleClass } from '../../generated/prisma/enums.ts';
 import { applyBps } from '../../lib/money.ts';
+import type { RatingLevy } from '../reference/reference.service.ts';
 
 export interface RatingProduct {
   id: number;
@@ -36,13 +37,7 @@ export interface RatingProduct {
   tonnageBands: { upToTonnesMilli: number | null; premiumMinor: bigint }[];
 }
 
-export interface RatingLevy {
-  code: string;
-  name: string;
-  basis: 'percent' | 'flat';
-  rateBps: number | null;
-  amountMinor: bigint | null;
-}
+export type { RatingLevy };
 
 export interface RatingLender {
   name: string;

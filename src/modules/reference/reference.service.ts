@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import type { RatingLevy } from '../motor/rating.ts';
 import { escapeLike } from '../../lib/validate.ts';
+
+/** One line of the tenant's levy table as every product line's rating reads it (percent of basic premium, or flat). */
+export interface RatingLevy {
+  code: string;
+  name: string;
+  basis: 'percent' | 'flat';
+  rateBps: number | null;
+  amountMinor: bigint | null;
+}
 
 /** The tenant's levy table in its rating form, in display order: what every premium and mid-term change is levied by. */
 export async function levyTable(tx: Tx): Promise<RatingLevy[]> {

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../lib/config.ts';
+import type { Config } from './config.ts';
 
 /**
  * Webhook signing secrets must be usable to sign, so they cannot be hashed like API-client secrets: they are stored

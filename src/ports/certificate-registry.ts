@@ -1,6 +1,4 @@
-import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
-import type { MotorKind } from '../motor/classify.ts';
-import { annualEnd, fromDbDate, todayNairobi, toDbDate } from '../../lib/dates.ts';
+import { annualEnd, fromDbDate, todayNairobi, toDbDate } from '../lib/dates.ts';
 
 /**
  * The motor certificate registry rail (Kenya's digital certificate system, domain notes). Field spellings are ours
@@ -10,25 +8,8 @@ import { annualEnd, fromDbDate, todayNairobi, toDbDate } from '../../lib/dates.t
 /** A = PSV and hire, B = commercial (tonnage), C = private, D = motorcycles and three-wheelers. */
 export type CertificateClass = 'A' | 'B' | 'C' | 'D';
 
-/** Cover codes on the wire. */
+/** Cover codes on the wire: 100 comprehensive, 200 third party only, 300 third party, fire and theft. */
 export type CoverCode = 100 | 200 | 300;
-
-export const COVER_CODES: Record<CoverType, CoverCode> = { comprehensive: 100, tpo: 200, tpft: 300 };
-
-export function coverCode(cover: CoverType): CoverCode {
-  return COVER_CODES[cover];
-}
-
-/**
- * Our rating class (+ kind) → certificate class. The kind decides first: a tuktuk rates as PSV or commercial, but
- * the registry files every three-wheeler under D with the motorcycles.
- */
-export function certificateClass(vehicleClass: VehicleClass, kind: MotorKind = 'motor'): CertificateClass {
-  if (kind === 'motorcycle' || kind === 'tuktuk' || vehicleClass === 'motorcycle') return 'D';
-  if (vehicleClass === 'psv') return 'A';
-  if (vehicleClass === 'commercial') return 'B';
-  return 'C';
-}
 
 /** Cancellation reason ids the registry accepts. */
 export const CANCEL_REASONS: Record<number, string> = {
@@ -209,4 +190,20 @@ export function parseRegistryDate(s: unknown): Date | null {
 /** The last permitted expiring date: one year less a day after commencing (29/02 rolls to 28/02 next year). */
 export function maxExpiringDate(commencing: Date): Date {
   return toDbDate(annualEnd(fromDbDate(commencing)));
+}
+
+/**
+ * The registry port on AppServices (`app.registry`), built in src/app.ts: the registry (the simulator over
+ * PostgreSQL, jobs/rails/registry-simulator.ts, unless a real adapter replaces it), its clock (the registry's and the
+ * certificate module's notion of now: tests move it past the 24-hour window), and `send`, set by the certificate
+ * worker to queue issue and cancel jobs (absent in a process without pg-boss: the sweep picks the work up).
+ */
+export interface CertificateRegistryPort {
+  registry: CertificateRegistry;
+  clock: () => Date;
+  send?: (
+    queue: 'issue' | 'cancel',
+    data: Record<string, number>,
+    opts?: { singletonKey?: string; startAfter?: number },
+  ) => Promise<void>;
 }

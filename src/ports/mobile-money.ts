@@ -1,5 +1,4 @@
-import type { AppServices } from '../../context.ts';
-import { nairobiIso } from '../../lib/dates.ts';
+import { nairobiIso } from '../lib/dates.ts';
 
 /** Daraja's STK push request (Lipa na M-Pesa Online), field for field. */
 export interface DarajaStkPushRequest {
@@ -25,7 +24,8 @@ export interface DarajaStkPushResponse {
 }
 
 export interface DarajaCallbackItem {
-  Name: 'Amount' | 'MpesaReceiptNumber' | 'TransactionDate' | 'PhoneNumber' | string;
+  /** `Amount`, `MpesaReceiptNumber`, `TransactionDate`, `PhoneNumber`, or another the rail adds. */
+  Name: string;
   Value?: string | number;
 }
 
@@ -139,17 +139,11 @@ export function metadataValue(items: DarajaCallbackItem[] | undefined, name: str
 }
 
 /**
- * What the running process offers the payments module: the rail (registered by the job runner, which owns the
- * simulator's queue) and the service's own origin for callback URLs. (Certificates: src/modules/certificates.)
+ * The mobile-money port on AppServices (`app.mobileMoney`): the rail (registered by the job runner, which owns the
+ * simulator's queue; a process without jobs has none and leaves prompts to the sweep) and the service's own origin
+ * for callback URLs (set by src/app.ts once the server listens, unless PUBLIC_BASE_URL names the public one).
  */
-interface PaymentsRuntime {
+export interface MobileMoneyPort {
   rail?: MobileMoneyRail;
   origin?: string;
-}
-const runtimes = new WeakMap<AppServices, PaymentsRuntime>();
-
-export function paymentsRuntime(app: AppServices): PaymentsRuntime {
-  let r = runtimes.get(app);
-  if (!r) runtimes.set(app, (r = {}));
-  return r;
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Tx } from '../../db/client.ts';
-import { clientVisibility } from '../clients/client.policy.ts';
-import { policyVisibility } from '../policies/policy.policy.ts';
+import { clientVisibility } from './client.visibility.ts';
+import { policyVisibility } from './policy.visibility.ts';
 
 /**
  * Whether the caller may hear of an event: staff hear every event of the tenant; an agent only those about a policy

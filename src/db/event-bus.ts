@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Repeater } from 'graphql-yoga';
-import type { Tx } from '../db/client.ts';
+import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';
 

@@ -1,7 +1,10 @@
 import type { Principal } from '../../auth/principal.ts';
+import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
+import { isUuid } from '../../lib/identifiers.ts';
+import { notFound } from '../../lib/problem.ts';
 import { access, type Reach } from '../../graphql/access.ts';
-import { clientOwnership } from '../clients/client.policy.ts';
+import { clientOwnership } from './client.visibility.ts';
 
 /**
  * Which policies the caller may see, as a Prisma where-fragment: staff see all; an agent sees the policies they
@@ -28,3 +31,20 @@ export const onePolicy = access<{ policyId: number }>({
   scopes: POLICY_SCOPES,
   reach: { via: policyReach, id: (r) => r.policyId },
 });
+
+/**
+ * The policy `uuid` if the caller may see it, else 404 (another tenant's is invisible through row-level security, an
+ * agent's unseen one through policyVisibility): the one lookup every module uses to reach a policy by its public id.
+ */
+export async function visiblePolicy<Q extends Omit<Prisma.PolicyFindFirstArgs, 'where'>>(
+  ctx: Context,
+  uuid: string,
+  query?: Q,
+) {
+  if (!isUuid(uuid)) throw notFound('Policy');
+  const row = await ctx.tx((tx) =>
+    tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
+  );
+  if (!row) throw notFound('Policy');
+  return row;
+}

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { onePolicy, POLICY_SCOPES, policyReach } from '../policies/policy.policy.ts';
+import { onePolicy, POLICY_SCOPES, policyReach } from '../access/policy.visibility.ts';
 import { nodeAccess } from '../../graphql/access.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
