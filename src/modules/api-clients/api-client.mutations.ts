@@ -11,8 +11,7 @@ const ApiClientSecretPayload = builder.objectRef<SecretPayload>('ApiClientSecret
   fields: (t) => ({
     apiClient: t.prismaField({
       type: 'ApiClient',
-      resolve: (query, p, _a, ctx) =>
-        ctx.tx((tx) => tx.apiClient.findUniqueOrThrow({ ...query, where: { id: p.apiClient.id } })),
+      resolve: (query, p, _a, ctx) => apiClientService.byId(ctx, p.apiClient.id, query),
     }),
     clientSecret: t.exposeString('clientSecret', { description: 'Shown once. Store it now: only a hash is kept.' }),
   }),
@@ -84,8 +83,7 @@ const AgentKeyPayload = builder.objectRef<{ agent: { id: number }; agentKey: str
   fields: (t) => ({
     agent: t.prismaField({
       type: 'User',
-      resolve: (query, p, _a, ctx) =>
-        ctx.tx((tx) => tx.user.findUniqueOrThrow({ ...query, where: { id: p.agent.id } })),
+      resolve: (query, p, _a, ctx) => apiClientService.agentById(ctx, p.agent.id, query),
     }),
     agentKey: t.exposeString('agentKey', { description: 'Shown once; send as X-Agent-Key with X-Agent-Code.' }),
   }),

@@ -41,6 +41,16 @@ export const apiClientService = {
     return row;
   },
 
+  /** The row a mutation just wrote, loaded with the caller's selection (a payload's `apiClient`). */
+  byId(ctx: Context, id: number, query: Query = {}) {
+    return ctx.tx((tx) => tx.apiClient.findUniqueOrThrow({ ...query, where: { id } }));
+  },
+
+  /** The agent a key was just issued to, loaded with the caller's selection. */
+  agentById(ctx: Context, id: number, query: Omit<Prisma.UserFindUniqueArgs, 'where'> = {}) {
+    return ctx.tx((tx) => tx.user.findUniqueOrThrow({ ...query, where: { id } }));
+  },
+
   /** The secret is returned once, here; only its scrypt hash is kept. */
   async create(ctx: Context, input: unknown) {
     const p = ctx.principal!;

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
 import type { ActorType } from '../../generated/prisma/enums.ts';
 
 export interface AuditInput {
@@ -72,3 +72,19 @@ export function diffFields<T extends Record<string, unknown>>(
   }
   return snakeKeys(out);
 }
+
+/** Reads of the audit trail (the GraphQL type's access rule admits admins only). `query` is the caller's selection. */
+export const auditService = {
+  list(ctx: Context, f: { entityType?: string | null; entityId?: string | null }, query: Prisma.AuditLogFindManyArgs) {
+    return ctx.tx((tx) =>
+      tx.auditLog.findMany({
+        ...query,
+        where: { entityType: f.entityType ?? undefined, entityId: f.entityId ?? undefined },
+        orderBy: { id: 'desc' },
+      }),
+    );
+  },
+  byId(ctx: Context, id: bigint, query: Omit<Prisma.AuditLogFindUniqueArgs, 'where'>) {
+    return ctx.tx((tx) => tx.auditLog.findUniqueOrThrow({ ...query, where: { id } }));
+  },
+};

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { AUDIT_TOPIC } from './audit.service.ts';
+import { AUDIT_TOPIC, auditService } from './audit.service.ts';
 import { nodeAccess } from '../../graphql/access.ts';
 
 /** The audit trail holds personal data of every client: admins of the organisation only, never an agent. */
@@ -27,14 +27,7 @@ builder.queryField('auditLog', (t) =>
     authScopes: { $all: { admin: true, staff: true } },
     description: "The organisation's audit trail, newest first (scope admin; not for agents).",
     args: { entityType: t.arg.string({ required: false }), entityId: t.arg.string({ required: false }) },
-    resolve: (query, _root, args, ctx) =>
-      ctx.tx((tx) =>
-        tx.auditLog.findMany({
-          ...query,
-          where: { entityType: args.entityType ?? undefined, entityId: args.entityId ?? undefined },
-          orderBy: { id: 'desc' },
-        }),
-      ),
+    resolve: (query, _root, args, ctx) => auditService.list(ctx, args, query),
   }),
 );
 
@@ -44,9 +37,6 @@ builder.subscriptionField('auditLogged', (t) =>
     authScopes: { $all: { admin: true, staff: true } },
     description: 'Live audit entries of the organisation as they commit (scope admin; not for agents).',
     subscribe: (_root, _args, ctx) => ctx.app.events.subscribe<{ id: string }>(AUDIT_TOPIC, ctx.principal!.tenant.id),
-    resolve: (query, payload, _args, ctx) =>
-      ctx.tx((tx) =>
-        tx.auditLog.findUniqueOrThrow({ ...query, where: { id: BigInt((payload).id) } }),
-      ),
+    resolve: (query, payload, _args, ctx) => auditService.byId(ctx, BigInt(payload.id), query),
   }),
 );

@@ -9,8 +9,8 @@ import {
   RegistryRefusedError,
 } from './certificate.service.ts';
 import { CERTIFICATE_STATES } from './certificate-state.ts';
-import type { CertificateRecord } from './registry.ts';
-import { onePolicy } from '../policies/policy.policy.ts';
+import type { CertificateRecord } from '../../ports/certificate-registry.ts';
+import { onePolicy } from '../access/policy.visibility.ts';
 
 const CertificateStatusEnum = builder.enumType('CertificateStatus', {
   description:
@@ -139,12 +139,10 @@ const IssuedCertificatesRef = builder
       certificates: t.prismaField({
         type: ['Certificate'],
         resolve: (query, r, _a, ctx) =>
-          ctx.tx((tx) =>
-            tx.certificate.findMany({
-              ...query,
-              where: { id: { in: r.certificates.map((c) => c.id) } },
-              orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }],
-            }),
+          certificateService.byIds(
+            ctx,
+            r.certificates.map((c) => c.id),
+            query,
           ),
       }),
     }),
@@ -158,7 +156,7 @@ builder.queryFields((t) => ({
     args: { certificateNo: t.arg.string({ required: true }) },
     resolve: async (query, _r, a, ctx) => {
       const c = await certificateService.get(ctx, a.certificateNo);
-      return ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ ...query, where: { id: c.id } }));
+      return certificateService.byId(ctx, c.id, query);
     },
   }),
   checkCertificate: t.field({
@@ -198,7 +196,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _r, a, ctx) => {
       const c = await certificateService.cancel(ctx, a.certificateNo, a.reasonId);
-      return ctx.tx((tx) => tx.certificate.findUniqueOrThrow({ ...query, where: { id: c.id } }));
+      return certificateService.byId(ctx, c.id, query);
     },
   }),
 }));

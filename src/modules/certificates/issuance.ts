@@ -1,7 +1,6 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { markForCancellation } from './registry-cancel.ts';
-import { registryRuntime } from './registry-runtime.ts';
 
 /**
  * The certificate module's contract with the rest of the policy lifecycle. Callers outside src/modules/certificates
@@ -14,7 +13,7 @@ import { registryRuntime } from './registry-runtime.ts';
  * sweep.
  */
 export async function queueCertificateIssue(app: AppServices, policyId: number): Promise<void> {
-  const send = registryRuntime(app).send;
+  const send = app.registry.send;
   if (!send) return; // no job runner in this process: the runner's minute sweep finds the policy
   await send('issue', { policyId }).catch((err) =>
     app.log.error({ err, policy_id: policyId }, 'certificate issue not queued'),
@@ -33,7 +32,7 @@ export async function requestCertificateCancellation(
   reasonId: number,
 ): Promise<void> {
   const ids = await markForCancellation(tx, target, reasonId);
-  const send = registryRuntime(app).send;
+  const send = app.registry.send;
   if (!send) return;
   // Sent now with a short delay; a job that runs before the commit (or after a rollback) finds the certificate not
   // cancel_pending and does nothing, and the minute sweep sends it again.

@@ -4,8 +4,7 @@ import { nairobiIso } from '../../lib/dates.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { certificateEventBase } from './certificate-events.ts';
 import { transitionCertificate, transitionCertificates } from './certificate-state.ts';
-import { registryOf, registryRuntime } from './registry-runtime.ts';
-import { registryMessage } from './registry.ts';
+import { registryMessage } from '../../ports/certificate-registry.ts';
 
 /**
  * Cancellation at the registry, on the rail's discipline: the intent (`cancel_pending`, with its reason) is committed
@@ -103,7 +102,7 @@ async function claimCancel(
 
 /** Outside any transaction. A throw (no answer) propagates: the intent stays recorded. */
 async function askRegistryToCancel(app: AppServices, claim: CancelClaim): Promise<CancelVerdict> {
-  const registry = await registryOf(app);
+  const registry = app.registry.registry;
   const res = await registry.cancel({ certificateNo: claim.certificateNo, reasonId: claim.reasonId });
   if (res.success) return { kind: 'cancelled', registryRef: res.referenceNo, reasonId: claim.reasonId };
   // "Already cancelled" is our own earlier call whose answer was lost (or a concurrent one): the registry's record says.
@@ -144,7 +143,7 @@ async function recordCancel(
       });
       return { status: 'cancel_refused', reissue: false };
     }
-    const cancelledAt = registryRuntime(app).clock();
+    const cancelledAt = app.registry.clock();
     await transitionCertificate(tx, c.id, 'cancel_pending', 'cancelled', {
       cancelledAt,
       cancelReasonId: verdict.reasonId,
@@ -164,7 +163,7 @@ async function recordCancel(
 
 /** After commit; a lost send is caught by the minute sweep (a stage whose certificate ended before a reinstatement). */
 async function queueReissue(app: AppServices, policyId: number): Promise<void> {
-  await registryRuntime(app)
+  await app.registry
     .send?.('issue', { policyId })
     .catch((err) => app.log.error({ err, policy_id: policyId }, 'certificate re-issue not queued'));
 }

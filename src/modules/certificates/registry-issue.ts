@@ -4,17 +4,8 @@ import { fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.
 import { emitEvent } from '../events/event.service.ts';
 import { certificateEventBase } from './certificate-events.ts';
 import { transitionCertificate } from './certificate-state.ts';
-import { registryOf, registryRuntime } from './registry-runtime.ts';
-import {
-  type CertificateRecord,
-  type CertificateRegistry,
-  type CoverCode,
-  type DoubleInsuranceConflict,
-  formatRegistryDate,
-  type IssueCertificateRequest,
-  type RegistryError,
-  registryMessage,
-} from './registry.ts';
+import { type CoverCode, formatRegistryDate, type IssueCertificateRequest } from '../../ports/certificate-registry.ts';
+import { askRegistryToIssue, type IssueClaim, type IssueVerdict } from './registry-issue-calls.ts';
 
 /**
  * One issue at the registry for one certificate, on the rail's discipline: the attempt is claimed and committed
@@ -41,25 +32,6 @@ export interface AttemptRow {
   errorCode: string | null;
   errorMessage: string | null;
 }
-
-interface IssueClaim {
-  id: number;
-  tenantId: number;
-  policyId: number;
-  attempts: number;
-  /** Y-m-d: the period certified (never before today: the registry refuses back-dated certificates). */
-  start: string;
-  end: string;
-  /** A cancellation reached the row while an earlier call was unanswered: look for that call's certificate, issue nothing new. */
-  withdrawn: boolean;
-  request: IssueCertificateRequest;
-}
-
-type IssueVerdict =
-  | { kind: 'issued'; certificateNo: string; registryRef: string; issuedAt: string }
-  | { kind: 'refused'; code: string; message: string }
-  | { kind: 'withdrawn' }
-  | { kind: 'unanswered'; err: unknown };
 
 /**
  * One attempt for one certificate. `transient`: the registry did not answer (the row stays `issuing`, claimable by
@@ -119,7 +91,7 @@ async function claimIssue(
     const c = await loadCertificate(tx, certificateId);
     if (!claimable(c)) return { row: rowOf(c) };
     const attempts = c.attempts + 1;
-    const start = maxYmd(fromDbDate(c.startDate), todayNairobi(registryRuntime(app).clock()));
+    const start = maxYmd(fromDbDate(c.startDate), todayNairobi(app.registry.clock()));
     const end = fromDbDate(c.endDate);
     if (c.status === 'pending' && start > end) {
       return {
@@ -168,96 +140,6 @@ function issueRequest(c: LoadedCertificate, start: string, end: string): IssueCe
       : {}),
     ...(c.certificateClass === 'B' ? { tonnage: v.tonnesMilli != null ? v.tonnesMilli / 1000 : 0 } : {}),
   };
-}
-
-/** The calls, outside any transaction: double-insurance check, then issue unless the check settled it. A throw: no answer. */
-async function askRegistryToIssue(app: AppServices, claim: IssueClaim): Promise<IssueVerdict> {
-  const registry = await registryOf(app);
-  const req = claim.request;
-  const di = await registry.doubleInsuranceCheck({
-    registration: req.registrationNumber,
-    chassis: req.chassisNumber,
-    start: req.commencingDate,
-    end: req.expiringDate,
-  });
-  if (!di.success) return refused(di.errors);
-  const { lost, others } = await sortConflicts(app, registry, claim, di.conflicts);
-  if (lost)
-    return { kind: 'issued', certificateNo: lost.certificateNo, registryRef: di.referenceNo, issuedAt: lost.issuedAt };
-  const other = others[0];
-  if (other) {
-    return {
-      kind: 'refused',
-      code: 'ER005',
-      message: `Double insurance: ${other.message}: certificate ${other.certificateNo} with ${other.insurer}, cover ends ${other.coverEndDate}`,
-    };
-  }
-  if (claim.withdrawn) return { kind: 'withdrawn' };
-  const res = await registry.issue(req);
-  if (!res.success || !res.certificateNo) return refused(res.errors);
-  return {
-    kind: 'issued',
-    certificateNo: res.certificateNo,
-    registryRef: res.referenceNo,
-    issuedAt: registryRuntime(app).clock().toISOString(),
-  };
-}
-
-const refused = (errors: RegistryError[]): IssueVerdict => ({ kind: 'refused', ...registryMessage(errors) });
-
-/**
- * The check lists every active certificate on the vehicle; the policy's own never count against it. The registry
- * knows a policy by member company and policy number, and so do we, except that our policy numbers are per
- * organisation: a certificate another of our policies records is that policy's, whatever its number.
- */
-async function sortConflicts(
-  app: AppServices,
-  registry: CertificateRegistry,
-  claim: IssueClaim,
-  conflicts: DoubleInsuranceConflict[],
-) {
-  const out: { lost?: CertificateRecord; others: DoubleInsuranceConflict[] } = { others: [] };
-  if (!conflicts.length) return out;
-  const recorded = await recordingPolicies(
-    app,
-    conflicts.map((c) => c.certificateNo),
-  );
-  for (const conflict of conflicts) {
-    const rec = (await registry.get(conflict.certificateNo)).certificate;
-    const kind = conflictKind(claim, rec, recorded.get(conflict.certificateNo));
-    if (kind === 'lost') out.lost ??= rec;
-    if (kind === 'other') out.others.push(conflict);
-  }
-  return out;
-}
-
-/**
- * `own`: this policy's certificate (recorded on it, or unrecorded under its member company and number); `lost`: an
- * own certificate no row records, for exactly this period: this row's earlier call whose answer never came.
- */
-function conflictKind(
-  claim: {
-    policyId: number;
-    request: Pick<IssueCertificateRequest, 'memberCompanyId' | 'policyNumber' | 'commencingDate' | 'expiringDate'>;
-  },
-  rec: CertificateRecord | undefined,
-  recordedOnPolicy: number | undefined,
-): 'own' | 'lost' | 'other' {
-  const req = claim.request;
-  if (!rec || rec.memberCompanyId !== req.memberCompanyId || rec.policyNumber !== req.policyNumber) return 'other';
-  if (recordedOnPolicy !== undefined) return recordedOnPolicy === claim.policyId ? 'own' : 'other';
-  return rec.commencingDate === req.commencingDate && rec.expiringDate === req.expiringDate ? 'lost' : 'own';
-}
-
-/** Certificate number → the policy whose row records it, across organisations (the registry is shared by all). */
-async function recordingPolicies(app: AppServices, certificateNos: string[]): Promise<Map<string, number>> {
-  const rows = await app.db.system((tx) =>
-    tx.certificate.findMany({
-      where: { certificateNo: { in: certificateNos } },
-      select: { certificateNo: true, policyId: true },
-    }),
-  );
-  return new Map(rows.map((r) => [r.certificateNo!, r.policyId]));
 }
 
 /**
@@ -347,7 +229,7 @@ async function failIssue(
 
 /** After commit; a lost send is caught by the minute sweep (cancel_pending idle for 30 seconds). */
 async function queueCancel(app: AppServices, certificateId: number): Promise<void> {
-  await registryRuntime(app)
+  await app.registry
     .send?.('cancel', { certificateId })
     .catch((err) => app.log.error({ err, certificate_id: certificateId }, 'certificate cancel not queued'));
 }

@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../lib/identifiers.ts';
 import { DuplicateClientError, ValidationError } from '../../lib/problem.ts';
-import { ownsClient, clientVisibility } from './client.policy.ts';
+import { ownsClient, clientVisibility } from '../access/client.visibility.ts';
 import { clientService, describeMatches, findIdentityMatches, lockIdentifiers } from './client.service.ts';
 
 /** The insured as sent with a quote or a bind (GraphQL spelling). */

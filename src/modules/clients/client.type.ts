@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { clientReach } from './client.policy.ts';
+import { clientReach } from '../access/client.visibility.ts';
 import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 

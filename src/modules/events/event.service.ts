@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
+import { eventVisibleTo } from '../access/event.visibility.ts';
 import { dataSchemaOf } from './catalogue.ts';
 
 /** NOTIFY channel heard by the job runner (jobs/outbox-listener.ts): "this event or delivery is ready to go". */
@@ -44,3 +45,24 @@ export async function emitEvent(
   if (opts.dispatch !== false) await signalOutbox(tx, { kind: 'event', id });
   return { id, createdAt: row.createdAt };
 }
+
+/** Reads of the outbox for subscribers. `query` is the caller's selection. */
+export const eventService = {
+  byId(ctx: Context, id: string, query: Omit<Prisma.EventFindUniqueArgs, 'where'>) {
+    return ctx.tx((tx) => tx.event.findUniqueOrThrow({ ...query, where: { id } }));
+  },
+  /** Whether the subscriber may hear of event `id` (an agent only of their own records: eventVisibleTo). */
+  async visibleToSubscriber(ctx: Context, id: string): Promise<boolean> {
+    return !!(await eventService.visibleEvent(ctx, id));
+  },
+  /** Event `id` if the subscriber may hear of it, else null. */
+  visibleEvent(ctx: Context, id: string) {
+    return ctx.tx(async (tx) => {
+      const row = await tx.event.findUnique({ where: { id } });
+      if (!row) return null;
+      const data = row.data as Record<string, unknown>;
+      if (!(await eventVisibleTo(tx, ctx.principal!, data))) return null;
+      return { id: row.id, name: row.name, data, createdAt: row.createdAt };
+    });
+  },
+};

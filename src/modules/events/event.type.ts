@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
-import { eventVisibleTo } from './event.visibility.ts';
+import { eventVisibleTo } from '../access/event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
-import { EVENTS_TOPIC } from './event.service.ts';
+import { EVENTS_TOPIC, eventService } from './event.service.ts';
 import { access } from '../../graphql/access.ts';
 
 /** Events: keys that read or manage webhooks; agents hear only of their own records (eventVisibleTo). */
@@ -51,17 +51,10 @@ builder.subscriptionField('events', (t) =>
       return (async function* () {
         for await (const m of source) {
           if (names && !names.has(m.name)) continue;
-          const visible = await ctx.tx(async (tx) => {
-            const row = await tx.event.findUnique({ where: { id: m.id }, select: { data: true } });
-            return !!row && (await eventVisibleTo(tx, p, row.data as Record<string, unknown>));
-          });
-          if (visible) yield m;
+          if (await eventService.visibleToSubscriber(ctx, m.id)) yield m;
         }
       })() as never;
     },
-    resolve: (query, payload, _args, ctx) =>
-      ctx.tx((tx) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id: (payload as { id: string }).id } }),
-      ),
+    resolve: (query, payload, _args, ctx) => eventService.byId(ctx, (payload as { id: string }).id, query),
   }),
 );

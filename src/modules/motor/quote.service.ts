@@ -6,7 +6,7 @@ import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { motorBenefitId } from '../reference/reference.service.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
-import { type PricedOption, priceOption, type RatingLender, type RatingProduct } from './rating.ts';
+import { type PricedOption, priceOption, type RatingLender } from './rating.ts';
 import { levyTable } from '../reference/reference.service.ts';
 
 /** The quote request as the caller spelled it (GraphQL input; REST maps its legacy names onto this). */

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { requireAbility } from '../../auth/principal.ts';
+import { type Actor, requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
 import { addDays, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts';
-import { nextNumber } from '../clients/client.service.ts';
+import { nextNumber } from '../../db/counters.ts';
 import {
   type MotorQuoteInput,
   type MotorRisk,
@@ -70,6 +70,10 @@ export interface SaveQuoteInput {
 }
 
 export const saveQuoteService = {
+  /**
+   * Prices the risk on the server and stores the quote with every option found. Figures the caller sends are
+   * checked against that price (each within KES 1), so a client never sees a quote the server would not honour.
+   */
   async save(ctx: Context, input: SaveQuoteInput) {
     const p = ctx.principal!;
     const actor = requireAbility(p, 'quotes.create');
@@ -78,55 +82,21 @@ export const saveQuoteService = {
     return ctx.tx(async (tx: Tx) => {
       const { options, refusals } = await priceRisk(ctx, tx, risk);
       if (!options.length) throw noQuote(risk, refusals);
-      const errors: FieldError[] = [];
-      const off: string[] = [];
-      (input.quotes ?? []).forEach((q, i) => {
-        const o = options.find((x) => x.insurer.id === q.insurerId);
-        if (!o) errors.push({ field: `quotes.${i}.insurer_id`, message: 'this insurer does not rate this risk' });
-        else if (figuresOff(o, q).length) off.push(`${o.insurer.name} (${figuresOff(o, q).join(', ')})`);
-      });
-      if (errors.length) throw new ValidationError(errors);
-      if (off.length)
-        throw mismatchError(
-          options,
-          `Quoted figures differ from the server price by more than KES 1: ${off.join('; ')}`,
-        );
+      checkQuotedFigures(options, input.quotes ?? []);
 
       const client = await resolveInsured(ctx, tx, input.client ?? {});
-      const quoteNo = `Q-${today.slice(0, 4)}-${String(await nextNumber(tx, p.tenant.id, 'quote_no')).padStart(6, '0')}`;
+      const seq = await nextNumber(tx, p.tenant.id, 'quote_no');
+      const quoteNo = `Q-${today.slice(0, 4)}-${String(seq).padStart(6, '0')}`;
       const validUntil = addDays(today, QUOTE_VALIDITY_DAYS);
-      const quote = await tx.quote.create({
-        data: {
-          tenantId: p.tenant.id,
-          uuid: randomUUID(),
-          quoteNo,
-          clientId: client.id,
-          productLine: 'motor',
-          validUntil: toDbDate(validUntil),
-          request: { ...risk, valueMinor: risk.valueMinor?.toString() ?? null },
-          vehicle: {
-            reg_no: input.vehicle.regNo ?? null,
-            make: input.vehicle.make ?? null,
-            model: input.vehicle.model ?? null,
-            year: risk.year,
-          },
-          createdByUserId: actor.userId,
-          createdByApiClientId: p.apiClient.id,
-          options: {
-            create: options.map((o) => ({
-              tenantId: p.tenant.id,
-              insurerId: o.insurer.id,
-              motorProductId: o.productId,
-              productVersion: o.productVersion,
-              rateBps: o.rateBps,
-              basicMinor: o.basicMinor,
-              taxesMinor: o.taxesMinor,
-              totalMinor: o.totalMinor,
-              detail: JSON.parse(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))),
-            })),
-          },
-        },
-        include: { options: { orderBy: { totalMinor: 'asc' }, include: { insurer: true } } },
+      const quote = await createQuote(tx, {
+        ctx,
+        actor,
+        input,
+        risk,
+        options,
+        clientId: client.id,
+        quoteNo,
+        validUntil,
       });
       await recordAudit(ctx, tx, p.tenant.id, {
         action: 'quote.saved',
@@ -154,3 +124,68 @@ export const saveQuoteService = {
     });
   },
 };
+
+/** 422 for figures quoted for an insurer that does not rate the risk; 409 premium_mismatch for any off by > KES 1. */
+function checkQuotedFigures(options: QuotedOption[], quotes: QuotedFigures[]): void {
+  const errors: FieldError[] = [];
+  const off: string[] = [];
+  quotes.forEach((q, i) => {
+    const o = options.find((x) => x.insurer.id === q.insurerId);
+    if (!o) errors.push({ field: `quotes.${i}.insurer_id`, message: 'this insurer does not rate this risk' });
+    else if (figuresOff(o, q).length) off.push(`${o.insurer.name} (${figuresOff(o, q).join(', ')})`);
+  });
+  if (errors.length) throw new ValidationError(errors);
+  if (off.length)
+    throw mismatchError(options, `Quoted figures differ from the server price by more than KES 1: ${off.join('; ')}`);
+}
+
+interface NewQuote {
+  ctx: Context;
+  actor: Actor;
+  input: SaveQuoteInput;
+  risk: MotorRisk;
+  options: QuotedOption[];
+  clientId: number;
+  quoteNo: string;
+  validUntil: string;
+}
+
+/** The quote with its options, cheapest first; each option keeps the full pricing detail it was sold on. */
+function createQuote(tx: Tx, { ctx, actor, input, risk, options, clientId, quoteNo, validUntil }: NewQuote) {
+  const p = ctx.principal!;
+  return tx.quote.create({
+    data: {
+      tenantId: p.tenant.id,
+      uuid: randomUUID(),
+      quoteNo,
+      clientId,
+      productLine: 'motor',
+      validUntil: toDbDate(validUntil),
+      request: { ...risk, valueMinor: risk.valueMinor?.toString() ?? null },
+      vehicle: {
+        reg_no: input.vehicle.regNo ?? null,
+        make: input.vehicle.make ?? null,
+        model: input.vehicle.model ?? null,
+        year: risk.year,
+      },
+      createdByUserId: actor.userId,
+      createdByApiClientId: p.apiClient.id,
+      options: {
+        create: options.map((o) => ({
+          tenantId: p.tenant.id,
+          insurerId: o.insurer.id,
+          motorProductId: o.productId,
+          productVersion: o.productVersion,
+          rateBps: o.rateBps,
+          basicMinor: o.basicMinor,
+          taxesMinor: o.taxesMinor,
+          totalMinor: o.totalMinor,
+          detail: JSON.parse(
+            JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+          ) as Prisma.InputJsonValue,
+        })),
+      },
+    },
+    include: { options: { orderBy: { totalMinor: 'asc' }, include: { insurer: true } } },
+  });
+}

@@ -6,7 +6,7 @@ import type { Tx } from '../../db/client.ts';
 import type { Config } from '../../lib/config.ts';
 import { constantTimeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { masterKey } from '../webhooks/secret-box.ts';
+import { masterKey } from '../../lib/secret-box.ts';
 
 /**
  * The organisation's M-Pesa callback token: the last path segment of the CallBackURL given to the rail. It is

@@ -1,13 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { notFound, ValidationError } from '../../lib/problem.ts';
-import { eventVisibleTo } from '../events/event.visibility.ts';
-import { EVENTS_TOPIC } from '../events/event.service.ts';
-import { DomainRuleError } from '../motor/bind.service.ts';
+import { ValidationError, DomainRuleError } from '../../lib/problem.ts';
+import { EVENTS_TOPIC, eventService } from '../events/event.service.ts';
 import { paymentService, receiptVisibility } from './payment.service.ts';
 import { access, type Reach } from '../../graphql/access.ts';
-import { POLICY_SCOPES } from '../policies/policy.policy.ts';
+import { POLICY_SCOPES } from '../access/policy.visibility.ts';
 
 const receiptReach: Reach = { model: 'receipt', where: receiptVisibility };
 
@@ -196,33 +194,14 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     description: 'Receipts the caller may see, newest first.',
     args: { clientNo: t.arg.string(), policyNo: t.arg.string() },
-    resolve: (query, _r, args, ctx) =>
-      ctx.tx((tx) =>
-        tx.receipt.findMany({
-          ...query,
-          where: {
-            AND: [
-              receiptVisibility(ctx.principal!),
-              args.clientNo ? { client: { clientNo: args.clientNo } } : {},
-              args.policyNo ? { policy: { policyNo: args.policyNo } } : {},
-            ],
-          },
-          orderBy: { id: 'desc' },
-        }),
-      ),
+    resolve: (query, _r, args, ctx) => paymentService.receipts(ctx, args, query),
   }),
   receipt: t.prismaField({
     type: 'Receipt',
     authScopes: { read: true },
     description: 'A receipt by number; not_found when missing or not visible.',
     args: { receiptNo: t.arg.string({ required: true }) },
-    resolve: async (query, _r, args, ctx) => {
-      const r = await ctx.tx((tx) =>
-        tx.receipt.findFirst({ ...query, where: { receiptNo: args.receiptNo, ...receiptVisibility(ctx.principal!) } }),
-      );
-      if (!r) throw notFound('Receipt');
-      return r;
-    },
+    resolve: (query, _r, args, ctx) => paymentService.receipt(ctx, args.receiptNo, query),
   }),
   clientBalance: t.field({
     type: ClientBalanceRef,
@@ -264,13 +243,7 @@ function liveEvents(eventName: string) {
     return (async function* () {
       for await (const m of source) {
         if (m.name !== eventName) continue;
-        const ev = await ctx.tx(async (tx) => {
-          const row = await tx.event.findUnique({ where: { id: m.id } });
-          if (!row) return null;
-          const data = row.data as Record<string, unknown>;
-          if (!(await eventVisibleTo(tx, p, data))) return null;
-          return { id: row.id, name: row.name, data, createdAt: row.createdAt };
-        });
+        const ev = await eventService.visibleEvent(ctx, m.id);
         if (ev) yield ev;
       }
     })();

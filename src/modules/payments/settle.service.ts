@@ -1,14 +1,12 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { fromDbDate, nairobiIso, todayNairobi } from '../../lib/dates.ts';
+import { nairobiIso } from '../../lib/dates.ts';
 import { amountOf } from '../../lib/money.ts';
-import { nextNumber } from '../clients/client.service.ts';
 import { emitEvent } from '../events/event.service.ts';
-import { transitionPolicy } from '../policies/policy-state.ts';
-import { onPolicyPaid } from '../policies/payment-hooks.ts';
 import { queueCertificateIssue } from '../certificates/issuance.ts';
+import { raiseReceipt } from './ledger/receipt.ts';
 import { OPEN_PAYMENT_STATES, transitionPaymentRequest } from './payment-request-state.ts';
-import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue } from './rail.ts';
+import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue } from '../../ports/mobile-money.ts';
 
 /** The rail's own word on a prompt (its status query or its statement), never a callback's claim. */
 export interface RailResult {
@@ -130,125 +128,4 @@ export async function recordUnmatched(app: AppServices, tx: Tx, tenantId: number
     reason: u.reason,
   });
   return true;
-}
-
-type PaymentRequestRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
-
-/**
- * Receipt, allocation to the account's open debit notes oldest first (a debit-note account: that note only), the
- * excess to the client's credit ledger, activation when the first instalment is paid in full, and the events, all
- * in the caller's transaction.
- */
-async function raiseReceipt(
-  app: AppServices,
-  tx: Tx,
-  tenantId: number,
-  pr: PaymentRequestRow,
-  pay: { ref: string; amountMinor: bigint; paidAt: Date },
-): Promise<number> {
-  // One settlement of a policy at a time: allocations read and write the same debit notes.
-  if (pr.policyId) await tx.$queryRaw`SELECT id FROM policies WHERE id = ${pr.policyId} FOR UPDATE`;
-  const policy = pr.policyId
-    ? await tx.policy.findUniqueOrThrow({ where: { id: pr.policyId }, include: { client: true, insurer: true } })
-    : null;
-  const client = policy?.client ?? (pr.clientId ? await tx.client.findUnique({ where: { id: pr.clientId } }) : null);
-  const notes = policy
-    ? await tx.debitNote.findMany({
-        where: { policyId: policy.id, ...(pr.debitNoteId ? { id: pr.debitNoteId } : {}) },
-        orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }],
-      })
-    : [];
-  const seq = await nextNumber(tx, tenantId, 'receipt_no');
-  const receiptNo = `RCT-${todayNairobi(pay.paidAt).slice(0, 4)}-${String(seq).padStart(6, '0')}`;
-  let left = pay.amountMinor;
-  const allocations: { debitNoteId: number; number: string; amountMinor: bigint }[] = [];
-  for (const n of notes) {
-    const open = n.amountMinor - n.paidMinor - n.creditedMinor;
-    if (open <= 0n || left <= 0n) continue;
-    const take = open < left ? open : left;
-    allocations.push({ debitNoteId: n.id, number: n.number, amountMinor: take });
-    left -= take;
-  }
-  const receipt = await tx.receipt.create({
-    data: {
-      tenantId,
-      receiptNo,
-      clientId: client?.id ?? null,
-      policyId: policy?.id ?? null,
-      paymentRequestId: pr.id,
-      method: 'mpesa',
-      transactionRef: pay.ref,
-      phone: pr.phone,
-      account: pr.account,
-      purpose: pr.purpose,
-      amountMinor: pay.amountMinor,
-      unallocatedMinor: left,
-      paidAt: pay.paidAt,
-    },
-  });
-  for (const a of allocations) {
-    await tx.receiptAllocation.create({
-      data: { tenantId, receiptId: receipt.id, debitNoteId: a.debitNoteId, amountMinor: a.amountMinor },
-    });
-    await tx.debitNote.update({ where: { id: a.debitNoteId }, data: { paidMinor: { increment: a.amountMinor } } });
-  }
-  if (left > 0n && client) {
-    await tx.clientCredit.create({
-      data: {
-        tenantId,
-        clientId: client.id,
-        receiptId: receipt.id,
-        amountMinor: left,
-        reason: `excess of ${receiptNo}`,
-      },
-    });
-  }
-  await emitEvent(app, tx, tenantId, 'payment.received', {
-    receipt_no: receiptNo,
-    ...amountOf(pay.amountMinor),
-    currency: 'KES',
-    paid_at: nairobiIso(pay.paidAt),
-    method: 'mpesa',
-    transaction_ref: pay.ref,
-    checkout_request_id: pr.checkoutRequestId,
-    phone: pr.phone,
-    account: pr.account,
-    purpose: pr.purpose,
-    client_no: client?.clientNo ?? null,
-    policy_no: policy?.policyNo ?? null,
-    policy_uuid: policy?.uuid ?? null,
-    allocations: allocations.map((a) => ({ debit_note_no: a.number, ...amountOf(a.amountMinor) })),
-    unallocated: amountOf(left),
-  });
-
-  if (policy && policy.status === 'pending_payment') {
-    const first = await tx.debitNote.findFirst({ where: { policyId: policy.id, instalmentNo: 1 } });
-    if (
-      first &&
-      first.paidMinor >= first.amountMinor &&
-      (await transitionPolicy(tx, policy.id, 'pending_payment', 'active', {
-        tenantId,
-        source: 'payment',
-        reason: `first instalment paid (${receiptNo})`,
-      }))
-    ) {
-      const now = new Date();
-      await emitEvent(app, tx, tenantId, 'policy.activated', {
-        policy_no: policy.policyNo,
-        policy_uuid: policy.uuid,
-        client_no: policy.client.clientNo,
-        status: 'active',
-        activated_at: nairobiIso(now),
-        cover_start: fromDbDate(policy.startDate),
-        cover_end: fromDbDate(policy.endDate),
-        insurer: policy.insurer.name,
-        premium: amountOf(policy.totalMinor),
-        receipt_no: receiptNo,
-        checkout_request_id: pr.checkoutRequestId,
-      });
-    }
-  }
-  // After activation, so a renewal that just became active can mark the policy it renews.
-  if (policy) await onPolicyPaid(app, tx, tenantId, policy.id, receiptNo);
-  return receipt.id;
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
 import { DoubleInsuranceError } from '../certificates/certificate.service.ts';
@@ -11,7 +11,7 @@ import {
   type CancellationReason,
   type RefundJson,
 } from './cancellation.service.ts';
-import { onePolicy } from './policy.policy.ts';
+import { onePolicy } from '../access/policy.visibility.ts';
 
 type Line = { code: string; name: string; amount_minor: string };
 const LevyShareRef = builder.objectRef<Line>('CancellationLevyShare').implement({
@@ -171,8 +171,7 @@ const CancellationInput = builder.inputType('CancellationInput', {
 const problems = [ValidationError, InvalidStateError, PreviewStaleError, PreviewExpiredError, DoubleInsuranceError];
 
 /** The row again with the selections the operation asked for (relations such as the credit note), in one query. */
-const reload = (ctx: Context, query: object, row: { id: number }) =>
-  ctx.tx((tx) => tx.cancellation.findUniqueOrThrow({ ...(query), where: { id: row.id } }));
+const reload = (ctx: Context, query: object, row: { id: number }) => cancellationService.byId(ctx, row.id, query);
 
 builder.mutationFields((t) => ({
   previewCancellation: t.prismaField({

@@ -1,25 +1,17 @@
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
-import { DomainRuleError } from '../motor/bind.service.ts';
+import { toShillings } from '../../lib/money.ts';
+import {
+  InvalidStateError,
+  PreviewExpiredError,
+  PreviewStaleError,
+  ValidationError,
+  DomainRuleError,
+} from '../../lib/problem.ts';
 import { endorsementService, type StoredEffect } from './endorsement.service.ts';
-import { onePolicy } from './policy.policy.ts';
-
-interface LevyLine {
-  code: string;
-  name: string;
-  amountMinor: bigint;
-}
-
-const NoteLevyRef = builder.objectRef<LevyLine>('NoteLevyLine').implement({
-  description: "One percent levy's share of a mid-term change (signed on an endorsement effect).",
-  fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (l) => money(l.amountMinor)! }),
-  }),
-});
+import { onePolicy } from '../access/policy.visibility.ts';
+import { NoteLevyRef } from './notes.type.ts';
 
 const EffectRef = builder.objectRef<StoredEffect>('EndorsementPremiumEffect').implement({
   description: 'What the change costs for the rest of the period: Σ ±U(B, e) (proration.ts); negative is a credit.',
@@ -62,6 +54,22 @@ const ItemRef = builder.objectRef<StoredEffect['items'][number]>('EndorsementIte
   }),
 });
 
+/** The caller's limits of liability, kept as given (never read for amounts). */
+const AS_GIVEN = new Set(['limits_of_liability', 'previous_limits_of_liability']);
+
+/** Stored changes with each cents amount `x_minor` preceded by its whole shillings `x`, by the one rounding rule. */
+function withShillings(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withShillings);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k.endsWith('_minor') && (x === null || (typeof x === 'number' && Number.isSafeInteger(x))))
+      out[k.slice(0, -6)] = x === null ? null : toShillings(BigInt(x));
+    out[k] = AS_GIVEN.has(k) ? x : withShillings(x);
+  }
+  return out;
+}
+
 export const EndorsementRef = builder.prismaObject('Endorsement', {
   ...onePolicy,
   description: 'A mid-term change, two-phase: `pending` (priced), then `confirmed` or `discarded` (or `expired`).',
@@ -83,6 +91,12 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
       type: 'JSON',
       description: 'The requested change, normalised (snake_case, money in cents).',
       resolve: (e) => e.changes,
+    }),
+    changesWithShillings: t.field({
+      type: 'JSON',
+      description:
+        '`changes` with each cents amount `x_minor` preceded by its whole shillings `x` (rounded half away from zero); limits of liability as given.',
+      resolve: (e) => withShillings(e.changes),
     }),
     premiumEffect: t.field({ type: EffectRef, resolve: (e) => e.effect as unknown as StoredEffect }),
     days: t.field({ type: DaysRef, resolve: (e) => (e.effect as unknown as StoredEffect).days }),
@@ -109,76 +123,7 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
   }),
 });
 
-interface Application {
-  debit_note_id: number;
-  number: string;
-  amount_minor: string;
-}
-
-const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplication').implement({
-  description: 'Part of a credit note applied to one open debit note.',
-  fields: (t) => ({
-    debitNoteNo: t.exposeString('number'),
-    amount: t.field({ type: MoneyRef, resolve: (a) => money(BigInt(a.amount_minor))! }),
-  }),
-});
-
-builder.prismaObject('CreditNote', {
-  ...onePolicy,
-  description:
-    "Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client's credit.",
-  fields: (t) => ({
-    number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),
-    kind: t.exposeString('kind', { description: 'endorsement or cancellation' }),
-    amount: t.field({ type: MoneyRef, resolve: (c) => money(c.amountMinor)! }),
-    basicPremium: t.field({ type: MoneyRef, resolve: (c) => money(c.basicMinor)! }),
-    taxes: t.field({ type: MoneyRef, resolve: (c) => money(c.taxesMinor)! }),
-    levies: t.field({
-      type: [NoteLevyRef],
-      resolve: (c) =>
-        ((c.breakdown as { levies?: { code: string; name: string; amount_minor: string }[] } | null)?.levies ?? []).map(
-          (l) => ({
-            code: l.code,
-            name: l.name,
-            amountMinor: BigInt(l.amount_minor),
-          }),
-        ),
-    }),
-    applied: t.field({
-      type: MoneyRef,
-      description: "Applied to the policy's open debit notes.",
-      resolve: (c) => money(c.appliedMinor)!,
-    }),
-    applications: t.field({
-      type: [CreditApplicationRef],
-      resolve: (c) => (c.applications as unknown as Application[]) ?? [],
-    }),
-    refunded: t.field({
-      type: MoneyRef,
-      description: "Credited to the client's balance.",
-      resolve: (c) => money(c.refundedMinor)!,
-    }),
-    breakdown: t.field({ type: 'JSON', resolve: (c) => c.breakdown }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  }),
-});
-
-builder.prismaObjectFields('DebitNote', (t) => ({
-  kind: t.exposeString('kind', { description: 'instalment (bind or renewal), endorsement or reinstatement' }),
-  credited: t.field({
-    type: MoneyRef,
-    description: 'Settled by credit notes rather than payment.',
-    resolve: (d) => money(d.creditedMinor)!,
-  }),
-  breakdown: t.field({
-    type: 'JSON',
-    nullable: true,
-    description: 'Itemised basic and levies of an endorsement or reinstatement note.',
-    resolve: (d) => d.breakdown ?? null,
-  }),
-}));
-
-// Relations, so Pothos folds them into the policy's query (no query per policy).
+// A relation, so Pothos folds it into the policy's query (no query per policy).
 builder.prismaObjectFields('Policy', (t) => ({
   endorsements: t.relation('endorsements', {
     description:
@@ -188,10 +133,6 @@ builder.prismaObjectFields('Policy', (t) => ({
       where: args.all ? {} : { status: 'confirmed' },
       orderBy: { id: 'desc' },
     }),
-  }),
-  creditNotes: t.relation('creditNotes', {
-    description: 'Credit notes (endorsements and cancellations), oldest first.',
-    query: { orderBy: { id: 'asc' } },
   }),
 }));
 

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { nextNumber } from '../clients/client.service.ts';
+import { nextNumber } from '../../db/counters.ts';
 import type { LevyLine, Priced } from './proration.ts';
 
 /**

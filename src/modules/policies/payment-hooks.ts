@@ -29,7 +29,7 @@ export async function onPolicyPaid(
     const withinWindow =
       policy.statusChangedAt != null &&
       now.getTime() - policy.statusChangedAt.getTime() <= POLICY_RULES.reinstatementDays * DAY_MS;
-    const due = await tx.debitNote.findMany({ where: { policyId, dueOn: { lte: toDbDate(todayNairobi(now)) } } });
+    const due = await tx.debitNote.findMany({ where: { policyId, dueOn: { lte: toDbDate(todayNairobi()) } } });
     const arrears = due.some((n) => n.amountMinor - n.paidMinor - n.creditedMinor > 0n);
     if (withinWindow && !arrears) {
       const reason = `arrears paid (${receiptNo})`;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
+import { now } from '../../lib/clock.ts';
 import { addMonths, toDbDate } from '../../lib/dates.ts';
-import { nextNumber } from '../clients/client.service.ts';
+import { nextNumber } from '../../db/counters.ts';
 import { splitInstalments } from '../motor/rating.ts';
 import { recordInitialStatus, type TransitionMeta } from './policy-state.ts';
 
@@ -71,14 +72,32 @@ export async function nextPolicyNumbers(
   return { policyNo: `MTR-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
 }
 
+/**
+ * The product's rating version now, read FOR SHARE: rate changes wait until the calling bind commits, so a bind that
+ * checked the version it priced on cannot be overtaken by a newer one. Undefined when the product is gone.
+ */
+export async function currentProductVersion(tx: Tx, productId: number): Promise<number | undefined> {
+  const [current] = await tx.$queryRaw<
+    { version: number }[]
+  >`SELECT version FROM motor_products WHERE id = ${productId} FOR SHARE`;
+  return current?.version;
+}
+
 export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
+  const policy = await insertPolicy(tx, np, numbers);
+  const vehicles = await insertVehicles(tx, np, policy.id);
+  await recordInitialStatus(tx, policy.id, { tenantId: np.tenantId, ...np.initialStatus });
+  const debitNotes = await insertInstalmentNotes(tx, np, policy.id, numbers.policyNo);
+  return { policy: { ...policy, vehicles }, debitNotes };
+}
+
+function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
   const { tenantId } = np;
-  const { policyNo } = numbers;
-  const policy = await tx.policy.create({
+  return tx.policy.create({
     data: {
       tenantId,
       uuid: randomUUID(),
-      policyNo,
+      policyNo: numbers.policyNo,
       riskNote: numbers.riskNote,
       clientId: np.clientId,
       insurerId: np.insurerId,
@@ -103,15 +122,22 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
       createdByUserId: np.createdByUserId,
       createdByApiClientId: np.createdByApiClientId,
       renewalOfId: np.renewalOfId ?? null,
+      // The bind instant on the service's clock: the lifecycle reads the bind day from it (not-taken-up window).
+      createdAt: now(),
       taxes: { create: np.taxes.map((t) => ({ tenantId, code: t.code, name: t.name, amountMinor: t.amountMinor })) },
     },
   });
+}
+
+/** Each vehicle with its premium item, on cover for the whole period. */
+async function insertVehicles(tx: Tx, np: NewPolicy, policyId: number) {
+  const { tenantId } = np;
   const vehicles = [];
   for (const v of np.vehicles) {
     const row = await tx.policyVehicle.create({
       data: {
         tenantId,
-        policyId: policy.id,
+        policyId,
         regNo: v.regNo,
         chassisNo: v.chassisNo ?? null,
         engineNo: v.engineNo ?? null,
@@ -131,7 +157,7 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
     await tx.policyPremiumItem.create({
       data: {
         tenantId,
-        policyId: policy.id,
+        policyId,
         vehicleId: row.id,
         annualBasicMinor: v.annualBasicMinor,
         fromDate: toDbDate(np.startDate),
@@ -139,15 +165,19 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
       },
     });
   }
-  await recordInitialStatus(tx, policy.id, { tenantId, ...np.initialStatus });
+  return vehicles;
+}
+
+/** The instalment debit notes: the first due on the start date, each next one a month later. */
+async function insertInstalmentNotes(tx: Tx, np: NewPolicy, policyId: number, policyNo: string) {
   const amounts = splitInstalments(np.totalMinor, np.instalmentCount);
   const debitNotes = [];
   for (const [i, amountMinor] of amounts.entries()) {
     debitNotes.push(
       await tx.debitNote.create({
         data: {
-          tenantId,
-          policyId: policy.id,
+          tenantId: np.tenantId,
+          policyId,
           number: `DN-${policyNo}-${i + 1}/${np.instalmentCount}`,
           instalmentNo: i + 1,
           instalmentCount: np.instalmentCount,
@@ -157,5 +187,5 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
       }),
     );
   }
-  return { policy: { ...policy, vehicles }, debitNotes };
+  return debitNotes;
 }

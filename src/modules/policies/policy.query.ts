@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
-import { onePolicy } from './policy.policy.ts';
+import { onePolicy } from '../access/policy.visibility.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
   values: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] as const,

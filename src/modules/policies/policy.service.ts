@@ -2,9 +2,9 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
-import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
-import { notFound, ValidationError } from '../../lib/problem.ts';
-import { policyVisibility } from './policy.policy.ts';
+import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import { policyVisibility, visiblePolicy } from '../access/policy.visibility.ts';
 
 export interface PolicyListFilters {
   status?: string | null;
@@ -55,14 +55,11 @@ export const policyService = {
     return ctx.tx((tx) => tx.policy.findMany({ ...query, where, orderBy: { id: 'desc' } }));
   },
 
-  /** Another tenant's policy is invisible through row-level security; an agent's unseen one through visibility: both 404. */
-  async get(ctx: Context, uuid: string, query: Omit<Prisma.PolicyFindFirstArgs, 'where'> = {}) {
-    if (!isUuid(uuid)) throw notFound('Policy');
-    const row = await ctx.tx((tx) =>
-      tx.policy.findFirst({ ...query, where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
-    );
-    if (!row) throw notFound('Policy');
-    return row;
+  get: visiblePolicy,
+
+  /** A policy an operation of the caller's just wrote or read, loaded again with the caller's selection. */
+  byId(ctx: Context, id: number, query: Omit<Prisma.PolicyFindUniqueArgs, 'where'> = {}) {
+    return ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id } }));
   },
 };
 
@@ -72,12 +69,16 @@ export const policyService = {
  * (Y-m-d, inclusive). A vehicle removed by endorsement is off cover from its `removedOn`. Returns the first, or null.
  * `policyRef` names the clashing policy only when `viewer` may see it ("policy P-…"), else "another policy": the
  * refusal must not tell an agent the number of a policy outside their reach.
+ * Checking and then writing would let two transactions both see no clash (test/races.test.ts binds one registration
+ * four times at once): each registration is locked until the caller's transaction ends, so they take turns.
  */
 export async function findCoverClash(
   tx: Tx,
   q: { regNos: string[]; from: string; to: string; excludePolicyId?: number },
   viewer: Principal,
 ): Promise<{ regNo: string; policyId: number; policyRef: string } | null> {
+  for (const regNo of [...new Set(q.regNos)].sort())
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`cover:${regNo}`}, 0))`;
   const row = await tx.policyVehicle.findFirst({
     where: {
       regNo: { in: q.regNos },

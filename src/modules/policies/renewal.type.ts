@@ -1,12 +1,19 @@
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
-import { InvalidStateError, PreviewExpiredError, PreviewStaleError, ValidationError } from '../../lib/problem.ts';
-import { DomainRuleError, PriceChangedError } from '../motor/bind.service.ts';
+import {
+  InvalidStateError,
+  PreviewExpiredError,
+  PreviewStaleError,
+  ValidationError,
+  DomainRuleError,
+  PriceChangedError,
+} from '../../lib/problem.ts';
 import { NoQuoteError } from '../motor/quote.service.ts';
 import { PremiumMismatchError } from '../motor/save-quote.service.ts';
+import { policyService } from './policy.service.ts';
 import { figuresOf, renewalService } from './renewal.service.ts';
-import { onePolicy } from './policy.policy.ts';
+import { onePolicy } from '../access/policy.visibility.ts';
 
 type Figures = ReturnType<typeof figuresOf>;
 
@@ -125,8 +132,7 @@ const RenewedPolicyRef = builder.objectRef<Renewed>('RenewedPolicy').implement({
     policy: t.prismaField({
       type: 'Policy',
       description: 'The new policy (pending_payment)',
-      resolve: (query, r, _a, ctx) =>
-        ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id: r.policy.id } })),
+      resolve: (query, r, _a, ctx) => policyService.byId(ctx, r.policy.id, query),
     }),
   }),
 });
@@ -147,7 +153,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, args, ctx) => {
       const q = await renewalService.quote(ctx, args.policyUuid, { vehicles: args.vehicles });
-      return ctx.tx((tx) => tx.renewalQuote.findUniqueOrThrow({ where: { id: q.id } }));
+      return renewalService.quoteById(ctx, q.id);
     },
   }),
   renewPolicy: t.field({

@@ -1,7 +1,7 @@
 import type { AppServices } from '../../context.ts';
 import { PING_EVENT } from '../events/catalogue.ts';
 import { afterAttempt, canAttempt, type DeliveryStatus } from './delivery-state.ts';
-import { decryptSecret, masterKey } from './secret-box.ts';
+import { decryptSecret, masterKey } from '../../lib/secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { postWebhook } from './egress.ts';
 
@@ -13,6 +13,15 @@ export interface AttemptResult {
   nextAttemptAt: Date | null;
 }
 
+/** How the one HTTP call of an attempt went, as the attempt row records it. */
+interface Sent {
+  attemptedAt: Date;
+  statusCode: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
 /**
  * One attempt of one delivery. Idempotent: a duplicate or late job finds the delivery delivered, failed, not yet
  * due, or leased by another worker, and does nothing. The HTTP call runs outside any transaction.
@@ -22,10 +31,17 @@ export async function attemptDelivery(
   deliveryId: string,
   now = () => new Date(),
 ): Promise<AttemptResult> {
-  const timeoutMs = app.config.webhookTimeoutMs;
-  const claimed = await app.db.system(async (tx) => {
+  const claimed = await claimDelivery(app, deliveryId, now);
+  if (!claimed) return { outcome: 'skipped', nextAttemptAt: null };
+  const sent = await send(app, deliveryId, claimed, now);
+  return recordAttempt(app, deliveryId, sent, now);
+}
+
+/** Leases a due delivery to this worker for longer than one call can take; null when it is not ours to attempt. */
+async function claimDelivery(app: AppServices, deliveryId: string, now: () => Date) {
+  return app.db.system(async (tx) => {
     const start = now();
-    const lease = new Date(start.getTime() + timeoutMs + 30_000);
+    const lease = new Date(start.getTime() + app.config.webhookTimeoutMs + 30_000);
     const n = await tx.webhookDelivery.updateMany({
       where: {
         id: deliveryId,
@@ -42,8 +58,12 @@ export async function attemptDelivery(
       include: { event: true, endpoint: true, tenant: true },
     });
   });
-  if (!claimed) return { outcome: 'skipped', nextAttemptAt: null };
+}
 
+type Claimed = NonNullable<Awaited<ReturnType<typeof claimDelivery>>>;
+
+/** The signed POST, outside any transaction; signed with the previous secret too while a rotation's overlap lasts. */
+async function send(app: AppServices, deliveryId: string, claimed: Claimed, now: () => Date): Promise<Sent> {
   const { event, endpoint, tenant } = claimed;
   const envelope = {
     id: event.id,
@@ -65,54 +85,57 @@ export async function attemptDelivery(
     secrets.push(decryptSecret(key, endpoint.previousSecretEnc, endpoint.id));
   }
   const t = Math.floor(attemptedAt.getTime() / 1000);
-  let statusCode: number | null = null;
-  let responseExcerpt: string | null = null;
-  let error: string | null = null;
   const started = performance.now();
   // Disabling an endpoint stops what is already scheduled too (a test ping is sent anyway: the user asked for it).
-  if (!endpoint.enabled && event.name !== PING_EVENT) error = 'endpoint disabled';
-  else {
-    const res = await postWebhook({
-      url: endpoint.url,
-      body,
-      timeoutMs,
-      allowPrivate: app.config.webhooksAllowPrivate,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'service-signature': signatureHeader(secrets, t, body),
-        'service-event': event.name,
-        'service-delivery': event.id,
-      },
-    });
-    statusCode = res.statusCode;
-    responseExcerpt = res.excerpt;
-    error = res.error;
-    // The tenant sees only the safe message; the detail (addresses, ports, host names) stays in our log.
-    if (res.detail)
-      app.log.warn(
-        { err: res.detail, delivery_id: deliveryId, endpoint_id: endpoint.id, tenant: tenant.code, error },
-        'webhook attempt failed',
-      );
+  if (!endpoint.enabled && event.name !== PING_EVENT) {
+    const durationMs = Math.round(performance.now() - started);
+    return { attemptedAt, statusCode: null, responseExcerpt: null, error: 'endpoint disabled', durationMs };
   }
+  const res = await postWebhook({
+    url: endpoint.url,
+    body,
+    timeoutMs: app.config.webhookTimeoutMs,
+    allowPrivate: app.config.webhooksAllowPrivate,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'service-signature': signatureHeader(secrets, t, body),
+      'service-event': event.name,
+      'service-delivery': event.id,
+    },
+  });
+  // The tenant sees only the safe message; the detail (addresses, ports, host names) stays in our log.
+  if (res.detail)
+    app.log.warn(
+      { err: res.detail, delivery_id: deliveryId, endpoint_id: endpoint.id, tenant: tenant.code, error: res.error },
+      'webhook attempt failed',
+    );
   const durationMs = Math.round(performance.now() - started);
-  const ok = error === null;
+  return { attemptedAt, statusCode: res.statusCode, responseExcerpt: res.excerpt, error: res.error, durationMs };
+}
 
+/** The attempt and the delivery's next state, unless the delivery moved on while the call was out (then skipped). */
+async function recordAttempt(
+  app: AppServices,
+  deliveryId: string,
+  sent: Sent,
+  now: () => Date,
+): Promise<AttemptResult> {
   return app.db.system(async (tx) => {
     const current = await tx.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
     if (!canAttempt(current)) return { outcome: 'skipped' as const, nextAttemptAt: null };
-    const next = afterAttempt(current, ok, now());
+    const next = afterAttempt(current, sent.error === null, now());
     await tx.webhookAttempt.create({
       data: {
         tenantId: current.tenantId,
         deliveryId,
         number: next.attemptCount,
         scheduledAt: current.nextAttemptAt ?? current.createdAt,
-        attemptedAt,
-        statusCode,
-        durationMs,
-        responseExcerpt,
-        error,
+        attemptedAt: sent.attemptedAt,
+        statusCode: sent.statusCode,
+        durationMs: sent.durationMs,
+        responseExcerpt: sent.responseExcerpt,
+        error: sent.error,
       },
     });
     await tx.webhookDelivery.update({

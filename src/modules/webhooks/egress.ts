@@ -49,7 +49,7 @@ export function safeError(e: unknown, timedOut: boolean, timeoutMs: number): str
 
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));

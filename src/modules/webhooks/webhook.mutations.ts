@@ -11,8 +11,7 @@ const WebhookEndpointSecretPayload = builder.objectRef<SecretPayload>('WebhookEn
   fields: (t) => ({
     endpoint: t.prismaField({
       type: 'WebhookEndpoint',
-      resolve: (query, p, _a, ctx) =>
-        ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id: p.endpoint.id } })),
+      resolve: (query, p, _a, ctx) => webhookService.byId(ctx, p.endpoint.id, query),
     }),
     secret: t.exposeString('secret', { description: 'The signing secret (whsec_…), shown once.' }),
   }),

@@ -2,7 +2,7 @@ import { requireAbility } from '../../auth/principal.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
 import { newSecret } from '../../lib/crypto.ts';
 import { AppError, notFound, ValidationError } from '../../lib/problem.ts';
 import { parseInput } from '../../lib/validate.ts';
@@ -10,7 +10,7 @@ import { diffFields, recordAudit } from '../audit/audit.service.ts';
 import { isCatalogueEvent, PING_EVENT } from '../events/catalogue.ts';
 import { emitEvent, signalOutbox } from '../events/event.service.ts';
 import { InvalidTransition, manualRetry } from './delivery-state.ts';
-import { encryptSecret, masterKey } from './secret-box.ts';
+import { encryptSecret, masterKey } from '../../lib/secret-box.ts';
 import { refuseUrl } from './url-guard.ts';
 
 const eventsSchema = z
@@ -65,6 +65,11 @@ export const webhookService = {
 
   get(ctx: Context, id: string) {
     return ctx.tx((tx) => findEndpoint(tx, id));
+  },
+
+  /** The endpoint a mutation just wrote, loaded with the caller's selection (a payload's `endpoint`). */
+  byId(ctx: Context, id: string, query: Omit<Prisma.WebhookEndpointFindUniqueArgs, 'where'> = {}) {
+    return ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id } }));
   },
 
   /** The signing secret is returned here once; only its ciphertext is kept. */

@@ -1,0 +1,62 @@
+import { requireAbility } from '../../../auth/principal.ts';
+import type { Context } from '../../../context.ts';
+import type { Tx } from '../../../db/client.ts';
+import { nextNumber } from '../../../db/counters.ts';
+import { DuplicateClientError } from '../../../lib/problem.ts';
+import { parseInput } from '../../../lib/validate.ts';
+import { recordAudit, snakeKeys } from '../../audit/audit.service.ts';
+import { describeMatches, findIdentityMatches, lockIdentifiers } from './identity.ts';
+import { createSchema, toDate } from './input.ts';
+import { assertRefs } from './references.ts';
+
+/** Creates a client inside `tx` (shared with quote and policy saves, which create clients too). */
+export async function createClientInTx(ctx: Context, tx: Tx, input: unknown, opts: { onboardedVia?: string } = {}) {
+  const p = ctx.principal!;
+  const actor = requireAbility(p, 'clients.write');
+  const d = parseInput(createSchema, input);
+  await assertRefs(tx, d);
+  await lockIdentifiers(tx, p.tenant.id, [d.phone, d.idNo, d.kraPin]);
+  if (!d.force) {
+    const matches = await findIdentityMatches(tx, d);
+    if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));
+  }
+  const clientNo = `C-${String(await nextNumber(tx, p.tenant.id, 'client_no')).padStart(6, '0')}`;
+  const created = await tx.client.create({
+    data: {
+      tenantId: p.tenant.id,
+      clientNo,
+      type: d.type ?? 'individual',
+      name: d.name,
+      phone: d.phone,
+      email: d.email ?? null,
+      idNo: d.idNo,
+      kraPin: d.kraPin,
+      dateOfBirth: toDate(d.dateOfBirth) ?? null,
+      physicalAddress: d.physicalAddress,
+      branchId: d.branchId ?? actor.branchId,
+      riskManagerId: d.riskManagerId ?? (actor.role === 'account_exec' ? actor.userId : null),
+      salesPersonId: d.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null),
+      businessSourceId: d.businessSourceId ?? null,
+      prospectTypeId: d.prospectTypeId ?? null,
+      sector: d.sector,
+      altName: d.altName,
+      altPhone: d.altPhone,
+      altEmail: d.altEmail ?? null,
+      onboardedVia: opts.onboardedVia ?? 'api',
+      createdByUserId: actor.userId,
+      createdByApiClientId: p.apiClient.id,
+    },
+  });
+  const { force, ...recorded } = d;
+  await recordAudit(ctx, tx, p.tenant.id, {
+    action: 'client.created',
+    entityType: 'client',
+    entityId: clientNo,
+    changes: { ...snakeKeys(recorded), ...(force ? { forced_despite_matches: true } : {}) },
+  });
+  return created;
+}
+
+export function createClient(ctx: Context, input: unknown) {
+  return ctx.tx((tx) => createClientInTx(ctx, tx, input));
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
+import { ymd } from '../../../lib/validate.ts';
+
+/** A client as written by create and update: the fields, their normalisation and messages. */
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+const normalised = (fn: (s: string) => string | null, message: string) =>
+  z
+    .string()
+    .nullish()
+    .transform((v, c) => {
+      if (v == null || v.trim() === '') return null;
+      const n = fn(v);
+      if (!n) c.addIssue({ code: 'custom', message });
+      return n ?? null;
+    });
+
+const fields = {
+  type: z.enum(['individual', 'corporate']).nullish(),
+  name: z.string().trim().min(2, 'at least 2 characters').max(200),
+  phone: z.string().transform((v, c) => {
+    const n = normalisePhone(v);
+    if (!n) c.addIssue({ code: 'custom', message: 'not a Kenyan mobile number (07…, 01…, +254…)' });
+    return n ?? '';
+  }),
+  email: z.string().trim().toLowerCase().email('not an email address').max(200).nullish(),
+  idNo: normalised(normaliseIdNo, 'national ID (6–14 digits) or passport number (6–12 letters and digits)'),
+  kraPin: normalised(normaliseKraPin, 'KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M)'),
+  dateOfBirth: ymd()
+    .refine((d) => Date.parse(`${d}T00:00:00Z`) < Date.now(), 'a past date')
+    .nullish(),
+  physicalAddress: optionalText(500),
+  branchId: z.number().int().positive().nullish(),
+  riskManagerId: z.number().int().positive().nullish(),
+  salesPersonId: z.number().int().positive().nullish(),
+  businessSourceId: z.number().int().positive().nullish(),
+  prospectTypeId: z.number().int().positive().nullish(),
+  sector: optionalText(100),
+  altName: optionalText(200),
+  altPhone: normalised(normalisePhone, 'not a Kenyan mobile number'),
+  altEmail: z.string().trim().toLowerCase().email('not an email address').max(200).nullish(),
+  force: z.boolean().nullish(),
+};
+export const createSchema = z.object(fields);
+export const updateSchema = z.object({ ...fields, name: fields.name.nullish(), phone: fields.phone.nullish() });
+
+/** A date of birth for the column: undefined (not sent) leaves it alone in an update, null clears it. */
+export const toDate = (d: string | null | undefined) =>
+  d ? new Date(`${d}T00:00:00Z`) : d === null ? null : undefined;

@@ -1,0 +1,53 @@
+import type { Principal } from '../../../auth/principal.ts';
+import type { Context } from '../../../context.ts';
+import type { Prisma } from '../../../db/client.ts';
+import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
+import { notFound } from '../../../lib/problem.ts';
+import { escapeLike } from '../../../lib/validate.ts';
+import { clientVisibility } from '../../access/client.visibility.ts';
+
+export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
+
+export interface ClientListFilters {
+  search?: string | null;
+  type?: 'individual' | 'corporate' | null;
+  salesPersonId?: number | null;
+  riskManagerId?: number | null;
+}
+
+/** A search term matches a name in part, or a client number, phone, ID number or PIN exactly (once normalised). */
+export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.ClientWhereInput {
+  const and: Prisma.ClientWhereInput[] = [clientVisibility(p)];
+  if (f.type) and.push({ type: f.type });
+  if (f.salesPersonId != null) and.push({ salesPersonId: f.salesPersonId });
+  if (f.riskManagerId != null) and.push({ riskManagerId: f.riskManagerId });
+  const term = f.search?.trim();
+  if (term) {
+    const or: Prisma.ClientWhereInput[] = [
+      { name: { contains: escapeLike(term), mode: 'insensitive' } },
+      { clientNo: { equals: term, mode: 'insensitive' } },
+    ];
+    const phone = normalisePhone(term);
+    if (phone) or.push({ phone }, { altPhone: phone });
+    const idNo = normaliseIdNo(term);
+    if (idNo) or.push({ idNo });
+    const pin = normaliseKraPin(term);
+    if (pin) or.push({ kraPin: pin });
+    and.push({ OR: or });
+  }
+  return { AND: and };
+}
+
+export function listClients(ctx: Context, filters: ClientListFilters, query: Prisma.ClientFindManyArgs) {
+  const p = ctx.principal!;
+  return ctx.tx((tx) => tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }));
+}
+
+export async function getClient(ctx: Context, clientNo: string, query: ClientQuery = {}) {
+  const p = ctx.principal!;
+  const row = await ctx.tx((tx) =>
+    tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+  );
+  if (!row) throw notFound('Client');
+  return row;
+}

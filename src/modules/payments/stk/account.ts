@@ -1,0 +1,57 @@
+import type { Principal } from '../../../auth/principal.ts';
+import type { Tx } from '../../../db/client.ts';
+import { DomainRuleError, ValidationError } from '../../../lib/problem.ts';
+import { policyVisibility } from '../../access/policy.visibility.ts';
+
+/** The account a prompt pays: the caller's reference read as a policy or debit note, and the rail's short form. */
+
+export type PaymentPurpose = 'premium' | 'ipf_repayment';
+
+/** Daraja allows 12 characters: the account without separators, its last 12 when longer (the full one is kept). */
+export function accountReference(account: string): string {
+  const compact = account.replace(/[^A-Za-z0-9]/g, '');
+  return compact.length > 12 ? compact.slice(-12) : compact;
+}
+
+export async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: PaymentPurpose) {
+  const unknown = (message: string) => new ValidationError([{ field: 'account', message }]);
+  if (purpose === 'ipf_repayment') throw unknown('no premium-finance loan with this reference');
+  const visible = policyVisibility(p);
+  let debitNoteId: number | null = null;
+  let policyId: number;
+  // DN-<policy_no> is the whole-policy debit note of the bind answer (`debit_note.number`): the policy's account.
+  const dn = account.startsWith('DN-')
+    ? await tx.debitNote.findFirst({ where: { number: account, policy: visible } })
+    : null;
+  const wholePolicy =
+    account.startsWith('DN-') && !dn
+      ? await tx.policy.findFirst({ where: { policyNo: account.slice(3), ...visible } })
+      : null;
+  if (dn) {
+    debitNoteId = dn.id;
+    policyId = dn.policyId;
+  } else if (wholePolicy) {
+    policyId = wholePolicy.id;
+  } else if (account.startsWith('DN-')) {
+    throw unknown('no debit note with this number that you can see');
+  } else {
+    const pol = await tx.policy.findFirst({ where: { policyNo: account, ...visible } });
+    if (!pol) throw unknown('no policy or debit note with this number that you can see');
+    policyId = pol.id;
+  }
+  const policy = await tx.policy.findUniqueOrThrow({ where: { id: policyId } });
+  // Premium is taken while pending, active or lapsed (paying the arrears reinstates a lapse); a cancelled, expired
+  // or renewed policy takes only what its open debit notes still owe; a policy never taken up takes nothing.
+  if (policy.status !== 'pending_payment' && policy.status !== 'active' && policy.status !== 'lapsed') {
+    const open =
+      policy.status === 'not_taken_up'
+        ? []
+        : await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM debit_notes WHERE policy_id = ${policy.id} AND amount_minor > paid_minor + credited_minor LIMIT 1`;
+    if (!open.length)
+      throw new DomainRuleError(
+        `Policy ${policy.policyNo} is ${policy.status.replace(/_/g, ' ')} with nothing owed: it takes no premium`,
+      );
+  }
+  return { policyId, debitNoteId, clientId: policy.clientId };
+}

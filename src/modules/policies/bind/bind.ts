@@ -1,0 +1,142 @@
+import { type Actor, requireAbility } from '../../../auth/principal.ts';
+import type { Context } from '../../../context.ts';
+import type { Tx } from '../../../db/client.ts';
+import { newSecret, sha256Hex } from '../../../lib/crypto.ts';
+import { todayNairobi } from '../../../lib/dates.ts';
+import { DomainRuleError } from '../../../lib/problem.ts';
+import { recordAudit } from '../../audit/audit.service.ts';
+import { resolveInsured } from '../../clients/client-matching.ts';
+import type { MotorRisk, QuotedOption } from '../../motor/quote.service.ts';
+import { createPolicy, type NewPolicy, nextPolicyNumbers } from '../policy-factory.ts';
+import { findCoverClash } from '../policy.service.ts';
+import { assertRatesUnchanged, priceAsSubmitted } from './price.ts';
+import {
+  assertIpfOffered,
+  assertStartWithinReach,
+  type BindInput,
+  riskOf,
+  validate,
+  type ValidBind,
+} from './validate.ts';
+
+/**
+ * Binds one vehicle's cover at the server's price: the policy pending payment with its instalment debit notes, the
+ * client found or added, and a client-area key when the client has none.
+ */
+export async function bind(ctx: Context, input: BindInput) {
+  const p = ctx.principal!;
+  const actor = requireAbility(p, 'policies.create');
+  assertIpfOffered(p, input);
+  const v = validate(input);
+  const risk = riskOf(input, v.days);
+  const today = todayNairobi();
+  assertStartWithinReach(risk, today);
+  await ctx.app.limits.bind(p);
+
+  const saved = await ctx.tx(
+    async (tx: Tx) => {
+      const option = await priceAsSubmitted(ctx, tx, risk, input.policy, v);
+      await assertNoCoverClash(ctx, tx, v.regNo, risk);
+      const client = await resolveInsured(ctx, tx, input.client ?? {});
+      // FOR SHARE holds further rate changes off until this bind commits.
+      await assertRatesUnchanged(tx, option);
+      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
+      const clientRow = await tx.client.findUniqueOrThrow({ where: { id: client.id } });
+      const salesPersonId = clientRow.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
+      const { policy, debitNotes } = await createPolicy(
+        tx,
+        boundPolicy({ input, v, risk, option }, actor, {
+          tenantId: p.tenant.id,
+          clientId: client.id,
+          salesPersonId,
+          apiClientId: p.apiClient.id,
+        }),
+        numbers,
+      );
+      const clientKey = await issueClientKey(tx, p.tenant.id, client.id);
+      await recordAudit(ctx, tx, p.tenant.id, {
+        action: 'policy.bound',
+        entityType: 'policy',
+        entityId: policy.uuid,
+        changes: {
+          policy_no: numbers.policyNo,
+          client_no: client.clientNo,
+          insurer_id: option.insurer.id,
+          total_minor: option.totalMinor.toString(),
+          instalments: v.instalments,
+          payment_mode: v.paymentMode,
+        },
+      });
+      return { policy, clientNo: client.clientNo, clientKey, debitNotes, option };
+    },
+    { timeout: 20_000 },
+  );
+  return saved;
+}
+
+async function assertNoCoverClash(ctx: Context, tx: Tx, regNo: string, risk: MotorRisk): Promise<void> {
+  const clash = await findCoverClash(tx, { regNos: [regNo], from: risk.startDate, to: risk.endDate }, ctx.principal!);
+  if (clash) throw new DomainRuleError(`${regNo} already has cover for these dates (${clash.policyRef})`);
+}
+
+/** The new policy on the priced option, its one vehicle as submitted and normalised. */
+function boundPolicy(
+  b: { input: BindInput; v: ValidBind; risk: MotorRisk; option: QuotedOption },
+  actor: Actor,
+  owner: { tenantId: number; clientId: number; salesPersonId: number | null; apiClientId: number },
+): NewPolicy {
+  const { risk, option } = b;
+  const vehicle = b.input.vehicles[0];
+  return {
+    tenantId: owner.tenantId,
+    clientId: owner.clientId,
+    insurerId: option.insurer.id,
+    motorProductId: option.productId,
+    productVersion: option.productVersion,
+    vehicleClass: risk.vehicleClass,
+    coverType: risk.coverType,
+    coverPeriod: risk.coverPeriod,
+    days: risk.days,
+    startDate: risk.startDate,
+    endDate: risk.endDate,
+    paymentMode: b.v.paymentMode,
+    instalmentCount: b.v.instalments,
+    rateBps: option.rateBps,
+    basicMinor: option.basicMinor,
+    taxesMinor: option.taxesMinor,
+    totalMinor: option.totalMinor,
+    limitsOfLiability: b.input.policy.limitsOfLiability,
+    salesPersonId: owner.salesPersonId,
+    createdByUserId: actor.userId,
+    createdByApiClientId: owner.apiClientId,
+    taxes: option.taxes,
+    vehicles: [
+      {
+        regNo: b.v.regNo,
+        chassisNo: vehicle.chassisNo?.trim().toUpperCase() || null,
+        engineNo: vehicle.engineNo?.trim().toUpperCase() || null,
+        make: vehicle.make ?? null,
+        model: vehicle.model ?? null,
+        yearOfManufacture: risk.year,
+        valueMinor: risk.valueMinor,
+        bodyType: vehicle.bodyType ?? null,
+        tonnesMilli: risk.tonnage == null ? null : Math.round(risk.tonnage * 1000),
+        pll: risk.pll || null,
+        coverage: risk.coverage,
+        benefits: vehicle.benefits,
+        // The vehicle's annual basic premium (PLL included) on cover for the whole period.
+        annualBasicMinor: option.basicMinor,
+      },
+    ],
+    initialStatus: { source: 'bind', actorUserId: actor.userId },
+  };
+}
+
+/** Client-area credentials: a key only when the client has none yet; existing keys keep working. */
+async function issueClientKey(tx: Tx, tenantId: number, clientId: number): Promise<string | null> {
+  const hasKey = await tx.clientKey.findFirst({ where: { clientId, revokedAt: null } });
+  if (hasKey) return null;
+  const clientKey = newSecret('bck');
+  await tx.clientKey.create({ data: { tenantId, clientId, keyHash: sha256Hex(clientKey), kind: 'policy' } });
+  return clientKey;
+}

@@ -1,0 +1,142 @@
+import type { Principal } from '../../../auth/principal.ts';
+import { addDays, daysBetween, isYmd } from '../../../lib/dates.ts';
+import { normaliseRegNo } from '../../../lib/identifiers.ts';
+import { AppError, DomainRuleError, type FieldError, ValidationError } from '../../../lib/problem.ts';
+import type { InsuredInput } from '../../clients/client-matching.ts';
+import { type MotorRisk, normaliseRisk } from '../../motor/quote.service.ts';
+import { NOT_OFFERED_TYPES } from '../../motor/rating.ts';
+
+/** A bind's input and the checks that need no database: fields, premium finance on offer, the start date's reach. */
+
+/** Business rules a bind must pass (422 domain_rule), documented in the README. */
+export const BIND_RULES = {
+  /** Cover may start at most this many days ahead. */
+  maxDaysAhead: 90,
+} as const;
+
+export interface BindVehicleInput {
+  regNo?: string | null;
+  chassisNo?: string | null;
+  engineNo?: string | null;
+  make?: string | null;
+  model?: string | null;
+  yom?: number | null;
+  value?: number | null;
+  coverage?: string | null;
+  bodyType?: string | null;
+  tonnage?: number | null;
+  pll?: number | null;
+  benefits?: unknown;
+}
+
+export interface BindInput {
+  client: InsuredInput;
+  policy: {
+    startDate?: string | null;
+    endDate?: string | null;
+    insurerId?: number | null;
+    class?: string | null;
+    coverage?: string | null;
+    scope?: string | null;
+    coverPeriod?: string | null;
+    days?: number | null;
+    totalBasic?: number | null;
+    taxes?: number | null;
+    premium?: number | null;
+    premiumInstalments?: number | null;
+    paymentMode?: string | null;
+    limitsOfLiability?: unknown;
+    /** Rating version the caller priced on (from a quote option); a newer version answers price_changed. */
+    productVersion?: number | null;
+  };
+  vehicles: BindVehicleInput[];
+}
+
+export interface ValidBind {
+  instalments: number;
+  paymentMode: 'full' | 'ipf';
+  regNo: string;
+  days: number | null;
+}
+
+/** Premium finance is for brokerages and agencies: refused before anything else is checked. */
+export function assertIpfOffered(p: Principal, input: BindInput): void {
+  if ((input.policy?.paymentMode ?? '').toLowerCase() === 'ipf' && NOT_OFFERED_TYPES.includes(p.tenant.type)) {
+    throw new AppError('ipf_not_offered', {
+      detail: 'Premium finance is offered to brokerage and agency organisations only',
+    });
+  }
+}
+
+export function validate(input: BindInput): ValidBind {
+  const errors: FieldError[] = [];
+  const pol = input.policy ?? {};
+  if (pol.insurerId == null) errors.push({ field: 'policy.insurer_id', message: 'required' });
+  if (pol.premium == null)
+    errors.push({ field: 'policy.premium', message: 'required (gross premium, whole shillings)' });
+  if (!pol.startDate) errors.push({ field: 'policy.start_date', message: 'required, Y-m-d' });
+  const paymentMode = (pol.paymentMode ?? 'full').toLowerCase();
+  if (paymentMode !== 'full' && paymentMode !== 'ipf')
+    errors.push({ field: 'policy.payment_mode', message: 'full or ipf' });
+  const instalments = pol.premiumInstalments ?? 1;
+  if (!Number.isInteger(instalments) || instalments < 1 || instalments > 4)
+    errors.push({ field: 'policy.premium_instalments', message: '1–4' });
+  else if (paymentMode === 'ipf' && instalments !== 1)
+    errors.push({ field: 'policy.premium_instalments', message: 'premium finance is always one instalment' });
+  if (!Array.isArray(input.vehicles) || input.vehicles.length !== 1) {
+    errors.push({ field: 'vehicles', message: 'exactly one vehicle per save; add more by endorsement (add_vehicle)' });
+  }
+  const v = input.vehicles?.[0] ?? {};
+  const regNo = v.regNo ? normaliseRegNo(v.regNo) : null;
+  if (input.vehicles?.length === 1) {
+    if (!regNo) errors.push({ field: 'vehicles.0.regno', message: 'a registration such as KAA 123A' });
+    if (v.yom == null) errors.push({ field: 'vehicles.0.yom', message: 'year of manufacture required' });
+  }
+  const days = torDays(pol);
+  if (errors.length) throw new ValidationError(errors);
+  return { instalments, paymentMode: paymentMode as 'full' | 'ipf', regNo: regNo!, days };
+}
+
+/** Time on risk without days: the end date sets them. */
+function torDays(pol: BindInput['policy']): number | null {
+  const days: number | null = pol.days ?? null;
+  if (
+    (pol.coverPeriod ?? '').toLowerCase() === 'tor' &&
+    days == null &&
+    pol.endDate &&
+    pol.startDate &&
+    isYmd(pol.endDate) &&
+    isYmd(pol.startDate)
+  ) {
+    return daysBetween(pol.startDate, pol.endDate);
+  }
+  return days;
+}
+
+/** The risk to price, as a quote would read it, field errors under `policy.`. */
+export function riskOf(input: BindInput, days: number | null): MotorRisk {
+  const pol = input.policy;
+  const vehicle = input.vehicles[0];
+  return normaliseRisk(
+    {
+      class: pol.class,
+      coverage: pol.coverage ?? vehicle.coverage,
+      scope: pol.scope,
+      coverPeriod: pol.coverPeriod,
+      days,
+      year: vehicle.yom,
+      value: vehicle.value,
+      tonnage: vehicle.tonnage,
+      pll: vehicle.pll,
+      insurerIds: [pol.insurerId!],
+      startDate: pol.startDate,
+    },
+    { prefix: 'policy' },
+  );
+}
+
+export function assertStartWithinReach(risk: MotorRisk, today: string): void {
+  if (risk.startDate > addDays(today, BIND_RULES.maxDaysAhead)) {
+    throw new DomainRuleError(`Cover may start at most ${BIND_RULES.maxDaysAhead} days ahead`);
+  }
+}

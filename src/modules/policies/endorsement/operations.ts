@@ -1,0 +1,13 @@
+import { addVehicle } from './add-vehicle.ts';
+import { changeDetails } from './change-details.ts';
+import { changeValue } from './change-value.ts';
+import { removeVehicle } from './remove-vehicle.ts';
+import type { EndorsementOperation, EndorsementOperationRules } from './shared.ts';
+
+/** Each operation's validation, price and apply, in one file per operation: the only place that branches on it. */
+export const OPERATIONS: Record<EndorsementOperation, EndorsementOperationRules> = {
+  add_vehicle: addVehicle,
+  remove_vehicle: removeVehicle,
+  change_value: changeValue,
+  change_details: changeDetails,
+};

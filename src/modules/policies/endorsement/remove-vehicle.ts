@@ -1,0 +1,53 @@
+import { DomainRuleError } from '../../../lib/problem.ts';
+import { requestCertificateCancellation } from '../../certificates/issuance.ts';
+import { priceTerms } from '../proration.ts';
+import {
+  endPricedItem,
+  type EndorsementOperationRules,
+  liveItem,
+  n,
+  namedVehicle,
+  regNoErrors,
+  REMOVE_VEHICLE_CERT_REASON,
+  storedEffect,
+} from './shared.ts';
+
+/** A vehicle leaves the policy: its unearned premium from the effective date is credited; its certificate is cancelled. */
+export const removeVehicle: EndorsementOperationRules = {
+  validate: regNoErrors,
+
+  price({ pol, input, e, period, table }) {
+    const { regNo, vehicle } = namedVehicle(pol, input);
+    if (pol.vehicles.filter((x) => x.status === 'active').length < 2) {
+      throw new DomainRuleError('The last vehicle on a policy cannot be removed; cancel the policy instead');
+    }
+    const item = liveItem(pol, vehicle.id);
+    if (!item) throw new DomainRuleError(`${regNo} has no premium on cover to remove`);
+    const priced = priceTerms(period, [{ annualBasicMinor: item.annualBasicMinor, at: e, sign: -1 }], table);
+    const effect = storedEffect(
+      priced,
+      period,
+      e,
+      [
+        {
+          regno: regNo,
+          vehicle_id: vehicle.id,
+          annual_basic_before_minor: n(item.annualBasicMinor),
+          annual_basic_after_minor: null,
+        },
+      ],
+      item.id,
+    );
+    return Promise.resolve({ changes: { regno: regNo, vehicle_id: vehicle.id }, effect, productVersion: null });
+  },
+
+  async apply(a) {
+    const item = await endPricedItem(a, a.dayBefore);
+    await a.tx.policyVehicle.update({
+      where: { id: item.vehicleId },
+      data: { status: 'removed', removedOn: a.end.effectiveDate },
+    });
+    await requestCertificateCancellation(a.ctx.app, a.tx, { vehicleId: item.vehicleId }, REMOVE_VEHICLE_CERT_REASON);
+    return {};
+  },
+};
