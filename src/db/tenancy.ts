@@ -47,7 +47,7 @@ export async function ensureAppRole(client: pg.ClientBase): Promise<boolean> {
     END $$`);
   await client.query(`GRANT ${APP_ROLE} TO current_user`).catch(() => undefined);
   await client.query(
-    `GRANT USAGE, CREATE ON SCHEMA ${quoteIdent((await client.query('SELECT current_schema() AS s')).rows[0].s)} TO ${APP_ROLE}`,
+    `GRANT USAGE, CREATE ON SCHEMA ${quoteIdent((await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0].s)} TO ${APP_ROLE}`,
   );
   await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`);
   await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`);

@@ -98,7 +98,7 @@ const loaders = new WeakMap<Context, Map<string, DataLoader<number, boolean>>>()
 function withinReach(ctx: Context, r: Reach, id: number | null): Promise<boolean> {
   if (id == null) return Promise.resolve(false);
   let byModel = loaders.get(ctx);
-  if (!byModel) loaders.set(ctx, (byModel = new Map()));
+  if (!byModel) loaders.set(ctx, (byModel = new Map<string, DataLoader<number, boolean>>()));
   let loader = byModel.get(r.model);
   if (!loader) {
     const p = requirePrincipal(ctx);

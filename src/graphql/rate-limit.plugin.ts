@@ -62,7 +62,7 @@ function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode
  */
 export function operationCost(document: DocumentNode, operationName?: string | null): number {
   let byName = costs.get(document);
-  if (!byName) costs.set(document, (byName = new Map()));
+  if (!byName) costs.set(document, (byName = new Map<string, number>()));
   const key = operationName ?? '';
   let cost = byName.get(key);
   if (cost === undefined) {
@@ -107,6 +107,8 @@ interface OperationEvent {
  */
 export function rateLimitPlugin(app: AppServices): Plugin {
   const headersOf = new WeakMap<Request, Record<string, string>>();
+  // Envelop hands its hooks' callbacks as arrow functions, meant to be destructured.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const charge = async ({ args, setResultAndStopExecution }: OperationEvent): Promise<void> => {
     const ctx = args.contextValue as YogaContext;
     if (!ctx?.principal) return;

@@ -45,8 +45,8 @@ export function requestShapePlugin(): Plugin {
     },
     onExecute({ args, setResultAndStopExecution }) {
       const errors = cursorErrors(
-        args.schema,
-        args.document,
+        args.schema as GraphQLSchema,
+        args.document as DocumentNode,
         args.variableValues as Record<string, unknown> | undefined,
       );
       if (errors.length) setResultAndStopExecution({ errors: [toGraphQLError(new ValidationError(errors))] });

@@ -12,6 +12,8 @@ const JSON_TYPE = /^\s*application\/(json|graphql-response\+json)\s*(;|$)/i;
 export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
   const cors = corsPolicy(corsOrigins);
   return {
+    // Yoga's endResponse is a bound callback, meant to be destructured.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     onRequest({ request, fetchAPI, endResponse }) {
       if (request.method === 'POST' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) {
         // Yoga answers other media types with a bare 415 and no body; say what to send, in the GraphQL shape.

@@ -250,9 +250,8 @@ export function guardStream<T>(source: AsyncIterable<T>, grant: ConnectionGrant)
       await it.return?.();
       return { done: true, value: undefined };
     },
-    return: (value?: unknown) =>
-      (it.return ? it.return(value) : Promise.resolve({ done: true, value })),
-    throw: (e?: unknown) => (it.throw ? it.throw(e) : Promise.reject(e)),
+    return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true, value })),
+    throw: (e?: unknown) => (it.throw ? it.throw(e) : Promise.reject(e instanceof Error ? e : new Error(String(e)))),
     [Symbol.asyncIterator]: () => guarded,
   } as AsyncGenerator<T>;
   return guarded;

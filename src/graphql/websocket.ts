@@ -1,7 +1,23 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionArgs, getOperationAST, GraphQLError } from 'graphql';
-import { CloseCode, handleProtocols, makeServer, type OperationResult, type ServerOptions } from 'graphql-ws';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLSchema,
+  OperationTypeNode,
+} from 'graphql';
+import {
+  CloseCode,
+  type Context as WsContext,
+  handleProtocols,
+  makeServer,
+  type OperationResult,
+  type Server as GraphQLWsServer,
+  type ServerOptions,
+  type SubscribePayload,
+} from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, type Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, requestIdFrom } from '../context.ts';
@@ -19,6 +35,9 @@ interface Extra {
   session?: WsSession;
 }
 
+type ConnectionParams = Record<string, unknown>;
+type WsConnection = WsContext<ConnectionParams, Extra>;
+
 /**
  * graphql-ws on the same HTTP server and path, through Yoga's envelop so plugins, context and validation are shared.
  * Only an authenticated connection is acknowledged, and its authorization is re-checked for as long as it is open.
@@ -28,58 +47,72 @@ export function attachWebSocket(server: Server, yoga: Yoga, app: AppServices): W
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMaxPayloadBytes, handleProtocols });
   // Upgrades are routed here rather than by ws itself, so one refused elsewhere (another path, an unparsable target)
   // gets the same problem document and X-Request-Id as any other answer, not ws's bare HTML 400.
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
-    const path = (req.url ?? '').split('?')[0];
-    if (path === yoga.graphqlEndpoint) {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
-      return;
-    }
-    const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
-    socket.end(
-      rawProblemResponse(
-        new AppError('not_found', { detail: `No WebSocket endpoint at this path; use ${yoga.graphqlEndpoint}` }),
-        requestId,
-      ),
-    );
-  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    routeUpgrade(wss, yoga, req, socket, head),
+  );
   const perToken = new TokenSubscriptions(config.wsMaxSubscriptionsPerToken);
-  const graphqlWs = makeServer<Record<string, unknown>, Extra>(serverOptions(yoga, app, perToken));
+  const graphqlWs = makeServer<ConnectionParams, Extra>(serverOptions(yoga, app, perToken));
 
   wss.on('error', (err) => log.error({ err }, 'WebSocket server error'));
-  wss.on('connection', (socket, request) => {
-    // ws closes the socket itself for protocol faults (1009 over-size, 1007 bad UTF-8, …); they are the peer's, not ours.
-    socket.on('error', (err) =>
-      log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'),
-    );
-    const stopKeepAlive = keepAlive(socket, config.wsKeepAliveMs);
-    const closed = graphqlWs.opened(
-      {
-        protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve, reject) => {
-            if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (err) => (err ? reject(err) : resolve()));
-          }),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) =>
-          socket.on('message', async (data) => {
-            try {
-              await cb(String(data));
-            } catch (err) {
-              log.error({ err }, 'WebSocket message handling failed');
-              socket.close(CloseCode.InternalServerError, 'Internal server error');
-            }
-          }),
-      },
-      { socket, request },
-    );
-    socket.once('close', (code, reason) => {
-      stopKeepAlive();
-      closed(code, reason.toString()).catch((err) => log.error({ err }, 'WebSocket close handling failed'));
-    });
-  });
+  wss.on('connection', (socket, request) => openConnection(graphqlWs, app, socket, request));
   return wss;
+}
+
+function routeUpgrade(wss: WebSocketServer, yoga: Yoga, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  socket.on('error', () => socket.destroy());
+  const path = (req.url ?? '').split('?')[0];
+  if (path === yoga.graphqlEndpoint) {
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    return;
+  }
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  socket.end(
+    rawProblemResponse(
+      new AppError('not_found', { detail: `No WebSocket endpoint at this path; use ${yoga.graphqlEndpoint}` }),
+      requestId,
+    ),
+  );
+}
+
+/** Hands an accepted socket to graphql-ws, with keep-alive pings for as long as it is open. */
+function openConnection(
+  graphqlWs: GraphQLWsServer<Extra>,
+  { config, log }: AppServices,
+  socket: WebSocket,
+  request: IncomingMessage,
+): void {
+  // ws closes the socket itself for protocol faults (1009 over-size, 1007 bad UTF-8, …); they are the peer's, not ours.
+  socket.on('error', (err) =>
+    log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'),
+  );
+  const stopKeepAlive = keepAlive(socket, config.wsKeepAliveMs);
+  // A failure handling one message closes this socket; left to the emitter it would be an unhandled rejection.
+  const deliver = async (cb: (data: string) => Promise<void>, data: Buffer) => {
+    try {
+      await cb(String(data));
+    } catch (err) {
+      log.error({ err }, 'WebSocket message handling failed');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    }
+  };
+  const closed = graphqlWs.opened(
+    {
+      protocol: socket.protocol,
+      send: (data) =>
+        new Promise<void>((resolve, reject) => {
+          if (socket.readyState !== socket.OPEN) return resolve();
+          socket.send(data, (err) => (err ? reject(err) : resolve()));
+        }),
+      close: (code, reason) => socket.close(code, reason),
+      // ws hands a Buffer under its default binaryType ('nodebuffer'), fragmented messages included.
+      onMessage: (cb) => socket.on('message', (data) => void deliver(cb, data as Buffer)),
+    },
+    { socket, request },
+  );
+  socket.once('close', (code, reason) => {
+    stopKeepAlive();
+    closed(code, reason.toString()).catch((err) => log.error({ err }, 'WebSocket close handling failed'));
+  });
 }
 
 /** Pings at an interval and drops a peer that has not answered by the next one (a half-open TCP connection). */
@@ -105,113 +138,152 @@ function serverOptions(
   yoga: Yoga,
   app: AppServices,
   perToken: TokenSubscriptions,
-): ServerOptions<Record<string, unknown>, Extra> {
+): ServerOptions<ConnectionParams, Extra> {
   return {
     connectionInitWaitTimeout: app.config.wsConnectionInitTimeoutMs,
-    // Authenticate at connection_init: no credentials or bad ones close the socket before anything can run.
-    onConnect: async (ctx) => {
-      const { socket } = ctx.extra;
-      const credentials = credentialsFromParams(ctx.connectionParams);
-      if (!credentials.authorization) {
-        return refuse(
-          socket,
-          new AppError('unauthenticated', {
-            detail: 'Send {"Authorization": "Bearer <access token>"} in connectionParams',
-          }),
-        );
-      }
-      let principal: Principal;
-      try {
-        principal = await authenticate(app.db, credentials);
-      } catch (e) {
-        if (isAppError(e)) return refuse(socket, e);
-        throw e;
-      }
-      // The peer may have gone while we looked: arming timers for a dead socket would leak them.
-      if (socket.readyState !== socket.OPEN) return false;
-      const close = (code: number, reason: string) => socket.close(code, reason);
-      ctx.extra.session = new WsSession(new ConnectionGrant(principal, credentials, app, close), perToken, app, close);
-      return true;
-    },
+    onConnect: (ctx) => openSession(ctx, app, perToken),
     onClose: (ctx) => ctx.extra.session?.dispose(),
     onComplete: (ctx, id) => ctx.extra.session?.release(id),
     execute: (args: ExecutionArgs) => (args.rootValue as Roots).execute(args),
     subscribe: (args: ExecutionArgs) => (args.rootValue as Roots).subscribe(args),
-    onSubscribe: async (ctx, id, params) => {
-      const session = ctx.extra.session;
-      if (!session || !(await session.grant.ensure()))
-        return [new GraphQLError('Connection is no longer authorised', { extensions: { code: 'unauthenticated' } })];
-      session.touch();
-      // The same request-shape rules as HTTP (deep variables, text PostgreSQL cannot hold, cursors), before anything
-      // serialises the params.
-      const shape = requestShapeError(params);
-      if (shape) return [shape];
-      const {
-        schema: s,
-        execute,
-        subscribe,
-        contextFactory,
-        parse,
-        validate,
-      } = yoga.getEnveloped({
-        ...ctx,
-        req: ctx.extra.request,
-        socket: ctx.extra.socket,
-        params,
-        connectionParams: ctx.connectionParams ?? {},
-        // Checked a moment ago by grant.ensure(): the operation's context need not look the token up again.
-        principal: session.grant.principal,
-      });
-      let document;
-      try {
-        document = parse(params.query);
-      } catch (e) {
-        return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
-      }
-      const errors = validate(s, document);
-      if (errors.length) return errors;
-      const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
-      if (isSubscription) {
-        const refused = session.take(id);
-        if (refused) return [toGraphQLError(refused)];
-      }
-      let contextValue: Context;
-      try {
-        contextValue = (await contextFactory());
-      } catch (e) {
-        session.release(id);
-        return [
-          e instanceof GraphQLError
-            ? e
-            : isAppError(e)
-              ? toGraphQLError(e)
-              : toGraphQLError(new AppError('internal_error')),
-        ];
-      }
-      const roots: Roots = {
-        execute,
-        // Envelop's subscribe (its plugins included) first; each result it yields then waits on the live grant.
-        subscribe: async (args) => {
-          const result = await subscribe(args);
-          return isAsyncIterable(result) ? guardStream(result, session.grant) : result;
-        },
-      };
-      return {
-        schema: s,
-        operationName: params.operationName,
-        document,
-        variableValues: params.variables,
-        contextValue,
-        rootValue: roots,
-      };
-    },
+    onSubscribe: (ctx, id, params) => prepareOperation(yoga, ctx, id, params),
   };
+}
+
+/** Authenticate at connection_init: no credentials or bad ones close the socket before anything can run. */
+async function openSession(ctx: WsConnection, app: AppServices, perToken: TokenSubscriptions): Promise<boolean> {
+  const { socket } = ctx.extra;
+  const credentials = credentialsFromParams(ctx.connectionParams);
+  if (!credentials.authorization) {
+    return refuse(
+      socket,
+      new AppError('unauthenticated', {
+        detail: 'Send {"Authorization": "Bearer <access token>"} in connectionParams',
+      }),
+    );
+  }
+  let principal: Principal;
+  try {
+    principal = await authenticate(app.db, credentials);
+  } catch (e) {
+    if (isAppError(e)) return refuse(socket, e);
+    throw e;
+  }
+  // The peer may have gone while we looked: arming timers for a dead socket would leak them.
+  if (socket.readyState !== socket.OPEN) return false;
+  const close = (code: number, reason: string) => socket.close(code, reason);
+  ctx.extra.session = new WsSession(new ConnectionGrant(principal, credentials, app, close), perToken, app, close);
+  return true;
+}
+
+/**
+ * Yoga's envelop for one operation. Envelop declares these as taking and returning `any`; they wrap graphql-js's
+ * own functions, whose signatures are given here.
+ */
+interface Enveloped {
+  schema: GraphQLSchema;
+  parse: (source: string) => DocumentNode;
+  validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
+  execute: (args: ExecutionArgs) => OperationResult;
+  subscribe: (args: ExecutionArgs) => OperationResult;
+  contextFactory: () => Promise<Context> | Context;
+}
+
+/** onSubscribe: the operation ready to run under the connection's grant, or the errors that refuse it. */
+async function prepareOperation(
+  yoga: Yoga,
+  ctx: WsConnection,
+  id: string,
+  params: SubscribePayload,
+): Promise<ExecutionArgs | readonly GraphQLError[]> {
+  const session = ctx.extra.session;
+  if (!session || !(await session.grant.ensure()))
+    return [new GraphQLError('Connection is no longer authorised', { extensions: { code: 'unauthenticated' } })];
+  session.touch();
+  // The same request-shape rules as HTTP (deep variables, text PostgreSQL cannot hold, cursors), before anything
+  // serialises the params.
+  const shape = requestShapeError(params);
+  if (shape) return [shape];
+  const enveloped: Enveloped = yoga.getEnveloped({
+    ...ctx,
+    req: ctx.extra.request,
+    socket: ctx.extra.socket,
+    params,
+    connectionParams: ctx.connectionParams ?? {},
+    // Checked a moment ago by grant.ensure(): the operation's context need not look the token up again.
+    principal: session.grant.principal,
+  });
+  const parsed = parseAndValidate(enveloped, params.query);
+  if (parsed.errors) return parsed.errors;
+  const { document } = parsed;
+  const isSubscription = getOperationAST(document, params.operationName)?.operation === OperationTypeNode.SUBSCRIPTION;
+  if (isSubscription) {
+    const refused = session.take(id);
+    if (refused) return [toGraphQLError(refused)];
+  }
+  const context = await operationContext(enveloped, session, id);
+  if (context.errors) return context.errors;
+  return {
+    schema: enveloped.schema,
+    operationName: params.operationName,
+    document,
+    variableValues: params.variables,
+    contextValue: context.value,
+    rootValue: operationRoots(enveloped, session),
+  };
+}
+
+function parseAndValidate(
+  { schema, parse, validate }: Enveloped,
+  query: string,
+): { document: DocumentNode; errors?: undefined } | { errors: readonly GraphQLError[] } {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (e) {
+    return { errors: [e instanceof GraphQLError ? e : new GraphQLError(String(e))] };
+  }
+  const errors = validate(schema, document);
+  return errors.length ? { errors } : { document };
+}
+
+/** The operation's context; if it cannot be built, the subscription slot it may hold is given back. */
+async function operationContext(
+  { contextFactory }: Enveloped,
+  session: WsSession,
+  id: string,
+): Promise<{ value: Context; errors?: undefined } | { errors: GraphQLError[] }> {
+  try {
+    return { value: await contextFactory() };
+  } catch (e) {
+    session.release(id);
+    return {
+      errors: [
+        e instanceof GraphQLError
+          ? e
+          : isAppError(e)
+            ? toGraphQLError(e)
+            : toGraphQLError(new AppError('internal_error')),
+      ],
+    };
+  }
 }
 
 /** Envelop's execute/subscribe for one operation, carried to graphql-ws through rootValue. */
 interface Roots {
   execute(args: ExecutionArgs): OperationResult;
   subscribe(args: ExecutionArgs): OperationResult;
+}
+
+function operationRoots({ execute, subscribe }: Enveloped, session: WsSession): Roots {
+  return {
+    execute,
+    // Envelop's subscribe (its plugins included) first; each result it yields then waits on the live grant.
+    subscribe: async (args) => {
+      const result = await subscribe(args);
+      return isAsyncIterable(result) ? guardStream(result, session.grant) : result;
+    },
+  };
 }
 
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>

@@ -60,6 +60,7 @@ export function jsonValueDepthExceeds(value: unknown, max: number): boolean {
 }
 
 /** U+0000, or a UTF-16 surrogate without its pair: valid in a JS string and in JSON, not in PostgreSQL text. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this looks for
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const UNSTORABLE_TEXT = 'Text must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate';
 

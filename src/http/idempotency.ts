@@ -24,7 +24,7 @@ export interface StoredResponse {
   replayed: boolean;
 }
 
-type IdempotencyOpts = { key: string; requestHash: string; operation: string; redact?: (body: any) => unknown };
+type IdempotencyOpts = { key: string; requestHash: string; operation: string; redact?: (body: unknown) => unknown };
 type Run = () => Promise<{ status: number; body: unknown }>;
 
 /**

@@ -72,14 +72,16 @@ export async function handleMpesaCallback(
   const raw = (await readBody(req, 64 * 1024)).toString('utf8');
   let checkoutRequestId: string | null = null;
   try {
-    const id = JSON.parse(raw)?.Body?.stkCallback?.CheckoutRequestID;
+    const parsed = JSON.parse(raw) as { Body?: { stkCallback?: { CheckoutRequestID?: unknown } } } | null;
+    const id = parsed?.Body?.stkCallback?.CheckoutRequestID;
     checkoutRequestId = typeof id === 'string' ? id.slice(0, 200) : null;
   } catch {
     /* kept as received; closed as malformed */
   }
   // PostgreSQL text cannot hold U+0000; keep the rest of the body verbatim.
+  const rawBody = raw.replaceAll('\u0000', '');
   const stored = await app.db.tenant(tenantId, (tx) =>
-    tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody: raw.replace(/\u0000/g, '') } }),
+    tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody } }),
   );
   faultPoint(app.config, 'callback.after-store');
   await confirmCallback(app, stored.id, stored).catch((err) => {

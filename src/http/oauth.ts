@@ -21,9 +21,9 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
       fields = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
     else if (type === 'application/json' || type === '') {
       try {
-        const parsed = JSON.parse(raw.toString('utf8'));
+        const parsed = JSON.parse(raw.toString('utf8')) as unknown;
         if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-        fields = parsed;
+        fields = parsed as typeof fields;
       } catch {
         throw new AppError('invalid_request', { detail: 'Token request body must be a JSON object or a form' });
       }

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { type CompiledRoute, compileRoutes, runOperation } from '../../rest-compat/executor.ts';
+import type { RestInput, RestOutput } from '../../rest-compat/route.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { requireScope } from '../auth/principal.ts';
-import { type AppServices, createContext } from '../context.ts';
+import { type AppServices, type Context, createContext } from '../context.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
@@ -15,130 +16,168 @@ import { sendJson, sendText } from './respond.ts';
 
 export const API_PREFIX = '/api/v1';
 
+export type RestHandler = (req: IncomingMessage, res: ServerResponse, requestId: string, url: URL) => Promise<void>;
+
+/** A request matched to its route, authenticated and within its rate limit: what running the route needs. */
+interface RouteCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  ctx: Context;
+  compiled: CompiledRoute;
+  /** The path below API_PREFIX (part of what an Idempotency-Key's request hash covers). */
+  path: string;
+  url: URL;
+  params: Record<string, string>;
+  /** Sent with every answer, problems included. */
+  limitHeaders: Record<string, string>;
+}
+
 /**
  * Transport for the legacy REST surface: matching, authentication, scopes, rate limits and Idempotency-Key.
  * What each path means is the route table's business (rest-compat/); what it does is the GraphQL core's.
  */
-export function createRestHandler(app: AppServices, schema: GraphQLSchema) {
+export function createRestHandler(app: AppServices, schema: GraphQLSchema): RestHandler {
   const compiled = compileRoutes(schema, ROUTES);
   const cors = corsPolicy(app.config.corsOrigins);
 
-  /** The methods a path takes: what OPTIONS (a CORS preflight or a plain question) answers; nothing else runs. */
-  function methodsOf(path: string): string[] {
-    const methods = [...new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method))];
-    if (!methods.length) throw new AppError('not_found', { detail: `No such endpoint: ${API_PREFIX}${path}` });
-    return methods;
-  }
-
-  function match(method: string, path: string): { c: CompiledRoute; params: Record<string, string> } {
-    const allowed = new Set<string>();
-    for (const c of compiled) {
-      const m = c.matcher.exec(path);
-      if (!m) continue;
-      if (c.route.method !== method) {
-        allowed.add(c.route.method);
-        continue;
-      }
-      const params: Record<string, string> = {};
-      c.paramNames.forEach((n, i) => (params[n] = decodePathParam(m[i + 1])));
-      return { c, params };
-    }
-    if (allowed.size) {
-      throw new AppError('method_not_allowed', {
-        detail: `Use ${[...allowed].join(', ')}`,
-        headers: { allow: [...allowed].join(', ') },
-      });
-    }
-    throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
-  }
-
-  return async function handleRest(
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    url: URL,
-  ): Promise<void> {
+  return async function handleRest(req, res, requestId, url) {
     const path = url.pathname.slice(API_PREFIX.length) || '/';
     // Every answer here shows tenant data or a credential (a secret is shown once): no cache may keep a copy.
     res.setHeader('cache-control', 'no-store');
-    if (req.method === 'OPTIONS') return answerOptions(res, cors, req, methodsOf(path));
+    if (req.method === 'OPTIONS') return answerOptions(res, cors, req, methodsOf(compiled, path));
     setCorsHeaders(res, cors.headers(header(req, 'origin')));
-    const { c, params } = match(req.method ?? 'GET', path);
-    const route = c.route;
-    const ctx = await createContext({
-      app,
-      transport: 'rest',
-      requestId,
-      credentials: {
-        authorization: req.headers.authorization,
-        agentCode: header(req, 'x-agent-code'),
-        agentKey: header(req, 'x-agent-key'),
-      },
-    });
-    const principal = requireScope(ctx.principal, ...route.scopes);
+    const { c, params } = match(compiled, req.method ?? 'GET', path);
+    const ctx = await restContext(app, req, requestId);
+    const principal = requireScope(ctx.principal, ...c.route.scopes);
     const limit = await enforceTokenRateLimit(app, principal);
     const limitHeaders = rateLimitHeaders(limit);
     try {
-      const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-      const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
-      // PostgreSQL text cannot hold U+0000 or an unpaired surrogate ("\ud800" in JSON): refuse them here instead of
-      // failing inside a query as a 500.
-      if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
-        throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
-      }
-      const input = {
-        url,
-        params,
-        query: url.searchParams,
-        body,
-        idempotencyKey:
-          route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined,
-      };
-      const run = async () => {
-        const data = await runOperation(schema, c, ctx, route.toVariables(input));
-        return route.toResponse(data, input);
-      };
-      if (route.idempotent === 'operation') {
-        const out = await run();
-        const replayed = (out as { replayed?: boolean }).replayed === true;
-        sendJson(res, out.status, out.body, {
-          ...limitHeaders,
-          ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
-        });
-        return;
-      }
-      if (route.idempotent) {
-        const key = checkIdempotencyKey(req.headers['idempotency-key']);
-        const requestHash = sha256Hex(
-          `${route.method} ${path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`,
-        );
-        const outsideTransaction = route.idempotent === 'outside-transaction';
-        const out = await withIdempotency(
-          ctx,
-          { key, requestHash, operation: route.operationId, redact: route.redactForReplay, outsideTransaction },
-          run,
-        );
-        sendText(res, out.status, out.bodyText, {
-          'content-type': 'application/json; charset=utf-8',
-          ...limitHeaders,
-          ...(out.replayed ? { 'idempotent-replayed': 'true' } : {}),
-        });
-        return;
-      }
-      const out = await run();
-      sendJson(res, out.status, out.body, limitHeaders);
+      await runRoute(app, schema, { req, res, ctx, compiled: c, path, url, params, limitHeaders });
     } catch (e) {
-      if (e instanceof AppError)
-        throw new AppError(e.code, {
-          detail: e.detail,
-          errors: e.errors,
-          extra: e.extra,
-          status: e.status,
-          headers: { ...limitHeaders, ...(e.headers ?? {}) },
-        });
-      throw e;
+      throw withRateLimitHeaders(e, limitHeaders);
     }
   };
+}
+
+/** The methods a path takes: what OPTIONS (a CORS preflight or a plain question) answers; nothing else runs. */
+function methodsOf(compiled: CompiledRoute[], path: string): string[] {
+  const methods = [...new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method))];
+  if (!methods.length) throw new AppError('not_found', { detail: `No such endpoint: ${API_PREFIX}${path}` });
+  return methods;
+}
+
+function match(
+  compiled: CompiledRoute[],
+  method: string,
+  path: string,
+): { c: CompiledRoute; params: Record<string, string> } {
+  const allowed = new Set<string>();
+  for (const c of compiled) {
+    const m = c.matcher.exec(path);
+    if (!m) continue;
+    if (c.route.method !== method) {
+      allowed.add(c.route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    c.paramNames.forEach((n, i) => (params[n] = decodePathParam(m[i + 1])));
+    return { c, params };
+  }
+  if (allowed.size) {
+    throw new AppError('method_not_allowed', {
+      detail: `Use ${[...allowed].join(', ')}`,
+      headers: { allow: [...allowed].join(', ') },
+    });
+  }
+  throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
+}
+
+function restContext(app: AppServices, req: IncomingMessage, requestId: string): Promise<Context> {
+  return createContext({
+    app,
+    transport: 'rest',
+    requestId,
+    credentials: {
+      authorization: req.headers.authorization,
+      agentCode: header(req, 'x-agent-code'),
+      agentKey: header(req, 'x-agent-key'),
+    },
+  });
+}
+
+/** Reads the body, runs the route's operation and answers, keeping the route's Idempotency-Key promise. */
+async function runRoute(app: AppServices, schema: GraphQLSchema, call: RouteCall): Promise<void> {
+  const { req, res, ctx, compiled, limitHeaders } = call;
+  const route = compiled.route;
+  const body = await readRouteBody(app, call);
+  const input: RestInput = {
+    url: call.url,
+    params: call.params,
+    query: call.url.searchParams,
+    body,
+    idempotencyKey: route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined,
+  };
+  const run = async () => {
+    const data = await runOperation(schema, compiled, ctx, route.toVariables(input));
+    return route.toResponse(data, input);
+  };
+  if (route.idempotent === 'operation') {
+    const out = await run();
+    sendJson(res, out.status, out.body, {
+      ...limitHeaders,
+      ...(out.replayed === true ? { 'idempotent-replayed': 'true' } : {}),
+    });
+    return;
+  }
+  if (route.idempotent) return sendStoredOnce(call, body, run);
+  const out = await run();
+  sendJson(res, out.status, out.body, limitHeaders);
+}
+
+/** The JSON body, for a method that has one. */
+async function readRouteBody(app: AppServices, { req, params, url, compiled }: RouteCall): Promise<unknown> {
+  const hasBody = compiled.route.method !== 'GET' && compiled.route.method !== 'DELETE';
+  const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
+  // PostgreSQL text cannot hold U+0000 or an unpaired surrogate ("\ud800" in JSON): refuse them here instead of
+  // failing inside a query as a 500.
+  if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
+    throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
+  }
+  return body;
+}
+
+/** The facade's own exactly-once: the first answer is stored under the Idempotency-Key and replayed as stored. */
+async function sendStoredOnce(call: RouteCall, body: unknown, run: () => Promise<RestOutput>): Promise<void> {
+  const { req, res, ctx, limitHeaders } = call;
+  const route = call.compiled.route;
+  const key = checkIdempotencyKey(req.headers['idempotency-key']);
+  const requestHash = sha256Hex(
+    `${route.method} ${call.path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`,
+  );
+  const outsideTransaction = route.idempotent === 'outside-transaction';
+  const redact = route.redactForReplay?.bind(route);
+  const out = await withIdempotency(
+    ctx,
+    { key, requestHash, operation: route.operationId, redact, outsideTransaction },
+    run,
+  );
+  sendText(res, out.status, out.bodyText, {
+    'content-type': 'application/json; charset=utf-8',
+    ...limitHeaders,
+    ...(out.replayed ? { 'idempotent-replayed': 'true' } : {}),
+  });
+}
+
+/** A problem answers with the rate-limit headers a success would have carried. */
+function withRateLimitHeaders(e: unknown, limitHeaders: Record<string, string>): unknown {
+  if (!(e instanceof AppError)) return e;
+  return new AppError(e.code, {
+    detail: e.detail,
+    errors: e.errors,
+    extra: e.extra,
+    status: e.status,
+    headers: { ...limitHeaders, ...(e.headers ?? {}) },
+  });
 }
 
 function decodePathParam(raw: string): string {

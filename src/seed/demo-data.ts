@@ -1,3 +1,4 @@
+// Data, not logic: exempt from the ~300-line size rule for source files.
 /**
  * Demo organisations and their reference data. Figures follow ../shared/notes/domain.md (levies, benefits,
  * limits); names of insurers and organisations are fictional.

@@ -2,22 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database, Tx } from '../db/client.ts';
+import type { User } from '../generated/prisma/client.ts';
 import { constantTimeEqual, hashSecret, newPublicId, newSecret, sha256Hex, verifySecret } from '../lib/crypto.ts';
 import { motorBenefitId } from '../modules/reference/reference.service.ts';
-import {
-  IPF_LENDERS,
-  KES,
-  MOTOR_RATING,
-  PLL_PER_SEAT,
-  BUSINESS_SOURCES,
-  DEMO_TENANTS,
-  type DemoTenant,
-  EXCESS_TEXT,
-  LEVIES,
-  MOTOR_BENEFITS,
-  PROSPECT_TYPES,
-  STANDARD_PRODUCTS,
-} from './demo-data.ts';
+import { DEMO_TENANTS, type DemoTenant } from './demo-data.ts';
+import { createTenant } from './demo-tenant.ts';
 
 interface ClientCred {
   client_id: string;
@@ -56,14 +45,15 @@ const demoClientName = (role: string) => `Demo ${role} client`;
  * Loads the demo organisations once. A second start adds nothing and keeps every secret: the plaintext secrets live
  * only in the credentials file, and are reused while they still verify against the stored hashes. If that file
  * was lost, the demo secrets are re-issued (the only way to show a hashed secret again). A demo client someone revoked
- * stays revoked: re-seeding never turns a revoked credential back on; the file lists it with `revoked_at` and no secret.
+ * stays revoked: re-seeding never turns a revoked credential back on; the file lists it with `revoked_at` and no
+ * secret.
  */
 export async function seedDemo(
   db: Database,
   opts: { credentialsFile: string; origin: string; log: (m: string) => void },
 ): Promise<DemoCredentials> {
-  const previous: DemoCredentials | undefined = existsSync(opts.credentialsFile)
-    ? JSON.parse(await readFile(opts.credentialsFile, 'utf8'))
+  const previous = existsSync(opts.credentialsFile)
+    ? (JSON.parse(await readFile(opts.credentialsFile, 'utf8')) as DemoCredentials)
     : undefined;
   const tenants: Record<string, TenantCreds> = {};
   for (const t of DEMO_TENANTS) {
@@ -83,6 +73,23 @@ export async function seedDemo(
   return creds;
 }
 
+/** A freshly issued API-client secret and its hash. */
+interface FreshSecret {
+  secret: string;
+  hash: string;
+}
+
+/** One organisation being seeded: what its credential steps read and write through. */
+interface TenantSeed {
+  tx: Tx;
+  t: DemoTenant;
+  tenantId: number;
+  /** What the credentials file held for this organisation, if anything. */
+  prev: TenantCreds | undefined;
+  log: (m: string) => void;
+  userByKey(key: string): User;
+}
+
 async function seedTenant(
   db: Database,
   t: DemoTenant,
@@ -90,14 +97,7 @@ async function seedTenant(
   log: (m: string) => void,
 ): Promise<TenantCreds> {
   // Secrets are hashed before the transaction: scrypt is slow and must not hold a connection.
-  const fresh = Object.fromEntries(
-    await Promise.all(
-      Object.keys(t.apiClients).map(async (r) => {
-        const secret = newSecret('bgs');
-        return [r, { secret, hash: await hashSecret(secret) }] as const;
-      }),
-    ),
-  );
+  const fresh = await freshSecrets(t);
   return db.system(
     async (tx) => {
       let tenant = await tx.tenant.findUnique({ where: { code: t.code } });
@@ -107,73 +107,10 @@ async function seedTenant(
       }
       const tenantId = tenant.id;
       const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
-      const userByKey = (key: string) => users.get(`${key}@example.co.ke`)!;
-
-      const api_clients: Record<string, ClientCred> = {};
-      for (const [role, spec] of Object.entries(t.apiClients)) {
-        let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
-        if (row?.revokedAt) {
-          log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
-          api_clients[role] = { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
-          continue;
-        }
-        const known = prev?.api_clients?.[role];
-        if (
-          row &&
-          known?.client_secret &&
-          known.client_id === row.clientId &&
-          (await verifySecret(known.client_secret, row.secretHash))
-        ) {
-          api_clients[role] = { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
-          continue;
-        }
-        const { secret, hash } = fresh[role];
-        if (row) {
-          log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
-          row = await tx.apiClient.update({
-            where: { id: row.id },
-            data: { secretHash: hash, secretRotatedAt: new Date() },
-          });
-        } else {
-          row = await tx.apiClient.create({
-            data: {
-              tenantId,
-              clientId: newPublicId('bgc'),
-              name: demoClientName(role),
-              secretHash: hash,
-              scopes: spec.scopes,
-              actorUserId: userByKey(spec.actor).id,
-              createdByUserId: userByKey(spec.actor).id,
-              rateLimitPerMinute: spec.rateLimitPerMinute ?? 60,
-            },
-          });
-        }
-        api_clients[role] = { client_id: row.clientId, client_secret: secret, scopes: row.scopes };
-      }
-
-      const agents: AgentCred[] = [];
-      for (const key of t.agents) {
-        const u = userByKey(key);
-        const known = prev?.agents?.find((a) => a.user_id === u.id);
-        if (known && u.agentKeyHash && constantTimeEqual(sha256Hex(known.key), u.agentKeyHash)) {
-          agents.push({ code: u.agentCode!, key: known.key, user_id: u.id, name: u.name });
-          continue;
-        }
-        const agentKey = newSecret('bak');
-        await tx.user.update({
-          where: { id: u.id },
-          data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() },
-        });
-        agents.push({ code: u.agentCode!, key: agentKey, user_id: u.id, name: u.name });
-      }
-
-      const customers = (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map(
-        (c) => ({
-          client_no: c.clientNo,
-          phone: c.phone,
-          name: c.name,
-        }),
-      );
+      const seed: TenantSeed = { tx, t, tenantId, prev, log, userByKey: (key) => users.get(`${key}@example.co.ke`)! };
+      const api_clients = await seedApiClients(seed, fresh);
+      const agents = await seedAgentKeys(seed);
+      const customers = await listCustomers(tx, tenantId);
       return {
         code: tenant.code,
         name: tenant.name,
@@ -188,122 +125,102 @@ async function seedTenant(
   );
 }
 
-export async function createTenant(tx: Tx, t: DemoTenant) {
-  const tenant = await tx.tenant.create({
-    data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill },
-  });
-  const tenantId = tenant.id;
-  const branches = new Map<string, number>();
-  for (const b of t.branches) branches.set(b.code, (await tx.branch.create({ data: { tenantId, ...b } })).id);
-  const users = new Map<string, number>();
-  for (const u of t.users) {
-    const row = await tx.user.create({
-      data: {
-        tenantId,
-        name: u.name,
-        email: u.email,
-        phone: u.phone,
-        role: u.role,
-        agentCode: u.agentCode ?? null,
-        branchId: u.branch ? branches.get(u.branch) : null,
-      },
-    });
-    users.set(u.key, row.id);
-  }
-  await tx.levy.createMany({ data: LEVIES.map((l) => ({ tenantId, ...l })) });
-  await tx.standardProduct.createMany({ data: STANDARD_PRODUCTS.map((p) => ({ tenantId, ...p })) });
-  await tx.businessSource.createMany({ data: BUSINESS_SOURCES.map((name) => ({ tenantId, name })) });
-  await tx.prospectType.createMany({ data: PROSPECT_TYPES.map((p) => ({ tenantId, ...p })) });
-  for (const ins of t.insurers) {
-    const insurer = await tx.insurer.create({
-      data: {
-        tenantId,
-        name: ins.name,
-        legalName: ins.legalName,
-        registryMemberId: ins.registryMemberId,
-        commissionRateBps: ins.commissionRateBps,
-        monogram: ins.monogram,
-      },
-    });
-    const rating = MOTOR_RATING[ins.name];
-    for (const vehicleClass of ins.classes) {
-      for (const coverType of ['comprehensive', 'tpo'] as const) {
-        const r = rating.classes[vehicleClass]?.[coverType];
-        if (!r) continue;
-        const product = await tx.motorProduct.create({
-          data: {
-            tenantId,
-            insurerId: insurer.id,
-            name: `${ins.name} ${vehicleClass} ${coverType}`,
-            vehicleClass,
-            coverType,
-            excessText: EXCESS_TEXT,
-            minPremiumMinor: r.minPremium != null ? KES(r.minPremium) : null,
-            flatPremiumMinor: r.flatPremium != null ? KES(r.flatPremium) : null,
-            pllPerSeatMinor: PLL_PER_SEAT,
-            maxInstalments: rating.maxInstalments,
-            ipfEligible: rating.ipfEligible,
-            maxVehicleAgeYears: coverType === 'comprehensive' ? rating.maxAge : null,
-            rateBands: {
-              create: (r.rateBands ?? []).map((b) => ({
-                tenantId,
-                upToValueMinor: b.upTo == null ? null : KES(b.upTo),
-                rateBps: b.bps,
-              })),
-            },
-            tonnageBands: {
-              create: (r.tonnageBands ?? []).map((b) => ({
-                tenantId,
-                upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000,
-                premiumMinor: KES(b.premium),
-              })),
-            },
-          },
-        });
-        await tx.motorProductBenefit.createMany({
-          data: MOTOR_BENEFITS.filter((b) => b.covers.includes(coverType)).map((b, i) => ({
-            tenantId,
-            motorProductId: product.id,
-            name: b.name,
-            limitMinor: b.limitMinor,
-            sortOrder: i,
-          })),
-        });
-      }
-    }
-  }
-  for (const l of IPF_LENDERS) {
-    await tx.ipfLender.create({
-      data: {
-        tenantId,
-        name: l.name,
-        minPremiumMinor: KES(l.minPremium),
-        tenors: { create: l.tenors.map((x) => ({ tenantId, ...x })) },
-      },
-    });
-  }
-  let n = 0;
-  for (const c of t.customers) {
-    n += 1;
-    await tx.client.create({
-      data: {
-        tenantId,
-        clientNo: `C-${String(n).padStart(6, '0')}`,
-        name: c.name,
-        phone: c.phone,
-        idNo: c.idNo,
-        kraPin: c.kraPin ?? null,
-        email: c.email ?? null,
-        salesPersonId: c.salesPerson ? users.get(c.salesPerson) : null,
-        riskManagerId: c.riskManager ? users.get(c.riskManager) : null,
-        branchId: c.branch ? branches.get(c.branch) : null,
-        createdByUserId: c.riskManager ? users.get(c.riskManager) : null,
-        onboardedVia: 'import',
-      },
-    });
-  }
-  await tx.tenantCounter.create({ data: { tenantId, name: 'client_no', value: BigInt(n) } });
-  return tenant;
+/** A new secret per API client, whether or not it will be needed. */
+async function freshSecrets(t: DemoTenant): Promise<Record<string, FreshSecret>> {
+  return Object.fromEntries(
+    await Promise.all(
+      Object.keys(t.apiClients).map(async (r) => {
+        const secret = newSecret('bgs');
+        return [r, { secret, hash: await hashSecret(secret) }] as const;
+      }),
+    ),
+  );
 }
 
-export { motorBenefitId };
+async function seedApiClients(
+  seed: TenantSeed,
+  fresh: Record<string, FreshSecret>,
+): Promise<Record<string, ClientCred>> {
+  const api_clients: Record<string, ClientCred> = {};
+  for (const [role, spec] of Object.entries(seed.t.apiClients)) {
+    api_clients[role] = await seedApiClient(seed, role, spec, fresh[role]);
+  }
+  return api_clients;
+}
+
+/** A revoked client stays revoked; a secret from the file that still verifies is kept; else the fresh one is issued. */
+async function seedApiClient(
+  seed: TenantSeed,
+  role: string,
+  spec: DemoTenant['apiClients'][string],
+  fresh: FreshSecret,
+): Promise<ClientCred> {
+  const { tx, t, tenantId, log } = seed;
+  let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
+  if (row?.revokedAt) {
+    log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
+    return { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
+  }
+  const known = seed.prev?.api_clients?.[role];
+  if (
+    row &&
+    known?.client_secret &&
+    known.client_id === row.clientId &&
+    (await verifySecret(known.client_secret, row.secretHash))
+  ) {
+    return { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
+  }
+  const { secret, hash } = fresh;
+  if (row) {
+    log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
+    row = await tx.apiClient.update({
+      where: { id: row.id },
+      data: { secretHash: hash, secretRotatedAt: new Date() },
+    });
+  } else {
+    row = await tx.apiClient.create({
+      data: {
+        tenantId,
+        clientId: newPublicId('bgc'),
+        name: demoClientName(role),
+        secretHash: hash,
+        scopes: spec.scopes,
+        actorUserId: seed.userByKey(spec.actor).id,
+        createdByUserId: seed.userByKey(spec.actor).id,
+        rateLimitPerMinute: spec.rateLimitPerMinute ?? 60,
+      },
+    });
+  }
+  return { client_id: row.clientId, client_secret: secret, scopes: row.scopes };
+}
+
+/** An agent key from the file that still matches its stored hash is kept; otherwise a new one is issued. */
+async function seedAgentKeys(seed: TenantSeed): Promise<AgentCred[]> {
+  const agents: AgentCred[] = [];
+  for (const key of seed.t.agents) {
+    const u = seed.userByKey(key);
+    const known = seed.prev?.agents?.find((a) => a.user_id === u.id);
+    if (known && u.agentKeyHash && constantTimeEqual(sha256Hex(known.key), u.agentKeyHash)) {
+      agents.push({ code: u.agentCode!, key: known.key, user_id: u.id, name: u.name });
+      continue;
+    }
+    const agentKey = newSecret('bak');
+    await seed.tx.user.update({
+      where: { id: u.id },
+      data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() },
+    });
+    agents.push({ code: u.agentCode!, key: agentKey, user_id: u.id, name: u.name });
+  }
+  return agents;
+}
+
+/** The first ten customers, as the credentials file lists them. */
+async function listCustomers(tx: Tx, tenantId: number): Promise<NonNullable<TenantCreds['customers']>> {
+  return (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map((c) => ({
+    client_no: c.clientNo,
+    phone: c.phone,
+    name: c.name,
+  }));
+}
+
+export { createTenant, motorBenefitId };

@@ -1,0 +1,190 @@
+import type { Tx } from '../db/client.ts';
+import type { CoverType, VehicleClass } from '../generated/prisma/enums.ts';
+import {
+  BUSINESS_SOURCES,
+  type DemoInsurer,
+  type DemoRating,
+  type DemoTenant,
+  EXCESS_TEXT,
+  IPF_LENDERS,
+  KES,
+  LEVIES,
+  MOTOR_BENEFITS,
+  MOTOR_RATING,
+  PLL_PER_SEAT,
+  PROSPECT_TYPES,
+  STANDARD_PRODUCTS,
+} from './demo-data.ts';
+
+/** One demo organisation with its staff, reference data, insurers' motor products, lenders and customers. */
+export async function createTenant(tx: Tx, t: DemoTenant) {
+  const tenant = await tx.tenant.create({
+    data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill },
+  });
+  const tenantId = tenant.id;
+  const branches = await createBranches(tx, tenantId, t.branches);
+  const users = await createUsers(tx, tenantId, t, branches);
+  await createReferenceData(tx, tenantId);
+  for (const ins of t.insurers) await createInsurer(tx, tenantId, ins);
+  await createIpfLenders(tx, tenantId);
+  const customers = await createCustomers(tx, tenantId, t, { users, branches });
+  // Client numbers issued from here on continue after the demo customers.
+  await tx.tenantCounter.create({ data: { tenantId, name: 'client_no', value: BigInt(customers) } });
+  return tenant;
+}
+
+/** Ids by branch code. */
+async function createBranches(tx: Tx, tenantId: number, list: DemoTenant['branches']): Promise<Map<string, number>> {
+  const branches = new Map<string, number>();
+  for (const b of list) branches.set(b.code, (await tx.branch.create({ data: { tenantId, ...b } })).id);
+  return branches;
+}
+
+/** Ids by user key. */
+async function createUsers(
+  tx: Tx,
+  tenantId: number,
+  t: DemoTenant,
+  branches: Map<string, number>,
+): Promise<Map<string, number>> {
+  const users = new Map<string, number>();
+  for (const u of t.users) {
+    const row = await tx.user.create({
+      data: {
+        tenantId,
+        name: u.name,
+        email: u.email,
+        phone: u.phone,
+        role: u.role,
+        agentCode: u.agentCode ?? null,
+        branchId: u.branch ? branches.get(u.branch) : null,
+      },
+    });
+    users.set(u.key, row.id);
+  }
+  return users;
+}
+
+async function createReferenceData(tx: Tx, tenantId: number): Promise<void> {
+  await tx.levy.createMany({ data: LEVIES.map((l) => ({ tenantId, ...l })) });
+  await tx.standardProduct.createMany({ data: STANDARD_PRODUCTS.map((p) => ({ tenantId, ...p })) });
+  await tx.businessSource.createMany({ data: BUSINESS_SOURCES.map((name) => ({ tenantId, name })) });
+  await tx.prospectType.createMany({ data: PROSPECT_TYPES.map((p) => ({ tenantId, ...p })) });
+}
+
+/** The insurer and a motor product for each class it writes and each cover rated for that class. */
+async function createInsurer(tx: Tx, tenantId: number, ins: DemoInsurer): Promise<void> {
+  const insurer = await tx.insurer.create({
+    data: {
+      tenantId,
+      name: ins.name,
+      legalName: ins.legalName,
+      registryMemberId: ins.registryMemberId,
+      commissionRateBps: ins.commissionRateBps,
+      monogram: ins.monogram,
+    },
+  });
+  for (const vehicleClass of ins.classes) {
+    for (const coverType of ['comprehensive', 'tpo'] as const) {
+      const r = MOTOR_RATING[ins.name].classes[vehicleClass]?.[coverType];
+      if (!r) continue;
+      await createMotorProduct(
+        tx,
+        { tenantId, insurerId: insurer.id, insurerName: ins.name, vehicleClass, coverType },
+        r,
+      );
+    }
+  }
+}
+
+async function createMotorProduct(
+  tx: Tx,
+  p: { tenantId: number; insurerId: number; insurerName: string; vehicleClass: VehicleClass; coverType: CoverType },
+  r: DemoRating,
+): Promise<void> {
+  const { tenantId, coverType } = p;
+  const rating = MOTOR_RATING[p.insurerName];
+  const product = await tx.motorProduct.create({
+    data: {
+      tenantId,
+      insurerId: p.insurerId,
+      name: `${p.insurerName} ${p.vehicleClass} ${coverType}`,
+      vehicleClass: p.vehicleClass,
+      coverType,
+      excessText: EXCESS_TEXT,
+      minPremiumMinor: r.minPremium != null ? KES(r.minPremium) : null,
+      flatPremiumMinor: r.flatPremium != null ? KES(r.flatPremium) : null,
+      pllPerSeatMinor: PLL_PER_SEAT,
+      maxInstalments: rating.maxInstalments,
+      ipfEligible: rating.ipfEligible,
+      maxVehicleAgeYears: coverType === 'comprehensive' ? rating.maxAge : null,
+      rateBands: {
+        create: (r.rateBands ?? []).map((b) => ({
+          tenantId,
+          upToValueMinor: b.upTo == null ? null : KES(b.upTo),
+          rateBps: b.bps,
+        })),
+      },
+      tonnageBands: {
+        create: (r.tonnageBands ?? []).map((b) => ({
+          tenantId,
+          upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000,
+          premiumMinor: KES(b.premium),
+        })),
+      },
+    },
+  });
+  await tx.motorProductBenefit.createMany({
+    data: MOTOR_BENEFITS.filter((b) => b.covers.includes(coverType)).map((b, i) => ({
+      tenantId,
+      motorProductId: product.id,
+      name: b.name,
+      limitMinor: b.limitMinor,
+      sortOrder: i,
+    })),
+  });
+}
+
+async function createIpfLenders(tx: Tx, tenantId: number): Promise<void> {
+  for (const l of IPF_LENDERS) {
+    await tx.ipfLender.create({
+      data: {
+        tenantId,
+        name: l.name,
+        minPremiumMinor: KES(l.minPremium),
+        tenors: { create: l.tenors.map((x) => ({ tenantId, ...x })) },
+      },
+    });
+  }
+}
+
+/** The customers, numbered C-000001 on in list order; returns how many. */
+async function createCustomers(
+  tx: Tx,
+  tenantId: number,
+  t: DemoTenant,
+  ids: { users: Map<string, number>; branches: Map<string, number> },
+): Promise<number> {
+  const { users, branches } = ids;
+  let n = 0;
+  for (const c of t.customers) {
+    n += 1;
+    await tx.client.create({
+      data: {
+        tenantId,
+        clientNo: `C-${String(n).padStart(6, '0')}`,
+        name: c.name,
+        phone: c.phone,
+        idNo: c.idNo,
+        kraPin: c.kraPin ?? null,
+        email: c.email ?? null,
+        salesPersonId: c.salesPerson ? users.get(c.salesPerson) : null,
+        riskManagerId: c.riskManager ? users.get(c.riskManager) : null,
+        branchId: c.branch ? branches.get(c.branch) : null,
+        createdByUserId: c.riskManager ? users.get(c.riskManager) : null,
+        onboardedVia: 'import',
+      },
+    });
+  }
+  return n;
+}
