@@ -1,92 +1,37 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import {
-  type ASTNode,
-  type DocumentNode,
-  execute,
-  type FragmentDefinitionNode,
-  GraphQLError,
-  type GraphQLSchema,
-  Kind,
-  parse,
-  validate,
-  visit,
-} from 'graphql';
+import { type DocumentNode, execute, getOperationAST, GraphQLError, type GraphQLSchema, validate } from 'graphql';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
-import { type RestRoute, snake } from './route.ts';
-
-const OPERATIONS_DIR = path.join(import.meta.dirname, 'operations');
+import { type AnyRoute, snake } from './route.ts';
 
 export interface CompiledRoute {
-  route: RestRoute;
+  route: AnyRoute;
   document: DocumentNode;
+  /** The operation's name, for logs. */
+  operationName: string;
   matcher: RegExp;
   paramNames: string[];
 }
 
-const FRAGMENTS_DIR = path.join(OPERATIONS_DIR, 'fragments');
-
-/** Shared fragments (operations/fragments/*.graphql), by name: one selection for a record many operations return. */
-function loadFragments(): Map<string, FragmentDefinitionNode> {
-  const out = new Map<string, FragmentDefinitionNode>();
-  if (!existsSync(FRAGMENTS_DIR)) return out;
-  for (const file of readdirSync(FRAGMENTS_DIR)
-    .filter((f) => f.endsWith('.graphql'))
-    .sort()) {
-    for (const def of parse(readFileSync(path.join(FRAGMENTS_DIR, file), 'utf8')).definitions) {
-      if (def.kind !== Kind.FRAGMENT_DEFINITION)
-        throw new Error(`${file}: only fragments belong in operations/fragments`);
-      if (out.has(def.name.value)) throw new Error(`${file}: fragment ${def.name.value} is defined twice`);
-      out.set(def.name.value, def);
-    }
-  }
-  return out;
-}
-
-/** Appends the shared fragments an operation spreads (transitively) and does not define itself. */
-function withSharedFragments(document: DocumentNode, shared: Map<string, FragmentDefinitionNode>): DocumentNode {
-  const defined = new Set(
-    document.definitions
-      .filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)
-      .map((d) => (d).name.value),
-  );
-  const added: FragmentDefinitionNode[] = [];
-  const spreadsOf = (node: ASTNode): string[] => {
-    const names: string[] = [];
-    visit(node, { FragmentSpread: (s) => void names.push(s.name.value) });
-    return names;
-  };
-  const queue = spreadsOf(document);
-  while (queue.length) {
-    const name = queue.shift()!;
-    if (defined.has(name)) continue;
-    const def = shared.get(name);
-    if (!def) continue; // validation reports the unknown fragment
-    defined.add(name);
-    added.push(def);
-    queue.push(...spreadsOf(def));
-  }
-  return added.length ? { ...document, definitions: [...document.definitions, ...added] } : document;
-}
-
-/** Parses and validates every route's operation once, at start: a broken mapping fails the boot, not a request. */
-export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
-  const shared = loadFragments();
+/**
+ * Validates every route's operation once, at start: a broken mapping fails the boot, not a request. The documents are
+ * generated (scripts/generate-artifacts.ts) from rest-compat/operations/, shared fragments included; `npm run
+ * check:drift` keeps them in step with the .graphql files and the schema.
+ */
+export function compileRoutes(schema: GraphQLSchema, routes: AnyRoute[]): CompiledRoute[] {
   return routes.map((route) => {
-    const text = readFileSync(path.join(OPERATIONS_DIR, `${route.operation}.graphql`), 'utf8');
-    const document = withSharedFragments(parse(text), shared);
+    const document = route.operation;
+    const operationName = getOperationAST(document)?.name?.value ?? '(anonymous)';
     const errors = validate(schema, document);
     if (errors.length)
       throw new Error(
-        `REST route ${route.method} ${route.path}: operation ${route.operation} is invalid: ${errors[0].message}`,
+        `REST route ${route.method} ${route.path}: operation ${operationName} is invalid: ${errors[0].message}`,
       );
     const paramNames: string[] = [];
     const pattern = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
       paramNames.push(name);
       return '([^/]+)';
     });
-    return { route, document, matcher: new RegExp(`^${pattern}/?$`), paramNames };
+    return { route, document, operationName, matcher: new RegExp(`^${pattern}/?$`), paramNames };
   });
 }
 
@@ -110,14 +55,18 @@ function coercionFieldError(e: GraphQLError): FieldError | null {
   return { field, message: reason.replace(/^Field "\w+" of required type "[^"]+" was not provided\.?/, 'required') };
 }
 
-/** Rebuilds the AppError of a typed failure result (any root field whose __typename is a Problem). */
+/**
+ * Rebuilds the AppError of a typed failure result (any root field whose __typename is a Problem): a route's
+ * `toResponse` sees only the success members of a result union (`Resolved` in route.ts).
+ */
 function problemFromResult(value: unknown): AppError | null {
   if (!value || typeof value !== 'object') return null;
   const v = value as Record<string, unknown>;
-  if (typeof v.__typename !== 'string' || !v.__typename.endsWith('Problem') || typeof v.code !== 'string') return null;
+  if (typeof v.__typename !== 'string' || !v.__typename.endsWith('Problem')) return null;
+  if (typeof v.code !== 'string') throw new Error(`${v.__typename} selected without ...ProblemFields`);
   const errors = (v.fieldErrors as FieldError[] | undefined) ?? undefined;
   if (v.code === 'validation_failed') return new ValidationError(errors ?? [], v.detail as string);
-  const { __typename, code, status, title, detail, fieldErrors, ...extra } = v;
+  const { __typename: _typename, code, status, title: _title, detail, fieldErrors: _fieldErrors, ...extra } = v;
   return new AppError(code as never, {
     detail: detail as string,
     status: status as number,
@@ -143,7 +92,7 @@ function renameField(field: string, names: Record<string, string>): string {
 }
 
 /** Field paths in REST spelling: `input.` dropped, camelCase → snake_case, then the route's own legacy renames. */
-function restFieldErrors(err: AppError, route: RestRoute): AppError {
+function restFieldErrors(err: AppError, route: AnyRoute): AppError {
   if (route.mapProblemExtra && (err.extra || route.mapEveryProblem)) {
     err = new AppError(err.code, {
       detail: err.detail,
@@ -199,10 +148,10 @@ async function execute0(
     if (fieldErrors.length) throw new ValidationError(fieldErrors);
     const overload = overloadError(first.originalError);
     if (overload) {
-      ctx.log.warn({ err: first.originalError, operation: compiled.route.operation }, 'database pool exhausted');
+      ctx.log.warn({ err: first.originalError, operation: compiled.operationName }, 'database pool exhausted');
       throw overload;
     }
-    ctx.log.error({ err: first.originalError ?? first, operation: compiled.route.operation }, 'REST operation failed');
+    ctx.log.error({ err: first.originalError ?? first, operation: compiled.operationName }, 'REST operation failed');
     throw new AppError('internal_error');
   }
   const data = (result.data ?? {}) as Record<string, unknown>;

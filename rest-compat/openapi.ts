@@ -1,8 +1,9 @@
 import { OpenApiBuilder, type OperationObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
-import { COMPONENT_SCHEMAS, ROUTES } from './routes/index.ts';
-import { arr, int, obj, str } from './schemas.ts';
+import { ROUTES } from './routes/index.ts';
+import { arr, int, obj, str } from './schemas/builders.ts';
+import { COMPONENT_SCHEMAS } from './schemas/index.ts';
 
 const COMMON_ERRORS: ProblemCode[] = [
   'unauthenticated',

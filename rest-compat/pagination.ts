@@ -2,7 +2,7 @@ import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import { cursorProblem } from '../src/graphql/request-shape.plugin.ts';
 import { ValidationError } from '../src/lib/problem.ts';
 import { intParam, type RestInput, type RestOutput } from './route.ts';
-import { arr, bool, int, nullable, obj, str } from './schemas.ts';
+import { arr, bool, int, nullable, obj, str } from './schemas/builders.ts';
 
 /**
  * The spec's list pagination (`limit` default 25, max 100, `cursor` from `links.next`; `page`/`per_page` also
@@ -10,6 +10,11 @@ import { arr, bool, int, nullable, obj, str } from './schemas.ts';
  * A cursor is checked here, as `cursor`, because this facade runs its operations without Yoga's request checks; every
  * REST list pages on an Int id.
  */
+export function pageArgs(q: URLSearchParams, opts: { pages: false }): { first: number; after?: string };
+export function pageArgs(
+  q: URLSearchParams,
+  opts?: { pages?: boolean },
+): { first: number; after?: string; offset?: number };
 export function pageArgs(
   q: URLSearchParams,
   opts: { pages?: boolean } = {},
@@ -35,12 +40,16 @@ export function pageArgs(
 }
 
 /** A GraphQL connection as `{data, meta: {limit, has_more, count}, links: {next}}`; `next` keeps the filters. */
-export function connectionPage(
-  conn: { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } },
+export function connectionPage<N, T>(
+  conn: { edges: { node: N }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
   input: RestInput,
-  map: (node: any) => unknown,
+  map: (node: N) => T,
   opts: { pages?: boolean } = {},
-): RestOutput {
+): RestOutput<{
+  data: T[];
+  meta: { limit: number; has_more: boolean; count: number };
+  links: { next: string | null };
+}> {
   const items = conn.edges.map((e) => map(e.node));
   const { first } = pageArgs(input.query, opts);
   let next: string | null = null;

@@ -1,3 +1,5 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { DocumentNode } from 'graphql';
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { Scope } from '../src/auth/scopes.ts';
 import type { ProblemCode } from '../src/lib/problem.ts';
@@ -14,18 +16,70 @@ export interface RestInput {
   idempotencyKey?: string;
 }
 
-export interface RestOutput {
+export interface RestOutput<B = unknown> {
   status: number;
-  body: unknown;
+  body: B;
   /** The answer repeats an earlier request with the same Idempotency-Key (`idempotent: 'operation'`). */
   replayed?: boolean;
 }
 
+declare const asSentBrand: unique symbol;
+/** A request value handed to GraphQL as the caller sent it (see `asSent`). */
+export interface AsSent {
+  readonly [asSentBrand]: true;
+}
 /**
- * One legacy path: which GraphQL operation it runs and how its spellings map both ways. Mappers are pure
- * functions: no I/O, no business rules (those live in src/modules/<domain>/ services).
+ * Passes a request value to GraphQL unchecked where an input object or a list belongs, so that a junk value (a string
+ * for `vehicle`) is refused by variable coercion and reported on its field, as for any other value.
  */
-export interface RestRoute {
+export const asSent = (v: unknown): AsSent => v as AsSent;
+
+/**
+ * A GraphQL input type as the REST body fills it: the field names are the operation's (checked at compile time,
+ * required ones included), the scalar values stay as sent (`unknown`): GraphQL's variable coercion checks them and
+ * names the field of a bad one. An input object or list may also be passed `asSent`.
+ */
+export type Sent<T> = T extends null | undefined
+  ? T
+  : T extends readonly (infer U)[]
+    ? [NonNullable<U>] extends [object]
+      ? readonly Sent<U>[] | AsSent
+      : unknown
+    : T extends object
+      ? { [K in keyof T]: Sent<T[K]> } | AsSent
+      : unknown;
+
+/** An operation's variables, or the fields of an input object, as a route fills them from the request (see `Sent`). */
+export type SentInput<T> = { [K in keyof T]: Sent<T[K]> };
+
+/**
+ * `T` with every key that `S` lacks, at any depth, typed `never`: TypeScript does not check a contextually typed
+ * function's returned object literal for unknown keys, so `toVariables` is checked against `T & NoExtraKeys<T, S>`.
+ * A misspelt variable or input field then reads "Type '…' is not assignable to type 'never'" on that key.
+ */
+export type NoExtraKeys<T, S> = T extends AsSent | null | undefined
+  ? unknown
+  : T extends readonly (infer U)[]
+    ? Exclude<NonNullable<S>, AsSent> extends readonly (infer SU)[]
+      ? readonly NoExtraKeys<U, SU>[]
+      : unknown
+    : T extends object
+      ? {
+          [K in keyof T]: K extends keyof NonNullable<S>
+            ? NoExtraKeys<T[K], Exclude<NonNullable<S>[K], AsSent>>
+            : never;
+        }
+      : unknown;
+
+type NotAProblem<T> = T extends { __typename: `${string}Problem` } ? never : T;
+/**
+ * An operation's result once the executor has answered every typed failure (a root field whose `__typename` is a
+ * Problem) with its problem document: what a route's `toResponse` maps.
+ */
+export type Resolved<R> = { [K in keyof R]: NotAProblem<R[K]> };
+
+/** A route's description, for the router and the OpenAPI document. */
+interface RouteInfo {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI-style path relative to /api/v1, e.g. `/clients/{client_no}`. */
@@ -44,12 +98,8 @@ export interface RestRoute {
    */
   idempotent: boolean | 'operation' | 'outside-transaction';
   serviceOnly?: boolean;
-  /** File name (without .graphql) in rest-compat/operations/. */
-  operation: string;
   queryParams?: ParameterObject[];
   requestBody?: SchemaObject;
-  toVariables(input: RestInput): Record<string, unknown>;
-  toResponse(data: any, input: RestInput): RestOutput;
   response: { status: number; description: string; schema: SchemaObject };
   /** Problem codes this path can answer with, beyond the common 401/403/429 ones (for the OpenAPI document). */
   errors: ProblemCode[];
@@ -62,15 +112,55 @@ export interface RestRoute {
   ): Record<string, unknown>;
   /** Run `mapProblemExtra` on every problem of the operation, not only those with extra members (certificates). */
   mapEveryProblem?: boolean;
-  /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
-  redactForReplay?(body: any): unknown;
 }
 
-export const route = (r: RestRoute): RestRoute => r;
+/**
+ * One legacy path: which GraphQL operation it runs (a typed document generated from rest-compat/operations/) and how
+ * its spellings map both ways, typed by that operation: `R` its result, `V` its variables (`TV`: what `toVariables`
+ * returns, inferred), `B` the REST body. Mappers are pure functions: no I/O, no business rules (those live in
+ * src/modules/<domain>/ services).
+ */
+export interface RestRoute<R, V, B, TV extends SentInput<V> = SentInput<V>> extends RouteInfo {
+  operation: TypedDocumentNode<R, V>;
+  /** The operation's variables from the request: its names (none missing, none unknown), values as sent. */
+  toVariables(input: RestInput): TV & NoExtraKeys<TV, SentInput<NoInfer<V>>>;
+  toResponse(data: Resolved<NoInfer<R>>, input: RestInput): RestOutput<B>;
+  /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
+  redactForReplay?(body: NoInfer<B>): unknown;
+}
+
+/**
+ * A route of the table with its operation's types erased, as the router and the OpenAPI generator hold it. Only
+ * `route()` makes one, from a `RestRoute` checked against its operation (methods compare their parameters both ways,
+ * which is what lets the typed route stand for this one); the executor hands `toResponse` what execute() returned for
+ * that very document, with the typed failures already thrown as problems.
+ */
+export interface AnyRoute extends RouteInfo {
+  operation: DocumentNode;
+  toVariables(input: RestInput): Record<string, unknown>;
+  toResponse(data: unknown, input: RestInput): RestOutput;
+  redactForReplay?(body: unknown): unknown;
+}
+
+export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV>): AnyRoute => r;
 
 /** A JSON body as an object (anything else reads as empty, so field validation reports what is missing). */
 export function asObject(b: unknown): Record<string, unknown> {
   return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
+/**
+ * An input object from a JSON object; anything else passes `asSent`, for GraphQL coercion to refuse on its field. Give
+ * `f` its return type (`(o): SentInput<XInput> => …`): a callback's object literal is otherwise not checked for
+ * misspelt fields.
+ */
+export function objectOrAsSent<R>(v: unknown, f: (o: Record<string, unknown>) => R): R | AsSent {
+  return v && typeof v === 'object' && !Array.isArray(v) ? f(v as Record<string, unknown>) : asSent(v);
+}
+
+/** A list input from a JSON array, item by item (type `f`'s return as for `objectOrAsSent`); anything else `asSent`. */
+export function listOrAsSent<R>(v: unknown, f: (item: unknown) => R): R[] | AsSent {
+  return Array.isArray(v) ? v.map((item: unknown) => f(item)) : asSent(v);
 }
 
 /** camelCase → snake_case: GraphQL spellings back to the REST ones (field-error paths, problem members). */

@@ -1,27 +1,17 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { PayOrg } from './helpers/payments.ts';
+import { print } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PolicyRecordFragmentDoc } from '../rest-compat/generated/operations.ts';
+import { useKit } from './kit.ts';
 
 /**
  * The REST facade runs its operations without GraphQL's depth and cost limits (they are fixed, reviewed documents);
  * an integrator asking GraphQL for the same record must fit inside them too.
  */
-const FRAGMENTS = path.resolve(import.meta.dirname, '../rest-compat/operations/fragments');
-const fragments = readdirSync(FRAGMENTS)
-  .filter((f) => f.endsWith('.graphql'))
-  .map((f) => readFileSync(path.join(FRAGMENTS, f), 'utf8'))
-  .join('\n');
+const fragments = print(PolicyRecordFragmentDoc);
 
-let t: TestApp;
-let o: PayOrg;
-beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000, mpesaSimDelayMs: 0 });
-  o = await PayOrg.create(t);
-  await o.bind(2);
-}, 60_000);
-afterAll(() => t?.stop());
+const t = useKit({ bindRateLimit: 10_000, mpesaSimDelayMs: 0 });
+const o = t.useOrg({ fast: true });
+beforeAll(() => o.pendingPolicy({ instalments: 2 }), 60_000);
 
 describe('the full policy record over GraphQL', () => {
   it('a page of 25 full records stays within the default depth and cost limits; a page of 100 does not', async () => {

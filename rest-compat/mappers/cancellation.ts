@@ -1,11 +1,11 @@
-import { arr, date, int, nullable, obj, str, timestamp, money } from '../schemas.ts';
-import { asObject } from '../route.ts';
+import type { CancellationFieldsFragment, CancellationInput } from '../generated/operations.ts';
+import { asObject, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 
 /** REST body of POST /policies/{uuid}/cancellation → GraphQL CancellationInput (values passed as sent; the service validates). */
-export function cancellationInputFromRest(body: unknown) {
+export function cancellationInputFromRest(body: unknown): SentInput<CancellationInput> {
   const b = asObject(body);
-  const s = (v: unknown) => (v == null ? undefined : typeof v === 'string' ? v : (v as never));
+  const s = (v: unknown) => (v == null ? undefined : v);
   return {
     reason: s(b.reason) ?? '',
     requestedBy: s(b.requested_by) ?? '',
@@ -15,12 +15,13 @@ export function cancellationInputFromRest(body: unknown) {
 }
 
 /** GraphQL Cancellation → the REST record (money as whole shillings plus `_minor`, dates Y-m-d). */
-export function cancellationToRest(c: any) {
+export function cancellationToRest(c: CancellationFieldsFragment) {
   const r = c.refund;
   return {
     id: c.databaseId,
     uuid: c.uuid,
     policy: { uuid: c.policy.uuid, policy_no: c.policy.policyNo, status: c.policy.status },
+    // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
     status: c.cancellationStatus,
     reason: c.reason,
     registry_reason_id: c.registryReasonId,
@@ -31,23 +32,23 @@ export function cancellationToRest(c: any) {
     refund: {
       days: { in_period: r.days.inPeriod, covered: r.days.covered, unearned: r.days.unearned },
       ...moneyPair('basic_premium', r.basicPremium),
-      levies: r.levies.map((l: any) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
+      levies: r.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
       ...moneyPair('taxes', r.taxes),
-      non_refundable: r.nonRefundable.map((l: any) => ({
+      non_refundable: r.nonRefundable.map((l) => ({
         code: l.code,
         name: l.name,
         ...moneyPair('amount', l.amount),
         reason: l.reason,
       })),
       ...moneyPair('credit_total', r.creditTotal),
-      applied_to_debit_notes: r.appliedToDebitNotes.map((a: any) => ({
+      applied_to_debit_notes: r.appliedToDebitNotes.map((a) => ({
         debit_note_no: a.debitNoteNo,
         ...moneyPair('amount', a.amount),
       })),
       ...moneyPair('applied_total', r.appliedTotal),
       ...moneyPair('refund_to_client', r.refundToClient),
       ...moneyPair('outstanding_after', r.outstandingAfter),
-      items: r.items.map((i: any) => ({
+      items: r.items.map((i) => ({
         regno: i.regNo,
         ...moneyPair('annual_basic_premium', i.annualBasicPremium),
         from: i.from,
@@ -76,97 +77,3 @@ export function cancellationToRest(c: any) {
     created_at: c.createdAt,
   };
 }
-
-const line = (extra: Record<string, any> = {}) => obj({ code: str(), name: str(), ...money('amount'), ...extra });
-
-export const cancellationRestSchemas = {
-  CancellationInput: obj(
-    {
-      reason: {
-        type: 'string',
-        enum: [
-          'insured_request',
-          'vehicle_sold',
-          'non_payment',
-          'written_off',
-          'stolen',
-          'insurer_request',
-          'duplicate_cover',
-        ],
-        description: 'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
-      },
-      requested_by: { type: 'string', enum: ['insured', 'intermediary', 'insurer', 'lender'] },
-      effective_date: {
-        ...date(),
-        description:
-          'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
-      },
-      note: str('At most 500 characters'),
-    },
-    ['reason', 'requested_by'],
-  ),
-  ReinstateInput: obj({ note: str('At most 500 characters') }, []),
-  Cancellation: obj({
-    id: int(),
-    uuid: str(),
-    policy: obj({ uuid: str(), policy_no: str(), status: str() }),
-    status: {
-      type: 'string',
-      enum: ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'],
-      description: 'expired: a quoted preview past expires_at',
-    },
-    reason: str(),
-    registry_reason_id: int('Registry certificate cancellation reason id'),
-    requested_by: str(),
-    note: nullable(str()),
-    effective_date: { ...date(), description: 'Y-m-d: the first day without cover' },
-    based_on_revision: int('Policy revision priced on; a confirmed change since makes the preview stale'),
-    refund: obj({
-      days: obj({
-        in_period: int('Days in the period, start to end inclusive'),
-        covered: int('Days on cover before the effective date'),
-        unearned: int('Days from the effective date to the end inclusive'),
-      }),
-      ...money('basic_premium'),
-      levies: { ...arr(line()), description: "Each percent levy's share, term by term" },
-      ...money('taxes'),
-      non_refundable: {
-        ...arr(line({ reason: str() })),
-        description: 'Flat duties (stamp duty): charged once, never refunded',
-      },
-      ...money('credit_total'),
-      applied_to_debit_notes: {
-        ...arr(obj({ debit_note_no: str(), ...money('amount') })),
-        description: 'Open debit notes written off by the credit, oldest due first',
-      },
-      ...money('applied_total'),
-      ...money('refund_to_client'),
-      ...money('outstanding_after'),
-      items: arr(
-        obj({
-          regno: str(),
-          ...money('annual_basic_premium'),
-          from: date(),
-          to: date(),
-          ...money('unearned_basic_premium'),
-        }),
-      ),
-    }),
-    credit_note: {
-      ...nullable(
-        obj({ number: str('CN-<policy>-<n>'), ...money('amount'), ...money('applied'), ...money('refunded') }),
-      ),
-      description:
-        'Raised on confirmation: applied to open debit notes, the rest refunded to the client credit balance',
-    },
-    reinstatement_debit_note: {
-      ...nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),
-      description:
-        'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
-    },
-    expires_at: timestamp(),
-    confirmed_at: nullable(timestamp()),
-    reinstated_at: nullable(timestamp()),
-    created_at: timestamp(),
-  }),
-};

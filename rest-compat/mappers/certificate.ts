@@ -1,16 +1,16 @@
-import { snake } from '../route.ts';
+import type { CertificateFieldsFragment, CheckCertificateQuery } from '../generated/operations.ts';
 
 /** A GraphQL Certificate (operations' CertificateFields) → the REST certificate record. */
-export function certificateToRest(c: any) {
+export function certificateToRest(c: CertificateFieldsFragment) {
   return {
     uuid: c.uuid,
-    certificate_no: c.certificateNo ?? null,
-    // `certificateStatus` where an operation aliases it (beside the Problem's integer `status` in one union).
-    status: c.certificateStatus ?? c.status,
-    policy_no: c.policy?.policyNo ?? null,
-    policy_uuid: c.policy?.uuid ?? null,
+    certificate_no: c.certificateNo,
+    // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
+    status: c.certificateStatus,
+    policy_no: c.policy.policyNo,
+    policy_uuid: c.policy.uuid,
     regno: c.regNo,
-    chassis_no: c.chassisNo ?? null,
+    chassis_no: c.chassisNo,
     certificate_class: c.certificateClass,
     cover_code: c.coverCode,
     cover: c.coverName,
@@ -19,23 +19,35 @@ export function certificateToRest(c: any) {
     series: c.series,
     start_date: c.startDate,
     end_date: c.endDate,
-    registry_ref: c.registryRef ?? null,
+    registry_ref: c.registryRef,
     attempts: c.attempts,
     error: c.error ? { code: c.error.code, message: c.error.message } : null,
-    issued_at: c.issuedAt ?? null,
-    cancelled_at: c.cancelledAt ?? null,
-    cancel_reason_id: c.cancelReasonId ?? null,
+    issued_at: c.issuedAt,
+    cancelled_at: c.cancelledAt,
+    cancel_reason_id: c.cancelReasonId,
   };
 }
 
 /** The registry check → REST (snake_case). */
-export function certificateCheckToRest(c: any) {
+export function certificateCheckToRest(c: CheckCertificateQuery['checkCertificate']) {
   const cert = c.certificate;
   return {
     valid: c.valid,
     message: c.message,
-    certificate: cert ? Object.fromEntries(Object.entries(cert).map(([k, v]) => [snake(k), v])) : null,
-    conflicts: (c.conflicts ?? []).map((x: any) => ({
+    certificate: cert
+      ? {
+          certificate_no: cert.certificateNo,
+          certificate_class: cert.certificateClass,
+          cover_code: cert.coverCode,
+          insurer: cert.insurer,
+          member_company_id: cert.memberCompanyId,
+          registration: cert.registration,
+          start_date: cert.startDate,
+          end_date: cert.endDate,
+          status: cert.status,
+        }
+      : null,
+    conflicts: c.conflicts.map((x) => ({
       certificate_no: x.certificateNo,
       insurer: x.insurer,
       cover_ends: x.coverEnds,
@@ -51,3 +63,6 @@ export function certificateProblemExtra(
 ): Record<string, unknown> {
   return { success: false, message: problem.detail, ...extra };
 }
+
+/** Every certificate answer: `{success: true, data}`. */
+export const certificateOk = <T>(data: T, status = 200) => ({ status, body: { success: true as const, data } });

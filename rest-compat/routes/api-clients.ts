@@ -1,51 +1,27 @@
-import { asObject, intParam, route, type RestRoute } from '../route.ts';
-import { arr, dataOf, int, nullable, obj, ref, str, timestamp } from '../schemas.ts';
-
-const apiClient = (c: any) => ({
-  client_id: c.clientId,
-  name: c.name,
-  scopes: c.scopes,
-  rate_limit_per_minute: c.rateLimitPerMinute,
-  actor_user_id: c.actorUser?.databaseId ?? null,
-  created_by_user_id: c.createdBy?.databaseId ?? null,
-  revoked_at: c.revokedAt,
-  secret_rotated_at: c.secretRotatedAt,
-  previous_secret_expires_at: c.previousSecretExpiresAt,
-  created_at: c.createdAt,
-});
-
-const REPLAY_NOTE = 'Replayed response: the secret was shown once, in the first response to this Idempotency-Key.';
-const withSecret = (p: any) => ({ data: { ...apiClient(p.apiClient), client_secret: p.clientSecret } });
-const redactSecret = (b: any) => ({ ...b, data: { ...b.data, client_secret: null }, replay_note: REPLAY_NOTE });
-
-export const apiClientSchemas = {
-  ApiClient: obj({
-    client_id: str('Public client id'),
-    name: str(),
-    scopes: arr(str()),
-    rate_limit_per_minute: int(),
-    actor_user_id: nullable(int()),
-    created_by_user_id: nullable(int()),
-    revoked_at: nullable(timestamp()),
-    secret_rotated_at: nullable(timestamp()),
-    previous_secret_expires_at: nullable(timestamp()),
-    created_at: timestamp(),
-  }),
-};
-
-const secretResponse = obj(
-  {
-    data: {
-      allOf: [ref('ApiClient'), obj({ client_secret: nullable(str('Shown once; null on an Idempotency-Key replay')) })],
-    },
-    replay_note: str('Present on a replayed response'),
-  },
-  ['data'],
-);
+import {
+  ApiClientDocument,
+  ApiClientsDocument,
+  CreateApiClientDocument,
+  IssueAgentKeyDocument,
+  RevokeApiClientDocument,
+  RotateApiClientSecretDocument,
+  UpdateApiClientDocument,
+} from '../generated/operations.ts';
+import { agentKeyToRest, apiClientToRest, apiClientWithSecretToRest } from '../mappers/api-client.ts';
+import { redactSecret } from '../mappers/replay.ts';
+import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import {
+  agentKeyResponse,
+  apiClientSecretResponse,
+  createApiClientBody,
+  rotateSecretBody,
+  updateApiClientBody,
+} from '../schemas/api-client.ts';
+import { arr, dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'API clients', serviceOnly: true, scopes: ['admin' as const] };
 
-export const apiClientRoutes: RestRoute[] = [
+export const apiClientRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'listApiClients',
@@ -53,9 +29,9 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients',
     summary: "List the organisation's API clients",
     idempotent: false,
-    operation: 'ApiClients',
+    operation: ApiClientsDocument,
     toVariables: () => ({}),
-    toResponse: (d) => ({ status: 200, body: { data: d.apiClients.map(apiClient) } }),
+    toResponse: (d) => ({ status: 200, body: { data: d.apiClients.map(apiClientToRest) } }),
     response: { status: 200, description: 'API clients', schema: dataOf(arr(ref('ApiClient'))) },
     errors: [],
   }),
@@ -66,18 +42,10 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients',
     summary: 'Create an API client (the secret is shown once)',
     idempotent: true,
-    operation: 'CreateApiClient',
-    requestBody: obj(
-      {
-        name: str(),
-        scopes: arr({ type: 'string', enum: ['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'] }),
-        actor_user_id: int('User the key acts as; default the creating user'),
-        rate_limit_per_minute: int('Default 60'),
-      },
-      ['name', 'scopes'],
-    ),
-    toVariables: ({ body: b }) => {
-      const x = asObject(b);
+    operation: CreateApiClientDocument,
+    requestBody: createApiClientBody,
+    toVariables: ({ body }) => {
+      const x = asObject(body);
       return {
         input: {
           name: x.name,
@@ -87,9 +55,9 @@ export const apiClientRoutes: RestRoute[] = [
         },
       };
     },
-    toResponse: (d) => ({ status: 201, body: withSecret(d.createApiClient) }),
-    redactForReplay: redactSecret,
-    response: { status: 201, description: 'Created', schema: secretResponse },
+    toResponse: (d) => ({ status: 201, body: apiClientWithSecretToRest(d.createApiClient) }),
+    redactForReplay: (b) => redactSecret(b, 'client_secret'),
+    response: { status: 201, description: 'Created', schema: apiClientSecretResponse },
     errors: ['validation_failed', 'actor_forbidden'],
   }),
   route({
@@ -99,9 +67,9 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients/{client_id}',
     summary: 'Read an API client',
     idempotent: false,
-    operation: 'ApiClient',
+    operation: ApiClientDocument,
     toVariables: ({ params }) => ({ clientId: params.client_id }),
-    toResponse: (d) => ({ status: 200, body: { data: apiClient(d.apiClient) } }),
+    toResponse: (d) => ({ status: 200, body: { data: apiClientToRest(d.apiClient) } }),
     response: { status: 200, description: 'API client', schema: dataOf(ref('ApiClient')) },
     errors: ['not_found'],
   }),
@@ -112,10 +80,10 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients/{client_id}',
     summary: 'Change name, scopes, acting user or rate limit (scope removals bind issued tokens at once)',
     idempotent: true,
-    operation: 'UpdateApiClient',
-    requestBody: obj({ name: str(), scopes: arr(str()), actor_user_id: int(), rate_limit_per_minute: int() }, []),
-    toVariables: ({ params, body: b }) => {
-      const x = asObject(b);
+    operation: UpdateApiClientDocument,
+    requestBody: updateApiClientBody,
+    toVariables: ({ params, body }) => {
+      const x = asObject(body);
       return {
         input: {
           clientId: params.client_id,
@@ -126,7 +94,7 @@ export const apiClientRoutes: RestRoute[] = [
         },
       };
     },
-    toResponse: (d) => ({ status: 200, body: { data: apiClient(d.updateApiClient) } }),
+    toResponse: (d) => ({ status: 200, body: { data: apiClientToRest(d.updateApiClient) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('ApiClient')) },
     errors: ['not_found', 'validation_failed', 'actor_forbidden'],
   }),
@@ -137,12 +105,12 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients/{client_id}/rotate-secret',
     summary: 'Rotate the secret; the previous one keeps working for grace_hours',
     idempotent: true,
-    operation: 'RotateApiClientSecret',
-    requestBody: obj({ grace_hours: int('0–168, default 24') }, []),
-    toVariables: ({ params, body: b }) => ({ clientId: params.client_id, graceHours: asObject(b).grace_hours }),
-    toResponse: (d) => ({ status: 200, body: withSecret(d.rotateApiClientSecret) }),
-    redactForReplay: redactSecret,
-    response: { status: 200, description: 'Rotated', schema: secretResponse },
+    operation: RotateApiClientSecretDocument,
+    requestBody: rotateSecretBody,
+    toVariables: ({ params, body }) => ({ clientId: params.client_id, graceHours: asObject(body).grace_hours }),
+    toResponse: (d) => ({ status: 200, body: apiClientWithSecretToRest(d.rotateApiClientSecret) }),
+    redactForReplay: (b) => redactSecret(b, 'client_secret'),
+    response: { status: 200, description: 'Rotated', schema: apiClientSecretResponse },
     errors: ['not_found', 'validation_failed', 'actor_forbidden'],
   }),
   route({
@@ -152,9 +120,9 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/api-clients/{client_id}/revoke',
     summary: 'Revoke a client and every token it holds',
     idempotent: true,
-    operation: 'RevokeApiClient',
+    operation: RevokeApiClientDocument,
     toVariables: ({ params }) => ({ clientId: params.client_id }),
-    toResponse: (d) => ({ status: 200, body: { data: apiClient(d.revokeApiClient) } }),
+    toResponse: (d) => ({ status: 200, body: { data: apiClientToRest(d.revokeApiClient) } }),
     response: { status: 200, description: 'Revoked', schema: dataOf(ref('ApiClient')) },
     errors: ['not_found', 'actor_forbidden', 'domain_rule'],
   }),
@@ -166,27 +134,11 @@ export const apiClientRoutes: RestRoute[] = [
     path: '/sales-people/{id}/agent-key',
     summary: 'Issue a new agent key (shown once) for X-Agent-Key; replaces any earlier key',
     idempotent: true,
-    operation: 'IssueAgentKey',
+    operation: IssueAgentKeyDocument,
     toVariables: ({ params }) => ({ userId: intParam(params.id) }),
-    toResponse: (d) => ({
-      status: 201,
-      body: {
-        data: {
-          user_id: d.issueAgentKey.agent.databaseId,
-          code: d.issueAgentKey.agent.code,
-          key: d.issueAgentKey.agentKey,
-        },
-      },
-    }),
-    redactForReplay: (b: any) => ({ ...b, data: { ...b.data, key: null }, replay_note: REPLAY_NOTE }),
-    response: {
-      status: 201,
-      description: 'Issued',
-      schema: obj(
-        { data: obj({ user_id: int(), code: str(), key: nullable(str('Shown once')) }), replay_note: str() },
-        ['data'],
-      ),
-    },
+    toResponse: (d) => ({ status: 201, body: agentKeyToRest(d.issueAgentKey) }),
+    redactForReplay: (b) => redactSecret(b, 'key'),
+    response: { status: 201, description: 'Issued', schema: agentKeyResponse },
     errors: ['not_found', 'actor_forbidden', 'domain_rule', 'validation_failed'],
   }),
 ];

@@ -1,12 +1,18 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { cancellationInputFromRest, cancellationRestSchemas, cancellationToRest } from '../mappers/cancellation.ts';
-import { asObject, route, type RestRoute } from '../route.ts';
-import { arr, dataOf, obj, ref } from '../schemas.ts';
+import {
+  ConfirmCancellationDocument,
+  DiscardCancellationDocument,
+  PolicyCancellationsDocument,
+  PreviewCancellationDocument,
+  ReinstatePolicyDocument,
+} from '../generated/operations.ts';
+import { cancellationInputFromRest, cancellationToRest } from '../mappers/cancellation.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
+import { arr, dataOf, obj, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
 const writeErrors = ['not_found', 'validation_failed', 'invalid_state', 'actor_forbidden'] as const;
 
-export const cancellationRoutes: RestRoute[] = [
+export const cancellationRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'previewCancellation',
@@ -21,7 +27,7 @@ export const cancellationRoutes: RestRoute[] = [
       "notes first (applied_to_debit_notes) and the rest goes to the client's credit balance (refund_to_client). A policy that is not active: 409 invalid_state.",
     scopes: ['bind'],
     idempotent: true,
-    operation: 'PreviewCancellation',
+    operation: PreviewCancellationDocument,
     requestBody: ref('CancellationInput'),
     toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: cancellationInputFromRest(body) }),
     toResponse: (d) => ({ status: 201, body: { data: cancellationToRest(d.previewCancellation) } }),
@@ -41,7 +47,7 @@ export const cancellationRoutes: RestRoute[] = [
       '(refused after 24 hours from issue: the certificate becomes cancel_refused).',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'ConfirmCancellation',
+    operation: ConfirmCancellationDocument,
     toVariables: ({ params }) => ({ uuid: params.cancellation_uuid, policyUuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: cancellationToRest(d.confirmCancellation) } }),
     response: { status: 200, description: 'The confirmed cancellation', schema: dataOf(ref('Cancellation')) },
@@ -55,7 +61,7 @@ export const cancellationRoutes: RestRoute[] = [
     summary: 'Drop a quoted cancellation',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'DiscardCancellation',
+    operation: DiscardCancellationDocument,
     toVariables: ({ params }) => ({ uuid: params.cancellation_uuid, policyUuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: cancellationToRest(d.discardCancellation) } }),
     response: { status: 200, description: 'The discarded cancellation', schema: dataOf(ref('Cancellation')) },
@@ -74,7 +80,7 @@ export const cancellationRoutes: RestRoute[] = [
       'policy that is not cancelled: 409 invalid_state; a vehicle insured on another policy since: 409 double_insurance.',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'ReinstatePolicy',
+    operation: ReinstatePolicyDocument,
     requestBody: ref('ReinstateInput'),
     toVariables: ({ params, body }) => {
       const note = asObject(body).note;
@@ -97,12 +103,10 @@ export const cancellationRoutes: RestRoute[] = [
       "A policy's cancellations, previews included (the policy record lists only those that took effect), newest first",
     scopes: ['read'],
     idempotent: false,
-    operation: 'PolicyCancellations',
+    operation: PolicyCancellationsDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: d.cancellations.map(cancellationToRest) } }),
     response: { status: 200, description: 'The cancellations', schema: obj({ data: arr(ref('Cancellation')) }) },
     errors: ['not_found'],
   }),
 ];
-
-export const cancellationSchemas: Record<string, SchemaObject> = cancellationRestSchemas;

@@ -1,7 +1,19 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { certificateCheckToRest, certificateProblemExtra, certificateToRest } from '../mappers/certificate.ts';
-import { asObject, route, type RestRoute } from '../route.ts';
-import { arr, bool, date, int, nullable, obj, ref, str, timestamp } from '../schemas.ts';
+import {
+  CancelCertificateDocument,
+  CertificateDocument,
+  CheckCertificateDocument,
+  IssueCertificatesDocument,
+  PolicyCertificatesDocument,
+} from '../generated/operations.ts';
+import {
+  certificateCheckToRest,
+  certificateOk as ok,
+  certificateProblemExtra,
+  certificateToRest,
+} from '../mappers/certificate.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
+import { arr, ref, str } from '../schemas/builders.ts';
+import { cancelCertificateBody, okOf } from '../schemas/certificate.ts';
 
 /** Every certificate failure is a problem document that also carries `success: false` and `message` (spec, Errors). */
 const common = {
@@ -10,10 +22,8 @@ const common = {
   mapProblemExtra: certificateProblemExtra,
   mapEveryProblem: true,
 };
-const ok = (data: unknown, status = 200) => ({ status, body: { success: true, data } });
-const okOf = (s: SchemaObject): SchemaObject => obj({ success: { type: 'boolean', const: true }, data: s });
 
-export const certificateRoutes: RestRoute[] = [
+export const certificateRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'issuePolicyCertificates',
@@ -24,7 +34,7 @@ export const certificateRoutes: RestRoute[] = [
       "For an active policy: every live vehicle's due stages (stage k once instalment k is paid in full and stage k−1 is issued), after the registry's double-insurance check. 201 when this call issued at least one, 200 when nothing new was due. Failures carry `success: false` and `message`.",
     scopes: ['bind'],
     idempotent: 'outside-transaction',
-    operation: 'IssueCertificates',
+    operation: IssueCertificatesDocument,
     toVariables: ({ params }) => ({ policyUuid: params.uuid }),
     toResponse: (d) =>
       ok(d.issueCertificates.certificates.map(certificateToRest), d.issueCertificates.issued > 0 ? 201 : 200),
@@ -50,7 +60,7 @@ export const certificateRoutes: RestRoute[] = [
     summary: "A policy's certificates (every stage, vehicle and series)",
     scopes: ['read'],
     idempotent: false,
-    operation: 'PolicyCertificates',
+    operation: PolicyCertificatesDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
     toResponse: (d) => ok(d.policy.certificates.map(certificateToRest)),
     response: { status: 200, description: 'The certificates', schema: okOf(arr(ref('Certificate'))) },
@@ -66,7 +76,7 @@ export const certificateRoutes: RestRoute[] = [
       "By `certificate_no`: the registry's record and whether it is active and in force today (with `regno` too, it must be that vehicle's). By `regno`: whether the vehicle has an active certificate today, and which.",
     scopes: ['read'],
     idempotent: false,
-    operation: 'CheckCertificate',
+    operation: CheckCertificateDocument,
     queryParams: [
       { name: 'certificate_no', in: 'query', schema: str('e.g. CC0000123') },
       { name: 'regno', in: 'query', schema: str('Registration, any spacing') },
@@ -88,7 +98,7 @@ export const certificateRoutes: RestRoute[] = [
     summary: 'One of our certificates by its registry number',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Certificate',
+    operation: CertificateDocument,
     toVariables: ({ params }) => ({ certificateNo: params.certificate_no }),
     toResponse: (d) => ok(certificateToRest(d.certificate)),
     response: { status: 200, description: 'The certificate', schema: okOf(ref('Certificate')) },
@@ -104,68 +114,11 @@ export const certificateRoutes: RestRoute[] = [
       'Past 24 hours the registry refuses: 422 registry_refused, and the certificate is `cancel_refused` (tell the insurer out of band).',
     scopes: ['bind'],
     idempotent: 'outside-transaction',
-    operation: 'CancelCertificate',
-    requestBody: obj({
-      reason_id: int(
-        'Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen',
-      ),
-    }),
+    operation: CancelCertificateDocument,
+    requestBody: cancelCertificateBody,
     toVariables: ({ params, body }) => ({ certificateNo: params.certificate_no, reasonId: asObject(body).reason_id }),
     toResponse: (d) => ok(certificateToRest(d.cancelCertificate)),
     response: { status: 200, description: 'The cancelled certificate', schema: okOf(ref('Certificate')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'registry_refused', 'actor_forbidden'],
   }),
 ];
-
-export const certificateSchemas: Record<string, SchemaObject> = {
-  Certificate: obj({
-    uuid: str(),
-    certificate_no: nullable(str('C<class><7 digits>, once issued')),
-    status: {
-      type: 'string',
-      enum: ['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'],
-    },
-    policy_no: str(),
-    policy_uuid: str(),
-    regno: str(),
-    chassis_no: nullable(str()),
-    certificate_class: {
-      type: 'string',
-      enum: ['A', 'B', 'C', 'D'],
-      description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers',
-    },
-    cover_code: { type: 'integer', enum: [100, 200, 300], description: '100 COMP, 200 TPO, 300 TPFT' },
-    cover: str('Cover name'),
-    stage: int('1-based stage of an instalment plan'),
-    stage_count: int(),
-    series: int('1; re-issued after a reinstatement: 2, …'),
-    start_date: date(),
-    end_date: date(),
-    registry_ref: nullable(str()),
-    attempts: int(),
-    error: nullable(
-      obj({ code: str('ER005 double insurance, ER006 no stock, ER007 cancellation refused …'), message: str() }),
-    ),
-    issued_at: nullable(timestamp()),
-    cancelled_at: nullable(timestamp()),
-    cancel_reason_id: nullable(int()),
-  }),
-  CertificateCheck: obj({
-    valid: bool(),
-    message: str(),
-    certificate: nullable(
-      obj({
-        certificate_no: str(),
-        certificate_class: str(),
-        cover_code: int(),
-        insurer: str(),
-        member_company_id: int(),
-        registration: str(),
-        start_date: date(),
-        end_date: date(),
-        status: str('Active or Cancelled'),
-      }),
-    ),
-    conflicts: arr(obj({ certificate_no: str(), insurer: str(), cover_ends: date(), message: str() })),
-  }),
-};

@@ -1,7 +1,13 @@
+import {
+  ClientDocument,
+  ClientsDocument,
+  CreateClientDocument,
+  UpdateClientDocument,
+} from '../generated/operations.ts';
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { asObject, intParam, route, type RestRoute } from '../route.ts';
-import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
+import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { dataOf, int, ref, str } from '../schemas/builders.ts';
 
 const filterParams = [
   {
@@ -18,7 +24,7 @@ const filterParams = [
 
 const common = { tag: 'Clients', serviceOnly: true };
 
-export const clientRoutes: RestRoute[] = [
+export const clientRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'listClients',
@@ -27,7 +33,7 @@ export const clientRoutes: RestRoute[] = [
     summary: 'Clients the caller may see, newest first (cursor pagination)',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Clients',
+    operation: ClientsDocument,
     queryParams: filterParams,
     toVariables: ({ query }) => ({
       ...pageArgs(query),
@@ -52,9 +58,9 @@ export const clientRoutes: RestRoute[] = [
     summary: 'Add a client (numbered, normalised, duplicate-checked, audited)',
     scopes: ['crm'],
     idempotent: true,
-    operation: 'CreateClient',
+    operation: CreateClientDocument,
     requestBody: ref('ClientInput'),
-    toVariables: ({ body: b }) => ({ input: clientFromRest(asObject(b)) }),
+    toVariables: ({ body }) => ({ input: clientFromRest(asObject(body)) }),
     toResponse: (d) => ({ status: 201, body: { data: clientToRest(d.createClient) } }),
     response: { status: 201, description: 'Created', schema: dataOf(ref('Client')) },
     errors: ['duplicate_client', 'validation_failed', 'actor_forbidden'],
@@ -67,7 +73,7 @@ export const clientRoutes: RestRoute[] = [
     summary: 'Read a client',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Client',
+    operation: ClientDocument,
     toVariables: ({ params }) => ({ clientNo: params.client_no }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.client) } }),
     response: { status: 200, description: 'The client', schema: dataOf(ref('Client')) },
@@ -81,9 +87,11 @@ export const clientRoutes: RestRoute[] = [
     summary: 'Change a client (send only changed fields; audited)',
     scopes: ['crm'],
     idempotent: true,
-    operation: 'UpdateClient',
+    operation: UpdateClientDocument,
     requestBody: { ...ref('ClientInput'), description: 'Same fields as POST /clients, all optional' },
-    toVariables: ({ params, body: b }) => ({ input: { clientNo: params.client_no, ...clientFromRest(asObject(b)) } }),
+    toVariables: ({ params, body }) => ({
+      input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
+    }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.updateClient) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('Client')) },
     errors: ['not_found', 'duplicate_client', 'validation_failed', 'actor_forbidden'],

@@ -1,11 +1,17 @@
-import { endorseFromRest, endorsementSchemas as schemas, endorsementToRest } from '../mappers/endorsement.ts';
-import { route, type RestRoute } from '../route.ts';
-import { arr, dataOf, ref } from '../schemas.ts';
+import {
+  ConfirmEndorsementDocument,
+  DiscardEndorsementDocument,
+  EndorsePolicyDocument,
+  PolicyEndorsementsDocument,
+} from '../generated/operations.ts';
+import { endorseFromRest, endorsementToRest } from '../mappers/endorsement.ts';
+import { type AnyRoute, route } from '../route.ts';
+import { arr, dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Endorsements', serviceOnly: true };
 const fieldNames = { reg_no: 'regno', 'vehicle.reg_no': 'vehicle.regno' };
 
-export const endorsementRoutes: RestRoute[] = [
+export const endorsementRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'endorsePolicy',
@@ -20,7 +26,7 @@ export const endorsementRoutes: RestRoute[] = [
       'insurer does not rate.',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'EndorsePolicy',
+    operation: EndorsePolicyDocument,
     requestBody: ref('EndorsementRequest'),
     toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: endorseFromRest(body) }),
     toResponse: (d) => ({ status: 201, body: { data: endorsementToRest(d.endorsePolicy) } }),
@@ -39,7 +45,7 @@ export const endorsementRoutes: RestRoute[] = [
       'the policy changed (another endorsement, a cancellation …) since it was priced.',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'ConfirmEndorsement',
+    operation: ConfirmEndorsementDocument,
     toVariables: ({ params }) => ({ uuid: params.endorsement_uuid, policyUuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: endorsementToRest(d.confirmEndorsement) } }),
     response: {
@@ -57,7 +63,7 @@ export const endorsementRoutes: RestRoute[] = [
     summary: 'Drop a pending endorsement',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'DiscardEndorsement',
+    operation: DiscardEndorsementDocument,
     toVariables: ({ params }) => ({ uuid: params.endorsement_uuid, policyUuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: endorsementToRest(d.discardEndorsement) } }),
     response: { status: 200, description: 'The discarded endorsement', schema: dataOf(ref('Endorsement')) },
@@ -71,12 +77,10 @@ export const endorsementRoutes: RestRoute[] = [
     summary: "The policy's endorsements, previews included (the policy record lists only confirmed ones), newest first",
     scopes: ['read'],
     idempotent: false,
-    operation: 'PolicyEndorsements',
+    operation: PolicyEndorsementsDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: d.policy.endorsements.map(endorsementToRest) } }),
     response: { status: 200, description: 'Endorsements', schema: dataOf(arr(ref('Endorsement'))) },
     errors: ['not_found'],
   }),
 ];
-
-export const endorsementSchemas = schemas;

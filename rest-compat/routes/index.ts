@@ -1,22 +1,19 @@
-import type { RestRoute } from '../route.ts';
-import { apiClientRoutes, apiClientSchemas } from './api-clients.ts';
+import type { AnyRoute } from '../route.ts';
+import { apiClientRoutes } from './api-clients.ts';
+import { cancellationRoutes } from './cancellations.ts';
+import { certificateRoutes } from './certificates.ts';
 import { clientRoutes } from './clients.ts';
-import { policyRoutes } from './policies.ts';
-import { policySchemas } from '../mappers/policy.ts';
-import { motorRoutes } from './motor.ts';
-import { motorSchemas } from '../mappers/motor.ts';
+import { endorsementRoutes } from './endorsements.ts';
 import { identityRoutes } from './identity.ts';
-import { clientSchemas } from '../mappers/client.ts';
-import { referenceRoutes, referenceSchemas } from './reference.ts';
-import { paymentRoutes, paymentSchemas } from './payments.ts';
-import { webhookRoutes, webhookSchemas } from './webhooks.ts';
-import { endorsementRoutes, endorsementSchemas } from './endorsements.ts';
-import { cancellationRoutes, cancellationSchemas } from './cancellations.ts';
-import { certificateRoutes, certificateSchemas } from './certificates.ts';
-import { renewalRoutes, renewalSchemas } from './renewals.ts';
+import { motorRoutes } from './motor.ts';
+import { paymentRoutes } from './payments.ts';
+import { policyRoutes } from './policies.ts';
+import { referenceRoutes } from './reference.ts';
+import { renewalRoutes } from './renewals.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
-export const ROUTES: RestRoute[] = [
+export const ROUTES: AnyRoute[] = [
   ...identityRoutes,
   ...referenceRoutes,
   ...apiClientRoutes,
@@ -30,17 +27,3 @@ export const ROUTES: RestRoute[] = [
   ...webhookRoutes,
   ...paymentRoutes,
 ];
-
-export const COMPONENT_SCHEMAS = {
-  ...referenceSchemas,
-  ...apiClientSchemas,
-  ...clientSchemas,
-  ...motorSchemas,
-  ...policySchemas,
-  ...endorsementSchemas,
-  ...cancellationSchemas,
-  ...certificateSchemas,
-  ...renewalSchemas,
-  ...webhookSchemas,
-  ...paymentSchemas,
-};

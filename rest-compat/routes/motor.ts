@@ -1,3 +1,4 @@
+import { BindMotorPolicyDocument, MotorQuoteDocument, SaveMotorQuoteDocument } from '../generated/operations.ts';
 import {
   bindFromRest,
   boundPolicyToRest,
@@ -9,10 +10,11 @@ import {
   saveQuoteFromRest,
   serverFiguresToRest,
 } from '../mappers/motor.ts';
-import { asObject, route, type RestRoute } from '../route.ts';
-import { arr, obj, ref, str } from '../schemas.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
+import { ref } from '../schemas/builders.ts';
+import { motorQuoteResponse } from '../schemas/motor.ts';
 
-export const motorRoutes: RestRoute[] = [
+export const motorRoutes: AnyRoute[] = [
   route({
     operationId: 'motorQuote',
     method: 'POST',
@@ -21,7 +23,7 @@ export const motorRoutes: RestRoute[] = [
     tag: 'Motor',
     scopes: ['quote'],
     idempotent: false,
-    operation: 'MotorQuote',
+    operation: MotorQuoteDocument,
     requestBody: ref('MotorQuoteRequest'),
     toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
     toResponse: (d) => ({
@@ -36,7 +38,7 @@ export const motorRoutes: RestRoute[] = [
     response: {
       status: 200,
       description: 'Options, cheapest first',
-      schema: obj({ message: str(), quote: ref('MotorRisk'), options: arr(ref('MotorOption')) }),
+      schema: motorQuoteResponse,
     },
     errors: ['validation_failed', 'no_quote'],
   }),
@@ -48,7 +50,7 @@ export const motorRoutes: RestRoute[] = [
     tag: 'Motor',
     scopes: ['quote', 'bind'],
     idempotent: true,
-    operation: 'SaveMotorQuote',
+    operation: SaveMotorQuoteDocument,
     requestBody: ref('SaveQuoteRequest'),
     toVariables: ({ body: b }) => saveQuoteFromRest(b),
     toResponse: (d) => ({ status: 201, body: savedQuoteToRest(d.saveMotorQuote) }),
@@ -70,7 +72,7 @@ export const motorRoutes: RestRoute[] = [
     tag: 'Motor',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'BindMotorPolicy',
+    operation: BindMotorPolicyDocument,
     requestBody: ref('BindRequest'),
     toVariables: ({ body: b }) => bindFromRest(b),
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),

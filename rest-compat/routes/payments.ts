@@ -1,100 +1,26 @@
-import { ValidationError } from '../../src/lib/problem.ts';
+import {
+  ClientBalanceDocument,
+  InitiateStkPushDocument,
+  ReceiptDocument,
+  ReceiptsDocument,
+  RotateMpesaCallbackTokenDocument,
+  StkPushStatusDocument,
+} from '../generated/operations.ts';
+import {
+  callbackTokenToRest,
+  clientBalanceToRest,
+  paymentRequestToRest,
+  receiptToRest,
+  stkPushToRest,
+} from '../mappers/payment.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { moneyObject, moneyPair } from '../mappers/money.ts';
-import { asObject, intParam, route, type RestInput, type RestRoute } from '../route.ts';
-import { arr, bool, date, dataOf, int, money, nullable, obj, ref, str, timestamp } from '../schemas.ts';
-
-function paymentRequestToRest(r: any) {
-  return {
-    id: r.id,
-    merchant_request_id: r.merchantRequestId,
-    checkout_request_id: r.checkoutRequestId,
-    status: r.status,
-    phone: r.phone,
-    ...moneyPair('amount', r.amount),
-    account: r.account,
-    purpose: r.purpose,
-    result_code: r.resultCode ?? null,
-    result_desc: r.resultDesc ?? null,
-    mpesa_receipt_number: r.mpesaReceiptNumber ?? null,
-    receipt_no: r.receiptNo ?? null,
-    resolved_via: r.resolvedVia ?? null,
-    resolved_at: r.resolvedAt ?? null,
-    created_at: r.createdAt,
-  };
-}
-
-function receiptToRest(r: any) {
-  return {
-    receipt_no: r.receiptNo,
-    ...moneyPair('amount', r.amount),
-    unallocated: moneyObject(r.unallocated),
-    currency: 'KES',
-    method: r.method,
-    transaction_ref: r.transactionRef,
-    phone: r.phone,
-    account: r.account,
-    purpose: r.purpose,
-    client_no: r.clientNo,
-    policy_no: r.policyNo,
-    paid_at: r.paidAt,
-    created_at: r.createdAt,
-    allocations: r.allocations.map((a: any) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
-  };
-}
-
-const moneyObj = obj(money('amount'));
-const PaymentRequest = obj({
-  id: str('Payment request id (UUID)'),
-  merchant_request_id: nullable(str('Null while `sending`')),
-  checkout_request_id: nullable(str('Null while `sending`: follow the request by its id')),
-  status: {
-    type: 'string',
-    enum: ['sending', 'pending', 'succeeded', 'failed'],
-    description:
-      "sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone",
-  },
-  phone: str('2547XXXXXXXX'),
-  ...money('amount'),
-  account: str(),
-  purpose: { type: 'string', enum: ['premium', 'ipf_repayment'] },
-  result_code: nullable(
-    int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …'),
-  ),
-  result_desc: nullable(str()),
-  mpesa_receipt_number: nullable(str()),
-  receipt_no: nullable(str('Our receipt once succeeded')),
-  resolved_via: nullable({
-    type: 'string',
-    enum: ['callback', 'query', 'statement', 'push'],
-    description:
-      "How the rail's result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)",
-  }),
-  resolved_at: nullable(timestamp()),
-  created_at: timestamp(),
-});
-const Receipt = obj({
-  receipt_no: str('RCT-YYYY-NNNNNN, sequential per organisation'),
-  ...money('amount'),
-  unallocated: moneyObj,
-  currency: str(),
-  method: str(),
-  transaction_ref: str('M-Pesa receipt number'),
-  phone: str(),
-  account: str(),
-  purpose: str(),
-  client_no: nullable(str()),
-  policy_no: nullable(str()),
-  paid_at: timestamp(),
-  created_at: timestamp(),
-  allocations: arr(obj({ debit_note_no: str(), ...money('amount') })),
-});
-
-export const paymentSchemas = { PaymentRequest, Receipt };
+import { type AnyRoute, asObject, route } from '../route.ts';
+import { dataOf, ref, str } from '../schemas/builders.ts';
+import { callbackTokenResponse, clientBalanceResponse, stkPushBody, stkPushResponse } from '../schemas/payment.ts';
 
 const common = { serviceOnly: true };
 
-export const paymentRoutes: RestRoute[] = [
+export const paymentRoutes: AnyRoute[] = [
   route({
     ...common,
     tag: 'Payments',
@@ -118,63 +44,18 @@ export const paymentRoutes: RestRoute[] = [
       'with Retry-After: retry with the same key.',
     scopes: ['bind'],
     idempotent: 'operation',
-    operation: 'InitiateStkPush',
-    requestBody: obj(
-      {
-        phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
-        amount: int('Whole shillings, 1–250,000'),
-        account: str('Policy number, debit note number, or premium-finance loan reference'),
-        purpose: { type: 'string', enum: ['premium', 'ipf_repayment'], default: 'premium' },
-      },
-      ['phone', 'amount', 'account'],
-    ),
+    operation: InitiateStkPushDocument,
+    requestBody: stkPushBody,
     toVariables: ({ body, idempotencyKey }) => {
       const b = asObject(body);
       return { input: { phone: b.phone, amount: b.amount, account: b.account, purpose: b.purpose, idempotencyKey } };
     },
-    toResponse: (d) => {
-      const a = d.initiateStkPush;
-      return {
-        status: 202,
-        replayed: a.replayed,
-        body: {
-          data: {
-            id: a.id,
-            merchant_request_id: a.merchantRequestId,
-            checkout_request_id: a.checkoutRequestId,
-            response_code: a.responseCode,
-            response_description: a.responseDescription,
-            customer_message: a.customerMessage,
-            status: a.paymentRequest.status,
-            phone: a.paymentRequest.phone,
-            ...moneyPair('amount', a.paymentRequest.amount),
-            account: a.paymentRequest.account,
-            purpose: a.paymentRequest.purpose,
-            links: { status: `/api/v1/payment/stk/${encodeURIComponent(a.checkoutRequestId ?? a.id)}` },
-          },
-        },
-      };
-    },
-    response: {
+    toResponse: ({ initiateStkPush: a }) => ({
       status: 202,
-      description: 'Prompt sent (Daraja acknowledgement)',
-      schema: dataOf(
-        obj({
-          id: str('Payment request id'),
-          merchant_request_id: nullable(str()),
-          checkout_request_id: nullable(str('Null only while the request is `sending` after a fault')),
-          response_code: nullable(str('"0" when accepted')),
-          response_description: nullable(str()),
-          customer_message: nullable(str()),
-          status: str('pending; on a replay, whatever the request has become (sending, pending, succeeded, failed)'),
-          phone: str(),
-          ...money('amount'),
-          account: str(),
-          purpose: str(),
-          links: obj({ status: str() }),
-        }),
-      ),
-    },
+      replayed: a.replayed,
+      body: { data: stkPushToRest(a) },
+    }),
+    response: { status: 202, description: 'Prompt sent (Daraja acknowledgement)', schema: stkPushResponse },
     errors: ['validation_failed', 'domain_rule', 'actor_forbidden', 'service_unavailable'],
   }),
   route({
@@ -191,37 +72,10 @@ export const paymentRoutes: RestRoute[] = [
       "rail's status query confirms it. Needs scope admin and a user who manages API clients.",
     scopes: ['admin'],
     idempotent: true,
-    operation: 'RotateMpesaCallbackToken',
+    operation: RotateMpesaCallbackTokenDocument,
     toVariables: () => ({}),
-    toResponse: (d) => {
-      const c = d.rotateMpesaCallbackToken;
-      return {
-        status: 200,
-        body: {
-          data: {
-            shortcode: c.shortcode,
-            generation: c.generation,
-            rotated_at: c.rotatedAt,
-            previous_valid_until: c.previousValidUntil,
-          },
-        },
-      };
-    },
-    response: {
-      status: 200,
-      description: 'Rotated',
-      schema: dataOf(
-        obj({
-          shortcode: str('The paybill'),
-          generation: int('Which token new prompts carry'),
-          rotated_at: timestamp(),
-          previous_valid_until: {
-            ...timestamp(),
-            description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
-          },
-        }),
-      ),
-    },
+    toResponse: (d) => ({ status: 200, body: { data: callbackTokenToRest(d.rotateMpesaCallbackToken) } }),
+    response: { status: 200, description: 'Rotated', schema: callbackTokenResponse },
     errors: ['actor_forbidden'],
   }),
   route({
@@ -234,7 +88,7 @@ export const paymentRoutes: RestRoute[] = [
       'Follow an STK push by checkout request id or payment request id: sending, pending, succeeded or failed (confirmed with the rail when no callback came in time)',
     scopes: ['read'],
     idempotent: false,
-    operation: 'StkPushStatus',
+    operation: StkPushStatusDocument,
     toVariables: ({ params }) => ({ checkoutRequestId: params.checkout_request_id }),
     toResponse: (d) => ({ status: 200, body: { data: paymentRequestToRest(d.stkPushStatus) } }),
     response: { status: 200, description: 'The payment request', schema: dataOf(ref('PaymentRequest')) },
@@ -249,7 +103,7 @@ export const paymentRoutes: RestRoute[] = [
     summary: 'Receipts the caller may see, newest first (cursor pagination)',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Receipts',
+    operation: ReceiptsDocument,
     queryParams: [
       { name: 'client_no', in: 'query', schema: str() },
       { name: 'policy_no', in: 'query', schema: str() },
@@ -277,7 +131,7 @@ export const paymentRoutes: RestRoute[] = [
     summary: 'Read a receipt and its allocations',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Receipt',
+    operation: ReceiptDocument,
     toVariables: ({ params }) => ({ receiptNo: params.receipt_no }),
     toResponse: (d) => ({ status: 200, body: { data: receiptToRest(d.receipt) } }),
     response: { status: 200, description: 'The receipt', schema: dataOf(ref('Receipt')) },
@@ -292,50 +146,10 @@ export const paymentRoutes: RestRoute[] = [
     summary: 'What a client owes (open debit notes of pending and active policies) and their credit balance',
     scopes: ['read'],
     idempotent: false,
-    operation: 'ClientBalance',
+    operation: ClientBalanceDocument,
     toVariables: ({ params }) => ({ clientNo: params.client_no }),
-    toResponse: (d) => {
-      const b = d.clientBalance;
-      return {
-        status: 200,
-        body: {
-          data: {
-            client_no: b.clientNo,
-            outstanding: moneyObject(b.outstanding),
-            credit: moneyObject(b.credit),
-            debit_notes: b.openDebitNotes.map((n: any) => ({
-              number: n.number,
-              instalment_no: n.instalmentNo,
-              due_on: n.dueOn,
-              ...moneyPair('amount', n.amount),
-              ...moneyPair('paid', n.paid),
-              ...moneyPair('outstanding', n.outstanding),
-            })),
-          },
-        },
-      };
-    },
-    response: {
-      status: 200,
-      description: 'The balance',
-      schema: dataOf(
-        obj({
-          client_no: str(),
-          outstanding: moneyObj,
-          credit: moneyObj,
-          debit_notes: arr(
-            obj({
-              number: str(),
-              instalment_no: int(),
-              due_on: date(),
-              ...money('amount'),
-              ...money('paid'),
-              ...money('outstanding'),
-            }),
-          ),
-        }),
-      ),
-    },
+    toResponse: (d) => ({ status: 200, body: { data: clientBalanceToRest(d.clientBalance) } }),
+    response: { status: 200, description: 'The balance', schema: clientBalanceResponse },
     errors: ['not_found'],
   }),
 ];

@@ -1,7 +1,8 @@
+import { PoliciesDocument, PolicyDocument } from '../generated/operations.ts';
 import { policyToRest } from '../mappers/policy.ts';
-import { intParam, route, type RestRoute } from '../route.ts';
-import { arr, bool, dataOf, int, nullable, obj, ref, str } from '../schemas.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
+import { type AnyRoute, intParam, route } from '../route.ts';
+import { dataOf, int, ref, str } from '../schemas/builders.ts';
 
 const q = (name: string, schema: ReturnType<typeof str>, description?: string) => ({
   name,
@@ -27,7 +28,7 @@ const filterParams = [
 
 const common = { tag: 'Policies', serviceOnly: true };
 
-export const policyRoutes: RestRoute[] = [
+export const policyRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'listPolicies',
@@ -36,7 +37,7 @@ export const policyRoutes: RestRoute[] = [
     summary: 'Policies the caller may see, newest first (cursor pagination)',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Policies',
+    operation: PoliciesDocument,
     queryParams: filterParams,
     toVariables: ({ query }) => ({
       ...pageArgs(query),
@@ -69,7 +70,7 @@ export const policyRoutes: RestRoute[] = [
       'and renewal links. GET /policies returns the same record per item.',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Policy',
+    operation: PolicyDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
     toResponse: (d) => ({ status: 200, body: { data: policyToRest(d.policy) } }),
     response: { status: 200, description: 'The policy', schema: dataOf(ref('PolicyRecord')) },

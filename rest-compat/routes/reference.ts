@@ -1,16 +1,38 @@
-import { route, type RestRoute } from '../route.ts';
-import { arr, dataOf, int, money, nullable, num, obj, ref, str } from '../schemas.ts';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { ParameterObject } from 'openapi3-ts/oas31';
+import {
+  BranchesDocument,
+  InsurersDocument,
+  LeviesDocument,
+  MotorBenefitsDocument,
+  ProductsDocument,
+  RiskManagersDocument,
+  SalesPeopleDocument,
+} from '../generated/operations.ts';
+import {
+  branchToRest,
+  insurerToRest,
+  levyToRest,
+  motorBenefitToRest,
+  productsToRest,
+  staffToRest,
+} from '../mappers/reference.ts';
+import { type AnyRoute, type RestRoute, type Resolved, route, type SentInput } from '../route.ts';
+import { arr, dataOf, ref, str } from '../schemas/builders.ts';
+import { productsResponse } from '../schemas/reference.ts';
 
 /** Reference-data lists: `{data: [...]}`, unpaginated, scoped to the token's tenant. */
-function list(
-  opts: Pick<RestRoute, 'operationId' | 'path' | 'summary' | 'operation'> & {
-    field: string;
-    item: string;
-    map: (row: any) => unknown;
-    queryParams?: RestRoute['queryParams'];
-    toVariables?: RestRoute['toVariables'];
-  },
-): RestRoute {
+function list<R, V, TV extends SentInput<V>>(opts: {
+  operationId: string;
+  path: string;
+  summary: string;
+  operation: TypedDocumentNode<R, V>;
+  /** The component schema of an item. */
+  item: string;
+  queryParams?: ParameterObject[];
+  toVariables: RestRoute<R, V, unknown, TV>['toVariables'];
+  rows: (data: Resolved<R>) => unknown[];
+}): AnyRoute {
   return route({
     operationId: opts.operationId,
     method: 'GET',
@@ -21,71 +43,19 @@ function list(
     idempotent: false,
     operation: opts.operation,
     queryParams: opts.queryParams,
-    toVariables: opts.toVariables ?? (() => ({})),
-    toResponse: (data) => ({ status: 200, body: { data: (data[opts.field] as unknown[]).map(opts.map) } }),
+    toVariables: opts.toVariables,
+    toResponse: (data) => ({ status: 200, body: { data: opts.rows(data) } }),
     response: { status: 200, description: opts.summary, schema: dataOf(arr(ref(opts.item))) },
     errors: [],
   });
 }
 
-const staff = (u: any) => ({
-  id: u.databaseId,
-  name: u.name,
-  email: u.email,
-  phone: u.phone,
-  role: u.role,
-  code: u.code,
-  branch_id: u.branchId,
-});
-
-export const referenceSchemas = {
-  Insurer: obj({
-    id: int(),
-    name: str(),
-    legal_name: str(),
-    registry_member_id: int('Member company id at the certificate registry'),
-    commission_rate_bps: int('Basis points'),
-    status: str('`active` occurs'),
-    monogram: str(),
-  }),
-  Branch: obj({ id: int(), code: str(), name: str(), city: str() }),
-  User: obj({
-    id: int(),
-    name: str(),
-    email: str(),
-    phone: str(),
-    role: str('account_exec or agent'),
-    code: nullable(str('Agent code, what X-Agent-Code expects')),
-    branch_id: nullable(int()),
-  }),
-  Levy: obj({
-    id: int(),
-    code: str('TL, PHCF, SD …'),
-    name: str(),
-    basis: { type: 'string', enum: ['percent', 'flat'] },
-    rate_bps: nullable(int('Percent items, else null')),
-    rate_percent: nullable(num('Percent items, else null')),
-    ...money('amount', true),
-  }),
-  MotorBenefit: obj({ id: str('Stable hash of the name'), name: str() }),
-  ProductLine: obj({ code: str(), name: str(), quote_endpoint: str('Path that prices this line') }),
-  StandardProduct: obj({
-    id: int(),
-    code: str(),
-    name: str(),
-    description: str(),
-    brochure_url: nullable(str()),
-    product_line: str(),
-  }),
-};
-
-export const referenceRoutes: RestRoute[] = [
+export const referenceRoutes: AnyRoute[] = [
   list({
     operationId: 'listInsurers',
     path: '/insurers',
     summary: 'Insurers on the panel',
-    operation: 'Insurers',
-    field: 'insurers',
+    operation: InsurersDocument,
     item: 'Insurer',
     queryParams: [
       {
@@ -97,69 +67,52 @@ export const referenceRoutes: RestRoute[] = [
       },
     ],
     toVariables: ({ query }) => ({ search: query.get('search') }),
-    map: (i) => ({
-      id: i.databaseId,
-      name: i.name,
-      legal_name: i.legalName,
-      registry_member_id: i.registryMemberId,
-      commission_rate_bps: i.commissionRateBps,
-      status: i.status,
-      monogram: i.monogram,
-    }),
+    rows: (d) => d.insurers.map(insurerToRest),
   }),
   list({
     operationId: 'listBranches',
     path: '/branches',
     summary: 'Branches',
-    operation: 'Branches',
-    field: 'branches',
+    operation: BranchesDocument,
     item: 'Branch',
-    map: (b) => ({ id: b.databaseId, code: b.code, name: b.name, city: b.city }),
+    toVariables: () => ({}),
+    rows: (d) => d.branches.map(branchToRest),
   }),
   list({
     operationId: 'listRiskManagers',
     path: '/risk-managers',
     summary: 'Risk managers (account executives)',
-    operation: 'RiskManagers',
-    field: 'riskManagers',
+    operation: RiskManagersDocument,
     item: 'User',
-    map: staff,
+    toVariables: () => ({}),
+    rows: (d) => d.riskManagers.map(staffToRest),
   }),
   list({
     operationId: 'listSalesPeople',
     path: '/sales-people',
     summary: 'Sales people (agents)',
-    operation: 'SalesPeople',
-    field: 'salesPeople',
+    operation: SalesPeopleDocument,
     item: 'User',
-    map: staff,
+    toVariables: () => ({}),
+    rows: (d) => d.salesPeople.map(staffToRest),
   }),
   list({
     operationId: 'listTaxes',
     path: '/policy/taxes',
     summary: 'Levies and duties added to every premium',
-    operation: 'Levies',
-    field: 'levies',
+    operation: LeviesDocument,
     item: 'Levy',
-    map: (l) => ({
-      id: l.databaseId,
-      code: l.code,
-      name: l.name,
-      basis: l.basis,
-      rate_bps: l.rateBps,
-      rate_percent: l.ratePercent,
-      amount: l.amount?.amount ?? null,
-      amount_minor: l.amount?.amountMinor ?? null,
-    }),
+    toVariables: () => ({}),
+    rows: (d) => d.levies.map(levyToRest),
   }),
   list({
     operationId: 'listMotorBenefits',
     path: '/motor/benefits',
     summary: 'Distinct motor benefits',
-    operation: 'MotorBenefits',
-    field: 'motorBenefits',
+    operation: MotorBenefitsDocument,
     item: 'MotorBenefit',
-    map: (b) => ({ id: b.id, name: b.name }),
+    toVariables: () => ({}),
+    rows: (d) => d.motorBenefits.map(motorBenefitToRest),
   }),
   route({
     operationId: 'listProducts',
@@ -169,29 +122,10 @@ export const referenceRoutes: RestRoute[] = [
     tag: 'Reference data',
     scopes: ['read'],
     idempotent: false,
-    operation: 'Products',
+    operation: ProductsDocument,
     toVariables: () => ({}),
-    toResponse: ({ products }) => ({
-      status: 200,
-      body: {
-        data: {
-          lines: products.lines.map((l: any) => ({ code: l.code, name: l.name, quote_endpoint: l.quoteEndpoint })),
-          standard_products: products.standardProducts.map((p: any) => ({
-            id: p.databaseId,
-            code: p.code,
-            name: p.name,
-            description: p.description,
-            brochure_url: p.brochureUrl,
-            product_line: p.productLine,
-          })),
-        },
-      },
-    }),
-    response: {
-      status: 200,
-      description: 'Products',
-      schema: dataOf(obj({ lines: arr(ref('ProductLine')), standard_products: arr(ref('StandardProduct')) })),
-    },
+    toResponse: ({ products }) => ({ status: 200, body: { data: productsToRest(products) } }),
+    response: { status: 200, description: 'Products', schema: productsResponse },
     errors: [],
   }),
 ];

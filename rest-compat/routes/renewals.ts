@@ -1,20 +1,15 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import { RenewalQuoteDocument, RenewalsDueDocument, RenewPolicyDocument } from '../generated/operations.ts';
 import { serverFiguresToRest } from '../mappers/motor.ts';
 import { policyToRest } from '../mappers/policy.ts';
-import {
-  renewalQuoteFromRest,
-  renewalQuoteToRest,
-  renewalSchemas as schemas,
-  renewFromRest,
-} from '../mappers/renewal.ts';
+import { renewalQuoteFromRest, renewalQuoteToRest, renewFromRest } from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { intParam, route, type RestRoute } from '../route.ts';
-import { dataOf, ref } from '../schemas.ts';
+import { type AnyRoute, intParam, route } from '../route.ts';
+import { dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
 
 /** Before the policy routes in the table, so /policies/renewals-due is not read as /policies/{uuid}. */
-export const renewalRoutes: RestRoute[] = [
+export const renewalRoutes: AnyRoute[] = [
   route({
     ...common,
     operationId: 'listRenewalsDue',
@@ -24,7 +19,7 @@ export const renewalRoutes: RestRoute[] = [
       'Active policies ending within within_days (default 30, max 120) with no renewal bound, ending soonest first',
     scopes: ['read'],
     idempotent: false,
-    operation: 'RenewalsDue',
+    operation: RenewalsDueDocument,
     queryParams: [
       { name: 'within_days', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 120, default: 30 } },
       ...pageParams({ pages: false }),
@@ -53,7 +48,7 @@ export const renewalRoutes: RestRoute[] = [
       'are taken per vehicle, flat levies once.',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'RenewalQuote',
+    operation: RenewalQuoteDocument,
     requestBody: ref('RenewalQuoteRequest'),
     toVariables: ({ params, body }) => renewalQuoteFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: renewalQuoteToRest(d.renewalQuote) } }),
@@ -71,7 +66,7 @@ export const renewalRoutes: RestRoute[] = [
       'Counts against the bind limit.',
     scopes: ['bind'],
     idempotent: true,
-    operation: 'RenewPolicy',
+    operation: RenewPolicyDocument,
     requestBody: ref('RenewRequest'),
     toVariables: ({ params, body }) => renewFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: policyToRest(d.renewPolicy.policy) } }),
@@ -96,5 +91,3 @@ export const renewalRoutes: RestRoute[] = [
     ],
   }),
 ];
-
-export const renewalSchemas: Record<string, SchemaObject> = schemas;

@@ -1,113 +1,39 @@
-import { intParam, route, type RestRoute } from '../route.ts';
-import { arr, bool, dataOf, int, nullable, obj, ref, str, timestamp } from '../schemas.ts';
+import {
+  CreateWebhookEndpointDocument,
+  DeleteWebhookEndpointDocument,
+  EventCatalogueDocument,
+  RetryWebhookDeliveryDocument,
+  RotateWebhookSecretDocument,
+  SendTestWebhookDocument,
+  UpdateWebhookEndpointDocument,
+  WebhookDeliveriesDocument,
+  WebhookEndpointDocument,
+  WebhookEndpointsDocument,
+} from '../generated/operations.ts';
+import { redactSecret } from '../mappers/replay.ts';
+import {
+  eventCatalogueEntryToRest,
+  webhookDeliveryToRest,
+  webhookEndpointToRest,
+  webhookEndpointWithSecretToRest,
+} from '../mappers/webhook.ts';
+import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { arr, dataOf, ref } from '../schemas/builders.ts';
+import {
+  createWebhookEndpointBody,
+  rotateWebhookSecretBody,
+  sendTestWebhookBody,
+  updateWebhookEndpointBody,
+  webhookSecretResponse,
+} from '../schemas/webhook.ts';
 
 /**
  * Webhook management (the spec's "seven management endpoints" under scope `webhooks`; their paths are this
  * service's) plus the send-test action, and the event catalogue (scope read).
  */
-const body = (b: unknown): Record<string, unknown> =>
-  b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
-
-const endpoint = (e: any) => ({
-  id: e.id,
-  url: e.url,
-  description: e.description,
-  events: e.events,
-  enabled: e.enabled,
-  secret_rotated_at: e.secretRotatedAt,
-  previous_secret_expires_at: e.previousSecretExpiresAt,
-  created_at: e.createdAt,
-  updated_at: e.updatedAt,
-});
-
-const delivery = (d: any) => ({
-  id: d.id,
-  event_id: d.eventId,
-  event: d.event.name,
-  event_created_at: d.event.createdAt,
-  endpoint_id: d.endpointId,
-  // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
-  status: d.deliveryStatus,
-  attempt_count: d.attemptCount,
-  next_attempt_at: d.nextAttemptAt,
-  delivered_at: d.deliveredAt,
-  failed_at: d.failedAt,
-  created_at: d.createdAt,
-  attempts: d.attempts.map((a: any) => ({
-    number: a.number,
-    status_code: a.statusCode,
-    duration_ms: a.durationMs,
-    response_excerpt: a.responseExcerpt,
-    error: a.error,
-    scheduled_at: a.scheduledAt,
-    attempted_at: a.attemptedAt,
-  })),
-});
-
-const REPLAY_NOTE = 'Replayed response: the secret was shown once, in the first response to this Idempotency-Key.';
-const withSecret = (p: any) => ({ data: { ...endpoint(p.endpoint), secret: p.secret } });
-const redactSecret = (b: any) => ({ ...b, data: { ...b.data, secret: null }, replay_note: REPLAY_NOTE });
-
-export const webhookSchemas = {
-  WebhookEndpoint: obj({
-    id: str('Endpoint UUID'),
-    url: str(),
-    description: nullable(str()),
-    events: arr(str('An event name from GET /events/catalogue, or *')),
-    enabled: bool(),
-    secret_rotated_at: nullable(timestamp()),
-    previous_secret_expires_at: nullable(timestamp()),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  }),
-  WebhookDelivery: obj({
-    id: str('Delivery UUID (retry with it)'),
-    event_id: str('Event UUID: the Service-Delivery header and envelope id, identical on every attempt'),
-    event: str('Event name'),
-    event_created_at: timestamp(),
-    endpoint_id: str(),
-    status: { type: 'string', enum: ['pending', 'retry_scheduled', 'delivered', 'failed'] },
-    attempt_count: int(),
-    next_attempt_at: nullable(timestamp()),
-    delivered_at: nullable(timestamp()),
-    failed_at: nullable(timestamp()),
-    created_at: timestamp(),
-    attempts: arr(
-      obj({
-        number: int(),
-        status_code: nullable(int()),
-        duration_ms: int(),
-        response_excerpt: nullable(str('At most 1 kB of the answer')),
-        error: nullable(str()),
-        scheduled_at: timestamp(),
-        attempted_at: timestamp(),
-      }),
-    ),
-  }),
-  EventCatalogueEntry: obj({
-    name: str(),
-    description: str(),
-    schema: { type: 'object', description: "JSON Schema of the event's data" },
-  }),
-};
-
-const secretResponse = obj(
-  {
-    data: {
-      allOf: [
-        ref('WebhookEndpoint'),
-        obj({ secret: nullable(str('Signing secret whsec_…, shown once; null on an Idempotency-Key replay')) }),
-      ],
-    },
-    replay_note: str('Present on a replayed response'),
-  },
-  ['data'],
-);
-
 const common = { tag: 'Webhooks', scopes: ['webhooks' as const] };
-const eventsField = arr(str('Event name from GET /events/catalogue, or *'));
 
-export const webhookRoutes: RestRoute[] = [
+export const webhookRoutes: AnyRoute[] = [
   route({
     tag: 'Webhooks',
     scopes: ['read'],
@@ -116,9 +42,9 @@ export const webhookRoutes: RestRoute[] = [
     path: '/events/catalogue',
     summary: 'Every event a webhook endpoint can subscribe to, with the JSON Schema of its data',
     idempotent: false,
-    operation: 'EventCatalogue',
+    operation: EventCatalogueDocument,
     toVariables: () => ({}),
-    toResponse: (d) => ({ status: 200, body: { data: d.eventCatalogue } }),
+    toResponse: (d) => ({ status: 200, body: { data: d.eventCatalogue.map(eventCatalogueEntryToRest) } }),
     response: { status: 200, description: 'Catalogue', schema: dataOf(arr(ref('EventCatalogueEntry'))) },
     errors: [],
   }),
@@ -129,9 +55,9 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints',
     summary: "List the organisation's webhook endpoints",
     idempotent: false,
-    operation: 'WebhookEndpoints',
+    operation: WebhookEndpointsDocument,
     toVariables: () => ({}),
-    toResponse: (d) => ({ status: 200, body: { data: d.webhookEndpoints.map(endpoint) } }),
+    toResponse: (d) => ({ status: 200, body: { data: d.webhookEndpoints.map(webhookEndpointToRest) } }),
     response: { status: 200, description: 'Endpoints', schema: dataOf(arr(ref('WebhookEndpoint'))) },
     errors: [],
   }),
@@ -143,15 +69,15 @@ export const webhookRoutes: RestRoute[] = [
     summary: 'Register an endpoint (the signing secret is shown once)',
     description: 'The URL must be https:// on a public address (checked again before every delivery).',
     idempotent: true,
-    operation: 'CreateWebhookEndpoint',
-    requestBody: obj({ url: str(), events: eventsField, description: str() }, ['url', 'events']),
-    toVariables: ({ body: b }) => {
-      const x = body(b);
+    operation: CreateWebhookEndpointDocument,
+    requestBody: createWebhookEndpointBody,
+    toVariables: ({ body }) => {
+      const x = asObject(body);
       return { input: { url: x.url, events: x.events, description: x.description } };
     },
-    toResponse: (d) => ({ status: 201, body: withSecret(d.createWebhookEndpoint) }),
-    redactForReplay: redactSecret,
-    response: { status: 201, description: 'Created', schema: secretResponse },
+    toResponse: (d) => ({ status: 201, body: webhookEndpointWithSecretToRest(d.createWebhookEndpoint) }),
+    redactForReplay: (b) => redactSecret(b, 'secret'),
+    response: { status: 201, description: 'Created', schema: webhookSecretResponse },
     errors: ['validation_failed'],
   }),
   route({
@@ -161,9 +87,9 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}',
     summary: 'Read an endpoint',
     idempotent: false,
-    operation: 'WebhookEndpoint',
+    operation: WebhookEndpointDocument,
     toVariables: ({ params }) => ({ id: params.id }),
-    toResponse: (d) => ({ status: 200, body: { data: endpoint(d.webhookEndpoint) } }),
+    toResponse: (d) => ({ status: 200, body: { data: webhookEndpointToRest(d.webhookEndpoint) } }),
     response: { status: 200, description: 'Endpoint', schema: dataOf(ref('WebhookEndpoint')) },
     errors: ['not_found'],
   }),
@@ -174,13 +100,13 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}',
     summary: 'Change the URL, subscribed events, description, or enable/disable',
     idempotent: true,
-    operation: 'UpdateWebhookEndpoint',
-    requestBody: obj({ url: str(), events: eventsField, enabled: bool(), description: str() }, []),
-    toVariables: ({ params, body: b }) => {
-      const x = body(b);
+    operation: UpdateWebhookEndpointDocument,
+    requestBody: updateWebhookEndpointBody,
+    toVariables: ({ params, body }) => {
+      const x = asObject(body);
       return { input: { id: params.id, url: x.url, events: x.events, enabled: x.enabled, description: x.description } };
     },
-    toResponse: (d) => ({ status: 200, body: { data: endpoint(d.updateWebhookEndpoint) } }),
+    toResponse: (d) => ({ status: 200, body: { data: webhookEndpointToRest(d.updateWebhookEndpoint) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('WebhookEndpoint')) },
     errors: ['not_found', 'validation_failed'],
   }),
@@ -191,9 +117,9 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}',
     summary: 'Delete an endpoint and its delivery log (answers with what was deleted)',
     idempotent: true,
-    operation: 'DeleteWebhookEndpoint',
+    operation: DeleteWebhookEndpointDocument,
     toVariables: ({ params }) => ({ id: params.id }),
-    toResponse: (d) => ({ status: 200, body: { data: endpoint(d.deleteWebhookEndpoint) } }),
+    toResponse: (d) => ({ status: 200, body: { data: webhookEndpointToRest(d.deleteWebhookEndpoint) } }),
     response: { status: 200, description: 'Deleted', schema: dataOf(ref('WebhookEndpoint')) },
     errors: ['not_found'],
   }),
@@ -204,12 +130,12 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}/rotate-secret',
     summary: 'Rotate the signing secret; the previous one also signs (a second v1) for grace_hours',
     idempotent: true,
-    operation: 'RotateWebhookSecret',
-    requestBody: obj({ grace_hours: int('0–168, default 24') }, []),
-    toVariables: ({ params, body: b }) => ({ id: params.id, graceHours: body(b).grace_hours }),
-    toResponse: (d) => ({ status: 200, body: withSecret(d.rotateWebhookSecret) }),
-    redactForReplay: redactSecret,
-    response: { status: 200, description: 'Rotated', schema: secretResponse },
+    operation: RotateWebhookSecretDocument,
+    requestBody: rotateWebhookSecretBody,
+    toVariables: ({ params, body }) => ({ id: params.id, graceHours: asObject(body).grace_hours }),
+    toResponse: (d) => ({ status: 200, body: webhookEndpointWithSecretToRest(d.rotateWebhookSecret) }),
+    redactForReplay: (b) => redactSecret(b, 'secret'),
+    response: { status: 200, description: 'Rotated', schema: webhookSecretResponse },
     errors: ['not_found', 'validation_failed'],
   }),
   route({
@@ -219,10 +145,10 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}/test',
     summary: 'Deliver a ping event to this endpoint, whatever it subscribes to',
     idempotent: true,
-    operation: 'SendTestWebhook',
-    requestBody: obj({ message: str('Default: "Test event from Bima Gateway"') }, []),
-    toVariables: ({ params, body: b }) => ({ id: params.id, message: body(b).message }),
-    toResponse: (d) => ({ status: 202, body: { data: delivery(d.sendTestWebhook) } }),
+    operation: SendTestWebhookDocument,
+    requestBody: sendTestWebhookBody,
+    toVariables: ({ params, body }) => ({ id: params.id, message: asObject(body).message }),
+    toResponse: (d) => ({ status: 202, body: { data: webhookDeliveryToRest(d.sendTestWebhook) } }),
     response: { status: 202, description: 'Queued', schema: dataOf(ref('WebhookDelivery')) },
     errors: ['not_found', 'validation_failed'],
   }),
@@ -233,10 +159,10 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/endpoints/{id}/deliveries',
     summary: "The endpoint's delivery log, newest first, each delivery with its attempts",
     idempotent: false,
-    operation: 'WebhookDeliveries',
+    operation: WebhookDeliveriesDocument,
     queryParams: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } }],
     toVariables: ({ params, query }) => ({ id: params.id, limit: intParam(query.get('limit')) }),
-    toResponse: (d) => ({ status: 200, body: { data: d.webhookEndpoint.deliveries.map(delivery) } }),
+    toResponse: (d) => ({ status: 200, body: { data: d.webhookEndpoint.deliveries.map(webhookDeliveryToRest) } }),
     response: { status: 200, description: 'Deliveries', schema: dataOf(arr(ref('WebhookDelivery'))) },
     errors: ['not_found', 'validation_failed'],
   }),
@@ -247,9 +173,9 @@ export const webhookRoutes: RestRoute[] = [
     path: '/webhooks/deliveries/{id}/retry',
     summary: 'Re-send a failed delivery now (same delivery id and event id)',
     idempotent: true,
-    operation: 'RetryWebhookDelivery',
+    operation: RetryWebhookDeliveryDocument,
     toVariables: ({ params }) => ({ id: params.id }),
-    toResponse: (d) => ({ status: 202, body: { data: delivery(d.retryWebhookDelivery) } }),
+    toResponse: (d) => ({ status: 202, body: { data: webhookDeliveryToRest(d.retryWebhookDelivery) } }),
     response: { status: 202, description: 'Queued', schema: dataOf(ref('WebhookDelivery')) },
     errors: ['not_found', 'domain_rule'],
   }),

@@ -1,0 +1,97 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+
+const line = (extra: Record<string, SchemaObject> = {}) =>
+  obj({ code: str(), name: str(), ...money('amount'), ...extra });
+
+export const cancellationSchemas = {
+  CancellationInput: obj(
+    {
+      reason: {
+        type: 'string',
+        enum: [
+          'insured_request',
+          'vehicle_sold',
+          'non_payment',
+          'written_off',
+          'stolen',
+          'insurer_request',
+          'duplicate_cover',
+        ],
+        description: 'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
+      },
+      requested_by: { type: 'string', enum: ['insured', 'intermediary', 'insurer', 'lender'] },
+      effective_date: {
+        ...date(),
+        description:
+          'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
+      },
+      note: str('At most 500 characters'),
+    },
+    ['reason', 'requested_by'],
+  ),
+  ReinstateInput: obj({ note: str('At most 500 characters') }, []),
+  Cancellation: obj({
+    id: int(),
+    uuid: str(),
+    policy: obj({ uuid: str(), policy_no: str(), status: str() }),
+    status: {
+      type: 'string',
+      enum: ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'],
+      description: 'expired: a quoted preview past expires_at',
+    },
+    reason: str(),
+    registry_reason_id: int('Registry certificate cancellation reason id'),
+    requested_by: str(),
+    note: nullable(str()),
+    effective_date: { ...date(), description: 'Y-m-d: the first day without cover' },
+    based_on_revision: int('Policy revision priced on; a confirmed change since makes the preview stale'),
+    refund: obj({
+      days: obj({
+        in_period: int('Days in the period, start to end inclusive'),
+        covered: int('Days on cover before the effective date'),
+        unearned: int('Days from the effective date to the end inclusive'),
+      }),
+      ...money('basic_premium'),
+      levies: { ...arr(line()), description: "Each percent levy's share, term by term" },
+      ...money('taxes'),
+      non_refundable: {
+        ...arr(line({ reason: str() })),
+        description: 'Flat duties (stamp duty): charged once, never refunded',
+      },
+      ...money('credit_total'),
+      applied_to_debit_notes: {
+        ...arr(obj({ debit_note_no: str(), ...money('amount') })),
+        description: 'Open debit notes written off by the credit, oldest due first',
+      },
+      ...money('applied_total'),
+      ...money('refund_to_client'),
+      ...money('outstanding_after'),
+      items: arr(
+        obj({
+          regno: str(),
+          ...money('annual_basic_premium'),
+          from: date(),
+          to: date(),
+          ...money('unearned_basic_premium'),
+        }),
+      ),
+    }),
+    credit_note: {
+      ...nullable(
+        obj({ number: str('CN-<policy>-<n>'), ...money('amount'), ...money('applied'), ...money('refunded') }),
+      ),
+      description:
+        'Raised on confirmation: applied to open debit notes, the rest refunded to the client credit balance',
+    },
+    reinstatement_debit_note: {
+      ...nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),
+      description:
+        'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
+    },
+    expires_at: timestamp(),
+    confirmed_at: nullable(timestamp()),
+    reinstated_at: nullable(timestamp()),
+    created_at: timestamp(),
+  }),
+};

@@ -1,0 +1,26 @@
+import { apiClientSchemas } from './api-client.ts';
+import { cancellationSchemas } from './cancellation.ts';
+import { certificateSchemas } from './certificate.ts';
+import { clientSchemas } from './client.ts';
+import { endorsementSchemas } from './endorsement.ts';
+import { motorSchemas } from './motor.ts';
+import { paymentSchemas } from './payment.ts';
+import { policySchemas } from './policy.ts';
+import { referenceSchemas } from './reference.ts';
+import { renewalSchemas } from './renewal.ts';
+import { webhookSchemas } from './webhook.ts';
+
+/** The OpenAPI component schemas of the legacy resources, in the document's order. */
+export const COMPONENT_SCHEMAS = {
+  ...referenceSchemas,
+  ...apiClientSchemas,
+  ...clientSchemas,
+  ...motorSchemas,
+  ...policySchemas,
+  ...endorsementSchemas,
+  ...cancellationSchemas,
+  ...certificateSchemas,
+  ...renewalSchemas,
+  ...webhookSchemas,
+  ...paymentSchemas,
+};

@@ -1,0 +1,108 @@
+import { arr, dataOf, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+
+const moneyObj = obj(money('amount'));
+
+export const paymentSchemas = {
+  PaymentRequest: obj({
+    id: str('Payment request id (UUID)'),
+    merchant_request_id: nullable(str('Null while `sending`')),
+    checkout_request_id: nullable(str('Null while `sending`: follow the request by its id')),
+    status: {
+      type: 'string',
+      enum: ['sending', 'pending', 'succeeded', 'failed'],
+      description:
+        "sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone",
+    },
+    phone: str('2547XXXXXXXX'),
+    ...money('amount'),
+    account: str(),
+    purpose: { type: 'string', enum: ['premium', 'ipf_repayment'] },
+    result_code: nullable(
+      int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …'),
+    ),
+    result_desc: nullable(str()),
+    mpesa_receipt_number: nullable(str()),
+    receipt_no: nullable(str('Our receipt once succeeded')),
+    resolved_via: nullable({
+      type: 'string',
+      enum: ['callback', 'query', 'statement', 'push'],
+      description:
+        "How the rail's result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)",
+    }),
+    resolved_at: nullable(timestamp()),
+    created_at: timestamp(),
+  }),
+  Receipt: obj({
+    receipt_no: str('RCT-YYYY-NNNNNN, sequential per organisation'),
+    ...money('amount'),
+    unallocated: moneyObj,
+    currency: str(),
+    method: str(),
+    transaction_ref: str('M-Pesa receipt number'),
+    phone: str(),
+    account: str(),
+    purpose: str(),
+    client_no: nullable(str()),
+    policy_no: nullable(str()),
+    paid_at: timestamp(),
+    created_at: timestamp(),
+    allocations: arr(obj({ debit_note_no: str(), ...money('amount') })),
+  }),
+};
+
+export const stkPushBody = obj(
+  {
+    phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
+    amount: int('Whole shillings, 1–250,000'),
+    account: str('Policy number, debit note number, or premium-finance loan reference'),
+    purpose: { type: 'string', enum: ['premium', 'ipf_repayment'], default: 'premium' },
+  },
+  ['phone', 'amount', 'account'],
+);
+
+export const stkPushResponse = dataOf(
+  obj({
+    id: str('Payment request id'),
+    merchant_request_id: nullable(str()),
+    checkout_request_id: nullable(str('Null only while the request is `sending` after a fault')),
+    response_code: nullable(str('"0" when accepted')),
+    response_description: nullable(str()),
+    customer_message: nullable(str()),
+    status: str('pending; on a replay, whatever the request has become (sending, pending, succeeded, failed)'),
+    phone: str(),
+    ...money('amount'),
+    account: str(),
+    purpose: str(),
+    links: obj({ status: str() }),
+  }),
+);
+
+export const callbackTokenResponse = dataOf(
+  obj({
+    shortcode: str('The paybill'),
+    generation: int('Which token new prompts carry'),
+    rotated_at: timestamp(),
+    previous_valid_until: {
+      ...timestamp(),
+      description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
+    },
+  }),
+);
+
+export const clientBalanceResponse = dataOf(
+  obj({
+    client_no: str(),
+    outstanding: moneyObj,
+    credit: moneyObj,
+    debit_notes: arr(
+      obj({
+        number: str(),
+        instalment_no: int(),
+        due_on: date(),
+        ...money('amount'),
+        ...money('paid'),
+        ...money('outstanding'),
+      }),
+    ),
+  }),
+);

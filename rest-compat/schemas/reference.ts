@@ -1,0 +1,46 @@
+import { arr, dataOf, int, money, nullable, num, obj, ref, str } from './builders.ts';
+
+export const referenceSchemas = {
+  Insurer: obj({
+    id: int(),
+    name: str(),
+    legal_name: str(),
+    registry_member_id: int('Member company id at the certificate registry'),
+    commission_rate_bps: int('Basis points'),
+    status: str('`active` occurs'),
+    monogram: str(),
+  }),
+  Branch: obj({ id: int(), code: str(), name: str(), city: str() }),
+  User: obj({
+    id: int(),
+    name: str(),
+    email: str(),
+    phone: str(),
+    role: str('account_exec or agent'),
+    code: nullable(str('Agent code, what X-Agent-Code expects')),
+    branch_id: nullable(int()),
+  }),
+  Levy: obj({
+    id: int(),
+    code: str('TL, PHCF, SD …'),
+    name: str(),
+    basis: { type: 'string', enum: ['percent', 'flat'] },
+    rate_bps: nullable(int('Percent items, else null')),
+    rate_percent: nullable(num('Percent items, else null')),
+    ...money('amount', true),
+  }),
+  MotorBenefit: obj({ id: str('Stable hash of the name'), name: str() }),
+  ProductLine: obj({ code: str(), name: str(), quote_endpoint: str('Path that prices this line') }),
+  StandardProduct: obj({
+    id: int(),
+    code: str(),
+    name: str(),
+    description: str(),
+    brochure_url: nullable(str()),
+    product_line: str(),
+  }),
+};
+
+export const productsResponse = dataOf(
+  obj({ lines: arr(ref('ProductLine')), standard_products: arr(ref('StandardProduct')) }),
+);

@@ -1,0 +1,65 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+
+const moneyObj = (): SchemaObject => obj({ amount: int('Whole shillings'), amount_minor: int('Cents') });
+
+export const renewalSchemas: Record<string, SchemaObject> = {
+  RenewalQuoteRequest: obj(
+    {
+      vehicles: {
+        ...arr(
+          obj({
+            regno: str('A registration on cover under the policy'),
+            value: int('New sum insured, whole shillings'),
+          }),
+        ),
+        description: 'Optional new sums insured; other vehicles keep their current value',
+      },
+    },
+    [],
+  ),
+  RenewalQuote: obj({
+    uuid: str(),
+    status: { type: 'string', enum: ['quoted', 'bound', 'expired'] },
+    policy_uuid: str(),
+    policy_no: str(),
+    start_date: date(),
+    end_date: date(),
+    insurer: obj({ id: int(), name: str() }),
+    product_version: int('Rating version priced on; a newer one at bind answers 409 price_changed'),
+    vehicles: arr(
+      obj({
+        regno: str(),
+        ...money('value', true),
+        ...money('previous_annual_basic'),
+        ...money('renewal_annual_basic'),
+      }),
+    ),
+    previous: {
+      ...obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') }),
+      description: "The expiring period's figures",
+    },
+    renewal: obj({
+      ...money('basic_premium'),
+      levies: arr(obj({ code: str(), name: str(), ...money('amount') })),
+      ...money('taxes'),
+      ...money('total'),
+    }),
+    change: {
+      ...obj({ ...money('total') }),
+      description: 'Renewal total minus the expiring total (negative when cheaper)',
+    },
+    instalment_options: arr(obj({ parts: int(), amounts: arr(moneyObj()) })),
+    valid_until: { ...date(), description: 'Y-m-d: last day the quote can be bound' },
+    new_policy: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
+    created_at: timestamp(),
+  }),
+  RenewRequest: obj(
+    {
+      renewal_quote_uuid: str(),
+      premium: int("The quote's total premium, whole shillings (within KES 1)"),
+      premium_instalments: int('1 (default) up to the number of instalment options'),
+    },
+    ['renewal_quote_uuid', 'premium'],
+  ),
+};
