@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     globalSetup: ['./test/setup/global.ts'],
+    // Every file starts with the service's clock at TEST_NOW (test/helpers/clock.ts), never the wall clock.
+    setupFiles: ['./test/setup/clock.ts'],
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     pool: 'forks',

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { startApp } from './app.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded.ts';
+import { setTestClock } from './lib/clock.ts';
 import { type Config, loadConfig } from './lib/config.ts';
 import { createLogger } from './lib/logger.ts';
 import { seedDemo } from './seed/demo.ts';
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
     console.error(`bima-gateway: ${(err as Error).message}`);
     process.exit(1);
   }
+  // Test mode only (loadConfig refuses TEST_CLOCK elsewhere): a test's server child shares the test's clock.
+  if (config.testClock) setTestClock(config.testClock.at, { frozen: config.testClock.frozen });
   const log = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
         log.info({ file: config.demoCredentialsFile }, 'demo credentials written');
       },
     });
-    stopApp = app.stop;
+    stopApp = () => app.stop();
     log.info(
       {
         graphql: `${app.origin}/graphql`,

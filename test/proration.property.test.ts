@@ -1,24 +1,35 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, annualEnd, daysBetween } from '../src/lib/dates.ts';
+import { addDays, annualEnd } from '../src/lib/dates.ts';
 import { cancellationCredit } from '../src/modules/policies/cancellation.service.ts';
 import {
-  earned,
   type LevyRate,
   type Period,
   periodDays,
   type Priced,
   priceTerms,
+  type Term,
   remainingDays,
   sumPriced,
   unearned,
 } from '../src/modules/policies/proration.ts';
+import {
+  annualEndOf,
+  countDays,
+  earnedOver,
+  type OracleMoney,
+  priceOf,
+  remaining,
+  sumMoney,
+  unearnedOf,
+} from './helpers/money-oracle.ts';
 
 /**
  * The README's claim ("Mid-term money"): for any sequence of mid-term changes priced with `priceTerms` the way the
  * services price them (bind +U(B, start); add +U(B, e); remove −U(B, e); change_value +U(B', e) − U(B, e); cancel at c
  * the cancellation service's credit), the notes sum to what the final item spans earn, to the cent, for the basic
- * premium and for every percent levy.
+ * premium and for every percent levy. Every expected figure comes from the naive second implementation in
+ * helpers/money-oracle.ts (its own calendar and rounding, earnings summed day by day), never from proration.ts.
  */
 
 const EPOCH = '2019-01-01';
@@ -68,14 +79,15 @@ interface Item {
 
 function run(p: Period, table: LevyRate[], initial: bigint[], ops: Op[], cancel: { gap: number } | null) {
   const items: Item[] = initial.map((b) => ({ annualBasicMinor: b, from: p.start, to: p.end, live: true }));
+  // Each note priced from its terms as the services price it, and by the oracle beside it.
+  const notes: Priced[] = [];
+  const expected: OracleMoney[] = [];
+  const price = (terms: Term[]) => {
+    notes.push(priceTerms(p, terms, table));
+    expected.push(priceOf(p, terms, table));
+  };
   // Bind: the full premium of each vehicle, priced as one +U(B, start) term each (U(B, start) = B).
-  const notes: Priced[] = [
-    priceTerms(
-      p,
-      initial.map((b) => ({ annualBasicMinor: b, at: p.start, sign: 1 as const })),
-      table,
-    ),
-  ];
+  price(initial.map((b) => ({ annualBasicMinor: b, at: p.start, sign: 1 as const })));
   let e = p.start;
   for (const op of ops) {
     const next = addDays(e, op.gap);
@@ -84,28 +96,22 @@ function run(p: Period, table: LevyRate[], initial: bigint[], ops: Op[], cancel:
     const live = items.filter((i) => i.live);
     if (op.kind === 'add') {
       items.push({ annualBasicMinor: op.basic, from: e, to: p.end, live: true });
-      notes.push(priceTerms(p, [{ annualBasicMinor: op.basic, at: e, sign: 1 }], table));
+      price([{ annualBasicMinor: op.basic, at: e, sign: 1 }]);
     } else if (op.kind === 'remove') {
       if (live.length < 2) continue; // the last vehicle cannot be removed
       const it = live[op.pick % live.length];
       it.to = addDays(e, -1);
       it.live = false;
-      notes.push(priceTerms(p, [{ annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 }], table));
+      price([{ annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 }]);
     } else {
       const it = live[op.pick % live.length];
       it.to = addDays(e, -1);
       it.live = false;
       items.push({ annualBasicMinor: op.basic, from: e, to: p.end, live: true });
-      notes.push(
-        priceTerms(
-          p,
-          [
-            { annualBasicMinor: op.basic, at: e, sign: 1 },
-            { annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 },
-          ],
-          table,
-        ),
-      );
+      price([
+        { annualBasicMinor: op.basic, at: e, sign: 1 },
+        { annualBasicMinor: it.annualBasicMinor, at: e, sign: -1 },
+      ]);
     }
   }
   if (cancel) {
@@ -118,12 +124,25 @@ function run(p: Period, table: LevyRate[], initial: bigint[], ops: Op[], cancel:
       taxesMinor: -credit.taxesMinor,
       totalMinor: -credit.totalMinor,
     });
+    // README: cancelling at c is −U(B, c) for every item on cover.
+    expected.push(
+      priceOf(
+        p,
+        live.map((i) => ({ annualBasicMinor: i.annualBasicMinor, at: c, sign: -1 as const })),
+        table,
+      ),
+    );
     for (const it of live) it.to = addDays(c > it.from ? c : it.from, -1);
   }
-  return { items, notes };
+  return { items, notes, expected };
 }
 
-const byCode = (x: Priced) => Object.fromEntries(x.levies.map((l) => [l.code, l.amountMinor]));
+/** A priced figure in the oracle's shape: percent levies by code. */
+const asOracle = (x: Priced): OracleMoney => ({
+  basicMinor: x.basicMinor,
+  levies: Object.fromEntries(x.levies.map((l) => [l.code, l.amountMinor])),
+  totalMinor: x.totalMinor,
+});
 
 describe('pro-rata notes telescope to what the item spans earn', () => {
   it('Σ notes = Σ earned(final spans), basic and every percent levy, for any change sequence and cancellation', () => {
@@ -135,14 +154,14 @@ describe('pro-rata notes telescope to what the item spans earn', () => {
         fc.array(arbOp, { maxLength: 8 }),
         fc.option(fc.record({ gap: fc.nat(500) }), { nil: null }),
         (p, table, initial, ops, cancel) => {
-          const { items, notes } = run(p, table, initial, ops, cancel);
+          const { items, notes, expected } = run(p, table, initial, ops, cancel);
+          // Every note as the oracle prices the same terms.
+          expect(notes.map(asOracle)).toEqual(expected);
           const ledger = sumPriced(notes);
-          const owed = sumPriced(
-            items.map((i) => earned(p, { annualBasicMinor: i.annualBasicMinor, from: i.from, to: i.to }, table)),
+          const owed = sumMoney(
+            items.map((i) => earnedOver(p, { annualBasicMinor: i.annualBasicMinor, from: i.from, to: i.to }, table)),
           );
-          expect(ledger.basicMinor).toBe(owed.basicMinor);
-          expect(byCode(ledger)).toEqual(byCode(owed));
-          expect(ledger.totalMinor).toBe(owed.totalMinor);
+          expect(asOracle(ledger)).toEqual(owed);
           // Every note's levy lines are the percent levies only (flat ones are charged once, at bind).
           for (const n of notes)
             expect(n.levies.map((l) => l.code).sort()).toEqual(
@@ -153,24 +172,31 @@ describe('pro-rata notes telescope to what the item spans earn', () => {
             );
           // What was earned never exceeds the full premium of the spans, nor goes negative.
           for (const i of items) {
-            const x = earned(p, i, table).basicMinor;
+            const x = earnedOver(p, i, table).basicMinor;
             expect(x >= 0n && x <= i.annualBasicMinor).toBe(true);
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 500 },
     );
   });
 
   it('a cancellation on or before the start refunds every pro-rated part; the day after the end refunds nothing', () => {
     fc.assert(
-      fc.property(arbPeriod, arbTable, arbAnnual, fc.nat(30), (p, table, b, before) => {
+      fc.property(arbPeriod, arbTable, arbAnnual, fc.nat(30), fc.nat(400), (p, table, b, before, into) => {
         const item = { annualBasicMinor: b, from: p.start, to: p.end };
-        const full = priceTerms(p, [{ annualBasicMinor: b, at: p.start, sign: 1 }], table);
-        expect(cancellationCredit(p, [item], addDays(p.start, -before), table)).toEqual(full);
+        // The whole annual basic premium, and each percent levy of it: B itself, then B × rate.
+        const full = priceOf(p, [{ annualBasicMinor: b, at: p.start, sign: 1 }], table);
+        expect(full.basicMinor).toBe(b);
+        expect(asOracle(cancellationCredit(p, [item], addDays(p.start, -before), table))).toEqual(full);
         expect(cancellationCredit(p, [item], addDays(p.end, 1), table).totalMinor).toBe(0n);
+        // Any day in between: −U(B, c) and its levies, as the oracle prices them.
+        const c = addDays(p.start, into % periodDays(p));
+        expect(asOracle(cancellationCredit(p, [item], c, table))).toEqual(
+          priceOf(p, [{ annualBasicMinor: b, at: c, sign: 1 }], table),
+        );
       }),
-      { numRuns: 200 },
+      { numRuns: 500 },
     );
   });
 });
@@ -187,17 +213,76 @@ describe('U(B, x)', () => {
           const [x, y] = [addDays(p.start, Math.min(i, j)), addDays(p.start, Math.max(i, j))];
           const ux = unearned(p, b, x);
           const uy = unearned(p, b, y);
+          expect(ux).toBe(unearnedOf(p, b, x));
+          expect(uy).toBe(unearnedOf(p, b, y));
           expect(ux >= uy).toBe(true);
           for (const u of [ux, uy]) expect(u >= 0n && u <= b).toBe(true);
           if (x <= p.start) expect(ux).toBe(b);
           if (y > p.end) expect(uy).toBe(0n);
-          // R(x) counts the days from x to the end inclusive.
-          const r = remainingDays(p, x);
-          expect(r).toBe(Math.max(0, Math.min(periodDays(p), daysBetween(x, p.end) + 1)));
+          // R(x) counts the days from x to the end inclusive; D the days of the period.
+          expect(remainingDays(p, x)).toBe(remaining(p, x));
+          expect(periodDays(p)).toBe(countDays(p.start, p.end));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
+  });
+
+  it('agrees with hand-worked figures of the README rule (a half cent rounds away from zero)', () => {
+    // [period start, end, D, B in cents, day x, R(x), U(B, x)], worked out by hand from U = B × R / D.
+    const rows: [string, string, number, bigint, string, number, bigint][] = [
+      // 15 Jun 2026 – 14 Jun 2027: 365 days; from 15 Dec: 17 + 31 + 28 + 31 + 30 + 31 + 14 = 182 days left.
+      ['2026-06-15', '2027-06-14', 365, 5_250_000n, '2026-12-15', 182, 2_617_808n], // 2,617,808.219…
+      // A leap-day start: 29 Feb 2028 – 28 Feb 2029 is 366 days; from 29 Aug: 3 + 30 + 31 + 30 + 31 + 31 + 28 = 184.
+      ['2028-02-29', '2029-02-28', 366, 4_500_000n, '2028-08-29', 184, 2_262_295n], // 2,262,295.08…
+      // The last day of a 366-day year: 183 / 366 is exactly half a cent, rounded up; 182 / 366 rounds down.
+      ['2024-01-01', '2024-12-31', 366, 183n, '2024-12-31', 1, 1n],
+      ['2024-01-01', '2024-12-31', 366, 182n, '2024-12-31', 1, 0n],
+      // On or before the start: all of B; the day after the end: nothing.
+      ['2026-06-15', '2027-06-14', 365, 5_250_000n, '2026-06-01', 365, 5_250_000n],
+      ['2026-06-15', '2027-06-14', 365, 5_250_000n, '2027-06-15', 0, 0n],
+    ];
+    for (const [start, end, d, b, x, r, u] of rows) {
+      const p = { start, end };
+      expect([periodDays(p), remainingDays(p, x), unearned(p, b, x)]).toEqual([d, r, u]);
+      expect([countDays(start, end), remaining(p, x), unearnedOf(p, b, x)]).toEqual([d, r, u]);
+    }
+    // Levies term by term: TL 0.20 % and PHCF 0.25 % of U = 2,617,808 are 5,235.616 → 5,236 and 6,544.52 → 6,545;
+    // a removal term of −0.5 cent at 50 % rounds to −1 (away from zero), not 0.
+    const table: LevyRate[] = [
+      { code: 'TL', name: 'Training levy', basis: 'percent', rateBps: 20, amountMinor: null },
+      { code: 'PHCF', name: 'PHCF', basis: 'percent', rateBps: 25, amountMinor: null },
+      { code: 'HALF', name: 'Half', basis: 'percent', rateBps: 5_000, amountMinor: null },
+      { code: 'SD', name: 'Stamp duty', basis: 'flat', rateBps: null, amountMinor: 4_000n },
+    ];
+    const cancelled = priceTerms(
+      { start: '2026-06-15', end: '2027-06-14' },
+      [{ annualBasicMinor: 5_250_000n, at: '2026-12-15', sign: -1 }],
+      table,
+    );
+    expect(asOracle(cancelled)).toEqual({
+      basicMinor: -2_617_808n,
+      levies: { TL: -5_236n, PHCF: -6_545n, HALF: -1_308_904n },
+      totalMinor: -2_617_808n - 5_236n - 6_545n - 1_308_904n,
+    });
+    const removed = priceTerms(
+      { start: '2024-01-01', end: '2024-12-31' },
+      [{ annualBasicMinor: 183n, at: '2024-12-31', sign: -1 }],
+      table,
+    );
+    expect(asOracle(removed)).toEqual({ basicMinor: -1n, levies: { TL: 0n, PHCF: 0n, HALF: -1n }, totalMinor: -2n });
+  });
+
+  it('annual periods end one year less a day (29 February starts on 28 February), as the oracle counts them', () => {
+    fc.assert(
+      fc.property(arbStart, (start) => {
+        expect(annualEnd(start)).toBe(annualEndOf(start));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(annualEnd('2028-02-29')).toBe('2029-02-28');
+    expect(annualEnd('2028-02-28')).toBe('2029-02-27');
+    expect(annualEnd('2027-03-01')).toBe('2028-02-29');
   });
 
   it('periods crossing 29 February count it: a leap-year annual period has 366 days', () => {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TenantType } from '../src/generated/prisma/enums.ts';
-import { applyBps, toShillings } from '../src/lib/money.ts';
 import {
   basicPremium,
   ipfOffers,
@@ -14,6 +13,10 @@ import {
   splitInstalments,
 } from '../src/modules/motor/rating.ts';
 import { LEVIES } from '../src/seed/demo-data.ts';
+import { percentOf, shillings } from './helpers/money-oracle.ts';
+
+// Expected figures come from the README's rules ("Money", "Rating") as the naive second implementation in
+// helpers/money-oracle.ts computes them (its own rounding), or from hand-worked tables; never from money.ts.
 
 // Vehicle values from KES 1 to KES 50 million, in cents.
 const valueMinor = fc.bigInt({ min: 100n, max: 5_000_000_000n });
@@ -113,6 +116,10 @@ describe('splitInstalments', () => {
     fc.assert(
       fc.property(premiumMinor, fc.integer({ min: 1, max: 4 }), (total, n) => {
         const parts = splitInstalments(total, n);
+        // README: parts 2..n are the total divided evenly, rounded down to a whole shilling; part 1 the rest.
+        const share = total / BigInt(n);
+        const whole = share - (share % 100n);
+        expect(parts).toEqual([total - whole * BigInt(n - 1), ...Array.from({ length: n - 1 }, () => whole)]);
         expect(parts).toHaveLength(n);
         expect(sum(parts)).toBe(total);
         const [first, ...later] = parts;
@@ -125,7 +132,7 @@ describe('splitInstalments', () => {
           expect(first - p < 100n * BigInt(n)).toBe(true);
         }
         // The whole-shilling figures shown to the caller add up to the whole-shilling total as well.
-        expect(parts.map(toShillings).reduce((s, x) => s + x, 0)).toBe(toShillings(total));
+        expect(parts.map(shillings).reduce((s, x) => s + x, 0)).toBe(shillings(total));
       }),
       { numRuns: 2000 },
     );
@@ -144,7 +151,7 @@ describe('levies', () => {
         expect(lines.map((l) => l.code)).toEqual(table.map((l) => l.code));
         lines.forEach((line, i) => {
           const l = table[i];
-          expect(line.amountMinor).toBe(l.basis === 'percent' ? applyBps(basic, l.rateBps!) : l.amountMinor);
+          expect(line.amountMinor).toBe(l.basis === 'percent' ? percentOf(basic, l.rateBps!) : l.amountMinor);
         });
       }),
     );
@@ -181,7 +188,63 @@ describe('levies', () => {
     if ('ineligible' in priced) throw new Error(priced.ineligible);
     expect(priced.taxesMinor).toBe(24_250n);
     expect(priced.totalMinor).toBe(4_524_250n);
-    expect(toShillings(priced.totalMinor)).toBe(45_243);
+    expect(shillings(priced.totalMinor)).toBe(45_243);
+  });
+});
+
+describe('hand-worked figures', () => {
+  it('KES 1,234,567 comprehensive at 3.5 % with the demo levies, in 3 instalments, financed over 4 months', () => {
+    const p: RatingProduct = {
+      id: 1,
+      insurerId: 1,
+      version: 1,
+      vehicleClass: 'private',
+      coverType: 'comprehensive',
+      minPremiumMinor: 1_500_000n,
+      flatPremiumMinor: null,
+      pllPerSeatMinor: 50_000n,
+      maxInstalments: 3,
+      ipfEligible: true,
+      maxVehicleAgeYears: 10,
+      rateBands: [{ upToValueMinor: null, rateBps: 350 }],
+      tonnageBands: [],
+    };
+    const r: RatingRisk = {
+      valueMinor: 123_456_700n,
+      tonnesMilli: null,
+      pll: 0,
+      yearOfManufacture: 2023,
+      startYear: 2026,
+    };
+    const lender = { name: 'Mkopo', minPremiumMinor: 2_500_000n, tenors: [{ months: 4, chargeBps: 220 }] };
+    const priced = priceOption(p, r, LEVIES, { tenantType: 'brokerage', lenders: [lender] });
+    if ('ineligible' in priced) throw new Error(priced.ineligible);
+    // 1,234,567 × 3.5 % = 43,209.845: half a cent, rounded away from zero to 43,209.85.
+    expect(priced.basicMinor).toBe(4_320_985n);
+    // TL 0.2 % = 86.4197 → 86.42; PHCF 0.25 % = 108.024625 → 108.02; stamp duty KES 40.
+    expect(priced.taxes.map((x) => [x.code, x.amountMinor])).toEqual([
+      ['TL', 8_642n],
+      ['PHCF', 10_802n],
+      ['SD', 4_000n],
+    ]);
+    expect(priced.totalMinor).toBe(4_344_429n);
+    // 43,444.29 / 3 = 14,481.43 → 14,481 for parts 2 and 3; part 1 takes the rest, 14,482.29.
+    expect(priced.instalments[2]).toEqual({ parts: 3, amountsMinor: [1_448_229n, 1_448_100n, 1_448_100n] });
+    // Finance: 2.2 % of 43,444.29 = 955.77438 → 955.77; 44,400.06 over 4: 11,100 × 3 and a deposit of 11,100.06.
+    expect(priced.ipfOffers).toEqual([
+      {
+        lenderName: 'Mkopo',
+        tenorMonths: 4,
+        depositMinor: 1_110_006n,
+        instalmentMinor: 1_110_000n,
+        aprBps: 660,
+        chargeMinor: 95_577n,
+      },
+    ]);
+    // KES 200,000 at 3.5 % is 7,000, below the KES 15,000 minimum premium; 11 years old is past the limit of 10.
+    expect(basicPremium(p, { ...r, valueMinor: 20_000_000n })).toEqual({ basicMinor: 1_500_000n, rateBps: 350 });
+    expect(basicPremium(p, { ...r, yearOfManufacture: 2015 })).toHaveProperty('ineligible');
+    expect(basicPremium(p, { ...r, yearOfManufacture: 2016 })).not.toHaveProperty('ineligible');
   });
 });
 
@@ -197,7 +260,13 @@ describe('priceOption', () => {
         (p, r, table, ls, tenantType) => {
           const priced = priceOption(p, r, table, { tenantType, lenders: ls });
           if ('ineligible' in priced) throw new Error(`unexpectedly ineligible: ${priced.ineligible}`);
-          expect(priced.taxes).toEqual(levies(priced.basicMinor, table));
+          expect(priced.taxes).toEqual(
+            table.map((l) => ({
+              code: l.code,
+              name: l.name,
+              amountMinor: l.basis === 'percent' ? percentOf(priced.basicMinor, l.rateBps!) : l.amountMinor,
+            })),
+          );
           expect(priced.taxesMinor).toBe(sum(priced.taxes.map((t) => t.amountMinor)));
           expect(priced.totalMinor).toBe(priced.basicMinor + priced.taxesMinor);
           expect(priced.pllMinor).toBe(BigInt(r.pll) * p.pllPerSeatMinor);
@@ -208,7 +277,7 @@ describe('priceOption', () => {
           for (const plan of priced.instalments) {
             expect(plan.amountsMinor).toHaveLength(plan.parts);
             expect(sum(plan.amountsMinor)).toBe(priced.totalMinor);
-            expect(plan.amountsMinor.map(toShillings).reduce((s, x) => s + x, 0)).toBe(toShillings(priced.totalMinor));
+            expect(plan.amountsMinor.map(shillings).reduce((s, x) => s + x, 0)).toBe(shillings(priced.totalMinor));
           }
         },
       ),
@@ -223,7 +292,7 @@ describe('priceOption', () => {
         const band = p.rateBands.find((b) => b.upToValueMinor === null || r.valueMinor! <= b.upToValueMinor)!;
         const basic = basicPremium(p, r);
         if ('ineligible' in basic) throw new Error(basic.ineligible);
-        const rated = applyBps(r.valueMinor!, band.rateBps);
+        const rated = percentOf(r.valueMinor!, band.rateBps);
         const min = p.minPremiumMinor ?? 0n;
         expect(basic.rateBps).toBe(band.rateBps);
         expect(basic.basicMinor).toBe(rated > min ? rated : min);
@@ -294,7 +363,7 @@ describe('ipfOffers', () => {
             const tenor = ls
               .find((l) => l.name === o.lenderName && l.tenors.some((t) => t.months === o.tenorMonths))!
               .tenors.find((t) => t.months === o.tenorMonths)!;
-            expect(o.chargeMinor).toBe(applyBps(total, tenor.chargeBps));
+            expect(o.chargeMinor).toBe(percentOf(total, tenor.chargeBps));
             expect(o.depositMinor + o.instalmentMinor * BigInt(o.tenorMonths - 1)).toBe(total + o.chargeMinor);
             expect(o.instalmentMinor % 100n === 0n || o.tenorMonths === 1).toBe(true);
             expect(o.aprBps).toBe(Math.round((tenor.chargeBps * 12) / tenor.months));

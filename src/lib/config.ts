@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import path from 'node:path';
+import { parseTestClock, type TestClockSetting } from './clock.ts';
 
 /**
  * Every setting the service reads from the environment, with its default. The README's configuration table is
@@ -78,6 +79,8 @@ export interface Config {
   dbPoolWaitMs: number;
   /** Test-only fault injection: named points at which the process kills itself (refused under production). */
   faultPoints: string[];
+  /** Test-only: the service's business clock set to this instant (src/lib/clock.ts; refused outside NODE_ENV=test). */
+  testClock: TestClockSetting | undefined;
   /** Daraja passkey of the organisations' paybills (the STK Password is base64(shortcode + passkey + timestamp)). */
   mpesaPasskey: string;
   /** Simulated certificate registry: stock per member company and class, seeded the first time a member is seen. */
@@ -112,6 +115,15 @@ function flag(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 
 /** Exact origins only: a wildcard or a path would make the allowlist mean something other than what it says. */
 /** A comma-separated setting, trimmed, empties dropped. */
+/** TEST_CLOCK sets the service's business clock, so it is a test harness setting: refused outside NODE_ENV=test. */
+function testClock(env: NodeJS.ProcessEnv, nodeEnv: string): TestClockSetting | undefined {
+  const raw = env.TEST_CLOCK;
+  if (raw === undefined || raw === '') return undefined;
+  if (nodeEnv !== 'test')
+    throw new Error(`TEST_CLOCK sets the service's clock (a test harness setting); refused under NODE_ENV=${nodeEnv}`);
+  return parseTestClock(raw);
+}
+
 function list(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
@@ -219,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 20)),
     dbPoolWaitMs: Math.max(100, int(env, 'DB_POOL_WAIT_MS', 5_000)),
     faultPoints: list(env.FAULT_POINTS),
+    testClock: testClock(env, nodeEnv),
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),
     corsOrigins: origins(env.CORS_ORIGINS),

@@ -1,3 +1,5 @@
+import { now as clockNow } from './clock.ts';
+
 /** Calendar dates as Y-m-d strings in the Africa/Nairobi calendar (UTC+3, no DST). */
 const nairobi = new Intl.DateTimeFormat('en-CA', {
   timeZone: 'Africa/Nairobi',
@@ -6,7 +8,8 @@ const nairobi = new Intl.DateTimeFormat('en-CA', {
   day: '2-digit',
 });
 
-export function todayNairobi(now: Date = new Date()): string {
+/** The Nairobi calendar day of an instant; by default of now on the service's clock (src/lib/clock.ts). */
+export function todayNairobi(now: Date = clockNow()): string {
   return nairobi.format(now);
 }
 
