@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit, type HttpResult } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-let other: TestTenant;
+const t = useKit();
+const api = t.api;
+// Generous per-token limit: this file makes well over 60 admin calls a minute on one token.
+const [org, other] = t.useOrgs([
+  { clientOverrides: { admin: { rateLimitPerMinute: 10_000 } }, tokens: ['admin'] },
+  { tokens: [] },
+]);
 let admin: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  // Generous per-token limit: this file makes well over 60 admin calls a minute on one token.
-  [org, other] = await Promise.all([
-    createTestTenant(t.db, { clientOverrides: { admin: { rateLimitPerMinute: 10_000 } } }),
-    createTestTenant(t.db),
-  ]);
-  admin = await api.token(org.clients.admin.clientId, org.clients.admin.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (admin = org.tokens.admin));
 
 const API_CLIENT_FIELDS = [
   'actor_user_id',

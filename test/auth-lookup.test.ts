@@ -1,35 +1,26 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api } from './helpers/http.ts';
+import { useKit } from './kit.ts';
 
 /**
  * app_authenticate() (migration auth_lookup) reads across tenants by declaring itself a system lookup for the
  * length of the call. These pin down that the declaration ends with the call, on a real pooled connection: the
  * next statement, or the rest of a caller's tenant transaction, is back under row-level security.
  */
-let t: TestApp;
-let A: TestTenant;
-let B: TestTenant;
+const t = useKit();
+const [A, B] = t.useOrgs([{ tokens: ['staff'] }, { tokens: [] }]);
 let tokenHash: string;
 let conn: pg.PoolClient;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 beforeAll(async () => {
-  t = await startTestApp();
-  [A, B] = await Promise.all([createTestTenant(t.db), createTestTenant(t.db)]);
-  const api = new Api(t.origin);
-  tokenHash = sha256(await api.token(A.clients.staff.clientId, A.clients.staff.secret));
+  tokenHash = sha256(A.tokens.staff);
   // One connection of the service's own pool (the non-bypassing role), so "the next statement" is on the same session.
   conn = await t.app.services.db.pool.connect();
 });
-afterAll(async () => {
-  conn?.release();
-  await t?.stop();
-});
+afterAll(() => conn?.release());
 
 const count = async (table: string) => Number((await conn.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n);
 const systemSetting = async () =>

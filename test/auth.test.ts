@@ -1,30 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/lib/crypto.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { expectProblem, useKit, type TestTenant } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
+const t = useKit();
+const api = t.api;
 /** Shared, never mutated: tests that disable, suspend or revoke something make their own organisation. */
-let org: TestTenant;
+const org = t.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 77 } } });
 let staffToken: string;
 let agentToken: string;
 let readonlyToken: string;
 let adminToken: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 77 } } });
-  [staffToken, agentToken, readonlyToken, adminToken] = await Promise.all(
-    (['staff', 'agent', 'readonly', 'admin'] as const).map((k) =>
-      api.token(org.clients[k].clientId, org.clients[k].secret),
-    ),
-  );
-});
-afterAll(() => t?.stop());
+beforeAll(() => ({ staff: staffToken, agent: agentToken, readonly: readonlyToken, admin: adminToken } = org.tokens));
 
 const ME = '{ me { client { id } scopes actor { id role code ownRecordsOnly } } }';
 
@@ -94,8 +81,8 @@ describe('bearer token', () => {
   });
 
   it('401 invalid_token for a token of a revoked client', async () => {
-    const o = await createTestTenant(t.db);
-    const token = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
+    const o = await t.newOrg({ tokens: ['staff'] });
+    const token = o.tokens.staff;
     expect((await api.get('/me', { token })).status).toBe(200);
     await t.db.system((tx) =>
       tx.apiClient.update({ where: { id: o.clients.staff.id }, data: { revokedAt: new Date() } }),
@@ -105,8 +92,8 @@ describe('bearer token', () => {
   });
 
   it('401 tenant_inactive for a token issued before its organisation was suspended', async () => {
-    const o = await createTestTenant(t.db);
-    const token = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
+    const o = await t.newOrg({ tokens: ['staff'] });
+    const token = o.tokens.staff;
     expect((await api.get('/me', { token })).status).toBe(200);
     await t.db.system((tx) => tx.tenant.update({ where: { id: o.id }, data: { status: 'suspended' } }));
     const r = await api.get('/me', { token });
@@ -118,9 +105,8 @@ describe('bearer token', () => {
   });
 
   it("401 actor_disabled for a token whose key's actor was disabled after issue", async () => {
-    const o = await createTestTenant(t.db);
-    const token = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
-    const other = await api.token(o.clients.readonly.clientId, o.clients.readonly.secret);
+    const o = await t.newOrg({ tokens: ['staff', 'readonly'] });
+    const [token, other] = [o.tokens.staff, o.tokens.readonly];
     await t.db.system((tx) => tx.user.update({ where: { id: o.users.exec.id }, data: { disabled: true } }));
     expectProblem(await api.get('/me', { token }), 401, 'actor_disabled');
     await expectGqlError(ME, { token }, 'actor_disabled', 401);
@@ -202,9 +188,8 @@ describe('scopes', () => {
   });
 
   it('removing a scope from the key binds tokens already issued; adding one back does not widen them', async () => {
-    const o = await createTestTenant(t.db);
-    const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
-    const staff = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
+    const o = await t.newOrg({ tokens: ['admin', 'staff'] });
+    const { admin, staff } = o.tokens;
     const patch = (scopes: string[]) =>
       api.patch(`/api-clients/${o.clients.staff.clientId}`, {
         token: admin,
@@ -275,19 +260,15 @@ describe('agent headers', () => {
   });
 
   it("another organisation's agent credentials are refused", async () => {
-    const o = await createTestTenant(t.db);
+    const o = await t.newOrg({ tokens: [] });
     // Same code (the factory reuses the demo codes) but that tenant's key: lookup must stay inside the caller's tenant.
     expect(o.agents[0].code).toBe(org.agents[0].code);
-    expectProblem(
-      await api.get('/me', { token: staffToken, headers: agentHeaders(o.agents[0]) }),
-      403,
-      'agent_denied',
-    );
+    expectProblem(await api.get('/me', { token: staffToken, headers: agentHeaders(o.agents[0]) }), 403, 'agent_denied');
   });
 
   it('401 actor_disabled for a disabled agent', async () => {
-    const o = await createTestTenant(t.db);
-    const staff = await api.token(o.clients.staff.clientId, o.clients.staff.secret);
+    const o = await t.newOrg({ tokens: ['staff'] });
+    const staff = o.tokens.staff;
     await t.db.system((tx) => tx.user.update({ where: { id: o.agents[1].userId }, data: { disabled: true } }));
     expectProblem(await api.get('/me', { token: staff, headers: agentHeaders(o.agents[1]) }), 401, 'actor_disabled');
     await expectGqlError(ME, { token: staff, headers: agentHeaders(o.agents[1]) }, 'actor_disabled', 401);
@@ -337,8 +318,8 @@ describe('403 actor_forbidden', () => {
   });
 
   it('the admin client acting through agent headers may not issue agent keys', async () => {
-    const o = await createTestTenant(t.db);
-    const admin = await api.token(o.clients.admin.clientId, o.clients.admin.secret);
+    const o = await t.newOrg({ tokens: ['admin'] });
+    const admin = o.tokens.admin;
     const path = `/sales-people/${o.users.agent2.id}/agent-key`;
 
     const r = await api.post(path, {

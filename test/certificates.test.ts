@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DbSimStore, vehicleKey } from '../jobs/rails/registry-simulator.ts';
 import {
   canTransition,
@@ -9,28 +9,14 @@ import {
   transitionCertificate,
 } from '../src/modules/certificates/certificate-state.ts';
 import { issueDue, stagesOf, sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
-import { registryRuntime } from '../src/modules/certificates/registry-runtime.ts';
-import type { CancelCertificateRequest, IssueCertificateRequest } from '../src/modules/certificates/registry.ts';
+import type { CancelCertificateRequest, IssueCertificateRequest } from '../src/ports/certificate-registry.ts';
 import { addDays, toDbDate } from '../src/lib/dates.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
+import { expectProblem, INSTANT_RAIL, TODAY, useKit, type BindOptions, type Org } from './kit.ts';
 
-let t: TestApp;
-let o: PayOrg;
-let other: PayOrg;
-let asAgent2: { token: string; headers: Record<string, string> };
+const t = useKit(INSTANT_RAIL, { jobs: true });
+const [o, other] = t.useOrgs(2, { fast: true });
+const asAgent2 = o.as('staff', { agent: 2 });
 const YEAR = Number(TODAY.slice(0, 4));
-
-beforeAll(async () => {
-  t = await startTestApp(
-    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
-    { jobs: true },
-  );
-  [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
-  const a2 = o.org.agents[1];
-  asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
-}, 60_000);
-afterAll(() => t?.stop());
 
 let seq = 0;
 /** A registration no other test file uses (KCZ + 3 digits + letter). */
@@ -39,90 +25,20 @@ function freshReg(): string {
   return `KCZ ${String((process.pid + seq * 7) % 1000).padStart(3, '0')}${'ABCDEFGHJKLMNPQRSTUVWXY'[seq % 23]}`;
 }
 
-/** quote → bind with everything the registry needs (chassis, engine, body type, email). */
-async function bind(org: PayOrg, instalments: number, regno = freshReg(), token = org.tokens.staff): Promise<any> {
-  const insurer = await t.db.tenant(org.org.id, (tx) =>
-    tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
-  );
-  const yom = YEAR - 3;
-  const q = await org.api.post('/motor/quote', {
-    token,
-    body: {
-      class: 'Motor',
-      coverage: 'Private',
-      scope: 'Comprehensive',
-      year: yom,
-      value: 1_500_000,
-      insurer_id: insurer.id,
-    },
-  });
-  expect(q.status, q.text).toBe(200);
-  const n = `${process.pid % 100}${String((seq += 1)).padStart(4, '0')}`;
-  const r = await org.api.post('/motor/save', {
-    token,
-    idempotencyKey: randomUUID(),
-    body: {
-      client: {
-        name: `Cert ${n} Wanjiru`,
-        phone: `0712 ${n.padStart(6, '0')}`,
-        idno: `77${n.padStart(6, '0')}`,
-        email: `cert${n}@example.co.ke`,
-      },
-      policy: {
-        start_date: TODAY,
-        insurer_id: insurer.id,
-        class: 'Motor',
-        coverage: 'Private',
-        scope: 'Comprehensive',
-        cover_period: 'annual',
-        premium: q.body.options[0].total,
-        premium_instalments: instalments,
-      },
-      vehicles: [
-        {
-          regno,
-          chassis_no: `JTD${n}X${seq}`,
-          engine_no: `1NZ-${n}`,
-          body_type: 'Saloon',
-          make: 'Toyota',
-          model: 'Axio',
-          yom,
-          value: 1_500_000,
-        },
-      ],
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-  return { ...r.body, regno };
-}
+/** Bind options here: everything the registry records (chassis, engine, body type, email), a fresh registration. */
+const CERT = (b: BindOptions = {}): BindOptions => ({ fullParticulars: true, regno: freshReg(), ...b });
 
-async function policyRow(org: PayOrg, uuid: string) {
+async function policyRow(org: Org, uuid: string) {
   return t.db.tenant(org.org.id, (tx) =>
     tx.policy.findFirstOrThrow({ where: { uuid }, include: { debitNotes: { orderBy: { instalmentNo: 'asc' } } } }),
   );
 }
 
-/** Pays instalments `nos` (their outstanding, rounded up to whole shillings) in one STK push. */
-async function pay(org: PayOrg, pol: any, nos: number[]) {
-  const p = await policyRow(org, pol.uuid);
-  const cents = p.debitNotes
-    .filter((d) => nos.includes(d.instalmentNo))
-    .reduce((s, d) => s + (d.amountMinor - d.paidMinor - d.creditedMinor), 0n);
-  const push = await org.push({
-    phone: '0708 374 149',
-    amount: Math.ceil(Number(cents) / 100),
-    account: pol.policy_no,
-  });
-  expect(push.status, push.text).toBe(202);
-  const s = await org.settled(push.body.data.checkout_request_id);
-  expect(s.body.data.status, s.text).toBe('succeeded');
-}
-
-const certs = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
+const certs = (org: Org, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
   org.api.get(`/policies/${uuid}/certificates`, { token, headers });
 
 /** Polls the policy's certificates until `done` holds (the caller asserts the final list). */
-async function waitCerts(org: PayOrg, uuid: string, done: (list: any[]) => boolean, ms = 30_000): Promise<any[]> {
+async function waitCerts(org: Org, uuid: string, done: (list: any[]) => boolean, ms = 30_000): Promise<any[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const r = await certs(org, uuid);
@@ -132,19 +48,19 @@ async function waitCerts(org: PayOrg, uuid: string, done: (list: any[]) => boole
   }
 }
 
-async function events(org: PayOrg, name: string, policyNo: string) {
+async function events(org: Org, name: string, policyNo: string) {
   const rows = await t.db.tenant(org.org.id, (tx) =>
     tx.event.findMany({ where: { name }, orderBy: { createdAt: 'asc' } }),
   );
   return rows.map((r) => r.data as any).filter((d) => d.policy_no === policyNo);
 }
 
-const issuePost = (org: PayOrg, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
+const issuePost = (org: Org, uuid: string, token = org.tokens.staff, headers?: Record<string, string>) =>
   org.api.post(`/policies/${uuid}/certificates`, { token, headers, idempotencyKey: randomUUID() });
 
 /** Runs `fn` with issue jobs lost (never sent; cancel jobs still are), so the test drives issuance or the sweep itself. */
 async function withoutIssueJobs<T>(fn: () => Promise<T>): Promise<T> {
-  const rt = registryRuntime(t.app.services);
+  const rt = t.app.services.registry;
   const send = rt.send!;
   rt.send = async (q, data, opts) => (q === 'issue' ? undefined : send(q, data, opts));
   try {
@@ -168,8 +84,7 @@ describe('stages', () => {
 describe('issuance after payment', () => {
   let full: any;
   beforeAll(async () => {
-    full = await bind(o, 1);
-    await pay(o, full, [1]);
+    full = await o.activePolicy(CERT());
   }, 60_000);
 
   it('a fully paid policy gets one certificate, issued by the job, with certificate.issued', async () => {
@@ -302,11 +217,11 @@ describe('issuance after payment', () => {
 describe('a 3-instalment policy is certified stage by stage', () => {
   let pol: any;
   beforeAll(async () => {
-    pol = await bind(o, 3);
+    pol = await o.pendingPolicy(CERT({ instalments: 3 }));
   }, 30_000);
 
   it('paying instalment 1 issues stage 1 only', async () => {
-    await pay(o, pol, [1]);
+    await o.payInstalments(pol, [1]);
     const list = await waitCerts(o, pol.uuid, (l) => l.some((c) => c.status === 'issued'));
     expect(list.map((c) => [c.stage, c.status])).toEqual([[1, 'issued']]);
     expect(list[0]).toMatchObject({ stage_count: 3, start_date: TODAY });
@@ -316,7 +231,7 @@ describe('a 3-instalment policy is certified stage by stage', () => {
   });
 
   it('paying instalments 2 and 3 together issues stage 2, then stage 3, never 3 before 2', async () => {
-    await pay(o, pol, [2, 3]);
+    await o.payInstalments(pol, [2, 3]);
     const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 3);
     expect(list.map((c) => [c.stage, c.status])).toEqual([
       [1, 'issued'],
@@ -336,12 +251,12 @@ describe('a 3-instalment policy is certified stage by stage', () => {
 
 describe('a 3-instalment policy paid one instalment at a time', () => {
   it('issues stage 2 only after instalment 2', async () => {
-    const pol = await bind(o, 3);
-    await pay(o, pol, [1]);
+    const pol = await o.pendingPolicy(CERT({ instalments: 3 }));
+    await o.payInstalments(pol, [1]);
     await waitCerts(o, pol.uuid, (l) => l.some((c) => c.status === 'issued'));
     const m = await issuePost(o, pol.uuid); // a manual issue does not jump ahead of payment
     expect(m.body.data.map((c: any) => c.stage)).toEqual([1]);
-    await pay(o, pol, [2]);
+    await o.payInstalments(pol, [2]);
     const list = await waitCerts(o, pol.uuid, (l) => l.filter((c) => c.status === 'issued').length === 2);
     expect(list.map((c) => [c.stage, c.status])).toEqual([
       [1, 'issued'],
@@ -355,11 +270,8 @@ describe('double insurance', () => {
   let theirs: any;
   beforeAll(async () => {
     const reg = freshReg();
-    theirs = await bind(other, 1, reg);
-    await pay(other, theirs, [1]);
-    await waitCerts(other, theirs.uuid, (l) => l.some((c) => c.status === 'issued'));
-    mine = await bind(o, 1, reg);
-    await pay(o, mine, [1]);
+    theirs = await other.certifiedPolicy(CERT({ regno: reg }));
+    mine = await o.activePolicy(CERT({ regno: reg }));
   }, 90_000);
 
   it('the same registration certified for another organisation first: failed, ER005, certificate.failed, no retry', async () => {
@@ -393,7 +305,7 @@ describe('double insurance', () => {
   });
 
   it('a policy not active answers 409 invalid_state', async () => {
-    const unpaid = await bind(o, 1);
+    const unpaid = await o.pendingPolicy(CERT());
     const r = await issuePost(o, unpaid.uuid);
     expectProblem(r, 409, 'invalid_state');
     expect(r.body).toMatchObject({ success: false, message: expect.stringContaining('pending_payment') });
@@ -402,9 +314,8 @@ describe('double insurance', () => {
 
 describe('cancellation at the registry', () => {
   it('within 24 hours: cancelled, certificate.cancelled; again: 409 invalid_state', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const pol = await o.certifiedPolicy(CERT());
+    const [c] = pol.certificates;
     const bad = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
       token: o.tokens.staff,
       idempotencyKey: randomUUID(),
@@ -449,11 +360,11 @@ describe('cancellation at the registry', () => {
   }, 60_000);
 
   it('after 24 hours (injected clock): 422 registry_refused with success false and message; cancel_refused', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const rt = registryRuntime(t.app.services);
-    rt.clock = () => new Date(Date.now() + 25 * 3600_000);
+    const pol = await o.certifiedPolicy(CERT());
+    const [c] = pol.certificates;
+    const rt = t.app.services.registry;
+    const clock = rt.clock;
+    rt.clock = () => new Date(clock().getTime() + 25 * 3600_000);
     try {
       const r = await o.api.post(`/certificates/${c.certificate_no}/cancel`, {
         token: o.tokens.staff,
@@ -477,7 +388,7 @@ describe('cancellation at the registry', () => {
         registryCode: 'ER007',
       });
     } finally {
-      rt.clock = () => new Date();
+      rt.clock = clock;
     }
     const got = await o.api.get(`/certificates/${c.certificate_no}`, { token: o.tokens.staff });
     expect(got.body.data).toMatchObject({ status: 'cancel_refused', error: { code: 'ER007' } });
@@ -487,8 +398,7 @@ describe('cancellation at the registry', () => {
     const store = new DbSimStore(t.app.services.db);
     await store.setStock(101, 'C', 0);
     try {
-      const pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      const pol = await o.activePolicy(CERT());
       const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'failed'));
       expect(c.error.code).toBe('ER006');
       expect((await events(o, 'certificate.failed', pol.policy_no))[0]).toMatchObject({
@@ -507,20 +417,9 @@ describe('cancellation at the registry', () => {
 
 describe('policy cancellation and reinstatement', () => {
   it('cancelling the policy cancels its certificates at the registry; reinstating re-issues them as series 2', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
-      token: o.tokens.staff,
-      idempotencyKey: randomUUID(),
-      body: { reason: 'vehicle_sold', requested_by: 'insured' },
-    });
-    expect(preview.status, preview.text).toBe(201);
-    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
-      token: o.tokens.staff,
-      idempotencyKey: randomUUID(),
-    });
-    expect(confirm.status, confirm.text).toBe(200);
+    const pol = await o.certifiedPolicy(CERT());
+    const [first] = pol.certificates;
+    await o.cancel(pol.uuid, { reason: 'vehicle_sold' });
     const cancelled = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
     expect(cancelled).toMatchObject([
       { certificate_no: first.certificate_no, status: 'cancelled', cancel_reason_id: 15 },
@@ -561,20 +460,9 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
   const settled = (l: any[]) => l.some((x) => x.series === 2 && !['pending', 'issuing'].includes(x.status));
 
   it('REST: the re-issue waits for the registry to cancel the old certificate, then is issued; another policy on the vehicle is still refused', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
-      token: o.tokens.staff,
-      idempotencyKey: randomUUID(),
-      body: { reason: 'insured_request', requested_by: 'insured' },
-    });
-    expect(preview.status, preview.text).toBe(201);
-    const confirm = await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
-      token: o.tokens.staff,
-      idempotencyKey: randomUUID(),
-    });
-    expect(confirm.status, confirm.text).toBe(200);
+    const pol = await o.certifiedPolicy(CERT());
+    const [first] = pol.certificates;
+    await o.cancel(pol.uuid);
     const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, {
       token: o.tokens.staff,
       idempotencyKey: randomUUID(),
@@ -600,17 +488,15 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
     ]);
 
     // The policy's own certificates never counted against it; a different policy on the vehicle is double insurance.
-    const theirs = await bind(other, 1, pol.regno);
-    await pay(other, theirs, [1]);
+    const theirs = await other.activePolicy(CERT({ regno: pol.regno }));
     const [refused] = await waitCerts(other, theirs.uuid, (l) => l.some((x) => x.status === 'failed'));
     expect(refused).toMatchObject({ status: 'failed', error: { code: 'ER005' } });
     expect(refused.error.message).toContain(second.certificate_no);
   }, 90_000);
 
   it('GraphQL: confirmCancellation then reinstatePolicy at once ends with the old certificate cancelled and the new one issued', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [first] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const pol = await o.certifiedPolicy(CERT());
+    const [first] = pol.certificates;
     const as = { token: o.tokens.staff };
     const pv = await o.api.gql(
       `mutation($p: String!, $i: CancellationInput!) { previewCancellation(policyUuid: $p, input: $i) { __typename ... on Cancellation { uuid } } }`,
@@ -657,19 +543,9 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
     ]);
   }, 90_000);
   it('the minute sweep re-issues for a reinstated policy whose issue jobs were all lost', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const pol = await o.certifiedPolicy(CERT());
     await withoutIssueJobs(async () => {
-      const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
-        token: o.tokens.staff,
-        idempotencyKey: randomUUID(),
-        body: { reason: 'insured_request', requested_by: 'insured' },
-      });
-      await o.api.post(`/policies/${pol.uuid}/cancellations/${preview.body.data.uuid}/confirm`, {
-        token: o.tokens.staff,
-        idempotencyKey: randomUUID(),
-      });
+      await o.cancel(pol.uuid);
       const re = await o.api.post(`/policies/${pol.uuid}/reinstate`, {
         token: o.tokens.staff,
         idempotencyKey: randomUUID(),
@@ -680,7 +556,7 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
       const list = await waitCerts(o, pol.uuid, (l) => l.every((x) => x.status === 'cancelled'));
       expect(list.map((x) => [x.series, x.status])).toEqual([[1, 'cancelled']]);
     });
-    const rt = registryRuntime(t.app.services);
+    const rt = t.app.services.registry;
     const send = rt.send!;
     const swept: unknown[] = [];
     rt.send = async (q, data) => void swept.push({ q, data });
@@ -702,16 +578,15 @@ describe('reinstatement at once after the cancellation is confirmed', () => {
 
 describe('a policy\u2019s own certificates', () => {
   it('another organisation\u2019s policy with the same policy number is still another policy: ER005, never adopted', async () => {
-    const mine = await bind(o, 1);
-    await pay(o, mine, [1]);
+    const mine = await o.activePolicy(CERT());
     const [ours] = await waitCerts(o, mine.uuid, (l) => l.some((x) => x.status === 'issued'));
     // Policy numbers are per organisation (MTR-<year>-<seq>): another one selling for the same insurer can send the
     // registry the very number we sent.
-    const theirs = await bind(other, 1, mine.regno);
+    const theirs = await other.pendingPolicy(CERT({ regno: mine.regno }));
     await t.db.tenant(other.org.id, (tx) =>
       tx.policy.update({ where: { uuid: theirs.uuid }, data: { policyNo: mine.policy_no } }),
     );
-    await pay(other, { ...theirs, policy_no: mine.policy_no }, [1]);
+    await other.payInstalments({ ...theirs, policy_no: mine.policy_no }, [1]);
     const [c] = await waitCerts(other, theirs.uuid, (l) => l.some((x) => !['pending', 'issuing'].includes(x.status)));
     expect(c).toMatchObject({ status: 'failed', certificate_no: null, error: { code: 'ER005' } });
     expect(c.error.message).toContain(ours.certificate_no);
@@ -725,11 +600,10 @@ describe('the registry rail: intent before the call, outcome after', () => {
     );
 
   it('an issue whose answer was lost is found at the registry by the next attempt, not issued twice', async () => {
-    const rt = registryRuntime(t.app.services);
-    const real = rt.registry!;
+    const rt = t.app.services.registry;
+    const real = rt.registry;
     await withoutIssueJobs(async () => {
-      const pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      const pol = await o.activePolicy(CERT());
       const { id } = await policyRow(o, pol.uuid);
       // The registry certifies, but its answer never arrives.
       rt.registry = Object.assign(Object.create(real), {
@@ -760,11 +634,10 @@ describe('the registry rail: intent before the call, outcome after', () => {
   }, 60_000);
 
   it('a cancellation whose answer was lost is found cancelled at the registry by the retry', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    const [c] = await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
-    const rt = registryRuntime(t.app.services);
-    const real = rt.registry!;
+    const pol = await o.certifiedPolicy(CERT());
+    const [c] = pol.certificates;
+    const rt = t.app.services.registry;
+    const real = rt.registry;
     // The registry cancels, but its answer never arrives.
     rt.registry = Object.assign(Object.create(real), {
       cancel: async (req: CancelCertificateRequest) => {
@@ -798,11 +671,10 @@ describe('the registry rail: intent before the call, outcome after', () => {
   }, 60_000);
 
   it('a policy cancelled while its issue call is under way: the certificate is recorded, then cancelled at the registry', async () => {
-    const rt = registryRuntime(t.app.services);
-    const real = rt.registry!;
+    const rt = t.app.services.registry;
+    const real = rt.registry;
     await withoutIssueJobs(async () => {
-      const pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      const pol = await o.activePolicy(CERT());
       const { id } = await policyRow(o, pol.uuid);
       const preview = await o.api.post(`/policies/${pol.uuid}/cancellation`, {
         token: o.tokens.staff,
@@ -835,8 +707,7 @@ describe('the registry rail: intent before the call, outcome after', () => {
 
   it('two attempts at once certify the vehicle once', async () => {
     await withoutIssueJobs(async () => {
-      const pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      const pol = await o.activePolicy(CERT());
       const { id } = await policyRow(o, pol.uuid);
       await Promise.all([issueDue(t.app.services, id), issueDue(t.app.services, id), issueDue(t.app.services, id)]);
       const list = (await certs(o, pol.uuid)).body.data;
@@ -848,9 +719,7 @@ describe('the registry rail: intent before the call, outcome after', () => {
 
 describe('a vehicle added by endorsement, and the sweep', () => {
   it('is certified from its first day on cover to the stage end, beside the first vehicle', async () => {
-    const pol = await bind(o, 1);
-    await pay(o, pol, [1]);
-    await waitCerts(o, pol.uuid, (l) => l.some((x) => x.status === 'issued'));
+    const pol = await o.certifiedPolicy(CERT());
     const from = addDays(TODAY, 2);
     const reg = freshReg();
     const e = await o.api.post(`/policies/${pol.uuid}/endorse`, {
@@ -885,14 +754,13 @@ describe('a vehicle added by endorsement, and the sweep', () => {
   }, 60_000);
 
   it('the minute sweep queues a paid policy whose issue job was never sent', async () => {
-    const rt = registryRuntime(t.app.services);
+    const rt = t.app.services.registry;
     const send = rt.send!;
     const lost: unknown[] = [];
     rt.send = async (q, data) => void lost.push({ q, data });
     let pol: any;
     try {
-      pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      pol = await o.activePolicy(CERT());
     } finally {
       rt.send = send;
     }
@@ -905,23 +773,26 @@ describe('a vehicle added by endorsement, and the sweep', () => {
   }, 60_000);
 
   it('the sweep leaves a paid stage that is already over (it is never certified)', async () => {
-    const rt = registryRuntime(t.app.services);
+    const rt = t.app.services.registry;
     const send = rt.send!;
     const sent: { q: string; data: any }[] = [];
     rt.send = async (q, data) => void sent.push({ q, data });
     try {
-      const pol = await bind(o, 1);
-      await pay(o, pol, [1]);
+      const pol = await o.activePolicy(CERT());
       const row = await policyRow(o, pol.uuid);
-      // Cover that ran last year: its only stage ended yesterday.
-      await t.db.tenant(
-        o.org.id,
-        (tx) =>
-          tx.$executeRaw`UPDATE policies SET start_date = start_date - 366, end_date = current_date - 1 WHERE id = ${row.id}`,
-      );
-      sent.length = 0;
-      await sweepCertificates(t.app.services);
-      expect(sent.filter((x) => x.q === 'issue' && x.data.policyId === row.id)).toEqual([]);
+      const period = (startDate: Date, endDate: Date) =>
+        t.db.tenant(o.org.id, (tx) => tx.policy.update({ where: { id: row.id }, data: { startDate, endDate } }));
+      const queued = async () => {
+        sent.length = 0;
+        await sweepCertificates(t.app.services);
+        return sent.filter((x) => x.q === 'issue' && x.data.policyId === row.id);
+      };
+      // Cover that ran last year: its only stage ended yesterday (on the test clock).
+      await period(toDbDate(addDays(TODAY, -366)), toDbDate(addDays(TODAY, -1)));
+      expect(await queued()).toEqual([]);
+      // Positive control: the same probe sees the issue job once the stage runs to today.
+      await period(toDbDate(addDays(TODAY, -365)), toDbDate(TODAY));
+      expect((await queued())[0]).toEqual({ q: 'issue', data: { policyId: row.id } });
     } finally {
       rt.send = send;
     }
@@ -933,9 +804,9 @@ describe('visibility on every endpoint', () => {
   let agentPol: any;
   let staffNo: string;
   beforeAll(async () => {
-    staffPol = await bind(o, 1);
-    agentPol = await bind(o, 1, freshReg(), o.tokens.agent);
-    await pay(o, staffPol, [1]);
+    staffPol = await o.pendingPolicy(CERT());
+    agentPol = await o.pendingPolicy(CERT({ token: o.tokens.agent }));
+    await o.payInstalments(staffPol, [1]);
     staffNo = (await waitCerts(o, staffPol.uuid, (l) => l.some((x) => x.status === 'issued')))[0].certificate_no;
   }, 60_000);
 
@@ -1026,7 +897,7 @@ describe('certificate state machine', () => {
   });
 
   it('every transition on a row, guarded by the current status', async () => {
-    const pol = await bind(o, 1);
+    const pol = await o.pendingPolicy(CERT());
     const p = await t.db.tenant(o.org.id, (tx) =>
       tx.policy.findFirstOrThrow({ where: { uuid: pol.uuid }, include: { vehicles: true } }),
     );
@@ -1093,5 +964,5 @@ async function gql(token: string, query: string, variables: Record<string, unkno
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
-  return (await r.json());
+  return await r.json();
 }

@@ -1,26 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-let other: TestTenant;
-let staff: string;
-let agentKey: string;
+const t = useKit();
+const api = t.api;
+const [org, other] = t.useOrgs([{ fast: true, tokens: ['staff', 'agent'] }, { tokens: ['staff'] }]);
 let otherStaff: string;
-let agent2Headers: Record<string, string>;
 
 /**
  * The three ways of calling: staff (actor exec), the agent key (actor agent1), and the staff key with agent2's
  * X-Agent-Code/X-Agent-Key headers (acts as agent2).
  */
 type Caller = { token: string; headers?: Record<string, string> };
-let asStaff: Caller;
-let asAgent1: Caller;
-let asAgent2: Caller;
+const asStaff: Caller = org.as('staff');
+const asAgent1: Caller = org.as('agent');
+const asAgent2: Caller = org.as('staff', { agent: 2 });
 
 /** Client numbers by who created or sells them, set up in beforeAll. */
 const no = { byAgent1: '', byAgent2: '', byStaff: '', soldByAgent2: '', otherTenant: '' };
@@ -44,20 +38,7 @@ async function create(c: Caller, body: Record<string, unknown>): Promise<string>
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  const generous = { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } };
-  [org, other] = await Promise.all([createTestTenant(t.db, { clientOverrides: generous }), createTestTenant(t.db)]);
-  [staff, agentKey, otherStaff] = await Promise.all([
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-    api.token(org.clients.agent.clientId, org.clients.agent.secret),
-    api.token(other.clients.staff.clientId, other.clients.staff.secret),
-  ]);
-  agent2Headers = { 'x-agent-code': org.agents[1].code, 'x-agent-key': org.agents[1].key };
-  asStaff = { token: staff };
-  asAgent1 = { token: agentKey };
-  asAgent2 = { token: staff, headers: agent2Headers };
-
+  otherStaff = other.tokens.staff;
   no.byAgent1 = await create(asAgent1, newClient('Created By Agent One'));
   no.byAgent2 = await create(asAgent2, newClient('Created By Agent Two'));
   no.byStaff = await create(asStaff, newClient('Created By Staff'));
@@ -75,7 +56,6 @@ beforeAll(async () => {
   no.otherTenant = await create({ token: otherStaff }, newClient('Other Tenant Client'));
   expect(no.otherTenant).toBe('C-500001');
 });
-afterAll(() => t?.stop());
 
 const getList = async (c: Caller, query = '?limit=100') => {
   const r = await api.get(`/clients${query}`, { token: c.token, headers: c.headers });

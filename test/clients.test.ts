@@ -1,28 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit, type HttpResult, type TestTenant } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+// Far more than 60 calls a minute go through each token here; the per-token limit has its own tests.
+const org = t.useOrg({ fast: true, tokens: ['staff', 'agent'] });
 let staff: string;
 let agent: string;
 /** Reference ids looked up the way a caller would (GET /branches, …) or, where no endpoint lists them, in the DB. */
 const ref = { branchNbo: 0, branchMsa: 0, branchKsm: 0, businessSource: 0, prospectType: 0 };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  // Far more than 60 calls a minute go through each token here; the per-token limit has its own tests.
-  org = await createTestTenant(t.db, {
-    clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
-  });
-  [staff, agent] = await Promise.all([
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-    api.token(org.clients.agent.clientId, org.clients.agent.secret),
-  ]);
+  ({ staff, agent } = org.tokens);
   const branches = (await api.get('/branches', { token: staff })).body.data as {
     id: number;
     name: string;
@@ -35,7 +25,6 @@ beforeAll(async () => {
     ref.prospectType = (await tx.prospectType.findFirstOrThrow({ where: { code: 'warm' } })).id;
   });
 });
-afterAll(() => t?.stop());
 
 // Distinct identities per call: every client in this file must be a new person unless a test says otherwise.
 let seq = 0;

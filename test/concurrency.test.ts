@@ -1,26 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayNairobi } from '../src/lib/dates.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, THIS_YEAR, TODAY, useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+// Every bind here comes from one API client at once; the 3-per-15-seconds bind limit has its own tests.
+const t = useKit({ bindRateLimit: 1000 });
+const api = t.api;
+const org = t.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 10_000 } }, tokens: ['staff'] });
 let staff: string;
 let simbaId: number;
-
 beforeAll(async () => {
-  // Every bind here comes from one API client at once; the 3-per-15-seconds bind limit has its own tests.
-  t = await startTestApp({ bindRateLimit: 1000 });
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 10_000 } } });
-  staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-  const insurers = (await api.get('/insurers', { token: staff })).body.data as { id: number; name: string }[];
-  simbaId = insurers.find((i) => i.name === 'Simba General')!.id;
+  staff = org.tokens.staff;
+  simbaId = await org.insurerId('Simba General');
 });
-afterAll(() => t?.stop());
 
 const postClient = (body: unknown, key = randomUUID()) =>
   api.post('/clients', { token: staff, body, idempotencyKey: key });
@@ -71,20 +62,22 @@ describe('parallel client creations', () => {
 });
 
 describe('parallel binds', () => {
+  // Three years old on the test clock: inside every insurer's age limit for comprehensive cover, whatever the year.
+  const YOM = THIS_YEAR - 3;
   let premium: number;
   beforeAll(async () => {
     const q = await api.post('/motor/quote', {
       token: staff,
-      body: { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000, insurer_id: simbaId },
+      body: { class: 'Motor', scope: 'Comprehensive', year: YOM, value: 1_500_000, insurer_id: simbaId },
     });
     expect(q.status, q.text).toBe(200);
     premium = q.body.options[0].total;
   });
   const bindBody = (client: Record<string, unknown>, nn: string) => ({
     client,
-    policy: { start_date: todayNairobi(), insurer_id: simbaId, class: 'Motor', scope: 'Comprehensive', premium },
+    policy: { start_date: TODAY, insurer_id: simbaId, class: 'Motor', scope: 'Comprehensive', premium },
     vehicles: [
-      { regno: `KDA 1${nn}A`, chassis_no: `CH${nn}`, make: 'Toyota', model: 'Axio', yom: 2020, value: 1_500_000 },
+      { regno: `KDA 1${nn}A`, chassis_no: `CH${nn}`, make: 'Toyota', model: 'Axio', yom: YOM, value: 1_500_000 },
     ],
   });
   const bind = (body: unknown, key = randomUUID()) =>

@@ -1,27 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { type Client, createClient } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../src/modules/events/catalogue.ts';
 import { emitEvent } from '../src/modules/events/event.service.ts';
 import { dispatchEvent, findStranded } from '../src/modules/webhooks/dispatch.service.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api } from './helpers/http.ts';
+import { paymentReceivedData } from './helpers/events.ts';
+import { useKit, wsClient } from './kit.ts';
 
 // No job runner here: dispatch is driven directly, so the outbox sweep can be observed step by step.
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-let other: TestTenant;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ tokens: ['staff'] });
+const other = t.useOrg({ tokens: [] });
 let token: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  [org, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
-  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (token = org.tokens.staff));
 
 const policyData = () => ({
   policy_no: 'MTR-2026-000001',
@@ -164,16 +156,10 @@ describe('emitEvent (the outbox)', () => {
 describe('events subscription', () => {
   const clients: Client[] = [];
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+    await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
   });
   function subscribe(tok: string, query: string) {
-    const client = createClient({
-      url: `${t.origin.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { Authorization: `Bearer ${tok}` },
-      retryAttempts: 0,
-      lazy: true,
-    });
+    const client = wsClient(t.origin, tok);
     clients.push(client);
     const got: any[] = [];
     const errors: unknown[] = [];
@@ -192,76 +178,62 @@ describe('events subscription', () => {
     while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     return cond();
   }
+  const emitIn = async (tenantId: number, name: string, data: Record<string, unknown>) =>
+    (await t.db.tenant(tenantId, (tx) => emitEvent(t.app.services, tx, tenantId, name, data))).id;
+  /** graphql-ws has no "subscribed" acknowledgement: emit until the subscriber hears one, then it is live. */
+  async function prime(s: { got: any[]; errors: unknown[] }, emit: () => Promise<string>) {
+    const emitted: string[] = [];
+    for (let i = 0; i < 20 && s.got.length === 0; i++) {
+      emitted.push(await emit());
+      await until(() => s.got.length > 0, 500);
+    }
+    expect(s.errors).toEqual([]);
+    expect(emitted).toContain(s.got[0].id);
+  }
+  const paymentFor = paymentReceivedData;
 
   it('delivers an emitted event live, filtered by name and never to another organisation', async () => {
     const all = subscribe(token, 'subscription { events { id name data createdAt } }');
     const onlyPayments = subscribe(token, 'subscription { events(names: ["payment.received"]) { id name } }');
     const otherToken = await api.token(other.clients.staff.clientId, other.clients.staff.secret);
     const foreign = subscribe(otherToken, 'subscription { events { id } }');
-    // graphql-ws has no "subscribed" acknowledgement: emit until the first subscriber hears one, then it is live.
-    const emitted: string[] = [];
-    for (let i = 0; i < 20 && all.got.length === 0; i++) {
-      const data = policyData();
-      emitted.push(
-        (await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', data))).id,
-      );
-      await until(() => all.got.length > 0, 500);
-    }
-    expect(all.errors).toEqual([]);
-    expect(emitted).toContain(all.got[0].id);
+    // Each subscriber proven live on something it may hear, before anything it must not.
+    await prime(all, () => emitIn(org.id, 'policy.activated', policyData()));
+    await prime(onlyPayments, () => emitIn(org.id, 'payment.received', paymentFor('C-000001')));
+    await prime(foreign, () => emitIn(other.id, 'policy.activated', policyData()));
     expect(all.got[0]).toMatchObject({
       name: 'policy.activated',
       data: { status: 'active', premium: { amount: 45_243, amount_minor: 4_524_250 } },
     });
-    expect(onlyPayments.got).toEqual([]);
-    expect(foreign.got).toEqual([]);
+
+    // One event neither of the others may hear, then one each of them may: events reach a subscription in commit
+    // order, so once the later one has arrived, the first was held back (no waiting out a timer).
+    const activated = await emitIn(org.id, 'policy.activated', policyData());
+    const payment = await emitIn(org.id, 'payment.received', paymentFor('C-000001'));
+    const theirs = await emitIn(other.id, 'policy.activated', policyData());
+    expect(await until(() => all.got.some((e) => e.id === payment))).toBe(true);
+    expect(all.got.map((e) => e.id)).toContain(activated);
+    expect(await until(() => onlyPayments.got.some((e) => e.id === payment))).toBe(true);
+    expect(onlyPayments.got.map((e) => e.name)).toEqual(onlyPayments.got.map(() => 'payment.received'));
+    expect(await until(() => foreign.got.some((e) => e.id === theirs))).toBe(true);
+    expect(foreign.got.map((e) => e.id)).not.toContain(activated);
+    expect(foreign.got.map((e) => e.id)).not.toContain(payment);
     expect(foreign.errors).toEqual([]);
   });
 
   it('tells an agent only of events about records it may see', async () => {
     // In the factory's organisation C-000001 is sold by agent1 (the agent client's actor) and C-000002 by agent2.
-    const paymentFor = (clientNo: string) => ({
-      receipt_no: `RCT-2026-${randomUUID().slice(0, 6)}`,
-      amount: 100,
-      amount_minor: 10_000,
-      currency: 'KES',
-      paid_at: new Date().toISOString(),
-      method: 'mpesa',
-      transaction_ref: 'TAB1234567',
-      checkout_request_id: null,
-      phone: '254708374149',
-      account: 'MTR-2026-000001',
-      purpose: 'premium',
-      client_no: clientNo,
-      policy_no: null,
-      policy_uuid: null,
-      allocations: [],
-      unallocated: { amount: 100, amount_minor: 10_000 },
-    });
-    const emit = async (clientNo: string) =>
-      (
-        await t.db.tenant(org.id, (tx) =>
-          emitEvent(t.app.services, tx, org.id, 'payment.received', paymentFor(clientNo)),
-        )
-      ).id;
+    const emit = (clientNo: string) => emitIn(org.id, 'payment.received', paymentFor(clientNo));
     const agentToken = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
     const s = subscribe(agentToken, 'subscription { events { id name } }');
-    const mine: string[] = [];
-    for (let i = 0; i < 20 && s.got.length === 0; i++) {
-      mine.push(await emit('C-000001'));
-      await until(() => s.got.length > 0, 500);
-    }
-    expect(s.errors).toEqual([]);
-    expect(mine).toContain(s.got[0].id);
+    await prime(s, () => emit('C-000001'));
     // Events reach a subscriber in commit order: once the later visible one has arrived, the hidden one was skipped.
     const hidden = await emit('C-000002');
     const later = await emit('C-000001');
     expect(await until(() => s.got.some((e) => e.id === later))).toBe(true);
     expect(s.got.map((e) => e.id)).not.toContain(hidden);
     // A policy event about a policy the agent cannot see is skipped too.
-    const foreignPolicy = (
-      await t.db.tenant(org.id, (tx) => emitEvent(t.app.services, tx, org.id, 'policy.activated', policyData()))
-    ).id;
+    const foreignPolicy = await emitIn(org.id, 'policy.activated', policyData());
     const last = await emit('C-000001');
     expect(await until(() => s.got.some((e) => e.id === last))).toBe(true);
     expect(s.got.map((e) => e.id)).not.toContain(foreignPolicy);

@@ -4,29 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ tokens: ['staff', 'agent', 'admin'] });
 let staff: string;
 let agent: string;
 let admin: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db);
-  [staff, agent, admin] = await Promise.all([
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-    api.token(org.clients.agent.clientId, org.clients.agent.secret),
-    api.token(org.clients.admin.clientId, org.clients.admin.secret),
-  ]);
-});
-afterAll(() => t?.stop());
+beforeAll(() => ({ staff, agent, admin } = org.tokens));
 
 /**
  * A query `depth` levels deep through a relation cycle (endorsement → policy → endorsements …), the nesting depth
@@ -58,18 +45,10 @@ describe('query limits', () => {
   });
 
   describe('with graphqlMaxDepth 3 and graphqlMaxCost 50', () => {
-    let small: TestApp;
-    let smallApi: Api;
     // A second server over the same database: the organisation and tokens above are valid there too.
-    beforeAll(async () => {
-      // The root-field cap (20) would also refuse the 60-alias query below: lifted so that query shows the cost limit.
-      small = await startTestApp(
-        { graphqlMaxDepth: 3, graphqlMaxCost: 50, graphqlMaxRootFields: 100 },
-        { databaseUrl: t.databaseUrl },
-      );
-      smallApi = new Api(small.origin);
-    });
-    afterAll(() => small?.stop());
+    // The root-field cap (20) would also refuse the 60-alias query below: lifted so that query shows the cost limit.
+    const small = useKit({ graphqlMaxDepth: 3, graphqlMaxCost: 50, graphqlMaxRootFields: 100 }, { sharing: t });
+    const smallApi = small.api;
 
     it('refuses a naturally nested query (apiClients → createdBy → branch → name) and runs its shallower version', async () => {
       const shallow = await smallApi.gql('{ apiClients { createdBy { name } } }', {}, { token: admin });
@@ -138,8 +117,8 @@ describe('schema', () => {
   });
 
   it('answers an id of another organisation, or of no row, with node null and not_found (never an internal error)', async () => {
-    const other = await createTestTenant(t.db);
-    const otherToken = await api.token(other.clients.staff.clientId, other.clients.staff.secret);
+    const other = await t.newOrg({ tokens: ['staff'] });
+    const otherToken = other.tokens.staff;
     const theirs = (await api.gql('{ insurers { id } }', {}, { token: otherToken })).body.data.insurers[0].id;
     const missing = Buffer.from('Insurer:2147483000').toString('base64');
     for (const id of [theirs, missing]) {
@@ -180,20 +159,17 @@ describe('authorisation', () => {
 });
 
 describe('error masking', () => {
-  let broken: TestApp;
-  let brokenApi: Api;
-  let token: string;
   // Its own app over its own database: the test breaks the schema under the running server.
+  const broken = useKit();
+  const brokenApi = broken.api;
+  const o = broken.useOrg({ tokens: ['staff'] });
+  let token: string;
   beforeAll(async () => {
-    broken = await startTestApp();
-    brokenApi = new Api(broken.origin);
-    const o = await createTestTenant(broken.db);
-    token = await brokenApi.token(o.clients.staff.clientId, o.clients.staff.secret);
+    token = o.tokens.staff;
     const c = new pg.Client({ connectionString: broken.databaseUrl });
     await c.connect();
     await c.query('ALTER TABLE insurers RENAME COLUMN monogram TO monogram_x').finally(() => c.end());
   });
-  afterAll(() => broken?.stop());
 
   it('shows an unexpected failure as internal_error without SQL, stack or column names', async () => {
     const r = await brokenApi.gql('{ insurers { name monogram } }', {}, { token });

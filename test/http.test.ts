@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, type CallOptions, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Api, useKit, type CallOptions, type HttpResult } from './kit.ts';
 
 /** Records every answer so the last test can check that none of them leaks internals. */
 class RecordingApi extends Api {
@@ -15,26 +13,16 @@ class RecordingApi extends Api {
   }
 }
 
-let t: TestApp;
-let api: RecordingApi;
-let org: TestTenant;
-let admin: string;
-let staff: string;
-
 // One small body limit for the whole file: every body sent here is far below 1 KiB except the 413 probes.
 const MAX_BODY = 1024;
 const GENERATED_ID = /^req_[0-9a-f]{32}$/;
 
-beforeAll(async () => {
-  t = await startTestApp({ maxBodyBytes: MAX_BODY });
-  api = new RecordingApi(t.origin);
-  org = await createTestTenant(t.db);
-  [admin, staff] = await Promise.all([
-    api.token(org.clients.admin.clientId, org.clients.admin.secret),
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-  ]);
-});
-afterAll(() => t?.stop());
+const t = useKit({ maxBodyBytes: MAX_BODY });
+const api = new RecordingApi(() => t.origin);
+const org = t.useOrg({ api, tokens: ['admin', 'staff'] }); // its token requests are recorded too
+let admin: string;
+let staff: string;
+beforeAll(() => ({ admin, staff } = org.tokens));
 
 function expectNoLeak(text: string, what = '') {
   expect(text, `stack trace in ${what}`).not.toMatch(/at [^\n"]*\.ts:\d+/);

@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit, type HttpResult } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+// The concurrency test alone sends 25 requests on one token; keep the per-token limit out of the way.
+const org = t.useOrg({ clientOverrides: { admin: { rateLimitPerMinute: 10_000 } }, tokens: ['admin'] });
 let admin: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  // The concurrency test alone sends 25 requests on one token; keep the per-token limit out of the way.
-  org = await createTestTenant(t.db, { clientOverrides: { admin: { rateLimitPerMinute: 10_000 } } });
-  admin = await api.token(org.clients.admin.clientId, org.clients.admin.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (admin = org.tokens.admin));
 
 const uniqueName = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 const create = (body: unknown, o: { key?: string; token?: string; rawBody?: string } = {}) =>

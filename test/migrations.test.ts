@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connToUrl, urlToConn } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { diffDatabaseToSchema, diffMigrationsToSchema } from '../src/db/schema-engine.ts';
-import { createTestDatabase, dbServer } from './helpers/db.ts';
+import { createTestDatabase, dbServer } from './kit.ts';
 
 const SCHEMA = 'prisma/schema.prisma';
 const MIGRATIONS = 'prisma/migrations';

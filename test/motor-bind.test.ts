@@ -1,12 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayNairobi } from '../src/lib/dates.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectProblem,
+  THIS_YEAR,
+  TODAY,
+  useKit,
+  type HttpResult,
+  type Kit,
+  type Org,
+  type OrgOptions,
+} from './kit.ts';
 
-const TODAY = todayNairobi();
-const THIS_YEAR = Number(TODAY.slice(0, 4));
 const JOHN = { clientNo: 'C-000001', name: 'John Kariuki Mwangi', phone: '254722000101' };
 
 /** Independent calendar arithmetic (not src/lib/dates.ts). */
@@ -28,27 +32,41 @@ const freshClient = () => {
 };
 const freshReg = () => `KDC ${String(100 + (seq += 1)).slice(-3)}${'ABCDEFGHJK'[seq % 10]}`;
 
-/** One organisation and its API, with helpers to price and bind against it. */
-class Org {
-  tokens: Record<'staff' | 'agent', string> = { staff: '', agent: '' };
+/** A kit organisation (staff and agent keys) with helpers to build a bind body, price and bind it: the bind's tests. */
+class Binder {
   insurers = new Map<string, number>();
-  constructor(
-    readonly t: TestApp,
-    readonly api: Api,
-    readonly org: TestTenant,
-  ) {}
+  constructor(readonly kit: Org) {}
 
-  static async create(t: TestApp, opts: Parameters<typeof createTestTenant>[1] = {}) {
-    const api = new Api(t.origin);
-    const org = await createTestTenant(t.db, {
-      clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
-      ...opts,
-    });
-    const o = new Org(t, api, org);
-    o.tokens.staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-    o.tokens.agent = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
-    for (const r of await t.db.tenant(org.id, (tx) => tx.insurer.findMany())) o.insurers.set(r.name, r.id);
-    return o;
+  static readonly ORG: OrgOptions = { fast: true, tokens: ['staff', 'agent'] };
+
+  /** One made before the tests of the calling scope. */
+  static use(t: Kit): Binder {
+    const b = new Binder(t.useOrg(Binder.ORG));
+    beforeAll(() => b.ready());
+    return b;
+  }
+
+  /** One made now. */
+  static async create(t: Kit, opts: OrgOptions = {}): Promise<Binder> {
+    return new Binder(await t.newOrg({ ...Binder.ORG, ...opts })).ready();
+  }
+
+  async ready(): Promise<this> {
+    this.insurers = await this.kit.insurers();
+    return this;
+  }
+
+  get t() {
+    return this.kit.t;
+  }
+  get api() {
+    return this.kit.api;
+  }
+  get org() {
+    return this.kit.org;
+  }
+  get tokens() {
+    return this.kit.tokens;
   }
 
   id(name: string) {
@@ -56,7 +74,7 @@ class Org {
   }
 
   /** The insurer's quote option for a risk (null when it does not rate it). */
-  async price(risk: Record<string, unknown>, insurer: string): Promise<any | null> {
+  async price(risk: Record<string, unknown>, insurer: string): Promise<any> {
     const r = await this.api.post('/motor/quote', {
       token: this.tokens.staff,
       body: { ...risk, insurer_id: this.id(insurer) },
@@ -132,14 +150,9 @@ class Org {
   }
 }
 
-let t: TestApp;
-let o: Org;
-beforeAll(async () => {
-  // The bind limit (3 per 15 s) has its own test below on an app with the default; here it would only get in the way.
-  t = await startTestApp({ bindRateLimit: 10_000 });
-  o = await Org.create(t);
-});
-afterAll(() => t?.stop());
+// The bind limit (3 per 15 s) has its own test below on an app with the default; here it would only get in the way.
+const t = useKit({ bindRateLimit: 10_000 });
+const o = Binder.use(t);
 
 describe('POST /motor/save: a bind', () => {
   let first: HttpResult;
@@ -303,7 +316,7 @@ describe('POST /motor/save: a bind', () => {
 
   it('accepts `reg_no` as well as `regno`', async () => {
     const { body } = await o.body();
-    const { regno, ...v } = body.vehicles[0];
+    const { regno: _regno, ...v } = body.vehicles[0];
     body.vehicles = [{ ...v, reg_no: 'kdd 777z' }];
     const r = await o.bind(body);
     expect(r.status, r.text).toBe(201);
@@ -388,9 +401,16 @@ describe('POST /motor/save: the premium check', () => {
     ['premium 52,777', { premium: 52_777 }],
     ['premium 52,776', { premium: 52_776 }],
     ['total_basic 52,501 and taxes 277', { total_basic: 52_501, taxes: 277 }],
-  ])('accepts %s (within KES 1)', async (_label, policy) => {
+  ])('accepts %s (within KES 1), and stores the server figures, not the ones sent', async (_label, policy) => {
     const r = await o.bind((await o.body({ policy })).body);
     expect(r.status, r.text).toBe(201);
+    const server = { basic_premium_minor: 5_250_000, taxes_minor: 27_625, total_minor: 5_277_625 };
+    expect(r.body.premium).toMatchObject(server);
+    const stored = await o.t.db.tenant(o.org.id, (tx) =>
+      tx.policy.findFirstOrThrow({ where: { uuid: r.body.uuid }, include: { debitNotes: true } }),
+    );
+    expect([stored.basicMinor, stored.taxesMinor, stored.totalMinor]).toEqual([5_250_000n, 27_625n, 5_277_625n]);
+    expect(stored.debitNotes.map((d) => d.amountMinor)).toEqual([5_277_625n]);
   });
 
   it.each([
@@ -433,7 +453,7 @@ describe('POST /motor/save: refusals', () => {
   });
 
   it('403 ipf_not_offered for premium finance on a SACCO organisation', async () => {
-    const sacco = await Org.create(t, { type: 'sacco' });
+    const sacco = await Binder.create(t, { type: 'sacco' });
     const r = await sacco.bind((await sacco.body({ policy: { payment_mode: 'ipf' } })).body);
     expectProblem(r, 403, 'ipf_not_offered');
     // The same bind paid in full goes through.
@@ -553,13 +573,8 @@ describe('POST /motor/save: refusals', () => {
 });
 
 describe('POST /motor/save: the bind limit (default 3 per 15 s per API client)', () => {
-  let t2: TestApp;
-  let o2: Org;
-  beforeAll(async () => {
-    t2 = await startTestApp();
-    o2 = await Org.create(t2);
-  });
-  afterAll(() => t2?.stop());
+  const t2 = useKit();
+  const o2 = Binder.use(t2);
 
   it('refuses the fourth save with 429 rate_limited and Retry-After', async () => {
     const bodies = await Promise.all([1, 2, 3, 4].map(() => o2.body().then((b) => b.body)));

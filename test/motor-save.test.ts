@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayNairobi } from '../src/lib/dates.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, THIS_YEAR, TODAY, useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ fast: true, tokens: ['staff', 'agent'] });
 let staff: string;
 let agent: string;
-const insurerIds = new Map<string, number>();
-const TODAY = todayNairobi();
-const THIS_YEAR = Number(TODAY.slice(0, 4));
+let insurerIds: Map<string, number>;
 // Seeded customers of the test organisation (demo-data.ts): John is agent1's, Mary agent2's, Peter nobody's.
 const JOHN = {
   clientNo: 'C-000001',
@@ -25,16 +20,9 @@ const MARY = { clientNo: 'C-000002', name: 'Mary Atieno Odhiambo', phone: '25471
 const PETER = { clientNo: 'C-000003', name: 'Peter Kiprono Rotich' };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db, {
-    clientOverrides: { staff: { rateLimitPerMinute: 10_000 }, agent: { rateLimitPerMinute: 10_000 } },
-  });
-  staff = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-  agent = await api.token(org.clients.agent.clientId, org.clients.agent.secret);
-  for (const r of await t.db.tenant(org.id, (tx) => tx.insurer.findMany())) insurerIds.set(r.name, r.id);
+  ({ staff, agent } = org.tokens);
+  insurerIds = await org.insurers();
 });
-afterAll(() => t?.stop());
 
 const id = (name: string) => insurerIds.get(name)!;
 const plusDays = (s: string, n: number) =>
@@ -152,9 +140,7 @@ describe('POST /motor/save_quote: a new client', () => {
     });
     expect(stored.validUntil.toISOString().slice(0, 10)).toBe(plusDays(TODAY, 14));
     expect(stored.options.map((o) => [o.id, Number(o.totalMinor)]).sort((a, b) => a[0] - b[0])).toEqual(
-      r.body.data.options
-        .map((o: any) => [o.option_id, o.total_minor])
-        .sort((a: number[], b: number[]) => a[0] - b[0]),
+      r.body.data.options.map((o: any) => [o.option_id, o.total_minor]).sort((a: number[], b: number[]) => a[0] - b[0]),
     );
     expect(stored.client).toMatchObject({
       clientNo: r.body.client_no,
@@ -238,15 +224,25 @@ describe('POST /motor/save_quote: quotes[] against the server price', () => {
     expect(r.status, r.text).toBe(201);
   });
 
-  it.each([6_066, 6_067, 6_068])('accepts a total of %s (within KES 1 of 6,067.00)', async (total) => {
-    const who = fresh();
-    const r = await save({
-      client: { name: who.name, phone: who.phone },
-      vehicle: TPO,
-      quotes: kilima({ basic: 6_000, taxes: 67, total }),
-    });
-    expect(r.status, r.text).toBe(201);
-  });
+  it.each([6_066, 6_067, 6_068])(
+    'accepts a total of %s (within KES 1 of 6,067.00), storing 6,067.00',
+    async (total) => {
+      const who = fresh();
+      const r = await save({
+        client: { name: who.name, phone: who.phone },
+        vehicle: TPO,
+        quotes: kilima({ basic: 6_000, taxes: 67, total }),
+      });
+      expect(r.status, r.text).toBe(201);
+      // The server's figures are what is stored and shown: KES 6,000 basic, TL 12 + PHCF 15 + stamp duty 40.
+      const stored = await t.db.tenant(org.id, (tx) =>
+        tx.quoteOption.findMany({ where: { quote: { uuid: r.body.uuid }, insurerId: id('Kilima Insurance') } }),
+      );
+      expect(stored.map((x) => [x.basicMinor, x.taxesMinor, x.totalMinor])).toEqual([[600_000n, 6_700n, 606_700n]]);
+      const shown = r.body.data.options.find((x: any) => x.insurer_id === id('Kilima Insurance'));
+      expect([shown.total, shown.total_minor]).toEqual([6_067, 606_700]);
+    },
+  );
 
   it.each([
     ['total 6,069', { total: 6_069 }],

@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { describe, expect, it } from 'vitest';
+import { expectProblem, useKit, type HttpResult, type TestTenant } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db);
-});
-afterAll(() => t?.stop());
+// Organisations without tokens: every token here is the test's own request.
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ tokens: [] });
 
 /** The spec's error contract at the token endpoint: status, problem+json, `code`, plus the OAuth `error` member. */
 
@@ -199,7 +191,7 @@ describe('POST /oauth/token: errors', () => {
   });
 
   it('401 invalid_client for a revoked client', async () => {
-    const other = await createTestTenant(t.db);
+    const other = await t.newOrg({ tokens: [] });
     const c = other.clients.staff;
     await api.token(c.clientId, c.secret);
     await t.db.system((tx) => tx.apiClient.update({ where: { id: c.id }, data: { revokedAt: new Date() } }));
@@ -212,7 +204,7 @@ describe('POST /oauth/token: errors', () => {
 
   it('403 tenant_inactive for a client of a suspended organisation or one in KYC review', async () => {
     for (const status of ['suspended', 'kyc_review'] as const) {
-      const inactive = await createTestTenant(t.db, { status });
+      const inactive = await t.newOrg({ status, tokens: [] });
       const c = inactive.clients.staff;
       const r = await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } });
       expectProblem(r, 403, 'tenant_inactive');
@@ -221,7 +213,7 @@ describe('POST /oauth/token: errors', () => {
   });
 
   it("401 actor_disabled when the client's actor user is disabled", async () => {
-    const other = await createTestTenant(t.db);
+    const other = await t.newOrg({ tokens: [] });
     const c = other.clients.staff;
     await t.db.system((tx) => tx.user.update({ where: { id: other.users.exec.id }, data: { disabled: true } }));
     expectProblem(
@@ -258,7 +250,7 @@ describe('POST /oauth/token: secret rotation', () => {
   }
 
   it('keeps the old secret working during the grace period, alongside the new one', async () => {
-    const o = await createTestTenant(t.db);
+    const o = await t.newOrg({ tokens: [] });
     const c = o.clients.staff;
     const rotated = await rotate(o, c.clientId, { grace_hours: 24 });
     expect(rotated.client_secret).not.toBe(c.secret);
@@ -275,7 +267,7 @@ describe('POST /oauth/token: secret rotation', () => {
   });
 
   it('refuses the old secret at once with grace_hours 0', async () => {
-    const o = await createTestTenant(t.db);
+    const o = await t.newOrg({ tokens: [] });
     const c = o.clients.readonly;
     const rotated = await rotate(o, c.clientId, { grace_hours: 0 });
     expect(rotated.previous_secret_expires_at).toBeNull();
@@ -292,7 +284,7 @@ describe('POST /oauth/token: secret rotation', () => {
   });
 
   it('refuses the old secret once its grace period has passed', async () => {
-    const o = await createTestTenant(t.db);
+    const o = await t.newOrg({ tokens: [] });
     const c = o.clients.agent;
     const rotated = await rotate(o, c.clientId, {});
     await t.db.system((tx) =>
@@ -311,16 +303,10 @@ describe('POST /oauth/token: secret rotation', () => {
 });
 
 describe('POST /oauth/token: rate limit per IP address', () => {
-  let limited: TestApp;
-  let lapi: Api;
-  let lorg: TestTenant;
-  beforeAll(async () => {
-    // Own instance with the spec's real figure; in-process store so no other test's traffic counts.
-    limited = await startTestApp({ tokenRateLimitPerMinute: 10, redisUrl: undefined });
-    lapi = new Api(limited.origin);
-    lorg = await createTestTenant(limited.db);
-  });
-  afterAll(() => limited?.stop());
+  // Own instance with the spec's real figure; in-process store so no other test's traffic counts.
+  const limited = useKit({ tokenRateLimitPerMinute: 10, redisUrl: undefined });
+  const lapi = limited.api;
+  const lorg = limited.useOrg({ tokens: [] });
 
   it('answers 10 requests normally and refuses the 11th with 429 rate_limited and Retry-After', async () => {
     const c = lorg.clients.staff;

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
 import { ROUTES } from '../rest-compat/routes/index.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { PROBLEM_CATALOGUE } from '../src/lib/problem.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { useKit } from './kit.ts';
 
 // What is served: JSON, so members set to undefined disappear exactly as they do on the wire.
 const doc = JSON.parse(JSON.stringify(buildOpenApi()));
@@ -173,11 +173,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('the served document', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t?.stop());
+  const t = useKit();
 
   it('is what buildOpenApi() produces, at /api/v1/openapi.json, without authentication', async () => {
     const r = await fetch(`${t.base}/openapi.json`);

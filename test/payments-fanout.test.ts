@@ -1,28 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Live, PayOrg, wsClient } from './helpers/payments.ts';
+import { afterAll, expect, it } from 'vitest';
+import { INSTANT_RAIL, Live, useKit, wsClient } from './kit.ts';
 
 // Server A runs the jobs (rail, callbacks, dispatch); server B only holds the WebSocket. Payment events reach B's
 // subscribers only through PostgreSQL LISTEN/NOTIFY, never through an in-process emitter.
-let a: TestApp;
-let b: TestApp;
-let o: PayOrg;
+const a = useKit(INSTANT_RAIL, { jobs: true });
+const b = useKit({}, { sharing: a });
+const o = a.useOrg({ fast: true });
 const clients: Client[] = [];
-beforeAll(async () => {
-  a = await startTestApp(
-    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
-    { jobs: true },
-  );
-  b = await startTestApp({}, { databaseUrl: a.databaseUrl, jobs: false });
-  o = await PayOrg.create(a);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await b?.stop();
-  await a?.stop();
-});
+afterAll(() => Promise.all(clients.map(async (c) => c.dispose())));
 
 it('paymentReceived and policyActivated reach a WebSocket held by a second server process', async () => {
   // An admin key (scope read and admin, a staff actor): it hears the payment events and the audit trail that primes the socket.

@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded.ts';
-import { Database } from '../src/db/client.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createTestDatabase } from './helpers/db.ts';
-import { Api, type HttpResult } from './helpers/http.ts';
-import { PayOrg, PHONES, TODAY } from './helpers/payments.ts';
+import type { Database } from '../src/db/client.ts';
 import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
+import { Api, PHONES, useDatabase, useKit, type HttpResult } from './kit.ts';
 
 // Issue 10: money under load and under crashes. The in-process part bursts pushes at one server; the rest run the real
 // entrypoint as a child process, kill it (SIGKILL, or a fault point that kills it exactly between the rail call and
@@ -20,15 +16,8 @@ import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a burst of STK pushes', () => {
-  let t: TestApp;
-  let o: PayOrg;
-  beforeAll(async () => {
-    t = await startTestApp({ bindRateLimit: 10_000 }, { jobs: true });
-    o = await PayOrg.create(t);
-  });
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const t = useKit({ bindRateLimit: 10_000 }, { jobs: true });
+  const o = t.useOrg({ fast: true });
 
   it('100 concurrent pushes: none answers 500, an unrelated read is served meanwhile, every prompt settles once', async () => {
     const policies: any[] = [];
@@ -107,53 +96,6 @@ class Child {
   }
 }
 
-async function bindOn(api: Api, token: string, org: TestTenant, db: Database, n: number): Promise<any> {
-  const insurer = await db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
-  const yom = Number(TODAY.slice(0, 4)) - 3;
-  const q = await api.post('/motor/quote', {
-    token,
-    body: {
-      class: 'Motor',
-      coverage: 'Private',
-      scope: 'Comprehensive',
-      year: yom,
-      value: 1_500_000,
-      insurer_id: insurer.id,
-    },
-  });
-  expect(q.status, q.text).toBe(200);
-  const id = String(700000 + n);
-  const r = await api.post('/motor/save', {
-    token,
-    idempotencyKey: randomUUID(),
-    body: {
-      client: { name: `Chaos ${n} Wanjiru`, phone: `0712 ${id}`, idno: `66${id}` },
-      policy: {
-        start_date: TODAY,
-        insurer_id: insurer.id,
-        class: 'Motor',
-        coverage: 'Private',
-        scope: 'Comprehensive',
-        cover_period: 'annual',
-        premium: q.body.options[0].total,
-        premium_instalments: 1,
-      },
-      vehicles: [
-        {
-          regno: `KDF ${String(n).padStart(3, '0')}Z`,
-          chassis_no: `CHAOS-${id}`,
-          make: 'Toyota',
-          model: 'Axio',
-          yom,
-          value: 1_500_000,
-        },
-      ],
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
-
 /** Pushes until an answer that is not a dropped connection or a 503 (the server was down): the client's retry loop. */
 async function pushUntilAnswered(
   origin: () => string,
@@ -162,7 +104,7 @@ async function pushUntilAnswered(
   key: string,
   deadline: number,
 ): Promise<HttpResult> {
-  let last = '';
+  let last: string;
   for (;;) {
     try {
       const r = await new Api(origin()).post('/payment/stk/push', { token: token(), body, idempotencyKey: key });
@@ -178,22 +120,19 @@ async function pushUntilAnswered(
 }
 
 describe('crashes', () => {
-  let database: { url: string; drop(): Promise<void> };
+  // The servers are child processes the tests start, kill and restart over this database.
+  const database = useDatabase({ poolSize: 4 });
+  const org = database.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 1_000_000 } } });
   let db: Database;
   let dataDir: string;
-  let org: TestTenant;
   const children: Child[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await Database.connect(database.url, { poolSize: 4 });
+    db = database.db;
     dataDir = await mkdtemp(path.join(tmpdir(), 'bima-chaos-'));
-    org = await createTestTenant(db, { clientOverrides: { staff: { rateLimitPerMinute: 1_000_000 } } });
   });
   afterAll(async () => {
     for (const c of children) await c.kill().catch(() => undefined);
-    await db?.close();
-    await database?.drop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -205,7 +144,7 @@ describe('crashes', () => {
     const faulty = await new Child(database.url, dataDir).start({ FAULT_POINTS: 'stk.after-rail-call' });
     children.push(faulty);
     const staff = await token(faulty);
-    const bound = await bindOn(new Api(faulty.origin), staff, org, db, 1);
+    const bound = await org.through(faulty.origin, { staff }).pendingPolicy();
     const key = randomUUID();
     const body = { phone: PHONES.success, amount: 1, account: bound.policy_no };
     // The process dies inside this request, after the rail has the prompt and before anything records the answer.
@@ -267,7 +206,7 @@ describe('crashes', () => {
     const faulty = await new Child(database.url, dataDir).start({ FAULT_POINTS: 'callback.after-store' });
     children.push(faulty);
     const staff = await token(faulty);
-    const bound = await bindOn(new Api(faulty.origin), staff, org, db, 2);
+    const bound = await org.through(faulty.origin, { staff }).pendingPolicy();
     const push = await new Api(faulty.origin).post('/payment/stk/push', {
       token: staff,
       body: { phone: PHONES.success, amount: 2, account: bound.policy_no },
@@ -315,7 +254,7 @@ describe('crashes', () => {
       });
       expect(ep.status, ep.text).toBe(201);
       const policies: any[] = [];
-      for (let i = 0; i < 24; i++) policies.push(await bindOn(api(), staff, org, db, 100 + i));
+      for (let i = 0; i < 24; i++) policies.push(await org.through(child.origin, { staff }).pendingPolicy());
 
       // Every payment is a client with a key of its own retrying until answered, as an integrator would.
       const deadline = Date.now() + 45_000;
@@ -417,15 +356,8 @@ describe('crashes', () => {
 });
 
 describe('an exhausted pool', () => {
-  let t: TestApp;
-  let o: PayOrg;
-  beforeAll(async () => {
-    t = await startTestApp({ dbPoolSize: 2, dbPoolWaitMs: 1_000 });
-    o = await PayOrg.create(t);
-  });
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const t = useKit({ dbPoolSize: 2, dbPoolWaitMs: 1_000 });
+  const o = t.useOrg({ fast: true });
 
   it('is 503 service_unavailable with Retry-After, not 500, and the service serves again once connections free up', async () => {
     expect((await o.api.get('/receipts?limit=1', { token: o.tokens.staff })).status).toBe(200);

@@ -1,26 +1,18 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolvePrompt } from '../jobs/rails/mpesa-simulator.ts';
 import { sourceAllowed } from '../src/http/mpesa-callback.ts';
 import { reconcileStatement } from '../src/modules/payments/confirm.service.ts';
-import { darajaPassword, darajaTimestamp, paymentsRuntime } from '../src/modules/payments/rail.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { expectProblem, PayOrg, PHONES } from './helpers/payments.ts';
+import { darajaPassword, darajaTimestamp } from '../src/ports/mobile-money.ts';
+import { expectProblem, PHONES, startTestApp, useKit } from './kit.ts';
 
 // Issue 10: a callback is a hint. The simulated customer here never answers on their own (a long MPESA_SIM_DELAY_MS):
 // each test forges callbacks while the prompt is really still on the phone, then lets the real answer come.
-let t: TestApp;
-let o: PayOrg;
-beforeAll(async () => {
-  t = await startTestApp(
-    { bindRateLimit: 10_000, mpesaSimDelayMs: 600_000, mpesaCallbackTokenGraceSeconds: 3_600, paymentsSweepSeconds: 1 },
-    { jobs: true },
-  );
-  o = await PayOrg.create(t);
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useKit(
+  { bindRateLimit: 10_000, mpesaSimDelayMs: 600_000, mpesaCallbackTokenGraceSeconds: 3_600, paymentsSweepSeconds: 1 },
+  { jobs: true },
+);
+const o = t.useOrg({ fast: true });
 
 function callbackBody(
   checkout: string,
@@ -172,7 +164,7 @@ describe('the callback token', () => {
     const oldUrl = await o.callbackUrlOf(first.body.data.checkout_request_id);
 
     const rotated = await o.api.post('/payment/callback-token/rotate', {
-      token: o.adminToken,
+      token: o.tokens.admin,
       idempotencyKey: crypto.randomUUID(),
       body: {},
     });
@@ -193,16 +185,16 @@ describe('the callback token', () => {
     const g = await o.api.gql(
       'mutation { rotateMpesaCallbackToken { generation previousValidUntil } }',
       {},
-      { token: o.adminToken },
+      { token: o.tokens.admin },
     );
     expect(g.body.errors).toBeUndefined();
     expect(g.body.data.rotateMpesaCallbackToken.generation).toBe(rotated.body.data.generation + 1);
     const gone = await post(oldUrl, callbackBody(first.body.data.checkout_request_id, 'm', 1032));
     expect(gone.status).toBe(404);
     // Another organisation's rotation does not touch ours.
-    const other = await PayOrg.create(t);
+    const other = await t.newOrg({ fast: true });
     await other.api.post('/payment/callback-token/rotate', {
-      token: other.adminToken,
+      token: other.tokens.admin,
       idempotencyKey: crypto.randomUUID(),
       body: {},
     });
@@ -256,7 +248,7 @@ describe('the source-address allowlist (MPESA_CALLBACK_ALLOWED_IPS)', () => {
 
 describe('paid prompts no request recorded', () => {
   async function orphanPrompt(callbackUrl: string, account: string, amount: number) {
-    const rail = paymentsRuntime(t.app.services).rail!;
+    const rail = t.app.services.mobileMoney.rail!;
     const ts = darajaTimestamp();
     const shortcode = (await t.db.system((tx) => tx.tenant.findUniqueOrThrow({ where: { id: o.org.id } }))).paybill;
     const ack = await rail.stkPush({
@@ -296,15 +288,15 @@ describe('paid prompts no request recorded', () => {
   });
 
   it('a paid prompt whose callback never came is found on the paybill statement and held, once', async () => {
-    const { org: lone, api } = await PayOrg.create(t);
-    // A paybill of its own, so the statement line can only be this organisation's.
+    const l = await t.newOrg({ fast: true });
+    const lone = l.org;
+    // A paybill of its own, so the statement line can only be this organisation's; a staff token issued after it.
     await t.db.system((tx) => tx.tenant.update({ where: { id: lone.id }, data: { paybill: '987001' } }));
-    const l = new PayOrg(t, api, lone);
-    l.tokens.staff = await api.token(lone.clients.staff.clientId, lone.clients.staff.secret);
+    await l.fetchTokens('staff');
     const bound = await l.bind(1);
     const push = await l.push({ phone: PHONES.cancelled, amount: 1, account: bound.policy_no });
     expect(push.status, push.text).toBe(202);
-    const rail = paymentsRuntime(t.app.services).rail!;
+    const rail = t.app.services.mobileMoney.rail!;
     const ts = darajaTimestamp();
     const ack = await rail.stkPush({
       BusinessShortCode: '987001',

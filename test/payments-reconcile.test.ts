@@ -3,23 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transitionPolicy } from '../src/modules/policies/policy-state.ts';
 import { AppError } from '../src/lib/problem.ts';
 import { sweepPayments as reconcilePending } from '../src/modules/payments/confirm.service.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { expectProblem, Live, PayOrg, PHONES, wsClient } from './helpers/payments.ts';
+import { expectProblem, Live, PHONES, useKit, wsClient } from './kit.ts';
 
 // Test mode: prompts resolve at once and a pending request is reconciled with the rail on every status query.
-let t: TestApp;
-let o: PayOrg;
-let other: PayOrg;
+const t = useKit({ bindRateLimit: 10_000 }, { jobs: true });
+const o = t.useOrg({ fast: true });
+const other = t.useOrg({ fast: true });
 const clients: Client[] = [];
-beforeAll(async () => {
-  t = await startTestApp({ bindRateLimit: 10_000 }, { jobs: true });
-  o = await PayOrg.create(t);
-  other = await PayOrg.create(t);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await t?.stop();
-});
+afterAll(() => Promise.all(clients.map(async (c) => c.dispose())));
 
 describe('a callback that never comes', () => {
   it("is reconciled by the status query: the rail's answer raises the receipt and activates the policy", async () => {
@@ -47,7 +38,6 @@ describe('a callback that never comes', () => {
     const policy = await t.db.tenant(o.org.id, (tx) =>
       tx.policy.findFirstOrThrow({ where: { policyNo: bound.policy_no } }),
     );
-    const meta = { tenantId: o.org.id, source: 'api' as const, reason: 'test' };
     expect(policy.status).toBe('active');
 
     // Asking again changes nothing: one receipt for the prompt.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../src/db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/client.ts';
 import {
   canTransition,
   IllegalPaymentTransition,
@@ -9,23 +9,14 @@ import {
   type PaymentRequestState,
   transitionPaymentRequest,
 } from '../src/modules/payments/payment-request-state.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { createTestDatabase } from './helpers/db.ts';
+import { useDatabase } from './kit.ts';
 
 // The payment-request state machine (src/modules/payments/payment-request-state.ts): the table, and every transition on
 // a real row, guarded by the current status.
-let database: { url: string; drop(): Promise<void> };
+const data = useDatabase();
+const org = data.useOrg();
 let db: Database;
-let org: TestTenant;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = await Database.connect(database.url, { poolSize: 2 });
-  org = await createTestTenant(db);
-});
-afterAll(async () => {
-  await db?.close();
-  await database?.drop();
-});
+beforeAll(() => (db = data.db));
 
 async function requestIn(status: PaymentRequestState): Promise<string> {
   const id = randomUUID();

@@ -1,38 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/lib/dates.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { expectProblem, PayOrg, TODAY } from './helpers/payments.ts';
-import { clonePolicies, countStatements } from './helpers/policies.ts';
+import { clonePolicies, countStatements, expectProblem, TODAY, useKit } from './kit.ts';
 
-let t: TestApp;
-let o: PayOrg;
-let other: PayOrg;
+const t = useKit({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
+const [o, other] = t.useOrgs(2, { fast: true });
+const asAgent2 = o.as('staff', { agent: 2 });
 /** Policies bound through the API: by staff (2 instalments, first paid), by agent1, and in another organisation. */
 let staffPol: any;
 let agentPol: any;
 let otherPol: any;
-let asAgent2: { token: string; headers: Record<string, string> };
 
 beforeAll(async () => {
-  t = await startTestApp(
-    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
-    { jobs: true },
-  );
-  [o, other] = await Promise.all([PayOrg.create(t), PayOrg.create(t)]);
-  staffPol = await o.bind(2);
+  // M-Pesa collects whole shillings: the instalment's amount rounded up, the excess left unallocated.
+  staffPol = await o.activePolicy({ instalments: 2 });
   agentPol = await o.bind(1, o.tokens.agent);
   otherPol = await other.bind(1);
-  const a2 = o.org.agents[1];
-  asAgent2 = { token: o.tokens.staff, headers: { 'X-Agent-Code': a2.code, 'X-Agent-Key': a2.key } };
-  // M-Pesa collects whole shillings: the instalment's amount rounded up, the excess left unallocated.
-  const amount = Math.ceil(staffPol.debit_note.instalments[0].amount_minor / 100);
-  const push = await o.push({ phone: '0708 374 149', amount, account: staffPol.policy_no });
-  expect(push.status, push.text).toBe(202);
-  const s = await o.settled(push.body.data.checkout_request_id);
-  expect(s.body.data.status, s.text).toBe('succeeded');
 }, 60_000);
-afterAll(() => t?.stop());
 
 const get = (path: string, token = o.tokens.staff, headers?: Record<string, string>) =>
   o.api.get(path, { token, headers });

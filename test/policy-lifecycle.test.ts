@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PolicyStatus } from '../src/generated/prisma/enums.ts';
 import { addDays, addMonths, annualEnd, toDbDate } from '../src/lib/dates.ts';
 import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
@@ -10,8 +10,7 @@ import {
   POLICY_RULES,
   POLICY_TRANSITIONS,
 } from '../src/modules/policies/policy-state.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { PayOrg, TODAY } from './helpers/payments.ts';
+import { INSTANT_RAIL, TODAY, useKit } from './kit.ts';
 
 const STATUSES: PolicyStatus[] = [
   'pending_payment',
@@ -65,26 +64,10 @@ describe('the transition table', () => {
   });
 });
 
-let t: TestApp;
-let o: PayOrg;
-beforeAll(async () => {
-  t = await startTestApp(
-    { bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 },
-    { jobs: true },
-  );
-  o = await PayOrg.create(t);
-}, 60_000);
-afterAll(() => t?.stop());
+const t = useKit(INSTANT_RAIL, { jobs: true });
+const o = t.useOrg({ fast: true });
 
 const app = () => t.app.services;
-
-/** Pays `amountMinor` (rounded up to a shilling, as M-Pesa collects) against the policy by STK push. */
-async function pay(policyNo: string, amountMinor: number) {
-  const push = await o.push({ phone: '0708 374 149', amount: Math.ceil(amountMinor / 100), account: policyNo });
-  expect(push.status, push.text).toBe(202);
-  const s = await o.settled(push.body.data.checkout_request_id);
-  expect(s.body.data.status, s.text).toBe('succeeded');
-}
 
 const row = (uuid: string) =>
   t.db.tenant(o.org.id, (tx) =>
@@ -126,7 +109,7 @@ describe('pending_payment → active (payment)', () => {
   it('the first instalment paid in full activates the policy; the history records bind then payment', async () => {
     const pol = await o.bind(1);
     expect(await history(pol.uuid)).toEqual([{ from: null, to: 'pending_payment', source: 'bind', reason: null }]);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+    await o.pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
     const h = await history(pol.uuid);
     expect(h).toHaveLength(2);
     expect(h[1]).toMatchObject({
@@ -180,11 +163,15 @@ describe('pending_payment → not_taken_up (schedule)', () => {
 
 describe('active → expired (schedule)', () => {
   it('the day after the end date, with policy.expired', async () => {
-    const pol = await o.bind(1);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
-    const end = await movePeriod(pol.uuid, addDays(TODAY, -365));
-    expect(end).toBe(addDays(TODAY, -1));
-    const r = await runLifecycle(app(), TODAY);
+    const pol = await o.activePolicy();
+    // Annual cover that started a year ago: judged from its own end date, so no calendar (29 February) shifts it.
+    const end = await movePeriod(pol.uuid, addMonths(TODAY, -12));
+    expect(end < TODAY).toBe(true);
+    const dayAfter = addDays(end, 1);
+    // On its last day of cover it is still active.
+    await runLifecycle(app(), end);
+    expect((await row(pol.uuid)).status).toBe('active');
+    const r = await runLifecycle(app(), dayAfter);
     expect(r.expired).toBeGreaterThanOrEqual(1);
     expect((await row(pol.uuid)).status).toBe('expired');
     expect((await history(pol.uuid)).at(-1)).toEqual({
@@ -196,13 +183,12 @@ describe('active → expired (schedule)', () => {
     const ev = await eventsOf('policy.expired', pol.uuid);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ status: 'expired', previous_status: 'active', reason: `cover ended ${end}` });
-    expect((await runLifecycle(app(), TODAY)).expired).toBe(0);
+    expect((await runLifecycle(app(), dayAfter)).expired).toBe(0);
     expect(await eventsOf('policy.expired', pol.uuid)).toHaveLength(1);
   });
 
   it('a policy ending today is still active', async () => {
-    const pol = await o.bind(1);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+    const pol = await o.activePolicy();
     await movePeriod(pol.uuid, addDays(TODAY, -364));
     await runLifecycle(app(), TODAY);
     expect((await row(pol.uuid)).status).toBe('active');
@@ -215,7 +201,7 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
     pol = await o.bind(3);
     const [dn1, dn2] = pol.debit_note.instalments;
     // Pay exactly instalment 1 (whole shillings; a rounding excess would sit on instalment 2).
-    await pay(pol.policy_no, dn1.amount_minor);
+    await o.pay(pol.policy_no, dn1.amount_minor);
     const start = addDays(TODAY, -45);
     // Instalment 2 due on the last day of grace: not yet lapsed.
     await movePeriod(pol.uuid, start, [start, addDays(TODAY, -POLICY_RULES.lapseGraceDays), addDays(TODAY, 15)]);
@@ -237,13 +223,13 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
   });
 
   it('a part payment of the arrears leaves it lapsed; paying the rest reinstates it (policy.reinstated)', async () => {
-    await pay(pol.policy_no, 100_00);
+    await o.pay(pol.policy_no, 100_00);
     expect((await row(pol.uuid)).status).toBe('lapsed');
     const notes = (await row(pol.uuid)).debitNotes;
     const dn2 = notes[1];
     const outstanding = Number(dn2.amountMinor - dn2.paidMinor - dn2.creditedMinor);
     expect(outstanding).toBeGreaterThan(0);
-    await pay(pol.policy_no, outstanding);
+    await o.pay(pol.policy_no, outstanding);
     const after = await row(pol.uuid);
     expect(after.status).toBe('active');
     // Instalment 3 is not due yet: it is not arrears.
@@ -265,8 +251,7 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
   });
 
   it('a lapse older than the reinstatement window is not reversed by payment', async () => {
-    const p2 = await o.bind(2);
-    await pay(p2.policy_no, p2.debit_note.instalments[0].amount_minor);
+    const p2 = await o.activePolicy({ instalments: 2 });
     const start = addDays(TODAY, -60);
     await movePeriod(p2.uuid, start, [start, addDays(TODAY, -30)]);
     await runLifecycle(app(), TODAY);
@@ -275,7 +260,7 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
     await t.db.tenant(o.org.id, (tx) =>
       tx.policy.update({ where: { uuid: p2.uuid }, data: { statusChangedAt: longAgo } }),
     );
-    await pay(p2.policy_no, p2.debit_note.instalments[1].amount_minor);
+    await o.pay(p2.policy_no, p2.debit_note.instalments[1].amount_minor);
     expect((await row(p2.uuid)).status).toBe('lapsed');
   });
 });
@@ -298,8 +283,7 @@ describe('active → renewed and expired → renewed (the renewal paid)', () => 
   }
 
   it("active → renewed when the renewal's first instalment is paid", async () => {
-    const pol = await o.bind(1);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+    const pol = await o.activePolicy();
     const next = await renew(pol);
     expect(next.status).toBe('pending_payment');
     expect(next.status_history).toEqual([
@@ -312,7 +296,7 @@ describe('active → renewed and expired → renewed (the renewal paid)', () => 
     ]);
     // Bound but unpaid: the old policy is unchanged.
     expect((await row(pol.uuid)).status).toBe('active');
-    await pay(next.policy_no, next.debit_notes[0].amount_minor);
+    await o.pay(next.policy_no, next.debit_notes[0].amount_minor);
     expect((await row(next.uuid)).status).toBe('active');
     expect((await row(pol.uuid)).status).toBe('renewed');
     expect((await history(pol.uuid)).at(-1)).toMatchObject({
@@ -335,14 +319,13 @@ describe('active → renewed and expired → renewed (the renewal paid)', () => 
   });
 
   it('expired → renewed when a policy expired within the window is renewed and paid', async () => {
-    const pol = await o.bind(1);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+    const pol = await o.activePolicy();
     // Ended five days ago: within the reinstatement window a renewal is still offered.
     await movePeriod(pol.uuid, addDays(TODAY, -370));
     await runLifecycle(app(), TODAY);
     expect((await row(pol.uuid)).status).toBe('expired');
     const next = await renew(pol);
-    await pay(next.policy_no, next.debit_notes[0].amount_minor);
+    await o.pay(next.policy_no, next.debit_notes[0].amount_minor);
     expect((await row(next.uuid)).status).toBe('active');
     expect((await history(pol.uuid)).at(-1)).toMatchObject({ from: 'expired', to: 'renewed', source: 'payment' });
     expect(await eventsOf('policy.renewed', pol.uuid)).toHaveLength(1);
@@ -372,8 +355,7 @@ describe('the lifecycle queue', () => {
   });
 
   it('its worker runs the lifecycle (an ended policy expires)', async () => {
-    const pol = await o.bind(1);
-    await pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+    const pol = await o.activePolicy();
     await movePeriod(pol.uuid, addDays(TODAY, -366));
     const id = await t.app.boss!.send('policies.lifecycle', { asOf: TODAY });
     expect(id).toEqual(expect.any(String));

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LEVIES, MOTOR_BENEFITS, STANDARD_PRODUCTS } from '../src/seed/demo-data.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { expectProblem, useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-let other: TestTenant;
+const t = useKit();
+const api = t.api;
+// The readonly client holds `read` and nothing else: enough for every reference list.
+const [org, other] = t.useOrgs(2, { tokens: ['readonly'] });
 let token: string;
 let otherToken: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  [org, other] = await Promise.all([createTestTenant(t.db), createTestTenant(t.db)]);
+  [token, otherToken] = [org.tokens.readonly, other.tokens.readonly];
   // Data only the second organisation has: it must never show up for the first.
   await t.db.tenant(other.id, async (tx) => {
     await tx.insurer.create({
@@ -39,13 +35,7 @@ beforeAll(async () => {
     });
     await tx.branch.create({ data: { tenantId: other.id, code: 'ELD', name: 'Eldoret', city: 'Eldoret' } });
   });
-  // The readonly client holds `read` and nothing else: enough for every reference list.
-  [token, otherToken] = await Promise.all([
-    api.token(org.clients.readonly.clientId, org.clients.readonly.secret),
-    api.token(other.clients.readonly.clientId, other.clients.readonly.secret),
-  ]);
 });
-afterAll(() => t?.stop());
 
 async function list(path: string, tok = token): Promise<any> {
   const r = await api.get(path, { token: tok });
@@ -325,8 +315,8 @@ describe('access', () => {
 let noReadCache: Promise<string> | undefined;
 function noReadToken(): Promise<string> {
   noReadCache ??= (async () => {
-    const o = await createTestTenant(t.db, { clientOverrides: { readonly: { scopes: ['quote'] } } });
-    return api.token(o.clients.readonly.clientId, o.clients.readonly.secret);
+    const o = await t.newOrg({ clientOverrides: { readonly: { scopes: ['quote'] } }, tokens: ['readonly'] });
+    return o.tokens.readonly;
   })();
   return noReadCache;
 }

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api } from './helpers/http.ts';
+import { describe, expect, it } from 'vitest';
+import { useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db);
-});
-afterAll(() => t?.stop());
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ tokens: [] }); // the test fetches its own
 
 describe('smoke', () => {
   it('gets a token and reads /me', async () => {

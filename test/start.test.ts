@@ -3,8 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/db/embedded.ts';
-import { Api } from './helpers/http.ts';
+import { Api } from './kit.ts';
 import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
 
 // The start contract of /work/shared/contracts/demo-seed.md, black-box: the real entrypoint in a child process, its
@@ -25,8 +24,8 @@ async function freshDataDir(): Promise<string> {
 }
 
 async function start(dataDir: string, extra: Record<string, string> = {}): Promise<Spawned> {
-  const port = await freePort();
-  const s = spawnServer({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra });
+  // PORT=0: the server binds a port of the system's choosing and names it in its ready line (no probe-then-bind race).
+  const s = spawnServer({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra });
   running.add(s);
   void s.exited.then(() => running.delete(s));
   await waitHealthy(s, 90_000);

@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit } from './kit.ts';
 
-let t: TestApp;
-let api: Api;
-let A: TestTenant;
-let B: TestTenant;
+const t = useKit();
+const api = t.api;
+const [A, B] = t.useOrgs(2, { tokens: ['admin'] });
 let adminA: string;
 let adminB: string;
 let bInsurer: { id: number; name: string };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  [A, B] = await Promise.all([createTestTenant(t.db), createTestTenant(t.db)]);
-  [adminA, adminB] = await Promise.all([
-    api.token(A.clients.admin.clientId, A.clients.admin.secret),
-    api.token(B.clients.admin.clientId, B.clients.admin.secret),
-  ]);
+  [adminA, adminB] = [A.tokens.admin, B.tokens.admin];
   // Both tenants are cloned from one template, so names collide; give B's insurer one only B could have.
   bInsurer = await t.db.system(async (tx) => {
     const first = await tx.insurer.findFirstOrThrow({ where: { tenantId: B.id }, orderBy: { id: 'asc' } });
@@ -29,7 +20,6 @@ beforeAll(async () => {
     });
   });
 });
-afterAll(() => t?.stop());
 
 const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 

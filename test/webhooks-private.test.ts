@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { refuseUrl } from '../src/modules/webhooks/url-guard.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api } from './helpers/http.ts';
+import { useKit } from './kit.ts';
 
 // Production behaviour: WEBHOOKS_ALLOW_PRIVATE off (test mode turns it on by default).
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit({ webhooksAllowPrivate: false });
+const api = t.api;
+const org = t.useOrg({ tokens: ['staff'] });
 let token: string;
-beforeAll(async () => {
-  t = await startTestApp({ webhooksAllowPrivate: false });
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db);
-  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (token = org.tokens.staff));
 
 describe('webhook URLs with private addresses refused', () => {
   it.each([

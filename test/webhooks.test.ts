@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptSecret, masterKey } from '../src/modules/webhooks/secret-box.ts';
-import { createTestTenant, type TestTenant } from './factories/tenant.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from './helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decryptSecret, masterKey } from '../src/lib/secret-box.ts';
+import { expectProblem, useKit } from './kit.ts';
 
 // Management only: no job runner, so nothing is sent (deliveries are covered by webhooks-delivery.test.ts).
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
-let other: TestTenant;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ tokens: ['staff'] });
+const other = t.useOrg({ tokens: ['staff'] });
 let token: string;
 let otherToken: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  [org, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
-  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-  otherToken = await api.token(other.clients.staff.clientId, other.clients.staff.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => ([token, otherToken] = [org.tokens.staff, other.tokens.staff]));
 
 const key = () => randomUUID();
 async function create(body: Record<string, unknown>, tok = token) {

@@ -17,7 +17,15 @@ export interface CallOptions {
 
 /** A thin fetch wrapper over the running server: real HTTP, no shortcuts. */
 export class Api {
-  constructor(readonly origin: string) {}
+  readonly #origin: string | (() => string);
+  /** `origin` may be a function, for a client made before its server has started (the kit's). */
+  constructor(origin: string | (() => string)) {
+    this.#origin = origin;
+  }
+
+  get origin(): string {
+    return typeof this.#origin === 'function' ? this.#origin() : this.#origin;
+  }
 
   get base(): string {
     return `${this.origin}/api/v1`;

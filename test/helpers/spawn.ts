@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { childClockEnv } from './clock.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -16,17 +17,27 @@ export interface Spawned {
 /**
  * Starts the real entrypoint exactly as `npm start` does (`node --import tsx src/main.ts`), with an environment built
  * from scratch: only PATH and HOME are inherited, so no DATABASE_URL, NODE_ENV or test setting leaks in from the
- * test runner.
+ * test runner. A server started with NODE_ENV=test gets TEST_CLOCK, the test's clock, unless `env` sets its own.
+ * With PORT=0 the server binds a port of the system's choosing (no probe-then-bind race): `origin` is read from its
+ * ready line (logged at LOG_LEVEL info) and throws until then; waitHealthy waits for it.
  */
 export function spawnServer(env: Record<string, string>): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/root',
+      // A test-mode server shares the test's clock (test/helpers/clock.ts); TEST_CLOCK is refused in any other mode.
+      ...(env.NODE_ENV === 'test' ? childClockEnv() : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let origin = env.PORT && env.PORT !== '0' ? `http://127.0.0.1:${env.PORT}` : undefined;
   const append = (b: Buffer) => {
     out += b.toString('utf8');
+    origin ??= /Bima Gateway ready on (http:\/\/[\w.:[\]]+)/.exec(out)?.[1];
     // Keep the tail: a chatty process must not grow the buffer without bound.
     if (out.length > 200_000) out = out.slice(-100_000);
   };
@@ -41,7 +52,10 @@ export function spawnServer(env: Record<string, string>): Spawned {
   });
   return {
     child,
-    origin: `http://127.0.0.1:${env.PORT}`,
+    get origin() {
+      if (!origin) throw new Error('the server has not said where it listens yet (PORT=0: its ready line names it)');
+      return origin;
+    },
     output: () => out,
     exited,
     hasExited: () => done,

@@ -10,22 +10,13 @@
  * (test/payments-forgery.test.ts).
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/modules/webhooks/deliver.service.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
-import { PayOrg, PHONES } from '../helpers/payments.ts';
+import { PHONES, useKit } from '../kit.ts';
 
-let t: TestApp;
-let api: Api;
-let o: PayOrg;
-
-beforeAll(async () => {
-  t = await startTestApp({}, { jobs: true });
-  api = new Api(t.origin);
-  o = await PayOrg.create(t);
-}, 60_000);
-afterAll(() => t?.stop());
+const t = useKit({}, { jobs: true });
+const api = t.api;
+const o = t.useOrg({ fast: true });
 
 async function callbackUrl(): Promise<string> {
   const bound = await o.bind(1);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
-import type { Api } from '../helpers/http.ts';
+import type { Api } from '../kit.ts';
 
 /** Real graphql-ws clients and raw sockets for the WebSocket half of test/security/api2-broken-authentication.test.ts. */
 
@@ -88,7 +88,7 @@ export class RawSocket {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
     });
-    this.ws.on('message', (d) => this.messages.push(JSON.parse(String(d))));
+    this.ws.on('message', (d: Buffer) => this.messages.push(JSON.parse(d.toString('utf8'))));
     this.ws.on('close', (code, reason) => (this.closed = { code, reason: reason.toString() }));
     // An over-size send may make the server drop the TCP connection while we still write: that is the point.
     this.ws.on('error', () => undefined);

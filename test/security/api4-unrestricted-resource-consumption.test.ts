@@ -1,33 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { type Client, createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/lib/config.ts';
-import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
+import { useKit, wsClient } from '../kit.ts';
 
 // OWASP API4:2023 Unrestricted Resource Consumption: one request (one POST, one WebSocket message) must not buy more
 // work than the token's budget and the operation limits allow, whichever transport carries it.
 
 const LIMIT = 60;
 const CAP = 50;
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit({ graphqlMaxRootFields: CAP });
+const api = t.api;
+// Tokens are the tests' own: every counter starts from a fresh one.
+const org = t.useOrg({
+  clientOverrides: { staff: { rateLimitPerMinute: LIMIT }, admin: { rateLimitPerMinute: LIMIT } },
+  tokens: [],
+});
 const sockets: Client[] = [];
-
-beforeAll(async () => {
-  t = await startTestApp({ graphqlMaxRootFields: CAP });
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db, {
-    clientOverrides: { staff: { rateLimitPerMinute: LIMIT }, admin: { rateLimitPerMinute: LIMIT } },
-  });
-});
-afterAll(async () => {
-  await Promise.all(sockets.map((s) => s.dispose()));
-  await t?.stop();
-});
+afterAll(() => Promise.all(sockets.map(async (s) => s.dispose())));
 
 /** A fresh token: every counter below starts from a full budget. */
 const freshToken = () => api.token(org.clients.staff.clientId, org.clients.staff.secret);
@@ -39,13 +29,7 @@ const createClients = (n: number) =>
   `mutation { ${aliased(n, () => `createClient(input: { name: "Batch ${randomUUID().slice(0, 8)} Kamau", phone: "07${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}" }) { __typename }`)} }`;
 
 function ws(token: string): Client {
-  const c = createClient({
-    url: `${t.origin.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { Authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    lazy: true,
-  });
+  const c = wsClient(t.origin, token);
   sockets.push(c);
   return c;
 }

@@ -19,17 +19,14 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
-  GraphQLScalarType,
   isCompositeType,
   parse,
   subscribe,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
+import { useKit } from '../kit.ts';
 
 /** Who may call each root field: any one of `scopes`, and with `staff` never an agent. */
 interface Rule {
@@ -118,9 +115,10 @@ interface Actor {
 }
 
 const FAST = { rateLimitPerMinute: 1_000_000 };
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ clientOverrides: { staff: FAST, agent: FAST, readonly: FAST, admin: FAST } });
+const [suspended, other] = t.useOrgs(2, { clientOverrides: { staff: FAST }, tokens: ['staff'] });
 const actors: Record<string, Actor> = {};
 
 function expected(rule: Rule, a: Actor): string {
@@ -142,7 +140,7 @@ function sample(type: GraphQLInputType): unknown {
         .map((f) => [f.name, sample(f.type)]),
     );
   }
-  const name = (inner).name;
+  const name = inner.name;
   const values: Record<string, unknown> = {
     Int: 987654321,
     Float: 1.5,
@@ -184,27 +182,22 @@ const outcome = (errors: { extensions?: { code?: string } }[] | undefined): stri
 };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  org = await createTestTenant(t.db, { clientOverrides: { staff: FAST, agent: FAST, readonly: FAST, admin: FAST } });
-  const suspended = await createTestTenant(t.db, { clientOverrides: { staff: FAST } });
-  const other = await createTestTenant(t.db, { clientOverrides: { staff: FAST } });
   const agent2 = org.agents.find((a) => a.userId === org.users.agent2.id)!;
   const staffScopes = ['read', 'quote', 'bind', 'crm', 'webhooks'];
   Object.assign(actors, {
     anonymous: { scopes: [], agent: false, refusedAs: 'unauthenticated' },
     staff: {
-      token: await api.token(org.clients.staff.clientId, org.clients.staff.secret),
+      token: org.tokens.staff,
       scopes: staffScopes,
       agent: false,
     },
     agentKey: {
-      token: await api.token(org.clients.agent.clientId, org.clients.agent.secret),
+      token: org.tokens.agent,
       scopes: ['read', 'quote', 'bind', 'crm'],
       agent: true,
     },
     readonly: {
-      token: await api.token(org.clients.readonly.clientId, org.clients.readonly.secret),
+      token: org.tokens.readonly,
       scopes: ['read'],
       agent: false,
     },
@@ -214,18 +207,18 @@ beforeAll(async () => {
       agent: false,
     },
     admin: {
-      token: await api.token(org.clients.admin.clientId, org.clients.admin.secret),
+      token: org.tokens.admin,
       scopes: ['read', 'admin'],
       agent: false,
     },
     // Another organisation's staff key: the same functions as ours (what it may reach of our records is API1's matrix).
     otherTenant: {
-      token: await api.token(other.clients.staff.clientId, other.clients.staff.secret),
+      token: other.tokens.staff,
       scopes: staffScopes,
       agent: false,
     },
     suspendedTenant: {
-      token: await api.token(suspended.clients.staff.clientId, suspended.clients.staff.secret),
+      token: suspended.tokens.staff,
       scopes: staffScopes,
       agent: false,
       refusedAs: 'tenant_inactive',
@@ -239,8 +232,6 @@ beforeAll(async () => {
   };
   await t.db.system((tx) => tx.tenant.update({ where: { id: suspended.id }, data: { status: 'suspended' } }));
 }, 60_000);
-
-afterAll(() => t?.stop());
 
 describe('OWASP API5:2023 Broken Function Level Authorization', () => {
   it('every root field of the schema has a declared rule here, and a scope rule in the schema', () => {

@@ -1,10 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolvePrompt } from '../../jobs/rails/mpesa-simulator.ts';
 import { type Config, loadConfig } from '../../src/lib/config.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, PayOrg } from '../helpers/payments.ts';
-import type { HttpResult } from '../helpers/http.ts';
+import { expectProblem, useKit, type HttpResult } from '../kit.ts';
 
 // OWASP API6:2023 Unrestricted Access to Sensitive Business Flows: the STK push puts a PIN prompt on a stranger's
 // phone. A caller with the bind scope must not be able to bomb a phone with prompts, nor stack prompts for one
@@ -19,18 +17,13 @@ const STK: Partial<Config> = {
   stkPendingHoldSeconds: PROD.stkPendingHoldSeconds,
 };
 
-let t: TestApp;
-let o: PayOrg;
-beforeAll(async () => {
-  // The simulated customer never answers by themself here (an hour's delay): a prompt stays pending until the test
-  // answers it with resolvePrompt, so nothing depends on how fast the rail's job runs.
-  t = await startTestApp(
-    { ...STK, bindRateLimit: 10_000, mpesaSimDelayMs: 3_600_000, mpesaReconcileAfterMs: 3_600_000 },
-    { jobs: true },
-  );
-  o = await PayOrg.create(t);
-});
-afterAll(() => t?.stop());
+// The simulated customer never answers by themself here (an hour's delay): a prompt stays pending until the test
+// answers it with resolvePrompt, so nothing depends on how fast the rail's job runs.
+const t = useKit(
+  { ...STK, bindRateLimit: 10_000, mpesaSimDelayMs: 3_600_000, mpesaReconcileAfterMs: 3_600_000 },
+  { jobs: true },
+);
+const o = t.useOrg({ fast: true });
 
 /** A phone number of nobody else's test (the simulator answers success for any number it does not list). */
 const freshPhone = () => `2547${String(randomInt(20_000_000, 99_999_999))}`;

@@ -3,13 +3,11 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { attemptDelivery } from '../../src/modules/webhooks/deliver.service.ts';
 import { postWebhook } from '../../src/modules/webhooks/egress.ts';
 import { isPrivateAddress, publicAddress, refuseUrl, type Resolve } from '../../src/modules/webhooks/url-guard.ts';
-import { createTestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
+import { useKit } from '../kit.ts';
 
 // OWASP API7:2023 Server Side Request Forgery: webhook URLs are the one place where a tenant makes the server fetch
 // a URL of its choosing.
@@ -205,16 +203,11 @@ describe('OWASP API7:2023 Server Side Request Forgery', () => {
   });
 
   describe('with WEBHOOKS_ALLOW_PRIVATE off (production)', () => {
-    let t: TestApp;
-    let api: Api;
+    const t = useKit({ webhooksAllowPrivate: false });
+    const api = t.api;
+    const org = t.useOrg({ tokens: ['staff'] });
     let token: string;
-    beforeAll(async () => {
-      t = await startTestApp({ webhooksAllowPrivate: false });
-      api = new Api(t.origin);
-      const org = await createTestTenant(t.db);
-      token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-    });
-    afterAll(() => t?.stop());
+    beforeAll(() => (token = org.tokens.staff));
     const PRIVATE = 'resolves to a private or loopback address';
 
     it.each([
@@ -272,16 +265,11 @@ describe('OWASP API7:2023 Server Side Request Forgery', () => {
   });
 
   describe('attack: mapping the internal network through delivery errors', () => {
-    let t: TestApp;
-    let api: Api;
+    const t = useKit({ webhookTimeoutMs: 3_000 }); // test mode: loopback receivers allowed
+    const api = t.api;
+    const org = t.useOrg({ tokens: ['staff'] });
     let token: string;
-    beforeAll(async () => {
-      t = await startTestApp({ webhookTimeoutMs: 3_000 }); // test mode: loopback receivers allowed
-      api = new Api(t.origin);
-      const org = await createTestTenant(t.db);
-      token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-    });
-    afterAll(() => t?.stop());
+    beforeAll(() => (token = org.tokens.staff));
 
     /** Creates an endpoint, sends it a ping, makes the attempt and returns what the tenant reads in its delivery log. */
     async function attemptError(url: string): Promise<string> {

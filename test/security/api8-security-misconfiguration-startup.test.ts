@@ -2,16 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { DARAJA_SANDBOX_PASSKEY, loadConfig } from '../../src/lib/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { checkProductionPosture } from '../../src/lib/posture.ts';
 import { seedDemo } from '../../src/seed/demo.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/spawn.ts';
+import { useKit } from '../kit.ts';
 
 // OWASP API8:2023 Security Misconfiguration, the start-up half: settings that are fine for the demo and wrong in
 // production, and the demo seed. The HTTP half (CORS, schema tools, caching, nosniff) is
@@ -20,13 +19,8 @@ import { spawnServer } from '../helpers/spawn.ts';
 const OWN_PASSKEY = randomBytes(32).toString('hex');
 const SECRETS_KEY = randomBytes(32).toString('base64');
 
-let dev: TestApp;
-let api: Api;
-beforeAll(async () => {
-  dev = await startTestApp();
-  api = new Api(dev.origin);
-});
-afterAll(() => dev?.stop());
+const dev = useKit();
+const api = dev.api;
 
 describe('OWASP API8:2023 Security Misconfiguration (start-up)', () => {
   it('demo re-seeding: a revoked demo client is not brought back to life', async () => {

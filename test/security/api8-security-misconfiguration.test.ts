@@ -1,16 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { compileRoutes } from '../../rest-compat/executor.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { type Config, loadConfig } from '../../src/lib/config.ts';
-import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
-import { TODAY } from '../helpers/payments.ts';
+import { Api, useKit } from '../kit.ts';
 
 // OWASP API8:2023 Security Misconfiguration, the HTTP half (the start-up checks and the demo seed are in
 // api8-security-misconfiguration-startup.test.ts). Each test names the attack it tries; `dev` runs the test defaults,
@@ -27,30 +24,14 @@ function production(env: Record<string, string> = {}): Partial<Config> {
   return { nodeEnv, graphqlIntrospection, graphiql, corsOrigins, mpesaPasskey, secretsKey };
 }
 
-let dev: TestApp;
-let prod: TestApp;
-let prodOpen: TestApp;
-let api: Api;
-let org: TestTenant;
+const dev = useKit({ bindRateLimit: 100 });
+const prod = useKit(production(), { sharing: dev });
+const prodOpen = useKit(production({ GRAPHQL_INTROSPECTION: '1', GRAPHIQL: '1' }), { sharing: dev });
+const api = dev.api;
+const org = dev.useOrg({ tokens: ['staff', 'admin'] });
 let staff: string;
 let admin: string;
-beforeAll(async () => {
-  dev = await startTestApp({ bindRateLimit: 100 });
-  [prod, prodOpen] = await Promise.all([
-    startTestApp(production(), { databaseUrl: dev.databaseUrl }),
-    startTestApp(production({ GRAPHQL_INTROSPECTION: '1', GRAPHIQL: '1' }), { databaseUrl: dev.databaseUrl }),
-  ]);
-  api = new Api(dev.origin);
-  org = await createTestTenant(dev.db);
-  [staff, admin] = await Promise.all([
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-    api.token(org.clients.admin.clientId, org.clients.admin.secret),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([prod?.stop(), prodOpen?.stop()]);
-  await dev?.stop();
-});
+beforeAll(() => ({ staff, admin } = org.tokens));
 
 const corsHeaders = (h: Headers) => [...h.keys()].filter((k) => k.startsWith('access-control-'));
 const preflight = (url: string, origin: string) =>
@@ -231,49 +212,10 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
     });
 
     // The routes that show a secret are the ones that redact it for an Idempotency-Key replay: that flag is the list.
-    const secretRoutes = ROUTES.filter((r) => r.redactForReplay);
+    const secretRoutes = ROUTES.filter((r) => r.redactForReplay !== undefined);
     let endpointId = '';
-    let serial = 0;
-    async function bindBody() {
-      const insurer = await dev.db.tenant(org.id, (tx) =>
-        tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }),
-      );
-      const year = Number(TODAY.slice(0, 4)) - 3;
-      const q = await api.post('/motor/quote', {
-        token: staff,
-        body: {
-          class: 'Motor',
-          coverage: 'Private',
-          scope: 'Comprehensive',
-          year,
-          value: 1_500_000,
-          insurer_id: insurer.id,
-        },
-      });
-      const n = `${(serial += 1)}${randomBytes(2).readUInt16BE() % 1000}`.padStart(6, '0').slice(-6);
-      return {
-        client: { name: `Cache Test ${n}`, phone: `0712 ${n}`, idno: `56${n}` },
-        policy: {
-          start_date: TODAY,
-          insurer_id: insurer.id,
-          class: 'Motor',
-          coverage: 'Private',
-          scope: 'Comprehensive',
-          cover_period: 'annual',
-          premium: q.body.options[0].total,
-        },
-        vehicles: [
-          {
-            regno: `KDF ${n.slice(-3)}${'ABCDEFGHJK'[serial % 10]}`,
-            chassis_no: `NZE141-C${n}`,
-            make: 'Toyota',
-            model: 'Axio',
-            yom: year,
-            value: 1_500_000,
-          },
-        ],
-      };
-    }
+    /** A bind for a new client each time (the kit's, priced by the server). */
+    const bindBody = async () => (await org.bindBody()).body;
     const calls: Record<string, { token: () => string; params?: () => Record<string, string>; body?: () => unknown }> =
       {
         createApiClient: {

@@ -7,23 +7,15 @@
  * they cannot differ: test/openapi.test.ts), the printed SDL and OpenAPI are committed and drift-checked in CI, and
  * the server answers nothing outside /healthz, /readyz, /graphql and the documented /api/v1 paths.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
-import { createTestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
+import { useKit } from '../kit.ts';
 
-let t: TestApp;
-let api: Api;
+const t = useKit();
+const api = t.api;
+const org = t.useOrg({ clientOverrides: { staff: { rateLimitPerMinute: 100_000 } }, tokens: ['staff'] });
 let token: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  const org = await createTestTenant(t.db, { clientOverrides: { staff: { rateLimitPerMinute: 100_000 } } });
-  token = await api.token(org.clients.staff.clientId, org.clients.staff.secret);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (token = org.tokens.staff));
 
 describe('OWASP API9:2023 Improper Inventory Management', () => {
   it.each([

@@ -13,14 +13,13 @@
  *   for a required number, malformed percent-encoding in the payment callback URL, two deletes of one webhook endpoint.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api, expectProblem, type HttpResult } from '../helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, useKit } from '../kit.ts';
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+const t = useKit();
+const api = t.api;
+const fast = { rateLimitPerMinute: 1_000_000 };
+const org = t.useOrg({ clientOverrides: { staff: fast, admin: fast }, tokens: ['staff', 'admin'] });
 let staff: string;
 let admin: string;
 let endpoint: string;
@@ -29,14 +28,7 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const POLICY = '00000000-0000-4000-8000-000000000001';
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = new Api(t.origin);
-  const fast = { rateLimitPerMinute: 1_000_000 };
-  org = await createTestTenant(t.db, { clientOverrides: { staff: fast, admin: fast } });
-  [staff, admin] = await Promise.all([
-    api.token(org.clients.staff.clientId, org.clients.staff.secret),
-    api.token(org.clients.admin.clientId, org.clients.admin.secret),
-  ]);
+  ({ staff, admin } = org.tokens);
   const w = await api.post('/webhooks/endpoints', {
     token: staff,
     idempotencyKey: randomUUID(),
@@ -45,7 +37,6 @@ beforeAll(async () => {
   expect(w.status, w.text).toBe(201);
   endpoint = w.body.data.id;
 });
-afterAll(() => t?.stop());
 
 /** POST /graphql with a raw body (a deep value cannot go through JSON.stringify). */
 async function gqlRaw(body: string, token = staff) {

@@ -12,15 +12,11 @@
  * of one webhook endpoint → 500.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayNairobi } from '../../src/lib/dates.ts';
-import { createTestTenant, type TestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { Api } from '../helpers/http.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { THIS_YEAR, TODAY, useKit } from '../kit.ts';
 
 const SEED = 0x5eed_0009;
 const PER_OPERATION = 18;
-const TODAY = todayNairobi();
 
 /** mulberry32: a small seeded PRNG, so a failure names a request that can be replayed. */
 function prng(seed: number) {
@@ -162,21 +158,17 @@ interface Fuzz {
   body?: string | Buffer;
 }
 
-let t: TestApp;
-let api: Api;
-let org: TestTenant;
+// Jobs on: the payment rail's simulator runs in the worker process (without it STK pushes answer 503).
+const t = useKit({ bindRateLimit: 100_000, webhookTimeoutMs: 300 }, { jobs: true });
+const api = t.api;
+const fast = { rateLimitPerMinute: 1_000_000 };
+const org = t.useOrg({ clientOverrides: { staff: fast, agent: fast, readonly: fast, admin: fast } });
 const tokens: Record<string, string> = {};
 const fixtures: Record<string, string> = {};
 let doc: any;
 
 beforeAll(async () => {
-  // Jobs on: the payment rail's simulator runs in the worker process (without it STK pushes answer 503).
-  t = await startTestApp({ bindRateLimit: 100_000, webhookTimeoutMs: 300 }, { jobs: true });
-  api = new Api(t.origin);
-  const fast = { rateLimitPerMinute: 1_000_000 };
-  org = await createTestTenant(t.db, { clientOverrides: { staff: fast, agent: fast, readonly: fast, admin: fast } });
-  for (const k of ['staff', 'agent', 'readonly', 'admin'] as const)
-    tokens[k] = await api.token(org.clients[k].clientId, org.clients[k].secret);
+  Object.assign(tokens, org.tokens);
   doc = (await api.get('/openapi.json')).body;
   // Real records, so hostile requests reach the code behind the lookups, not only the 404.
   const insurer = await t.db.tenant(org.id, (tx) => tx.insurer.findFirstOrThrow({ where: { name: 'Simba General' } }));
@@ -209,13 +201,12 @@ beforeAll(async () => {
   expect(c.status, c.text).toBe(201);
   fixtures.api_client = c.body.data.client_id;
 }, 60_000);
-afterAll(() => t?.stop());
 
 const quoteBody = () => ({
   class: 'Motor',
   coverage: 'Private',
   scope: 'Comprehensive',
-  year: Number(TODAY.slice(0, 4)) - 3,
+  year: THIS_YEAR - 3,
   value: 1_500_000,
   insurer_id: Number(fixtures.insurer_id),
 });

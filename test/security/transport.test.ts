@@ -15,13 +15,10 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
-import { createTestTenant } from '../factories/tenant.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase } from '../helpers/db.ts';
-import { Api } from '../helpers/http.ts';
 import { spawnServer, stopWith, waitHealthy } from '../helpers/spawn.ts';
+import { createTestDatabase, useKit } from '../kit.ts';
 
 interface RawAnswer {
   status: number;
@@ -165,14 +162,9 @@ const HOSTILE: [string, string | Buffer, number[]][] = [
   ],
 ];
 
-let t: TestApp;
+const t = useKit();
 let port: number;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  port = Number(new URL(t.origin).port);
-});
-afterAll(() => t?.stop());
+beforeAll(() => (port = Number(new URL(t.origin).port)));
 
 async function expectHealthy(p = port) {
   const [a] = await exchange(p, req('GET /healthz HTTP/1.1'));
@@ -213,8 +205,8 @@ describe('hostile request lines and headers', () => {
 
 describe('an error thrown inside a request', () => {
   it('is a 500 problem for that request alone, logged with its request id', async () => {
-    const org = await createTestTenant(t.db);
-    const token = await new Api(t.origin).token(org.clients.staff.clientId, org.clients.staff.secret);
+    const org = await t.newOrg({ tokens: ['staff'] });
+    const token = org.tokens.staff;
     const { services } = t.app;
     const logged: Record<string, unknown>[] = [];
     const log = services.log.error.bind(services.log);
