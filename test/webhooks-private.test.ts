@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { refuseUrl } from '../src/modules/webhooks/url-guard.ts';
+import { expectEndpointUrlRefused } from './helpers/http.ts';
 import { useKit } from './kit.ts';
 
 // Production behaviour: WEBHOOKS_ALLOW_PRIVATE off (test mode turns it on by default).
@@ -22,17 +23,7 @@ describe('webhook URLs with private addresses refused', () => {
     ['https://[fd12::1]/hook', 'resolves to a private or loopback address'],
     ['https://0.0.0.0/hook', 'resolves to a private or loopback address'],
     ['http://127.0.0.1/hook', 'must use https://'],
-  ])('refuses %s at creation', async (url, message) => {
-    const r = await api.post('/webhooks/endpoints', {
-      token,
-      idempotencyKey: randomUUID(),
-      body: { url, events: ['*'] },
-    });
-    expect(r.status, r.text).toBe(422);
-    expect(r.headers.get('content-type')).toContain('application/problem+json');
-    expect(r.body.code).toBe('validation_failed');
-    expect(r.body.errors).toEqual([{ field: 'url', message }]);
-  });
+  ])('refuses %s at creation', (url, message) => expectEndpointUrlRefused(api, token, url, message));
 
   it('refuses a private address on update too, and accepts a public literal address', async () => {
     const c = await api.post('/webhooks/endpoints', {

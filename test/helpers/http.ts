@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 
 export interface HttpResult<T = any> {
@@ -103,4 +104,15 @@ export function expectProblem(r: HttpResult, status: number, code: string, field
       r.body.errors?.map((e: { field: string }) => e.field),
       r.text,
     ).toContain(field);
+}
+
+/** Creating a webhook endpoint at `url` is refused: 422 validation_failed naming `url` with `message`. */
+export async function expectEndpointUrlRefused(api: Api, token: string, url: string, message: string): Promise<void> {
+  const r = await api.post('/webhooks/endpoints', {
+    token,
+    idempotencyKey: randomUUID(),
+    body: { url, events: ['*'] },
+  });
+  expectProblem(r, 422, 'validation_failed');
+  expect(r.body.errors).toEqual([{ field: 'url', message }]);
 }
