@@ -1,6 +1,7 @@
 import { OpenApiBuilder, type OperationObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
+import type { AnyRoute } from './route.ts';
 import { ROUTES } from './routes/index.ts';
 import { arr, int, obj, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
@@ -56,7 +57,23 @@ const rateHeaders = {
 
 /** The OpenAPI 3.1 document, generated from the same route table the router serves. */
 export function buildOpenApi(): Record<string, unknown> {
-  const b = OpenApiBuilder.create()
+  const b = documentHead();
+  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s);
+  addSharedComponents(b);
+  addTransportPaths(b);
+  const paths = new Map<string, Record<string, OperationObject>>();
+  for (const r of ROUTES) {
+    const entry = paths.get(r.path) ?? {};
+    entry[r.method.toLowerCase()] = routeOperation(r);
+    paths.set(r.path, entry);
+  }
+  for (const [p, ops] of [...paths].sort((a, b) => a[0].localeCompare(b[0]))) b.addPath(p, ops);
+  return b.getSpec() as unknown as Record<string, unknown>;
+}
+
+/** Info, servers, security schemes and the two schemas every document has (Problem, TokenResponse). */
+function documentHead(): OpenApiBuilder {
+  return OpenApiBuilder.create()
     .addOpenApiVersion('3.1.0')
     .addTitle('Bima Gateway API')
     .addVersion('1.0.0')
@@ -96,7 +113,10 @@ export function buildOpenApi(): Record<string, unknown> {
         scope: str('Space-separated granted scopes'),
       }),
     );
-  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s);
+}
+
+/** The headers and parameters operations refer to by $ref. */
+function addSharedComponents(b: OpenApiBuilder): void {
   const headers: Record<string, { description: string; schema: SchemaObject }> = {
     'X-Request-Id': { description: 'Request id (a sane incoming X-Request-Id is kept)', schema: str() },
     'Retry-After': { description: 'Seconds to wait before retrying', schema: int() },
@@ -132,7 +152,10 @@ export function buildOpenApi(): Record<string, unknown> {
     schema: str(),
     description: "The agent's key; required with X-Agent-Code",
   });
+}
 
+/** Paths served outside the route table: the token endpoint and the rail's callback. */
+function addTransportPaths(b: OpenApiBuilder): void {
   b.addPath('/oauth/token', {
     post: {
       operationId: 'createToken',
@@ -207,58 +230,53 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
   });
+}
 
-  const paths = new Map<string, Record<string, OperationObject>>();
-  for (const r of ROUTES) {
-    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path' as const,
-      required: true,
-      schema: str(),
-    }));
-    const op: OperationObject = {
-      operationId: r.operationId,
-      summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
-      tags: [r.tag],
-      security: [{ bearer: r.scopes }, { oauth2: r.scopes }],
-      'x-scopes': r.scopes,
-      ...(r.serviceOnly ? { 'x-service-only': true } : {}),
-      parameters: [
-        ...pathParams,
-        ...(r.queryParams ?? []),
-        { $ref: '#/components/parameters/AgentCode' },
-        { $ref: '#/components/parameters/AgentKey' },
-        ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-      ],
-      ...(r.requestBody
-        ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } }
-        : {}),
-      responses: {
-        [String(r.response.status)]: {
-          description: r.response.description,
-          headers: {
-            ...rateHeaders,
-            ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
-          },
-          content: { 'application/json': { schema: r.response.schema } },
+/** One route of the table as an OpenAPI operation. */
+function routeOperation(r: AnyRoute): OperationObject {
+  const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path' as const,
+    required: true,
+    schema: str(),
+  }));
+  return {
+    operationId: r.operationId,
+    summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
+    tags: [r.tag],
+    security: [{ bearer: r.scopes }, { oauth2: r.scopes }],
+    'x-scopes': r.scopes,
+    ...(r.serviceOnly ? { 'x-service-only': true } : {}),
+    parameters: [
+      ...pathParams,
+      ...(r.queryParams ?? []),
+      { $ref: '#/components/parameters/AgentCode' },
+      { $ref: '#/components/parameters/AgentKey' },
+      ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ],
+    ...(r.requestBody
+      ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } }
+      : {}),
+    responses: {
+      [String(r.response.status)]: {
+        description: r.response.description,
+        headers: {
+          ...rateHeaders,
+          ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
         },
-        ...problemResponses([
-          ...COMMON_ERRORS,
-          ...r.errors,
-          ...(r.idempotent
-            ? (['idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused'] as ProblemCode[])
-            : []),
-          ...(r.requestBody
-            ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[])
-            : []),
-        ]),
+        content: { 'application/json': { schema: r.response.schema } },
       },
-    };
-    const entry = paths.get(r.path) ?? {};
-    entry[r.method.toLowerCase()] = op;
-    paths.set(r.path, entry);
-  }
-  for (const [p, ops] of [...paths].sort((a, b) => a[0].localeCompare(b[0]))) b.addPath(p, ops);
-  return b.getSpec() as unknown as Record<string, unknown>;
+      ...problemResponses([
+        ...COMMON_ERRORS,
+        ...r.errors,
+        ...(r.idempotent
+          ? (['idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused'] as ProblemCode[])
+          : []),
+        ...(r.requestBody
+          ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[])
+          : []),
+      ]),
+    },
+  };
 }

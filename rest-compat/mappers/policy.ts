@@ -34,50 +34,10 @@ export function policyToRest(p: PolicyRecordFragment) {
       ...moneyPair('total', p.total),
       levies: p.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
     },
-    vehicles: p.vehicles.map((v) => ({
-      regno: v.regNo,
-      chassis_no: v.chassisNo,
-      engine_no: v.engineNo,
-      make: v.make,
-      model: v.model,
-      yom: v.yearOfManufacture,
-      ...moneyPair('value', v.value),
-      body_type: v.bodyType,
-      coverage: v.coverage,
-    })),
-    debit_notes: p.debitNotes.map((d) => ({
-      number: d.number,
-      kind: d.kind,
-      instalment_no: d.instalmentNo,
-      due_on: ymd(d.dueOn),
-      ...moneyPair('amount', d.amount),
-      ...moneyPair('paid', d.paid),
-      ...moneyPair('credited', d.credited),
-      ...moneyPair('outstanding', d.outstanding),
-    })),
-    credit_notes: p.creditNotes.map((c) => ({
-      number: c.number,
-      kind: c.kind,
-      ...moneyPair('amount', c.amount),
-      ...moneyPair('basic_premium', c.basicPremium),
-      ...moneyPair('taxes', c.taxes),
-      ...moneyPair('applied', c.applied),
-      ...moneyPair('refunded', c.refunded),
-      applications: c.applications.map((a) => ({
-        debit_note_no: a.debitNoteNo,
-        ...moneyPair('amount', a.amount),
-      })),
-      created_at: c.createdAt,
-    })),
-    receipts: p.receipts.map((r) => ({
-      receipt_no: r.receiptNo,
-      transaction_ref: r.transactionRef,
-      method: r.method,
-      paid_at: r.paidAt,
-      ...moneyPair('amount', r.amount),
-      ...moneyPair('unallocated', r.unallocated),
-      allocations: r.allocations.map((a) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
-    })),
+    vehicles: p.vehicles.map(vehicleToRest),
+    debit_notes: p.debitNotes.map(debitNoteToRest),
+    credit_notes: p.creditNotes.map(creditNoteToRest),
+    receipts: p.receipts.map(receiptToRest),
     endorsements: p.endorsements.map(endorsementToRest),
     cancellations: p.cancellations.map(cancellationToRest),
     certificates: p.certificates.map(certificateToRest),
@@ -91,5 +51,61 @@ export function policyToRest(p: PolicyRecordFragment) {
     renewal_of: p.renewalOf ? { uuid: p.renewalOf.uuid, policy_no: p.renewalOf.policyNo } : null,
     renewed_by: p.renewal ? { uuid: p.renewal.uuid, policy_no: p.renewal.policyNo, status: p.renewal.status } : null,
     created_at: p.createdAt,
+  };
+}
+
+function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
+  return {
+    regno: v.regNo,
+    chassis_no: v.chassisNo,
+    engine_no: v.engineNo,
+    make: v.make,
+    model: v.model,
+    yom: v.yearOfManufacture,
+    ...moneyPair('value', v.value),
+    body_type: v.bodyType,
+    coverage: v.coverage,
+  };
+}
+
+function debitNoteToRest(d: PolicyRecordFragment['debitNotes'][number]) {
+  return {
+    number: d.number,
+    kind: d.kind,
+    instalment_no: d.instalmentNo,
+    due_on: ymd(d.dueOn),
+    ...moneyPair('amount', d.amount),
+    ...moneyPair('paid', d.paid),
+    ...moneyPair('credited', d.credited),
+    ...moneyPair('outstanding', d.outstanding),
+  };
+}
+
+function creditNoteToRest(c: PolicyRecordFragment['creditNotes'][number]) {
+  return {
+    number: c.number,
+    kind: c.kind,
+    ...moneyPair('amount', c.amount),
+    ...moneyPair('basic_premium', c.basicPremium),
+    ...moneyPair('taxes', c.taxes),
+    ...moneyPair('applied', c.applied),
+    ...moneyPair('refunded', c.refunded),
+    applications: c.applications.map((a) => ({
+      debit_note_no: a.debitNoteNo,
+      ...moneyPair('amount', a.amount),
+    })),
+    created_at: c.createdAt,
+  };
+}
+
+function receiptToRest(r: PolicyRecordFragment['receipts'][number]) {
+  return {
+    receipt_no: r.receiptNo,
+    transaction_ref: r.transactionRef,
+    method: r.method,
+    paid_at: r.paidAt,
+    ...moneyPair('amount', r.amount),
+    ...moneyPair('unallocated', r.unallocated),
+    allocations: r.allocations.map((a) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
   };
 }
