@@ -18,6 +18,11 @@ export default defineConfig({
     // Two at a time even on a 2-CPU machine (the default there is one): most tests wait on the database, timers and
     // jobs, not the CPU. Measured on CI's 2-CPU VM: the suite in about two thirds of the time.
     maxWorkers: 2,
+    // A worker keeps its modules from one file to the next instead of loading the whole app again for each (the
+    // schema build, Prisma, Yoga: about 1.3 s of CPU a file, a third of the suite's time on a 2-CPU machine). Files
+    // share no state that way: each starts its own app over its own database, the setup file resets the clock, and
+    // the two files that spy on a module restore it after each test. Measured: 315 s → 214 s for the suite.
+    isolate: false,
     env: { NODE_ENV: 'test' },
   },
 });

@@ -175,7 +175,7 @@ export class Org {
       const r = await this.status(checkoutRequestId);
       const busy = r.status === 503 && Date.now() < deadline;
       if (!busy && (r.status !== 200 || r.body.data.status !== 'pending' || Date.now() > deadline)) return r;
-      await new Promise((res) => setTimeout(res, busy ? 1_000 : 100));
+      await new Promise((res) => setTimeout(res, busy ? 1_000 : 25));
     }
   }
 
@@ -187,7 +187,7 @@ export class Org {
         tx.mpesaCallback.findMany({ where: { checkoutRequestId }, orderBy: { id: 'asc' } }),
       );
       if ((rows.length >= count && rows.every((r) => r.processedAt)) || Date.now() > deadline) return rows;
-      await new Promise((res) => setTimeout(res, 100));
+      await new Promise((res) => setTimeout(res, 25));
     }
   }
 
