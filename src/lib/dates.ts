@@ -64,6 +64,9 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
+/** The later of two Y-m-d dates (they compare as strings). */
+export const laterYmd = (a: string, b: string): string => (a > b ? a : b);
+
 export const toDbDate = (ymd: string): Date => new Date(`${ymd}T00:00:00Z`);
 export const fromDbDate = (d: Date): string => d.toISOString().slice(0, 10);
 

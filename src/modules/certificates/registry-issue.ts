@@ -1,6 +1,6 @@
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
+import { fromDbDate, laterYmd, nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { certificateEventBase } from './certificate-events.ts';
 import { transitionCertificate } from './certificate-state.ts';
@@ -78,8 +78,6 @@ function claimable(c: { status: string; errorCode: string | null; updatedAt: Dat
   return c.status === 'issuing' && (c.errorCode === UNANSWERED || c.updatedAt.getTime() < Date.now() - ISSUE_LEASE_MS);
 }
 
-const maxYmd = (a: string, b: string) => (a > b ? a : b);
-
 /** The intent, committed: the row becomes `issuing` (attempts + 1) before anything is sent. */
 async function claimIssue(
   app: AppServices,
@@ -91,7 +89,7 @@ async function claimIssue(
     const c = await loadCertificate(tx, certificateId);
     if (!claimable(c)) return { row: rowOf(c) };
     const attempts = c.attempts + 1;
-    const start = maxYmd(fromDbDate(c.startDate), todayNairobi(app.registry.clock()));
+    const start = laterYmd(fromDbDate(c.startDate), todayNairobi(app.registry.clock()));
     const end = fromDbDate(c.endDate);
     if (c.status === 'pending' && start > end) {
       return {

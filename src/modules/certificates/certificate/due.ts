@@ -1,5 +1,5 @@
 import type { Tx } from '../../../db/client.ts';
-import { addDays, addMonths, fromDbDate } from '../../../lib/dates.ts';
+import { addDays, addMonths, fromDbDate, laterYmd } from '../../../lib/dates.ts';
 import { LIVE_AT_REGISTRY } from '../certificate-state.ts';
 
 /** What is due for a policy: its stages, each vehicle's current series, and the plan a run of issueDue carries out. */
@@ -24,8 +24,6 @@ export function stagesOf(startYmd: string, endYmd: string, instalments: number):
   }
   return out;
 }
-
-const maxYmd = (a: string, b: string) => (a > b ? a : b);
 
 export type PolicyFull = NonNullable<Awaited<ReturnType<typeof loadPolicy>>>;
 
@@ -93,14 +91,17 @@ export function planDue(p: PolicyFull, today: string, manual: boolean): DuePlan 
       plan.waiting.push(v.id);
       continue;
     }
-    const from = maxYmd(v.addedOn ? fromDbDate(v.addedOn) : fromDbDate(p.startDate), series > 1 ? today : '0000-00-00');
+    const from = laterYmd(
+      v.addedOn ? fromDbDate(v.addedOn) : fromDbDate(p.startDate),
+      series > 1 ? today : '0000-00-00',
+    );
     let prevLive = true;
     for (const s of stages) {
       if (s.end < from || s.end < today) continue; // not needed: over before this vehicle (or series) was on cover
       const row = p.certificates.find((c) => c.vehicleId === v.id && c.stage === s.stage && c.series === series);
       if (!prevLive || !paid(s.stage)) break;
       if (!row) {
-        plan.create.push({ vehicleId: v.id, stage: s.stage, series, start: maxYmd(s.start, from), end: s.end });
+        plan.create.push({ vehicleId: v.id, stage: s.stage, series, start: laterYmd(s.start, from), end: s.end });
         break; // the next stage waits for this one
       }
       if (row.status === 'failed' && manual) {

@@ -2,7 +2,7 @@ import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import type { Endorsement } from '../../../generated/prisma/client.ts';
-import { addDays, fromDbDate, nairobiIso, todayNairobi, toDbDate } from '../../../lib/dates.ts';
+import { addDays, fromDbDate, laterYmd, nairobiIso, todayNairobi, toDbDate } from '../../../lib/dates.ts';
 import { toShillings } from '../../../lib/money.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
@@ -119,7 +119,7 @@ async function raiseNote(
     const dn = await raiseDebitNote(tx, pol, {
       kind: 'endorsement',
       amountMinor: priced.totalMinor,
-      dueOn: toDbDate(e > today ? e : today),
+      dueOn: toDbDate(laterYmd(e, today)),
       endorsementId: end.id,
       breakdown,
     });

@@ -3,7 +3,8 @@ import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import { nextNumber } from '../../../db/counters.ts';
 import type { Tx } from '../../../db/client.ts';
-import { isYmd, todayNairobi, toDbDate } from '../../../lib/dates.ts';
+import { isYmd, laterYmd, todayNairobi, toDbDate } from '../../../lib/dates.ts';
+import type { Period } from '../proration.ts';
 import { type FieldError, notFound, ValidationError } from '../../../lib/problem.ts';
 import { visiblePolicy } from '../../access/policy.visibility.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
@@ -38,7 +39,7 @@ export async function endorse(ctx: Context, policyUuid: string, input: EndorseIn
       if (pol.status !== 'active')
         throw new EndorsementStateError(`Only an active policy can be endorsed; ${pol.policyNo} is ${pol.status}`);
       const period = periodOf(pol);
-      const e = await effectiveDate(tx, pol, input);
+      const e = await effectiveDate(tx, pol, period, input);
       const table = await levyTable(tx);
       const priced = await OPERATIONS[op].price({ ctx, tx, pol, input, e, period, table });
       const remark = cleanText(input.note, 500);
@@ -66,10 +67,9 @@ function validateShape(input: EndorseInput): { op: EndorsementOperation; errors:
  * The change's effective date: as given, else today (Nairobi) or the start of cover when it has not begun yet;
  * within the period and not before the latest confirmed endorsement.
  */
-async function effectiveDate(tx: Tx, pol: PolicyRow, input: EndorseInput): Promise<string> {
-  const period = periodOf(pol);
+async function effectiveDate(tx: Tx, pol: PolicyRow, period: Period, input: EndorseInput): Promise<string> {
   const today = todayNairobi();
-  const e = input.effectiveDate ?? (today < period.start ? period.start : today);
+  const e = input.effectiveDate ?? laterYmd(today, period.start);
   const floor = (await latestEndorsementDate(tx, pol.id)) ?? period.start;
   if (e < period.start || e > period.end) {
     throw new ValidationError([
