@@ -58,7 +58,10 @@ export const eventService = {
   /** Event `id` if the subscriber may hear of it, else null. */
   visibleEvent(ctx: Context, id: string) {
     return ctx.tx(async (tx) => {
-      const row = await tx.event.findUnique({ where: { id } });
+      const row = await tx.event.findUnique({
+        where: { id },
+        select: { id: true, name: true, data: true, createdAt: true },
+      });
       if (!row) return null;
       const data = row.data as Record<string, unknown>;
       if (!(await eventVisibleTo(tx, ctx.principal!, data))) return null;
