@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -124,16 +124,24 @@ async function recoverStaleLock(dataDir: string, log: (m: string) => void): Prom
   if (existsSync(pidFile)) await rm(pidFile, { force: true });
 }
 
-/** Every parent of the data directory must be traversable by the unprivileged `postgres` user when we run as root. */
-async function assertTraversable(dir: string): Promise<void> {
+/**
+ * Run as root, the postgres server runs as the unprivileged `postgres` user, which must be able to traverse every
+ * parent of the data directory. A checkout made with `mktemp -d` (mode 700) is not: such a parent gets the
+ * traverse bit for others (o+x: entering it, not listing it), said in the log. Anything that still blocks is an error.
+ */
+async function ensureTraversable(dir: string, log: (m: string) => void): Promise<void> {
   let cur = path.dirname(path.resolve(dir));
   while (cur !== path.dirname(cur)) {
     const s = await stat(cur);
     if ((s.mode & 0o001) === 0) {
-      throw new Error(
-        `embedded postgres: ${cur} is not traversable by other users (mode ${(s.mode & 0o777).toString(8)}); ` +
-          `the postgres server runs as the 'postgres' user when started as root. Move the checkout or set DATABASE_URL.`,
-      );
+      await chmod(cur, (s.mode & 0o7777) | 0o001).catch((e: unknown) => {
+        throw new Error(
+          `embedded postgres: ${cur} is not traversable by other users (mode ${(s.mode & 0o777).toString(8)}) and ` +
+            `could not be made so (${e instanceof Error ? e.message : String(e)}); the postgres server runs as the ` +
+            `'postgres' user when started as root. Move the checkout or set DATABASE_URL.`,
+        );
+      });
+      log(`postgres: made ${cur} traversable by other users (o+x) so the 'postgres' user can reach its data`);
     }
     cur = path.dirname(cur);
   }
@@ -148,7 +156,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const dataDir = path.resolve(opts.dataDir);
   const isRoot = process.getuid?.() === 0;
   await mkdir(path.dirname(dataDir), { recursive: true, mode: 0o755 });
-  if (isRoot) await assertTraversable(dataDir);
+  if (isRoot) await ensureTraversable(dataDir, log);
   const password = await clusterPassword(dataDir);
   await recoverStaleLock(dataDir, log);
   const EP = await importWithoutExitHooks();
