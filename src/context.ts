@@ -7,6 +7,8 @@ import type { Config } from './lib/config.ts';
 import type { Logger } from './lib/logger.ts';
 import type { RateLimitDecision, RateLimitStore } from './lib/rate-limit.ts';
 import type { EventBus } from './db/event-bus.ts';
+import type { Caches } from './db/caches.ts';
+import type { AuthSource } from './auth/auth-source.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import type { MobileMoneyPort } from './ports/mobile-money.ts';
 import { AppError } from './lib/problem.ts';
@@ -18,6 +20,10 @@ export interface AppServices {
   log: Logger;
   rateLimits: RateLimitStore;
   events: EventBus;
+  /** This process's caches of database state, invalidated across processes (src/db/caches.ts). */
+  caches: Caches;
+  /** Where bearer tokens are resolved: the principal cache over the database (src/auth/auth-source.ts). */
+  auth: AuthSource;
   /**
    * Limits the transport imposes on business operations (src/http/rate-limits.ts builds them in src/app.ts): a
    * service says *when* an operation counts (after its input is validated), the transport says *how much* it may.
@@ -113,16 +119,19 @@ export async function createContext(input: ContextInput): Promise<Context> {
   const { app } = input;
   const requestId = input.requestId ?? requestIdFrom(undefined);
   const principal =
-    input.principal ?? (input.credentials?.authorization ? await authenticate(app.db, input.credentials) : undefined);
-  const log = app.log.child({
-    request_id: requestId,
-    tenant: principal?.tenant.code,
-    client_id: principal?.apiClient.clientId,
-  });
+    input.principal ?? (input.credentials?.authorization ? await authenticate(app.auth, input.credentials) : undefined);
+  let log: Logger | undefined;
   const ctx: Context = {
     app,
     requestId,
-    log,
+    // Made on first use: most requests log nothing, and a pino child serialises its bindings when it is made.
+    get log() {
+      return (log ??= app.log.child({
+        request_id: requestId,
+        tenant: ctx.principal?.tenant.code,
+        client_id: ctx.principal?.apiClient.clientId,
+      }));
+    },
     transport: input.transport,
     principal,
     tx(fn, opts) {

@@ -65,6 +65,7 @@ describe('bearer token', () => {
         data: { expiresAt: new Date(Date.now() - 1000) },
       }),
     );
+    await t.heard();
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
     await expectGqlError(ME, { token }, 'invalid_token', 401);
     // Other tokens of the same client are unaffected.
@@ -77,6 +78,7 @@ describe('bearer token', () => {
     await t.db.system((tx) =>
       tx.accessToken.update({ where: { tokenHash: sha256Hex(token) }, data: { revokedAt: new Date() } }),
     );
+    await t.heard();
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
   });
 
@@ -87,6 +89,7 @@ describe('bearer token', () => {
     await t.db.system((tx) =>
       tx.apiClient.update({ where: { id: o.clients.staff.id }, data: { revokedAt: new Date() } }),
     );
+    await t.heard();
     expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
     await expectGqlError(ME, { token }, 'invalid_token', 401);
   });
@@ -96,6 +99,7 @@ describe('bearer token', () => {
     const token = o.tokens.staff;
     expect((await api.get('/me', { token })).status).toBe(200);
     await t.db.system((tx) => tx.tenant.update({ where: { id: o.id }, data: { status: 'suspended' } }));
+    await t.heard();
     const r = await api.get('/me', { token });
     expectProblem(r, 401, 'tenant_inactive');
     expect(r.body.detail).toContain(o.code);
@@ -108,6 +112,7 @@ describe('bearer token', () => {
     const o = await t.newOrg({ tokens: ['staff', 'readonly'] });
     const [token, other] = [o.tokens.staff, o.tokens.readonly];
     await t.db.system((tx) => tx.user.update({ where: { id: o.users.exec.id }, data: { disabled: true } }));
+    await t.heard();
     expectProblem(await api.get('/me', { token }), 401, 'actor_disabled');
     await expectGqlError(ME, { token }, 'actor_disabled', 401);
     expect((await api.get('/me', { token: other })).status).toBe(200);
@@ -270,6 +275,7 @@ describe('agent headers', () => {
     const o = await t.newOrg({ tokens: ['staff'] });
     const staff = o.tokens.staff;
     await t.db.system((tx) => tx.user.update({ where: { id: o.agents[1].userId }, data: { disabled: true } }));
+    await t.heard();
     expectProblem(await api.get('/me', { token: staff, headers: agentHeaders(o.agents[1]) }), 401, 'actor_disabled');
     await expectGqlError(ME, { token: staff, headers: agentHeaders(o.agents[1]) }, 'actor_disabled', 401);
     // Without the headers the key's own actor still works.

@@ -476,8 +476,10 @@ describe('POST /motor/save: refusals', () => {
         data: { rateBps: { increment: 25 } },
       }),
     );
+    // Not waiting for the server to hear of it: a bind checks the rating version inside its own transaction.
     const before = await o.counts();
     expectProblem(await o.bind(body), 409, 'price_changed');
+    await t.heard();
     expect(await o.counts()).toEqual(before);
     // Quoted afresh, the new version binds.
     const again = await o.body({ insurer: 'Baobab General', coverage: 'own goods' });

@@ -195,6 +195,7 @@ describe('POST /oauth/token: errors', () => {
     const c = other.clients.staff;
     await api.token(c.clientId, c.secret);
     await t.db.system((tx) => tx.apiClient.update({ where: { id: c.id }, data: { revokedAt: new Date() } }));
+    await t.heard();
     expectProblem(
       await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
       401,
@@ -216,6 +217,7 @@ describe('POST /oauth/token: errors', () => {
     const other = await t.newOrg({ tokens: [] });
     const c = other.clients.staff;
     await t.db.system((tx) => tx.user.update({ where: { id: other.users.exec.id }, data: { disabled: true } }));
+    await t.heard();
     expectProblem(
       await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
       401,
@@ -290,6 +292,7 @@ describe('POST /oauth/token: secret rotation', () => {
     await t.db.system((tx) =>
       tx.apiClient.update({ where: { id: c.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } }),
     );
+    await t.heard();
     expectProblem(
       await api.post('/oauth/token', { body: { client_id: c.clientId, client_secret: c.secret } }),
       401,

@@ -292,6 +292,7 @@ describe('paid prompts no request recorded', () => {
     const lone = l.org;
     // A paybill of its own, so the statement line can only be this organisation's; a staff token issued after it.
     await t.db.system((tx) => tx.tenant.update({ where: { id: lone.id }, data: { paybill: '987001' } }));
+    await t.heard();
     await l.fetchTokens('staff');
     const bound = await l.bind(1);
     const push = await l.push({ phone: PHONES.cancelled, amount: 1, account: bound.policy_no });

@@ -49,10 +49,13 @@ const counts = () =>
 /** Today's price of the bound risk on current rates (the motor quote endpoint), to compare the renewal with. */
 const currentPrice = (value = 1_500_000) => o.quote({ value, yom: YOM });
 
-const raiseRates = (bps: number) =>
-  t.db.tenant(o.org.id, (tx) =>
+/** Raises Simba's rates, and waits until the server has heard (its rating cache dropped the old ones). */
+const raiseRates = async (bps: number) => {
+  await t.db.tenant(o.org.id, (tx) =>
     tx.motorRateBand.updateMany({ where: { motorProductId: simbaProductId }, data: { rateBps: { increment: bps } } }),
   );
+  await t.heard();
+};
 
 describe('POST /policies/{uuid}/renewal-quote', () => {
   let pol: any;

@@ -24,6 +24,20 @@ beforeAll(async () => {
 const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 
 describe('row-level security in PostgreSQL', () => {
+  it('a tenant transaction is scoped from its BEGIN (the setting rides on it), with or without an isolation level', async () => {
+    const setting = (tx: any) =>
+      tx.$queryRaw`SELECT current_setting('app.tenant_id', true) AS t`.then((r: { t: string }[]) => r[0].t);
+    expect(await t.db.tenant(A.id, setting)).toBe(String(A.id));
+    expect(await t.db.tenant(B.id, setting, { isolationLevel: 'RepeatableRead' })).toBe(String(B.id));
+    // Nested on the same async path, each transaction carries its own tenant; the next one on a pooled connection
+    // starts with none (transaction-local).
+    expect(await t.db.tenant(A.id, async () => [await t.db.tenant(B.id, setting)])).toEqual([String(B.id)]);
+    expect(await t.db.system(setting)).toBe('');
+    const clients = await t.db.tenant(A.id, (tx) => tx.client.findMany({ select: { tenantId: true } }));
+    expect(clients.length).toBeGreaterThan(0);
+    expect(new Set(clients.map((c) => c.tenantId))).toEqual(new Set([A.id]));
+  });
+
   it('a query without tenant context sees nothing, although rows exist', async () => {
     const seen = await t.db.system(async (tx) => ({
       insurers: await tx.insurer.count(),

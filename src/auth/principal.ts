@@ -1,8 +1,8 @@
-import type { Database } from '../db/client.ts';
 import type { TenantStatus, TenantType, UserRole } from '../generated/prisma/enums.ts';
 import { constantTimeEqual, sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { type Ability, roleCan } from './abilities.ts';
+import type { AuthSource } from './auth-source.ts';
 import { isScope, type Scope } from './scopes.ts';
 
 export interface TenantInfo {
@@ -28,7 +28,8 @@ export interface Actor {
 
 export interface Principal {
   tenant: TenantInfo;
-  apiClient: { id: number; clientId: string; name: string; rateLimitPerMinute: number };
+  /** rateLimitPerMinute: the client's own limit, or null for the deployment's default (RATE_LIMIT_PER_MINUTE). */
+  apiClient: { id: number; clientId: string; name: string; rateLimitPerMinute: number | null };
   token: { id: number; expiresAt: Date };
   /** Token scopes intersected with the key's current scopes: removing a scope from a key binds issued tokens. */
   scopes: ReadonlySet<Scope>;
@@ -49,10 +50,11 @@ export function bearerToken(authorization: string | null | undefined): string | 
 
 /**
  * Resolves who is calling from a bearer token and optional agent headers, or throws the spec's 401/403 problem.
- * Every request runs this, so it is one statement (Database.authLookup), read fresh each time: nothing about a
- * principal is cached, so revocation, scope removal, suspension and disabling bind the very next request.
+ * Every request runs this. The row comes from `source`: the service passes its principal cache (auth-source.ts), whose
+ * entries every process drops as soon as a revocation, scope removal, suspension or disabling commits, so those bind
+ * the next request; the judging below (expiry, revocation, the agent key) runs every time.
  */
-export async function authenticate(db: Database, creds: Credentials): Promise<Principal> {
+export async function authenticate(source: AuthSource, creds: Credentials): Promise<Principal> {
   if (!creds.authorization)
     throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
   const raw = bearerToken(creds.authorization);
@@ -60,7 +62,7 @@ export async function authenticate(db: Database, creds: Credentials): Promise<Pr
   const agentCode = creds.agentCode?.trim() || null;
   const agentKey = creds.agentKey?.trim() || null;
 
-  const row = await db.authLookup(sha256Hex(raw), agentCode);
+  const row = await source.authLookup(sha256Hex(raw), agentCode);
   if (!row || row.token_revoked_at || row.token_expires_at.getTime() <= Date.now() || row.client_revoked_at) {
     throw new AppError('invalid_token', { detail: 'The access token is unknown, expired or revoked' });
   }

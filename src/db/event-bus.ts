@@ -4,6 +4,15 @@ import { Repeater } from 'graphql-yoga';
 import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';
+/** Cache invalidations, sent by triggers (migration caches_and_replicas): `{"kind": "rating"|"principal", "tenant": N}`. */
+const CACHE_CHANNEL = 'bima_cache';
+
+export interface CacheMessage {
+  kind: string;
+  tenant: number;
+  /** A sync marker's id (Caches.sync). */
+  id?: string;
+}
 
 export interface BusMessage {
   topic: string;
@@ -20,6 +29,11 @@ export class EventBus {
   private readonly emitter = new EventEmitter();
   private client: pg.Client | undefined;
   private closed = false;
+  private reconnecting = false;
+  private readonly cacheListeners: ((m: CacheMessage) => void)[] = [];
+  private readonly listeningListeners: ((listening: boolean) => void)[] = [];
+  /** True while the LISTEN connection is up: cache invalidations can be heard. */
+  listening = false;
 
   constructor(
     private readonly databaseUrl: string,
@@ -31,6 +45,7 @@ export class EventBus {
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.databaseUrl });
     client.on('notification', (msg) => {
+      if (msg.channel === CACHE_CHANNEL && msg.payload) return this.cacheMessage(msg.payload);
       if (msg.channel !== CHANNEL || !msg.payload) return;
       try {
         const m = JSON.parse(msg.payload) as BusMessage;
@@ -39,13 +54,66 @@ export class EventBus {
         this.onError(e);
       }
     });
-    client.on('error', (e) => {
-      this.onError(e);
-      if (!this.closed) setTimeout(() => void this.start().catch(this.onError), 1000).unref();
-    });
+    // A lost connection (an error, or the server ending it) means notifications may be missed from now on.
+    let lost = false;
+    const onLost = (e?: unknown) => {
+      if (e) this.onError(e);
+      if (lost || this.closed) return;
+      lost = true;
+      this.setListening(false);
+      void client.end().catch(() => undefined);
+      this.reconnectSoon();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
+    await client.query(`LISTEN ${CACHE_CHANNEL}`);
     this.client = client;
+    this.setListening(true);
+  }
+
+  /** Tries again every second until the LISTEN connection is back (or the bus is closed). */
+  private reconnectSoon(): void {
+    if (this.closed || this.reconnecting) return;
+    this.reconnecting = true;
+    setTimeout(() => {
+      if (this.closed) return;
+      this.start().then(
+        () => (this.reconnecting = false),
+        (err: unknown) => {
+          this.onError(err);
+          this.reconnecting = false;
+          this.reconnectSoon();
+        },
+      );
+    }, 1000).unref();
+  }
+
+  /** Invalidations from every process's commits (this one's included). */
+  onCacheMessage(fn: (m: CacheMessage) => void): void {
+    this.cacheListeners.push(fn);
+  }
+
+  /** Told when the LISTEN connection is lost (caches must stop serving) and when it is back (start again, empty). */
+  onListening(fn: (listening: boolean) => void): void {
+    this.listeningListeners.push(fn);
+    fn(this.listening);
+  }
+
+  private setListening(listening: boolean): void {
+    if (this.listening === listening) return;
+    this.listening = listening;
+    for (const fn of this.listeningListeners) fn(listening);
+  }
+
+  private cacheMessage(payload: string): void {
+    try {
+      const m = JSON.parse(payload) as CacheMessage;
+      for (const fn of this.cacheListeners) fn(m);
+    } catch (e) {
+      this.onError(e);
+    }
   }
 
   /** Queue an event to be announced when `tx` commits. Payloads stay small (ids and figures): NOTIFY caps at 8 kB. */
@@ -67,6 +135,7 @@ export class EventBus {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.setListening(false);
     await this.client?.end().catch(() => undefined);
   }
 }

@@ -90,7 +90,7 @@ export class ConnectionGrant {
 
   private async lookup(startedAt: number): Promise<boolean> {
     try {
-      const now = await authenticate(this.app.db, this.credentials);
+      const now = await authenticate(this.app.auth, this.credentials);
       const narrowed = narrowing(this.principal, now);
       if (narrowed) return this.end(closeFor(narrowed));
       this.checkedAt = Math.max(this.checkedAt, startedAt);

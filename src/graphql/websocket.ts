@@ -164,7 +164,7 @@ async function openSession(ctx: WsConnection, app: AppServices, perToken: TokenS
   }
   let principal: Principal;
   try {
-    principal = await authenticate(app.db, credentials);
+    principal = await authenticate(app.auth, credentials);
   } catch (e) {
     if (isAppError(e)) return refuse(socket, e);
     throw e;

@@ -60,6 +60,15 @@ export class Kit implements TestApp {
     return this.started.db;
   }
 
+  /**
+   * After a test changes through `db` what the server caches (a user, a key, a token, an organisation): resolves once
+   * the server has heard the invalidation the database announced (src/db/caches.ts sync), as the service's own
+   * writers do before answering.
+   */
+  heard(): Promise<void> {
+    return this.app.services.caches.sync();
+  }
+
   async start(): Promise<void> {
     this.#t = await startTestApp(this.config, { jobs: this.opts.jobs, databaseUrl: this.opts.sharing?.databaseUrl });
   }

@@ -118,7 +118,10 @@ export function basicPremium(
   return { basicMinor: p.flatPremiumMinor, rateBps: null };
 }
 
-export function levies(basicMinor: bigint, table: RatingLevy[]): { code: string; name: string; amountMinor: bigint }[] {
+export function levies(
+  basicMinor: bigint,
+  table: readonly RatingLevy[],
+): { code: string; name: string; amountMinor: bigint }[] {
   return table.map((l) => ({
     code: l.code,
     name: l.name,
@@ -141,7 +144,7 @@ export function ipfOffers(
   totalMinor: bigint,
   product: RatingProduct,
   tenantType: TenantType,
-  lenders: RatingLender[],
+  lenders: readonly RatingLender[],
 ): { offers: PricedOption['ipfOffers']; reason: string | null } {
   if (NOT_OFFERED_TYPES.includes(tenantType)) {
     return { offers: [], reason: 'Premium finance is offered to brokerage and agency organisations only' };
@@ -179,8 +182,8 @@ export function ipfOffers(
 export function priceOption(
   product: RatingProduct,
   risk: RatingRisk,
-  levyTable: RatingLevy[],
-  ctx: { tenantType: TenantType; lenders: RatingLender[] },
+  levyTable: readonly RatingLevy[],
+  ctx: { tenantType: TenantType; lenders: readonly RatingLender[] },
 ): PricedOption | Ineligible {
   const basic = basicPremium(product, risk);
   if ('ineligible' in basic) return basic;

@@ -1,0 +1,95 @@
+import type { Context } from '../../context.ts';
+import type { Prisma, Tx } from '../../db/client.ts';
+import { levyTable, motorBenefitId, type RatingLevy } from './reference.service.ts';
+
+const PRODUCT_INCLUDE = {
+  insurer: true,
+  rateBands: { orderBy: { id: 'asc' } },
+  tonnageBands: { orderBy: { id: 'asc' } },
+  benefits: { orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] },
+} as const satisfies Prisma.MotorProductInclude;
+
+export type RatingProductRow = Prisma.MotorProductGetPayload<{ include: typeof PRODUCT_INCLUDE }> & {
+  /** motorBenefitId of each benefit, in the benefits' order (computed once per load, not per quote). */
+  benefitIds: string[];
+};
+
+export interface RatingLenderRow {
+  name: string;
+  minPremiumMinor: bigint;
+  tenors: { months: number; chargeBps: number }[];
+}
+
+/** Everything motor rating reads of an organisation, as of one rating version. Shared between requests: never mutate. */
+export interface RatingData {
+  /** rating_versions.version when this was read (0: the organisation has never had rating data). */
+  version: bigint;
+  /** Every motor product, by id, with its insurer, bands and benefits. */
+  products: readonly RatingProductRow[];
+  /** Active premium-finance lenders with their tenors, by id. */
+  lenders: readonly RatingLenderRow[];
+  levies: readonly RatingLevy[];
+}
+
+async function currentVersion(tx: Tx, tenantId: number): Promise<bigint> {
+  const row = await tx.ratingVersion.findUnique({ where: { tenantId }, select: { version: true } });
+  return row?.version ?? 0n;
+}
+
+/** Reads the rating data and its version in one transaction (repeatable read: one snapshot for all of it). */
+async function load(tx: Tx, tenantId: number): Promise<RatingData> {
+  const version = await currentVersion(tx, tenantId);
+  const products = await tx.motorProduct.findMany({ include: PRODUCT_INCLUDE, orderBy: { id: 'asc' } });
+  const lenderRows = await tx.ipfLender.findMany({
+    where: { active: true },
+    include: { tenors: { orderBy: { months: 'asc' } } },
+    orderBy: { id: 'asc' },
+  });
+  const levies = await levyTable(tx);
+  return deepFreeze({
+    version,
+    products: products.map((p) => ({ ...p, benefitIds: p.benefits.map((b) => motorBenefitId(b.name)) })),
+    lenders: lenderRows.map((l) => ({
+      name: l.name,
+      minPremiumMinor: l.minPremiumMinor,
+      tenors: l.tenors.map((t) => ({ months: t.months, chargeBps: t.chargeBps })),
+    })),
+    levies,
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
+function ratingCache(ctx: Context) {
+  return ctx.app.caches.define<number, RatingData>('rating', ['rating']);
+}
+
+/**
+ * The caller's organisation's rating data. Without `tx` (a quote: nothing is written) it comes from this process's
+ * cache, which a trigger on every rating table invalidates in every process at commit (migration
+ * caches_and_replicas), so a quote served from memory touches PostgreSQL not at all. With `tx` (a bind, a renewal, an
+ * endorsement: the price is about to be stored) the cached copy is used only if its version is the one the
+ * transaction sees (one primary-key read; the copy was read at that version in one snapshot), otherwise the data is
+ * read inside the transaction.
+ */
+export async function ratingData(ctx: Context, tx?: Tx): Promise<RatingData> {
+  const tenantId = ctx.principal!.tenant.id;
+  const cache = ratingCache(ctx);
+  if (!tx) {
+    return cache.get(tenantId, async () => ({
+      value: await ctx.tx((t) => load(t, tenantId), { isolationLevel: 'RepeatableRead' }),
+      scope: tenantId,
+    }));
+  }
+  const version = await currentVersion(tx, tenantId);
+  const cached = cache.peek(tenantId);
+  if (cached && cached.version === version) return cached;
+  // Not offered to the cache: a read-committed transaction's statements need not share one snapshot.
+  return load(tx, tenantId);
+}

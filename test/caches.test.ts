@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidatedCache } from '../src/lib/invalidated-cache.ts';
+import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
+import { Api, expectProblem, THIS_YEAR, useKit, waitFor } from './kit.ts';
+
+/**
+ * The process caches and their exact invalidation (src/lib/invalidated-cache.ts, src/db/caches.ts, migration
+ * caches_and_replicas): rating data per organisation and principals per token, dropped in every process by the
+ * NOTIFY a trigger sends in the changing transaction. Three server processes over one database prove it across
+ * processes; the figures are worked by hand (value × rate), never read from the code under test.
+ */
+
+describe('InvalidatedCache', () => {
+  const loaded = (value: string, scope: number | null = 1) => Promise.resolve({ value, scope });
+
+  it('serves a kept value until its scope is invalidated; other scopes keep theirs', async () => {
+    const c = new InvalidatedCache<string, string>();
+    expect(await c.get('a', () => loaded('a1', 1))).toBe('a1');
+    expect(await c.get('b', () => loaded('b1', 2))).toBe('b1');
+    expect(await c.get('a', () => loaded('a2', 1))).toBe('a1');
+    c.invalidate(1);
+    expect(await c.get('a', () => loaded('a3', 1))).toBe('a3');
+    expect(await c.get('b', () => loaded('b2', 2))).toBe('b1');
+  });
+
+  it('does not keep a load that an invalidation of its scope overtook, nor one a clear overtook', async () => {
+    const c = new InvalidatedCache<string, string>();
+    let release!: () => void;
+    const slow = c.get('a', () => new Promise((r) => (release = () => r({ value: 'old', scope: 1 }))));
+    c.invalidate(1); // committed while the load was reading
+    release();
+    expect(await slow).toBe('old'); // the caller who asked before the change gets what was current then
+    expect(await c.get('a', () => loaded('new', 1))).toBe('new'); // nobody after it does
+    const slow2 = c.get('b', () => new Promise((r) => (release = () => r({ value: 'old', scope: 2 }))));
+    c.clear();
+    release();
+    await slow2;
+    expect(await c.get('b', () => loaded('new', 2))).toBe('new');
+  });
+
+  it('an invalidation of another scope does not discard a load, but stops later callers sharing it', async () => {
+    const c = new InvalidatedCache<string, string>();
+    let release!: () => void;
+    let loads = 0;
+    const load = () =>
+      new Promise<{ value: string; scope: number }>((r) => {
+        loads++;
+        release = () => r({ value: `v${loads}`, scope: 1 });
+      });
+    const first = c.get('a', load);
+    const shared = c.get('a', load); // joins the load in flight
+    expect(loads).toBe(1);
+    c.invalidate(2);
+    const after = c.get('a', load); // something changed since that load began: it loads itself
+    expect(loads).toBe(2);
+    release();
+    expect(await after).toBe('v2');
+    expect(await c.get('a', () => loaded('unused'))).toBe('v2');
+    expect(c.stats().discarded).toBe(0);
+    void first;
+    void shared;
+  });
+
+  it('never keeps a value without a scope, and serves nothing while disabled', async () => {
+    const c = new InvalidatedCache<string, string>();
+    await c.get('none', () => loaded('x', null));
+    expect(c.peek('none')).toBeUndefined();
+    await c.get('a', () => loaded('a1'));
+    c.setEnabled(false);
+    expect(await c.get('a', () => loaded('a2'))).toBe('a2');
+    expect(await c.get('a', () => loaded('a3'))).toBe('a3');
+    c.setEnabled(true); // back on, empty: what happened meanwhile was not heard
+    expect(await c.get('a', () => loaded('a4'))).toBe('a4');
+  });
+
+  it('drops an entry past its time to live, and the oldest when full', async () => {
+    let now = 0;
+    const c = new InvalidatedCache<string, string>({ ttlMs: 1000, maxEntries: 2, now: () => now });
+    await c.get('a', () => loaded('a1'));
+    now = 999;
+    expect(c.peek('a')).toBe('a1');
+    now = 1000;
+    expect(c.peek('a')).toBeUndefined();
+    await c.get('a', () => loaded('a2'));
+    await c.get('b', () => loaded('b2'));
+    await c.get('c', () => loaded('c2'));
+    expect([c.peek('a'), c.peek('b'), c.peek('c')]).toEqual([undefined, 'b2', 'c2']);
+  });
+});
+
+const RISK = { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year: THIS_YEAR - 3, value: 2_000_000 };
+
+describe('rating data and principals across three server processes', () => {
+  const t = useKit();
+  const o = t.useOrg({ fast: true, tokens: ['admin', 'staff', 'readonly'] });
+  const others: Spawned[] = [];
+  let apis: Api[] = [];
+  let productId = 0;
+  let insurerId = 0;
+
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      others.push(
+        spawnServer({
+          NODE_ENV: 'test',
+          PORT: '0',
+          DATABASE_URL: t.databaseUrl,
+          DEMO_SEED: '0',
+          LOG_LEVEL: 'info',
+          PROCESS_ROLE: 'web',
+        }),
+      );
+    }
+    await Promise.all(others.map((s) => waitHealthy(s)));
+    apis = [new Api(t.origin), ...others.map((s) => new Api(s.origin))];
+    insurerId = await o.insurerId('Simba General');
+    const product = await t.db.tenant(o.id, (tx) =>
+      tx.motorProduct.findFirstOrThrow({
+        where: { insurerId, vehicleClass: 'private', coverType: 'comprehensive' },
+        include: { rateBands: true },
+      }),
+    );
+    productId = product.id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(others.map((s) => stopWith(s, 'SIGTERM', 20_000)));
+  });
+
+  const basicOn = async (api: Api) => {
+    const r = await api.post('/motor/quote', { token: o.tokens.staff, body: { ...RISK, insurer_id: insurerId } });
+    expect(r.status, r.text).toBe(200);
+    return r.body.options[0].basic_premium as number;
+  };
+  const setRate = (bps: number) =>
+    t.db.tenant(o.id, (tx) =>
+      tx.motorRateBand.updateMany({ where: { motorProductId: productId }, data: { rateBps: bps } }),
+    );
+
+  it('a rate change reaches the quotes of every process: 2,000,000 at 5% is 100,000, then at 6% 120,000', async () => {
+    await setRate(500);
+    await t.heard();
+    // Each process quotes twice: the second is served from its cache.
+    for (const api of apis) expect([await basicOn(api), await basicOn(api)]).toEqual([100_000, 100_000]);
+
+    await setRate(600);
+    // This process, once it has heard; the other two within the delivery of one NOTIFY (polled, 25 ms apart).
+    await t.heard();
+    expect(await basicOn(apis[0])).toBe(120_000);
+    for (const api of apis.slice(1)) {
+      await waitFor(
+        `${api.origin} to quote at 6%`,
+        () => basicOn(api),
+        (b) => b === 120_000,
+        { ms: 5_000 },
+      );
+      expect(await basicOn(api)).toBe(120_000); // and it stays there
+    }
+  });
+
+  it('removing a scope from a key binds its issued token at once on every process, not just the one that changed it', async () => {
+    for (const api of apis) expect((await api.get('/me', { token: o.tokens.staff })).status).toBe(200);
+    const p = await apis[1].patch(`/api-clients/${o.clients.staff.clientId}`, {
+      token: o.tokens.admin,
+      body: { scopes: ['quote'] },
+      idempotencyKey: randomUUID(),
+    });
+    expect(p.status, p.text).toBe(200);
+    // The process that made the change answered only once it had heard the invalidation; the others were sent it at
+    // the same commit.
+    for (const api of [apis[1], apis[0], apis[2]]) {
+      expectProblem(await api.get('/me', { token: o.tokens.staff }), 403, 'insufficient_scope');
+    }
+    const quoted = await apis[2].post('/motor/quote', { token: o.tokens.staff, body: RISK });
+    expect(quoted.status, quoted.text).toBe(200); // the scope it kept still works
+  });
+
+  it('revoking a key ends its tokens at once on every process', async () => {
+    const token = o.tokens.readonly;
+    for (const api of apis) expect((await api.get('/me', { token })).status).toBe(200);
+    const r = await apis[2].post(`/api-clients/${o.clients.readonly.clientId}/revoke`, {
+      token: o.tokens.admin,
+      idempotencyKey: randomUUID(),
+    });
+    expect(r.status, r.text).toBe(200);
+    for (const api of apis) expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
+  });
+});
+
+describe('when the invalidation feed is lost', () => {
+  const t = useKit();
+  const o = t.useOrg({ fast: true, tokens: ['staff'] });
+
+  it('caches stop serving at once and start again, empty, when it is back: no change is missed', async () => {
+    const insurerId = await o.insurerId('Simba General');
+    const quoteBasic = async () => {
+      const r = await o.api.post('/motor/quote', { token: o.tokens.staff, body: { ...RISK, insurer_id: insurerId } });
+      expect(r.status, r.text).toBe(200);
+      return r.body.options[0].basic_premium as number;
+    };
+    const product = await t.db.tenant(o.id, (tx) =>
+      tx.motorProduct.findFirstOrThrow({ where: { insurerId, vehicleClass: 'private', coverType: 'comprehensive' } }),
+    );
+    const setRate = (bps: number) =>
+      t.db.tenant(o.id, (tx) =>
+        tx.motorRateBand.updateMany({ where: { motorProductId: product.id }, data: { rateBps: bps } }),
+      );
+    await setRate(500);
+    await t.heard();
+    expect(await quoteBasic()).toBe(100_000);
+    const events = t.app.services.events;
+    expect(events.listening).toBe(true);
+
+    // Cut the service's LISTEN connection, as a network blip or a failover would.
+    const admin = new pg.Client({ connectionString: t.databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN bima_cache%' AND pid <> pg_backend_pid()`,
+      );
+    } finally {
+      await admin.end();
+    }
+    await waitFor(
+      'the bus to notice the lost connection',
+      async () => events.listening,
+      (l) => !l,
+    );
+    // While it is down a change cannot be heard: the quote must read it anyway.
+    await setRate(700);
+    expect(await quoteBasic()).toBe(140_000);
+    await waitFor(
+      'the bus to reconnect',
+      async () => events.listening,
+      (l) => l,
+      { ms: 10_000 },
+    );
+    expect(await quoteBasic()).toBe(140_000);
+    expect(await quoteBasic()).toBe(140_000);
+    expect(t.app.services.caches.stats().rating.hits).toBeGreaterThan(0);
+  });
+});
