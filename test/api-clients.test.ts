@@ -111,7 +111,8 @@ describe('create', () => {
     const audit = await expectAudit(r, client.client_id, 'api_client.created', secret);
     expect(audit).toMatchObject({
       entityType: 'api_client',
-      changes: { name: 'Partner portal', scopes: ['quote', 'read'], actor_user_id: null, rate_limit_per_minute: 60 },
+      // Shown as the deployment's default (60 here), stored as no limit of its own: it follows the default.
+      changes: { name: 'Partner portal', scopes: ['quote', 'read'], actor_user_id: null, rate_limit_per_minute: null },
     });
   });
 
@@ -216,7 +217,7 @@ describe('update', () => {
       name: { from: 'Before', to: 'After' },
       scopes: { from: ['quote', 'read'], to: ['read'] },
       actor_user_id: { from: null, to: org.users.exec.id },
-      rate_limit_per_minute: { from: 60, to: 120 },
+      rate_limit_per_minute: { from: null, to: 120 },
     });
 
     // A token issued before the change is bound by it at once.

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../src/auth/principal.ts';
@@ -108,6 +108,119 @@ describe('per-token limit', () => {
     expect((await api.get('/insurers', { token })).status).toBe(200);
     expect((await api.gql('{ me { scopes } }', {}, { token })).body.errors?.[0]?.extensions.code).toBe('rate_limited');
     expectRateLimited(await api.get('/me', { token }), 3);
+  });
+});
+
+describe("the deployment's default (RATE_LIMIT_PER_MINUTE) for clients without a limit of their own", () => {
+  const t = useKit({ rateLimitPerMinute: 5 });
+  const api = t.api;
+  // The admin key manages the clients under test and has a generous limit of its own (the factory sets one).
+  const org = t.useOrg({ clientOverrides: { admin: { rateLimitPerMinute: 10_000 } }, tokens: ['admin'] });
+  const write = (method: 'POST' | 'PATCH', path: string, body: unknown) =>
+    api.call(method, path, { token: org.tokens.admin, idempotencyKey: randomUUID(), body });
+  const stored = (clientId: string) =>
+    t.db
+      .tenant(org.id, (tx) => tx.apiClient.findUniqueOrThrow({ where: { clientId } }))
+      .then((c) => c.rateLimitPerMinute);
+  const GQL_CLIENT = `query($id: String!) { apiClient(clientId: $id) { rateLimitPerMinute rateLimitOverride } }`;
+
+  /** A client made through the API; the body's rate_limit_per_minute is passed on as given (absent: absent). */
+  async function newClient(extra: Record<string, unknown> = {}) {
+    const r = await write('POST', '/api-clients', { name: `Default ${randomUUID()}`, scopes: ['read'], ...extra });
+    expect(r.status, r.text).toBe(201);
+    return { clientId: r.body.data.client_id as string, secret: r.body.data.client_secret as string, body: r.body };
+  }
+
+  /** `limit` calls of GET /me pass on a fresh token, counting down; the next is 429 with the spec's code and headers. */
+  async function expectLimitedAt(clientId: string, secret: string, limit: number) {
+    const token = await api.token(clientId, secret);
+    const remaining = [];
+    for (let i = 0; i < limit; i++) {
+      const r = await api.get('/me', { token });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.data.client.rate_limit_per_minute).toBe(limit);
+      expect(r.headers.get('ratelimit-limit')).toBe(String(limit));
+      expect(r.headers.get('ratelimit-policy')).toBe(`${limit};w=60`);
+      remaining.push(Number(r.headers.get('ratelimit-remaining')));
+    }
+    expect(remaining).toEqual(Array.from({ length: limit }, (_, i) => limit - 1 - i));
+    expectRateLimited(await api.get('/me', { token }), limit);
+  }
+
+  it('a client created without a limit stores none, reports 5 and is refused on its sixth request', async () => {
+    expect(t.app.services.config.rateLimitPerMinute).toBe(5);
+    const { clientId, secret, body } = await newClient();
+    expect(body.data.rate_limit_per_minute).toBe(5);
+    expect(await stored(clientId)).toBeNull();
+    await expectLimitedAt(clientId, secret, 5);
+
+    // GraphQL reports the same: the limit that applies, and that the client has none of its own.
+    const token = await api.token(clientId, secret);
+    const me = await api.gql('{ me { client { rateLimitPerMinute } } }', {}, { token });
+    expect(me.body.errors).toBeUndefined();
+    expect(me.body.data.me.client.rateLimitPerMinute).toBe(5);
+    expect(me.headers.get('ratelimit-limit')).toBe('5');
+    const admin = await api.gql(GQL_CLIENT, { id: clientId }, { token: org.tokens.admin });
+    expect(admin.body.data.apiClient).toEqual({ rateLimitPerMinute: 5, rateLimitOverride: null });
+    expect(
+      (await api.get(`/api-clients/${clientId}`, { token: org.tokens.admin })).body.data.rate_limit_per_minute,
+    ).toBe(5);
+  });
+
+  it('a client with a limit of its own keeps it, above the default as below it', async () => {
+    const above = await newClient({ rate_limit_per_minute: 7 });
+    expect(above.body.data.rate_limit_per_minute).toBe(7);
+    expect(await stored(above.clientId)).toBe(7);
+    await expectLimitedAt(above.clientId, above.secret, 7);
+
+    const below = await newClient({ rate_limit_per_minute: 2 });
+    await expectLimitedAt(below.clientId, below.secret, 2);
+    const admin = await api.gql(GQL_CLIENT, { id: below.clientId }, { token: org.tokens.admin });
+    expect(admin.body.data.apiClient).toEqual({ rateLimitPerMinute: 2, rateLimitOverride: 2 });
+  });
+
+  it('an update sets a limit of its own and null takes it away again; omitting it changes nothing', async () => {
+    const { clientId, secret } = await newClient();
+    const set = await write('PATCH', `/api-clients/${clientId}`, { rate_limit_per_minute: 8 });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.data.rate_limit_per_minute).toBe(8);
+    expect(await stored(clientId)).toBe(8);
+    await expectLimitedAt(clientId, secret, 8);
+
+    const renamed = await write('PATCH', `/api-clients/${clientId}`, { name: 'Renamed, limit untouched' });
+    expect(renamed.body.data.rate_limit_per_minute).toBe(8);
+    expect(await stored(clientId)).toBe(8);
+
+    const cleared = await write('PATCH', `/api-clients/${clientId}`, { rate_limit_per_minute: null });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body.data.rate_limit_per_minute).toBe(5);
+    expect(await stored(clientId)).toBeNull();
+    const audit = await t.db.tenant(org.id, (tx) =>
+      tx.auditLog.findFirstOrThrow({ where: { entityId: clientId }, orderBy: { id: 'desc' } }),
+    );
+    expect(audit).toMatchObject({
+      action: 'api_client.updated',
+      changes: { rate_limit_per_minute: { from: 8, to: null } },
+    });
+    await expectLimitedAt(clientId, secret, 5);
+
+    // GraphQL spelling of the same: an explicit null in updateApiClient.
+    const again = await write('PATCH', `/api-clients/${clientId}`, { rate_limit_per_minute: 9 });
+    expect(again.body.data.rate_limit_per_minute).toBe(9);
+    const r = await api.gql(
+      `mutation($input: UpdateApiClientInput!) {
+        updateApiClient(input: $input) { __typename ... on ApiClient { rateLimitPerMinute rateLimitOverride } }
+      }`,
+      { input: { clientId, rateLimitPerMinute: null } },
+      { token: org.tokens.admin },
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.updateApiClient).toEqual({
+      __typename: 'ApiClient',
+      rateLimitPerMinute: 5,
+      rateLimitOverride: null,
+    });
+    expect(await stored(clientId)).toBeNull();
   });
 });
 

@@ -92,7 +92,7 @@ export type CreateApiClientInput = {
   /** User the key acts as; defaults to the creating user. */
   actorUserId?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
-  /** Requests per minute per token; default 60. */
+  /** Requests per minute per token (1–100000), this client's own limit; omitted or null: it follows the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set), including later changes of it. */
   rateLimitPerMinute?: InputMaybe<Scalars['Int']['input']>;
   scopes: Array<Scalars['String']['input']>;
 };
@@ -290,6 +290,7 @@ export type UpdateApiClientInput = {
   actorUserId?: InputMaybe<Scalars['Int']['input']>;
   clientId: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
+  /** Sets the client's own per-minute limit (1–100000); null: removes it, so the client follows the deployment's default; omitted: unchanged. */
   rateLimitPerMinute?: InputMaybe<Scalars['Int']['input']>;
   /** Replaces the scopes; tokens already issued lose removed scopes at once. */
   scopes?: InputMaybe<Array<Scalars['String']['input']>>;

@@ -5,7 +5,9 @@ export const apiClientSchemas = {
     client_id: str('Public client id'),
     name: str(),
     scopes: arr(str()),
-    rate_limit_per_minute: int(),
+    rate_limit_per_minute: int(
+      "Requests per minute per token that apply: the client's own limit, else the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE)",
+    ),
     actor_user_id: nullable(int()),
     created_by_user_id: nullable(int()),
     revoked_at: nullable(timestamp()),
@@ -30,13 +32,24 @@ export const createApiClientBody = obj(
     name: str(),
     scopes: arr({ type: 'string', enum: ['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'] }),
     actor_user_id: int('User the key acts as; default the creating user'),
-    rate_limit_per_minute: int('Default 60'),
+    rate_limit_per_minute: int(
+      "The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it",
+    ),
   },
   ['name', 'scopes'],
 );
 
 export const updateApiClientBody = obj(
-  { name: str(), scopes: arr(str()), actor_user_id: int(), rate_limit_per_minute: int() },
+  {
+    name: str(),
+    scopes: arr(str()),
+    actor_user_id: int(),
+    rate_limit_per_minute: nullable(
+      int(
+        "The client's own limit (1–100000); null: removes it, so the deployment's default applies; omitted: unchanged",
+      ),
+    ),
+  },
   [],
 );
 

@@ -3,7 +3,13 @@ import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
 /** GET /me (inline in the document, not a component). */
 export const meResponse = obj({
   data: obj({
-    client: obj({ id: str('Public client id'), name: str(), rate_limit_per_minute: int() }),
+    client: obj({
+      id: str('Public client id'),
+      name: str(),
+      rate_limit_per_minute: int(
+        "Requests per minute per token that apply: the client's own limit, else the deployment's default (60 unless set)",
+      ),
+    }),
     tenant: obj({
       code: str(),
       name: str(),

@@ -11,9 +11,10 @@ import {
 
 /**
  * The spec's limits, in one place. Every request with a token counts against the token's per-minute limit
- * (the API client's override, reported by GET /me), a GraphQL operation once per root field
- * (src/graphql/rate-limit.plugin.ts); bind saves additionally count against 3 per 15 seconds per API client; the
- * token endpoint counts per IP address. STK prompts have their own throttles (src/modules/payments/stk-throttle.ts).
+ * (the API client's own limit, else the deployment's RATE_LIMIT_PER_MINUTE; GET /me reports the one that applies),
+ * a GraphQL operation once per root field (src/graphql/rate-limit.plugin.ts); bind saves additionally count against 3
+ * per 15 seconds per API client; the token endpoint counts per IP address. STK prompts have their own throttles
+ * (src/modules/payments/stk-throttle.ts).
  */
 async function check(store: RateLimitStore, rule: RateLimitRule, key: string, cost = 1): Promise<RateLimitDecision> {
   const d = await store.hit(rule, key, undefined, cost);
@@ -31,7 +32,8 @@ async function check(store: RateLimitStore, rule: RateLimitRule, key: string, co
 
 /** `cost`: how many requests this one counts as (a GraphQL operation's root fields). */
 export async function enforceTokenRateLimit(app: AppServices, p: Principal, cost = 1): Promise<RateLimitDecision> {
-  const limit = p.apiClient.rateLimitPerMinute;
+  // null: the client has no limit of its own and follows the deployment's (what GET /me and ApiClient report too).
+  const limit = p.apiClient.rateLimitPerMinute ?? app.config.rateLimitPerMinute;
   // Never fits, however long the caller waits: a 429 with Retry-After would invite retrying the same thing.
   if (cost > limit) {
     throw new AppError('query_too_complex', {

@@ -22,7 +22,10 @@ const CreateApiClientInput = builder.inputType('CreateApiClientInput', {
     name: t.string({ required: true }),
     scopes: t.stringList({ required: true }),
     actorUserId: t.int({ description: 'User the key acts as; defaults to the creating user.' }),
-    rateLimitPerMinute: t.int({ description: 'Requests per minute per token; default 60.' }),
+    rateLimitPerMinute: t.int({
+      description:
+        "Requests per minute per token (1–100000), this client's own limit; omitted or null: it follows the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set), including later changes of it.",
+    }),
   }),
 });
 
@@ -32,7 +35,10 @@ const UpdateApiClientInput = builder.inputType('UpdateApiClientInput', {
     name: t.string(),
     scopes: t.stringList({ description: 'Replaces the scopes; tokens already issued lose removed scopes at once.' }),
     actorUserId: t.int(),
-    rateLimitPerMinute: t.int(),
+    rateLimitPerMinute: t.int({
+      description:
+        "Sets the client's own per-minute limit (1–100000); null: removes it, so the client follows the deployment's default; omitted: unchanged.",
+    }),
   }),
 });
 

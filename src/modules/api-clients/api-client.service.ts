@@ -25,6 +25,7 @@ const updateSchema = z.object({
   name: nameSchema.nullish(),
   scopes: scopesSchema.nullish(),
   actorUserId: z.number().int().positive().nullish(),
+  // Unlike the other fields, null is a value here: no limit of its own, the deployment's default applies.
   rateLimitPerMinute: rateSchema.nullish(),
 });
 
@@ -69,7 +70,8 @@ export const apiClientService = {
           scopes: data.scopes,
           actorUserId: data.actorUserId ?? null,
           createdByUserId: actor.userId,
-          rateLimitPerMinute: data.rateLimitPerMinute ?? 60,
+          // null: no limit of its own; the deployment's default (config.rateLimitPerMinute) applies, and follows it.
+          rateLimitPerMinute: data.rateLimitPerMinute ?? null,
         },
       });
       await recordAudit(ctx, tx, p.tenant.id, {
@@ -92,7 +94,7 @@ export const apiClientService = {
     const p = ctx.principal!;
     requireAbility(p, 'api_clients.manage');
     const data = parseInput(updateSchema, input);
-    return ctx.tx(async (tx) => {
+    const row = await ctx.tx(async (tx) => {
       const before = await tx.apiClient.findUnique({ where: { clientId } });
       if (!before) throw notFound('API client');
       if (data.actorUserId != null) await assertActiveUser(tx, data.actorUserId, 'actorUserId');
@@ -100,7 +102,7 @@ export const apiClientService = {
         name: data.name ?? undefined,
         scopes: data.scopes ?? undefined,
         actorUserId: data.actorUserId ?? undefined,
-        rateLimitPerMinute: data.rateLimitPerMinute ?? undefined,
+        rateLimitPerMinute: data.rateLimitPerMinute,
       };
       const after = await tx.apiClient.update({ where: { id: before.id }, data: patch });
       const changes = diffFields(before as unknown as Record<string, unknown>, patch);
@@ -114,6 +116,8 @@ export const apiClientService = {
       }
       return after;
     });
+    await principalsHeard(ctx);
+    return row;
   },
 
   /** The old secret keeps working for `graceHours` (default from config) so integrations can roll without downtime. */
@@ -147,6 +151,7 @@ export const apiClientService = {
       });
       return after;
     });
+    await principalsHeard(ctx);
     return { apiClient: row, clientSecret: secret };
   },
 
@@ -154,7 +159,7 @@ export const apiClientService = {
   async revoke(ctx: Context, clientId: string) {
     const p = ctx.principal!;
     requireAbility(p, 'api_clients.manage');
-    return ctx.tx(async (tx) => {
+    const row = await ctx.tx(async (tx) => {
       const before = await tx.apiClient.findUnique({ where: { clientId } });
       if (!before) throw notFound('API client');
       if (before.revokedAt) return before;
@@ -169,6 +174,8 @@ export const apiClientService = {
       });
       return after;
     });
+    await principalsHeard(ctx);
+    return row;
   },
 
   /** Issues (or replaces) an agent's key for X-Agent-Key; returned once, kept as SHA-256 (it is 256 random bits). */
@@ -196,9 +203,19 @@ export const apiClientService = {
       });
       return updated;
     });
+    await principalsHeard(ctx);
     return { agent, agentKey: key };
   },
 };
+
+/**
+ * Keys, scopes, secrets and agent keys are what cached principals are made of (src/auth/auth-source.ts): a trigger
+ * drops them in every process at commit, and the change answers only once this process has heard that, so the
+ * caller's next request cannot be served from the old principal.
+ */
+function principalsHeard(ctx: Context): Promise<void> {
+  return ctx.afterCommit(() => ctx.app.caches.sync());
+}
 
 async function assertActiveUser(tx: Prisma.TransactionClient, userId: number, field: string) {
   const u = await tx.user.findUnique({ where: { id: userId } });

@@ -12,7 +12,16 @@ builder.prismaNode('ApiClient', {
     }),
     name: t.exposeString('name'),
     scopes: t.exposeStringList('scopes'),
-    rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
+    rateLimitPerMinute: t.int({
+      description:
+        "Requests per minute per token that apply to this client: its own limit (rateLimitOverride), else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
+      // The same rule as the limiter (src/http/rate-limits.ts): what is reported is what is enforced.
+      resolve: (c, _a, ctx) => c.rateLimitPerMinute ?? ctx.app.config.rateLimitPerMinute,
+    }),
+    rateLimitOverride: t.exposeInt('rateLimitPerMinute', {
+      nullable: true,
+      description: "The client's own per-minute limit; null when it follows the deployment's default.",
+    }),
     actorUser: t.relation('actorUser', { nullable: true }),
     createdBy: t.relation('createdByUser', { nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),

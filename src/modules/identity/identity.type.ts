@@ -10,7 +10,12 @@ const IdentityClient = builder.objectRef<Principal['apiClient']>('IdentityClient
   fields: (t) => ({
     id: t.exposeString('clientId', { description: 'Public client id.' }),
     name: t.exposeString('name'),
-    rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
+    rateLimitPerMinute: t.int({
+      description:
+        "Requests per minute per token that apply to this client: its own limit, else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
+      // The same rule as the limiter (src/http/rate-limits.ts): what is reported is what is enforced.
+      resolve: (c, _a, ctx) => c.rateLimitPerMinute ?? ctx.app.config.rateLimitPerMinute,
+    }),
   }),
 });
 
