@@ -1,4 +1,23 @@
-import { type DocumentNode, execute, getOperationAST, GraphQLError, type GraphQLSchema, validate } from 'graphql';
+import {
+  type DocumentNode,
+  execute,
+  type ExecutionResult,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLSchema,
+  validate,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
+import {
+  getNamedType,
+  type GraphQLNamedType,
+  isAbstractType,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
 import { type AnyRoute, snake } from './route.ts';
@@ -10,6 +29,8 @@ export interface CompiledRoute {
   operationName: string;
   matcher: RegExp;
   paramNames: string[];
+  /** The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). */
+  jit: CompiledQuery | null;
 }
 
 /**
@@ -17,7 +38,11 @@ export interface CompiledRoute {
  * generated (scripts/generate-artifacts.ts) from rest-compat/operations/, shared fragments included; `npm run
  * check:drift` keeps them in step with the .graphql files and the schema.
  */
-export function compileRoutes(schema: GraphQLSchema, routes: AnyRoute[]): CompiledRoute[] {
+export function compileRoutes(
+  schema: GraphQLSchema,
+  routes: AnyRoute[],
+  opts: { jit?: boolean } = {},
+): CompiledRoute[] {
   return routes.map((route) => {
     const document = route.operation;
     const operationName = getOperationAST(document)?.name?.value ?? '(anonymous)';
@@ -31,8 +56,46 @@ export function compileRoutes(schema: GraphQLSchema, routes: AnyRoute[]): Compil
       paramNames.push(name);
       return '([^/]+)';
     });
-    return { route, document, operationName, matcher: new RegExp(`^${pattern}/?$`), paramNames };
+    return {
+      route,
+      document,
+      operationName,
+      matcher: new RegExp(`^${pattern}/?$`),
+      paramNames,
+      jit: opts.jit === false ? null : compileForFacade(schema, document),
+    };
   });
+}
+
+/**
+ * Whether graphql-jit may run an operation. It calls a type's `isTypeOf` with the value alone and takes any truthy
+ * answer (a Promise included) as yes, so a type whose `isTypeOf` is an authorization rule (graphql/access.ts: it
+ * needs the context and may be async) must stay with graphql-js, which awaits it. Only an `isTypeOf` marked
+ * synchronous and context-free (graphql/common.ts syncTypeCheck: the problem types' `instanceof`) is safe. Every
+ * object type the operation can reach is checked, fragments included.
+ */
+export function jitSafe(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let safe = true;
+  const check = (t: GraphQLNamedType | null | undefined) => {
+    if (!t) return;
+    const objects = isAbstractType(t) ? schema.getPossibleTypes(t) : isObjectType(t) ? [t] : [];
+    for (const o of objects) if (o.isTypeOf && o.extensions.syncIsTypeOf !== true) safe = false;
+  };
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field: () => check(getNamedType(typeInfo.getType())),
+      InlineFragment: () => check(getNamedType(typeInfo.getType())),
+    }),
+  );
+  return safe;
+}
+
+function compileForFacade(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
+  if (!jitSafe(schema, document)) return null;
+  const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+  return isCompiledQuery(compiled) ? compiled : null;
 }
 
 /** `Variable "$input" got invalid value 1 at "input.name"; String cannot…` → field `input.name`. */
@@ -121,6 +184,25 @@ function restFieldErrors(err: AppError, route: AnyRoute): AppError {
     : new AppError(err.code, { detail, status: err.status, errors, extra: err.extra, headers: err.headers });
 }
 
+/**
+ * The compiled operation when there is one, graphql-js otherwise. Variables are coerced by graphql-js first either
+ * way, so a caller's mistake reads the same (coercionFieldError parses graphql-js's wording).
+ */
+async function executeCompiled(
+  schema: GraphQLSchema,
+  compiled: CompiledRoute,
+  ctx: Context,
+  variables: Record<string, unknown>,
+): Promise<ExecutionResult> {
+  if (!compiled.jit) {
+    return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
+  }
+  const operation = getOperationAST(compiled.document)!;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
+  if (coerced.errors) return { errors: coerced.errors };
+  return compiled.jit.query(undefined, ctx, variables);
+}
+
 export async function runOperation(
   schema: GraphQLSchema,
   compiled: CompiledRoute,
@@ -140,7 +222,7 @@ async function execute0(
   ctx: Context,
   variables: Record<string, unknown>,
 ) {
-  const result = await execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
+  const result = await executeCompiled(schema, compiled, ctx, variables);
   if (result.errors?.length) {
     const first = result.errors[0];
     if (isAppError(first.originalError)) throw first.originalError;

@@ -18,6 +18,22 @@ import { Api, useKit } from './kit.ts';
  */
 
 describe('the test clock', () => {
+  it('todayNairobi (fixed +03:00 arithmetic) names the same day as the Africa/Nairobi time zone, across midnights', () => {
+    const zone = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'Africa/Nairobi',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    // Every 7 minutes 13 seconds for two years, and the instants either side of each Nairobi midnight of a leap day.
+    for (let t = Date.parse('2027-01-01T00:00:00Z'); t < Date.parse('2029-01-01T00:00:00Z'); t += 433_000) {
+      expect(todayNairobi(new Date(t))).toBe(zone.format(new Date(t)));
+    }
+    for (const at of ['2028-02-28T20:59:59.999Z', '2028-02-28T21:00:00.000Z', '2028-02-29T21:00:00.000Z']) {
+      expect(todayNairobi(new Date(at))).toBe(zone.format(new Date(at)));
+    }
+  });
+
   it('every test file starts at TEST_NOW, whose Nairobi day is TODAY', () => {
     expect(now().getTime()).toBeGreaterThanOrEqual(Date.parse(TEST_NOW));
     expect(todayNairobi()).toBe(TODAY);

@@ -38,6 +38,15 @@ export const FieldErrorRef = builder.objectRef<FieldError>('FieldError').impleme
 });
 
 /** Every typed failure result carries the same `code` and `status` the REST problem document shows. */
+/**
+ * The `isTypeOf` of a problem type: a synchronous `instanceof` that needs no context. The extension tells the REST
+ * facade's compiler (rest-compat/executor.ts jitSafe) that graphql-jit, which calls `isTypeOf` with the value alone
+ * and does not await it, may run operations that reach this type.
+ */
+export function syncTypeCheck(cls: abstract new (...args: never[]) => unknown) {
+  return { isTypeOf: (v: unknown) => v instanceof cls, extensions: { syncIsTypeOf: true } };
+}
+
 export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
   description: 'An expected failure, mirroring the RFC 9457 problem document of the REST API.',
   fields: (t) => ({
@@ -66,7 +75,7 @@ for (const [cls, name, description] of [
     name,
     description,
     interfaces: [ProblemRef],
-    isTypeOf: (v) => v instanceof cls,
+    ...syncTypeCheck(cls),
     fields: () => ({}),
   });
 }
@@ -75,13 +84,13 @@ for (const [cls, name] of [
   [DomainRuleError, 'DomainRuleProblem'],
   [PriceChangedError, 'PriceChangedProblem'],
 ] as const) {
-  builder.objectType(cls, { name, interfaces: [ProblemRef], isTypeOf: (v) => v instanceof cls, fields: () => ({}) });
+  builder.objectType(cls, { name, interfaces: [ProblemRef], ...syncTypeCheck(cls), fields: () => ({}) });
 }
 
 builder.objectType(ValidationError, {
   name: 'ValidationProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof ValidationError,
+  ...syncTypeCheck(ValidationError),
   fields: () => ({}),
 });
 
@@ -102,7 +111,7 @@ const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').imple
 builder.objectType(DuplicateClientError, {
   name: 'DuplicateClientProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof DuplicateClientError,
+  ...syncTypeCheck(DuplicateClientError),
   fields: (t) => ({
     matches: t.field({ type: [DuplicateMatchRef], resolve: (e) => e.matches }),
   }),

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { ProblemRef } from '../../graphql/common.ts';
+import { ProblemRef, syncTypeCheck } from '../../graphql/common.ts';
 import { InvalidStateError, ValidationError } from '../../lib/problem.ts';
 import {
   type CertificateCheck,
@@ -115,7 +115,7 @@ const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateChec
 builder.objectType(DoubleInsuranceError, {
   name: 'DoubleInsuranceProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof DoubleInsuranceError,
+  ...syncTypeCheck(DoubleInsuranceError),
   fields: (t) => ({
     certificateNo: t.string({
       nullable: true,
@@ -127,7 +127,7 @@ builder.objectType(DoubleInsuranceError, {
 builder.objectType(RegistryRefusedError, {
   name: 'RegistryRefusedProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof RegistryRefusedError,
+  ...syncTypeCheck(RegistryRefusedError),
   fields: (t) => ({ registryCode: t.string({ description: 'ER001 …', resolve: (e) => e.registryCode }) }),
 });
 

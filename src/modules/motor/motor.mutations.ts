@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { money, MoneyRef, ProblemRef, syncTypeCheck } from '../../graphql/common.ts';
 import { DomainRuleError, DuplicateClientError, PriceChangedError, ValidationError } from '../../lib/problem.ts';
 import { InsuredInputRef } from '../clients/insured.input.ts';
 import { NoQuoteError } from './quote.service.ts';
@@ -17,7 +17,7 @@ const ServerFigures = builder.objectRef<PremiumMismatchError['server'][number]>(
 builder.objectType(PremiumMismatchError, {
   name: 'PremiumMismatchProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof PremiumMismatchError,
+  ...syncTypeCheck(PremiumMismatchError),
   fields: (t) => ({
     server: t.field({ type: [ServerFigures], description: "The server's figures.", resolve: (e) => e.server }),
   }),

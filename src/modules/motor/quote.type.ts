@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef, ProblemRef } from '../../graphql/common.ts';
+import { money, MoneyRef, ProblemRef, syncTypeCheck } from '../../graphql/common.ts';
 import { ValidationError } from '../../lib/problem.ts';
 import {
   type MotorQuote,
@@ -12,7 +12,7 @@ import {
 builder.objectType(NoQuoteError, {
   name: 'NoQuoteProblem',
   interfaces: [ProblemRef],
-  isTypeOf: (v) => v instanceof NoQuoteError,
+  ...syncTypeCheck(NoQuoteError),
   fields: () => ({}),
 });
 
