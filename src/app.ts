@@ -8,12 +8,16 @@ import { migrate } from './db/migrate.ts';
 import { now } from './lib/clock.ts';
 import type { Config } from './lib/config.ts';
 import { EventBus } from './db/event-bus.ts';
+import { Caches } from './db/caches.ts';
+import { cachedAuthSource } from './auth/auth-source.ts';
 import type { Logger } from './lib/logger.ts';
 import { checkProductionPosture } from './lib/posture.ts';
 import { createRateLimitStore } from './lib/rate-limit.ts';
 import { operationLimits } from './http/rate-limits.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
+import { startEnqueueOnly } from './process/enqueue.ts';
+import { createHealthServer } from './process/health-server.ts';
 
 export interface RunningApp {
   services: AppServices;
@@ -32,6 +36,12 @@ export interface StartOptions {
   migrate?: boolean;
   /** Run pg-boss workers (default true). */
   jobs?: boolean;
+  /** Without workers, still send jobs: the rail and certificate queues (PROCESS_ROLE=web; src/process/enqueue.ts). */
+  enqueue?: boolean;
+  /** Serve the API (default true); false serves only /healthz and /readyz (PROCESS_ROLE=jobs). */
+  http?: boolean;
+  /** An HTTP worker of our node:cluster primary: without REDIS_URL, its rate limits are the primary's (over IPC). */
+  clusterWorker?: boolean;
   /** Runs once the server listens and before it reports ready (demo seed, credentials file). */
   beforeReady?: (services: AppServices, origin: string) => Promise<void>;
 }
@@ -53,7 +63,12 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
-  const rateLimits = createRateLimitStore({ redisUrl: config.redisUrl, namespace: rateLimitNamespace(databaseUrl) });
+  const caches = new Caches(events, db.pool);
+  const rateLimits = createRateLimitStore({
+    redisUrl: config.redisUrl,
+    namespace: rateLimitNamespace(databaseUrl),
+    viaClusterPrimary: opts.clusterWorker,
+  });
   const registry: CertificateRegistryPort = {
     clock: now, // the service's clock (src/lib/clock.ts): business dates of certificates follow it
     // The simulator until a real adapter replaces it; it reads the port's clock, so a test that moves one moves both.
@@ -68,26 +83,34 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     log,
     rateLimits,
     events,
+    caches,
+    auth: cachedAuthSource(db, caches, config.principalCacheSeconds),
     limits: operationLimits(rateLimits, config),
-    // The job runner registers the rail (the simulator answers through its own queue); origin is set once listening.
+    // The job runner (without jobs, src/process/enqueue.ts) registers the rail; origin is set once listening.
     mobileMoney: {},
     registry,
   };
-  const boss = opts.jobs === false ? undefined : await startJobs(services, databaseUrl);
-  const http = createHttpServer(services, {
+  const boss =
+    opts.jobs !== false
+      ? await startJobs(services, databaseUrl)
+      : opts.enqueue
+        ? await startEnqueueOnly(services, databaseUrl)
+        : undefined;
+  const health = {
     ready: async () => {
       await db.pool.query('SELECT 1');
       return true;
     },
-  });
+  };
+  const http = opts.http === false ? createHealthServer(health) : createHttpServer(services, health);
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
     http.server.listen(config.port, config.host, () => resolve());
   });
   const { port } = http.server.address() as AddressInfo;
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  // The rail calls back here unless PUBLIC_BASE_URL names the public origin.
-  services.mobileMoney.origin = origin;
+  // The rail calls back here unless PUBLIC_BASE_URL names the public origin (a health-only server takes no callback).
+  services.mobileMoney.origin = opts.http === false ? config.publicBaseUrl : origin;
   await opts.beforeReady?.(services, origin);
   http.markReady();
 

@@ -1,13 +1,17 @@
-import path from 'node:path';
-import { startApp } from './app.ts';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded.ts';
+import cluster from 'node:cluster';
 import { setTestClock } from './lib/clock.ts';
 import { type Config, loadConfig } from './lib/config.ts';
 import { createLogger } from './lib/logger.ts';
-import { seedDemo } from './seed/demo.ts';
+import { runClusterPrimary } from './process/cluster-primary.ts';
+import { runClusterWorker, WORKER_SLOT } from './process/cluster-worker.ts';
+import { runSingleProcess } from './process/single.ts';
 
-/** `npm start`: DATABASE_URL or an embedded PostgreSQL under .data/, migrations, demo data, one HTTP server. */
-async function main(): Promise<void> {
+/**
+ * `npm start`: DATABASE_URL or an embedded PostgreSQL under .data/, migrations, demo data, then what PROCESS_ROLE
+ * says (the API, the job workers, or both) in one process, or with WEB_CONCURRENCY > 1 in a node:cluster of that
+ * many HTTP workers on one port (src/process/). README "Several processes and replicas".
+ */
+function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -19,71 +23,19 @@ async function main(): Promise<void> {
   // Test mode only (loadConfig refuses TEST_CLOCK elsewhere): a test's server child shares the test's clock.
   if (config.testClock) setTestClock(config.testClock.at, { frozen: config.testClock.frozen });
   const log = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
-  let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(config.dataDir, 'pg'),
-      log: (m) => log.debug(m),
-    }).catch((err: Error) => {
-      log.fatal(err.message);
-      process.exit(1);
-    });
-    databaseUrl = embedded.url;
-    log.info({ port: embedded.conn.port, data_dir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');
-  }
-  let stopApp: (() => Promise<void>) | undefined;
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000);
-    force.unref();
-    try {
-      await stopApp?.();
-      await embedded?.stop();
-      log.info('stopped');
-      process.exit(0);
-    } catch (err) {
-      log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  try {
-    const app = await startApp({
-      config,
-      log,
-      databaseUrl,
-      beforeReady: async (services, origin) => {
-        if (!config.demoSeed) return;
-        await seedDemo(services.db, {
-          credentialsFile: config.demoCredentialsFile,
-          origin: config.publicBaseUrl ?? origin,
-          log: (m) => log.info(m),
-        });
-        log.info({ file: config.demoCredentialsFile }, 'demo credentials written');
-      },
-    });
-    stopApp = () => app.stop();
-    log.info(
-      {
-        graphql: `${app.origin}/graphql`,
-        graphiql: config.graphiql ? `${app.origin}/graphql (open in a browser)` : null,
-        rest: `${app.origin}/api/v1`,
-        openapi: `${app.origin}/api/v1/openapi.json`,
-        demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
-      },
-      `Bima Gateway ready on ${app.origin}`,
+  // Forked by our primary (a worker of another cluster manager, say PM2's, starts as a process of its own).
+  if (cluster.isWorker && process.env[WORKER_SLOT]) return runClusterWorker(config, log);
+  if (config.processRole === 'web' && !config.redisUrl)
+    log.warn(
+      'PROCESS_ROLE=web without REDIS_URL: rate limits are counted by this process (or its cluster primary) alone; ' +
+        'replicas on other processes or machines each allow the full limit unless they share REDIS_URL',
     );
-  } catch (err) {
-    log.error({ err }, 'start failed');
-    await embedded?.stop().catch(() => undefined);
-    process.exit(1);
+  if (config.webConcurrency > 1 && config.processRole === 'jobs') {
+    log.warn('WEB_CONCURRENCY is ignored with PROCESS_ROLE=jobs: one process runs the job workers');
+  } else if (config.webConcurrency > 1) {
+    return runClusterPrimary(config, log);
   }
+  return runSingleProcess(config, log);
 }
 
 void main();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../../src/context.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
+import { decryptSecret, encryptSecret, masterKey } from '../../src/lib/secret-box.ts';
 import {
   darajaPassword,
   darajaTimestamp,
@@ -62,12 +63,26 @@ function checkRequest(req: DarajaStkPushRequest, passkey: string): void {
 }
 
 /**
- * Where each prompt's callback goes. The CallBackURL carries the organisation's callback token, so the rail's table
- * keeps only its hash and the URL lives in this process's memory: a prompt resolved after a restart (or by another
- * process) is not called back, as when Daraja loses a callback; the service finds it by its status query or its
- * statement.
+ * Where each prompt's callback goes, as a rail keeps what it was given. The CallBackURL carries the organisation's
+ * callback token, so the rail's table holds it sealed with the master key every replica shares (SECRETS_KEY), with
+ * its hash: whichever process resolves the prompt (a jobs-only replica, another cluster worker, this one after a
+ * restart) calls it back. A URL that does not open (a replica with another key) is not called, as when Daraja loses a
+ * callback; the service then finds the payment by its status query or its statement.
  */
-const callbackUrls = new Map<string, string>();
+const SEALED_URL_AAD = (checkoutRequestId: string) => `mpesa_sim_prompts:${checkoutRequestId}`;
+
+function sealUrl(app: AppServices, checkoutRequestId: string, url: string): string {
+  return encryptSecret(masterKey(app.config), url, SEALED_URL_AAD(checkoutRequestId));
+}
+
+function openUrl(app: AppServices, p: { checkoutRequestId: string; callbackUrlSealed: string | null }): string | null {
+  if (!p.callbackUrlSealed) return null;
+  try {
+    return decryptSecret(masterKey(app.config), p.callbackUrlSealed, SEALED_URL_AAD(p.checkoutRequestId));
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The simulated rail. Prompts live in mpesa_sim_prompts (so any process can answer a query or pull the statement);
@@ -94,10 +109,10 @@ export class MpesaSimulator implements MobileMoneyRail {
           amount: req.Amount,
           accountReference: req.AccountReference,
           callbackUrlHash: sha256Hex(req.CallBackURL),
+          callbackUrlSealed: sealUrl(this.app, checkoutRequestId, req.CallBackURL),
         },
       }),
     );
-    callbackUrls.set(checkoutRequestId, req.CallBackURL);
     const delay = this.app.config.mpesaSimDelayMs;
     await this.boss.send(
       QUEUES.mpesaSimResolve.name,
@@ -221,7 +236,7 @@ export async function resolvePrompt(
 ): Promise<{ code: number; callbackStatus: number | null }> {
   const p = await answerPrompt(app, checkoutRequestId);
   if (!p || p.resultCode == null) return { code: -1, callbackStatus: null };
-  const callbackUrl = callbackUrls.get(checkoutRequestId);
+  const callbackUrl = openUrl(app, p);
   if (!simOutcome(p.phone).callback || !callbackUrl) return { code: p.resultCode, callbackStatus: null };
   const body: DarajaCallback = {
     Body: {
@@ -245,6 +260,5 @@ export async function resolvePrompt(
     tx.mpesaSimPrompt.update({ where: { checkoutRequestId }, data: { callbackStatus: res.status } }),
   );
   if (res.status >= 500) throw new Error(`callback answered ${res.status}`);
-  callbackUrls.delete(checkoutRequestId);
   return { code: p.resultCode, callbackStatus: res.status };
 }

@@ -4,10 +4,26 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { sha256Hex } from '../lib/crypto.ts';
+import type { Tx } from './client.ts';
 import { ensureAppRole, ensureTenantIsolation } from './tenancy.ts';
 
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
-const LOCK_KEY = 'bima-gateway:migrate';
+/** prisma/migrations of the checkout: two levels up from src/db, one from dist/ (the compiled build, scripts/build.mjs). */
+export const MIGRATIONS_DIR = [
+  path.resolve(import.meta.dirname, '../../prisma/migrations'),
+  path.resolve(import.meta.dirname, '../prisma/migrations'),
+].find((d) => existsSync(d))!;
+
+/**
+ * The one advisory lock of start-up work that must not run twice at once: migrations (a session lock, below) and the
+ * demo seed with the platform secrets (a transaction lock, `takeStartLock`). Replicas started together take turns.
+ * The name predates the seed's use of it; it is kept so a rolling upgrade still queues behind an older replica.
+ */
+export const START_LOCK_KEY = 'bima-gateway:migrate';
+
+/** Waits for the start lock inside `tx`; it is released when `tx` ends (commit or rollback). */
+export async function takeStartLock(tx: Tx): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${START_LOCK_KEY}))`;
+}
 
 export interface MigrationResult {
   applied: string[];
@@ -15,9 +31,9 @@ export interface MigrationResult {
 }
 
 /**
- * Applies pending migrations from prisma/migrations under a session advisory lock (so concurrent starts queue),
- * each file in its own transaction, recording standard `_prisma_migrations` rows (checksum = sha256 of the file) so
- * Prisma's CLI recognises the history. Refuses to start when an applied migration was edited or failed, or when
+ * Applies pending migrations from prisma/migrations under the start lock (a session advisory lock: concurrent starts
+ * queue), each file in its own transaction, recording standard `_prisma_migrations` rows (checksum = sha256 of the
+ * file) so Prisma's CLI recognises the history. Refuses to start when an applied migration was edited or failed, or when
  * the database holds a migration this checkout does not know.
  */
 export async function migrate(
@@ -29,7 +45,7 @@ export async function migrate(
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY]);
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
         "id" VARCHAR(36) PRIMARY KEY NOT NULL,
         "checksum" VARCHAR(64) NOT NULL,
@@ -93,7 +109,7 @@ export async function migrate(
     await client.query('COMMIT');
     return { applied, alreadyApplied: names.length - applied.length };
   } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]).catch(() => undefined);
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [START_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
 }

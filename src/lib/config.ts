@@ -19,6 +19,16 @@ export interface Config {
   publicBaseUrl: string | undefined;
   tokenTtlSeconds: number;
   tokenRateLimitPerMinute: number;
+  /** Requests per minute per access token for API clients without their own limit (the spec's 60). */
+  rateLimitPerMinute: number;
+  /** HTTP worker processes on one port (node:cluster); 1 serves from the main process. */
+  webConcurrency: number;
+  /** What this process runs: the HTTP API (`web`), the pg-boss workers (`jobs`), or both (`all`). */
+  processRole: 'web' | 'jobs' | 'all';
+  /** Run the REST facade's fixed operations compiled by graphql-jit where that is safe (rest-compat/executor.ts). */
+  facadeJit: boolean;
+  /** Longest a cached principal (token → tenant, key, scopes, actor) is reused; NOTIFY drops it at once on any change. */
+  principalCacheSeconds: number;
   bindRateLimit: number;
   bindRateWindowSeconds: number;
   maxBodyBytes: number;
@@ -124,6 +134,12 @@ function testClock(env: NodeJS.ProcessEnv, nodeEnv: string): TestClockSetting | 
   return parseTestClock(raw);
 }
 
+function processRole(raw: string | undefined): Config['processRole'] {
+  if (raw === undefined || raw === '') return 'all';
+  if (raw === 'web' || raw === 'jobs' || raw === 'all') return raw;
+  throw new Error(`PROCESS_ROLE must be web, jobs or all, got ${JSON.stringify(raw)}`);
+}
+
 function list(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
@@ -191,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 86_400),
     tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 10),
+    rateLimitPerMinute: Math.max(1, int(env, 'RATE_LIMIT_PER_MINUTE', 60)),
+    webConcurrency: Math.max(1, int(env, 'WEB_CONCURRENCY', 1)),
+    processRole: processRole(env.PROCESS_ROLE),
+    principalCacheSeconds: int(env, 'PRINCIPAL_CACHE_SECONDS', 30),
+    facadeJit: flag(env, 'FACADE_JIT', true),
     bindRateLimit: int(env, 'BIND_RATE_LIMIT', 3),
     bindRateWindowSeconds: int(env, 'BIND_RATE_WINDOW_SECONDS', 15),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576),

@@ -24,6 +24,7 @@ import {
   type RateLimitRule,
   type RateLimitStore,
 } from './rate-limit-decision.ts';
+import { ClusterRateLimitStore } from './rate-limit-cluster.ts';
 import { RedisRateLimitStore } from './rate-limit-redis.ts';
 
 export {
@@ -32,7 +33,8 @@ export {
   type RateLimitRule,
   type RateLimitStore,
 } from './rate-limit-decision.ts';
-export { RedisRateLimitStore };
+export { ClusterRateLimitStore, RedisRateLimitStore };
+export { serveClusterRateLimits } from './rate-limit-cluster.ts';
 
 /** Ascending timestamps of allowed hits; `ts[head..]` are live, so pruning the front doesn't shift the array each hit. */
 interface HitLog {
@@ -133,11 +135,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /**
- * Redis when a URL is given (shared across server processes), else in-process memory.
+ * Redis when a URL is given (shared across server processes and machines); else, in an HTTP worker of our
+ * node:cluster primary (`viaClusterPrimary`, WEB_CONCURRENCY > 1), the primary's memory over IPC (shared by the
+ * workers of one primary); else in-process memory.
  * `namespace` keeps deployments that share one Redis apart (the service passes its database's name).
  */
-export function createRateLimitStore(opts: { redisUrl?: string; namespace?: string }): RateLimitStore {
-  return opts.redisUrl
-    ? new RedisRateLimitStore(opts.redisUrl, { prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ''}` })
-    : new MemoryRateLimitStore();
+export function createRateLimitStore(opts: {
+  redisUrl?: string;
+  namespace?: string;
+  viaClusterPrimary?: boolean;
+}): RateLimitStore {
+  if (opts.redisUrl)
+    return new RedisRateLimitStore(opts.redisUrl, {
+      prefix: `ratelimit:${opts.namespace ? `${opts.namespace}:` : ''}`,
+    });
+  return opts.viaClusterPrimary ? new ClusterRateLimitStore() : new MemoryRateLimitStore();
 }

@@ -7,6 +7,7 @@ import { constantTimeEqual, hashSecret, newPublicId, newSecret, sha256Hex, verif
 import { motorBenefitId } from '../modules/reference/reference.service.ts';
 import { DEMO_TENANTS, type DemoTenant } from './demo-data.ts';
 import { createTenant } from './demo-tenant.ts';
+import { type MasterKeySetting, PlatformSecrets } from './platform-secrets.ts';
 
 interface ClientCred {
   client_id: string;
@@ -40,139 +41,172 @@ export interface DemoCredentials {
 }
 
 const demoClientName = (role: string) => `Demo ${role} client`;
+/** Names of the demo secrets in platform_secrets (src/seed/platform-secrets.ts). */
+const clientSecretName = (t: DemoTenant, role: string) => `demo/${t.code}/api_client/${role}`;
+const agentKeyName = (t: DemoTenant, userKey: string) => `demo/${t.code}/agent_key/${userKey}`;
 
-/**
- * Loads the demo organisations once. A second start adds nothing and keeps every secret: the plaintext secrets live
- * only in the credentials file, and are reused while they still verify against the stored hashes. If that file
- * was lost, the demo secrets are re-issued (the only way to show a hashed secret again). A demo client someone revoked
- * stays revoked: re-seeding never turns a revoked credential back on; the file lists it with `revoked_at` and no
- * secret.
- */
-export async function seedDemo(
-  db: Database,
-  opts: { credentialsFile: string; origin: string; log: (m: string) => void },
-): Promise<DemoCredentials> {
-  const previous = existsSync(opts.credentialsFile)
-    ? (JSON.parse(await readFile(opts.credentialsFile, 'utf8')) as DemoCredentials)
-    : undefined;
-  const tenants: Record<string, TenantCreds> = {};
-  for (const t of DEMO_TENANTS) {
-    tenants[t.role] = await seedTenant(db, t, previous?.tenants?.[t.role], opts.log);
-  }
-  const creds: DemoCredentials = {
-    base_url: `${opts.origin}/api/v1`,
-    graphql_url: `${opts.origin}/graphql`,
-    graphql_ws_url: `${opts.origin.replace(/^http/, 'ws')}/graphql`,
-    openapi_url: `${opts.origin}/api/v1/openapi.json`,
-    tenants,
-  };
-  await mkdir(path.dirname(opts.credentialsFile), { recursive: true });
-  const tmp = `${opts.credentialsFile}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, opts.credentialsFile);
-  return creds;
+export interface DemoSeedOptions {
+  credentialsFile: string;
+  /** The origin written into the file (PUBLIC_BASE_URL, else where the server listens). */
+  origin: string;
+  log: (m: string) => void;
+  /** The master key sealing the demo secrets in the database; default: a secrets.key beside the credentials file. */
+  masterKey?: MasterKeySetting;
 }
 
-/** A freshly issued API-client secret and its hash. */
-interface FreshSecret {
-  secret: string;
-  hash: string;
+/**
+ * Loads the demo organisations once, then writes the credentials file. Idempotent per database, not per file: see
+ * loadDemo. A demo client someone revoked stays revoked: re-seeding never turns a revoked credential back on; the
+ * file lists it with `revoked_at` and no secret.
+ */
+export async function seedDemo(db: Database, opts: DemoSeedOptions): Promise<DemoCredentials> {
+  return writeDemoCredentials(opts.credentialsFile, opts.origin, await loadDemo(db, opts));
+}
+
+/**
+ * The demo organisations and their secrets, created on the first start. A later start (this replica or any other on
+ * the same database) adds nothing and rotates nothing: the secrets issued are kept sealed with the master key in
+ * platform_secrets, and are reused while they still verify against the stored hashes (a secret found only in an
+ * older credentials file is taken over the same way). Only a credential for which neither holds a secret that
+ * verifies is issued anew (a first start, or one an administrator rotated meanwhile). Everything runs in one
+ * transaction under the start lock, so replicas started together take turns and the later ones read what the first
+ * wrote; a replica whose master key cannot open the stored secrets refuses before writing anything.
+ */
+export async function loadDemo(
+  db: Database,
+  opts: Omit<DemoSeedOptions, 'origin'>,
+): Promise<DemoCredentials['tenants']> {
+  const previous = await readPrevious(opts.credentialsFile, opts.log);
+  const key = opts.masterKey ?? { secretsKey: undefined, dataDir: path.dirname(opts.credentialsFile) };
+  // A secret is hashed (scrypt, slow) inside the transaction only when one is issued, a first start's business: later
+  // starts only verify, and hold the start lock no longer than that.
+  return db.system(
+    async (tx) => {
+      const secrets = await PlatformSecrets.open(tx, key);
+      const tenants: Record<string, TenantCreds> = {};
+      for (const t of DEMO_TENANTS) {
+        const prev = previous?.tenants?.[t.role];
+        tenants[t.role] = await seedTenant({ tx, t, prev, secrets, log: opts.log });
+      }
+      return tenants;
+    },
+    // Covers waiting for the start lock while another replica seeds a fresh database.
+    { timeout: 180_000 },
+  );
+}
+
+/** The credentials file an earlier start wrote, if any: a candidate for each secret (the database's come first). */
+async function readPrevious(file: string, log: (m: string) => void): Promise<DemoCredentials | undefined> {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as DemoCredentials;
+  } catch (err) {
+    // The database holds the secrets: an unreadable file costs nothing but this line.
+    log(`ignoring ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
+/** Writes the credentials file (mode 600, atomically) for the service at `origin`; returns what it wrote. */
+export async function writeDemoCredentials(
+  file: string,
+  origin: string,
+  tenants: DemoCredentials['tenants'],
+): Promise<DemoCredentials> {
+  const creds: DemoCredentials = {
+    base_url: `${origin}/api/v1`,
+    graphql_url: `${origin}/graphql`,
+    graphql_ws_url: `${origin.replace(/^http/, 'ws')}/graphql`,
+    openapi_url: `${origin}/api/v1/openapi.json`,
+    tenants,
+  };
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
+  await rename(tmp, file);
+  return creds;
 }
 
 /** One organisation being seeded: what its credential steps read and write through. */
 interface TenantSeed {
   tx: Tx;
   t: DemoTenant;
-  tenantId: number;
   /** What the credentials file held for this organisation, if anything. */
   prev: TenantCreds | undefined;
+  secrets: PlatformSecrets;
   log: (m: string) => void;
+}
+
+interface SeedingTenant extends TenantSeed {
+  tenantId: number;
   userByKey(key: string): User;
 }
 
-async function seedTenant(
-  db: Database,
-  t: DemoTenant,
-  prev: TenantCreds | undefined,
-  log: (m: string) => void,
-): Promise<TenantCreds> {
-  // Secrets are hashed before the transaction: scrypt is slow and must not hold a connection.
-  const fresh = await freshSecrets(t);
-  return db.system(
-    async (tx) => {
-      let tenant = await tx.tenant.findUnique({ where: { code: t.code } });
-      if (!tenant) {
-        log(`seeding demo organisation ${t.code}`);
-        tenant = await createTenant(tx, t);
-      }
-      const tenantId = tenant.id;
-      const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
-      const seed: TenantSeed = { tx, t, tenantId, prev, log, userByKey: (key) => users.get(`${key}@example.co.ke`)! };
-      const api_clients = await seedApiClients(seed, fresh);
-      const agents = await seedAgentKeys(seed);
-      const customers = await listCustomers(tx, tenantId);
-      return {
-        code: tenant.code,
-        name: tenant.name,
-        type: tenant.type,
-        ...(tenant.status !== 'active' ? { status: tenant.status } : {}),
-        api_clients,
-        ...(t.agents.length ? { agents } : {}),
-        customers,
-      };
-    },
-    { timeout: 60_000 },
-  );
+async function seedTenant(s: TenantSeed): Promise<TenantCreds> {
+  const { tx, t, log } = s;
+  let tenant = await tx.tenant.findUnique({ where: { code: t.code } });
+  if (!tenant) {
+    log(`seeding demo organisation ${t.code}`);
+    tenant = await createTenant(tx, t);
+  }
+  const tenantId = tenant.id;
+  const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
+  const seed: SeedingTenant = { ...s, tenantId, userByKey: (key) => users.get(`${key}@example.co.ke`)! };
+  const api_clients = await seedApiClients(seed);
+  const agents = await seedAgentKeys(seed);
+  const customers = await listCustomers(tx, tenantId);
+  return {
+    code: tenant.code,
+    name: tenant.name,
+    type: tenant.type,
+    ...(tenant.status !== 'active' ? { status: tenant.status } : {}),
+    api_clients,
+    ...(t.agents.length ? { agents } : {}),
+    customers,
+  };
 }
 
-/** A new secret per API client, whether or not it will be needed. */
-async function freshSecrets(t: DemoTenant): Promise<Record<string, FreshSecret>> {
-  return Object.fromEntries(
-    await Promise.all(
-      Object.keys(t.apiClients).map(async (r) => {
-        const secret = newSecret('bgs');
-        return [r, { secret, hash: await hashSecret(secret) }] as const;
-      }),
-    ),
-  );
-}
-
-async function seedApiClients(
-  seed: TenantSeed,
-  fresh: Record<string, FreshSecret>,
-): Promise<Record<string, ClientCred>> {
+async function seedApiClients(seed: SeedingTenant): Promise<Record<string, ClientCred>> {
   const api_clients: Record<string, ClientCred> = {};
   for (const [role, spec] of Object.entries(seed.t.apiClients)) {
-    api_clients[role] = await seedApiClient(seed, role, spec, fresh[role]);
+    api_clients[role] = await seedApiClient(seed, role, spec);
   }
   return api_clients;
 }
 
-/** A revoked client stays revoked; a secret from the file that still verifies is kept; else the fresh one is issued. */
+/** The first of the candidate secrets (the database's, then the file's) that verifies against `hash`. */
+async function firstVerifying(candidates: (string | undefined)[], hash: string): Promise<string | undefined> {
+  for (const c of new Set(candidates)) if (c && (await verifySecret(c, hash))) return c;
+  return undefined;
+}
+
+/**
+ * A revoked client stays revoked; a secret from the database or the file that still verifies is kept (and stored
+ * sealed when only the file had it); else a new one is issued and stored.
+ */
 async function seedApiClient(
-  seed: TenantSeed,
+  seed: SeedingTenant,
   role: string,
   spec: DemoTenant['apiClients'][string],
-  fresh: FreshSecret,
 ): Promise<ClientCred> {
-  const { tx, t, tenantId, log } = seed;
+  const { tx, t, tenantId, log, secrets } = seed;
+  const name = clientSecretName(t, role);
   let row = await tx.apiClient.findFirst({ where: { tenantId, name: demoClientName(role) } });
   if (row?.revokedAt) {
     log(`demo client ${t.code}/${role} was revoked: left revoked, no secret written`);
     return { client_id: row.clientId, scopes: row.scopes, revoked_at: row.revokedAt.toISOString() };
   }
   const known = seed.prev?.api_clients?.[role];
-  if (
-    row &&
-    known?.client_secret &&
-    known.client_id === row.clientId &&
-    (await verifySecret(known.client_secret, row.secretHash))
-  ) {
-    return { client_id: row.clientId, client_secret: known.client_secret, scopes: row.scopes };
+  const fromFile = row && known?.client_id === row.clientId ? known.client_secret : undefined;
+  const kept = row ? await firstVerifying([secrets.get(name), fromFile], row.secretHash) : undefined;
+  if (row && kept) {
+    await secrets.put(name, kept);
+    return { client_id: row.clientId, client_secret: kept, scopes: row.scopes };
   }
-  const { secret, hash } = fresh;
+  const secret = newSecret('bgs');
+  const hash = await hashSecret(secret);
   if (row) {
-    log(`re-issuing the demo secret of ${t.code}/${role} (credentials file missing or stale)`);
+    log(`re-issuing the demo secret of ${t.code}/${role} (none in the database or the credentials file verifies)`);
     row = await tx.apiClient.update({
       where: { id: row.id },
       data: { secretHash: hash, secretRotatedAt: new Date() },
@@ -187,28 +221,30 @@ async function seedApiClient(
         scopes: spec.scopes,
         actorUserId: seed.userByKey(spec.actor).id,
         createdByUserId: seed.userByKey(spec.actor).id,
-        rateLimitPerMinute: spec.rateLimitPerMinute ?? 60,
+        rateLimitPerMinute: spec.rateLimitPerMinute ?? null,
       },
     });
   }
+  await secrets.put(name, secret);
   return { client_id: row.clientId, client_secret: secret, scopes: row.scopes };
 }
 
-/** An agent key from the file that still matches its stored hash is kept; otherwise a new one is issued. */
-async function seedAgentKeys(seed: TenantSeed): Promise<AgentCred[]> {
+/** An agent key from the database or the file that still matches its stored hash is kept; otherwise one is issued. */
+async function seedAgentKeys(seed: SeedingTenant): Promise<AgentCred[]> {
   const agents: AgentCred[] = [];
   for (const key of seed.t.agents) {
     const u = seed.userByKey(key);
-    const known = seed.prev?.agents?.find((a) => a.user_id === u.id);
-    if (known && u.agentKeyHash && constantTimeEqual(sha256Hex(known.key), u.agentKeyHash)) {
-      agents.push({ code: u.agentCode!, key: known.key, user_id: u.id, name: u.name });
-      continue;
+    const name = agentKeyName(seed.t, key);
+    const candidates = [seed.secrets.get(name), seed.prev?.agents?.find((a) => a.user_id === u.id)?.key];
+    let agentKey = candidates.find((c) => c && u.agentKeyHash && constantTimeEqual(sha256Hex(c), u.agentKeyHash));
+    if (!agentKey) {
+      agentKey = newSecret('bak');
+      await seed.tx.user.update({
+        where: { id: u.id },
+        data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() },
+      });
     }
-    const agentKey = newSecret('bak');
-    await seed.tx.user.update({
-      where: { id: u.id },
-      data: { agentKeyHash: sha256Hex(agentKey), agentKeyIssuedAt: new Date() },
-    });
+    await seed.secrets.put(name, agentKey);
     agents.push({ code: u.agentCode!, key: agentKey, user_id: u.id, name: u.name });
   }
   return agents;

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { childClockEnv } from './clock.ts';
 
@@ -91,4 +93,87 @@ export async function waitHealthy(s: Spawned, timeoutMs = 60_000): Promise<void>
 export async function stopWith(s: Spawned, signal: NodeJS.Signals, timeoutMs: number) {
   if (!s.hasExited()) s.child.kill(signal);
   return Promise.race([s.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs).unref())]);
+}
+
+/** Waits (bounded) for the process to exit by itself; null when it outlived the wait (it is not signalled). */
+export function waitExit(s: Spawned, timeoutMs: number) {
+  return Promise.race([s.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs).unref())]);
+}
+
+/** Whether a process with this pid is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until the process is gone; whether it is. */
+export async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return !alive(pid);
+}
+
+/** The parent of a process, from /proc (null when it is gone). */
+export function parentPid(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": comm may hold spaces, so split after the last ')'.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+export interface FreshAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  text: string;
+}
+
+/**
+ * A request on a connection of its own, closed after the answer (no keep-alive agent): under node:cluster every
+ * connection is handed to the next worker in turn, so consecutive calls reach different workers.
+ */
+export function requestFresh(
+  url: string,
+  o: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<FreshAnswer> {
+  const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: o.method ?? 'GET',
+        agent: false,
+        headers: {
+          connection: 'close',
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+          ...o.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer from ${url} within 10 s`)));
+    req.end(payload);
+  });
 }

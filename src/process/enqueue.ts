@@ -1,0 +1,62 @@
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { QUEUES } from '../../jobs/queues.ts';
+import { MpesaSimulator } from '../../jobs/rails/mpesa-simulator.ts';
+import type { AppServices } from '../context.ts';
+import { START_LOCK_KEY } from '../db/migrate.ts';
+
+/**
+ * pg-boss's schema and every declared queue, once per start, under the start lock. pg-boss creates a queue's
+ * partition with DDL that deadlocks when two processes create the same new queue at once (seen with two workers
+ * starting together on a fresh database); created here first, by one process at a time, the create calls every
+ * process makes later (jobs/index.ts, startEnqueueOnly) find the queue and change nothing.
+ */
+export async function ensureQueues(databaseUrl: string): Promise<void> {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK_KEY]);
+    const boss = new PgBoss({
+      connectionString: databaseUrl,
+      schema: 'pgboss',
+      max: 1,
+      supervise: false,
+      schedule: false,
+    });
+    boss.on('error', () => undefined); // start() rejects with whatever matters
+    await boss.start();
+    try {
+      for (const q of Object.values(QUEUES)) await boss.createQueue(q.name, { name: q.name, ...q.options });
+    } finally {
+      await boss.stop({ graceful: false, wait: true });
+    }
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [START_LOCK_KEY]).catch(() => undefined);
+    await lock.end();
+  }
+}
+
+/**
+ * For a process that serves HTTP but runs no job workers (PROCESS_ROLE=web, or a cluster worker other than the one
+ * that runs the jobs): a pg-boss that only sends (no workers, no supervision, no cron), so STK pushes reach the rail
+ * (its prompts are resolved by the process that runs the jobs) and certificate jobs are queued at once rather than
+ * waiting for the sweep. Its queues exist already (ensureQueues, at start): a web process may start before any
+ * process that runs jobs.
+ */
+export async function startEnqueueOnly(app: AppServices, databaseUrl: string): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: 'pgboss',
+    max: 2,
+    supervise: false,
+    schedule: false,
+  });
+  boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
+  await boss.start();
+  app.mobileMoney.rail = new MpesaSimulator(app, boss);
+  app.registry.send = async (queue, data, opts = {}) => {
+    const q = queue === 'issue' ? QUEUES.issueCertificate : QUEUES.cancelCertificate;
+    await boss.send(q.name, q.payload.parse(data), { ...opts });
+  };
+  return boss;
+}

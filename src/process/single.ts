@@ -1,0 +1,55 @@
+import { startApp } from '../app.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { logReady, openDatabase, prepareDatabase, refuseUnsafeSettings, writeCredentials } from './start.ts';
+
+/**
+ * One process (WEB_CONCURRENCY=1, or PROCESS_ROLE=jobs): the database, migrations and demo seed, then what
+ * PROCESS_ROLE says: `all` the API and the job workers, `web` the API with a send-only pg-boss (the rail's and the
+ * certificates' queues), `jobs` the job workers with /healthz and /readyz only. SIGTERM or SIGINT stops it cleanly.
+ */
+export async function runSingleProcess(config: Config, log: Logger): Promise<void> {
+  const role = config.processRole;
+  refuseUnsafeSettings(config, log);
+  const { databaseUrl, embedded } = await openDatabase(config, log);
+  let stopApp: (() => Promise<void>) | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000);
+    force.unref();
+    try {
+      await stopApp?.();
+      await embedded?.stop();
+      log.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    const tenants = await prepareDatabase(config, log, databaseUrl);
+    const app = await startApp({
+      config,
+      log,
+      databaseUrl,
+      migrate: false,
+      jobs: role !== 'web',
+      enqueue: role === 'web',
+      http: role !== 'jobs',
+      beforeReady: tenants ? (_services, origin) => writeCredentials(config, log, tenants, origin) : undefined,
+    });
+    stopApp = () => app.stop();
+    logReady(config, log, app.origin);
+  } catch (err) {
+    log.error({ err }, 'start failed');
+    await embedded?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { Database } from '../db/client.ts';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
+import { migrate } from '../db/migrate.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { checkProductionPosture } from '../lib/posture.ts';
+import { type DemoCredentials, loadDemo, writeDemoCredentials } from '../seed/demo.ts';
+import { checkSharedMasterKey } from '../seed/platform-secrets.ts';
+import { ensureQueues } from './enqueue.ts';
+
+/**
+ * The start-up steps every kind of process shares (src/main.ts): the posture check, the database (DATABASE_URL or
+ * the embedded one), and the once-per-database work (migrations, the master-key check, the demo seed), which runs
+ * under the start lock so replicas started together take turns and end up with the same secrets.
+ */
+
+/** Settings refused in production stop the start before anything opens (startApp logs the warnings later). */
+export function refuseUnsafeSettings(config: Config, log: Logger): void {
+  try {
+    checkProductionPosture(config, { warn: () => undefined });
+  } catch (err) {
+    log.fatal({ err }, 'start refused');
+    process.exit(1);
+  }
+}
+
+/** DATABASE_URL, or the embedded PostgreSQL under DATA_DIR/pg (started here; the caller stops it last). */
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+): Promise<{ databaseUrl: string; embedded?: EmbeddedPostgres }> {
+  if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
+  const dataDir = path.join(config.dataDir, 'pg');
+  const embedded = await startEmbeddedPostgres({ dataDir, log: (m) => log.debug(m) }).catch((err: Error) => {
+    log.fatal(err.message);
+    process.exit(1);
+  });
+  log.info({ port: embedded.conn.port, data_dir: dataDir }, 'embedded PostgreSQL started');
+  return { databaseUrl: embedded.url, embedded };
+}
+
+/**
+ * Migrations and pg-boss's queues, then (under the start lock) the master-key check and the demo data with its secrets. Returns the demo
+ * organisations' credentials for the file (written once the origin is known), or undefined with DEMO_SEED=0.
+ */
+export async function prepareDatabase(
+  config: Config,
+  log: Logger,
+  databaseUrl: string,
+): Promise<DemoCredentials['tenants'] | undefined> {
+  const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
+  log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
+  await ensureQueues(databaseUrl);
+  const db = await Database.connect(databaseUrl, { poolSize: 2, poolWaitMs: config.dbPoolWaitMs });
+  try {
+    if (!config.demoSeed) {
+      await checkSharedMasterKey(db, config);
+      return undefined;
+    }
+    return await loadDemo(db, {
+      credentialsFile: config.demoCredentialsFile,
+      log: (m) => log.info(m),
+      masterKey: config,
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/** The credentials file for the service at `origin` (PUBLIC_BASE_URL when set). */
+export async function writeCredentials(
+  config: Config,
+  log: Logger,
+  tenants: DemoCredentials['tenants'],
+  origin: string,
+): Promise<void> {
+  await writeDemoCredentials(config.demoCredentialsFile, config.publicBaseUrl ?? origin, tenants);
+  log.info({ file: config.demoCredentialsFile }, 'demo credentials written');
+}
+
+/** The line operators (and the test harness, test/helpers/spawn.ts) read: where everything is. */
+export function logReady(config: Config, log: Logger, origin: string, extra: Record<string, unknown> = {}): void {
+  if (config.processRole === 'jobs') {
+    log.info(
+      { role: 'jobs', health: `${origin}/healthz`, ...extra },
+      `Bima Gateway ready on ${origin} (PROCESS_ROLE=jobs: job workers; /healthz and /readyz only)`,
+    );
+    return;
+  }
+  log.info(
+    {
+      role: config.processRole,
+      graphql: `${origin}/graphql`,
+      graphiql: config.graphiql ? `${origin}/graphql (open in a browser)` : null,
+      rest: `${origin}/api/v1`,
+      openapi: `${origin}/api/v1/openapi.json`,
+      demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
+      ...extra,
+    },
+    `Bima Gateway ready on ${origin}`,
+  );
+}
