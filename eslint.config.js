@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'src/generated/', 'rest-compat/generated/', 'coverage/', '.data/', 'schema/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.build-*/',
+      'src/generated/',
+      'rest-compat/generated/',
+      'coverage/',
+      '.data/',
+      'schema/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

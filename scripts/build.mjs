@@ -1,0 +1,62 @@
+// Compiles the service to one ES module, dist/main.mjs (esbuild: TypeScript stripped, our modules bundled, packages
+// left in node_modules), so `npm start` runs JavaScript instead of transpiling TypeScript on every start: measured
+// here, loading the service went from ~3 s and ~290 MB resident under tsx to ~0.2 s and ~170 MB (README
+// "Start-up and memory"). Runs at install (postinstall) and again from scripts/start.mjs whenever a source file is
+// newer than the build, so an edited checkout never starts stale code.
+//
+//   node scripts/build.mjs            build dist/main.mjs
+//   node scripts/build.mjs --if-stale build only when a source is newer than dist/main.mjs
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const OUTFILE = path.join(ROOT, 'dist', 'main.mjs');
+/** What the build reads: a change to any of these makes dist/main.mjs stale. */
+const INPUTS = ['src', 'rest-compat', 'jobs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+
+function newestMtime(p) {
+  const st = statSync(p, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(p, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const m = statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs;
+    if (m > newest) newest = m;
+  }
+  return newest;
+}
+
+export function isStale() {
+  if (!existsSync(OUTFILE)) return true;
+  const built = statSync(OUTFILE).mtimeMs;
+  return INPUTS.some((i) => newestMtime(path.join(ROOT, i)) > built);
+}
+
+export async function build() {
+  const { build: esbuild } = await import('esbuild');
+  // Written aside and renamed: a process starting meanwhile sees the old build or the new one, never half of one.
+  const dist = path.dirname(OUTFILE);
+  const tmpDir = mkdtempSync(path.join(ROOT, '.build-'));
+  const tmp = path.join(tmpDir, path.basename(OUTFILE));
+  await esbuild({
+    entryPoints: [path.join(ROOT, 'src', 'main.ts')],
+    outfile: tmp,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  mkdirSync(dist, { recursive: true });
+  renameSync(`${tmp}.map`, `${OUTFILE}.map`);
+  renameSync(tmp, OUTFILE);
+  rmSync(tmpDir, { recursive: true, force: true });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (!process.argv.includes('--if-stale') || isStale()) await build();
+}
