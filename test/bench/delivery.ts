@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { deriveCallbackToken } from '../../src/modules/payments/callback-token.ts';
-import { type Child, ROOT, startService } from './children.ts';
+import { type Child, ROOT, serviceDatabaseUrl, startService } from './children.ts';
 import { type Receiver, startReceiver } from './delivery-receiver.ts';
 import type { DemoCredentials } from './scenarios.ts';
 
@@ -92,12 +92,7 @@ function percentiles(xs: number[]) {
 
 /** The service's database, for the one thing no API reveals: the callback URL it gave the rail. */
 async function dbClient(dataDir: string): Promise<pg.Client> {
-  if (process.env.DATABASE_URL) return new pg.Client({ connectionString: process.env.DATABASE_URL });
-  const pgDir = path.join(dataDir, 'pg');
-  const { password } = JSON.parse(await readFile(`${pgDir}.credentials.json`, 'utf8')) as { password: string };
-  // postmaster.pid's fourth line is the port the embedded cluster listens on (a free one each start).
-  const port = Number((await readFile(path.join(pgDir, 'postmaster.pid'), 'utf8')).split('\n')[3]);
-  return new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'bima' });
+  return new pg.Client({ connectionString: await serviceDatabaseUrl(dataDir) });
 }
 
 async function token(origin: string, c: { client_id: string; client_secret: string }): Promise<string> {

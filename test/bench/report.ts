@@ -1,4 +1,4 @@
-import type { CpuSeconds } from './cpu.ts';
+import type { CpuSeconds, TreeMemory } from './cpu.ts';
 import type { LoadResult } from './load.ts';
 
 export interface Stats {
@@ -15,12 +15,18 @@ export interface Stats {
   /** CPU milliseconds per request: the target with its child processes, and the node process alone; null where unmeasurable. */
   cpuMsPerRequest: number | null;
   nodeCpuMsPerRequest: number | null;
+  /** Peak resident memory so far (VmHWM) of the target's process tree, after the measurement; null where unmeasurable. */
+  peakRss: TreeMemory | null;
 }
+
+/** What a scenario is measured beside: the replay of the service's bytes, or the hand-written quote service. */
+export type BaselineKind = 'replay' | 'quote';
 
 export interface Row {
   scenario: string;
   service: Stats;
   baseline: Stats;
+  baselineKind: BaselineKind;
 }
 
 /** Nearest-rank percentile over sorted nanoseconds, in milliseconds. */
@@ -30,7 +36,7 @@ function percentile(sorted: BigUint64Array, p: number): number {
   return Number(sorted[rank - 1]) / 1e6;
 }
 
-export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
+export function summarize(r: LoadResult, cpu: CpuSeconds | null = null, peakRss: TreeMemory | null = null): Stats {
   const perRequest = (seconds: number | undefined) =>
     seconds === undefined || r.completed === 0 ? null : (seconds * 1000) / r.completed;
   const sorted = r.latenciesNs.slice().sort();
@@ -46,11 +52,22 @@ export function summarize(r: LoadResult, cpu: CpuSeconds | null = null): Stats {
     errors,
     errorDetail: detail,
     cpuMsPerRequest: perRequest(cpu?.tree),
-    nodeCpuMsPerRequest: perRequest(cpu?.own),
+    nodeCpuMsPerRequest: perRequest(cpu?.node),
+    peakRss,
   };
 }
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+const cpu = (v: number | null) => (v === null ? '-' : v.toFixed(v < 1 ? 3 : 2));
+const mb = (kb: number) => (kb / 1024).toFixed(0);
+/** One process: its peak; a tree: the largest process's and the sum. */
+const rss = (m: TreeMemory | null) =>
+  !m ? '-' : m.maxKb === m.sumKb ? mb(m.maxKb) : `${mb(m.maxKb)} / ${mb(m.sumKb)}`;
+const TARGET: Record<'service' | BaselineKind, string> = {
+  service: 'service',
+  replay: 'baseline: replay',
+  quote: 'baseline: hand-written',
+};
 
 function table(header: string[], rows: string[][], rightAlignFrom: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -75,15 +92,15 @@ export function formatResults(rows: Row[]): string {
       'max ms',
       'cpu ms/req',
       '(node)',
+      'peak RSS MB',
       'errors',
     ],
     rows.flatMap((r) =>
       (['service', 'baseline'] as const).map((target) => {
         const s = r[target];
-        const cpu = (v: number | null) => (v === null ? '-' : v.toFixed(v < 1 ? 3 : 2));
         return [
           target === 'service' ? r.scenario : '',
-          target,
+          TARGET[target === 'service' ? 'service' : r.baselineKind],
           String(s.requests),
           s.rps.toFixed(0),
           ms(s.p50),
@@ -92,22 +109,40 @@ export function formatResults(rows: Row[]): string {
           ms(s.max),
           cpu(s.cpuMsPerRequest),
           cpu(s.nodeCpuMsPerRequest),
+          rss(s.peakRss),
           String(s.errors),
         ];
       }),
     ),
     2,
   );
+  const ratio = (a: number | null, b: number | null, digits: number) =>
+    a === null || b === null ? '-' : `${(a / b).toFixed(digits)}×`;
   const ratios = table(
-    ['scenario', 'throughput service/baseline', 'p50 latency service/baseline'],
+    ['scenario', 'baseline', 'throughput service/baseline', 'p50 latency service/baseline', 'cpu/req service/baseline'],
     rows.map((r) => [
       r.scenario,
-      `${(r.service.rps / r.baseline.rps).toFixed(3)}×`,
-      `${(r.service.p50 / r.baseline.p50).toFixed(1)}×`,
+      TARGET[r.baselineKind].replace('baseline: ', ''),
+      ratio(r.service.rps, r.baseline.rps, 3),
+      ratio(r.service.p50, r.baseline.p50, 1),
+      ratio(r.service.cpuMsPerRequest, r.baseline.cpuMsPerRequest, 1),
     ]),
-    1,
+    2,
   );
   return `${measured}\n\n${ratios}`;
+}
+
+/** The REST facade's cost: REST and GraphQL rows of the same operation, both measured on the service. */
+export function formatFacadeOverhead(what: string, restRow: Row, graphqlRow: Row): string {
+  const r = restRow.service;
+  const g = graphqlRow.service;
+  const diff = (a: number | null, b: number | null) =>
+    a === null || b === null ? '-' : `${a - b >= 0 ? '+' : ''}${(a - b).toFixed(3)} ms`;
+  return (
+    `REST facade overhead over the same GraphQL operation (${what}): throughput REST/GraphQL ` +
+    `${(r.rps / g.rps).toFixed(3)}× (${r.rps.toFixed(0)} vs ${g.rps.toFixed(0)} req/s), CPU per request ` +
+    `${diff(r.cpuMsPerRequest, g.cpuMsPerRequest)} (service and PostgreSQL), ${diff(r.nodeCpuMsPerRequest, g.nodeCpuMsPerRequest)} (node)`
+  );
 }
 
 /** Empty when every request succeeded; otherwise a banner nobody can scroll past. */

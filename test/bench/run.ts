@@ -1,11 +1,16 @@
 /**
- * `npm run bench`: throughput and latency of the service per scenario, each beside a bare node:http server
- * replaying the service's own response bytes, measured in the same run on the same machine. Numbers are for
- * reading, never for asserting: nothing here passes or fails on timing (it exits 1 only when requests failed).
+ * `npm run bench:http`: throughput, latency, CPU per request and peak memory of the service (NODE_ENV=production)
+ * per scenario, each beside a baseline measured in the same run on the same machine: for the motor quote (REST and
+ * GraphQL) the hand-written quote service (quote-baseline.ts: node:http and pg doing the same work, answering the
+ * same bytes), for the rest a bare node:http server replaying the service's own response bytes. Numbers are for
+ * reading, never for asserting: nothing here passes or fails on timing (it exits 1 only when requests failed, or
+ * when a baseline does not answer the service's bytes).
  *
- *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (16)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (64)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_WEB_CONCURRENCY (the service's WEB_CONCURRENCY: that many HTTP worker processes)
  *   BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there on shutdown)
- *   DATABASE_URL: use that server instead of an embedded PostgreSQL under .data/bench
+ *   BENCH_DATA_DIR (.data/bench): the service's DATA_DIR, kept between runs (its embedded PostgreSQL and demo data)
+ *   DATABASE_URL: use that server instead of an embedded PostgreSQL under the data directory
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,10 +18,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { CapturedResponse } from './baseline-server.ts';
-import { type Child, ROOT, startBaseline, startService } from './children.ts';
-import { treeCpuSeconds } from './cpu.ts';
-import { call, materialize, type RequestSpec, runLoad, send } from './load.ts';
-import { formatErrors, formatResults, type Row, summarize } from './report.ts';
+import { type Child, ROOT, serviceDatabaseUrl, startBaseline, startQuoteBaseline, startService } from './children.ts';
+import { type CpuSeconds, treeCpuSeconds, treeMemory } from './cpu.ts';
+import { call, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
+import { type BaselineKind, formatErrors, formatFacadeOverhead, formatResults, type Row, summarize } from './report.ts';
 import { type BenchContext, type DemoCredentials, SCENARIOS, type Scenario } from './scenarios.ts';
 
 function num(name: string, def: number, min: number): number {
@@ -28,10 +33,12 @@ function num(name: string, def: number, min: number): number {
 }
 
 const settings = {
-  concurrency: Math.floor(num('BENCH_CONCURRENCY', 16, 1)),
+  concurrency: Math.floor(num('BENCH_CONCURRENCY', 64, 1)),
   seconds: num('BENCH_SECONDS', 10, 0.5),
   warmupSeconds: num('BENCH_WARMUP_SECONDS', 1, 0),
-  dataDir: path.join(ROOT, '.data', 'bench'),
+  /** 0: the service's default (one process). */
+  webConcurrency: Math.floor(num('BENCH_WEB_CONCURRENCY', 0, 1)),
+  dataDir: path.resolve(ROOT, process.env.BENCH_DATA_DIR || path.join('.data', 'bench')),
 };
 const RATE_LIMIT = 100_000; // the admin API's maximum per-minute limit
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -107,46 +114,102 @@ async function prepare(s: Scenario, ctx: BenchContext): Promise<RequestSpec> {
   };
 }
 
-async function measure(target: Child, spec: RequestSpec) {
+const cpuDelta = (a: CpuSeconds | null, b: CpuSeconds | null): CpuSeconds | null =>
+  a && b ? { node: b.node - a.node, postgres: b.postgres - a.postgres, tree: b.tree - a.tree } : null;
+
+/**
+ * Load on `target`, CPU and memory from its process tree. `database`: the process whose PostgreSQL serves the target
+ * without being its child (the hand-written quote service queries the service's embedded server): that PostgreSQL's
+ * CPU over the same window counts as the target's, as the service's own counts as the service's.
+ */
+async function measure(target: Child, spec: RequestSpec, database?: Child) {
   const { origin } = target;
   if (settings.warmupSeconds > 0)
     await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
   const cpuBefore = treeCpuSeconds(target.proc.pid);
+  const dbBefore = database ? treeCpuSeconds(database.proc.pid) : null;
   const result = await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
-  const cpuAfter = treeCpuSeconds(target.proc.pid);
-  const cpu =
-    cpuBefore && cpuAfter ? { own: cpuAfter.own - cpuBefore.own, tree: cpuAfter.tree - cpuBefore.tree } : null;
-  return summarize(result, cpu);
+  let cpu = cpuDelta(cpuBefore, treeCpuSeconds(target.proc.pid));
+  if (database) {
+    const db = cpuDelta(dbBefore, treeCpuSeconds(database.proc.pid));
+    cpu = cpu && db ? { node: cpu.node, postgres: db.postgres, tree: cpu.node + db.postgres } : null;
+  }
+  return summarize(result, cpu, treeMemory(target.proc.pid, 'VmHWM'));
+}
+
+function header(res: Response, name: string): string | undefined {
+  for (let i = 0; i < res.rawHeaders.length; i += 2)
+    if (res.rawHeaders[i].toLowerCase() === name) return res.rawHeaders[i + 1];
+  return undefined;
+}
+
+/** Fails loudly, with where the bytes part, unless `got` answers exactly as the service did. */
+function sameAnswer(what: string, service: Response, got: Response): void {
+  const problems: string[] = [];
+  if (got.status !== service.status) problems.push(`status ${got.status}, the service's ${service.status}`);
+  const [a, b] = [header(service, 'content-type'), header(got, 'content-type')];
+  if (a !== b) problems.push(`content-type ${JSON.stringify(b)}, the service's ${JSON.stringify(a)}`);
+  if (!got.body.equals(service.body)) {
+    let at = 0;
+    while (at < service.body.length && at < got.body.length && service.body[at] === got.body[at]) at++;
+    const around = (buf: Buffer) => JSON.stringify(buf.subarray(Math.max(0, at - 80), at + 80).toString('utf8'));
+    problems.push(
+      `body of ${got.body.length} bytes, the service's ${service.body.length}; they part at byte ${at}:\n` +
+        `    service:      …${around(service.body)}…\n    hand-written: …${around(got.body)}…`,
+    );
+  }
+  if (problems.length)
+    throw new Error(
+      `the hand-written quote service does not answer ${what} as the service does:\n  ${problems.join('\n  ')}`,
+    );
 }
 
 async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY;
   const scenarios = SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only.toLowerCase()));
   if (!scenarios.length) throw new Error(`BENCH_ONLY=${only} matches no scenario`);
+  const kind = (s: Scenario): BaselineKind => s.baseline ?? 'replay';
+  const external = !!process.env.DATABASE_URL;
   const cpus = os.cpus();
   const header = [
     `node ${process.version} on ${os.platform()}/${os.arch()}, ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
-      // Everything shares these cores (service, PostgreSQL, baseline, load generator): a busy machine skews all of it.
+      // Everything shares these cores (service, PostgreSQL, baselines, load generator): a busy machine skews all of it.
       `load average ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} at start`,
     `concurrency ${settings.concurrency}, ${settings.seconds} s per measurement after ${settings.warmupSeconds} s warm-up, keep-alive`,
-    `service: child process, ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
-      `rate limits in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'memory'}, LOG_LEVEL=warn; baseline: child node:http server replaying captured responses`,
-    `cpu ms/req: CPU time per request of the target process and its children (the service's embedded PostgreSQL${process.env.DATABASE_URL ? ': not with DATABASE_URL' : ''}), ` +
-      `and of the node process alone; steadier than req/s on a busy machine`,
+    `service: child process, NODE_ENV=production, ${settings.webConcurrency ? `WEB_CONCURRENCY=${settings.webConcurrency}` : 'one process'}, ` +
+      `${external ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
+      `rate limits in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'memory'}, LOG_LEVEL=warn`,
+    'baselines: "hand-written" = test/bench/quote-baseline.ts (node:http + pg, pool of 20, the same work and bytes: ' +
+      'token looked up in PostgreSQL per request, rating tables loaded once at start, priced with src/modules/motor/rating.ts); ' +
+      '"replay" = node:http answering the bytes the service gave once',
+    `cpu ms/req: CPU time per request of the target's processes and PostgreSQL's (the service's embedded one, which the ` +
+      `hand-written service queries too: its CPU during each measurement counts for the target measured${external ? '; not with DATABASE_URL' : ''}), ` +
+      `and of the node process(es) alone; steadier than req/s on a busy machine`,
+    'peak RSS MB: VmHWM so far of the target, after its measurement; for a tree (the service with its PostgreSQL ' +
+      'and workers) the largest process / the sum over processes (shared memory counts once per process)',
   ];
   log(header[0]);
 
   let service: Child | undefined;
-  let baseline: Child | undefined;
+  let replay: Child | undefined;
+  let handWritten: Child | undefined;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'bima-bench-'));
   const rows: Row[] = [];
   try {
     log('starting the service (first run initialises PostgreSQL and seeds demo data)…');
-    // The token endpoint's per-IP limit (10/min) would cap how many scenarios one run can have.
-    const env = Object.assign({ TOKEN_RATE_LIMIT_PER_MINUTE: '10000' }, ...scenarios.map((s) => s.env ?? {}));
+    const env: Record<string, string> = Object.assign(
+      {
+        // The token endpoint's per-IP limit (10/min) would cap how many scenarios one run can have.
+        TOKEN_RATE_LIMIT_PER_MINUTE: '10000',
+        // The deployment's default per-token limit, for clients without their own (each client's is raised below).
+        RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      },
+      ...scenarios.map((s) => s.env ?? {}),
+    );
+    if (settings.webConcurrency) env.WEB_CONCURRENCY = String(settings.webConcurrency);
     service = await startService({ dataDir: settings.dataDir, timeoutMs: 180_000, env });
     const credentials = JSON.parse(
       await readFile(path.join(settings.dataDir, 'demo-credentials.json'), 'utf8'),
@@ -158,42 +221,59 @@ async function main(): Promise<number> {
     await raiseRateLimits(service.origin, credentials, roles);
 
     const specs: RequestSpec[] = [];
-    const captured: CapturedResponse[] = [];
+    const answers: Response[] = [];
     for (const s of scenarios) {
       const spec = await prepare(s, ctx);
-      const first = materialize(spec);
-      const res = await send(new http.Agent(), new URL(service.origin), first);
+      const res = await send(new http.Agent(), new URL(service.origin), materialize(spec));
       if (!(spec.ok ?? ((st: number) => st >= 200 && st < 300))(res.status, res.body)) {
         throw new Error(
           `scenario ${s.name} does not succeed once: ${res.status} ${res.body.toString('utf8').slice(0, 500)}`,
         );
       }
       specs.push(spec);
-      captured.push({
-        method: spec.method,
-        path: spec.path,
-        requestBody: spec.vary ? null : (first.body?.toString('utf8') ?? ''),
-        status: res.status,
-        rawHeaders: res.rawHeaders,
-        bodyBase64: res.body.toString('base64'),
-      });
+      answers.push(res);
     }
-    const responsesFile = path.join(tmp, 'responses.json');
-    await writeFile(responsesFile, JSON.stringify(captured));
-    baseline = await startBaseline(responsesFile);
+    const captured: CapturedResponse[] = scenarios.flatMap((s, i) =>
+      kind(s) === 'replay'
+        ? [
+            {
+              method: specs[i].method,
+              path: specs[i].path,
+              requestBody: specs[i].vary ? null : (specs[i].body?.toString('utf8') ?? ''),
+              status: answers[i].status,
+              rawHeaders: answers[i].rawHeaders,
+              bodyBase64: answers[i].body.toString('base64'),
+            },
+          ]
+        : [],
+    );
+    if (captured.length) {
+      const responsesFile = path.join(tmp, 'responses.json');
+      await writeFile(responsesFile, JSON.stringify(captured));
+      replay = await startBaseline(responsesFile);
+    }
+    if (scenarios.some((s) => kind(s) === 'quote')) {
+      // The service's own database (the embedded cluster's URL from its data directory), as its superuser.
+      handWritten = await startQuoteBaseline(
+        await serviceDatabaseUrl(settings.dataDir),
+        credentials.tenants.brokerage.code,
+      );
+    }
 
     for (const [i, s] of scenarios.entries()) {
+      const baseline = kind(s) === 'quote' ? handWritten! : replay!;
       const check = await send(new http.Agent(), new URL(baseline.origin), materialize(specs[i]));
-      if (!check.body.equals(Buffer.from(captured[i].bodyBase64, 'base64')))
-        throw new Error(`baseline answers ${s.name} with other bytes`);
+      if (kind(s) === 'quote') sameAnswer(s.name, answers[i], check);
+      else if (!check.body.equals(answers[i].body)) throw new Error(`baseline answers ${s.name} with other bytes`);
       log(`${s.name}: service…`);
       const svc = await measure(service, specs[i]);
-      log(`${s.name}: baseline…`);
-      const base = await measure(baseline, specs[i]);
-      rows.push({ scenario: s.name, service: svc, baseline: base });
+      log(`${s.name}: baseline (${kind(s)})…`);
+      const base = await measure(baseline, specs[i], kind(s) === 'quote' ? service : undefined);
+      rows.push({ scenario: s.name, service: svc, baseline: base, baselineKind: kind(s) });
     }
   } finally {
-    await baseline?.stop();
+    await replay?.stop();
+    await handWritten?.stop();
     if (service) {
       log('stopping the service…');
       const ended = await service.stop();
@@ -205,6 +285,10 @@ async function main(): Promise<number> {
 
   console.log(`\n${header.join('\n')}\n`);
   console.log(formatResults(rows));
+  const quoteRows = rows.filter((r) => r.baselineKind === 'quote');
+  const restQuote = quoteRows.find((r) => r.scenario.startsWith('REST'));
+  const gqlQuote = quoteRows.find((r) => r.scenario.startsWith('GraphQL'));
+  if (restQuote && gqlQuote) console.log(`\n${formatFacadeOverhead('motor quote', restQuote, gqlQuote)}`);
   const errors = formatErrors(rows);
   if (errors) {
     console.log(`\n${errors}`);

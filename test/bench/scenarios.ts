@@ -64,6 +64,11 @@ export interface Scenario {
   setup?: (ctx: SetupContext) => Promise<SetupResult | void>;
   /** Settings the service needs for this scenario (one service runs every selected scenario). */
   env?: Record<string, string>;
+  /**
+   * What it is measured beside: 'replay' (default), a node:http server answering the service's captured bytes;
+   * 'quote', the hand-written quote service (quote-baseline.ts), which does the same work and answers the same bytes.
+   */
+  baseline?: 'replay' | 'quote';
 }
 
 /** GraphQL reports most failures inside a 200. */
@@ -252,8 +257,8 @@ export const SCENARIOS: Scenario[] = [
   gql('GraphQL me', '{ me { scopes tenant { code } } }'),
   rest('REST GET /insurers', '/insurers'),
   gql('GraphQL insurers', '{ insurers { databaseId name } }'),
-  rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK }),
-  gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote }),
+  rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK, baseline: 'quote' }),
+  gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote, baseline: 'quote' }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
   rest('REST GET /policies (25 full records)', '/policies?limit=25', {
