@@ -38,8 +38,8 @@ type Close = (code: number, reason: string) => void;
 
 /**
  * What the connection was granted at connection_init, and the check that it still holds. A socket can outlive its
- * token's rights by hours, so the grant is re-established from the database (authenticate(), one indexed statement)
- * before each event leaves, on an interval for quiet streams, and at the token's expiry; the first failure closes
+ * token's rights by hours, so the grant is re-established (authenticate(): the principal cache, which every process
+ * drops as soon as a revocation or scope change commits, else one indexed statement) before each event leaves, on an interval for quiet streams, and at the token's expiry; the first failure closes
  * the socket.
  */
 export class ConnectionGrant {
