@@ -52,6 +52,19 @@ function rateLimitNamespace(databaseUrl: string): string {
   return `${u.hostname}:${u.port || 5432}/${u.pathname.replace(/^\//, '')}`;
 }
 
+/** The certificate registry rail: the simulator until a real adapter replaces it. */
+function registryPort(db: Database, config: Config): CertificateRegistryPort {
+  const registry: CertificateRegistryPort = {
+    clock: now, // the service's clock (src/lib/clock.ts): business dates of certificates follow it
+    // The simulator reads the port's clock, so a test that moves one moves both.
+    registry: new RegistrySimulator({
+      store: new DbSimStore(db, config.registrySimDefaultStock),
+      now: () => registry.clock(),
+    }),
+  };
+  return registry;
+}
+
 export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const { config, log, databaseUrl } = opts;
   // Before anything opens: a refused setting must not leave a half-started service behind.
@@ -69,14 +82,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     namespace: rateLimitNamespace(databaseUrl),
     viaClusterPrimary: opts.clusterWorker,
   });
-  const registry: CertificateRegistryPort = {
-    clock: now, // the service's clock (src/lib/clock.ts): business dates of certificates follow it
-    // The simulator until a real adapter replaces it; it reads the port's clock, so a test that moves one moves both.
-    registry: new RegistrySimulator({
-      store: new DbSimStore(db, config.registrySimDefaultStock),
-      now: () => registry.clock(),
-    }),
-  };
+  const registry = registryPort(db, config);
   const services: AppServices = {
     db,
     config,
