@@ -2,21 +2,19 @@ import {
   type DocumentNode,
   execute,
   type ExecutionResult,
+  getNamedType,
   getOperationAST,
   GraphQLError,
-  type GraphQLSchema,
-  validate,
-} from 'graphql';
-import { getVariableValues } from 'graphql/execution/values.js';
-import {
-  getNamedType,
   type GraphQLNamedType,
+  type GraphQLSchema,
   isAbstractType,
   isObjectType,
   TypeInfo,
+  validate,
   visit,
   visitWithTypeInfo,
 } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/context.ts';
 import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
@@ -72,9 +70,10 @@ export function compileRoutes(
  * answer (a Promise included) as yes, so a type whose `isTypeOf` is an authorization rule (graphql/access.ts: it
  * needs the context and may be async) must stay with graphql-js, which awaits it. Only an `isTypeOf` marked
  * synchronous and context-free (graphql/common.ts syncTypeCheck: the problem types' `instanceof`) is safe. Every
- * object type the operation can reach is checked, fragments included.
+ * object type the operation can reach is checked, fragments included; a document that does not validate is refused.
  */
 export function jitSafe(schema: GraphQLSchema, document: DocumentNode): boolean {
+  if (validate(schema, document).length) return false;
   const typeInfo = new TypeInfo(schema);
   let safe = true;
   const check = (t: GraphQLNamedType | null | undefined) => {
