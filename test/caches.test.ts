@@ -160,6 +160,45 @@ describe('rating data and principals across three server processes', () => {
     }
   });
 
+  it('reference lists come from the same copy: an insurer renamed and a levy changed reach /insurers and /policy/taxes everywhere', async () => {
+    const names = async (api: Api) =>
+      ((await api.get('/insurers', { token: o.tokens.staff })).body.data as { id: number; name: string }[]).find(
+        (i) => i.id === insurerId,
+      )?.name;
+    const hitsBefore = t.app.services.caches.stats().rating.hits;
+    for (const api of apis) expect(await names(api)).toBe('Simba General');
+    expect(t.app.services.caches.stats().rating.hits).toBeGreaterThan(hitsBefore); // served from memory
+    await t.db.tenant(o.id, (tx) => tx.insurer.update({ where: { id: insurerId }, data: { name: 'Simba Mutual' } }));
+    await t.heard();
+    expect(await names(apis[0])).toBe('Simba Mutual');
+    for (const api of apis.slice(1)) {
+      await waitFor(
+        `${api.origin} to list the new name`,
+        () => names(api),
+        (n) => n === 'Simba Mutual',
+        { ms: 5_000 },
+      );
+    }
+    const firstLevy = async (api: Api) =>
+      ((await api.get('/policy/taxes', { token: o.tokens.staff })).body.data as { code: string; name: string }[])[0];
+    const levy = await firstLevy(apis[0]);
+    await t.db.tenant(o.id, (tx) =>
+      tx.levy.updateMany({ where: { code: levy.code }, data: { name: `${levy.name} (revised)` } }),
+    );
+    await t.heard();
+    expect((await firstLevy(apis[0])).name).toBe(`${levy.name} (revised)`);
+    for (const api of apis.slice(1)) {
+      await waitFor(
+        `${api.origin} to list the revised levy`,
+        () => firstLevy(api),
+        (l) => l.name.endsWith('(revised)'),
+        {
+          ms: 5_000,
+        },
+      );
+    }
+  });
+
   it('removing a scope from a key binds its issued token at once on every process, not just the one that changed it', async () => {
     for (const api of apis) expect((await api.get('/me', { token: o.tokens.staff })).status).toBe(200);
     const p = await apis[1].patch(`/api-clients/${o.clients.staff.clientId}`, {

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import { levyTable, motorBenefitId, type RatingLevy } from './reference.service.ts';
+import type { Insurer, Levy } from '../../generated/prisma/client.ts';
+import { motorBenefitId, type RatingLevy, ratingLevy } from './rating-rows.ts';
 
 const PRODUCT_INCLUDE = {
   insurer: true,
@@ -29,6 +30,10 @@ export interface RatingData {
   /** Active premium-finance lenders with their tenors, by id. */
   lenders: readonly RatingLenderRow[];
   levies: readonly RatingLevy[];
+  /** Reference lists served from the same copy: every insurer (by name, id), the levy rows, distinct benefit names. */
+  insurers: readonly Insurer[];
+  levyRows: readonly Levy[];
+  benefitNames: readonly string[];
 }
 
 async function currentVersion(tx: Tx, tenantId: number): Promise<bigint> {
@@ -45,7 +50,13 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
     include: { tenors: { orderBy: { months: 'asc' } } },
     orderBy: { id: 'asc' },
   });
-  const levies = await levyTable(tx);
+  const levyRows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  const insurers = await tx.insurer.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+  const benefits = await tx.motorProductBenefit.findMany({
+    distinct: ['name'],
+    select: { name: true },
+    orderBy: { name: 'asc' },
+  });
   return deepFreeze({
     version,
     products: products.map((p) => ({ ...p, benefitIds: p.benefits.map((b) => motorBenefitId(b.name)) })),
@@ -54,7 +65,10 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
       minPremiumMinor: l.minPremiumMinor,
       tenors: l.tenors.map((t) => ({ months: t.months, chargeBps: t.chargeBps })),
     })),
-    levies,
+    levies: levyRows.map(ratingLevy),
+    insurers,
+    levyRows,
+    benefitNames: benefits.map((b) => b.name),
   });
 }
 

@@ -1,37 +1,29 @@
-import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { Prisma, Tx } from '../../db/client.ts';
+import type { Prisma } from '../../db/client.ts';
 import { escapeLike } from '../../lib/validate.ts';
+import { ratingData } from './rating-data.ts';
+import { motorBenefitId } from './rating-rows.ts';
 
-/** One line of the tenant's levy table as every product line's rating reads it (percent of basic premium, or flat). */
-export interface RatingLevy {
-  code: string;
-  name: string;
-  basis: 'percent' | 'flat';
-  rateBps: number | null;
-  amountMinor: bigint | null;
+export { levyTable, motorBenefitId, type RatingLevy } from './rating-rows.ts';
+
+type InsurerQuery = { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect };
+
+/** A Pothos query that selects no relation: cached rows (with every scalar) answer it as well as the database would. */
+function scalarsOnly(query: { include?: object; select?: object }): boolean {
+  return !query.select && (!query.include || Object.keys(query.include).length === 0);
 }
 
-/** The tenant's levy table in its rating form, in display order: what every premium and mid-term change is levied by. */
-export async function levyTable(tx: Tx): Promise<RatingLevy[]> {
-  const rows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
-  return rows.map((l) => ({
-    code: l.code,
-    name: l.name,
-    basis: l.basis,
-    rateBps: l.rateBps,
-    amountMinor: l.amountMinor,
-  }));
+/** Cached rows are shared and frozen: each caller gets its own shallow copies. */
+function copies<T extends object>(rows: readonly T[]): T[] {
+  return rows.map((r) => ({ ...r }));
 }
 
 /** Reads of the tenant's reference data. Tenant scoping comes from the transaction (row-level security). */
 export const referenceService = {
-  insurers(
-    ctx: Context,
-    search: string | null | undefined,
-    query: { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect } = {},
-  ) {
+  async insurers(ctx: Context, search: string | null | undefined, query: InsurerQuery = {}) {
     const term = search?.trim() ? escapeLike(search.trim()) : undefined;
+    // The whole list, scalars only: this process's rating copy (rating-data.ts) answers, dropped at every change.
+    if (!term && scalarsOnly(query)) return copies((await ratingData(ctx)).insurers);
     return ctx.tx((tx) =>
       tx.insurer.findMany({
         ...query,
@@ -64,15 +56,13 @@ export const referenceService = {
     );
   },
 
-  levies(ctx: Context, query: { include?: Prisma.LevyInclude; select?: Prisma.LevySelect } = {}) {
+  async levies(ctx: Context, query: { include?: Prisma.LevyInclude; select?: Prisma.LevySelect } = {}) {
+    if (scalarsOnly(query)) return copies((await ratingData(ctx)).levyRows);
     return ctx.tx((tx) => tx.levy.findMany({ ...query, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] }));
   },
 
   async motorBenefits(ctx: Context): Promise<{ id: string; name: string }[]> {
-    const rows = await ctx.tx((tx) =>
-      tx.motorProductBenefit.findMany({ distinct: ['name'], select: { name: true }, orderBy: { name: 'asc' } }),
-    );
-    return rows.map((r) => ({ id: motorBenefitId(r.name), name: r.name }));
+    return (await ratingData(ctx)).benefitNames.map((name) => ({ id: motorBenefitId(name), name }));
   },
 
   standardProducts(
@@ -82,11 +72,6 @@ export const referenceService = {
     return ctx.tx((tx) => tx.standardProduct.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
   },
 };
-
-/** Stable across re-seeding and tenants: derived from the benefit's name alone. */
-export function motorBenefitId(name: string): string {
-  return `mb_${createHash('sha256').update(name.trim().toLowerCase()).digest('hex').slice(0, 16)}`;
-}
 
 /** The four product lines and where each is quoted (REST path). */
 export const PRODUCT_LINES = [
