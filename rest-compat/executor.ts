@@ -11,6 +11,7 @@ import {
   isObjectType,
   TypeInfo,
   validate,
+  type VariableDefinitionNode,
   visit,
   visitWithTypeInfo,
 } from 'graphql';
@@ -29,6 +30,8 @@ export interface CompiledRoute {
   paramNames: string[];
   /** The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). */
   jit: CompiledQuery | null;
+  /** The operation's variable definitions, which graphql-js coerces before a compiled run. */
+  variableDefinitions: readonly VariableDefinitionNode[];
 }
 
 /**
@@ -61,6 +64,7 @@ export function compileRoutes(
       matcher: new RegExp(`^${pattern}/?$`),
       paramNames,
       jit: opts.jit === false ? null : compileForFacade(schema, document),
+      variableDefinitions: getOperationAST(document)?.variableDefinitions ?? [],
     };
   });
 }
@@ -196,8 +200,7 @@ async function executeCompiled(
   if (!compiled.jit) {
     return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
   }
-  const operation = getOperationAST(compiled.document)!;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
+  const coerced = getVariableValues(schema, compiled.variableDefinitions, variables, { maxErrors: 50 });
   if (coerced.errors) return { errors: coerced.errors };
   return compiled.jit.query(undefined, ctx, variables);
 }

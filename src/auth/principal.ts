@@ -1,4 +1,5 @@
 import type { TenantStatus, TenantType, UserRole } from '../generated/prisma/enums.ts';
+import type { Config } from '../lib/config.ts';
 import { constantTimeEqual, sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { type Ability, roleCan } from './abilities.ts';
@@ -133,6 +134,14 @@ export async function authenticate(source: AuthSource, creds: Credentials): Prom
     scopes,
     actor,
   };
+}
+
+/**
+ * The per-token limit a client's tokens are held to: its own, else the deployment's default (RATE_LIMIT_PER_MINUTE).
+ * The one rule the limiter enforces and `me` and `ApiClient` report.
+ */
+export function tokenRateLimit(own: number | null, config: Pick<Config, 'rateLimitPerMinute'>): number {
+  return own ?? config.rateLimitPerMinute;
 }
 
 export function requireScope(principal: Principal | undefined, ...anyOf: Scope[]): Principal {

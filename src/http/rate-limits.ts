@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.ts';
+import { type Principal, tokenRateLimit } from '../auth/principal.ts';
 import type { AppServices, OperationLimits } from '../context.ts';
 import type { Config } from '../lib/config.ts';
 import { AppError } from '../lib/problem.ts';
@@ -32,8 +32,7 @@ async function check(store: RateLimitStore, rule: RateLimitRule, key: string, co
 
 /** `cost`: how many requests this one counts as (a GraphQL operation's root fields). */
 export async function enforceTokenRateLimit(app: AppServices, p: Principal, cost = 1): Promise<RateLimitDecision> {
-  // null: the client has no limit of its own and follows the deployment's (what GET /me and ApiClient report too).
-  const limit = p.apiClient.rateLimitPerMinute ?? app.config.rateLimitPerMinute;
+  const limit = tokenRateLimit(p.apiClient.rateLimitPerMinute, app.config);
   // Never fits, however long the caller waits: a 429 with Retry-After would invite retrying the same thing.
   if (cost > limit) {
     throw new AppError('query_too_complex', {

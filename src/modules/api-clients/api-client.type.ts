@@ -1,3 +1,4 @@
+import { tokenRateLimit } from '../../auth/principal.ts';
 import { builder } from '../../graphql/builder.ts';
 import { apiClientService } from './api-client.service.ts';
 import { nodeAccess } from '../../graphql/access.ts';
@@ -15,8 +16,8 @@ builder.prismaNode('ApiClient', {
     rateLimitPerMinute: t.int({
       description:
         "Requests per minute per token that apply to this client: its own limit (rateLimitOverride), else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
-      // The same rule as the limiter (src/http/rate-limits.ts): what is reported is what is enforced.
-      resolve: (c, _a, ctx) => c.rateLimitPerMinute ?? ctx.app.config.rateLimitPerMinute,
+      // The limiter's own rule (src/http/rate-limits.ts): what is reported is what is enforced.
+      resolve: (c, _a, ctx) => tokenRateLimit(c.rateLimitPerMinute, ctx.app.config),
     }),
     rateLimitOverride: t.exposeInt('rateLimitPerMinute', {
       nullable: true,

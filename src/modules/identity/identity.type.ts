@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/principal.ts';
+import { type Principal, tokenRateLimit } from '../../auth/principal.ts';
 import { builder } from '../../graphql/builder.ts';
 
 interface IdentityShape {
@@ -13,8 +13,8 @@ const IdentityClient = builder.objectRef<Principal['apiClient']>('IdentityClient
     rateLimitPerMinute: t.int({
       description:
         "Requests per minute per token that apply to this client: its own limit, else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
-      // The same rule as the limiter (src/http/rate-limits.ts): what is reported is what is enforced.
-      resolve: (c, _a, ctx) => c.rateLimitPerMinute ?? ctx.app.config.rateLimitPerMinute,
+      // The limiter's own rule (src/http/rate-limits.ts): what is reported is what is enforced.
+      resolve: (c, _a, ctx) => tokenRateLimit(c.rateLimitPerMinute, ctx.app.config),
     }),
   }),
 });
