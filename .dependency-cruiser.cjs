@@ -9,10 +9,12 @@ const MODULE_FLOORS = [
   ['access'],
   ['audit', 'events', 'reference'],
   ['clients'],
+  ['prospects'],
   ['motor'],
   ['certificates'],
   ['policies'],
   ['payments', 'webhooks', 'api-clients', 'identity', 'maintenance'],
+  ['claims'],
 ];
 
 const LIB = '^src/lib/';

@@ -82,6 +82,42 @@ export const QUEUES = {
     payload: z.object({ certificateId: z.number().int().positive() }).strict(),
     options: { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 300 },
   },
+  /**
+   * Daily at 00:10 Nairobi (and on demand): claims past their service level (claim.sla_breached, once per status
+   * entered). Idempotent: the notice is recorded on the claim in the event's transaction.
+   */
+  claimsDaily: {
+    name: 'claims.daily',
+    payload: z.object({ asOf: z.string().optional() }).strict(),
+    options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
+    cron: '10 0 * * *',
+  },
+  /** Send one recorded claim payout (B2C) to the rail; idempotent: only a `pending` payout is sent, once. */
+  claimPayout: {
+    name: 'claims.payout',
+    payload: z.object({ paymentId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
+  },
+  /** Every minute: payouts left pending (a lost job) re-sent, sent ones without a result asked of the rail. */
+  sweepClaimPayouts: {
+    name: 'claims.payout-sweep',
+    payload: z.object({}).strict(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  },
+  /** Simulated Daraja B2C: the payment completes (or fails) and the Result is POSTed to the service's ResultURL. */
+  b2cSimResolve: {
+    name: 'rails.b2c-sim.resolve',
+    payload: z.object({ originatorConversationId: z.string().min(1) }).strict(),
+    options: { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60 },
+  },
+  /** Daily at 00:15 Nairobi (and on demand): prospects whose follow-up date has come (prospect.follow_up_due, once per date). */
+  prospectsDaily: {
+    name: 'prospects.daily',
+    payload: z.object({ asOf: z.string().optional() }).strict(),
+    options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
+    cron: '15 0 * * *',
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

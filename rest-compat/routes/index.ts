@@ -11,6 +11,10 @@ import { policyRoutes } from './policies.ts';
 import { referenceRoutes } from './reference.ts';
 import { renewalRoutes } from './renewals.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { claimRoutes } from './claims.ts';
+import { claimDocumentsRoutes } from './claim-documents.ts';
+import { claimPaymentsRoutes } from './claim-payments.ts';
+import { prospectsRoutes } from './prospects.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
 export const ROUTES: AnyRoute[] = [
@@ -26,4 +30,8 @@ export const ROUTES: AnyRoute[] = [
   ...certificateRoutes,
   ...webhookRoutes,
   ...paymentRoutes,
+  ...prospectsRoutes,
+  ...claimRoutes,
+  ...claimDocumentsRoutes,
+  ...claimPaymentsRoutes,
 ];

@@ -9,6 +9,10 @@ import { policySchemas } from './policy.ts';
 import { referenceSchemas } from './reference.ts';
 import { renewalSchemas } from './renewal.ts';
 import { webhookSchemas } from './webhook.ts';
+import { claimSchemas } from './claim.ts';
+import { claimDocumentSchemas } from './claim-document.ts';
+import { claimPaymentSchemas } from './claim-payment.ts';
+import { prospectSchemas } from './prospect.ts';
 
 /** The OpenAPI component schemas of the legacy resources, in the document's order. */
 export const COMPONENT_SCHEMAS = {
@@ -23,4 +27,8 @@ export const COMPONENT_SCHEMAS = {
   ...renewalSchemas,
   ...webhookSchemas,
   ...paymentSchemas,
+  ...prospectSchemas,
+  ...claimSchemas,
+  ...claimDocumentSchemas,
+  ...claimPaymentSchemas,
 };

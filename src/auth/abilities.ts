@@ -2,7 +2,8 @@ import type { UserRole } from '../generated/prisma/enums.ts';
 
 /**
  * What each role of acting user may do. Writes ask `can(actor, ability)` as their first line; a refusal is
- * 403 actor_forbidden. Reads are governed by scopes and visibility, not abilities.
+ * 403 actor_forbidden. Reads are governed by scopes and visibility, not abilities. Agents register claims but do not
+ * adjudicate them (claims.manage: move, reserve, assess, approve, pay).
  */
 export const ABILITIES = [
   'api_clients.manage',
@@ -11,13 +12,24 @@ export const ABILITIES = [
   'quotes.create',
   'policies.create',
   'webhooks.manage',
+  'claims.register',
+  'claims.manage',
+  'prospects.write',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 
 const BY_ROLE: Record<UserRole, ReadonlySet<Ability>> = {
   admin: new Set(ABILITIES),
-  account_exec: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create', 'webhooks.manage']),
-  agent: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create']),
+  account_exec: new Set<Ability>([
+    'clients.write',
+    'quotes.create',
+    'policies.create',
+    'webhooks.manage',
+    'claims.register',
+    'claims.manage',
+    'prospects.write',
+  ]),
+  agent: new Set<Ability>(['clients.write', 'quotes.create', 'policies.create', 'claims.register', 'prospects.write']),
   viewer: new Set<Ability>(),
 };
 

@@ -24,6 +24,12 @@ import '../modules/webhooks/webhook.type.ts';
 import '../modules/webhooks/webhook.mutations.ts';
 import '../modules/payments/payment.type.ts';
 import '../modules/payments/callback-token.type.ts';
+import '../modules/prospects/prospect.type.ts';
+import '../modules/prospects/prospect.mutations.ts';
+import '../modules/claims/claim.type.ts';
+import '../modules/claims/claim.mutations.ts';
+import '../modules/claims/claim-document.type.ts';
+import '../modules/claims/claim-payment.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

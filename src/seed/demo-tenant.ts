@@ -15,6 +15,7 @@ import {
   PROSPECT_TYPES,
   STANDARD_PRODUCTS,
 } from './demo-data.ts';
+import { ensureClaimReference } from './claims-data.ts';
 
 /** One demo organisation with its staff, reference data, insurers' motor products, lenders and customers. */
 export async function createTenant(tx: Tx, t: DemoTenant) {
@@ -27,6 +28,7 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
   await createReferenceData(tx, tenantId);
   for (const ins of t.insurers) await createInsurer(tx, tenantId, ins);
   await createIpfLenders(tx, tenantId);
+  await ensureClaimReference(tx, tenantId);
   const customers = await createCustomers(tx, tenantId, t, { users, branches });
   // Client numbers issued from here on continue after the demo customers.
   await tx.tenantCounter.create({ data: { tenantId, name: 'client_no', value: BigInt(customers) } });

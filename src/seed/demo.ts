@@ -6,6 +6,7 @@ import type { User } from '../generated/prisma/client.ts';
 import { constantTimeEqual, hashSecret, newPublicId, newSecret, sha256Hex, verifySecret } from '../lib/crypto.ts';
 import { motorBenefitId } from '../modules/reference/reference.service.ts';
 import { DEMO_TENANTS, type DemoTenant } from './demo-data.ts';
+import { ensureClaimReference } from './claims-data.ts';
 import { createTenant } from './demo-tenant.ts';
 import { type MasterKeySetting, PlatformSecrets } from './platform-secrets.ts';
 
@@ -150,6 +151,8 @@ async function seedTenant(s: TenantSeed): Promise<TenantCreds> {
     tenant = await createTenant(tx, t);
   }
   const tenantId = tenant.id;
+  // Reference data added by later releases reaches an organisation seeded before them.
+  await ensureClaimReference(tx, tenantId);
   const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
   const seed: SeedingTenant = { ...s, tenantId, userByKey: (key) => users.get(`${key}@example.co.ke`)! };
   const api_clients = await seedApiClients(seed);

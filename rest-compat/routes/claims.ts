@@ -1,0 +1,3 @@
+import type { AnyRoute } from '../route.ts';
+
+export const claimRoutes: AnyRoute[] = [];

@@ -1,0 +1,44 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { Context } from '../../context.ts';
+import type { Prisma } from '../../db/client.ts';
+import { access, type Reach } from '../../graphql/access.ts';
+import { isUuid } from '../../lib/identifiers.ts';
+import { notFound } from '../../lib/problem.ts';
+import { policyVisibility } from './policy.visibility.ts';
+
+/**
+ * Which claims the caller may see: staff see all; an agent those they registered or are assigned, and the claims of
+ * the policies within their reach (policyVisibility: created, sold, or of a client they own).
+ */
+export function claimVisibility(p: Principal | undefined): Prisma.ClaimWhereInput {
+  if (!p) throw new Error('claimVisibility needs a principal');
+  const a = p.actor;
+  if (!a?.ownRecordsOnly) return {};
+  return { OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }, { policy: policyVisibility(p) }] };
+}
+
+/** The reach rule of the Claim type and of every record that hangs off one claim. */
+export const claimReach: Reach = { model: 'claim', where: claimVisibility };
+
+/** Claims and what hangs off them are read with `read` (an integration that services claims) or `crm`. */
+export const CLAIM_SCOPES = ['read', 'crm'] as const;
+
+/** The access rule of every type whose rows belong to one claim (documents, files, history, reserves, payments). */
+export const oneClaim = access<{ claimId: number }>({
+  scopes: CLAIM_SCOPES,
+  reach: { via: claimReach, id: (r) => r.claimId },
+});
+
+/** The claim `uuid` if the caller may see it, else 404: the one lookup every claim operation starts from. */
+export async function visibleClaim<Q extends Omit<Prisma.ClaimFindFirstArgs, 'where'>>(
+  ctx: Context,
+  uuid: string,
+  query?: Q,
+) {
+  if (!isUuid(uuid)) throw notFound('Claim');
+  const row = await ctx.tx((tx) =>
+    tx.claim.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, claimVisibility(ctx.principal)] } }),
+  );
+  if (!row) throw notFound('Claim');
+  return row;
+}
