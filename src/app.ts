@@ -15,6 +15,7 @@ import { checkProductionPosture } from './lib/posture.ts';
 import { createRateLimitStore } from './lib/rate-limit.ts';
 import { operationLimits } from './http/rate-limits.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
+import { createDocumentStore } from './db/document-store.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
 import { startEnqueueOnly } from './process/enqueue.ts';
 import { createHealthServer } from './process/health-server.ts';
@@ -95,6 +96,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     // The job runner (without jobs, src/process/enqueue.ts) registers the rail; origin is set once listening.
     mobileMoney: {},
     registry,
+    documents: createDocumentStore(db),
   };
   const boss =
     opts.jobs !== false

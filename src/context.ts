@@ -9,6 +9,7 @@ import type { RateLimitDecision, RateLimitStore } from './lib/rate-limit.ts';
 import type { EventBus } from './db/event-bus.ts';
 import type { Caches } from './db/caches.ts';
 import type { AuthSource } from './auth/auth-source.ts';
+import type { DocumentStore } from './ports/document-store.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import type { MobileMoneyPort } from './ports/mobile-money.ts';
 import { AppError } from './lib/problem.ts';
@@ -33,6 +34,8 @@ export interface AppServices {
   mobileMoney: MobileMoneyPort;
   /** The motor certificate registry rail, its clock and its queue (src/ports/certificate-registry.ts). */
   registry: CertificateRegistryPort;
+  /** Where uploaded documents' bytes are kept (src/ports/document-store.ts): PostgreSQL unless DOCUMENT_STORE says files. */
+  documents: DocumentStore;
 }
 
 /** See AppServices.limits. */

@@ -1,4 +1,5 @@
 import { nairobiIso } from '../lib/dates.ts';
+import type { B2cRail } from './mobile-money-b2c.ts';
 
 /** Daraja's STK push request (Lipa na M-Pesa Online), field for field. */
 export interface DarajaStkPushRequest {
@@ -145,5 +146,7 @@ export function metadataValue(items: DarajaCallbackItem[] | undefined, name: str
  */
 export interface MobileMoneyPort {
   rail?: MobileMoneyRail;
+  /** The B2C (business to customer) rail that pays claims out (src/ports/mobile-money-b2c.ts); registered like `rail`. */
+  b2c?: B2cRail;
   origin?: string;
 }
