@@ -2,7 +2,8 @@ import type { ClientFieldsFragment, CreateClientInput } from '../generated/opera
 import type { SentInput } from '../route.ts';
 
 type Person = ClientFieldsFragment['riskManager'];
-const person = (u: Person) => (u ? { id: u.databaseId, name: u.name, role: u.role, code: u.code } : null);
+/** A staff member as the CRM resources show one (clients' people, a prospect's assignee). */
+export const person = (u: Person) => (u ? { id: u.databaseId, name: u.name, role: u.role, code: u.code } : null);
 
 /** GraphQL Client → the spec's Client resource. */
 export function clientToRest(c: ClientFieldsFragment) {

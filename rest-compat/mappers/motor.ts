@@ -151,6 +151,7 @@ export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutatio
         benefits: x.benefits,
       };
     }),
+    prospectUuid: b.prospect_uuid,
   };
 }
 
@@ -196,6 +197,7 @@ export function bindFromRest(raw: unknown): SentInput<BindMotorPolicyMutationVar
         benefits: v.benefits,
       };
     }),
+    prospectUuid: b.prospect_uuid,
   };
 }
 

@@ -35,16 +35,21 @@ export const clientSchemas = {
       { $ref: '#/components/schemas/Problem' },
       obj({
         matches: arr(
-          obj({
-            client_no: nullable(str('Null for a client the caller may not see')),
-            name: nullable(str('Null for a client the caller may not see')),
-            matched: arr(str('phone, id_no or kra_pin')),
-            redacted: {
-              type: 'boolean',
-              description:
-                'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.',
+          obj(
+            {
+              client_no: nullable(str('Null for a client the caller may not see')),
+              name: nullable(str('Null for a client the caller may not see')),
+              matched: arr(str('phone, id_no or kra_pin')),
+              redacted: {
+                type: 'boolean',
+                description:
+                  'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.',
+              },
+              kind: { type: 'string', enum: ['client', 'prospect'], description: 'On /prospects paths only' },
+              prospect_no: nullable(str('On /prospects paths only: a matching prospect the caller may see')),
             },
-          }),
+            ['client_no', 'name', 'matched', 'redacted'],
+          ),
         ),
       }),
     ],

@@ -28,6 +28,38 @@ export function normaliseKraPin(raw: string): string | null {
   return /^[AP]\d{9}[A-Z]$/.test(v) ? v : null;
 }
 
+/** A person's identifiers, normalised, as clients and prospects store them (null or absent: not given). */
+export interface PersonIdentifiers {
+  phone?: string | null;
+  idNo?: string | null;
+  kraPin?: string | null;
+}
+
+/** A search term read as each identifier it could be (a number may be a phone and an ID number at once). */
+export function identifiersIn(term: string): PersonIdentifiers {
+  return { phone: normalisePhone(term), idNo: normaliseIdNo(term), kraPin: normaliseKraPin(term) };
+}
+
+/** One equality condition per identifier given: an OR of them finds any record holding one (fields named alike). */
+export function identityConditions(
+  ids: PersonIdentifiers,
+): ({ phone: string } | { idNo: string } | { kraPin: string })[] {
+  return [
+    ...(ids.phone ? [{ phone: ids.phone }] : []),
+    ...(ids.idNo ? [{ idNo: ids.idNo }] : []),
+    ...(ids.kraPin ? [{ kraPin: ids.kraPin }] : []),
+  ];
+}
+
+/** Which of the identifiers a record shares, in the REST spelling of a duplicate's `matched[]`. */
+export function matchedIdentifiers(ids: PersonIdentifiers, row: PersonIdentifiers): string[] {
+  return [
+    ...(ids.phone && row.phone === ids.phone ? ['phone'] : []),
+    ...(ids.idNo && row.idNo === ids.idNo ? ['id_no'] : []),
+    ...(ids.kraPin && row.kraPin === ids.kraPin ? ['kra_pin'] : []),
+  ];
+}
+
 /** Vehicle registration: spaces stripped, upper case (KAA 123A → KAA123A, KMAA 123A, GK…). */
 export function normaliseRegNo(raw: string): string | null {
   const v = raw.replace(/[\s-]/g, '').toUpperCase();

@@ -180,6 +180,10 @@ export interface DuplicateMatch {
   matched: string[];
   /** True when the caller may not see that client: number and name are then null. */
   redacted: boolean;
+  /** What matched: a client (the default) or a prospect (prospect checks only; README "Prospects"). */
+  kind?: 'client' | 'prospect';
+  /** A matching prospect's number (null when redacted); absent for a client. */
+  prospectNo?: string | null;
 }
 
 /** 409 duplicate_client: the request matches existing clients; resolve with an explicit client number or force. */

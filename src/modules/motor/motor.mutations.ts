@@ -95,12 +95,14 @@ builder.mutationFields((t) => ({
       client: t.arg({ type: InsuredInputRef, required: true }),
       vehicle: t.arg({ type: SaveQuoteVehicleInput, required: true }),
       quotes: t.arg({ type: [QuotedFiguresInput] }),
+      prospectUuid: t.arg.string({ description: 'The prospect this quote is for: it moves to quoted' }),
     },
     resolve: (_r, args, ctx) =>
       saveQuoteService.save(ctx, {
         client: args.client,
         vehicle: { ...args.vehicle, class: args.vehicle.class ?? 'Motor' },
         quotes: args.quotes,
+        prospectUuid: args.prospectUuid,
       }),
   }),
 }));

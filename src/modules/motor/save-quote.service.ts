@@ -7,6 +7,7 @@ import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { type InsuredInput, resolveInsured } from '../clients/client-matching.ts';
+import { prospectService } from '../prospects/prospect.service.ts';
 import { nextNumber } from '../../db/counters.ts';
 import {
   type MotorQuoteInput,
@@ -67,6 +68,8 @@ export interface SaveQuoteInput {
   client: InsuredInput;
   vehicle: MotorQuoteInput & { regNo?: string | null; make?: string | null; model?: string | null };
   quotes?: QuotedFigures[] | null;
+  /** The prospect this quote is for (moves it to quoted; README "Prospects"). */
+  prospectUuid?: string | null;
 }
 
 export const saveQuoteService = {
@@ -97,6 +100,11 @@ export const saveQuoteService = {
         clientId: client.id,
         quoteNo,
         validUntil,
+      });
+      await prospectService.onQuoteSaved(ctx, tx, {
+        clientId: client.id,
+        prospectUuid: input.prospectUuid,
+        ref: `Quote ${quoteNo}`,
       });
       await recordAudit(ctx, tx, p.tenant.id, {
         action: 'quote.saved',

@@ -76,6 +76,7 @@ builder.mutationFields((t) => ({
       client: t.arg({ type: InsuredInputRef, required: true }),
       policy: t.arg({ type: BindPolicyInput, required: true }),
       vehicles: t.arg({ type: [BindVehicleInput], required: true }),
+      prospectUuid: t.arg.string({ description: 'The prospect this policy is for: it moves to won' }),
     },
     resolve: (_r, args, ctx) => bindService.bind(ctx, args),
   }),

@@ -1,5 +1,6 @@
 import type { Principal } from '../../../auth/principal.ts';
-import type { Prisma, Tx } from '../../../db/client.ts';
+import type { Tx } from '../../../db/client.ts';
+import { identityConditions, matchedIdentifiers, type PersonIdentifiers } from '../../../lib/identifiers.ts';
 import type { DuplicateMatch } from '../../../lib/problem.ts';
 import { ownsClient } from '../../access/client.visibility.ts';
 
@@ -29,27 +30,17 @@ export interface MatchCandidate {
 /** Existing clients of the tenant sharing a phone, ID number or tax PIN (whoever may see them). */
 export async function findIdentityMatches(
   tx: Tx,
-  ids: { phone?: string | null; idNo?: string | null; kraPin?: string | null },
+  ids: PersonIdentifiers,
   excludeId?: number,
 ): Promise<(MatchCandidate & { matched: string[] })[]> {
-  const or: Prisma.ClientWhereInput[] = [];
-  if (ids.phone) or.push({ phone: ids.phone });
-  if (ids.idNo) or.push({ idNo: ids.idNo });
-  if (ids.kraPin) or.push({ kraPin: ids.kraPin });
+  const or = identityConditions(ids);
   if (!or.length) return [];
   const rows = await tx.client.findMany({
     where: { OR: or, ...(excludeId ? { id: { not: excludeId } } : {}) },
     orderBy: { id: 'asc' },
     take: 20,
   });
-  return rows.map((r) => ({
-    ...r,
-    matched: [
-      ...(ids.phone && r.phone === ids.phone ? ['phone'] : []),
-      ...(ids.idNo && r.idNo === ids.idNo ? ['id_no'] : []),
-      ...(ids.kraPin && r.kraPin === ids.kraPin ? ['kra_pin'] : []),
-    ],
-  }));
+  return rows.map((r) => ({ ...r, matched: matchedIdentifiers(ids, r) }));
 }
 
 /**

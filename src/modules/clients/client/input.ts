@@ -49,6 +49,8 @@ const fields = {
   force: z.boolean().nullish(),
 };
 export const createSchema = z.object(fields);
+/** The contact and identity fields every CRM record normalises alike (clients and prospects). */
+export const contactFields = { phone: fields.phone, email: fields.email, idNo: fields.idNo, kraPin: fields.kraPin };
 export const updateSchema = z.object({ ...fields, name: fields.name.nullish(), phone: fields.phone.nullish() });
 
 /** A date of birth for the column: undefined (not sent) leaves it alone in an update, null clears it. */

@@ -1,7 +1,7 @@
 import type { Principal } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Prisma } from '../../../db/client.ts';
-import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
+import { identifiersIn, identityConditions } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { escapeLike } from '../../../lib/validate.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
@@ -27,12 +27,9 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
       { name: { contains: escapeLike(term), mode: 'insensitive' } },
       { clientNo: { equals: term, mode: 'insensitive' } },
     ];
-    const phone = normalisePhone(term);
-    if (phone) or.push({ phone }, { altPhone: phone });
-    const idNo = normaliseIdNo(term);
-    if (idNo) or.push({ idNo });
-    const pin = normaliseKraPin(term);
-    if (pin) or.push({ kraPin: pin });
+    const ids = identifiersIn(term);
+    or.push(...identityConditions(ids));
+    if (ids.phone) or.push({ altPhone: ids.phone });
     and.push({ OR: or });
   }
   return { AND: and };

@@ -6,6 +6,7 @@ import { todayNairobi } from '../../../lib/dates.ts';
 import { DomainRuleError } from '../../../lib/problem.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { resolveInsured } from '../../clients/client-matching.ts';
+import { prospectService } from '../../prospects/prospect.service.ts';
 import type { MotorRisk, QuotedOption } from '../../motor/quote.service.ts';
 import { createPolicy, type NewPolicy, nextPolicyNumbers } from '../policy-factory.ts';
 import { findCoverClash } from '../policy.service.ts';
@@ -54,6 +55,11 @@ export async function bind(ctx: Context, input: BindInput) {
         numbers,
       );
       const clientKey = await issueClientKey(tx, p.tenant.id, client.id);
+      await prospectService.onPolicyBound(ctx, tx, {
+        clientId: client.id,
+        prospectUuid: input.prospectUuid,
+        ref: `Policy ${numbers.policyNo}`,
+      });
       await recordAudit(ctx, tx, p.tenant.id, {
         action: 'policy.bound',
         entityType: 'policy',

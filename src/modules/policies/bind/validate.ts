@@ -50,6 +50,8 @@ export interface BindInput {
     productVersion?: number | null;
   };
   vehicles: BindVehicleInput[];
+  /** The prospect this policy is for (moves it to won; README "Prospects"). */
+  prospectUuid?: string | null;
 }
 
 export interface ValidBind {
