@@ -1,7 +1,9 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { DocumentNode } from 'graphql';
-import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { HeaderObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { Scope } from '../src/auth/scopes.ts';
+import type { FormBody } from '../src/http/body.ts';
+import type { Config } from '../src/lib/config.ts';
 import type { ProblemCode } from '../src/lib/problem.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -14,6 +16,18 @@ export interface RestInput {
   body: unknown;
   /** The Idempotency-Key header, for an operation that keeps its own exactly-once record (`idempotent: 'operation'`). */
   idempotencyKey?: string;
+}
+
+/**
+ * A response body of bytes (a downloaded document) instead of JSON: sent as is, with its content type and headers.
+ * Not for `idempotent` routes, whose stored answers are JSON.
+ */
+export class BinaryBody {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly contentType: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 export interface RestOutput<B = unknown> {
@@ -99,8 +113,22 @@ interface RouteInfo {
   idempotent: boolean | 'operation' | 'outside-transaction';
   serviceOnly?: boolean;
   queryParams?: ParameterObject[];
+  /** The request body's OpenAPI schema (JSON, or the form's parts when `multipart`). */
   requestBody?: SchemaObject;
-  response: { status: number; description: string; schema: SchemaObject };
+  /**
+   * The body is multipart/form-data (an upload) instead of JSON: read up to `maxBytes` of the configuration (413
+   * beyond), any other content type 415, and handed to the route as a FormBody (`asForm`).
+   */
+  multipart?: { maxBytes(config: Config): number };
+  response: {
+    status: number;
+    description: string;
+    schema: SchemaObject;
+    /** The answer is bytes (a BinaryBody) in one of these media types, not JSON. */
+    mediaTypes?: string[];
+    /** Headers of the answer worth documenting beyond the common ones. */
+    headers?: Record<string, HeaderObject>;
+  };
   /** Problem codes this path can answer with, beyond the common 401/403/429 ones (for the OpenAPI document). */
   errors: ProblemCode[];
   /** Field-error paths to rename after snake_casing (e.g. `client.id_no` → `client.idno` where the legacy body says so). */
@@ -147,6 +175,11 @@ export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV
 /** A JSON body as an object (anything else reads as empty, so field validation reports what is missing). */
 export function asObject(b: unknown): Record<string, unknown> {
   return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
+/** A multipart route's body (its `multipart` option guarantees the shape; anything else reads as empty). */
+export function asForm(b: unknown): FormBody {
+  return b && typeof b === 'object' && !Array.isArray(b) ? (b as FormBody) : {};
 }
 
 /**

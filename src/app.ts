@@ -96,7 +96,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     // The job runner (without jobs, src/process/enqueue.ts) registers the rail; origin is set once listening.
     mobileMoney: {},
     registry,
-    documents: createDocumentStore(db),
+    documents: createDocumentStore(config),
   };
   const boss =
     opts.jobs !== false

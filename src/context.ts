@@ -35,7 +35,7 @@ export interface AppServices {
   /** The motor certificate registry rail, its clock and its queue (src/ports/certificate-registry.ts). */
   registry: CertificateRegistryPort;
   /** Where uploaded documents' bytes are kept (src/ports/document-store.ts): PostgreSQL unless DOCUMENT_STORE says files. */
-  documents: DocumentStore;
+  documents: DocumentStore<Tx>;
 }
 
 /** See AppServices.limits. */

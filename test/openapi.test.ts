@@ -70,7 +70,7 @@ describe('the OpenAPI document', () => {
     expect(dangling).toEqual([]);
   });
 
-  it('documents every route of the table with its method, and nothing else under /api/v1 besides /oauth/token and the M-Pesa callback', () => {
+  it('documents every route of the table with its method, and nothing else under /api/v1 besides /oauth/token and the M-Pesa callbacks (STK, B2C)', () => {
     for (const r of ROUTES) {
       const op = doc.paths[r.path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
@@ -81,6 +81,8 @@ describe('the OpenAPI document', () => {
       ...ROUTES.map((r) => `${r.method} ${r.path}`),
       'POST /oauth/token',
       'POST /payment/callback/mpesa/{callback_token}',
+      'POST /payment/b2c/result/{callback_token}',
+      'POST /payment/b2c/timeout/{callback_token}',
     ].sort();
     expect(documented).toEqual(expected);
   });
@@ -134,10 +136,12 @@ describe('the OpenAPI document', () => {
   it('documents the success response and problem responses for 401, 403 and 429 on every route', () => {
     for (const r of ROUTES) {
       const responses = doc.paths[r.path][r.method.toLowerCase()].responses;
-      expect(
-        responses[String(r.response.status)]?.content?.['application/json'],
-        `${r.operationId} ${r.response.status}`,
-      ).toBeDefined();
+      // JSON, or the bytes of a download in each media type the route declares.
+      for (const type of r.response.mediaTypes ?? ['application/json'])
+        expect(
+          responses[String(r.response.status)]?.content?.[type],
+          `${r.operationId} ${r.response.status}`,
+        ).toBeDefined();
       for (const status of ['401', '403', '429']) {
         const res = deref(responses[status]);
         expect(res, `${r.operationId} ${status}`).toBeDefined();

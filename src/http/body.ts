@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../lib/problem.ts';
 
@@ -111,4 +112,71 @@ export function canonicalJson(v: unknown): string {
     .filter((k) => o[k] !== undefined)
     .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
     .join(',')}}`;
+}
+
+/** A file part of a multipart/form-data body. */
+export interface UploadedFile {
+  /** As the client named it (never a path here: what the service keeps of it is its own business). */
+  fileName: string;
+  /** As the client declared it; may be empty. */
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** A multipart/form-data body: text fields as strings, file parts as UploadedFile; each name at most once. */
+export type FormBody = Record<string, string | UploadedFile>;
+
+export const isUploadedFile = (v: unknown): v is UploadedFile =>
+  !!v && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).bytes);
+
+/**
+ * A multipart/form-data body, parsed by the platform's own parser (undici's FormData). Anything else is 415; a body
+ * the parser cannot read, a name sent twice or text PostgreSQL cannot store is 400. The size was capped while reading.
+ */
+export async function parseForm(raw: Buffer, req: IncomingMessage): Promise<FormBody> {
+  if (mediaType(req) !== 'multipart/form-data') {
+    throw new AppError('unsupported_media_type', { detail: 'Send the upload as multipart/form-data' });
+  }
+  let form: FormData;
+  try {
+    const headers = { 'content-type': String(req.headers['content-type']) };
+    // A Buffer is a Uint8Array over an ArrayBuffer (never shared memory), which is what the type asks.
+    const body = raw as Uint8Array<ArrayBuffer>;
+    form = await new Request('http://upload.invalid/', { method: 'POST', headers, body }).formData();
+  } catch {
+    throw new AppError('invalid_request', { detail: 'Malformed multipart/form-data body' });
+  }
+  // No prototype: a part named __proto__ is a field like any other.
+  const out = Object.create(null) as FormBody;
+  for (const [name, value] of form) {
+    if (name in out) throw new AppError('invalid_request', { detail: `Form field ${name} sent more than once` });
+    const text = typeof value === 'string' ? value : value.name;
+    if (hasUnstorableText(name) || hasUnstorableText(text))
+      throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
+    out[name] =
+      typeof value === 'string'
+        ? value
+        : { fileName: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
+  }
+  return out;
+}
+
+/**
+ * What an Idempotency-Key's request hash covers of a form: its fields, and each file by name, type and SHA-256 (not
+ * the raw body: a client retrying builds the form again under a new boundary, and that retry must replay).
+ */
+export function formDigest(form: FormBody): string {
+  const seen = Object.fromEntries(
+    Object.entries(form).map(([k, v]) => [
+      k,
+      isUploadedFile(v)
+        ? {
+            file_name: v.fileName,
+            content_type: v.contentType,
+            sha256: createHash('sha256').update(v.bytes).digest('hex'),
+          }
+        : v,
+    ]),
+  );
+  return canonicalJson(seen);
 }

@@ -1,18 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { type CompiledRoute, compileRoutes, runOperation } from '../../rest-compat/executor.ts';
-import type { RestInput, RestOutput } from '../../rest-compat/route.ts';
+import { type AnyRoute, BinaryBody, type RestInput, type RestOutput } from '../../rest-compat/route.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { requireScope } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext } from '../context.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
-import { canonicalJson, hasUnstorableText, parseJson, readBody, UNSTORABLE_TEXT } from './body.ts';
+import {
+  canonicalJson,
+  type FormBody,
+  formDigest,
+  hasUnstorableText,
+  parseForm,
+  parseJson,
+  readBody,
+  UNSTORABLE_TEXT,
+} from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
-import { sendJson, sendText } from './respond.ts';
+import { sendBytes, sendJson, sendText } from './respond.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -131,19 +140,34 @@ async function runRoute(app: AppServices, schema: GraphQLSchema, call: RouteCall
   }
   if (route.idempotent) return sendStoredOnce(call, body, run);
   const out = await run();
+  if (out.body instanceof BinaryBody) {
+    const b = out.body;
+    return sendBytes(res, out.status, b.bytes, { ...b.headers, ...limitHeaders, 'content-type': b.contentType });
+  }
   sendJson(res, out.status, out.body, limitHeaders);
 }
 
-/** The JSON body, for a method that has one. */
+/** The JSON body, for a method that has one; a multipart route's form (its own size limit, text checked by parseForm). */
 async function readRouteBody(app: AppServices, { req, params, url, compiled }: RouteCall): Promise<unknown> {
-  const hasBody = compiled.route.method !== 'GET' && compiled.route.method !== 'DELETE';
-  const body = hasBody ? parseJson(await readBody(req, app.config.maxBodyBytes), req) : undefined;
+  const { route } = compiled;
+  const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
+  const body = !hasBody
+    ? undefined
+    : route.multipart
+      ? await parseForm(await readBody(req, route.multipart.maxBytes(app.config)), req)
+      : parseJson(await readBody(req, app.config.maxBodyBytes), req);
   // PostgreSQL text cannot hold U+0000 or an unpaired surrogate ("\ud800" in JSON): refuse them here instead of
   // failing inside a query as a 500.
-  if (hasUnstorableText(params) || hasUnstorableText([...url.searchParams]) || hasUnstorableText(body)) {
+  const unstorable = hasUnstorableText(params) || hasUnstorableText([...url.searchParams]);
+  if (unstorable || (!route.multipart && hasUnstorableText(body))) {
     throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
   }
   return body;
+}
+
+/** What an Idempotency-Key's request hash covers of the body: canonical JSON, or a form's digest (files by hash). */
+function bodyDigest(route: AnyRoute, body: unknown): string {
+  return route.multipart ? formDigest(body as FormBody) : canonicalJson(body);
 }
 
 /** The facade's own exactly-once: the first answer is stored under the Idempotency-Key and replayed as stored. */
@@ -152,7 +176,7 @@ async function sendStoredOnce(call: RouteCall, body: unknown, run: () => Promise
   const route = call.compiled.route;
   const key = checkIdempotencyKey(req.headers['idempotency-key']);
   const requestHash = sha256Hex(
-    `${route.method} ${call.path}\n${canonicalJson(body)}\n${ctx.principal?.actor?.userId ?? ''}`,
+    `${route.method} ${call.path}\n${bodyDigest(route, body)}\n${ctx.principal?.actor?.userId ?? ''}`,
   );
   const outsideTransaction = route.idempotent === 'outside-transaction';
   const redact = route.redactForReplay?.bind(route);

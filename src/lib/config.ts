@@ -101,6 +101,12 @@ export interface Config {
   graphiql: boolean;
   /** Exact origins (scheme://host[:port]) whose pages may call the API from a browser. Empty: none may. */
   corsOrigins: string[];
+  /** Where uploaded documents' bytes are kept: `postgres` (document_blobs, in the upload's transaction) or `files`. */
+  documentStore: 'postgres' | 'files';
+  /** The `files` store's directory (DATA_DIR/documents unless DOCUMENT_DIR says otherwise); replicas must share it. */
+  documentDir: string;
+  /** Largest document one upload may carry (bytes). */
+  documentMaxBytes: number;
 }
 
 /** Safaricom's published sandbox passkey: anyone can sign STK requests with it, so production refuses it. */
@@ -138,6 +144,12 @@ function processRole(raw: string | undefined): Config['processRole'] {
   if (raw === undefined || raw === '') return 'all';
   if (raw === 'web' || raw === 'jobs' || raw === 'all') return raw;
   throw new Error(`PROCESS_ROLE must be web, jobs or all, got ${JSON.stringify(raw)}`);
+}
+
+function documentStore(raw: string | undefined): Config['documentStore'] {
+  if (raw === undefined || raw === '') return 'postgres';
+  if (raw === 'postgres' || raw === 'files') return raw;
+  throw new Error(`DOCUMENT_STORE must be postgres or files, got ${JSON.stringify(raw)}`);
 }
 
 function list(raw: string | undefined): string[] {
@@ -256,5 +268,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),
     corsOrigins: origins(env.CORS_ORIGINS),
+    documentStore: documentStore(env.DOCUMENT_STORE),
+    documentDir: path.resolve(root, env.DOCUMENT_DIR || path.join(dataDir, 'documents')),
+    documentMaxBytes: Math.max(1, int(env, 'DOCUMENT_MAX_BYTES', 10_485_760)),
   };
 }

@@ -1,15 +1,18 @@
 /**
  * Where the bytes of uploaded documents (claim documents first) are kept, behind one interface so a bucket can
- * replace the default later. Keys are opaque to callers: the store returns one from `put` and is given it back.
- * `put` inside a transaction (`tx`) must take part in it where the store can (PostgreSQL), so a rolled-back upload
- * leaves nothing behind; a store that cannot (files) writes first and is cleaned by `remove` on failure.
+ * replace the default later. Keys are opaque to callers: the store returns one from `put` and is given it back; a
+ * key never holds anything the caller sent (no file name, no path).
+ *
+ * `T` is the caller's transaction (the Prisma transaction client in src/context.ts; the port names no database
+ * type). The PostgreSQL store (`kind: 'postgres'`) takes part in it, so a rolled-back upload leaves nothing behind.
+ * A store that cannot (`kind: 'filesystem'`) writes at once; the caller removes what it put when its transaction
+ * fails (a failure after the caller's own work, at commit, can still leave an unreferenced file: harmless, unread).
  */
-export interface DocumentStore {
+export interface DocumentStore<T = unknown> {
   readonly kind: 'postgres' | 'filesystem';
-  put(
-    tx: unknown,
-    input: { tenantId: number; name: string; bytes: Uint8Array },
-  ): Promise<{ key: string }>;
-  get(tx: unknown, key: string): Promise<Uint8Array | null>;
-  remove(tx: unknown, key: string): Promise<void>;
+  put(tx: T, input: { tenantId: number; bytes: Uint8Array }): Promise<{ key: string }>;
+  /** The bytes under `key`, or null when the store has none. */
+  get(tx: T, key: string): Promise<Uint8Array | null>;
+  /** `tx` null: cleaning up after the caller's transaction failed, which only a store outside it has to do. */
+  remove(tx: T | null, key: string): Promise<void>;
 }
