@@ -5,6 +5,7 @@ import type { AnyRoute } from './route.ts';
 import { ROUTES } from './routes/index.ts';
 import { arr, int, obj, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
+import { b2cResultPaths } from './schemas/claim-payment.ts';
 
 const COMMON_ERRORS: ProblemCode[] = [
   'unauthenticated',
@@ -154,7 +155,7 @@ function addSharedComponents(b: OpenApiBuilder): void {
   });
 }
 
-/** Paths served outside the route table: the token endpoint and the rail's callback. */
+/** Paths served outside the route table: the token endpoint and the rails' callbacks (STK callback, B2C Results). */
 function addTransportPaths(b: OpenApiBuilder): void {
   b.addPath('/oauth/token', {
     post: {
@@ -230,6 +231,13 @@ function addTransportPaths(b: OpenApiBuilder): void {
       },
     },
   });
+  for (const [p, { post }] of Object.entries(b2cResultPaths)) {
+    const responses = {
+      ...post!.responses,
+      ...problemResponses(['not_found', 'method_not_allowed', 'payload_too_large']),
+    };
+    b.addPath(p, { post: { ...post!, responses } });
+  }
 }
 
 /** One route of the table as an OpenAPI operation. */
@@ -256,16 +264,24 @@ function routeOperation(r: AnyRoute): OperationObject {
       ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ],
     ...(r.requestBody
-      ? { requestBody: { required: true, content: { 'application/json': { schema: r.requestBody } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: r.requestBody } },
+          },
+        }
       : {}),
     responses: {
       [String(r.response.status)]: {
         description: r.response.description,
         headers: {
           ...rateHeaders,
+          ...r.response.headers,
           ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
         },
-        content: { 'application/json': { schema: r.response.schema } },
+        content: Object.fromEntries(
+          (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
+        ),
       },
       ...problemResponses([
         ...COMMON_ERRORS,

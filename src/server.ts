@@ -8,6 +8,7 @@ import { schema } from './graphql/schema.ts';
 import { attachWebSocket } from './graphql/websocket.ts';
 import { createGraphQL, type Yoga } from './graphql/yoga.ts';
 import { handleMpesaCallback, isMpesaCallbackPath } from './http/mpesa-callback.ts';
+import { handleB2cResult, isB2cResultPath } from './http/b2c-result.ts';
 import { handleToken } from './http/oauth.ts';
 import { answerConnect, unparsedRequestAnswerer } from './http/raw-socket.ts';
 import { requestUrl } from './http/request-url.ts';
@@ -148,6 +149,7 @@ async function route(
     return await handleToken(app, req, res, req.socket.remoteAddress ?? 'unknown');
   }
   if (isMpesaCallbackPath(url.pathname)) return await handleMpesaCallback(app, req, res, url.pathname);
+  if (isB2cResultPath(url.pathname)) return await handleB2cResult(app, req, res, url.pathname);
   if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
     return await endpoints.rest(req, res, requestId, url);
   }

@@ -18,6 +18,7 @@ import {
   RESULT_CODES,
 } from '../../src/ports/mobile-money.ts';
 import { QUEUES } from '../queues.ts';
+import { randomCode } from './sim-codes.ts';
 
 /**
  * Documented test phone numbers (README "Simulated M-Pesa"): the outcome of a prompt is chosen by the paying phone.
@@ -37,10 +38,6 @@ export function simOutcome(phone: string): { code: number; callback: boolean } {
   return SIM_OUTCOMES[phone] ?? { code: 0, callback: true };
 }
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-function randomCode(n: number): string {
-  return [...randomBytes(n)].map((b) => ALNUM[b % ALNUM.length]).join('');
-}
 
 class RailError extends RailRefusal {
   constructor(detail: string) {

@@ -47,29 +47,7 @@ export async function handleMpesaCallback(
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  if (req.method !== 'POST')
-    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
-  const unknown = () => {
-    req.resume();
-    return new AppError('not_found', { detail: 'Unknown callback URL' });
-  };
-  if (!sourceAllowed(app.config.mpesaCallbackAllowedIps, req.socket.remoteAddress)) {
-    app.log.warn(
-      { remote: req.socket.remoteAddress },
-      'M-Pesa callback from a source outside MPESA_CALLBACK_ALLOWED_IPS refused',
-    );
-    throw unknown();
-  }
-  // Malformed percent-encoding cannot name any organisation's callback URL: the same 404 as an unknown token.
-  let token: string | null;
-  try {
-    token = decodeURIComponent(pathname.slice(CALLBACK_PATH.length + 1));
-  } catch {
-    token = null;
-  }
-  const tenantId = token === null ? null : await tenantForCallbackToken(app, token);
-  if (tenantId == null) throw unknown();
-  const raw = (await readBody(req, 64 * 1024)).toString('utf8');
+  const { tenantId, raw } = await railCallback(app, req, pathname.slice(CALLBACK_PATH.length + 1), 'M-Pesa callback');
   let checkoutRequestId: string | null = null;
   try {
     const parsed = JSON.parse(raw) as { Body?: { stkCallback?: { CheckoutRequestID?: unknown } } } | null;
@@ -88,4 +66,39 @@ export async function handleMpesaCallback(
     app.log.error({ err, callback_id: String(stored.id) }, 'mpesa callback not confirmed yet (kept for replay)');
   });
   sendJson(res, 200, { ResultCode: 0, ResultDesc: 'Accepted' });
+}
+
+/**
+ * The gate every rail callback passes (STK callbacks, B2C Results): POST only; a source outside
+ * MPESA_CALLBACK_ALLOWED_IPS, or a token naming no organisation (malformed percent-encoding included), is the same
+ * 404 with nothing read or recorded. Returns the organisation and the body (at most 64 KiB).
+ */
+export async function railCallback(
+  app: AppServices,
+  req: IncomingMessage,
+  encodedToken: string,
+  what: string,
+): Promise<{ tenantId: number; raw: string }> {
+  if (req.method !== 'POST')
+    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+  const unknown = () => {
+    req.resume();
+    return new AppError('not_found', { detail: `Unknown ${what} URL` });
+  };
+  if (!sourceAllowed(app.config.mpesaCallbackAllowedIps, req.socket.remoteAddress)) {
+    app.log.warn(
+      { remote: req.socket.remoteAddress },
+      `${what} from a source outside MPESA_CALLBACK_ALLOWED_IPS refused`,
+    );
+    throw unknown();
+  }
+  let token: string | null;
+  try {
+    token = decodeURIComponent(encodedToken);
+  } catch {
+    token = null;
+  }
+  const tenantId = token === null ? null : await tenantForCallbackToken(app, token);
+  if (tenantId == null) throw unknown();
+  return { tenantId, raw: (await readBody(req, 64 * 1024)).toString('utf8') };
 }

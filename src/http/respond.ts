@@ -13,10 +13,13 @@ export const currentRequestId = (): string | undefined => requestScope.getStore(
 
 /**
  * A request's path as logs may show it: no query string, and the M-Pesa callback token (a credential that lets its
- * holder post callbacks for the organisation) replaced, so a log reader cannot lift it.
+ * holder post callbacks for the organisation; STK callbacks and B2C Results carry it) replaced, so a log reader cannot
+ * lift it.
  */
 export function loggedPath(url: string | undefined): string | undefined {
-  return url?.split('?')[0]!.replace(/(\/payment\/callback\/mpesa\/)[^/]*/i, '$1[redacted]');
+  return url
+    ?.split('?')[0]!
+    .replace(/(\/payment\/(?:callback\/mpesa|b2c\/result|b2c\/timeout)\/)[^/]*/i, '$1[redacted]');
 }
 
 export function sendJson(
@@ -33,6 +36,18 @@ export function sendText(res: ServerResponse, status: number, text: string, head
   const buf = Buffer.from(text);
   res.writeHead(status, { ...headers, 'content-length': String(buf.length) });
   res.end(buf);
+}
+
+/** Bytes as they are (a downloaded document): the caller sets the content type. */
+export function sendBytes(
+  res: ServerResponse,
+  status: number,
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength) });
+  res.end(bytes);
 }
 
 /** Any error → problem document. Non-AppErrors are logged and masked: no stack or SQL ever leaves the process. */

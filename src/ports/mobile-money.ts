@@ -148,5 +148,7 @@ export interface MobileMoneyPort {
   rail?: MobileMoneyRail;
   /** The B2C (business to customer) rail that pays claims out (src/ports/mobile-money-b2c.ts); registered like `rail`. */
   b2c?: B2cRail;
+  /** Queues a recorded claim payout for sending (set where pg-boss runs); absent, the payout sweep sends it. */
+  sendB2cPayout?: (paymentId: number) => Promise<void>;
   origin?: string;
 }

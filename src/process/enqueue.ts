@@ -2,6 +2,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { QUEUES } from '../../jobs/queues.ts';
 import { MpesaSimulator } from '../../jobs/rails/mpesa-simulator.ts';
+import { registerB2cRail } from '../../jobs/claims.worker.ts';
 import type { AppServices } from '../context.ts';
 import { START_LOCK_KEY } from '../db/migrate.ts';
 
@@ -54,6 +55,7 @@ export async function startEnqueueOnly(app: AppServices, databaseUrl: string): P
   boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
   await boss.start();
   app.mobileMoney.rail = new MpesaSimulator(app, boss);
+  registerB2cRail(boss, app);
   app.registry.send = async (queue, data, opts = {}) => {
     const q = queue === 'issue' ? QUEUES.issueCertificate : QUEUES.cancelCertificate;
     await boss.send(q.name, q.payload.parse(data), { ...opts });

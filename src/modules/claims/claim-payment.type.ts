@@ -1,1 +1,99 @@
-export {};
+import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
+import { oneClaim } from '../access/claim.visibility.ts';
+import { claimPaymentService } from './claim-payment.service.ts';
+import { CLAIM_PAYMENT_STATES, type ClaimPaymentStatus } from './settlement/payment-state.ts';
+import './claim-payment.mutations.ts';
+
+const ClaimPaymentStatusEnum = builder.enumType('ClaimPaymentStatus', {
+  description:
+    'pending (recorded, amount committed) → sending (the rail is being called) → sent (the rail accepted it) → paid | failed, ' +
+    "each only once the rail's status query confirmed it. A bank transfer is recorded paid.",
+  values: CLAIM_PAYMENT_STATES,
+});
+
+builder.prismaObject('ClaimPayment', {
+  ...oneClaim,
+  description: 'Money out on a claim: an M-Pesa B2C payout or a recorded bank transfer.',
+  fields: (t) => ({
+    uuid: t.exposeString('uuid'),
+    method: t.exposeString('method', { description: 'mpesa_b2c or bank_transfer' }),
+    status: t.field({ type: ClaimPaymentStatusEnum, resolve: (p) => p.status as ClaimPaymentStatus }),
+    payeeType: t.exposeString('payeeType', { description: 'claimant, garage or other' }),
+    payeeName: t.exposeString('payeeName'),
+    phone: t.exposeString('phone', { nullable: true, description: 'The receiving phone (mpesa_b2c), 2547XXXXXXXX' }),
+    bankName: t.exposeString('bankName', { nullable: true }),
+    bankAccount: t.exposeString('bankAccount', { nullable: true }),
+    amount: t.field({ type: MoneyRef, resolve: (p) => money(p.amountMinor)! }),
+    amountMinor: t.field({ type: 'Cents', resolve: (p) => p.amountMinor }),
+    reference: t.exposeString('reference', {
+      description: "Our OriginatorConversationID (mpesa_b2c) or the bank transfer's reference",
+    }),
+    conversationId: t.exposeString('conversationId', { nullable: true, description: "The rail's ConversationID" }),
+    transactionId: t.exposeString('transactionId', { nullable: true, description: 'The M-Pesa receipt once paid' }),
+    resultCode: t.exposeInt('resultCode', {
+      nullable: true,
+      description: 'Daraja ResultCode the rail confirmed: 0 paid, 1 insufficient balance, 2001, 2040, 8006 …',
+    }),
+    resultDesc: t.exposeString('resultDesc', { nullable: true }),
+    note: t.exposeString('note', { nullable: true }),
+    requestedAt: t.expose('requestedAt', { type: 'DateTime' }),
+    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true }),
+    paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+    failedAt: t.expose('failedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+builder.prismaObject('ClaimReserveMovement', {
+  ...oneClaim,
+  description:
+    "One line of a claim's reserve ledger: initial, adjustment, approval, payment (a payout consumes the reserve), release.",
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    amount: t.field({ type: MoneyRef, description: 'Signed change', resolve: (m) => money(m.amountMinor)! }),
+    amountMinor: t.field({ type: 'Cents', resolve: (m) => m.amountMinor }),
+    balanceAfter: t.field({ type: MoneyRef, resolve: (m) => money(m.balanceAfterMinor)! }),
+    reason: t.exposeString('reason'),
+    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
+    at: t.expose('at', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObjectFields('Claim', (t) => ({
+  payments: t.relation('payments', {
+    description: 'Payouts and recorded transfers, oldest first',
+    query: { orderBy: { id: 'asc' } },
+  }),
+  reserveMovements: t.relation('reserves', {
+    description: 'The reserve ledger, in order',
+    query: { orderBy: { id: 'asc' } },
+  }),
+  committed: t.field({
+    type: MoneyRef,
+    description: 'Instructed payouts the rail has not yet confirmed (what a new payment may not take)',
+    select: { committedMinor: true },
+    resolve: (c) => money(c.committedMinor)!,
+  }),
+}));
+
+const READ = { $any: { read: true, crm: true } } as const;
+
+builder.queryFields((t) => ({
+  claimPayments: t.prismaField({
+    type: ['ClaimPayment'],
+    authScopes: READ,
+    description: "A claim's payments, oldest first; not_found when the claim is missing or not visible.",
+    args: { claimId: t.arg.string({ required: true, description: 'The claim uuid' }) },
+    resolve: (query, _r, args, ctx) => claimPaymentService.list(ctx, args.claimId, query),
+  }),
+  claimPayment: t.prismaField({
+    type: 'ClaimPayment',
+    authScopes: READ,
+    description: 'One payment of a claim; not_found when either is missing or not visible.',
+    args: {
+      claimId: t.arg.string({ required: true, description: 'The claim uuid' }),
+      uuid: t.arg.string({ required: true, description: 'The payment uuid' }),
+    },
+    resolve: (query, _r, args, ctx) => claimPaymentService.get(ctx, args.claimId, args.uuid, query),
+  }),
+}));
