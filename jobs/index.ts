@@ -5,6 +5,8 @@ import { registerMaintenanceWorker } from './maintenance.worker.ts';
 import { registerPaymentWorkers } from './payments.worker.ts';
 import { registerCertificateWorkers } from './certificates.worker.ts';
 import { registerPolicyWorkers } from './policies.worker.ts';
+import { registerProspectWorkers } from './prospects.worker.ts';
+import { registerClaimWorkers } from './claims.worker.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -21,5 +23,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerPaymentWorkers(boss, app);
   await registerCertificateWorkers(boss, app);
   await registerPolicyWorkers(boss, app);
+  await registerProspectWorkers(boss, app);
+  await registerClaimWorkers(boss, app);
   return boss;
 }

@@ -137,7 +137,8 @@ function problemFromResult(value: unknown): AppError | null {
     detail: detail as string,
     status: status as number,
     errors: errors?.length ? errors : undefined,
-    extra: snakeKeys(extra) as Record<string, unknown>,
+    // A problem type's optional members (InvalidStateProblem.allowed …) appear only when they say something.
+    extra: snakeKeys(Object.fromEntries(Object.entries(extra).filter(([, x]) => x != null))) as Record<string, unknown>,
   });
 }
 

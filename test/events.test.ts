@@ -49,6 +49,12 @@ describe('event catalogue', () => {
       'certificate.issued',
       'certificate.failed',
       'certificate.cancelled',
+      'claim.registered',
+      'claim.moved',
+      'claim.approved',
+      'claim.settled',
+      'claim.sla_breached',
+      'prospect.follow_up_due',
     ]);
     for (const e of r.body.data) expect(e.schema.type, e.name).toBe('object');
     const payment = r.body.data[0];

@@ -1,4 +1,5 @@
 import { PoliciesDocument, PolicyDocument } from '../generated/operations.ts';
+import { claimSummaryToRest } from '../mappers/claim.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, intParam, route } from '../route.ts';
@@ -67,13 +68,16 @@ export const policyRoutes: AnyRoute[] = [
     description:
       'Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, ' +
       'credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history ' +
-      'and renewal links. GET /policies returns the same record per item.',
+      'and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item, without the claims.',
     scopes: ['read'],
     idempotent: false,
     operation: PolicyDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
-    toResponse: (d) => ({ status: 200, body: { data: policyToRest(d.policy) } }),
-    response: { status: 200, description: 'The policy', schema: dataOf(ref('PolicyRecord')) },
+    toResponse: (d) => ({
+      status: 200,
+      body: { data: { ...policyToRest(d.policy), claims: d.policy.claims.map(claimSummaryToRest) } },
+    }),
+    response: { status: 200, description: 'The policy with its claims', schema: dataOf(ref('PolicyDetail')) },
     errors: ['not_found'],
   }),
 ];

@@ -3,101 +3,108 @@ import { arr, date, int, money, nullable, obj, ref, str, timestamp } from './bui
 
 const amountOnly = (extra: Record<string, SchemaObject> = {}) => ({ ...extra, ...money('amount') });
 
-export const policySchemas = {
-  PolicyRecord: obj({
-    id: int(),
-    uuid: str(),
-    policy_no: str('MTR-YYYY-000001'),
-    risknote: str(),
-    status: {
-      type: 'string',
-      enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
-    },
-    product_line: str(),
-    class: str(),
-    scope: str(),
-    cover_period: str('annual or tor'),
-    start_date: date(),
-    end_date: date(),
-    payment_mode: { type: 'string', enum: ['full', 'ipf'] },
-    instalments: int(),
-    client: obj({ client_no: str(), name: str(), phone: str() }),
-    insurer: obj({ id: int(), name: str() }),
-    sales_person: nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) })),
-    premium: obj({
+const policyRecord = obj({
+  id: int(),
+  uuid: str(),
+  policy_no: str('MTR-YYYY-000001'),
+  risknote: str(),
+  status: {
+    type: 'string',
+    enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
+  },
+  product_line: str(),
+  class: str(),
+  scope: str(),
+  cover_period: str('annual or tor'),
+  start_date: date(),
+  end_date: date(),
+  payment_mode: { type: 'string', enum: ['full', 'ipf'] },
+  instalments: int(),
+  client: obj({ client_no: str(), name: str(), phone: str() }),
+  insurer: obj({ id: int(), name: str() }),
+  sales_person: nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) })),
+  premium: obj({
+    ...money('basic_premium'),
+    ...money('taxes'),
+    ...money('total'),
+    levies: arr(obj(amountOnly({ code: str(), name: str() }))),
+  }),
+  vehicles: arr(
+    obj({
+      regno: str('Normalised: no spaces, upper case'),
+      chassis_no: nullable(str()),
+      engine_no: nullable(str()),
+      make: nullable(str()),
+      model: nullable(str()),
+      yom: int(),
+      ...money('value', true),
+      body_type: nullable(str()),
+      coverage: nullable(str()),
+    }),
+  ),
+  debit_notes: arr(
+    obj({
+      number: str(
+        'DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)',
+      ),
+      kind: { type: 'string', enum: ['instalment', 'endorsement', 'reinstatement'] },
+      instalment_no: int('0 for endorsement and reinstatement notes'),
+      due_on: date(),
+      ...money('amount'),
+      ...money('paid'),
+      ...money('credited'),
+      ...money('outstanding'),
+    }),
+  ),
+  credit_notes: arr(
+    obj({
+      number: str('CN-<policy>-<n>'),
+      kind: { type: 'string', enum: ['endorsement', 'cancellation'] },
+      ...money('amount'),
       ...money('basic_premium'),
       ...money('taxes'),
-      ...money('total'),
-      levies: arr(obj(amountOnly({ code: str(), name: str() }))),
+      ...money('applied'),
+      ...money('refunded'),
+      applications: arr(obj(amountOnly({ debit_note_no: str() }))),
+      created_at: timestamp(),
     }),
-    vehicles: arr(
+  ),
+  receipts: arr(
+    obj({
+      receipt_no: str(),
+      transaction_ref: str(),
+      method: str(),
+      paid_at: timestamp(),
+      ...money('amount'),
+      ...money('unallocated'),
+      allocations: arr(obj(amountOnly({ debit_note_no: str() }))),
+    }),
+  ),
+  endorsements: arr(ref('Endorsement')),
+  cancellations: arr(ref('Cancellation')),
+  certificates: arr(ref('Certificate')),
+  status_history: {
+    ...arr(
       obj({
-        regno: str('Normalised: no spaces, upper case'),
-        chassis_no: nullable(str()),
-        engine_no: nullable(str()),
-        make: nullable(str()),
-        model: nullable(str()),
-        yom: int(),
-        ...money('value', true),
-        body_type: nullable(str()),
-        coverage: nullable(str()),
+        from: nullable(str()),
+        to: str(),
+        source: str('bind, payment, schedule, api, renewal or reinstatement'),
+        reason: nullable(str()),
+        at: timestamp(),
       }),
     ),
-    debit_notes: arr(
-      obj({
-        number: str(
-          'DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)',
-        ),
-        kind: { type: 'string', enum: ['instalment', 'endorsement', 'reinstatement'] },
-        instalment_no: int('0 for endorsement and reinstatement notes'),
-        due_on: date(),
-        ...money('amount'),
-        ...money('paid'),
-        ...money('credited'),
-        ...money('outstanding'),
-      }),
-    ),
-    credit_notes: arr(
-      obj({
-        number: str('CN-<policy>-<n>'),
-        kind: { type: 'string', enum: ['endorsement', 'cancellation'] },
-        ...money('amount'),
-        ...money('basic_premium'),
-        ...money('taxes'),
-        ...money('applied'),
-        ...money('refunded'),
-        applications: arr(obj(amountOnly({ debit_note_no: str() }))),
-        created_at: timestamp(),
-      }),
-    ),
-    receipts: arr(
-      obj({
-        receipt_no: str(),
-        transaction_ref: str(),
-        method: str(),
-        paid_at: timestamp(),
-        ...money('amount'),
-        ...money('unallocated'),
-        allocations: arr(obj(amountOnly({ debit_note_no: str() }))),
-      }),
-    ),
-    endorsements: arr(ref('Endorsement')),
-    cancellations: arr(ref('Cancellation')),
-    certificates: arr(ref('Certificate')),
-    status_history: {
-      ...arr(
-        obj({
-          from: nullable(str()),
-          to: str(),
-          source: str('bind, payment, schedule, api, renewal or reinstatement'),
-          reason: nullable(str()),
-          at: timestamp(),
-        }),
-      ),
-      description: 'Every status the policy has had, oldest first',
-    },
-    renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),
-    renewed_by: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
-    created_at: timestamp(),
-  }),
+    description: 'Every status the policy has had, oldest first',
+  },
+  renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),
+  renewed_by: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
+  created_at: timestamp(),
+});
+
+export const policySchemas = {
+  PolicyRecord: policyRecord,
+  /** GET /policies/{uuid}: the record and the claims registered against the policy. */
+  PolicyDetail: obj({ ...policyRecord.properties, claims: arr(ref('ClaimSummary')) }, [
+    ...(policyRecord.required ?? []),
+    'claims',
+  ]),
 };

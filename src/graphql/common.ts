@@ -58,8 +58,31 @@ export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
   }),
 });
 
+const extraList = (e: AppError, key: string): string[] | null => {
+  const v = e.extra?.[key];
+  return Array.isArray(v) ? v.map(String) : null;
+};
+
+builder.objectType(InvalidStateError, {
+  name: 'InvalidStateProblem',
+  description: "invalid_state (409): the record's state does not allow this.",
+  interfaces: [ProblemRef],
+  ...syncTypeCheck(InvalidStateError),
+  fields: (t) => ({
+    allowed: t.stringList({
+      nullable: true,
+      description: "The states the record's state machine allows from its current state, where one refused the move.",
+      resolve: (e) => extraList(e, 'allowed'),
+    }),
+    missingDocuments: t.stringList({
+      nullable: true,
+      description: 'Claims: the required documents still pending (a claim leaves documents_pending only without any).',
+      resolve: (e) => extraList(e, 'missing_documents'),
+    }),
+  }),
+});
+
 for (const [cls, name, description] of [
-  [InvalidStateError, 'InvalidStateProblem', "invalid_state (409): the record's state does not allow this."],
   [
     PreviewStaleError,
     'PreviewStaleProblem',
@@ -104,6 +127,15 @@ const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').imple
     matched: t.exposeStringList('matched', { description: 'Which identifiers matched: phone, id_no, kra_pin.' }),
     redacted: t.exposeBoolean('redacted', {
       description: 'True when the caller may not see that client: clientNo and name are then null.',
+    }),
+    kind: t.string({
+      description: 'client, or prospect (only prospect checks match prospects).',
+      resolve: (m) => m.kind ?? 'client',
+    }),
+    prospectNo: t.string({
+      nullable: true,
+      description: "A matching prospect's number; null for a client or a prospect the caller may not see.",
+      resolve: (m) => m.prospectNo ?? null,
     }),
   }),
 });

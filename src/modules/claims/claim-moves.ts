@@ -72,7 +72,7 @@ export async function moveClaim(
     actorName: opts.by.name,
     at: opts.at,
   });
-  if (!at) throw new InvalidStateError('The claim changed meanwhile; read it again', { status: claim.status });
+  if (!at) throw new InvalidStateError('The claim changed meanwhile; read it again', { claim_status: claim.status });
   await emitEvent(app, tx, claim.tenantId, 'claim.moved', {
     ...(await claimEventRef(tx, claim.id)),
     from: claim.status,

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import type { ClaimStatus } from '../../generated/prisma/enums.ts';
-import { AppError } from '../../lib/problem.ts';
+import { InvalidStateError } from '../../lib/problem.ts';
 
 /**
  * The claim state machine, in one place: every status change goes through `transitionClaim`, which refuses a move
@@ -91,9 +91,9 @@ export function canMoveClaim(from: ClaimStatus, to: ClaimStatus): boolean {
 
 export function assertClaimMove(from: ClaimStatus, to: ClaimStatus): void {
   if (!canMoveClaim(from, to)) {
-    throw new AppError('invalid_state', {
-      detail: `A claim cannot go from ${from} to ${to}`,
-      extra: { status: from, allowed: [...CLAIM_TRANSITIONS[from]] },
+    throw new InvalidStateError(`A claim cannot go from ${from} to ${to}`, {
+      claim_status: from,
+      allowed: [...CLAIM_TRANSITIONS[from]],
     });
   }
 }

@@ -1,1 +1,155 @@
-export {};
+import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
+import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
+import { ClaimStatus } from '../../generated/prisma/enums.ts';
+import { fromDbDate } from '../../lib/dates.ts';
+import { CLAIM_SCOPES, claimReach, oneClaim } from '../access/claim.visibility.ts';
+import { OPEN_CLAIM_STATES } from './claim-state.ts';
+import { claimService } from './claim.service.ts';
+import './claim.subscriptions.ts';
+
+export const ClaimStatusEnum = builder.enumType('ClaimStatus', {
+  values: Object.values(ClaimStatus) as [ClaimStatus, ...ClaimStatus[]],
+});
+
+builder.prismaObject('ClaimCause', {
+  ...access({ scopes: ANY_SCOPE }),
+  description: 'A cause of loss the organisation accepts for a product line, with its documents checklist.',
+  fields: (t) => ({
+    productLine: t.exposeString('productLine'),
+    code: t.exposeString('code'),
+    name: t.exposeString('name'),
+    documents: t.exposeStringList('documents', { description: 'Document kinds required, in checklist order' }),
+    excessTerm: t.exposeString('excessTerm', { description: "Which of the product's excess terms applies" }),
+  }),
+});
+
+builder.prismaObject('ClaimStatusChange', {
+  ...oneClaim,
+  fields: (t) => ({
+    from: t.expose('fromStatus', { type: ClaimStatusEnum, nullable: true }),
+    to: t.expose('toStatus', { type: ClaimStatusEnum }),
+    source: t.exposeString('source', { description: 'api, payment, schedule or system' }),
+    reason: t.exposeString('reason', { nullable: true }),
+    actorName: t.exposeString('actorName', { nullable: true }),
+    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
+    at: t.expose('at', { type: 'DateTime' }),
+  }),
+});
+
+/** Claims: keys that read or manage the CRM; agents only the claims within their reach (claimVisibility). */
+builder.prismaNode('Claim', {
+  ...nodeAccess<{ id: number }>({ scopes: CLAIM_SCOPES, reach: { via: claimReach, id: (c) => c.id } }, claimReach),
+  id: { field: 'id' },
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    uuid: t.exposeString('uuid'),
+    claimNo: t.exposeString('claimNo'),
+    status: t.expose('status', { type: ClaimStatusEnum }),
+    policy: t.relation('policy'),
+    client: t.relation('client'),
+    insurer: t.relation('insurer'),
+    registration: t.exposeString('regNo', { nullable: true }),
+    productLine: t.exposeString('productLine'),
+    cause: t.exposeString('causeCode'),
+    lossDate: t.string({ resolve: (c) => fromDbDate(c.lossDate) }),
+    lossTime: t.exposeString('lossTime', { nullable: true }),
+    lossPlace: t.exposeString('lossPlace'),
+    description: t.exposeString('description'),
+    thirdParties: t.expose('thirdParties', { type: 'JSON' }),
+    witnesses: t.expose('witnesses', { type: 'JSON' }),
+    policeAbstractNo: t.exposeString('policeAbstractNo', { nullable: true }),
+    antiTheftDevice: t.exposeBoolean('antiTheftDevice', { nullable: true }),
+    reporterName: t.exposeString('reporterName'),
+    reporterPhone: t.exposeString('reporterPhone', { nullable: true }),
+    reporterRelationship: t.exposeString('reporterRelationship', { nullable: true }),
+    channel: t.exposeString('channel'),
+    reportedAt: t.expose('reportedAt', { type: 'DateTime' }),
+    lateNotification: t.exposeBoolean('lateNotification'),
+    estimatedLoss: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.estimatedLossMinor) }),
+    sumInsured: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.sumInsuredMinor) }),
+    reserve: t.field({ type: MoneyRef, resolve: (c) => money(c.reserveMinor)! }),
+    assessorName: t.exposeString('assessorName', { nullable: true }),
+    assessorPhone: t.exposeString('assessorPhone', { nullable: true }),
+    assessorFirm: t.exposeString('assessorFirm', { nullable: true }),
+    assessorAppointedAt: t.expose('assessorAppointedAt', { type: 'DateTime', nullable: true }),
+    assessedAmount: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.assessedAmountMinor) }),
+    salvage: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.salvageMinor) }),
+    assessmentNotes: t.exposeString('assessmentNotes', { nullable: true }),
+    assessedAt: t.expose('assessedAt', { type: 'DateTime', nullable: true }),
+    approvedAmount: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.approvedAmountMinor) }),
+    excess: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.excessMinor) }),
+    netPayable: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.netPayableMinor) }),
+    approvedAt: t.expose('approvedAt', { type: 'DateTime', nullable: true }),
+    paid: t.field({ type: MoneyRef, resolve: (c) => money(c.paidMinor)! }),
+    outstanding: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Net payable not yet paid (null before approval)',
+      resolve: (c) => (c.netPayableMinor == null ? null : money(c.netPayableMinor - c.paidMinor)),
+    }),
+    repudiationReason: t.exposeString('repudiationReason', { nullable: true }),
+    repudiationNote: t.exposeString('repudiationNote', { nullable: true }),
+    assignee: t.relation('assignee', { nullable: true }),
+    statusChangedAt: t.expose('statusChangedAt', { type: 'DateTime' }),
+    slaDueAt: t.expose('slaDueAt', { type: 'DateTime', nullable: true }),
+    slaBreached: t.boolean({
+      description: 'Open and past the service level of its current status',
+      resolve: (c) => OPEN_CLAIM_STATES.includes(c.status) && c.slaDueAt != null && c.slaDueAt < new Date(),
+    }),
+    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
+    history: t.relation('history', { query: { orderBy: { id: 'asc' } } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  claims: t.prismaConnection({
+    type: 'Claim',
+    cursor: 'id',
+    authScopes: { read: true, crm: true },
+    description:
+      'Claims the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
+    args: {
+      status: t.arg({ type: [ClaimStatusEnum] }),
+      policyUuid: t.arg.string(),
+      clientNo: t.arg.string(),
+      insurerId: t.arg.int(),
+      assigneeId: t.arg.int(),
+      reportedFrom: t.arg({ type: 'DateTime' }),
+      reportedTo: t.arg({ type: 'DateTime' }),
+      lossFrom: t.arg.string({ description: 'Y-m-d' }),
+      lossTo: t.arg.string({ description: 'Y-m-d' }),
+      slaBreached: t.arg.boolean(),
+      search: t.arg.string({ description: 'Claim number or vehicle registration' }),
+      offset: t.arg.int(),
+    },
+    resolve: (query, _root, args, ctx) => {
+      const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
+      return claimService.list(ctx, { ...args, policyId: args.policyUuid }, paged);
+    },
+  }),
+  claim: t.prismaField({
+    type: 'Claim',
+    authScopes: { read: true, crm: true },
+    description: 'A claim by uuid; not_found when missing or not visible to the caller.',
+    args: { uuid: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => claimService.get(ctx, args.uuid, query),
+  }),
+  claimCauses: t.prismaField({
+    type: ['ClaimCause'],
+    authScopes: { read: true, crm: true },
+    description: 'The causes of loss the organisation accepts, per product line, with their document checklists.',
+    args: { productLine: t.arg.string() },
+    resolve: (_query, _root, args, ctx) => claimService.causes(ctx, args.productLine),
+  }),
+}));
+
+/** The policy record lists its claims (the claims module extends the Policy type; the policy module knows nothing of claims). */
+builder.prismaObjectField('Policy', 'claims', (t) =>
+  t.relation('claims', {
+    description: 'Claims registered against this policy, newest first',
+    query: { orderBy: { id: 'desc' } },
+  }),
+);

@@ -113,3 +113,25 @@ export const prospectFollowUpDue = z
     assignee_name: z.string().nullable(),
   })
   .strict();
+
+/** The claim and prospect entries of the catalogue (catalogue.ts spreads them into CATALOGUE). */
+export const CLAIM_EVENTS = {
+  'claim.registered': { description: 'A claim was registered (first notice of loss).', data: claimRegistered },
+  'claim.moved': {
+    description: 'A claim changed status (every move of the claim state machine, reopening included).',
+    data: claimMoved,
+  },
+  'claim.approved': {
+    description: 'A claim was approved: approved amount, excess and net payable recorded.',
+    data: claimApproved,
+  },
+  'claim.settled': { description: 'A claim was paid in full (net payable reached).', data: claimSettled },
+  'claim.sla_breached': {
+    description: 'A claim stayed in a status past its service level (daily job; once per status entered).',
+    data: claimSlaBreached,
+  },
+  'prospect.follow_up_due': {
+    description: "A prospect's next follow-up date has come (daily job; once per date).",
+    data: prospectFollowUpDue,
+  },
+} as const;

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  claimApproved,
-  claimMoved,
-  claimRegistered,
-  claimSettled,
-  claimSlaBreached,
-  prospectFollowUpDue,
-} from './catalogue-claims.ts';
+import { CLAIM_EVENTS } from './catalogue-claims.ts';
 
 /**
  * The one list of events a tenant can subscribe to: name, when it is emitted, and the schema of `data`. The zod
@@ -268,24 +261,7 @@ export const CATALOGUE = {
     data: certificateFailed,
   },
   'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
-  'claim.registered': { description: 'A claim was registered (first notice of loss).', data: claimRegistered },
-  'claim.moved': {
-    description: 'A claim changed status (every move of the claim state machine, reopening included).',
-    data: claimMoved,
-  },
-  'claim.approved': {
-    description: 'A claim was approved: approved amount, excess and net payable recorded.',
-    data: claimApproved,
-  },
-  'claim.settled': { description: 'A claim was paid in full (net payable reached).', data: claimSettled },
-  'claim.sla_breached': {
-    description: 'A claim stayed in a status past its service level (daily job; once per status entered).',
-    data: claimSlaBreached,
-  },
-  'prospect.follow_up_due': {
-    description: "A prospect's next follow-up date has come (daily job; once per date).",
-    data: prospectFollowUpDue,
-  },
+  ...CLAIM_EVENTS,
 } as const;
 
 export type CatalogueEventName = keyof typeof CATALOGUE;

@@ -1,0 +1,149 @@
+import type {
+  ClaimQuery,
+  PolicyQuery,
+  ClaimCauseFieldsFragment,
+  ClaimFieldsFragment,
+  ClaimHistoryFieldsFragment,
+  RegisterClaimInput,
+} from '../generated/operations.ts';
+import type { SentInput } from '../route.ts';
+import { moneyPair } from './money.ts';
+
+/** GraphQL Claim → the REST claim record (money as whole shillings plus `_minor`, dates Y-m-d, times ISO 8601). */
+export function claimToRest(c: ClaimFieldsFragment) {
+  return {
+    id: c.databaseId,
+    uuid: c.uuid,
+    claim_no: c.claimNo,
+    status: c.claimStatus,
+    policy: { uuid: c.policy.uuid, policy_no: c.policy.policyNo },
+    client: { client_no: c.client.clientNo, name: c.client.name },
+    insurer: { id: c.insurer.databaseId, name: c.insurer.name },
+    registration: c.registration,
+    product_line: c.productLine,
+    cause: c.cause,
+    loss: { date: c.lossDate, time: c.lossTime, place: c.lossPlace, description: c.description },
+    third_parties: c.thirdParties,
+    witnesses: c.witnesses,
+    police_abstract_no: c.policeAbstractNo,
+    anti_theft_device: c.antiTheftDevice,
+    reporter: { name: c.reporterName, phone: c.reporterPhone, relationship: c.reporterRelationship },
+    channel: c.channel,
+    reported_at: c.reportedAt,
+    late_notification: c.lateNotification,
+    ...moneyPair('estimated_loss', c.estimatedLoss),
+    ...moneyPair('sum_insured', c.sumInsured),
+    ...moneyPair('reserve', c.reserve),
+    assessor: c.assessorName
+      ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
+      : null,
+    assessment: c.assessedAt
+      ? {
+          ...moneyPair('assessed_amount', c.assessedAmount),
+          ...moneyPair('salvage', c.salvage),
+          notes: c.assessmentNotes,
+          assessed_at: c.assessedAt,
+        }
+      : null,
+    ...moneyPair('approved_amount', c.approvedAmount),
+    ...moneyPair('excess', c.excess),
+    ...moneyPair('net_payable', c.netPayable),
+    approved_at: c.approvedAt,
+    ...moneyPair('paid', c.paid),
+    ...moneyPair('outstanding', c.outstanding),
+    repudiation: c.repudiationReason ? { reason: c.repudiationReason, note: c.repudiationNote } : null,
+    assignee: c.assignee ? { id: c.assignee.databaseId, name: c.assignee.name } : null,
+    sla: { status_since: c.statusChangedAt, due_at: c.slaDueAt, breached: c.slaBreached },
+    closed_at: c.closedAt,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+/** The claim's state history, oldest first: who moved it, when and why. */
+export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
+  return c.history.map((h) => ({
+    from: h.from,
+    to: h.to,
+    source: h.source,
+    reason: h.reason,
+    by: { name: h.actorName, user_id: h.actorUserId },
+    at: h.at,
+  }));
+}
+
+/** The reserve ledger, in order: each movement signed, with the balance after it. */
+export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>) {
+  return c.reserveMovements.map((r) => ({
+    kind: r.kind,
+    ...moneyPair('amount', r.amount),
+    ...moneyPair('balance_after', r.balanceAfter),
+    reason: r.reason,
+    actor_user_id: r.actorUserId,
+    at: r.at,
+  }));
+}
+
+/** A claim as the policy record lists it. */
+export function claimSummaryToRest(c: NonNullable<PolicyQuery['policy']>['claims'][number]) {
+  return {
+    uuid: c.uuid,
+    claim_no: c.claimNo,
+    status: c.claimStatus,
+    cause: c.cause,
+    loss_date: c.lossDate,
+    registration: c.registration,
+  };
+}
+
+export function claimCauseToRest(c: ClaimCauseFieldsFragment) {
+  return {
+    product_line: c.productLine,
+    code: c.code,
+    name: c.name,
+    documents: c.documents,
+    excess_term: c.excessTerm,
+  };
+}
+
+/** Each object of a list renamed; anything else passed as sent (the service refuses it). */
+const list = <T>(v: unknown, map: (o: Record<string, unknown>) => T): unknown =>
+  Array.isArray(v)
+    ? (v as unknown[]).map((x) => (x && typeof x === 'object' ? map(x as Record<string, unknown>) : x))
+    : v;
+
+/**
+ * REST first notice of loss → GraphQL RegisterClaimInput (values passed as sent; the service validates). The legacy
+ * `regno` and `reg_no` spellings of the registration are accepted; `reporter` may be nested or flat.
+ */
+export function registerClaimFromRest(b: Record<string, unknown>): SentInput<RegisterClaimInput> {
+  const reporter = (b.reporter && typeof b.reporter === 'object' ? b.reporter : {}) as Record<string, unknown>;
+  return {
+    policyId: b.policy_uuid ?? b.policy_id,
+    registration: b.registration ?? b.reg_no ?? b.regno,
+    cause: b.cause,
+    lossDate: b.loss_date,
+    lossTime: b.loss_time,
+    lossPlace: b.loss_place,
+    description: b.description,
+    thirdParties: list(b.third_parties, (t) => ({
+      name: t.name,
+      phone: t.phone,
+      idNo: t.id_no ?? t.idno,
+      registration: t.registration ?? t.regno,
+      insurer: t.insurer,
+      injured: t.injured,
+      damage: t.damage,
+    })),
+    witnesses: list(b.witnesses, (w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
+    policeAbstractNo: b.police_abstract_no,
+    antiTheftDevice: b.anti_theft_device,
+    reporterName: reporter.name ?? b.reporter_name,
+    reporterPhone: reporter.phone ?? b.reporter_phone,
+    reporterRelationship: reporter.relationship ?? b.reporter_relationship,
+    channel: b.channel,
+    reportedAt: b.reported_at,
+    estimatedLoss: b.estimated_loss,
+    assigneeId: b.assignee_id,
+  } as SentInput<RegisterClaimInput>;
+}

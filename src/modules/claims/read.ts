@@ -1,0 +1,72 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { Context } from '../../context.ts';
+import type { Prisma } from '../../db/client.ts';
+import type { ClaimStatus } from '../../generated/prisma/enums.ts';
+import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { isUuid } from '../../lib/identifiers.ts';
+import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
+import { OPEN_CLAIM_STATES } from './claim-state.ts';
+
+export type ClaimQuery = { include?: Prisma.ClaimInclude; select?: Prisma.ClaimSelect };
+
+export interface ClaimListFilters {
+  status?: ClaimStatus[] | null;
+  policyId?: string | null;
+  clientNo?: string | null;
+  insurerId?: number | null;
+  assigneeId?: number | null;
+  reportedFrom?: Date | null;
+  reportedTo?: Date | null;
+  lossFrom?: string | null;
+  lossTo?: string | null;
+  slaBreached?: boolean | null;
+  search?: string | null;
+}
+
+const day = (ymd: string) => new Date(`${ymd}T00:00:00Z`);
+
+/** The list's where-fragment: the caller's reach first, then each filter; a search is a claim number or registration. */
+export function claimListWhere(p: Principal, f: ClaimListFilters, now = new Date()): Prisma.ClaimWhereInput {
+  const and: Prisma.ClaimWhereInput[] = [claimVisibility(p)];
+  if (f.status?.length) and.push({ status: { in: f.status } });
+  if (f.policyId)
+    and.push({ policy: { uuid: isUuid(f.policyId) ? f.policyId : '00000000-0000-0000-0000-000000000000' } });
+  if (f.clientNo) and.push({ client: { clientNo: f.clientNo } });
+  if (f.insurerId != null) and.push({ insurerId: f.insurerId });
+  if (f.assigneeId != null) and.push({ assigneeUserId: f.assigneeId });
+  if (f.reportedFrom) and.push({ reportedAt: { gte: f.reportedFrom } });
+  if (f.reportedTo) and.push({ reportedAt: { lte: f.reportedTo } });
+  if (f.lossFrom) and.push({ lossDate: { gte: day(f.lossFrom) } });
+  if (f.lossTo) and.push({ lossDate: { lte: day(f.lossTo) } });
+  if (f.slaBreached === true) and.push({ status: { in: [...OPEN_CLAIM_STATES] }, slaDueAt: { lt: now } });
+  if (f.slaBreached === false) {
+    and.push({ OR: [{ status: { notIn: [...OPEN_CLAIM_STATES] } }, { slaDueAt: null }, { slaDueAt: { gte: now } }] });
+  }
+  const term = f.search?.trim();
+  if (term) {
+    const or: Prisma.ClaimWhereInput[] = [{ claimNo: { equals: term, mode: 'insensitive' } }];
+    const reg = normaliseRegNo(term);
+    if (reg) or.push({ regNo: reg });
+    and.push({ OR: or });
+  }
+  return { AND: and };
+}
+
+export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
+  const p = ctx.principal!;
+  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }));
+}
+
+export function getClaim(ctx: Context, uuid: string, query: ClaimQuery = {}) {
+  return visibleClaim(ctx, uuid, query);
+}
+
+/** The claim causes of the organisation, per product line (reference data for registration). */
+export function listCauses(ctx: Context, productLine?: string | null) {
+  return ctx.tx((tx) =>
+    tx.claimCause.findMany({
+      where: { active: true, ...(productLine ? { productLine } : {}) },
+      orderBy: [{ productLine: 'asc' }, { sortOrder: 'asc' }],
+    }),
+  );
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { normalisePhone, normaliseRegNo } from '../../../lib/identifiers.ts';
+import { fromShillings } from '../../../lib/money.ts';
+import { ymd } from '../../../lib/validate.ts';
+import { CLAIM_RULES } from '../claim-state.ts';
+
+/** A first notice of loss as registration reads it: fields, normalisation and messages. */
+
+const text = (max: number) => z.string().trim().min(1, 'required').max(max);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+const phone = z
+  .string()
+  .nullish()
+  .transform((v, c) => {
+    if (v == null || v.trim() === '') return null;
+    const n = normalisePhone(v);
+    if (!n) c.addIssue({ code: 'custom', message: 'not a Kenyan mobile number (07…, 01…, +254…)' });
+    return n;
+  });
+/** Whole shillings in, cents out. */
+export const shillings = (max = 1_000_000_000) =>
+  z
+    .number()
+    .int('whole shillings')
+    .min(0)
+    .max(max)
+    .transform((v) => fromShillings(v));
+
+/** Third parties and witnesses are kept as the wire shows them (snake_case JSON), whichever transport sent them. */
+const thirdParty = z
+  .object({
+    name: text(200),
+    phone,
+    idNo: optionalText(20),
+    registration: optionalText(20),
+    insurer: optionalText(200),
+    injured: z.boolean().nullish(),
+    damage: optionalText(1000),
+  })
+  .strict()
+  .transform(({ idNo, injured, ...rest }) => ({ ...rest, id_no: idNo, injured: injured ?? null }));
+const witness = z.object({ name: text(200), phone, statement: optionalText(2000) }).strict();
+
+export const registerSchema = z.object({
+  policyId: z.string().min(1, 'required'),
+  registration: z
+    .string()
+    .nullish()
+    .transform((v, c) => {
+      if (v == null || v.trim() === '') return null;
+      const n = normaliseRegNo(v);
+      if (!n) c.addIssue({ code: 'custom', message: 'not a vehicle registration (e.g. KDA 123A)' });
+      return n;
+    }),
+  cause: text(50),
+  lossDate: ymd(),
+  lossTime: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour, Nairobi time')
+    .nullish()
+    .transform((v) => v ?? null),
+  lossPlace: text(300),
+  description: text(5000),
+  thirdParties: z.array(thirdParty).max(20).nullish(),
+  witnesses: z.array(witness).max(20).nullish(),
+  policeAbstractNo: optionalText(50),
+  antiTheftDevice: z.boolean().nullish(),
+  reporterName: optionalText(200),
+  reporterPhone: phone,
+  reporterRelationship: optionalText(50),
+  channel: z.enum(CLAIM_RULES.channels).nullish(),
+  reportedAt: z.iso
+    .datetime({ offset: true, message: 'ISO 8601 date-time with offset' })
+    .nullish()
+    .transform((v) => (v ? new Date(v) : null)),
+  estimatedLoss: shillings().nullish(),
+  assigneeId: z.number().int().positive().nullish(),
+});
+
+export type RegisterInput = z.infer<typeof registerSchema>;
