@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_TRANSITIONS } from '../src/modules/claims/claim-state.ts';
+import { CLAIM_TRANSITIONS, transitionClaim } from '../src/modules/claims/claim-state.ts';
 import { runClaimSla } from '../src/modules/claims/sla.ts';
 import { motorNotice } from './kit/approved-claim.ts';
 import { countStatements, expectProblem, INSTANT_RAIL, TODAY, useKit, withClock, type Org } from './kit.ts';
@@ -489,4 +489,69 @@ describe('no N+1', () => {
     expect(two).toBeGreaterThan(0);
     expect(five).toBe(two);
   });
+});
+
+describe('every transition of the claim state machine, in the database', () => {
+  // Written out from the issue and README, not read from CLAIM_TRANSITIONS.
+  const ALLOWED = new Set([
+    'registered>documents_pending',
+    'registered>withdrawn',
+    'documents_pending>with_underwriter',
+    'documents_pending>withdrawn',
+    'with_underwriter>under_assessment',
+    'with_underwriter>repudiated',
+    'with_underwriter>withdrawn',
+    'under_assessment>approved',
+    'under_assessment>repudiated',
+    'under_assessment>withdrawn',
+    'approved>settled',
+    'approved>withdrawn',
+    'settled>closed',
+    'repudiated>closed',
+    'closed>under_assessment',
+  ]);
+  const STATES = [
+    'registered',
+    'documents_pending',
+    'with_underwriter',
+    'under_assessment',
+    'approved',
+    'repudiated',
+    'settled',
+    'closed',
+    'withdrawn',
+  ] as const;
+
+  it('allows exactly the listed moves (history written, guarded in SQL) and refuses the rest with invalid_state', async () => {
+    const c = await register(pol);
+    const id = (await t.db.tenant(o.org.id, (tx) => tx.claim.findUniqueOrThrow({ where: { uuid: c.uuid } }))).id;
+    const meta = { tenantId: o.org.id, source: 'system' as const, actorName: 'test', reason: 'matrix' };
+    for (const from of STATES) {
+      for (const to of STATES) {
+        const outcome = await t.db.tenant(o.org.id, async (tx) => {
+          await tx.claim.update({ where: { id }, data: { status: from } });
+          try {
+            const at = await transitionClaim(tx, id, from, to, meta);
+            const row = await tx.claim.findUniqueOrThrow({ where: { id } });
+            const last = await tx.claimStatusChange.findFirstOrThrow({
+              where: { claimId: id },
+              orderBy: { id: 'desc' },
+            });
+            return { moved: at !== null && row.status === to && last.fromStatus === from && last.toStatus === to };
+          } catch (e) {
+            return { refused: (e as { code?: string }).code };
+          }
+        });
+        expect(outcome, `${from} → ${to}`).toEqual(
+          ALLOWED.has(`${from}>${to}`) ? { moved: true } : { refused: 'invalid_state' },
+        );
+      }
+    }
+    // The SQL guard: a writer that read a stale status moves nothing.
+    const stale = await t.db.tenant(o.org.id, async (tx) => {
+      await tx.claim.update({ where: { id }, data: { status: 'documents_pending' } });
+      return transitionClaim(tx, id, 'registered', 'documents_pending', meta);
+    });
+    expect(stale).toBeNull();
+  }, 60_000);
 });
