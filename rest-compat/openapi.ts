@@ -1,4 +1,10 @@
-import { OpenApiBuilder, type OperationObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
+import {
+  OpenApiBuilder,
+  type OperationObject,
+  type PathItemObject,
+  type ResponsesObject,
+  type SchemaObject,
+} from 'openapi3-ts/oas31';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
 import type { AnyRoute } from './route.ts';
@@ -6,6 +12,7 @@ import { ROUTES } from './routes/index.ts';
 import { arr, int, obj, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
 import { b2cResultPaths } from './schemas/claim-payment.ts';
+import { stkCallbackPaths } from './schemas/payment.ts';
 
 const COMMON_ERRORS: ProblemCode[] = [
   'unauthenticated',
@@ -207,36 +214,14 @@ function addTransportPaths(b: OpenApiBuilder): void {
     },
   });
 
-  b.addPath('/payment/callback/mpesa/{callback_token}', {
-    post: {
-      operationId: 'mpesaCallback',
-      tags: ['Payments'],
-      summary: "The mobile-money rail's STK callback (Daraja shape); called by the rail, not by integrators",
-      description:
-        "No bearer token: the organisation's random callback token in the path authenticates the rail (stored hashed, compared " +
-        'in constant time; unknown → 404 and nothing recorded). The raw body is recorded before it is acted on; duplicate ' +
-        'callbacks (same CheckoutRequestID or MpesaReceiptNumber) change nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
-      security: [],
-      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } },
-      },
-      responses: {
-        '200': {
-          description: 'Accepted',
-          content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } },
-        },
-        ...problemResponses(['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']),
-      },
-    },
-  });
-  for (const [p, { post }] of Object.entries(b2cResultPaths)) {
-    const responses = {
-      ...post!.responses,
-      ...problemResponses(['not_found', 'method_not_allowed', 'payload_too_large']),
-    };
-    b.addPath(p, { post: { ...post!, responses } });
+  addRailPaths(b, stkCallbackPaths, ['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']);
+  addRailPaths(b, b2cResultPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
+}
+
+/** Endpoints the rails call (STK callback, B2C Result and QueueTimeOutURL), with the problems they can answer. */
+function addRailPaths(b: OpenApiBuilder, paths: Record<string, PathItemObject>, problems: ProblemCode[]): void {
+  for (const [p, { post }] of Object.entries(paths)) {
+    b.addPath(p, { post: { ...post!, responses: { ...post!.responses, ...problemResponses(problems) } } });
   }
 }
 

@@ -21,11 +21,19 @@ const TENANT_TABLES = [
   'cancellations',
   'certificate_requests',
   'certificates',
+  'claim_causes',
+  'claim_document_files',
+  'claim_documents',
+  'claim_payments',
+  'claim_reserve_movements',
+  'claim_status_changes',
+  'claims',
   'client_credits',
   'client_keys',
   'clients',
   'credit_notes',
   'debit_notes',
+  'document_blobs',
   'endorsements',
   'events',
   'idempotency_keys',
@@ -45,7 +53,9 @@ const TENANT_TABLES = [
   'policy_status_changes',
   'policy_taxes',
   'policy_vehicles',
+  'prospect_notes',
   'prospect_types',
+  'prospects',
   'quote_options',
   'quotes',
   'rating_versions',
@@ -67,12 +77,19 @@ const GLOBAL_TABLES: Record<string, string> = {
   _prisma_migrations: 'platform: the coordinator only',
   platform_secrets: 'platform: the coordinator only',
   mpesa_sim_prompts: 'simulator of the outside rail: the coordinator only (a real rail has no table here)',
+  mpesa_sim_b2c: 'simulator of the outside rail: the coordinator only (a real rail has no table here)',
   registry_sim_certificates: 'simulator of the outside registry: the coordinator only',
   registry_sim_stock: 'simulator of the outside registry: the coordinator only',
 };
 
-/** Tenant tables whose primary key already holds tenant_id; every other tenant table's key becomes (tenant_id, id). */
+/**
+ * Tenant tables whose primary key already holds tenant_id; every other tenant table's key gains it first: (id) becomes
+ * (tenant_id, id), and a key of other columns (below) likewise.
+ */
 const PRIMARY_KEYS_WITH_TENANT = ['mpesa_channels', 'rating_versions', 'tenant_counters'];
+
+/** Tenant tables whose primary key (without tenant_id) is not (id), and its columns: document blobs by storage key. */
+const PRIMARY_KEYS_NOT_ID: Record<string, string> = { document_blobs: 'key' };
 
 /**
  * Unique keys of tenant tables without tenant_id, and what becomes of each. Every one gains tenant_id first (a
@@ -90,6 +107,10 @@ const UNIQUE_KEYS_WITHOUT_TENANT: Record<string, 'tenant_id first' | 'routing ta
   'certificates(certificate_no)': 'fan-out query',
   'certificates(policy_id, vehicle_id, stage, series)': 'tenant_id first',
   'certificates(uuid)': 'tenant_id first',
+  'claim_document_files(uuid)': 'tenant_id first',
+  'claim_documents(claim_id, kind)': 'tenant_id first',
+  'claim_payments(uuid)': 'tenant_id first',
+  'claims(uuid)': 'tenant_id first',
   'client_keys(key_hash)': 'routing table',
   'endorsements(uuid)': 'tenant_id first',
   'idempotency_keys(api_client_id, key)': 'tenant_id first',
@@ -100,6 +121,7 @@ const UNIQUE_KEYS_WITHOUT_TENANT: Record<string, 'tenant_id first' | 'routing ta
   'payment_requests(api_client_id, idempotency_key)': 'tenant_id first',
   'policies(renewal_of_id)': 'tenant_id first',
   'policies(uuid)': 'tenant_id first',
+  'prospects(uuid)': 'tenant_id first',
   'quotes(uuid)': 'tenant_id first',
   'receipts(payment_request_id)': 'tenant_id first',
   'renewal_quotes(new_policy_id)': 'tenant_id first',
@@ -119,6 +141,18 @@ const FOREIGN_KEYS_WITHOUT_TENANT = [
   'certificate_requests(policy_id) → policies(id)',
   'certificates(policy_id) → policies(id)',
   'certificates(vehicle_id) → policy_vehicles(id)',
+  'claim_document_files(claim_id) → claims(id)',
+  'claim_document_files(document_id) → claim_documents(id)',
+  'claim_documents(claim_id) → claims(id)',
+  'claim_payments(claim_id) → claims(id)',
+  'claim_reserve_movements(claim_id) → claims(id)',
+  'claim_status_changes(claim_id) → claims(id)',
+  'claims(assignee_user_id) → users(id)',
+  'claims(client_id) → clients(id)',
+  'claims(created_by_user_id) → users(id)',
+  'claims(insurer_id) → insurers(id)',
+  'claims(policy_id) → policies(id)',
+  'claims(vehicle_id) → policy_vehicles(id)',
   'client_credits(client_id) → clients(id)',
   'client_keys(client_id) → clients(id)',
   'clients(branch_id) → branches(id)',
@@ -151,6 +185,10 @@ const FOREIGN_KEYS_WITHOUT_TENANT = [
   'policy_status_changes(policy_id) → policies(id)',
   'policy_taxes(policy_id) → policies(id)',
   'policy_vehicles(policy_id) → policies(id)',
+  'prospect_notes(prospect_id) → prospects(id)',
+  'prospects(assignee_user_id) → users(id)',
+  'prospects(client_id) → clients(id)',
+  'prospects(created_by_user_id) → users(id)',
   'quote_options(insurer_id) → insurers(id)',
   'quote_options(motor_product_id) → motor_products(id)',
   'quote_options(quote_id) → quotes(id)',
@@ -189,7 +227,9 @@ const NOTIFYING_TRIGGERS = [
 const JOBS_WITHOUT_TENANT = [
   'certificates.cancel(certificateId)',
   'certificates.issue(policyId)',
+  'claims.payout(paymentId)',
   'events.dispatch(eventId)',
+  'rails.b2c-sim.resolve(originatorConversationId)',
   'rails.mpesa-sim.resolve(checkoutRequestId)',
   'webhooks.deliver(deliveryId)',
 ];
@@ -230,7 +270,7 @@ const tables = () =>
 
 const tenantTables = async () => new Set((await tables()).filter((t) => t.has_tenant).map((t) => t.name));
 
-/** Primary keys (by table) and unique keys (`table(cols)`) of tenant tables that do not hold tenant_id. */
+/** Primary and unique keys (`table(cols)`) of tenant tables that do not hold tenant_id. */
 async function keysWithoutTenant(): Promise<{ primary: string[]; unique: string[] }> {
   const tenant = await tenantTables();
   const all = await rows<{ tbl: string; pk: boolean; cols: string[]; def: string; plain: boolean }>(`
@@ -244,7 +284,7 @@ async function keysWithoutTenant(): Promise<{ primary: string[]; unique: string[
   // its columns alone would not say what it keeps unique.
   const gap = all.filter((u) => tenant.has(u.tbl) && !u.cols.includes('tenant_id'));
   return {
-    primary: sorted(gap.filter((u) => u.pk).map((u) => u.tbl)),
+    primary: sorted(gap.filter((u) => u.pk).map((u) => `${u.tbl}(${u.cols.join(', ')})`)),
     unique: sorted(gap.filter((u) => !u.pk).map((u) => (u.plain ? `${u.tbl}(${u.cols.join(', ')})` : u.def))),
   };
 }
@@ -318,8 +358,10 @@ describe('the tables: distributed on tenant_id, or global', () => {
 });
 
 describe('keys: every primary and unique key of a distributed table must hold tenant_id', () => {
-  it('primary keys: all but three are (id) and become (tenant_id, id)', async () => {
-    const expected = TENANT_TABLES.filter((t) => !PRIMARY_KEYS_WITH_TENANT.includes(t));
+  it('primary keys: all but three lack tenant_id; (id), or document_blobs(key), gains it first', async () => {
+    const expected = TENANT_TABLES.filter((t) => !PRIMARY_KEYS_WITH_TENANT.includes(t)).map(
+      (t) => `${t}(${PRIMARY_KEYS_NOT_ID[t] ?? 'id'})`,
+    );
     expect((await keysWithoutTenant()).primary).toEqual(sorted(expected));
   });
 
@@ -388,7 +430,7 @@ describe('the checks can fail', () => {
         UNIQUE (tenant_id, policy_id))`);
       expect(await tenantTables()).toContain('sharding_probe');
       const keys = await keysWithoutTenant();
-      expect(keys.primary).toContain('sharding_probe');
+      expect(keys.primary).toContain('sharding_probe(id)');
       expect(keys.unique).toContain('sharding_probe(code)');
       expect(keys.unique).not.toContain('sharding_probe(tenant_id, policy_id)');
       const fks = await foreignKeysWithoutTenant();

@@ -60,6 +60,12 @@ export function claimToRest(c: ClaimFieldsFragment) {
   };
 }
 
+/** The claim with its history: what every write answers. */
+export const claimDetailToRest = (c: ClaimFieldsFragment & ClaimHistoryFieldsFragment) => ({
+  ...claimToRest(c),
+  history: claimHistoryToRest(c),
+});
+
 /** The claim's state history, oldest first: who moved it, when and why. */
 export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
   return c.history.map((h) => ({

@@ -1,22 +1,15 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import {
-  AdjustClaimReserveDocument,
-  AppointClaimAssessorDocument,
-  ApproveClaimDocument,
   ClaimCausesDocument,
   ClaimDocument,
   ClaimsDocument,
-  MoveClaimDocument,
-  RecordClaimAssessmentDocument,
   RegisterClaimDocument,
-  ReopenClaimDocument,
-  RepudiateClaimDocument,
   UpdateClaimDocument,
 } from '../generated/operations.ts';
 import { claimDocumentToRest } from '../mappers/claim-document.ts';
 import {
   claimCauseToRest,
-  claimHistoryToRest,
+  claimDetailToRest,
   claimToRest,
   registerClaimFromRest,
   reserveMovementsToRest,
@@ -53,12 +46,7 @@ const filterParams = [
 ];
 const boolParam = (v: string | null) => (v === 'true' ? true : v === 'false' ? false : v == null ? undefined : v);
 
-/** The claim with its history: every write answers with the claim as it now is. */
-const detail = (c: Parameters<typeof claimToRest>[0] & Parameters<typeof claimHistoryToRest>[0]) => ({
-  ...claimToRest(c),
-  history: claimHistoryToRest(c),
-});
-
+/** Claims: reading, registering and updating; the handling commands are in claim-commands.ts. */
 export const claimRoutes: AnyRoute[] = [
   route({
     ...common,
@@ -121,7 +109,7 @@ export const claimRoutes: AnyRoute[] = [
     requestBody: ref('ClaimInput'),
     fieldNames: { policy_id: 'policy_uuid' },
     toVariables: ({ body }) => ({ input: registerClaimFromRest(asObject(body)) }),
-    toResponse: (d) => ({ status: 201, body: { data: detail(d.registerClaim) } }),
+    toResponse: (d) => ({ status: 201, body: { data: claimDetailToRest(d.registerClaim) } }),
     response: { status: 201, description: 'The registered claim', schema: dataOf(ref('ClaimDetail')) },
     errors: ['validation_failed', 'domain_rule', 'actor_forbidden'],
   }),
@@ -139,7 +127,7 @@ export const claimRoutes: AnyRoute[] = [
       status: 200,
       body: {
         data: {
-          ...detail(d.claim),
+          ...claimDetailToRest(d.claim),
           documents_complete: d.claim.documentsComplete,
           documents: d.claim.documents.map((x) => claimDocumentToRest(x, d.claim.uuid)),
           ...moneyPair('committed', d.claim.committed),
@@ -165,142 +153,8 @@ export const claimRoutes: AnyRoute[] = [
       const b = asObject(body);
       return { uuid: params.uuid, input: { assigneeId: b.assignee_id, policeAbstractNo: b.police_abstract_no } };
     },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.updateClaim) } }),
+    toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.updateClaim) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'moveClaim',
-    method: 'POST',
-    path: '/claims/{uuid}/transitions',
-    summary: 'Move a claim: documents_pending, with_underwriter, under_assessment, closed or withdrawn',
-    description:
-      'The state machine (README "Claims"). with_underwriter needs every required document received or waived (409 invalid_state with ' +
-      'missing_documents otherwise); closed needs no reserve left; withdrawn is refused once money is instructed. approved, repudiated and ' +
-      'settled have their own commands (422 naming it). Any move the machine does not list: 409 invalid_state with `allowed`. Emits claim.moved.',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: MoveClaimDocument,
-    requestBody: ref('ClaimMoveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { to: b.to as never, reason: b.reason } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.moveClaim) } }),
-    response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'adjustClaimReserve',
-    method: 'POST',
-    path: '/claims/{uuid}/reserve',
-    summary: 'Set the outstanding reserve (whole shillings) with a reason, before approval',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: AdjustClaimReserveDocument,
-    requestBody: ref('ClaimReserveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { amount: b.amount, reason: b.reason } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.adjustClaimReserve) } }),
-    response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'appointClaimAssessor',
-    method: 'POST',
-    path: '/claims/{uuid}/assessor',
-    summary: 'Appoint the assessor (with the underwriter or under assessment)',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: AppointClaimAssessorDocument,
-    requestBody: ref('ClaimAssessorInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { name: b.name, phone: b.phone, firm: b.firm } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.appointClaimAssessor) } }),
-    response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'recordClaimAssessment',
-    method: 'POST',
-    path: '/claims/{uuid}/assessment',
-    summary: "Record the assessor's report: assessed amount, salvage, notes (under assessment)",
-    scopes: ['crm'],
-    idempotent: true,
-    operation: RecordClaimAssessmentDocument,
-    requestBody: ref('ClaimAssessmentInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { assessedAmount: b.assessed_amount, salvage: b.salvage, notes: b.notes } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.recordClaimAssessment) } }),
-    response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'approveClaim',
-    method: 'POST',
-    path: '/claims/{uuid}/approve',
-    summary: 'Approve: approved amount, the excess from the product terms, net payable',
-    description:
-      "excess = max(rate × basis, minimum) of the product's excess term for the cause (basis: the sum insured, or the approved amount), " +
-      'never above the approved amount; net_payable = approved − excess. A net payable of nothing is 422 domain_rule (repudiate with ' +
-      'below_excess). Emits claim.approved and claim.moved.',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: ApproveClaimDocument,
-    requestBody: ref('ClaimApproveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { approvedAmount: b.approved_amount, reason: b.reason } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.approveClaim) } }),
-    response: { status: 200, description: 'The approved claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'repudiateClaim',
-    method: 'POST',
-    path: '/claims/{uuid}/repudiate',
-    summary: 'Repudiate for a documented reason (the reserve is released)',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: RepudiateClaimDocument,
-    requestBody: ref('ClaimRepudiateInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { reason: b.reason, note: b.note } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.repudiateClaim) } }),
-    response: { status: 200, description: 'The repudiated claim', schema: dataOf(ref('ClaimDetail')) },
-    errors: [...writeErrors],
-  }),
-  route({
-    ...common,
-    operationId: 'reopenClaim',
-    method: 'POST',
-    path: '/claims/{uuid}/reopen',
-    summary: 'Reopen a closed claim within 90 days of closing (→ under_assessment)',
-    scopes: ['crm'],
-    idempotent: true,
-    operation: ReopenClaimDocument,
-    requestBody: ref('ClaimReopenInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { reason: b.reason, reserve: b.reserve } };
-    },
-    toResponse: (d) => ({ status: 200, body: { data: detail(d.reopenClaim) } }),
-    response: { status: 200, description: 'The reopened claim', schema: dataOf(ref('ClaimDetail')) },
     errors: [...writeErrors],
   }),
 ];

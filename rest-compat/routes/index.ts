@@ -12,6 +12,7 @@ import { referenceRoutes } from './reference.ts';
 import { renewalRoutes } from './renewals.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { claimRoutes } from './claims.ts';
+import { claimCommandRoutes } from './claim-commands.ts';
 import { claimDocumentsRoutes } from './claim-documents.ts';
 import { claimPaymentsRoutes } from './claim-payments.ts';
 import { prospectsRoutes } from './prospects.ts';
@@ -32,6 +33,7 @@ export const ROUTES: AnyRoute[] = [
   ...paymentRoutes,
   ...prospectsRoutes,
   ...claimRoutes,
+  ...claimCommandRoutes,
   ...claimDocumentsRoutes,
   ...claimPaymentsRoutes,
 ];

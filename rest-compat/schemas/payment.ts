@@ -1,3 +1,4 @@
+import type { PathItemObject } from 'openapi3-ts/oas31';
 import { arr, dataOf, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
 
 const moneyObj = obj(money('amount'));
@@ -106,3 +107,30 @@ export const clientBalanceResponse = dataOf(
     ),
   }),
 );
+
+/** POST /payment/callback/mpesa/{callback_token}: the rail's STK callback (openapi.ts adds its problem answers). */
+export const stkCallbackPaths: Record<string, PathItemObject> = {
+  '/payment/callback/mpesa/{callback_token}': {
+    post: {
+      operationId: 'mpesaCallback',
+      tags: ['Payments'],
+      summary: "The mobile-money rail's STK callback (Daraja shape); called by the rail, not by integrators",
+      description:
+        "No bearer token: the organisation's random callback token in the path authenticates the rail (stored hashed, compared " +
+        'in constant time; unknown → 404 and nothing recorded). The raw body is recorded before it is acted on; duplicate ' +
+        'callbacks (same CheckoutRequestID or MpesaReceiptNumber) change nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
+      security: [],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } },
+      },
+      responses: {
+        '200': {
+          description: 'Accepted',
+          content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } },
+        },
+      },
+    },
+  },
+};
