@@ -316,6 +316,31 @@ describe('the state machine', () => {
   });
 });
 
+describe('an assigned handler', () => {
+  it('sees a claim assigned to them on a policy outside their reach, with its identifiers, not the policy itself', async () => {
+    const agent2 = o.users.agent2.id;
+    const c = await register(pol, { assignee_id: agent2 });
+    const as2 = o.agentHeaders(2);
+    const one = await get(`/claims/${c.uuid}`, o.tokens.staff, as2);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data).toMatchObject({ claim_no: c.claim_no, policy: { uuid: pol.uuid }, assignee: { id: agent2 } });
+    const list = await get(`/claims?assignee_id=${agent2}&limit=100`, o.tokens.staff, as2);
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data.map((x: { uuid: string }) => x.uuid)).toContain(c.uuid);
+    // The policy keeps its own rule: out of reach, it reads as missing wherever it is reached from.
+    expectProblem(await get(`/policies/${pol.uuid}`, o.tokens.staff, as2), 404, 'not_found');
+    const g = await o.api.gql(
+      `query($u: String!) { claim(uuid: $u) { claimNo policyNo policy { policyNo } } }`,
+      { u: c.uuid },
+      { token: o.tokens.staff, headers: as2 },
+    );
+    expect(g.body.data.claim).toEqual({ claimNo: c.claim_no, policyNo: pol.policy_no, policy: null });
+    expect(g.body.errors?.[0]?.extensions?.code).toBe('not_found');
+    // Agent one, neither registrant nor assignee nor seller, still sees nothing.
+    expectProblem(await get(`/claims/${c.uuid}`, o.tokens.agent), 404, 'not_found');
+  });
+});
+
 describe('service levels', () => {
   it('emits claim.sla_breached once per status entered, and lists breached claims', async () => {
     const c = await register(pol);

@@ -46,8 +46,14 @@ builder.prismaNode('Claim', {
     uuid: t.exposeString('uuid'),
     claimNo: t.exposeString('claimNo'),
     status: t.expose('status', { type: ClaimStatusEnum }),
-    policy: t.relation('policy'),
-    client: t.relation('client'),
+    // A claims handler may be assigned a claim on a policy outside their own reach: the claim carries the policy's
+    // and client's identifiers itself, and the records behind them keep their own rules (null, with not_found, there).
+    policy: t.relation('policy', { nullable: true }),
+    client: t.relation('client', { nullable: true }),
+    policyNo: t.string({ select: { policy: { select: { policyNo: true } } }, resolve: (c) => c.policy.policyNo }),
+    policyUuid: t.string({ select: { policy: { select: { uuid: true } } }, resolve: (c) => c.policy.uuid }),
+    clientNo: t.string({ select: { client: { select: { clientNo: true } } }, resolve: (c) => c.client.clientNo }),
+    clientName: t.string({ select: { client: { select: { name: true } } }, resolve: (c) => c.client.name }),
     insurer: t.relation('insurer'),
     registration: t.exposeString('regNo', { nullable: true }),
     productLine: t.exposeString('productLine'),
