@@ -5,9 +5,14 @@
  * setting) and ask for it by every door the API has: REST, a GraphQL root field, `node(id:)`, `nodes(ids:)`, and a
  * nested relation. The defence: one access rule per GraphQL type (src/graphql/access.ts), run as the type's
  * isTypeOf, so every door asks the same question; REST runs the same GraphQL operations, so REST and GraphQL agree.
+ * Claims and what hangs off them (documents, files, payments) follow src/modules/access/claim.visibility.ts, prospects
+ * src/modules/access/prospect.visibility.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useKit } from '../kit.ts';
+import { type Active, INSTANT_RAIL, useKit } from '../kit.ts';
+import { approvedClaim, motorNotice, payClaim } from '../kit/approved-claim.ts';
+import { createProspect, newPerson } from '../kit/prospects.ts';
 
 /** 'ok', 'null', or the problem code seen. */
 type Outcome = string;
@@ -17,7 +22,8 @@ interface Actor {
 }
 
 const FAST = { rateLimitPerMinute: 1_000_000 };
-const t = useKit();
+// Claims are registered on policies in force: the kit's activePolicy pays through the simulated rail (jobs on).
+const t = useKit(INSTANT_RAIL, { jobs: true });
 const api = t.api;
 const o = t.useOrg({ clientOverrides: { staff: FAST, agent: FAST, readonly: FAST, admin: FAST } });
 const org = o;
@@ -25,8 +31,54 @@ const [other, suspended] = t.useOrgs(2, { clientOverrides: { staff: FAST }, toke
 const actors: Record<string, Actor> = {};
 /** Records of the organisation: A is the agent key's (agent1), B is staff's (out of every agent's reach). */
 const ids: Record<string, string> = {};
-let policyA: { uuid: string; client_no: string };
-let policyB: { uuid: string; client_no: string };
+let policyA: Active;
+let policyB: Active;
+/** A claim's uuid, a file uploaded to it, and a payment of another claim on the same policy by the same hand. */
+interface ClaimFixture {
+  uuid: string;
+  file: string;
+  paidClaim: string;
+  payment: string;
+}
+const claims: Record<'A' | 'B', ClaimFixture> = {} as never;
+const prospects: Record<'A' | 'B', string> = {} as never;
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A first notice of loss on `pol` by `token`, a claim form uploaded by the same key, and a paid approved claim. */
+async function claimOf(pol: Active, token: string, createdByUserId: number): Promise<ClaimFixture> {
+  const r = await api.post('/claims', { token, body: motorNotice(pol), idempotencyKey: randomUUID() });
+  expect(r.status, r.text).toBe(201);
+  const uuid: string = r.body.data.uuid;
+  const up = await api.gql(
+    `mutation($i: UploadClaimDocumentInput!) { uploadClaimDocument(input: $i) {
+      __typename ... on UploadClaimDocumentPayload { file { id } } } }`,
+    {
+      i: {
+        claimId: uuid,
+        kind: 'claim_form',
+        fileName: 'claim-form.pdf',
+        contentType: 'application/pdf',
+        contentBase64: Buffer.concat([PDF, Buffer.from(`% ${randomUUID()}\n`)]).toString('base64'),
+      },
+    },
+    { token },
+  );
+  expect(up.body.errors, JSON.stringify(up.body)).toBeUndefined();
+  expect(up.body.data.uploadClaimDocument.__typename).toBe('UploadClaimDocumentPayload');
+  // Approval's own path is claims.test.ts's: the paid claim is written approved (kit/approved-claim.ts).
+  const paid = await approvedClaim(o, pol.uuid, { net: 5_000_000n, createdByUserId });
+  const pay = await payClaim(o, paid.uuid, {
+    method: 'bank_transfer',
+    amount: 1_000,
+    payee_type: 'garage',
+    payee_name: 'Kilimani Auto Repairs',
+    bank_name: 'KCB',
+    bank_account: '1100223344',
+    bank_reference: `FT${randomUUID().slice(0, 8).toUpperCase()}`,
+  });
+  expect(pay.status, pay.text).toBe(201);
+  return { uuid, file: up.body.data.uploadClaimDocument.file.id, paidClaim: paid.uuid, payment: pay.body.data.uuid };
+}
 
 async function nodeOutcome(actor: Actor, id: string): Promise<Outcome> {
   const r = await api.gql(
@@ -55,14 +107,26 @@ beforeAll(async () => {
   });
   await t.db.system((tx) => tx.tenant.update({ where: { id: suspended.id }, data: { status: 'suspended' } }));
 
-  policyA = await o.bind(1, o.tokens.agent);
-  policyB = await o.bind(1, o.tokens.staff);
+  policyA = await o.activePolicy({ token: o.tokens.agent });
+  policyB = await o.activePolicy({ token: o.tokens.staff });
+  claims.A = await claimOf(policyA, o.tokens.agent, org.users.agent1.id);
+  claims.B = await claimOf(policyB, o.tokens.staff, org.users.exec.id);
+  prospects.A = (await createProspect(o.as('agent'), { name: newPerson('Agent One Lead').name })).uuid;
+  prospects.B = (await createProspect(o.as('staff'), { name: newPerson('Staff Lead').name })).uuid;
   const q = await api.gql(
-    `query($a: String!, $b: String!) {
+    `query($a: String!, $b: String!, $ca: String!, $cb: String!, $pa: String!, $pb: String!) {
       a: policy(uuid: $a) { id client { id } } b: policy(uuid: $b) { id client { id } }
+      ca: claim(uuid: $ca) { id } cb: claim(uuid: $cb) { id } pa: prospect(uuid: $pa) { id } pb: prospect(uuid: $pb) { id }
       insurers { id } branches { id } salesPeople { id } levies { id } products { standardProducts { id } }
     }`,
-    { a: policyA.uuid, b: policyB.uuid },
+    {
+      a: policyA.uuid,
+      b: policyB.uuid,
+      ca: claims.A.uuid,
+      cb: claims.B.uuid,
+      pa: prospects.A,
+      pb: prospects.B,
+    },
     { token: o.tokens.staff },
   );
   expect(q.body.errors).toBeUndefined();
@@ -72,6 +136,10 @@ beforeAll(async () => {
     clientA: d.a.client.id,
     policyB: d.b.id,
     clientB: d.b.client.id,
+    claimA: d.ca.id,
+    claimB: d.cb.id,
+    prospectA: d.pa.id,
+    prospectB: d.pb.id,
     insurer: d.insurers[0].id,
     branch: d.branches[0].id,
     staffMember: d.salesPeople[0].id,
@@ -88,7 +156,7 @@ beforeAll(async () => {
     (c: { clientId: string }) => c.clientId === org.clients.staff.clientId,
   ).id;
   ids.auditEntry = adm.body.data.auditLog.edges[0].node.id;
-}, 60_000);
+}, 120_000);
 
 /**
  * The declared matrix: what each actor gets from `node(id:)` for each record. 'null' is "no such record" (a record
@@ -127,6 +195,46 @@ const MATRIX: Record<string, Record<string, Outcome>> = {
     suspendedTenant: 'tenant_inactive',
   },
   clientB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  claimA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  claimB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  prospectA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  prospectB: {
     staff: 'ok',
     agentKey: 'null',
     agentHeaders: 'null',
@@ -311,6 +419,132 @@ describe('OWASP API1:2023 Broken Object Level Authorization', () => {
         expect(`${actor} ${uuid}: ${graph.join(',')}`).toBe(`${actor} ${uuid}: ${rest.join(',')}`);
       }
     }
+  });
+
+  it('attack: another agent and another organisation list claims and prospects — the records are not there', async () => {
+    const hidden = {
+      agentKey: [claims.B.uuid, claims.B.paidClaim, prospects.B],
+      agentHeaders: [claims.A.uuid, claims.A.paidClaim, claims.B.uuid, claims.B.paidClaim, prospects.A, prospects.B],
+      otherTenant: [claims.A.uuid, claims.A.paidClaim, claims.B.uuid, claims.B.paidClaim, prospects.A, prospects.B],
+    };
+    const own = { agentKey: [claims.A.uuid, claims.A.paidClaim, prospects.A], agentHeaders: [], otherTenant: [] };
+    for (const [actor, gone] of Object.entries(hidden)) {
+      const a = actors[actor];
+      const g = await api.gql(
+        `{ claims(first: 100) { edges { node { uuid } } } prospects(first: 100) { edges { node { uuid } } }
+          prospectFollowUps(first: 100) { edges { node { uuid } } } }`,
+        {},
+        { token: a.token, headers: a.headers },
+      );
+      expect(g.body.errors, `${actor}: ${JSON.stringify(g.body.errors)}`).toBeUndefined();
+      const rest = await Promise.all(
+        ['/claims?limit=100', '/prospects?limit=100', '/prospects/follow-ups?limit=100'].map((path) =>
+          api.get(path, { token: a.token, headers: a.headers }),
+        ),
+      );
+      for (const r of rest) expect(r.status, `${actor}: ${r.text}`).toBe(200);
+      const seen = [
+        ...Object.values<{ edges: { node: { uuid: string } }[] }>(g.body.data).flatMap((c) =>
+          c.edges.map((e) => e.node.uuid),
+        ),
+        ...rest.flatMap((r) => r.body.data.map((x: { uuid: string }) => x.uuid)),
+      ];
+      expect(
+        seen.filter((u) => gone.includes(u)),
+        actor,
+      ).toEqual([]);
+      // Not an empty answer by accident: the agent's own records are listed.
+      for (const u of own[actor as keyof typeof own]) expect(seen, `${actor} sees its own ${u}`).toContain(u);
+    }
+    // The policy the agent reaches lists its claims; the claims of a policy out of reach are not reached through it.
+    const viaPolicy = (u: string) =>
+      api.gql('query($u: String!) { policy(uuid: $u) { claims { uuid } } }', { u }, { token: actors.agentKey.token });
+    const a = await viaPolicy(policyA.uuid);
+    expect(a.body.errors).toBeUndefined();
+    expect(a.body.data.policy.claims.map((c: { uuid: string }) => c.uuid).sort()).toEqual(
+      [claims.A.uuid, claims.A.paidClaim].sort(),
+    );
+    const b = await viaPolicy(policyB.uuid);
+    expect(b.body.errors?.[0]?.extensions.code).toBe('not_found');
+    expect(b.body.data?.policy ?? null).toBeNull();
+  });
+
+  it('claims and prospects: every door answers as declared, REST and GraphQL alike', async () => {
+    const STATUS: Record<string, number> = { ok: 200, null: 404, insufficient_scope: 403 };
+    const doors = (c: ClaimFixture, prospect: string): [string, string, Record<string, string>][] => [
+      [`/claims/${c.uuid}`, 'query($u: String!) { claim(uuid: $u) { uuid } }', { u: c.uuid }],
+      [
+        `/claims/${c.uuid}/documents`,
+        'query($c: String!) { claimChecklist(claimId: $c) { complete documents { kind } } }',
+        { c: c.uuid },
+      ],
+      [
+        `/claims/${c.uuid}/documents/${c.file}`,
+        'query($c: String!, $f: String!) { claimDocumentFile(claimId: $c, id: $f) { id } }',
+        { c: c.uuid, f: c.file },
+      ],
+      [
+        `/claims/${c.paidClaim}/payments`,
+        'query($c: String!) { claimPayments(claimId: $c) { uuid } }',
+        { c: c.paidClaim },
+      ],
+      [
+        `/claims/${c.paidClaim}/payments/${c.payment}`,
+        'query($c: String!, $u: String!) { claimPayment(claimId: $c, uuid: $u) { uuid } }',
+        { c: c.paidClaim, u: c.payment },
+      ],
+      [`/prospects/${prospect}`, 'query($u: String!) { prospect(uuid: $u) { uuid } }', { u: prospect }],
+    ];
+    for (const side of ['A', 'B'] as const) {
+      for (const [actor, a] of Object.entries(actors)) {
+        if (actor === 'suspendedTenant') continue;
+        for (const [path, query, variables] of doors(claims[side], prospects[side])) {
+          const row = path.startsWith('/prospects') ? `prospect${side}` : `claim${side}`;
+          const want = STATUS[MATRIX[row][actor]];
+          const rest = (await api.get(path, { token: a.token, headers: a.headers })).status;
+          const g = await api.gql(query, variables, { token: a.token, headers: a.headers });
+          const code: string | undefined = g.body.errors?.[0]?.extensions.code;
+          const graph =
+            code === undefined ? 200 : code === 'not_found' ? 404 : code === 'insufficient_scope' ? 403 : -1;
+          expect(`${actor} ${path}: REST ${rest}, GraphQL ${graph}`).toBe(
+            `${actor} ${path}: REST ${want}, GraphQL ${want}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("a claim on a policy within an agent's reach is within reach too, whoever registered it", async () => {
+    const sold = await o.activePolicy();
+    await t.db.tenant(org.id, (tx) =>
+      tx.policy.update({ where: { uuid: sold.uuid }, data: { salesPersonId: org.users.agent2.id } }),
+    );
+    const r = await api.post('/claims', {
+      token: o.tokens.staff,
+      body: motorNotice(sold),
+      idempotencyKey: randomUUID(),
+    });
+    expect(r.status, r.text).toBe(201);
+    const c = r.body.data;
+    const gid = (
+      await api.gql('query($u: String!) { claim(uuid: $u) { id } }', { u: c.uuid }, { token: o.tokens.staff })
+    ).body.data.claim.id;
+    expect(await nodeOutcome(actors.agentHeaders, gid)).toBe('ok');
+    expect(await nodeOutcome(actors.agentKey, gid)).toBe('null');
+    const h = actors.agentHeaders;
+    const g = await api.gql(
+      'query($u: String!) { claim(uuid: $u) { claimNo policy { uuid } client { clientNo } } }',
+      { u: c.uuid },
+      { token: h.token, headers: h.headers },
+    );
+    expect(g.body.errors).toBeUndefined();
+    expect(g.body.data.claim).toEqual({
+      claimNo: c.claim_no,
+      policy: { uuid: sold.uuid },
+      client: { clientNo: sold.client_no },
+    });
+    expect((await api.get(`/claims/${c.uuid}`, { token: h.token, headers: h.headers })).status).toBe(200);
+    expect((await api.get(`/claims/${c.uuid}`, { token: o.tokens.agent })).status).toBe(404);
   });
 
   it("a policy within an agent's reach never shows a client out of reach: the policyholder is within reach too", async () => {

@@ -1,7 +1,8 @@
 /**
  * OWASP API10:2023 Unsafe Consumption of APIs.
  *
- * The attacks: an outside party this service talks to — the mobile-money rail's callback, a webhook receiver —
+ * The attacks: an outside party this service talks to — the mobile-money rail's callbacks (the STK callback and the
+ * B2C Result and QueueTimeOut URLs of claim payouts), a webhook receiver —
  * answers with something hostile: a forged or unknown callback URL, an oversized or malformed callback, a receiver
  * that redirects into the internal network, or answers with an endless body. The defences: a callback authenticates
  * by its per-organisation token (unknown → 404, nothing recorded), bodies are bounded (64 kB) and recorded before
@@ -13,6 +14,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/modules/webhooks/deliver.service.ts';
 import { PHONES, useKit } from '../kit.ts';
+import { resultUrl } from '../kit/approved-claim.ts';
 
 const t = useKit({}, { jobs: true });
 const api = t.api;
@@ -34,16 +36,22 @@ async function callbackUrl(): Promise<string> {
 describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
   it('attack: a callback to a guessed callback URL → 404, nothing recorded', async () => {
     const before = await t.db.system((tx) => tx.mpesaCallback.count());
-    for (const token of ['mcb_' + 'A'.repeat(40), 'guess', '%00', '..%2F..%2Fetc']) {
-      const r = await fetch(`${t.origin}/api/v1/payment/callback/mpesa/${token}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"Body":{"stkCallback":{"ResultCode":0}}}',
-      });
-      expect(r.status, token).toBeGreaterThanOrEqual(400);
-      expect(r.status, token).toBeLessThan(500);
+    const payments = await t.db.system((tx) => tx.claimPayment.findMany({ orderBy: { id: 'asc' } }));
+    for (const door of ['callback/mpesa', 'b2c/result', 'b2c/timeout']) {
+      for (const token of ['mcb_' + 'A'.repeat(40), 'guess', '%00', '..%2F..%2Fetc']) {
+        const r = await fetch(`${t.origin}/api/v1/payment/${door}/${token}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: door.startsWith('b2c')
+            ? '{"Result":{"ResultCode":0,"OriginatorConversationID":"x","TransactionID":"Q1"}}'
+            : '{"Body":{"stkCallback":{"ResultCode":0}}}',
+        });
+        expect(r.status, `${door} ${token}`).toBeGreaterThanOrEqual(400);
+        expect(r.status, `${door} ${token}`).toBeLessThan(500);
+      }
     }
     expect(await t.db.system((tx) => tx.mpesaCallback.count())).toBe(before);
+    expect(await t.db.system((tx) => tx.claimPayment.findMany({ orderBy: { id: 'asc' } }))).toEqual(payments);
   });
 
   it("the callback URL's token (a credential) never reaches a log line, the request log included", async () => {
@@ -62,13 +70,25 @@ describe('OWASP API10:2023 Unsafe Consumption of APIs', () => {
         body: '{"Body":{"stkCallback":{"ResultCode":"x"}}}',
       });
       await fetch(`${url}?a=1`, { method: 'GET' });
+      // The claim payouts' B2C Result and QueueTimeOut URLs carry the same token.
+      for (const kind of ['result', 'timeout'] as const) {
+        const b2c = await resultUrl(o, kind);
+        expect(b2c.split('/').pop()).toBe(token);
+        await fetch(b2c, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"Result":{"ResultCode":"x"}}',
+        });
+      }
       // The request log line is written when the answer finishes: wait for it.
-      for (let i = 0; i < 50 && lines.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 50 && lines.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
     } finally {
       Object.assign(services.log, original);
     }
     const logged = JSON.stringify(lines);
     expect(logged).toContain('/payment/callback/mpesa/[redacted]');
+    expect(logged).toContain('/payment/b2c/result/[redacted]');
+    expect(logged).toContain('/payment/b2c/timeout/[redacted]');
     expect(logged).not.toContain(token);
   });
 

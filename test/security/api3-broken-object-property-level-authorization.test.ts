@@ -5,7 +5,7 @@
  * duplicate_client refusal that names the other client, a double-cover refusal that names another agent's policy, a
  * read of a key or an endpoint that carries its secret — or set properties you may not set (mass assignment). The
  * defences: refusals redact what the caller may not see (src/modules/clients/client.service.ts describeMatches,
- * src/modules/policies/policy.service.ts findCoverClash), secrets exist only as hashes or ciphertext and no type
+ * src/modules/prospects/prospect/identity.ts, src/modules/policies/policy.service.ts findCoverClash), secrets exist only as hashes or ciphertext and no type
  * exposes them, and inputs are parsed against explicit schemas that do not know ownership fields.
  */
 import { randomUUID } from 'node:crypto';
@@ -65,6 +65,47 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
     const seen = await api.post('/clients', { token: staff, idempotencyKey: randomUUID(), body: probe });
     expect(seen.body.matches).toEqual([
       { client_no: theirs.body.data.client_no, name: 'Hidden Wanjiru Kamau', matched: ['phone'], redacted: false },
+    ]);
+  });
+
+  it('attack: an agent probes for a prospect by phone through POST /prospects — REST and GraphQL answer a redacted marker', async () => {
+    const theirs = await api.post('/prospects', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { name: 'Hidden Lead Atieno', phone: phone() },
+    });
+    expect(theirs.status, theirs.text).toBe(201);
+    const probe = { name: 'Probe Lead', phone: theirs.body.data.phone };
+
+    const rest = await api.post('/prospects', { token: agent, idempotencyKey: randomUUID(), body: probe });
+    expect(rest.status, rest.text).toBe(409);
+    expect(rest.body.code).toBe('duplicate_client');
+    expect(rest.body.matches).toEqual([
+      { kind: 'prospect', client_no: null, prospect_no: null, name: null, matched: ['phone'], redacted: true },
+    ]);
+    expect(rest.text).not.toContain(theirs.body.data.prospect_no);
+    expect(rest.text).not.toContain('Atieno');
+
+    const g = await api.gql(
+      'mutation($i: CreateProspectInput!) { createProspect(input: $i) { __typename ... on DuplicateClientProblem { matches { kind prospectNo name matched redacted } } } }',
+      { i: probe },
+      { token: agent },
+    );
+    expect(g.body.data.createProspect.matches).toEqual([
+      { kind: 'prospect', prospectNo: null, name: null, matched: ['phone'], redacted: true },
+    ]);
+
+    // Staff may see every prospect: the same probe names it.
+    const seen = await api.post('/prospects', { token: staff, idempotencyKey: randomUUID(), body: probe });
+    expect(seen.body.matches).toEqual([
+      {
+        kind: 'prospect',
+        client_no: null,
+        prospect_no: theirs.body.data.prospect_no,
+        name: 'Hidden Lead Atieno',
+        matched: ['phone'],
+        redacted: false,
+      },
     ]);
   });
 
@@ -147,6 +188,36 @@ describe('OWASP API3:2023 Broken Object Property Level Authorization', () => {
       expect(row.tenantId).toBe(org.id);
       expect(row.clientNo).not.toBe('C-999999');
       expect(row.kycStatus).not.toBe('verified');
+    } else {
+      expect(r.status).toBe(422);
+    }
+  });
+
+  it('attack: mass assignment — ownership and state fields sent with a new prospect are not taken', async () => {
+    const r = await api.post('/prospects', {
+      token: agent,
+      idempotencyKey: randomUUID(),
+      body: {
+        name: 'Mass Assign Lead',
+        phone: phone(),
+        created_by_user_id: org.users.admin.id,
+        tenant_id: 1,
+        status: 'won',
+        prospect_no: 'P-999999',
+        client_id: 1,
+        id: 1,
+      },
+    });
+    // Refused outright or the extras ignored: never taken.
+    if (r.status === 201) {
+      const row = await t.db.tenant(org.id, (tx) =>
+        tx.prospect.findFirstOrThrow({ where: { prospectNo: r.body.data.prospect_no } }),
+      );
+      expect(row.createdByUserId).toBe(org.users.agent1.id);
+      expect(row.tenantId).toBe(org.id);
+      expect(row.prospectNo).not.toBe('P-999999');
+      expect(row.status).toBe('new');
+      expect(row.clientId).toBeNull();
     } else {
       expect(r.status).toBe(422);
     }

@@ -62,6 +62,17 @@ const QUERY: Record<string, Rule> = {
   certificate: any('read'),
   checkCertificate: any('read'),
   motorQuote: any('quote'),
+  // Claims and prospects are read by an integration that services them (`read`) or by a CRM key (`crm`).
+  claims: any('read', 'crm'),
+  claim: any('read', 'crm'),
+  claimCauses: any('read', 'crm'),
+  claimChecklist: any('read', 'crm'),
+  claimDocumentFile: any('read', 'crm'),
+  claimPayments: any('read', 'crm'),
+  claimPayment: any('read', 'crm'),
+  prospects: any('read', 'crm'),
+  prospect: any('read', 'crm'),
+  prospectFollowUps: any('read', 'crm'),
   apiClients: staffOnly('admin'),
   apiClient: staffOnly('admin'),
   auditLog: staffOnly('admin'),
@@ -85,6 +96,26 @@ const MUTATION: Record<string, Rule> = {
   renewPolicy: any('bind'),
   issueCertificates: any('bind'),
   cancelCertificate: any('bind'),
+  // Ability claims.register (agents too): register, upload a document.
+  registerClaim: any('crm'),
+  uploadClaimDocument: any('crm'),
+  // Ability claims.manage (admin, account_exec; never an agent): the handling commands. moveClaim's sample moves to
+  // `approved`, a claims.manage move (a withdrawal is claims.register, open to agents: claims.test.ts).
+  moveClaim: staffOnly('crm'),
+  adjustClaimReserve: staffOnly('crm'),
+  appointClaimAssessor: staffOnly('crm'),
+  recordClaimAssessment: staffOnly('crm'),
+  approveClaim: staffOnly('crm'),
+  repudiateClaim: staffOnly('crm'),
+  reopenClaim: staffOnly('crm'),
+  updateClaim: staffOnly('crm'),
+  markClaimDocument: staffOnly('crm'),
+  payClaim: staffOnly('crm'),
+  // Ability prospects.write (agents too).
+  createProspect: any('crm'),
+  updateProspect: any('crm'),
+  addProspectNote: any('crm'),
+  convertProspect: any('crm'),
   rotateMpesaCallbackToken: staffOnly('admin'),
   createApiClient: staffOnly('admin'),
   updateApiClient: staffOnly('admin'),
@@ -103,6 +134,7 @@ const SUBSCRIPTION: Record<string, Rule> = {
   paymentReceived: any('read'),
   policyActivated: any('read'),
   auditLogged: staffOnly('admin'),
+  claimMoved: any('read'),
 };
 
 interface Actor {
@@ -204,6 +236,12 @@ beforeAll(async () => {
     quoteOnly: {
       token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'quote'),
       scopes: ['quote'],
+      agent: false,
+    },
+    // A CRM integration without `read`: what `crm` alone opens (claims' and prospects' reads among them).
+    crmOnly: {
+      token: await api.token(org.clients.staff.clientId, org.clients.staff.secret, 'crm'),
+      scopes: ['crm'],
       agent: false,
     },
     admin: {

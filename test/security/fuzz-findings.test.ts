@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, useKit } from '../kit.ts';
+import { expectProblem, TODAY, useKit } from '../kit.ts';
 
 const t = useKit();
 const api = t.api;
@@ -36,6 +36,19 @@ beforeAll(async () => {
   });
   expect(w.status, w.text).toBe(201);
   endpoint = w.body.data.id;
+  // Prospects to page through (one due for a follow-up today, Nairobi: TODAY).
+  for (const [i, due] of [
+    [1, TODAY],
+    [2, TODAY],
+    [3, null],
+  ] as const) {
+    const p = await api.post('/prospects', {
+      token: staff,
+      idempotencyKey: randomUUID(),
+      body: { name: `Paged Prospect ${i} Njeri`, next_follow_up_on: due },
+    });
+    expect(p.status, p.text).toBe(201);
+  }
 });
 
 /** POST /graphql with a raw body (a deep value cannot go through JSON.stringify). */
@@ -59,6 +72,16 @@ describe('JSON nested thousands of levels deep', () => {
     ['POST', `/policies/${POLICY}/renewal-quote`],
     ['POST', '/webhooks/endpoints'],
     ['POST', '/webhooks/endpoints/{id}/test'],
+    ['POST', '/claims'],
+    ['PATCH', `/claims/${POLICY}`],
+    ['POST', `/claims/${POLICY}/transitions`],
+    ['POST', `/claims/${POLICY}/approve`],
+    ['POST', `/claims/${POLICY}/documents/claim_form/mark`],
+    ['POST', `/claims/${POLICY}/payments`],
+    ['POST', '/prospects'],
+    ['PATCH', `/prospects/${POLICY}`],
+    ['POST', `/prospects/${POLICY}/notes`],
+    ['POST', `/prospects/${POLICY}/convert`],
   ];
   it.each(writes)('%s %s answers 400 invalid_request', async (method, path) => {
     for (const body of [`{"a":${deep(5000)}}`, deep(100_000)]) {
@@ -108,18 +131,23 @@ describe('cursors', () => {
     b64('GPC:O:{}'),
     b64('nonsense'),
   ];
-  it.each(['/clients', '/policies', '/receipts', '/policies/renewals-due'])(
-    'a junk cursor on GET %s is 422 validation_failed under errors.cursor',
-    async (path) => {
-      for (const cursor of junk)
-        expectProblem(
-          await api.get(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: staff }),
-          422,
-          'validation_failed',
-          'cursor',
-        );
-    },
-  );
+  it.each([
+    '/clients',
+    '/policies',
+    '/receipts',
+    '/policies/renewals-due',
+    '/claims',
+    '/prospects',
+    '/prospects/follow-ups',
+  ])('a junk cursor on GET %s is 422 validation_failed under errors.cursor', async (path) => {
+    for (const cursor of junk)
+      expectProblem(
+        await api.get(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: staff }),
+        422,
+        'validation_failed',
+        'cursor',
+      );
+  });
 
   it('links.next still pages', async () => {
     for (let i = 0; i < 3; i++)
@@ -140,6 +168,9 @@ describe('cursors', () => {
     ['policies', 'staff'],
     ['receipts', 'staff'],
     ['renewalsDue', 'staff'],
+    ['claims', 'staff'],
+    ['prospects', 'staff'],
+    ['prospectFollowUps', 'staff'],
     ['auditLog', 'admin'],
   ];
   it.each(connections)(
@@ -161,8 +192,9 @@ describe('cursors', () => {
       }
       const page = await api.gql(`{ ${field}(first: 1) { edges { cursor } } }`, {}, { token });
       const cursor = page.body.data?.[field]?.edges?.[0]?.cursor;
-      // This organisation has clients (created above) and audit entries (an Int and a BigInt id): those must page.
-      if (field === 'clients' || field === 'auditLog')
+      // This organisation has clients and prospects (created above) and audit entries (an Int and a BigInt id): those
+      // must page.
+      if (['clients', 'prospects', 'prospectFollowUps', 'auditLog'].includes(field))
         expect(cursor, JSON.stringify(page.body)).toEqual(expect.any(String));
       if (cursor) {
         const next = await api.gql(
