@@ -37,7 +37,6 @@ export function b2cSimOutcome(phone: string): { code: number; result: boolean } 
   return B2C_SIM_OUTCOMES[phone] ?? { code: 0, result: true };
 }
 
-
 class B2cRailError extends RailRefusal {
   constructor(detail: string) {
     super(`B2C rail refused the request: ${detail}`);

@@ -38,7 +38,6 @@ export function simOutcome(phone: string): { code: number; callback: boolean } {
   return SIM_OUTCOMES[phone] ?? { code: 0, callback: true };
 }
 
-
 class RailError extends RailRefusal {
   constructor(detail: string) {
     super(`Mobile-money rail refused the request: ${detail}`);
