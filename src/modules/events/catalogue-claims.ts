@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClaimStatus, ProspectStatus } from '../../generated/prisma/enums.ts';
 
 /** Payload schemas of the claim and prospect events (README "Claims", "Prospects"), listed in catalogue.ts. */
 
@@ -7,17 +8,7 @@ const money = {
   amount_minor: z.number().int().describe('Integer cents (exact)'),
 };
 
-const claimStatus = z.enum([
-  'registered',
-  'documents_pending',
-  'with_underwriter',
-  'under_assessment',
-  'approved',
-  'repudiated',
-  'settled',
-  'closed',
-  'withdrawn',
-]);
+const claimStatus = z.enum(ClaimStatus);
 
 const claimRef = {
   claim_no: z.string().describe('CLM-YYYY-NNNNNN'),
@@ -107,7 +98,7 @@ export const prospectFollowUpDue = z
     prospect_no: z.string(),
     prospect_uuid: z.string(),
     name: z.string(),
-    status: z.enum(['new', 'contacted', 'qualified', 'quoted', 'won', 'lost']),
+    status: z.enum(ProspectStatus),
     next_follow_up_on: z.string().describe('Y-m-d'),
     assignee_id: z.number().int().nullable(),
     assignee_name: z.string().nullable(),
