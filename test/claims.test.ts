@@ -388,6 +388,25 @@ describe('reads and visibility', () => {
     });
   });
 
+  it('refuses malformed filters with 422, never a 500', async () => {
+    for (const q of [
+      'loss_from=2026-13-45',
+      'loss_to=yesterday',
+      'reported_from=garbage',
+      'status=flying',
+      'sla_breached=maybe',
+      'insurer_id=abc',
+      'limit=0',
+      'cursor=not-a-cursor',
+    ]) {
+      const r = await get(`/claims?${q}`);
+      expect(r.status, `${q}: ${r.text}`).toBe(422);
+      expect(r.body.code).toBe('validation_failed');
+    }
+    expectProblem(await get('/claims?search=%00'), 400, 'invalid_request');
+    expect((await get('/claims?policy_uuid=not-a-uuid')).body.data).toEqual([]);
+  });
+
   it('hides a claim outside an agent’s reach and another organisation’s claim on every path', async () => {
     const c = await register(pol);
     for (const token of [o.tokens.agent, other.tokens.staff]) {

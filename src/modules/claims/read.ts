@@ -2,8 +2,9 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
 import type { ClaimStatus } from '../../generated/prisma/enums.ts';
-import { normaliseRegNo } from '../../lib/identifiers.ts';
-import { isUuid } from '../../lib/identifiers.ts';
+import { isYmd, YMD_MESSAGE } from '../../lib/dates.ts';
+import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
+import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
 
@@ -52,7 +53,20 @@ export function claimListWhere(p: Principal, f: ClaimListFilters, now = new Date
   return { AND: and };
 }
 
+/** Filters a client can get wrong: refused as validation_failed, never passed on to the database. */
+function checkFilters(f: ClaimListFilters): void {
+  const errors: FieldError[] = [];
+  for (const k of ['lossFrom', 'lossTo'] as const) {
+    if (f[k] != null && f[k] !== '' && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
+  }
+  for (const k of ['reportedFrom', 'reportedTo'] as const) {
+    if (f[k] != null && Number.isNaN(f[k].getTime())) errors.push({ field: k, message: 'an ISO 8601 date-time' });
+  }
+  if (errors.length) throw new ValidationError(errors);
+}
+
 export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
+  checkFilters(filters);
   const p = ctx.principal!;
   return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }));
 }
