@@ -9,12 +9,13 @@ const MODULE_FLOORS = [
   ['access'],
   ['audit', 'events', 'reference'],
   ['clients'],
-  ['prospects'],
+  ['prospects', 'sms'],
   ['motor'],
   ['certificates'],
   ['policies'],
   ['payments', 'webhooks', 'api-clients', 'identity', 'maintenance'],
   ['claims'],
+  ['client-area'],
 ];
 
 const LIB = '^src/lib/';

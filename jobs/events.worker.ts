@@ -3,7 +3,8 @@ import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
 import { OUTBOX_CHANNEL, type OutboxSignal } from '../src/modules/events/event.service.ts';
 import { attemptDelivery } from '../src/modules/webhooks/deliver.service.ts';
-import { dispatchEvent, findStranded } from '../src/modules/webhooks/dispatch.service.ts';
+import { smsService } from '../src/modules/sms/sms.service.ts';
+import { dispatchEvent as dispatchWebhooks, findStranded } from '../src/modules/webhooks/dispatch.service.ts';
 import { QUEUES } from './queues.ts';
 
 /**
@@ -17,6 +18,19 @@ import { QUEUES } from './queues.ts';
  * finds what they would have said.
  */
 const FIRST_ATTEMPTS_IN_FLIGHT = 32;
+
+/**
+ * Dispatching an event also sends the client's SMS notice when it is one (payment.received, policy.activated,
+ * policy.renewal_due: src/modules/sms/notices.ts), before the event is marked dispatched: a crash in between leaves
+ * the event to the sweep, and the notice is one per event id. A notice that fails is logged and never holds up the
+ * webhooks.
+ */
+async function dispatchEvent(app: AppServices, eventId: string): Promise<string[]> {
+  await smsService
+    .noticeForEvent(app, eventId)
+    .catch((err) => app.log.warn({ err, event_id: eventId }, 'SMS notice not recorded'));
+  return dispatchWebhooks(app, eventId);
+}
 
 export async function registerEventWorkers(boss: PgBoss, app: AppServices, databaseUrl: string): Promise<void> {
   const dispatchQ = QUEUES.dispatchEvent;

@@ -7,6 +7,7 @@ import { registerCertificateWorkers } from './certificates.worker.ts';
 import { registerPolicyWorkers } from './policies.worker.ts';
 import { registerProspectWorkers } from './prospects.worker.ts';
 import { registerClaimWorkers } from './claims.worker.ts';
+import { registerSmsWorkers } from './sms.worker.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -25,5 +26,6 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerPolicyWorkers(boss, app);
   await registerProspectWorkers(boss, app);
   await registerClaimWorkers(boss, app);
+  await registerSmsWorkers(boss, app);
   return boss;
 }

@@ -118,6 +118,25 @@ export const QUEUES = {
     options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
     cron: '15 0 * * *',
   },
+  /** Hand one SMS recipient to the gateway (retried with backoff for transient gateway answers 500/501). */
+  smsSend: {
+    name: 'sms.send',
+    payload: z.object({ recipientId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
+  },
+  /** Every minute: recipients left queued (a lost job) or due a retry are sent again. */
+  sweepSms: {
+    name: 'sms.sweep',
+    payload: z.object({}).strict(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  },
+  /** Simulated bulk-SMS gateway: the handset's delivery report, POSTed back to the service later. */
+  smsSimDeliver: {
+    name: 'rails.sms-sim.deliver',
+    payload: z.object({ gatewayMessageId: z.string().min(1) }).strict(),
+    options: { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60 },
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

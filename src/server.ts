@@ -9,6 +9,7 @@ import { attachWebSocket } from './graphql/websocket.ts';
 import { createGraphQL, type Yoga } from './graphql/yoga.ts';
 import { handleMpesaCallback, isMpesaCallbackPath } from './http/mpesa-callback.ts';
 import { handleB2cResult, isB2cResultPath } from './http/b2c-result.ts';
+import { handleSmsReport, isSmsReportPath } from './http/sms-delivery-report.ts';
 import { handleToken } from './http/oauth.ts';
 import { answerConnect, unparsedRequestAnswerer } from './http/raw-socket.ts';
 import { requestUrl } from './http/request-url.ts';
@@ -150,6 +151,7 @@ async function route(
   }
   if (isMpesaCallbackPath(url.pathname)) return await handleMpesaCallback(app, req, res, url.pathname);
   if (isB2cResultPath(url.pathname)) return await handleB2cResult(app, req, res, url.pathname);
+  if (isSmsReportPath(url.pathname)) return await handleSmsReport(app, req, res, url.pathname);
   if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
     return await endpoints.rest(req, res, requestId, url);
   }

@@ -30,6 +30,7 @@ const TENANT_TABLES = [
   'claims',
   'client_credits',
   'client_keys',
+  'client_otps',
   'clients',
   'credit_notes',
   'debit_notes',
@@ -62,6 +63,12 @@ const TENANT_TABLES = [
   'receipt_allocations',
   'receipts',
   'renewal_quotes',
+  'sms_accounts',
+  'sms_ledger',
+  'sms_messages',
+  'sms_recipients',
+  'sms_sender_ids',
+  'sms_templates',
   'standard_products',
   'tenant_counters',
   'unmatched_payments',
@@ -80,13 +87,14 @@ const GLOBAL_TABLES: Record<string, string> = {
   mpesa_sim_b2c: 'simulator of the outside rail: the coordinator only (a real rail has no table here)',
   registry_sim_certificates: 'simulator of the outside registry: the coordinator only',
   registry_sim_stock: 'simulator of the outside registry: the coordinator only',
+  sms_sim_messages: 'simulator of the outside SMS gateway: the coordinator only (a real gateway has no table here)',
 };
 
 /**
  * Tenant tables whose primary key already holds tenant_id; every other tenant table's key gains it first: (id) becomes
  * (tenant_id, id), and a key of other columns (below) likewise.
  */
-const PRIMARY_KEYS_WITH_TENANT = ['mpesa_channels', 'rating_versions', 'tenant_counters'];
+const PRIMARY_KEYS_WITH_TENANT = ['mpesa_channels', 'rating_versions', 'sms_accounts', 'tenant_counters'];
 
 /** Tenant tables whose primary key (without tenant_id) is not (id), and its columns: document blobs by storage key. */
 const PRIMARY_KEYS_NOT_ID: Record<string, string> = { document_blobs: 'key' };
@@ -112,6 +120,7 @@ const UNIQUE_KEYS_WITHOUT_TENANT: Record<string, 'tenant_id first' | 'routing ta
   'claim_payments(uuid)': 'tenant_id first',
   'claims(uuid)': 'tenant_id first',
   'client_keys(key_hash)': 'routing table',
+  'client_otps(uuid)': 'tenant_id first',
   'endorsements(uuid)': 'tenant_id first',
   'idempotency_keys(api_client_id, key)': 'tenant_id first',
   'ipf_tenors(lender_id, months)': 'tenant_id first',
@@ -126,6 +135,9 @@ const UNIQUE_KEYS_WITHOUT_TENANT: Record<string, 'tenant_id first' | 'routing ta
   'receipts(payment_request_id)': 'tenant_id first',
   'renewal_quotes(new_policy_id)': 'tenant_id first',
   'renewal_quotes(uuid)': 'tenant_id first',
+  'sms_messages(uuid)': 'tenant_id first',
+  // Looked up by a delivery report, whose URL's token names the organisation first.
+  'sms_recipients(gateway_message_id)': 'tenant_id first',
   'webhook_attempts(delivery_id, number)': 'tenant_id first',
   'webhook_deliveries(event_id, endpoint_id)': 'tenant_id first',
 };
@@ -200,6 +212,7 @@ const FOREIGN_KEYS_WITHOUT_TENANT = [
   'receipts(policy_id) → policies(id)',
   'renewal_quotes(new_policy_id) → policies(id)',
   'renewal_quotes(policy_id) → policies(id)',
+  'sms_recipients(message_id) → sms_messages(id)',
   'users(branch_id) → branches(id)',
   'webhook_attempts(delivery_id) → webhook_deliveries(id)',
   'webhook_deliveries(endpoint_id) → webhook_endpoints(id)',
@@ -231,6 +244,8 @@ const JOBS_WITHOUT_TENANT = [
   'events.dispatch(eventId)',
   'rails.b2c-sim.resolve(originatorConversationId)',
   'rails.mpesa-sim.resolve(checkoutRequestId)',
+  'rails.sms-sim.deliver(gatewayMessageId)',
+  'sms.send(recipientId)',
   'webhooks.deliver(deliveryId)',
 ];
 

@@ -13,13 +13,16 @@ export const currentRequestId = (): string | undefined => requestScope.getStore(
 
 /**
  * A request's path as logs may show it: no query string, and the M-Pesa callback token (a credential that lets its
- * holder post callbacks for the organisation; STK callbacks and B2C Results carry it) replaced, so a log reader cannot
+ * holder post callbacks for the organisation; STK callbacks, B2C Results and SMS delivery reports carry it) replaced, so a log reader cannot
  * lift it.
  */
 export function loggedPath(url: string | undefined): string | undefined {
   return url
     ?.split('?')[0]!
-    .replace(/(\/payment\/(?:callback\/mpesa|b2c\/result|b2c\/timeout)\/)[^/]*/i, '$1[redacted]');
+    .replace(
+      /(\/(?:payment\/(?:callback\/mpesa|b2c\/result|b2c\/timeout)|sms\/delivery-report)\/)[^/]*/i,
+      '$1[redacted]',
+    );
 }
 
 export function sendJson(

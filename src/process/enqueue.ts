@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss';
 import { QUEUES } from '../../jobs/queues.ts';
 import { MpesaSimulator } from '../../jobs/rails/mpesa-simulator.ts';
 import { registerB2cRail } from '../../jobs/claims.worker.ts';
+import { registerSmsGateway } from '../../jobs/sms.worker.ts';
 import type { AppServices } from '../context.ts';
 import { START_LOCK_KEY } from '../db/migrate.ts';
 
@@ -56,6 +57,7 @@ export async function startEnqueueOnly(app: AppServices, databaseUrl: string): P
   await boss.start();
   app.mobileMoney.rail = new MpesaSimulator(app, boss);
   registerB2cRail(boss, app);
+  registerSmsGateway(boss, app);
   app.registry.send = async (queue, data, opts = {}) => {
     const q = queue === 'issue' ? QUEUES.issueCertificate : QUEUES.cancelCertificate;
     await boss.send(q.name, q.payload.parse(data), { ...opts });

@@ -1,0 +1,98 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
+
+/**
+ * Values of the SMS module's states, written out because the facade imports no module
+ * (src/modules/sms/recipient-state.ts, sender-ids.ts).
+ */
+export const SMS_VALUES = {
+  recipientStatuses: ['queued', 'sending', 'sent', 'delivered', 'failed'],
+  senderStatuses: ['pending', 'registered', 'rejected'],
+} as const;
+const oneOf = (values: readonly string[], description?: string): SchemaObject => ({
+  type: 'string',
+  enum: [...values],
+  ...(description ? { description } : {}),
+});
+
+const message = {
+  id: int(),
+  uuid: str(),
+  sender_id: str(),
+  message: str('The text sent'),
+  encoding: oneOf(['gsm7', 'ucs2']),
+  segments: int('GSM-7: 160 alone / 153 per part; UCS-2: 70 / 67'),
+  purpose: str('api, otp, receipt, policy_activated, renewal_due …'),
+  template: nullable(str()),
+  recipient_count: int(),
+  units_reserved: int('segments × recipients with a valid number'),
+  units_released: int('given back for recipients the gateway refused for good'),
+  units_charged: int('reserved less released'),
+  created_at: timestamp(),
+};
+const recipient = obj({
+  id: int(),
+  phone: str(),
+  status: oneOf(SMS_VALUES.recipientStatuses),
+  status_code: nullable(int('Gateway code: 101 sent, 403 invalid number, 406 blacklisted, 500/501 transient')),
+  status_text: nullable(str()),
+  gateway_message_id: nullable(str()),
+  attempts: int(),
+  units: int(),
+  released: bool(),
+  next_attempt_at: nullable(timestamp()),
+  sent_at: nullable(timestamp()),
+  delivered_at: nullable(timestamp()),
+  failed_at: nullable(timestamp()),
+});
+
+export const smsSchemas = {
+  SmsMessage: obj(message),
+  SmsMessageRecord: obj({ ...message, recipients: arr(recipient) }),
+  SmsSendInput: obj(
+    {
+      to: { oneOf: [str(), arr(str())], description: 'One Kenyan mobile number or a list (1–1000), any format' },
+      message: str('The text; or `template` with `variables`'),
+      template: str('A template code'),
+      variables: { type: 'object', description: 'Values for the template’s {{placeholders}}' },
+      sender_id: str('A registered sender ID; default the organisation’s default'),
+    },
+    ['to'],
+  ),
+  SmsBalance: obj(
+    {
+      balance_units: int(),
+      ledger: arr(
+        obj({
+          id: int(),
+          kind: oneOf(['topup', 'reserve', 'release']),
+          units: int('Signed change'),
+          balance_after: int(),
+          message_id: nullable(int()),
+          reference: nullable(str()),
+          reason: nullable(str()),
+          at: timestamp(),
+        }),
+      ),
+    },
+    ['balance_units'],
+  ),
+  SmsTopUpInput: obj({ units: int('1–10,000,000'), reference: str('The provider’s invoice or payment reference') }),
+  SmsSenderId: obj({
+    id: int(),
+    sender_id: str(),
+    status: oneOf(SMS_VALUES.senderStatuses),
+    is_default: bool(),
+    created_at: timestamp(),
+  }),
+  SmsSenderIdInput: obj({ sender_id: str('Alphanumeric, 1–11 characters, starting with a letter') }),
+  SmsSenderIdPatch: obj(
+    { status: oneOf(SMS_VALUES.senderStatuses), is_default: bool('Registered sender IDs only') },
+    [],
+  ),
+  SmsTemplate: obj({ id: int(), code: str(), body: str(), active: bool(), updated_at: timestamp() }),
+  SmsTemplateInput: obj({ code: str('lower_case'), body: str('With {{placeholders}}'), active: bool() }, [
+    'code',
+    'body',
+  ]),
+};

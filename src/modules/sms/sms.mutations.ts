@@ -1,0 +1,91 @@
+import { builder } from '../../graphql/builder.ts';
+import { InvalidStateError, ValidationError } from '../../lib/problem.ts';
+import { smsService } from './sms.service.ts';
+import { SmsBalanceRef } from './sms.type.ts';
+
+const SendSmsInput = builder.inputType('SendSmsInput', {
+  fields: (t) => ({
+    to: t.stringList({ required: true, description: 'Kenyan mobile numbers, any format (1–1000)' }),
+    message: t.string({ description: 'The text; or `template` with `variables`' }),
+    template: t.string({ description: 'A template code of the organisation' }),
+    variables: t.field({ type: 'JSON', description: 'Values for the template’s {{placeholders}}' }),
+    senderId: t.string({ description: 'A registered sender ID; default the organisation’s default' }),
+  }),
+});
+const CreateSmsSenderIdInput = builder.inputType('CreateSmsSenderIdInput', {
+  fields: (t) => ({
+    senderId: t.string({ required: true, description: 'Alphanumeric, 1–11 characters, starting with a letter' }),
+  }),
+});
+const UpdateSmsSenderIdInput = builder.inputType('UpdateSmsSenderIdInput', {
+  fields: (t) => ({
+    senderId: t.string({ required: true }),
+    status: t.string({ description: 'The networks’ answer: registered or rejected (or pending)' }),
+    isDefault: t.boolean({ description: 'true: the default (registered only)' }),
+  }),
+});
+const TopUpSmsInput = builder.inputType('TopUpSmsInput', {
+  fields: (t) => ({
+    units: t.int({ required: true }),
+    reference: t.string({ required: true, description: 'The SMS provider’s invoice or payment reference' }),
+  }),
+});
+const SaveSmsTemplateInput = builder.inputType('SaveSmsTemplateInput', {
+  fields: (t) => ({
+    code: t.string({ required: true }),
+    body: t.string({ required: true, description: 'With {{placeholders}}' }),
+    active: t.boolean(),
+  }),
+});
+
+const errors = (name: string, types: (typeof ValidationError | typeof InvalidStateError)[]) => ({
+  types,
+  directResult: true as const,
+  union: { name: `${name}Result` },
+});
+// The scope first: a key without it is insufficient_scope before the agent rule is asked.
+const SEND = { $all: { crm: true, staff: true } } as const;
+const MANAGE = { $all: { admin: true, staff: true } } as const;
+
+builder.mutationFields((t) => ({
+  sendSms: t.prismaField({
+    type: 'SmsMessage',
+    authScopes: SEND,
+    errors: errors('SendSms', [ValidationError]),
+    description: 'Records a message and reserves its cost (segments × recipients); the gateway sends it after commit.',
+    args: { input: t.arg({ type: SendSmsInput, required: true }) },
+    resolve: (query, _r, { input }, ctx) => smsService.send(ctx, input, query),
+  }),
+  createSmsSenderId: t.prismaField({
+    type: 'SmsSenderId',
+    authScopes: MANAGE,
+    errors: errors('CreateSmsSenderId', [ValidationError, InvalidStateError]),
+    description: 'A new sender ID, pending until the networks register it.',
+    args: { input: t.arg({ type: CreateSmsSenderIdInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => smsService.createSenderId(ctx, input),
+  }),
+  updateSmsSenderId: t.prismaField({
+    type: 'SmsSenderId',
+    authScopes: MANAGE,
+    errors: errors('UpdateSmsSenderId', [ValidationError, InvalidStateError]),
+    description: 'Records the networks’ answer, or makes a registered sender ID the default.',
+    args: { input: t.arg({ type: UpdateSmsSenderIdInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => smsService.updateSenderId(ctx, input),
+  }),
+  topUpSms: t.field({
+    type: SmsBalanceRef,
+    authScopes: MANAGE,
+    errors: errors('TopUpSms', [ValidationError]),
+    description: 'Adds units to the balance (a ledger line with the reference).',
+    args: { input: t.arg({ type: TopUpSmsInput, required: true }) },
+    resolve: (_r, { input }, ctx) => smsService.topUp(ctx, input),
+  }),
+  saveSmsTemplate: t.prismaField({
+    type: 'SmsTemplate',
+    authScopes: MANAGE,
+    errors: errors('SaveSmsTemplate', [ValidationError]),
+    description: 'Creates or replaces a template by code.',
+    args: { input: t.arg({ type: SaveSmsTemplateInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => smsService.saveTemplate(ctx, input),
+  }),
+}));

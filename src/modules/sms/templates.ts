@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { requireAbility } from '../../auth/principal.ts';
+import type { Context } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import { ValidationError } from '../../lib/problem.ts';
+import { parseInput } from '../../lib/validate.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+
+/**
+ * Message templates per organisation (README "SMS"): `{{name}}` placeholders filled from variables. The service's
+ * own messages use the codes otp, receipt, policy_activated and renewal_due (seeded, src/seed/sms-data.ts); an
+ * organisation may change their wording or add its own.
+ */
+const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/gi;
+const CODE = /^[a-z][a-z0-9_]{0,39}$/;
+
+/** The placeholders a template uses, in order of first use. */
+export function placeholders(body: string): string[] {
+  return [...new Set([...body.matchAll(PLACEHOLDER)].map((m) => m[1]))];
+}
+
+/** Fills every placeholder; a missing variable is a 422 on `variables.<name>` (never an SMS with a hole in it). */
+export function render(body: string, vars: Record<string, unknown>, field = 'variables'): string {
+  const missing = placeholders(body).filter((k) => vars[k] == null || vars[k] === '');
+  if (missing.length)
+    throw new ValidationError(missing.map((k) => ({ field: `${field}.${k}`, message: 'required by the template' })));
+  return body.replace(PLACEHOLDER, (_m, k: string) => String(vars[k]));
+}
+
+/** The organisation's active template `code`, or a 422 on `template`. */
+export async function activeTemplate(tx: Tx, code: string) {
+  const t = await tx.smsTemplate.findFirst({ where: { code, active: true } });
+  if (!t) throw new ValidationError([{ field: 'template', message: `no active template '${code}'` }]);
+  return t;
+}
+
+export function listTemplates(ctx: Context) {
+  return ctx.tx((tx) => tx.smsTemplate.findMany({ orderBy: { code: 'asc' } }));
+}
+
+const saveSchema = z
+  .object({
+    code: z.string().trim().regex(CODE, 'lower case letters, digits and _ (at most 40), starting with a letter'),
+    body: z.string().trim().min(1).max(918),
+    active: z.boolean().nullish(),
+  })
+  .strict();
+
+/** Creates or replaces template `code` (ability sms.manage). */
+export async function saveTemplate(ctx: Context, input: unknown) {
+  const p = ctx.principal!;
+  requireAbility(p, 'sms.manage');
+  const d = parseInput(saveSchema, input);
+  return ctx.tx(async (tx) => {
+    const data = { body: d.body, active: d.active ?? true };
+    const row = await tx.smsTemplate.upsert({
+      where: { tenantId_code: { tenantId: p.tenant.id, code: d.code } },
+      create: { tenantId: p.tenant.id, code: d.code, ...data },
+      update: data,
+    });
+    await recordAudit(ctx, tx, p.tenant.id, {
+      action: 'sms.template_saved',
+      entityType: 'sms_template',
+      entityId: d.code,
+      changes: { code: d.code, ...data },
+    });
+    return row;
+  });
+}
