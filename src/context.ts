@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal, Credentials } from './auth/principal.ts';
 import { authenticate } from './auth/principal.ts';
+import { authenticateCustomer, type Customer } from './auth/customer.ts';
 import type { Database, Tx, TxOptions } from './db/client.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Config } from './lib/config.ts';
@@ -12,6 +13,7 @@ import type { AuthSource } from './auth/auth-source.ts';
 import type { DocumentStore } from './ports/document-store.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import type { MobileMoneyPort } from './ports/mobile-money.ts';
+import type { SmsGatewayPort } from './ports/sms-gateway.ts';
 import { AppError } from './lib/problem.ts';
 
 /** Long-lived parts of the running service, shared by every request, WebSocket and job. */
@@ -36,6 +38,8 @@ export interface AppServices {
   registry: CertificateRegistryPort;
   /** Where uploaded documents' bytes are kept (src/ports/document-store.ts): PostgreSQL unless DOCUMENT_STORE says files. */
   documents: DocumentStore<Tx>;
+  /** The bulk-SMS gateway, its send queue and report URL (src/ports/sms-gateway.ts); set where pg-boss runs. */
+  sms?: SmsGatewayPort;
 }
 
 /** See AppServices.limits. */
@@ -52,6 +56,10 @@ export interface Context {
   log: Logger;
   transport: Transport;
   principal?: Principal;
+  /** The client-area customer of X-Client-No + X-Client-Key, checked against the principal's organisation. */
+  customer?: Customer;
+  /** The caller's network address (REST and GraphQL over HTTP): the client area's per-IP sign-in throttle. */
+  peerIp?: string;
   /** Runs a unit of work on the caller's tenant; joins the ambient transaction of an idempotent REST write. */
   tx<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T>;
   /** Set by the REST facade for Idempotency-Key writes so the business write and the stored response commit together. */
@@ -116,6 +124,7 @@ export interface ContextInput {
   credentials?: Credentials;
   /** Already-resolved principal (jobs, tests, or the REST facade which authenticated first). */
   principal?: Principal;
+  peerIp?: string;
 }
 
 export async function createContext(input: ContextInput): Promise<Context> {
@@ -123,6 +132,12 @@ export async function createContext(input: ContextInput): Promise<Context> {
   const requestId = input.requestId ?? requestIdFrom(undefined);
   const principal =
     input.principal ?? (input.credentials?.authorization ? await authenticate(app.auth, input.credentials) : undefined);
+  const creds = input.credentials;
+  // Client headers bind only with a token of the client's organisation; wrong or replaced keys fail the request.
+  const customer =
+    principal && (creds?.clientNo || creds?.clientKey)
+      ? await authenticateCustomer(app.db, principal, creds.clientNo, creds.clientKey)
+      : undefined;
   let log: Logger | undefined;
   const ctx: Context = {
     app,
@@ -137,6 +152,8 @@ export async function createContext(input: ContextInput): Promise<Context> {
     },
     transport: input.transport,
     principal,
+    customer,
+    peerIp: input.peerIp,
     tx(fn, opts) {
       if (ctx.ambientTx) return fn(ctx.ambientTx);
       if (!ctx.principal) throw new AppError('unauthenticated');

@@ -29,6 +29,7 @@ export {
   type RiskOptions,
 } from './kit/policies.ts';
 export { waitFor, type WaitOptions } from './kit/wait.ts';
+export { clientHeaders, lastCode, msisdn, nextIp, requestCode, signIn } from './kit/client-area.ts';
 export { Api, expectProblem, type CallOptions, type HttpResult } from './helpers/http.ts';
 export { setClock, TEST_NOW, THIS_YEAR, TODAY, withClock } from './helpers/clock.ts';
 export { Live, PHONES, wsClient } from './kit/live.ts';

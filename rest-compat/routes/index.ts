@@ -16,6 +16,9 @@ import { claimCommandRoutes } from './claim-commands.ts';
 import { claimDocumentsRoutes } from './claim-documents.ts';
 import { claimPaymentsRoutes } from './claim-payments.ts';
 import { prospectsRoutes } from './prospects.ts';
+import { smsRoutes } from './sms.ts';
+import { clientAreaRoutes } from './client-area.ts';
+import { clientAreaSignInRoutes } from './client-area-sign-in.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
 export const ROUTES: AnyRoute[] = [
@@ -36,4 +39,7 @@ export const ROUTES: AnyRoute[] = [
   ...claimCommandRoutes,
   ...claimDocumentsRoutes,
   ...claimPaymentsRoutes,
+  ...smsRoutes,
+  ...clientAreaSignInRoutes,
+  ...clientAreaRoutes,
 ];

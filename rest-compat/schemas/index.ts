@@ -13,6 +13,8 @@ import { claimSchemas } from './claim.ts';
 import { claimDocumentSchemas } from './claim-document.ts';
 import { claimPaymentSchemas } from './claim-payment.ts';
 import { prospectSchemas } from './prospect.ts';
+import { smsSchemas } from './sms.ts';
+import { clientAreaSchemas } from './client-area.ts';
 
 /** The OpenAPI component schemas of the legacy resources, in the document's order. */
 export const COMPONENT_SCHEMAS = {
@@ -31,4 +33,6 @@ export const COMPONENT_SCHEMAS = {
   ...claimSchemas,
   ...claimDocumentSchemas,
   ...claimPaymentSchemas,
+  ...smsSchemas,
+  ...clientAreaSchemas,
 };

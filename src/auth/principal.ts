@@ -41,6 +41,9 @@ export interface Credentials {
   authorization?: string | null;
   agentCode?: string | null;
   agentKey?: string | null;
+  /** Client area (README "Client area"): resolved to `ctx.customer` by auth/customer.ts, never here. */
+  clientNo?: string | null;
+  clientKey?: string | null;
 }
 
 export function bearerToken(authorization: string | null | undefined): string | null {

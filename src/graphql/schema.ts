@@ -30,6 +30,10 @@ import '../modules/claims/claim.type.ts';
 import '../modules/claims/claim.mutations.ts';
 import '../modules/claims/claim-document.type.ts';
 import '../modules/claims/claim-payment.type.ts';
+import '../modules/sms/sms.type.ts';
+import '../modules/sms/sms.mutations.ts';
+import '../modules/client-area/client-area.type.ts';
+import '../modules/client-area/client-area.mutations.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

@@ -28,7 +28,13 @@ export function credentialsFromParams(params: Record<string, unknown> | undefine
     const v = params?.[k] ?? params?.[k.toLowerCase()];
     return typeof v === 'string' ? v : null;
   };
-  return { authorization: get('Authorization'), agentCode: get('X-Agent-Code'), agentKey: get('X-Agent-Key') };
+  return {
+    authorization: get('Authorization'),
+    agentCode: get('X-Agent-Code'),
+    agentKey: get('X-Agent-Key'),
+    clientNo: get('X-Client-No'),
+    clientKey: get('X-Client-Key'),
+  };
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -110,7 +116,10 @@ export function createGraphQL(app: AppServices): Yoga {
             authorization: h.get('authorization'),
             agentCode: h.get('x-agent-code'),
             agentKey: h.get('x-agent-key'),
+            clientNo: h.get('x-client-no'),
+            clientKey: h.get('x-client-key'),
           },
+          peerIp: server.req?.socket.remoteAddress,
         });
       } catch (e) {
         if (isAppError(e)) throw toGraphQLError(e);

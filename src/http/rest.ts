@@ -110,7 +110,10 @@ function restContext(app: AppServices, req: IncomingMessage, requestId: string):
       authorization: req.headers.authorization,
       agentCode: header(req, 'x-agent-code'),
       agentKey: header(req, 'x-agent-key'),
+      clientNo: header(req, 'x-client-no'),
+      clientKey: header(req, 'x-client-key'),
     },
+    peerIp: req.socket.remoteAddress,
   });
 }
 
@@ -175,8 +178,10 @@ async function sendStoredOnce(call: RouteCall, body: unknown, run: () => Promise
   const { req, res, ctx, limitHeaders } = call;
   const route = call.compiled.route;
   const key = checkIdempotencyKey(req.headers['idempotency-key']);
+  // The signed-in client-area customer is part of the request: another customer's retry never replays this answer.
   const requestHash = sha256Hex(
-    `${route.method} ${call.path}\n${bodyDigest(route, body)}\n${ctx.principal?.actor?.userId ?? ''}`,
+    `${route.method} ${call.path}\n${bodyDigest(route, body)}\n${ctx.principal?.actor?.userId ?? ''}` +
+      (ctx.customer ? `\ncustomer:${ctx.customer.clientId}` : ''),
   );
   const outsideTransaction = route.idempotent === 'outside-transaction';
   const redact = route.redactForReplay?.bind(route);

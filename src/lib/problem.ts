@@ -20,6 +20,7 @@ export const PROBLEM_CATALOGUE = {
   invalid_token: { status: 401, title: 'Access token invalid or expired' },
   tenant_inactive: { status: 401, title: 'Organisation is not active' },
   actor_disabled: { status: 401, title: 'Acting user is disabled' },
+  invalid_client_key: { status: 401, title: 'Client-area credentials rejected' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   actor_forbidden: { status: 403, title: 'Acting user may not perform this action' },
   agent_denied: { status: 403, title: 'Agent credentials rejected' },

@@ -156,6 +156,13 @@ beforeAll(async () => {
     (c: { clientId: string }) => c.clientId === org.clients.staff.clientId,
   ).id;
   ids.auditEntry = adm.body.data.auditLog.edges[0].node.id;
+  const sms = await api.gql(
+    'mutation { sendSms(input: { to: ["254712000001"], message: "api1" }) { ... on SmsMessage { id } } }',
+    {},
+    { token: o.tokens.staff },
+  );
+  expect(sms.body.errors).toBeUndefined();
+  ids.smsMessage = sms.body.data.sendSms.id;
 }, 120_000);
 
 /**
@@ -249,6 +256,17 @@ const MATRIX: Record<string, Record<string, Outcome>> = {
     agentKey: 'insufficient_scope',
     agentHeaders: 'insufficient_scope',
     readonly: 'insufficient_scope',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  // The outbox is staff only: an agent is refused the type whatever the record (as with the audit trail).
+  smsMessage: {
+    staff: 'ok',
+    agentKey: 'actor_forbidden',
+    agentHeaders: 'actor_forbidden',
+    readonly: 'ok',
     quoteOnly: 'insufficient_scope',
     admin: 'ok',
     otherTenant: 'null',

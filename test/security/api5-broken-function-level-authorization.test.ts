@@ -73,11 +73,19 @@ const QUERY: Record<string, Rule> = {
   prospects: any('read', 'crm'),
   prospect: any('read', 'crm'),
   prospectFollowUps: any('read', 'crm'),
+  // The SMS outbox holds every client's number and what was said: staff only, like the audit trail.
+  smsMessages: staffOnly('read', 'crm'),
+  smsMessage: staffOnly('read', 'crm'),
+  smsBalance: staffOnly('read', 'crm'),
+  smsSenderIds: staffOnly('read', 'crm'),
+  smsTemplates: staffOnly('read', 'crm'),
   apiClients: staffOnly('admin'),
   apiClient: staffOnly('admin'),
   auditLog: staffOnly('admin'),
   webhookEndpoints: staffOnly('webhooks'),
   webhookEndpoint: staffOnly('webhooks'),
+  // The client area's signed-in client (the customer check, 401 invalid_client_key, comes after the scope).
+  viewer: any('read'),
 };
 const MUTATION: Record<string, Rule> = {
   createClient: any('crm'),
@@ -116,6 +124,12 @@ const MUTATION: Record<string, Rule> = {
   updateProspect: any('crm'),
   addProspectNote: any('crm'),
   convertProspect: any('crm'),
+  // Ability sms.send (admin, account_exec; never an agent); sms.manage (admin) under the admin scope.
+  sendSms: staffOnly('crm'),
+  createSmsSenderId: staffOnly('admin'),
+  updateSmsSenderId: staffOnly('admin'),
+  topUpSms: staffOnly('admin'),
+  saveSmsTemplate: staffOnly('admin'),
   rotateMpesaCallbackToken: staffOnly('admin'),
   createApiClient: staffOnly('admin'),
   updateApiClient: staffOnly('admin'),
@@ -128,6 +142,14 @@ const MUTATION: Record<string, Rule> = {
   rotateWebhookSecret: staffOnly('webhooks'),
   sendTestWebhook: staffOnly('webhooks'),
   retryWebhookDelivery: staffOnly('webhooks'),
+  // The client area: sign-in writes codes, keys and clients (crm); the viewer's writes take the scope of the same
+  // write elsewhere (contact and claims crm, a payment prompt bind). Agents too: the customer check follows.
+  requestClientOtp: any('crm'),
+  verifyClientOtp: any('crm'),
+  registerClientAreaClient: any('crm'),
+  updateViewerContact: any('crm'),
+  viewerPay: any('bind'),
+  viewerRegisterClaim: any('crm'),
 };
 const SUBSCRIPTION: Record<string, Rule> = {
   events: any('read'),

@@ -47,40 +47,51 @@ const thirdParty = z
   .transform(({ idNo, injured, ...rest }) => ({ ...rest, id_no: idNo, injured: injured ?? null }));
 const witness = z.object({ name: text(200), phone, statement: optionalText(2000) }).strict();
 
-export const registerSchema = z.object({
-  policyId: z.string().min(1, 'required'),
-  registration: z
-    .string()
-    .nullish()
-    .transform((v, c) => {
-      if (v == null || v.trim() === '') return null;
-      const n = normaliseRegNo(v);
-      if (!n) c.addIssue({ code: 'custom', message: 'not a vehicle registration (e.g. KDA 123A)' });
-      return n;
-    }),
-  cause: text(50),
-  lossDate: ymd(),
-  lossTime: z
-    .string()
-    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour, Nairobi time')
-    .nullish()
-    .transform((v) => v ?? null),
-  lossPlace: text(300),
-  description: text(5000),
-  thirdParties: z.array(thirdParty).max(20).nullish(),
-  witnesses: z.array(witness).max(20).nullish(),
-  policeAbstractNo: optionalText(50),
-  antiTheftDevice: z.boolean().nullish(),
-  reporterName: optionalText(200),
-  reporterPhone: phone,
-  reporterRelationship: optionalText(50),
-  channel: z.enum(CLAIM_RULES.channels).nullish(),
-  reportedAt: z.iso
-    .datetime({ offset: true, message: 'ISO 8601 date-time with offset' })
-    .nullish()
-    .transform((v) => (v ? new Date(v) : null)),
-  estimatedLoss: shillings().nullish(),
-  assigneeId: z.number().int().positive().nullish(),
-});
+export const registerSchema = z
+  .object({
+    policyId: z.string().min(1, 'required'),
+    registration: z
+      .string()
+      .nullish()
+      .transform((v, c) => {
+        if (v == null || v.trim() === '') return null;
+        const n = normaliseRegNo(v);
+        if (!n) c.addIssue({ code: 'custom', message: 'not a vehicle registration (e.g. KDA 123A)' });
+        return n;
+      }),
+    cause: text(50),
+    lossDate: ymd(),
+    lossTime: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour, Nairobi time')
+      .nullish()
+      .transform((v) => v ?? null),
+    lossPlace: text(300),
+    description: text(5000),
+    thirdParties: z.array(thirdParty).max(20).nullish(),
+    witnesses: z.array(witness).max(20).nullish(),
+    policeAbstractNo: optionalText(50),
+    antiTheftDevice: z.boolean().nullish(),
+    reporterName: optionalText(200),
+    reporterPhone: phone,
+    reporterRelationship: optionalText(50),
+    channel: z.enum(CLAIM_RULES.channels).nullish(),
+    reportedAt: z.iso
+      .datetime({ offset: true, message: 'ISO 8601 date-time with offset' })
+      .nullish()
+      .transform((v) => (v ? new Date(v) : null)),
+    estimatedLoss: shillings().nullish(),
+    /** Cents, for the client area (cents only); `estimatedLoss` (whole shillings) wins when both are sent. */
+    estimatedLossMinor: z
+      .union([z.bigint(), z.number().int()])
+      .transform((v) => BigInt(v))
+      .refine((v) => v >= 0n && v <= 100_000_000_000n, 'cents from 0 to 100,000,000,000')
+      .nullish(),
+    assigneeId: z.number().int().positive().nullish(),
+  })
+  .transform(({ estimatedLossMinor, ...d }) => ({
+    ...d,
+    estimatedLoss: d.estimatedLoss ?? estimatedLossMinor ?? null,
+  }));
 
 export type RegisterInput = z.infer<typeof registerSchema>;

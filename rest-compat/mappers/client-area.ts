@@ -1,0 +1,108 @@
+import type {
+  ViewerClaimFieldsFragment,
+  ViewerFieldsFragment,
+  ViewerPoliciesQuery,
+  ViewerRegisterClaimInput,
+  ViewerStatementQuery,
+} from '../generated/operations.ts';
+import type { SentInput } from '../route.ts';
+import { moneyPair } from './money.ts';
+
+/** The client area's REST shapes: renames only (the core computes every figure and status). */
+
+export function viewerToRest(c: ViewerFieldsFragment) {
+  return {
+    client_no: c.clientNo,
+    name: c.name,
+    phone: c.phone,
+    email: c.email,
+    alt_phone: c.altPhone,
+    physical_address: c.physicalAddress,
+    id_no: c.idNo,
+    kra_pin: c.kraPin,
+    date_of_birth: c.dateOfBirth,
+    onboarded_via: c.onboardedVia,
+  };
+}
+
+type ViewerPolicy = ViewerPoliciesQuery['viewer']['policies'][number];
+
+export function viewerPolicyToRest(p: ViewerPolicy) {
+  return {
+    uuid: p.uuid,
+    policy_no: p.policyNo,
+    product_line: p.productLine,
+    status: p.status,
+    status_text: p.statusText,
+    insurer_name: p.insurerName,
+    start_date: p.startDate,
+    end_date: p.endDate,
+    ...moneyPair('premium', p.total),
+    ...moneyPair('outstanding', p.outstanding),
+    vehicles: p.vehicles.map((v) => ({ reg_no: v.regNo, make: v.make, model: v.model })),
+    debit_notes: p.debitNotes.map((d) => ({
+      number: d.number,
+      due_on: d.dueOn,
+      ...moneyPair('amount', d.amount),
+      ...moneyPair('outstanding', d.outstanding),
+    })),
+  };
+}
+
+type Statement = ViewerStatementQuery['viewer']['statement'];
+
+export function statementToRest(v: ViewerStatementQuery['viewer'], s: Statement) {
+  return {
+    client_no: v.clientNo,
+    name: v.name,
+    generated_at: s.generatedAt,
+    opening_balance: 0,
+    opening_balance_minor: 0,
+    ...moneyPair('total_debits', s.totalDebits),
+    ...moneyPair('total_credits', s.totalCredits),
+    ...moneyPair('closing_balance', s.closingBalance),
+    lines: s.lines.map((l) => ({
+      at: l.at,
+      kind: l.kind,
+      number: l.number,
+      policy_no: l.policyNo,
+      description: l.description,
+      ...moneyPair('debit', l.debit),
+      ...moneyPair('credit', l.credit),
+      ...moneyPair('balance', l.balance),
+    })),
+  };
+}
+
+export function viewerClaimToRest(c: ViewerClaimFieldsFragment) {
+  return {
+    uuid: c.uuid,
+    claim_no: c.claimNo,
+    policy_no: c.policyNo,
+    status: c.claimStatus,
+    cause: c.cause,
+    loss_date: c.lossDate,
+    loss_place: c.lossPlace,
+    reg_no: c.regNo,
+    reported_at: c.reportedAt,
+    estimated_loss_minor: c.estimatedLossMinor,
+    approved_amount_minor: c.approvedAmountMinor,
+    paid_minor: c.paidMinor,
+  };
+}
+
+/** POST /client-area/claims body → the viewer's claim input (cents only: `estimated_loss_minor`). */
+export function viewerClaimFromRest(b: Record<string, unknown>): SentInput<ViewerRegisterClaimInput> {
+  return {
+    policyUuid: b.policy_uuid,
+    registration: b.registration ?? b.reg_no ?? b.regno,
+    cause: b.cause,
+    lossDate: b.loss_date,
+    lossTime: b.loss_time,
+    lossPlace: b.loss_place,
+    description: b.description,
+    policeAbstractNo: b.police_abstract_no,
+    antiTheftDevice: b.anti_theft_device,
+    estimatedLossMinor: b.estimated_loss_minor,
+  };
+}

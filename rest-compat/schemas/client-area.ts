@@ -1,0 +1,145 @@
+import { arr, bool, dataOf, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+
+const cents = (d = 'Integer cents') => int(d);
+
+export const clientAreaSchemas = {
+  ClientAreaSession: obj(
+    {
+      client_no: str(),
+      client_key: str('Shown once: send as X-Client-Key with X-Client-No and the bearer token'),
+    },
+    undefined,
+    "A client-area sign-in: the client's earlier app keys no longer work (keys from policy saves still do)",
+  ),
+  ClientOtpRequested: obj({
+    message: str('The same answer whether or not the details belong to a client'),
+    expires_in_seconds: int(),
+    resend_after_seconds: int(),
+  }),
+  Viewer: obj({
+    client_no: str(),
+    name: str(),
+    phone: str(),
+    email: nullable(str()),
+    alt_phone: nullable(str()),
+    physical_address: nullable(str()),
+    id_no: nullable(str()),
+    kra_pin: nullable(str()),
+    date_of_birth: nullable(date()),
+    onboarded_via: str('api, save, client_area …'),
+  }),
+  ViewerPolicy: obj({
+    uuid: str(),
+    policy_no: str(),
+    product_line: str(),
+    status: { type: 'integer', enum: [0, 1], description: '1 for active cover, 0 for every other status' },
+    status_text: str('The policy status: pending_payment, active, cancelled …'),
+    insurer_name: str(),
+    start_date: date(),
+    end_date: date(),
+    ...money('premium'),
+    ...money('outstanding'),
+    vehicles: arr(obj({ reg_no: str(), make: nullable(str()), model: nullable(str()) })),
+    debit_notes: arr(obj({ number: str(), due_on: date(), ...money('amount'), ...money('outstanding') })),
+  }),
+  ViewerStatement: obj({
+    client_no: str(),
+    name: str(),
+    generated_at: timestamp(),
+    ...money('opening_balance'),
+    ...money('total_debits'),
+    ...money('total_credits'),
+    ...money('closing_balance'),
+    lines: arr(
+      obj({
+        at: timestamp(),
+        kind: { type: 'string', enum: ['debit_note', 'receipt', 'credit_note'] },
+        number: str(),
+        policy_no: nullable(str()),
+        description: str(),
+        ...money('debit'),
+        ...money('credit'),
+        ...money('balance'),
+      }),
+    ),
+  }),
+  ViewerClaim: obj({
+    uuid: str(),
+    claim_no: str(),
+    policy_no: str(),
+    status: str(),
+    cause: str(),
+    loss_date: date(),
+    loss_place: str(),
+    reg_no: nullable(str()),
+    reported_at: timestamp(),
+    estimated_loss_minor: nullable(cents()),
+    approved_amount_minor: nullable(cents()),
+    paid_minor: cents(),
+  }),
+  ViewerPayment: obj({
+    id: str('Payment request id (UUID); follow it with GET /payment/stk/{id}'),
+    checkout_request_id: nullable(str()),
+    status: str('sending or pending'),
+    customer_message: nullable(str()),
+    phone: str(),
+    amount_minor: cents('Cents (a whole number of shillings)'),
+    debit_note_no: str(),
+    replayed: bool(),
+  }),
+  ViewerLoan: obj({ reference: str(), status: str(), balance_minor: cents() }),
+};
+
+export const otpRequestBody = obj(
+  {
+    phone: str('The registered phone (sign-in), or the phone to register'),
+    client_no: str('Sign-in by client number, with id_no'),
+    id_no: str(),
+    purpose: { type: 'string', enum: ['signin', 'register'], description: 'Default signin' },
+    customer_ip: str("The customer's address as your app saw it (the per-address throttle)"),
+  },
+  [],
+);
+export const verifyOtpBody = obj(
+  { phone: str(), client_no: str(), code: str('The 6-digit code') },
+  ['code'],
+  'phone or client_no, and the code',
+);
+export const registerBody = obj(
+  {
+    name: str(),
+    phone: str(),
+    code: str('The code requested with purpose register'),
+    id_no: str(),
+    kra_pin: str(),
+    email: str(),
+    date_of_birth: date(),
+    physical_address: str(),
+  },
+  ['name', 'phone', 'code'],
+);
+export const contactBody = obj({ email: str(), alt_phone: str(), physical_address: str() }, []);
+export const payBody = obj(
+  {
+    debit_note_no: str('One of your open debit notes, e.g. DN-MTR-2026-000001-1/2'),
+    phone: str("Default: the client's phone"),
+    amount_minor: cents('Cents, a multiple of 100; default the outstanding amount rounded up to the shilling'),
+  },
+  ['debit_note_no'],
+);
+export const claimBody = obj(
+  {
+    policy_uuid: str(),
+    registration: str('Required for motor'),
+    cause: str('A code of GET /claims/causes'),
+    loss_date: date(),
+    loss_time: str('HH:MM, Nairobi'),
+    loss_place: str(),
+    description: str(),
+    police_abstract_no: str(),
+    anti_theft_device: bool(),
+    estimated_loss_minor: cents('Cents only'),
+  },
+  ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
+);
+export const listOf = (name: string) => dataOf(arr(ref(name)));

@@ -1,0 +1,151 @@
+import { builder } from '../../graphql/builder.ts';
+import { DomainRuleError, ValidationError } from '../../lib/problem.ts';
+import { clientAreaService } from './client-area.service.ts';
+import { ViewerClaimRef, ViewerRef } from './client-area.type.ts';
+import type { OtpRequested } from './sign-in/request.ts';
+import type { ClientAreaSession } from './sign-in/sign-in.ts';
+
+/**
+ * Client-area mutations. Sign-in runs with the organisation's token alone (scope crm: it writes codes, keys and
+ * self-registered clients); the viewer's writes need the client headers too and the scope of the same write elsewhere
+ * (crm for contact details and claims, bind for a payment prompt). One-time-code failures are ValidationProblem on
+ * `otp`; a throttled request is the same code as a GraphQL error, carrying Retry-After over HTTP.
+ */
+
+const OtpRequestedRef = builder.objectRef<OtpRequested>('ClientOtpRequested').implement({
+  description: 'The same answer whether or not the details belong to a client.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    expiresInSeconds: t.exposeInt('expiresInSeconds'),
+    resendAfterSeconds: t.exposeInt('resendAfterSeconds'),
+  }),
+});
+
+const SessionRef = builder.objectRef<ClientAreaSession>('ClientAreaSession').implement({
+  description:
+    'Client-area credentials: send X-Client-No and X-Client-Key with the bearer token. The key is shown once.',
+  fields: (t) => ({ clientNo: t.exposeString('clientNo'), clientKey: t.exposeString('clientKey') }),
+});
+
+type PayShape = Awaited<ReturnType<typeof clientAreaService.pay>>;
+const ViewerPaymentRef = builder.objectRef<PayShape>('ViewerPayment').implement({
+  description: 'An STK push sent for a debit note of the signed-in client. Amounts in cents only.',
+  fields: (t) => ({
+    id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
+    checkoutRequestId: t.string({ nullable: true, resolve: (a) => a.request.checkoutRequestId }),
+    status: t.string({ resolve: (a) => a.request.status }),
+    customerMessage: t.string({ nullable: true, resolve: (a) => a.request.customerMessage }),
+    phone: t.string({ resolve: (a) => a.request.phone }),
+    amountMinor: t.field({ type: 'Cents', resolve: (a) => a.request.amountMinor }),
+    debitNoteNo: t.exposeString('debitNoteNo'),
+    replayed: t.exposeBoolean('replayed'),
+  }),
+});
+
+const RequestOtpInput = builder.inputType('RequestClientOtpInput', {
+  fields: (t) => ({
+    phone: t.string({ description: 'The registered phone (sign-in) or the phone to register' }),
+    clientNo: t.string({ description: 'Sign-in by client number, with idNo' }),
+    idNo: t.string(),
+    purpose: t.string({ description: 'signin (default) or register' }),
+    customerIp: t.string({ description: "The customer's address as your app saw it (per-address throttle)" }),
+  }),
+});
+const VerifyOtpInput = builder.inputType('VerifyClientOtpInput', {
+  fields: (t) => ({ phone: t.string(), clientNo: t.string(), code: t.string({ required: true }) }),
+});
+const RegisterInput = builder.inputType('RegisterClientAreaClientInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    phone: t.string({ required: true }),
+    code: t.string({ required: true, description: 'The code requested with purpose register' }),
+    idNo: t.string(),
+    kraPin: t.string(),
+    email: t.string(),
+    dateOfBirth: t.string({ description: 'Y-m-d' }),
+    physicalAddress: t.string(),
+  }),
+});
+const ContactInput = builder.inputType('UpdateViewerContactInput', {
+  fields: (t) => ({ email: t.string(), altPhone: t.string(), physicalAddress: t.string() }),
+});
+const PayInput = builder.inputType('ViewerPayInput', {
+  fields: (t) => ({
+    debitNoteNo: t.string({ description: 'Required: one of your open debit notes' }),
+    phone: t.string({ description: "Default: the client's phone" }),
+    amountMinor: t.field({ type: 'Cents', description: 'Cents, a multiple of 100; default the outstanding amount' }),
+    idempotencyKey: t.string({ description: 'A retry with it never prompts the phone twice' }),
+  }),
+});
+// Fields are optional here and checked by the service: the customer check (401) then comes before any field check.
+const ClaimInput = builder.inputType('ViewerRegisterClaimInput', {
+  fields: (t) => ({
+    policyUuid: t.string({ description: 'One of your policies (required)' }),
+    registration: t.string({ description: 'Required for motor' }),
+    cause: t.string({ description: "Required: a cause code of the policy's product line" }),
+    lossDate: t.string({ description: 'Required: Y-m-d' }),
+    lossTime: t.string({ description: 'HH:MM, Nairobi' }),
+    lossPlace: t.string({ description: 'Required' }),
+    description: t.string({ description: 'Required' }),
+    policeAbstractNo: t.string(),
+    antiTheftDevice: t.boolean(),
+    estimatedLossMinor: t.field({ type: 'Cents' }),
+  }),
+});
+
+const errors = (name: string, types: (typeof ValidationError | typeof DomainRuleError)[] = [ValidationError]) => ({
+  types,
+  directResult: true as const,
+  union: { name: `${name}Result` },
+});
+
+builder.mutationFields((t) => ({
+  requestClientOtp: t.field({
+    type: OtpRequestedRef,
+    authScopes: { crm: true },
+    errors: errors('RequestClientOtp'),
+    description: 'Sends a 6-digit one-time code by SMS (5 minutes, 5 attempts); the same answer for unknown details.',
+    args: { input: t.arg({ type: RequestOtpInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.requestOtp(ctx, input),
+  }),
+  verifyClientOtp: t.field({
+    type: SessionRef,
+    authScopes: { crm: true },
+    errors: errors('VerifyClientOtp'),
+    description: "Signs in: a new app key; the client's earlier app keys stop working (policy keys do not).",
+    args: { input: t.arg({ type: VerifyOtpInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.verifyOtp(ctx, input),
+  }),
+  registerClientAreaClient: t.field({
+    type: SessionRef,
+    authScopes: { crm: true },
+    errors: errors('RegisterClientAreaClient'),
+    description: 'Creates a self-registered client (onboarded_via client_area) once the phone is proven, and signs in.',
+    args: { input: t.arg({ type: RegisterInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.register(ctx, input),
+  }),
+  updateViewerContact: t.field({
+    type: ViewerRef,
+    authScopes: { crm: true },
+    errors: errors('UpdateViewerContact'),
+    description: "The signed-in client's email, alternative phone and physical address (audited).",
+    args: { input: t.arg({ type: ContactInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.updateContact(ctx, input),
+  }),
+  viewerPay: t.field({
+    type: ViewerPaymentRef,
+    authScopes: { bind: true },
+    errors: errors('ViewerPay', [ValidationError, DomainRuleError]),
+    description: "An M-Pesa STK push for one of the signed-in client's open debit notes (cents).",
+    args: { input: t.arg({ type: PayInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.pay(ctx, input),
+  }),
+  viewerRegisterClaim: t.field({
+    type: ViewerClaimRef,
+    authScopes: { crm: true },
+    errors: errors('ViewerRegisterClaim', [ValidationError, DomainRuleError]),
+    description: "A first notice of loss on one of the signed-in client's policies (channel client_area; cents).",
+    args: { input: t.arg({ type: ClaimInput, required: true }) },
+    resolve: (_r, { input }, ctx) => clientAreaService.registerClaim(ctx, input),
+  }),
+}));

@@ -1,0 +1,24 @@
+import { registerClient, verifyOtp } from './sign-in/sign-in.ts';
+import { requestOtp } from './sign-in/request.ts';
+import { updateViewerContact, viewerPay, viewerRegisterClaim } from './viewer/actions.ts';
+import { viewerClaims, viewerDetails, viewerLoans, viewerPolicies } from './viewer/read.ts';
+import { viewerStatement } from './viewer/statement.ts';
+
+/**
+ * The customer client area (README "Client area"): sign-in by one-time code (sign-in/), and what the signed-in client
+ * (`ctx.customer`, resolved once in src/auth/customer.ts) reads and does (viewer/). The top module floor: it calls
+ * the clients, payments, claims and SMS services and repeats none of their rules.
+ */
+export const clientAreaService = {
+  requestOtp,
+  verifyOtp,
+  register: registerClient,
+  details: viewerDetails,
+  updateContact: updateViewerContact,
+  policies: viewerPolicies,
+  statement: viewerStatement,
+  claims: viewerClaims,
+  registerClaim: viewerRegisterClaim,
+  pay: viewerPay,
+  loans: viewerLoans,
+};

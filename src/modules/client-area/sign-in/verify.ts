@@ -1,0 +1,80 @@
+import type { Context } from '../../../context.ts';
+import type { Tx } from '../../../db/client.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
+import { newSecret, sha256Hex } from '../../../lib/crypto.ts';
+import { ValidationError } from '../../../lib/problem.ts';
+import { recordAudit } from '../../audit/audit.service.ts';
+import { otpMatches, OTP_RULES } from './otp-code.ts';
+import type { OtpPurpose } from './request.ts';
+
+export type CodeCheck = { ok: true; otpId: number; clientId: number | null } | { ok: false; reason: string };
+
+/** Every one-time-code failure reads the same way: 422 validation_failed with the reason on `otp`. */
+export function otpFailure(reason: string): ValidationError {
+  return new ValidationError([{ field: 'otp', message: reason }]);
+}
+
+/** A code as typed: six digits (anything else is refused without spending an attempt). */
+export function parseCode(code: unknown): string {
+  const c = typeof code === 'string' ? code.trim() : '';
+  if (!new RegExp(`^\\d{${OTP_RULES.digits}}$`).test(c)) throw otpFailure(`${OTP_RULES.digits} digits`);
+  return c;
+}
+
+/**
+ * Checks `code` against the phone's newest live code for `purpose`, under a row lock so concurrent guesses are
+ * counted one by one. A wrong code spends an attempt (the caller commits that and then refuses); the right one is
+ * consumed. Expired, exhausted, superseded and never-requested codes are refused whatever is typed.
+ */
+export async function checkCode(
+  ctx: Context,
+  tx: Tx,
+  q: { phone: string; purpose: OtpPurpose; code: string },
+): Promise<CodeCheck> {
+  const [latest] = await tx.$queryRaw<{ id: number }[]>`
+    SELECT id FROM client_otps WHERE phone = ${q.phone} AND purpose = ${q.purpose} AND consumed_at IS NULL
+     ORDER BY id DESC LIMIT 1 FOR UPDATE`;
+  if (!latest) return { ok: false, reason: 'no code was requested for this phone, or it was already used' };
+  const otp = await tx.clientOtp.findUniqueOrThrow({ where: { id: latest.id } });
+  const now = clockNow();
+  if (otp.expiresAt <= now) return { ok: false, reason: 'the code has expired; request a new one' };
+  if (otp.attempts >= OTP_RULES.maxAttempts) {
+    return { ok: false, reason: 'too many wrong attempts; request a new code' };
+  }
+  if (!otpMatches(ctx.app.config, otp.uuid, q.code, otp.codeHash)) {
+    const left = OTP_RULES.maxAttempts - otp.attempts - 1;
+    await tx.clientOtp.update({ where: { id: otp.id }, data: { attempts: { increment: 1 } } });
+    return {
+      ok: false,
+      reason: left > 0 ? `wrong code; ${left} attempt(s) left` : 'wrong code; no attempts left, request a new code',
+    };
+  }
+  await tx.clientOtp.update({ where: { id: otp.id }, data: { consumedAt: now, attempts: { increment: 1 } } });
+  return { ok: true, otpId: otp.id, clientId: otp.clientId };
+}
+
+/**
+ * A new client-area sign-in: the client's earlier app keys are revoked and a new 256-bit key issued (shown once,
+ * stored as SHA-256). Keys from policy saves are left alone: they are replaced only by a later policy save.
+ */
+export async function issueAppKey(
+  ctx: Context,
+  tx: Tx,
+  client: { id: number; clientNo: string },
+  how: 'verify_otp' | 'register',
+): Promise<string> {
+  const tenantId = ctx.principal!.tenant.id;
+  const revoked = await tx.clientKey.updateMany({
+    where: { clientId: client.id, kind: 'app', revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  const key = newSecret('cak');
+  await tx.clientKey.create({ data: { tenantId, clientId: client.id, keyHash: sha256Hex(key), kind: 'app' } });
+  await recordAudit(ctx, tx, tenantId, {
+    action: 'client_area.signed_in',
+    entityType: 'client',
+    entityId: client.clientNo,
+    changes: { via: how, app_keys_revoked: revoked.count },
+  });
+  return key;
+}
