@@ -509,7 +509,8 @@ describe('GraphQL: every claim command', () => {
 });
 
 describe('no N+1', () => {
-  // Reads of the claim relations only: background jobs sharing the pool do not SELECT these.
+  // Reads of the claim relations only. The payout sweep (a job sharing this pool) reads claim_payments once a minute:
+  // the fewest of three runs is the request's own.
   const TABLES =
     /^\s*SELECT[\s\S]*"(claim_status_changes|claim_documents|claim_document_files|claim_payments|claim_reserve_movements)"/;
 
@@ -517,7 +518,7 @@ describe('no N+1', () => {
     for (let i = 0; i < 5; i++) await register(pol);
     const q = `query($n: Int!) { claims(first: $n) { edges { node { claimNo history { to } documents { kind files { sha256 } }
       reserveMovements { kind } payments { reference } } } } }`;
-    const run = (n: number) =>
+    const once = (n: number) =>
       countStatements(
         t,
         async () => {
@@ -527,7 +528,8 @@ describe('no N+1', () => {
         },
         TABLES,
       );
-    await run(1); // warm-up
+    const run = async (n: number) => Math.min(await once(n), await once(n), await once(n));
+    await once(1); // warm-up
     const two = await run(2);
     const five = await run(5);
     expect(two).toBeGreaterThan(0);

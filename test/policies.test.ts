@@ -235,13 +235,16 @@ describe('pagination, parity and query count', () => {
   it('loads nested relations without a query per policy (10 vs 20 policies: same statement count)', async () => {
     const q = `query($n: Int!) { policies(first: $n) { edges { node { policyNo client { clientNo } insurer { name } salesPerson { name }
       vehicles { regNo } levies { code } debitNotes { number outstanding { amount } } receipts { receiptNo allocations { debitNoteNo } } } } } }`;
-    const run = (n: number) =>
+    const once = (n: number) =>
       countStatements(t, async () => {
         const r = await o.api.gql(q, { n }, { token: o.tokens.staff });
         expect(r.body.errors).toBeUndefined();
         expect(r.body.data.policies.edges).toHaveLength(n);
       });
-    await run(5); // warm-up: token cache, prepared statements
+    // The count is pool-wide: a job of this process (an SMS notice reading the client of a payment's event) may
+    // read a client meanwhile. The fewest of three runs is the request's own.
+    const run = async (n: number) => Math.min(await once(n), await once(n), await once(n));
+    await once(5); // warm-up: token cache, prepared statements
     const ten = await run(10);
     const twenty = await run(20);
     expect(ten).toBeGreaterThan(0);
