@@ -18,3 +18,30 @@ export function escapeLike(term: string): string {
 
 /** A date input under the one date rule (isYmd); later refinements see only real dates. */
 export const ymd = () => z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true });
+
+/** Text that must be there: trimmed, at least one character, at most `max`. */
+export const requiredText = (max: number) => z.string().trim().min(1, 'required').max(max);
+
+/** Optional text: trimmed, at most `max`; absent, null or blank reads as null. */
+export const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+
+/**
+ * An optional identifier put through its normaliser (phone, ID number, PIN, registration): absent or blank reads as
+ * null; text the normaliser refuses is an issue with `message`.
+ */
+export const normalised = (fn: (s: string) => string | null, message: string) =>
+  z
+    .string()
+    .nullish()
+    .transform((v, c) => {
+      if (v == null || v.trim() === '') return null;
+      const n = fn(v);
+      if (!n) c.addIssue({ code: 'custom', message });
+      return n ?? null;
+    });

@@ -1,28 +1,13 @@
 import { z } from 'zod';
 import { normalisePhone, normaliseRegNo } from '../../../lib/identifiers.ts';
 import { fromShillings } from '../../../lib/money.ts';
-import { ymd } from '../../../lib/validate.ts';
+import { normalised, optionalText, requiredText, ymd } from '../../../lib/validate.ts';
 import { CLAIM_RULES } from '../claim-state.ts';
 
 /** A first notice of loss as registration reads it: fields, normalisation and messages. */
 
-const text = (max: number) => z.string().trim().min(1, 'required').max(max);
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ? v : null));
-const phone = z
-  .string()
-  .nullish()
-  .transform((v, c) => {
-    if (v == null || v.trim() === '') return null;
-    const n = normalisePhone(v);
-    if (!n) c.addIssue({ code: 'custom', message: 'not a Kenyan mobile number (07…, 01…, +254…)' });
-    return n;
-  });
+const text = requiredText;
+const phone = normalised(normalisePhone, 'not a Kenyan mobile number (07…, 01…, +254…)');
 /** Whole shillings in, cents out. */
 export const shillings = (max = 1_000_000_000) =>
   z
@@ -50,15 +35,7 @@ const witness = z.object({ name: text(200), phone, statement: optionalText(2000)
 export const registerSchema = z
   .object({
     policyId: z.string().min(1, 'required'),
-    registration: z
-      .string()
-      .nullish()
-      .transform((v, c) => {
-        if (v == null || v.trim() === '') return null;
-        const n = normaliseRegNo(v);
-        if (!n) c.addIssue({ code: 'custom', message: 'not a vehicle registration (e.g. KDA 123A)' });
-        return n;
-      }),
+    registration: normalised(normaliseRegNo, 'not a vehicle registration (e.g. KDA 123A)'),
     cause: text(50),
     lossDate: ymd(),
     lossTime: z

@@ -1,26 +1,8 @@
 import { z } from 'zod';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
-import { ymd } from '../../../lib/validate.ts';
+import { normalised, optionalText, ymd } from '../../../lib/validate.ts';
 
 /** A client as written by create and update: the fields, their normalisation and messages. */
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ? v : null));
-const normalised = (fn: (s: string) => string | null, message: string) =>
-  z
-    .string()
-    .nullish()
-    .transform((v, c) => {
-      if (v == null || v.trim() === '') return null;
-      const n = fn(v);
-      if (!n) c.addIssue({ code: 'custom', message });
-      return n ?? null;
-    });
 
 const fields = {
   type: z.enum(['individual', 'corporate']).nullish(),

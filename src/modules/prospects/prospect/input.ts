@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { todayNairobi } from '../../../lib/dates.ts';
-import { ymd } from '../../../lib/validate.ts';
+import { requiredText, ymd } from '../../../lib/validate.ts';
 import { contactFields } from '../../clients/client.service.ts';
 import { PROSPECT_RULES } from '../prospect-state.ts';
 
@@ -9,7 +9,7 @@ import { PROSPECT_RULES } from '../prospect-state.ts';
  * (contactFields), so a prospect converts into a client without a second normalisation.
  */
 
-const text = (max: number) => z.string().trim().min(1, 'required').max(max);
+const text = requiredText;
 
 const fields = {
   type: z.enum(PROSPECT_RULES.types).nullish(),
