@@ -202,6 +202,12 @@ export function snake(name: string): string {
 }
 
 /** Integer from a path or query string, or undefined when absent; NaN for junk so validation can refuse it. */
+/** A true/false query flag: absent or empty is undefined; anything else but true/false is passed on for GraphQL to refuse. */
+export function boolParam(v: string | null | undefined): boolean | string | undefined {
+  if (v == null || v === '') return undefined;
+  return v === 'true' ? true : v === 'false' ? false : v;
+}
+
 export function intParam(v: string | null | undefined): number | undefined {
   if (v == null || v === '') return undefined;
   return /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN;

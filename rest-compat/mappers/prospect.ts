@@ -93,9 +93,3 @@ export function convertFromRest(b: Record<string, unknown>): Omit<SentInput<Conv
 /** The current spelling when sent (a null included: it clears), else the legacy one. */
 const either = (b: Record<string, unknown>, name: string, legacy: string): unknown =>
   b[name] !== undefined ? b[name] : b[legacy];
-
-/** `?follow_up_due=true|false` as a Boolean; anything else passes as sent, for GraphQL to refuse on its field. */
-export function flagParam(v: string | null): unknown {
-  if (v == null || v === '') return undefined;
-  return v === 'true' ? true : v === 'false' ? false : v;
-}

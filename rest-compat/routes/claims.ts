@@ -1,4 +1,3 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
 import {
   ClaimCausesDocument,
   ClaimDocument,
@@ -17,19 +16,14 @@ import {
 import { claimPaymentToRest } from '../mappers/claim-payment.ts';
 import { moneyPair } from '../mappers/money.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { arr, bool, dataOf, int, ref, str } from '../schemas/builders.ts';
+import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { arr, bool, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
 import { CLAIM_STATUSES } from '../schemas/claim.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 const writeErrors = ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'actor_forbidden'] as const;
 
-const q = (name: string, schema: SchemaObject, description?: string) => ({
-  name,
-  in: 'query' as const,
-  schema,
-  ...(description ? { description } : {}),
-});
+const q = queryParam;
 const filterParams = [
   q('status', str(), `Comma-separated statuses: ${CLAIM_STATUSES.join(', ')}`),
   q('policy_uuid', str()),
@@ -44,7 +38,6 @@ const filterParams = [
   q('search', str(), 'Claim number or vehicle registration'),
   ...pageParams(),
 ];
-const boolParam = (v: string | null) => (v === 'true' ? true : v === 'false' ? false : v == null ? undefined : v);
 
 /** Claims: reading, registering and updating; the handling commands are in claim-commands.ts. */
 export const claimRoutes: AnyRoute[] = [

@@ -3,14 +3,9 @@ import { claimSummaryToRest } from '../mappers/claim.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str } from '../schemas/builders.ts';
+import { dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
 
-const q = (name: string, schema: ReturnType<typeof str>, description?: string) => ({
-  name,
-  in: 'query' as const,
-  schema,
-  ...(description ? { description } : {}),
-});
+const q = queryParam;
 
 const filterParams = [
   q('status', {

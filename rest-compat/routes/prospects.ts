@@ -1,4 +1,3 @@
-import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import {
   AddProspectNoteDocument,
   ConvertProspectDocument,
@@ -8,24 +7,13 @@ import {
   ProspectsDocument,
   UpdateProspectDocument,
 } from '../generated/operations.ts';
-import {
-  convertFromRest,
-  flagParam,
-  prospectFromRest,
-  prospectRecordToRest,
-  prospectToRest,
-} from '../mappers/prospect.ts';
+import { convertFromRest, prospectFromRest, prospectRecordToRest, prospectToRest } from '../mappers/prospect.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, ref, str, bool, int } from '../schemas/builders.ts';
+import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { bool, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
 import { PROSPECT_VALUES } from '../schemas/prospect.ts';
 
-const q = (name: string, schema: SchemaObject, description?: string): ParameterObject => ({
-  name,
-  in: 'query',
-  schema,
-  ...(description ? { description } : {}),
-});
+const q = queryParam;
 const listParams = [
   q('status', { type: 'string', enum: [...PROSPECT_VALUES.statuses] }),
   q('assignee_id', int()),
@@ -61,7 +49,7 @@ export const prospectsRoutes: AnyRoute[] = [
       assigneeId: intParam(query.get('assignee_id')),
       source: query.get('source') || undefined,
       interest: query.get('interest') || undefined,
-      followUpDue: flagParam(query.get('follow_up_due')),
+      followUpDue: boolParam(query.get('follow_up_due')),
       search: query.get('search'),
     }),
     toResponse: (d, input) => connectionPage(d.prospects, input, prospectToRest),

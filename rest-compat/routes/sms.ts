@@ -1,4 +1,3 @@
-import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import {
   CreateSmsSenderIdDocument,
   SaveSmsTemplateDocument,
@@ -21,15 +20,10 @@ import {
 } from '../mappers/sms.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { arr, dataOf, int, ref, str } from '../schemas/builders.ts';
+import { arr, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
 import { SMS_VALUES } from '../schemas/sms.ts';
 
-const q = (name: string, schema: SchemaObject, description?: string): ParameterObject => ({
-  name,
-  in: 'query',
-  schema,
-  ...(description ? { description } : {}),
-});
+const q = queryParam;
 const listParams = [
   q('status', { type: 'string', enum: [...SMS_VALUES.recipientStatuses] }, 'Messages with a recipient in this state'),
   q('purpose', str(), 'api, otp, receipt, policy_activated, renewal_due …'),

@@ -1,4 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 
 /** Small builders for the OpenAPI response schemas of the legacy shapes. */
 export const str = (description?: string): SchemaObject => ({
@@ -41,3 +41,11 @@ export function money(name: string, nullableToo = false): Record<string, SchemaO
   const minor = int('Integer cents (exact)');
   return { [name]: nullableToo ? nullable(whole) : whole, [`${name}_minor`]: nullableToo ? nullable(minor) : minor };
 }
+
+/** A query parameter of a route, as the OpenAPI document lists it. */
+export const queryParam = (name: string, schema: SchemaObject, description?: string): ParameterObject => ({
+  name,
+  in: 'query',
+  schema,
+  ...(description ? { description } : {}),
+});

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { ProspectRecordFragment } from '../../rest-compat/generated/operations.ts';
 import {
   convertFromRest,
-  flagParam,
   prospectFromRest,
   prospectRecordToRest,
   prospectToRest,
 } from '../../rest-compat/mappers/prospect.ts';
+import { boolParam } from '../../rest-compat/route.ts';
 import { PROSPECT_VALUES } from '../../rest-compat/schemas/prospect.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { PROSPECT_RULES, PROSPECT_TRANSITIONS } from '../../src/modules/prospects/prospect-state.ts';
@@ -148,7 +148,7 @@ describe('prospect mapper', () => {
   });
 
   it('follow_up_due: true and false as booleans, anything else as sent for GraphQL to refuse', () => {
-    expect([flagParam('true'), flagParam('false'), flagParam(null), flagParam(''), flagParam('yes')]).toEqual([
+    expect([boolParam('true'), boolParam('false'), boolParam(null), boolParam(''), boolParam('yes')]).toEqual([
       true,
       false,
       undefined,
