@@ -11,7 +11,7 @@ import { emitEvent } from '../../events/event.service.ts';
 import { claimActor, claimEventRef, moveClaim } from '../claim-moves.ts';
 import { type ExcessTerm, excessFor, excessTermFor, type ExcessTermName } from '../claim-money.ts';
 import { shillings } from '../register/input.ts';
-import { lockClaim, requireStatus, setReserve } from './common.ts';
+import { lockVisibleClaim, requireStatus, setReserve } from './common.ts';
 
 const approveSchema = z.object({
   approvedAmount: shillings(),
@@ -47,7 +47,7 @@ export async function approveClaim(ctx: Context, uuid: string, input: unknown) {
   requireAbility(p, 'claims.manage');
   const d = parseInput(approveSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['under_assessment'], 'be approved');
     const approved = d.approvedAmount;
     if (approved <= 0n) throw validationFailed([{ field: 'input.approvedAmount', message: 'more than 0' }]);

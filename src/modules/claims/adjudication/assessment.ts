@@ -6,7 +6,7 @@ import { InvalidStateError, validationFailed } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { shillings } from '../register/input.ts';
-import { lockClaim, requireStatus } from './common.ts';
+import { lockVisibleClaim, requireStatus } from './common.ts';
 
 const assessorSchema = z.object({
   name: z.string().trim().min(2).max(200),
@@ -28,7 +28,7 @@ export async function appointAssessor(ctx: Context, uuid: string, input: unknown
   requireAbility(p, 'claims.manage');
   const d = parseInput(assessorSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['with_underwriter', 'under_assessment'], 'have an assessor appointed');
     const updated = await tx.claim.update({
       where: { id: claim.id },
@@ -61,7 +61,7 @@ export async function recordAssessment(ctx: Context, uuid: string, input: unknow
   requireAbility(p, 'claims.manage');
   const d = parseInput(reportSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['under_assessment'], 'take an assessment report');
     if (!claim.assessorAppointedAt) {
       throw new InvalidStateError('Appoint an assessor before recording the report', { claim_status: claim.status });

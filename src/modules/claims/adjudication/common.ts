@@ -10,15 +10,20 @@ import { claimVisibility } from '../../access/claim.visibility.ts';
  * The claim `uuid`, visible to the caller, locked for the rest of `tx` (FOR UPDATE) and read after the lock: every
  * adjudication step starts here, so two steps on one claim take turns and each sees the other's result.
  */
-export async function lockClaim(ctx: Context, tx: Tx, uuid: string) {
+export async function lockVisibleClaim(ctx: Context, tx: Tx, uuid: string) {
   if (!isUuid(uuid)) throw notFound('Claim');
   const seen = await tx.claim.findFirst({
     where: { AND: [{ uuid }, claimVisibility(ctx.principal)] },
     select: { id: true },
   });
   if (!seen) throw notFound('Claim');
-  await tx.$queryRaw`SELECT id FROM claims WHERE id = ${seen.id} FOR UPDATE`;
+  await lockClaimRow(tx, seen.id);
   return tx.claim.findUniqueOrThrow({ where: { id: seen.id } });
+}
+
+/** Locks claim `id` for the rest of `tx`: the one lock every writer of a claim's status or money takes first. */
+export async function lockClaimRow(tx: Tx, id: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM claims WHERE id = ${id} FOR UPDATE`;
 }
 
 /** 409 invalid_state unless the claim is in one of `states`. */

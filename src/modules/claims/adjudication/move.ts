@@ -8,7 +8,7 @@ import { recordAudit } from '../../audit/audit.service.ts';
 import { claimActor, moveClaim } from '../claim-moves.ts';
 import { assertClaimMove, COMMAND_ONLY } from '../claim-state.ts';
 import { checklistState } from '../documents/checklist.ts';
-import { lockClaim, setReserve } from './common.ts';
+import { lockVisibleClaim, setReserve } from './common.ts';
 
 const moveSchema = z.object({
   to: z.enum(Object.values(ClaimStatus) as [ClaimStatus, ...ClaimStatus[]]),
@@ -28,7 +28,7 @@ export async function moveClaimTo(ctx: Context, uuid: string, input: unknown) {
   const command = COMMAND_ONLY[d.to];
   if (command) throw validationFailed([{ field: 'input.to', message: `moves to ${d.to} through ${command}` }]);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     if (claim.status === 'closed') {
       throw new InvalidStateError('A closed claim moves again only through reopen', { claim_status: claim.status });
     }

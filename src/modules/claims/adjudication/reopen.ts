@@ -7,7 +7,7 @@ import { recordAudit } from '../../audit/audit.service.ts';
 import { claimActor, moveClaim } from '../claim-moves.ts';
 import { CLAIM_RULES } from '../claim-state.ts';
 import { shillings } from '../register/input.ts';
-import { lockClaim, requireStatus, setReserve } from './common.ts';
+import { lockVisibleClaim, requireStatus, setReserve } from './common.ts';
 
 const reopenSchema = z.object({
   reason: z.string().trim().min(3, 'say why').max(1000),
@@ -24,7 +24,7 @@ export async function reopenClaim(ctx: Context, uuid: string, input: unknown) {
   requireAbility(p, 'claims.manage');
   const d = parseInput(reopenSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['closed'], 'be reopened');
     const closedAt = claim.closedAt ?? claim.statusChangedAt;
     if (Date.now() - closedAt.getTime() > CLAIM_RULES.reopenDays * 86_400_000) {

@@ -5,7 +5,7 @@ import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { claimActor, moveClaim } from '../claim-moves.ts';
 import { CLAIM_RULES } from '../claim-state.ts';
-import { lockClaim, requireStatus, setReserve } from './common.ts';
+import { lockVisibleClaim, requireStatus, setReserve } from './common.ts';
 
 const repudiateSchema = z.object({
   reason: z.enum(CLAIM_RULES.repudiationReasons),
@@ -18,7 +18,7 @@ export async function repudiateClaim(ctx: Context, uuid: string, input: unknown)
   requireAbility(p, 'claims.manage');
   const d = parseInput(repudiateSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['with_underwriter', 'under_assessment'], 'be repudiated');
     await tx.claim.update({
       where: { id: claim.id },

@@ -4,7 +4,7 @@ import type { Context } from '../../../context.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { shillings } from '../register/input.ts';
-import { lockClaim, requireStatus, setReserve } from './common.ts';
+import { lockVisibleClaim, requireStatus, setReserve } from './common.ts';
 
 const reserveSchema = z.object({
   amount: shillings(),
@@ -20,7 +20,7 @@ export async function adjustReserve(ctx: Context, uuid: string, input: unknown) 
   requireAbility(p, 'claims.manage');
   const d = parseInput(reserveSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(
       claim,
       ['registered', 'documents_pending', 'with_underwriter', 'under_assessment'],

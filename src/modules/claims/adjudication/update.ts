@@ -4,7 +4,7 @@ import type { Context } from '../../../context.ts';
 import { validationFailed } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
-import { lockClaim } from './common.ts';
+import { lockVisibleClaim } from './common.ts';
 
 const updateSchema = z.object({
   assigneeId: z.number().int().positive().nullish(),
@@ -17,7 +17,7 @@ export async function updateClaim(ctx: Context, uuid: string, input: unknown) {
   requireAbility(p, 'claims.manage');
   const d = parseInput(updateSchema, input);
   return ctx.tx(async (tx) => {
-    const claim = await lockClaim(ctx, tx, uuid);
+    const claim = await lockVisibleClaim(ctx, tx, uuid);
     if (d.assigneeId != null) {
       const u = await tx.user.findFirst({ where: { id: d.assigneeId, disabled: false }, select: { id: true } });
       if (!u) throw validationFailed([{ field: 'input.assigneeId', message: 'no such user in this organisation' }]);

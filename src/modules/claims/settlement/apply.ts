@@ -4,6 +4,7 @@ import type { Claim } from '../../../generated/prisma/client.ts';
 import { nairobiIso } from '../../../lib/dates.ts';
 import { amountOf } from '../../../lib/money.ts';
 import { emitEvent } from '../../events/event.service.ts';
+import { lockClaimRow } from '../adjudication/common.ts';
 import { type ClaimActor, claimEventRef, moveClaim } from '../claim-moves.ts';
 import { OPEN_PAYMENT_STATES, transitionClaimPayment } from './payment-state.ts';
 import { applyPayment, releasePayout } from './reconcile.ts';
@@ -28,11 +29,6 @@ export type ApplyOutcome = 'paid' | 'failed' | 'duplicate';
 const keptConversation = (p: { conversationId: string | null }, conf: Confirmation) =>
   conf.conversationId && !p.conversationId ? { conversationId: conf.conversationId } : {};
 
-/** Serialises the money writes of one claim (two payments confirmed at once both add to paidMinor). */
-export async function lockClaim(tx: Tx, claimId: number): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM claims WHERE id = ${claimId} FOR UPDATE`;
-}
-
 /**
  * Payment `paymentId` is paid: paid += amount, the B2C commitment consumed, the reserve consumed by a `payment`
  * movement; when that completes the net payable, the claim moves to settled (claim.moved) and claim.settled lists
@@ -46,7 +42,8 @@ export async function applyPaid(
   by: ClaimActor,
 ): Promise<ApplyOutcome> {
   const p = await tx.claimPayment.findUniqueOrThrow({ where: { id: paymentId } });
-  await lockClaim(tx, p.claimId);
+  // Serialises the money writes of one claim (two payments confirmed at once both add to paidMinor).
+  await lockClaimRow(tx, p.claimId);
   const at = conf.at ?? new Date();
   const moved = await transitionClaimPayment(tx, p.id, OPEN_PAYMENT_STATES, 'paid', {
     paidAt: at,
@@ -103,7 +100,7 @@ async function settle(from: Context | AppServices, tx: Tx, claim: Claim, by: Cla
 /** Payment `paymentId` failed (refused, or a failure the rail confirmed): its commitment is released, nothing else. */
 export async function applyFailed(tx: Tx, paymentId: number, conf: Confirmation): Promise<ApplyOutcome> {
   const p = await tx.claimPayment.findUniqueOrThrow({ where: { id: paymentId } });
-  await lockClaim(tx, p.claimId);
+  await lockClaimRow(tx, p.claimId);
   const moved = await transitionClaimPayment(tx, p.id, OPEN_PAYMENT_STATES, 'failed', {
     failedAt: conf.at ?? new Date(),
     resultCode: conf.resultCode,

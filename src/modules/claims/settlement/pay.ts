@@ -7,10 +7,10 @@ import { normalisePhone } from '../../../lib/identifiers.ts';
 import { fromShillings, toShillings } from '../../../lib/money.ts';
 import { type FieldError, InvalidStateError, ValidationError } from '../../../lib/problem.ts';
 import { B2C_MAX_AMOUNT, B2C_MIN_AMOUNT } from '../../../ports/mobile-money-b2c.ts';
-import { visibleClaim } from '../../access/claim.visibility.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { claimActor } from '../claim-moves.ts';
-import { applyPaid, lockClaim } from './apply.ts';
+import { lockVisibleClaim } from '../adjudication/common.ts';
+import { applyPaid } from './apply.ts';
 import { commitPayout, remainingMinor } from './reconcile.ts';
 
 /** payClaim's input (GraphQL names; REST spells them in snake case). Amounts are whole shillings. */
@@ -116,10 +116,8 @@ function amountToPay(claim: Claim, v: Valid): bigint {
 export async function pay(ctx: Context, claimUuid: string, input: PayClaimInput): Promise<ClaimPayment> {
   const actor = requireAbility(ctx.principal!, 'claims.manage');
   const v = validate(input);
-  const found = await visibleClaim(ctx, claimUuid, { select: { id: true } });
   const payment = await ctx.tx(async (tx) => {
-    await lockClaim(tx, found.id);
-    const claim = await tx.claim.findUniqueOrThrow({ where: { id: found.id } });
+    const claim = await lockVisibleClaim(ctx, tx, claimUuid);
     if (claim.status !== 'approved' || claim.netPayableMinor == null)
       throw new InvalidStateError(`Only an approved claim is paid; this one is ${claim.status}`, {
         claim_status: claim.status,
