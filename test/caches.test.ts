@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTENER_APPLICATION_NAME } from '../src/db/event-bus.ts';
 import { InvalidatedCache } from '../src/lib/invalidated-cache.ts';
 import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
 import { Api, expectProblem, THIS_YEAR, useKit, waitFor } from './kit.ts';
@@ -94,7 +95,7 @@ const RISK = { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year
 
 describe('rating data and principals across three server processes', () => {
   const t = useKit();
-  const o = t.useOrg({ fast: true, tokens: ['admin', 'staff', 'readonly'] });
+  const o = t.useOrg({ fast: true, tokens: ['admin', 'staff', 'readonly', 'agent'] });
   const others: Spawned[] = [];
   let apis: Api[] = [];
   let productId = 0;
@@ -207,8 +208,7 @@ describe('rating data and principals across three server processes', () => {
       idempotencyKey: randomUUID(),
     });
     expect(p.status, p.text).toBe(200);
-    // The process that made the change answered only once it had heard the invalidation; the others were sent it at
-    // the same commit.
+    // The process that made the change answered only once every process had applied the invalidation.
     for (const api of [apis[1], apis[0], apis[2]]) {
       expectProblem(await api.get('/me', { token: o.tokens.staff }), 403, 'insufficient_scope');
     }
@@ -224,6 +224,28 @@ describe('rating data and principals across three server processes', () => {
       idempotencyKey: randomUUID(),
     });
     expect(r.status, r.text).toBe(200);
+    for (const api of apis) expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
+  });
+
+  it('a revocation answers only once every process has applied it: a paused process holds the answer back', async () => {
+    const token = o.tokens.agent;
+    const clientId = o.clients.agent.clientId;
+    for (const api of apis) expect((await api.get('/me', { token })).status).toBe(200);
+    const paused = others[0].child;
+    paused.kill('SIGSTOP'); // a process whose event loop is busy, so it has not yet read the notification
+    let resumed = false;
+    const answered = apis[2]
+      .post(`/api-clients/${clientId}/revoke`, { token: o.tokens.admin, idempotencyKey: randomUUID() })
+      .then((r) => ({ r, resumedFirst: resumed }));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      resumed = true;
+      paused.kill('SIGCONT');
+    }
+    const { r, resumedFirst } = await answered;
+    expect(r.status, r.text).toBe(200);
+    expect(resumedFirst, 'the revocation answered while a process that still held the token was paused').toBe(true);
     for (const api of apis) expectProblem(await api.get('/me', { token }), 401, 'invalid_token');
   });
 });
@@ -258,7 +280,8 @@ describe('when the invalidation feed is lost', () => {
     try {
       await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-          WHERE datname = current_database() AND query LIKE 'LISTEN bima_cache%' AND pid <> pg_backend_pid()`,
+          WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+        [LISTENER_APPLICATION_NAME],
       );
     } finally {
       await admin.end();

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { type CacheOptions, type CacheStats, InvalidatedCache } from '../lib/invalidated-cache.ts';
-import type { EventBus } from './event-bus.ts';
+import { type EventBus, LISTENER_APPLICATION_NAME } from './event-bus.ts';
 
-/** How long sync() waits for its own notification before giving up (the feed is then down and caches are off). */
+/**
+ * How long sync() waits for every listening process to acknowledge before answering anyway (a process that cannot
+ * answer in this time has a feed in trouble; it turns its caches off when it notices the connection is lost).
+ */
 const SYNC_TIMEOUT_MS = 2_000;
 
 /**
@@ -15,14 +18,15 @@ const SYNC_TIMEOUT_MS = 2_000;
 export class Caches {
   readonly #byName = new Map<string, { cache: InvalidatedCache<unknown, unknown>; kinds: readonly string[] }>();
   #listening = false;
-  readonly #syncWaiters = new Map<string, () => void>();
+  readonly #syncWaiters = new Map<string, (pid: number) => void>();
 
   constructor(
-    bus: EventBus,
+    private readonly bus: EventBus,
     private readonly pool: Pick<pg.Pool, 'query'>,
   ) {
     bus.onCacheMessage((m) => {
-      if (m.kind === 'sync') return this.#syncWaiters.get(String(m.id))?.();
+      if (m.kind === 'sync') return typeof m.id === 'string' ? bus.acknowledge(m.id) : undefined;
+      if (m.kind === 'ack') return this.#syncWaiters.get(String(m.id))?.(Number(m.pid));
       for (const { cache, kinds } of this.#byName.values()) {
         if (kinds.includes(m.kind) && Number.isInteger(m.tenant)) cache.invalidate(m.tenant);
       }
@@ -49,19 +53,29 @@ export class Caches {
   }
 
   /**
-   * Resolves once this process has heard every invalidation committed before the call. PostgreSQL delivers a
-   * listener's notifications in commit order, so hearing our own marker (sent after those commits) means the ones
-   * before it were heard, and applied, first. A service that changes what a cache holds (a key's scopes, a
-   * revocation) awaits this before it answers, so the caller's next request, to this process, cannot see the old
-   * value; other processes were sent the same invalidation at the same commit (README "Caches").
+   * Resolves once every listening process (this one and every other server or worker on the database) has heard,
+   * and applied, every invalidation committed before the call. PostgreSQL delivers a listener's notifications in
+   * commit order, so a process that hears our marker (sent after those commits) has applied the ones before it; each
+   * answers the marker from its LISTEN connection, and we wait for an answer from every listening connection that
+   * existed when we sent it (found by application_name in pg_stat_activity; one that connects later starts with
+   * empty caches). A service that changes what a cache holds for security (a key's scopes, a revocation) awaits this
+   * before it answers, so no process serves the old value to a request made after the answer (README "Caches").
    */
   async sync(): Promise<void> {
     if (!this.#listening) return; // caches are off: nothing is served from them
     const id = randomUUID();
+    const { rows } = await this.pool.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+      [LISTENER_APPLICATION_NAME],
+    );
+    const waiting = new Set(rows.map((r) => r.pid));
+    if (this.bus.listenerPid !== undefined) waiting.add(this.bus.listenerPid);
     const heard = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, SYNC_TIMEOUT_MS);
       timer.unref();
-      this.#syncWaiters.set(id, () => {
+      this.#syncWaiters.set(id, (pid) => {
+        waiting.delete(pid);
+        if (waiting.size > 0) return;
         clearTimeout(timer);
         resolve();
       });

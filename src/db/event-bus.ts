@@ -6,12 +6,16 @@ import type { Tx } from './client.ts';
 const CHANNEL = 'bima_events';
 /** Cache invalidations, sent by triggers (migration caches_and_replicas): `{"kind": "rating"|"principal", "tenant": N}`. */
 const CACHE_CHANNEL = 'bima_cache';
+/** The LISTEN connection's application_name: how Caches.sync finds every listening process (pg_stat_activity). */
+export const LISTENER_APPLICATION_NAME = 'bima_cache_listener';
 
 export interface CacheMessage {
   kind: string;
   tenant: number;
   /** A sync marker's id (Caches.sync). */
   id?: string;
+  /** An acknowledgement's sender: the backend pid of the listening connection that heard the marker. */
+  pid?: number;
 }
 
 export interface BusMessage {
@@ -34,6 +38,8 @@ export class EventBus {
   private readonly listeningListeners: ((listening: boolean) => void)[] = [];
   /** True while the LISTEN connection is up: cache invalidations can be heard. */
   listening = false;
+  /** The backend pid of the LISTEN connection while it is up. */
+  listenerPid: number | undefined;
 
   constructor(
     private readonly databaseUrl: string,
@@ -67,8 +73,13 @@ export class EventBus {
     client.on('error', onLost);
     client.on('end', () => onLost());
     await client.connect();
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT set_config('application_name', $1, false), pg_backend_pid() AS pid`,
+      [LISTENER_APPLICATION_NAME],
+    );
     await client.query(`LISTEN ${CHANNEL}`);
     await client.query(`LISTEN ${CACHE_CHANNEL}`);
+    this.listenerPid = rows[0].pid;
     this.client = client;
     this.setListening(true);
   }
@@ -114,6 +125,19 @@ export class EventBus {
     } catch (e) {
       this.onError(e);
     }
+  }
+
+  /**
+   * Answers a sync marker on the LISTEN connection itself, once every notification delivered before the marker has
+   * been handled (handlers run synchronously, in delivery order).
+   */
+  acknowledge(id: string): void {
+    const client = this.client;
+    if (!client || !this.listening) return;
+    const ack: CacheMessage = { kind: 'ack', tenant: 0, id, pid: this.listenerPid };
+    client
+      .query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, JSON.stringify(ack)])
+      .catch((e: unknown) => this.onError(e));
   }
 
   /** Queue an event to be announced when `tx` commits. Payloads stay small (ids and figures): NOTIFY caps at 8 kB. */
