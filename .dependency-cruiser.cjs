@@ -13,6 +13,7 @@ const MODULE_FLOORS = [
   ['motor'],
   ['certificates'],
   ['policies'],
+  ['finance'],
   ['payments', 'webhooks', 'api-clients', 'identity', 'maintenance'],
   ['claims'],
   ['client-area'],

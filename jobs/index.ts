@@ -8,6 +8,7 @@ import { registerPolicyWorkers } from './policies.worker.ts';
 import { registerProspectWorkers } from './prospects.worker.ts';
 import { registerClaimWorkers } from './claims.worker.ts';
 import { registerSmsWorkers } from './sms.worker.ts';
+import { registerFinanceWorkers } from './finance.worker.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -27,5 +28,6 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerProspectWorkers(boss, app);
   await registerClaimWorkers(boss, app);
   await registerSmsWorkers(boss, app);
+  await registerFinanceWorkers(boss, app);
   return boss;
 }

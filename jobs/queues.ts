@@ -137,6 +137,43 @@ export const QUEUES = {
     payload: z.object({ gatewayMessageId: z.string().min(1) }).strict(),
     options: { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60 },
   },
+  /**
+   * Ask the lender to decide one submitted application. Idempotent: the call is recorded (ipf_lender_calls) before
+   * it is made, the lender treats a repeat of our reference as the same request, and only a `submitted` application
+   * takes the answer.
+   */
+  ipfDecide: {
+    name: 'ipf.decide',
+    payload: z.object({ applicationId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
+  },
+  /**
+   * Ask the lender to pay the insurer a loan's principal once its deposit is paid; the confirmed payment settles the
+   * policy's debit note and activates the policy. Idempotent the same way: only an `awaiting_deposit` loan is funded.
+   */
+  ipfDisburse: {
+    name: 'ipf.disburse',
+    payload: z.object({ loanId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
+  },
+  /** Every minute: submitted applications without a decision and paid deposits without a disbursement, sent again. */
+  sweepIpf: {
+    name: 'ipf.sweep',
+    payload: z.object({}).strict(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  },
+  /**
+   * Daily at 00:20 Nairobi (and on demand): reminders before due dates, overdue instalments (ipf.instalment_overdue,
+   * once each), defaults past the grace days (cancellation for non-payment, refund to the lender), expired
+   * applications. Idempotent: each move is a guarded transition and each notice is marked.
+   */
+  ipfDaily: {
+    name: 'ipf.daily',
+    payload: z.object({ asOf: z.string().optional() }).strict(),
+    options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
+    cron: '20 0 * * *',
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

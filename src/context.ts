@@ -14,6 +14,7 @@ import type { DocumentStore } from './ports/document-store.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import type { MobileMoneyPort } from './ports/mobile-money.ts';
 import type { SmsGatewayPort } from './ports/sms-gateway.ts';
+import type { IpfLenderPort } from './ports/ipf-lender.ts';
 import { AppError } from './lib/problem.ts';
 
 /** Long-lived parts of the running service, shared by every request, WebSocket and job. */
@@ -40,6 +41,8 @@ export interface AppServices {
   documents: DocumentStore<Tx>;
   /** The bulk-SMS gateway, its send queue and report URL (src/ports/sms-gateway.ts); set where pg-boss runs. */
   sms?: SmsGatewayPort;
+  /** The premium-finance lender rail and its queues (src/ports/ipf-lender.ts); set where pg-boss runs. */
+  lender?: IpfLenderPort;
 }
 
 /** See AppServices.limits. */

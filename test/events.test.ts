@@ -55,6 +55,11 @@ describe('event catalogue', () => {
       'claim.settled',
       'claim.sla_breached',
       'prospect.follow_up_due',
+      'ipf.decided',
+      'ipf.funded',
+      'ipf.instalment_overdue',
+      'ipf.defaulted',
+      'ipf.settled',
     ]);
     for (const e of r.body.data) expect(e.schema.type, e.name).toBe('object');
     const payment = r.body.data[0];

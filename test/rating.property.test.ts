@@ -97,17 +97,32 @@ const risk: fc.Arbitrary<RatingRisk> = fc.record({
   startYear: fc.constant(START_YEAR),
 });
 
-const lenders: fc.Arbitrary<RatingLender[]> = fc.uniqueArray(
-  fc.record({
-    name: fc.constantFrom('Mkopo', 'Jamii', 'Other'),
-    minPremiumMinor: fc.bigInt({ min: 0n, max: 5_000_000n }),
-    tenors: fc.uniqueArray(
-      fc.record({ months: fc.integer({ min: 1, max: 12 }), chargeBps: fc.integer({ min: 0, max: 1500 }) }),
-      { minLength: 1, maxLength: 4, selector: (t) => t.months },
-    ),
-  }),
-  { minLength: 1, maxLength: 3, selector: (l) => l.name },
-);
+/** A lender as the seed makes them: a rate per tenor, the deposit one instalment, no ceiling. */
+const rateLender = (l: Pick<RatingLender, 'name' | 'minPremiumMinor' | 'tenors'>, id = 1): RatingLender => ({
+  id,
+  maxPremiumMinor: null,
+  pricing: 'rate_per_tenor',
+  depositRule: 'one_instalment',
+  depositBps: null,
+  maxInstalmentToIncomeBps: 3000,
+  defaultGraceDays: 30,
+  feeBands: [],
+  ...l,
+});
+
+const lenders: fc.Arbitrary<RatingLender[]> = fc
+  .uniqueArray(
+    fc.record({
+      name: fc.constantFrom('Mkopo', 'Jamii', 'Other'),
+      minPremiumMinor: fc.bigInt({ min: 0n, max: 5_000_000n }),
+      tenors: fc.uniqueArray(
+        fc.record({ months: fc.integer({ min: 1, max: 12 }), chargeBps: fc.integer({ min: 0, max: 1500 }) }),
+        { minLength: 1, maxLength: 4, selector: (t) => t.months },
+      ),
+    }),
+    { minLength: 1, maxLength: 3, selector: (l) => l.name },
+  )
+  .map((ls) => ls.map((l, i) => rateLender(l, i + 1)));
 
 const sum = (xs: bigint[]) => xs.reduce((s, x) => s + x, 0n);
 
@@ -216,7 +231,7 @@ describe('hand-worked figures', () => {
       yearOfManufacture: 2023,
       startYear: 2026,
     };
-    const lender = { name: 'Mkopo', minPremiumMinor: 2_500_000n, tenors: [{ months: 4, chargeBps: 220 }] };
+    const lender = rateLender({ name: 'Mkopo', minPremiumMinor: 2_500_000n, tenors: [{ months: 4, chargeBps: 220 }] });
     const priced = priceOption(p, r, LEVIES, { tenantType: 'brokerage', lenders: [lender] });
     if ('ineligible' in priced) throw new Error(priced.ineligible);
     // 1,234,567 × 3.5 % = 43,209.845: half a cent, rounded away from zero to 43,209.85.
@@ -410,8 +425,12 @@ describe('ipfOffers', () => {
 
   it('the seeded lenders: KES 25,000 is the smallest premium financed', () => {
     const ls: RatingLender[] = [
-      { name: 'Mkopo Premium Finance', minPremiumMinor: 2_500_000n, tenors: [{ months: 4, chargeBps: 220 }] },
-      { name: 'Jamii Credit', minPremiumMinor: 3_000_000n, tenors: [{ months: 3, chargeBps: 190 }] },
+      rateLender({
+        name: 'Mkopo Premium Finance',
+        minPremiumMinor: 2_500_000n,
+        tenors: [{ months: 4, chargeBps: 220 }],
+      }),
+      rateLender({ name: 'Jamii Credit', minPremiumMinor: 3_000_000n, tenors: [{ months: 3, chargeBps: 190 }] }, 2),
     ];
     const p = { ipfEligible: true } as RatingProduct;
     expect(ipfOffers(2_499_999n, p, 'brokerage', ls).reason).toMatch(/KES 25,000/);

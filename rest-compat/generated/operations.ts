@@ -312,6 +312,23 @@ export type InsuredInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type IpfApplicationStatus =
+  | 'approved'
+  | 'cancelled'
+  | 'declined'
+  | 'draft'
+  | 'expired'
+  | 'funded'
+  | 'signed'
+  | 'submitted';
+
+export type IpfLoanStatus =
+  | 'active'
+  | 'awaiting_deposit'
+  | 'cancelled'
+  | 'defaulted'
+  | 'settled';
+
 export type MarkClaimDocumentInput = {
   /** The claim uuid */
   claimId: Scalars['String']['input'];

@@ -19,6 +19,9 @@ import { prospectsRoutes } from './prospects.ts';
 import { smsRoutes } from './sms.ts';
 import { clientAreaRoutes } from './client-area.ts';
 import { clientAreaSignInRoutes } from './client-area-sign-in.ts';
+import { ipfApplicationsRoutes } from './ipf-applications.ts';
+import { ipfLoansRoutes } from './ipf-loans.ts';
+import { ipfSettlementRoutes } from './ipf-settlement.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
 export const ROUTES: AnyRoute[] = [
@@ -40,6 +43,9 @@ export const ROUTES: AnyRoute[] = [
   ...claimDocumentsRoutes,
   ...claimPaymentsRoutes,
   ...smsRoutes,
+  ...ipfLoansRoutes,
+  ...ipfApplicationsRoutes,
+  ...ipfSettlementRoutes,
   ...clientAreaSignInRoutes,
   ...clientAreaRoutes,
 ];

@@ -20,7 +20,7 @@ import { AppError } from '../lib/problem.ts';
  */
 export interface Reach {
   /** Prisma delegate name of the model the fragment applies to. */
-  model: 'client' | 'policy' | 'receipt' | 'claim' | 'prospect';
+  model: 'client' | 'policy' | 'receipt' | 'claim' | 'prospect' | 'ipfApplication' | 'ipfLoan';
   where(p: Principal): object;
 }
 

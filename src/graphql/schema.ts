@@ -32,6 +32,10 @@ import '../modules/claims/claim-document.type.ts';
 import '../modules/claims/claim-payment.type.ts';
 import '../modules/sms/sms.type.ts';
 import '../modules/sms/sms.mutations.ts';
+import '../modules/finance/ipf-application.type.ts';
+import '../modules/finance/ipf-loan.type.ts';
+import '../modules/finance/application.mutations.ts';
+import '../modules/payments/loan-settlement.mutations.ts';
 import '../modules/client-area/client-area.type.ts';
 import '../modules/client-area/client-area.mutations.ts';
 

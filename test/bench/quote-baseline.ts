@@ -84,9 +84,12 @@ async function loadTables(pool: pg.Pool, tenantCode: string): Promise<Tables> {
     'SELECT motor_product_id, name, limit_minor FROM motor_product_benefits WHERE tenant_id = $1 ORDER BY sort_order, id',
   );
   const lenders = await select(
-    'SELECT id, name, min_premium_minor FROM ipf_lenders WHERE tenant_id = $1 AND active ORDER BY id',
+    'SELECT id, name, min_premium_minor, max_premium_minor, pricing, deposit_rule, deposit_bps, max_instalment_to_income_bps, default_grace_days FROM ipf_lenders WHERE tenant_id = $1 AND active ORDER BY id',
   );
   const tenors = await select('SELECT lender_id, months, charge_bps FROM ipf_tenors WHERE tenant_id = $1 ORDER BY id');
+  const feeBands = await select(
+    'SELECT lender_id, up_to_premium_minor, fee_minor FROM ipf_fee_bands WHERE tenant_id = $1 ORDER BY up_to_premium_minor NULLS LAST',
+  );
   const levies = await select(
     'SELECT code, name, basis, rate_bps, amount_minor FROM levies WHERE tenant_id = $1 ORDER BY sort_order, id',
   );
@@ -129,9 +132,19 @@ async function loadTables(pool: pg.Pool, tenantCode: string): Promise<Tables> {
       })),
     })),
     lenders: lenders.map((l) => ({
+      id: l.id,
       name: l.name,
       minPremiumMinor: BigInt(l.min_premium_minor),
+      maxPremiumMinor: big(l.max_premium_minor),
+      pricing: l.pricing,
+      depositRule: l.deposit_rule,
+      depositBps: l.deposit_bps,
+      maxInstalmentToIncomeBps: l.max_instalment_to_income_bps,
+      defaultGraceDays: l.default_grace_days,
       tenors: tenors.filter((x) => x.lender_id === l.id).map((x) => ({ months: x.months, chargeBps: x.charge_bps })),
+      feeBands: feeBands
+        .filter((b) => b.lender_id === l.id)
+        .map((b) => ({ upToPremiumMinor: big(b.up_to_premium_minor), feeMinor: BigInt(b.fee_minor) })),
     })),
     levies: levies.map((l) => ({
       code: l.code,

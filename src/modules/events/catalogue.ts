@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLAIM_EVENTS } from './catalogue-claims.ts';
+import { FINANCE_EVENTS } from './catalogue-finance.ts';
 
 /**
  * The one list of events a tenant can subscribe to: name, when it is emitted, and the schema of `data`. The zod
@@ -262,6 +263,7 @@ export const CATALOGUE = {
   },
   'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
   ...CLAIM_EVENTS,
+  ...FINANCE_EVENTS,
 } as const;
 
 export type CatalogueEventName = keyof typeof CATALOGUE;

@@ -14,11 +14,11 @@
  * - Instalments: for each allowed number of parts, parts 2..n are the total divided evenly and rounded DOWN to a whole
  *   shilling; part 1 takes the rest. So the parts sum exactly to the total in cents, and their whole-shilling
  *   figures sum to the whole-shilling total.
- * - Premium finance: a flat charge (basis points of the total) spread over the tenor; the deposit is the first of
- *   the tenor's payments and takes the rounding remainder; apr_bps = charge × 12 / months.
+ * - Premium finance: reference/ipf-terms.ts (one arithmetic for the quote's offers, /ipf/quote and loans).
  */
 import type { CoverType, TenantType, VehicleClass } from '../../generated/prisma/enums.ts';
 import { applyBps } from '../../lib/money.ts';
+import { type IpfLenderTerms, ipfOffersFor, splitEvenly } from '../reference/ipf-terms.ts';
 import type { RatingLevy } from '../reference/reference.service.ts';
 
 export interface RatingProduct {
@@ -39,11 +39,8 @@ export interface RatingProduct {
 
 export type { RatingLevy };
 
-export interface RatingLender {
-  name: string;
-  minPremiumMinor: bigint;
-  tenors: { months: number; chargeBps: number }[];
-}
+/** A lender's terms as rating reads them (reference/ipf-terms.ts holds the arithmetic). */
+export type RatingLender = IpfLenderTerms;
 
 export interface RatingRisk {
   valueMinor: bigint | null;
@@ -132,10 +129,7 @@ export function levies(
 /** Splits `total` into `parts`: parts 2..n whole shillings, part 1 the remainder (never negative for total ≥ 0). */
 export function splitInstalments(totalMinor: bigint, parts: number): bigint[] {
   if (parts < 1) throw new RangeError('parts must be ≥ 1');
-  const n = BigInt(parts);
-  const later = (totalMinor / n / WHOLE) * WHOLE;
-  const first = totalMinor - later * (n - 1n);
-  return [first, ...Array.from({ length: parts - 1 }, () => later)];
+  return splitEvenly(totalMinor, parts);
 }
 
 export const NOT_OFFERED_TYPES: readonly TenantType[] = ['sacco', 'microfinance'];
@@ -152,31 +146,22 @@ export function ipfOffers(
   if (!product.ipfEligible)
     return { offers: [], reason: 'This insurer does not accept premium finance for this cover' };
   if (!lenders.length) return { offers: [], reason: 'No premium-finance lender is on the panel' };
-  const eligible = lenders.filter((l) => totalMinor >= l.minPremiumMinor);
-  if (!eligible.length) {
-    const min = lenders.reduce((m, l) => (l.minPremiumMinor < m ? l.minPremiumMinor : m), lenders[0].minPremiumMinor);
+  const offers = ipfOffersFor(totalMinor, lenders).map((o) => ({
+    lenderName: o.lenderName,
+    tenorMonths: o.tenorMonths,
+    depositMinor: o.depositMinor,
+    instalmentMinor: o.instalmentMinor,
+    aprBps: o.aprBps,
+    chargeMinor: o.chargeMinor,
+  }));
+  if (offers.length) return { offers, reason: null };
+  const min = lenders.reduce((m, l) => (l.minPremiumMinor < m ? l.minPremiumMinor : m), lenders[0].minPremiumMinor);
+  if (totalMinor < min)
     return {
       offers: [],
       reason: `Premium is below the lenders' minimum of KES ${(min / WHOLE).toLocaleString('en-KE')}`,
     };
-  }
-  const offers = eligible.flatMap((l) =>
-    [...l.tenors]
-      .sort((a, b) => a.months - b.months)
-      .map((t) => {
-        const chargeMinor = applyBps(totalMinor, t.chargeBps);
-        const [deposit, ...rest] = splitInstalments(totalMinor + chargeMinor, t.months);
-        return {
-          lenderName: l.name,
-          tenorMonths: t.months,
-          depositMinor: deposit,
-          instalmentMinor: rest[0] ?? deposit,
-          aprBps: Math.round((t.chargeBps * 12) / t.months),
-          chargeMinor,
-        };
-      }),
-  );
-  return { offers, reason: null };
+  return { offers: [], reason: 'No lender on the panel finances this premium' };
 }
 
 export function priceOption(

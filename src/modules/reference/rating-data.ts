@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import type { Insurer, Levy } from '../../generated/prisma/client.ts';
+import type { IpfDepositRule, IpfLenderTerms, IpfPricing } from './ipf-terms.ts';
 import { motorBenefitId, type RatingLevy, ratingLevy } from './rating-rows.ts';
 
 const PRODUCT_INCLUDE = {
@@ -15,11 +16,7 @@ export type RatingProductRow = Prisma.MotorProductGetPayload<{ include: typeof P
   benefitIds: string[];
 };
 
-export interface RatingLenderRow {
-  name: string;
-  minPremiumMinor: bigint;
-  tenors: { months: number; chargeBps: number }[];
-}
+export type RatingLenderRow = IpfLenderTerms;
 
 /** Everything motor rating reads of an organisation, as of one rating version. Shared between requests: never mutate. */
 export interface RatingData {
@@ -47,7 +44,7 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
   const products = await tx.motorProduct.findMany({ include: PRODUCT_INCLUDE, orderBy: { id: 'asc' } });
   const lenderRows = await tx.ipfLender.findMany({
     where: { active: true },
-    include: { tenors: { orderBy: { months: 'asc' } } },
+    include: { tenors: { orderBy: { months: 'asc' } }, feeBands: { orderBy: { id: 'asc' } } },
     orderBy: { id: 'asc' },
   });
   const levyRows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
@@ -60,16 +57,41 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
   return deepFreeze({
     version,
     products: products.map((p) => ({ ...p, benefitIds: p.benefits.map((b) => motorBenefitId(b.name)) })),
-    lenders: lenderRows.map((l) => ({
-      name: l.name,
-      minPremiumMinor: l.minPremiumMinor,
-      tenors: l.tenors.map((t) => ({ months: t.months, chargeBps: t.chargeBps })),
-    })),
+    lenders: lenderRows.map(lenderTerms),
     levies: levyRows.map(ratingLevy),
     insurers,
     levyRows,
     benefitNames: benefits.map((b) => b.name),
   });
+}
+
+/** A lender row with its tenors and fee bands as the arithmetic reads it. */
+export function lenderTerms(
+  l: Prisma.IpfLenderGetPayload<{ include: { tenors: true; feeBands: true } }>,
+): IpfLenderTerms {
+  return {
+    id: l.id,
+    name: l.name,
+    minPremiumMinor: l.minPremiumMinor,
+    maxPremiumMinor: l.maxPremiumMinor,
+    pricing: l.pricing as IpfPricing,
+    depositRule: l.depositRule as IpfDepositRule,
+    depositBps: l.depositBps,
+    maxInstalmentToIncomeBps: l.maxInstalmentToIncomeBps,
+    defaultGraceDays: l.defaultGraceDays,
+    tenors: l.tenors.map((t) => ({ months: t.months, chargeBps: t.chargeBps })),
+    feeBands: l.feeBands
+      .map((b) => ({ upToPremiumMinor: b.upToPremiumMinor, feeMinor: b.feeMinor }))
+      .sort((a, b) =>
+        a.upToPremiumMinor === null
+          ? 1
+          : b.upToPremiumMinor === null
+            ? -1
+            : a.upToPremiumMinor < b.upToPremiumMinor
+              ? -1
+              : 1,
+      ),
+  };
 }
 
 function deepFreeze<T>(value: T): T {

@@ -7,7 +7,7 @@ import { normaliseIdNo, normalisePhone } from '../../../lib/identifiers.ts';
 import { AppError, type FieldError, ValidationError } from '../../../lib/problem.ts';
 import type { RateLimitRule } from '../../../lib/rate-limit.ts';
 import { smsService } from '../../sms/sms.service.ts';
-import { hashOtp, newOtpCode, OTP_RULES } from './otp-code.ts';
+import { hashOtp, newOtpCode, OTP_RULES } from '../../sms/otp-code.ts';
 
 export type OtpPurpose = 'signin' | 'register';
 

@@ -4,7 +4,7 @@ import { now as clockNow } from '../../../lib/clock.ts';
 import { newSecret, sha256Hex } from '../../../lib/crypto.ts';
 import { ValidationError } from '../../../lib/problem.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
-import { otpMatches, OTP_RULES } from './otp-code.ts';
+import { otpMatches, OTP_RULES } from '../../sms/otp-code.ts';
 import type { OtpPurpose } from './request.ts';
 
 export type CodeCheck = { ok: true; otpId: number; clientId: number | null } | { ok: false; reason: string };

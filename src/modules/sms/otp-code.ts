@@ -1,9 +1,9 @@
 import { createHmac, randomInt } from 'node:crypto';
-import type { Config } from '../../../lib/config.ts';
-import { constantTimeEqual } from '../../../lib/crypto.ts';
-import { masterKey } from '../../../lib/secret-box.ts';
+import type { Config } from '../../lib/config.ts';
+import { constantTimeEqual } from '../../lib/crypto.ts';
+import { masterKey } from '../../lib/secret-box.ts';
 
-/** The one-time code's rules (README "Client area"). */
+/** The one-time code's rules (README "Client area"), shared by client-area sign-in and premium-finance signing. */
 export const OTP_RULES = {
   digits: 6,
   ttlSeconds: 300,
@@ -24,15 +24,24 @@ export function newOtpCode(): string {
  * HMAC-SHA256 under the service's master key, bound to the code's own row (its uuid): a stolen table alone does not
  * let anyone test the million codes offline, and a hash cannot be moved to another row.
  */
-export function hashOtp(config: Pick<Config, 'secretsKey' | 'dataDir'>, otpUuid: string, code: string): string {
-  return createHmac('sha256', masterKey(config)).update(`client-otp:${otpUuid}:${code}`).digest('hex');
+export function hashOtp(
+  config: Pick<Config, 'secretsKey' | 'dataDir'>,
+  otpUuid: string,
+  code: string,
+  purpose: OtpPurpose = 'client-otp',
+): string {
+  return createHmac('sha256', masterKey(config)).update(`${purpose}:${otpUuid}:${code}`).digest('hex');
 }
+
+/** What a code is for: part of its HMAC, so a sign-in code can never sign a loan agreement or the other way round. */
+export type OtpPurpose = 'client-otp' | 'ipf-sign';
 
 export function otpMatches(
   config: Pick<Config, 'secretsKey' | 'dataDir'>,
   otpUuid: string,
   code: string,
   stored: string,
+  purpose: OtpPurpose = 'client-otp',
 ): boolean {
-  return constantTimeEqual(hashOtp(config, otpUuid, code), stored);
+  return constantTimeEqual(hashOtp(config, otpUuid, code, purpose), stored);
 }

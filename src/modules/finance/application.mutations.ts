@@ -1,0 +1,2 @@
+/** Premium-finance application commands (README "Premium finance"): create, submit, cancel, sign. */
+export {};

@@ -1,0 +1,2 @@
+/** Early settlement of a premium-finance loan: quote, confirm and collect the payoff (README "Premium finance"). */
+export {};
