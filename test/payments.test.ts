@@ -416,7 +416,7 @@ describe('POST /payment/stk/push validation', () => {
     expect(r.body.errors.map((e: any) => e.field).sort()).toEqual(['amount', 'phone', 'purpose']);
   });
 
-  it('422 on account for an unknown account, and for any ipf_repayment (no loans yet)', async () => {
+  it('422 on account for an unknown account, and for an ipf_repayment naming no loan', async () => {
     expectProblem(
       await o.push({ phone: PHONES.success, amount: 10, account: 'MTR-1999-999999' }),
       422,

@@ -47,6 +47,8 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
       })),
       ...moneyPair('applied_total', r.appliedTotal),
       ...moneyPair('refund_to_client', r.refundToClient),
+      refund_payee: r.refundPayee,
+      ...moneyPair('refund_to_lender', r.refundToLender),
       ...moneyPair('outstanding_after', r.outstandingAfter),
       items: r.items.map((i) => ({
         regno: i.regNo,
@@ -62,6 +64,7 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
           ...moneyPair('amount', c.creditNote.amount),
           ...moneyPair('applied', c.creditNote.applied),
           ...moneyPair('refunded', c.creditNote.refunded),
+          refund_payee: c.creditNote.refundPayee,
         }
       : null,
     reinstatement_debit_note: c.reinstatementDebitNote

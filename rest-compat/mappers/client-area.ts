@@ -1,6 +1,7 @@
 import type {
   ViewerClaimFieldsFragment,
   ViewerFieldsFragment,
+  ViewerLoansQuery,
   ViewerPoliciesQuery,
   ViewerRegisterClaimInput,
   ViewerStatementQuery,
@@ -104,5 +105,40 @@ export function viewerClaimFromRest(b: Record<string, unknown>): SentInput<Viewe
     policeAbstractNo: b.police_abstract_no,
     antiTheftDevice: b.anti_theft_device,
     estimatedLossMinor: b.estimated_loss_minor,
+  };
+}
+
+type ViewerLoan = ViewerLoansQuery['viewer']['loans'][number];
+
+/** A loan of the signed-in client, in cents only (spec, convention 2), with its schedule and balance. */
+export function viewerLoanToRest(l: ViewerLoan) {
+  return {
+    uuid: l.uuid,
+    reference: l.reference,
+    status: l.loanStatus,
+    policy_no: l.policyNo,
+    lender_name: l.lenderName,
+    tenor_months: l.tenorMonths,
+    apr_bps: l.aprBps,
+    principal_minor: l.principalMinor,
+    charge_minor: l.chargeMinor,
+    total_repayable_minor: l.totalRepayableMinor,
+    paid_minor: l.paidMinor,
+    rebate_minor: l.rebateMinor,
+    balance_minor: l.balanceMinor,
+    arrears_minor: l.arrearsMinor,
+    next_due: l.nextDue
+      ? { instalment: l.nextDue.instalment, due_on: l.nextDue.dueOn, amount_minor: l.nextDue.amountMinor }
+      : null,
+    signed_at: l.signedAt,
+    schedule: l.schedule.map((i) => ({
+      instalment: i.instalment,
+      due_on: i.dueOn,
+      amount_minor: i.amountMinor,
+      paid_minor: i.paidMinor,
+      waived_minor: i.waivedMinor,
+      outstanding_minor: i.outstandingMinor,
+      status: i.instalmentStatus,
+    })),
   };
 }

@@ -1,11 +1,10 @@
 import type {
   ClientBalanceQuery,
-  InitiateStkPushMutation,
   ReceiptFieldsFragment,
   RotateMpesaCallbackTokenMutation,
+  StkPushAckFieldsFragment,
   StkPushStatusQuery,
 } from '../generated/operations.ts';
-import type { Resolved } from '../route.ts';
 import { moneyObject, moneyPair } from './money.ts';
 
 export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']) {
@@ -48,7 +47,7 @@ export function receiptToRest(r: ReceiptFieldsFragment) {
 }
 
 /** The rail's acknowledgement of an STK push, with the request it made and where to follow it. */
-export function stkPushToRest(a: Resolved<InitiateStkPushMutation>['initiateStkPush']) {
+export function stkPushToRest(a: StkPushAckFieldsFragment) {
   return {
     id: a.id,
     merchant_request_id: a.merchantRequestId,

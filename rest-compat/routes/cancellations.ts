@@ -24,7 +24,8 @@ export const cancellationRoutes: AnyRoute[] = [
       'Changes nothing. effective_date is the first day without cover (default today, Nairobi), between the start (or the latest confirmed ' +
       'endorsement) and the day after the end. The refund: unearned basic premium Σ U(B, c) = B × days left / days in period per premium item, ' +
       "each percent levy's share term by term, flat duties (stamp duty) kept as non_refundable; the credit note total is applied to open debit " +
-      "notes first (applied_to_debit_notes) and the rest goes to the client's credit balance (refund_to_client). A policy that is not active: 409 invalid_state.",
+      "notes first (applied_to_debit_notes) and the rest goes to the client's credit balance (refund_to_client), or, when a premium-finance loan paid " +
+      'the premium (refund_payee lender), to the lender (refund_to_lender). A policy that is not active: 409 invalid_state.',
     scopes: ['bind'],
     idempotent: true,
     operation: PreviewCancellationDocument,
@@ -40,7 +41,7 @@ export const cancellationRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/policies/{uuid}/cancellations/{cancellation_uuid}/confirm',
     summary:
-      'Confirm a quoted cancellation: credit note, refund to the client balance, policy cancelled, certificates cancelled',
+      'Confirm a quoted cancellation: credit note, refund to the client balance (or the lender), policy cancelled, certificates cancelled',
     description:
       'Refused when the cancellation is not quoted (409 invalid_state), past expires_at (409 preview_expired) or priced before the policy last ' +
       'changed (409 preview_stale: an endorsement, cancellation or reinstatement since). Emits policy.cancelled; the registry cancellations run as jobs ' +

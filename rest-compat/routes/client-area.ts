@@ -12,6 +12,7 @@ import {
   statementToRest,
   viewerClaimFromRest,
   viewerClaimToRest,
+  viewerLoanToRest,
   viewerPolicyToRest,
   viewerToRest,
 } from '../mappers/client-area.ts';
@@ -179,19 +180,18 @@ export const clientAreaRoutes: AnyRoute[] = [
     operationId: 'listViewerLoans',
     method: 'GET',
     path: '/client-area/loans',
-    summary: "The signed-in client's premium-finance loans (cents only; empty until premium finance exists)",
-    description: CUSTOMER,
+    summary: "The signed-in client's premium-finance loans, newest first, with schedule and balance (cents only)",
+    description:
+      CUSTOMER +
+      'balance_minor = total repayable − paid − rebate; arrears_minor = what is unpaid on the instalments due on or ' +
+      'before today; next_due is the oldest instalment with something unpaid. A SACCO or microfinance organisation ' +
+      'gets 403 ipf_not_offered.',
     scopes: ['read'],
     idempotent: false,
     operation: ViewerLoansDocument,
     toVariables: () => ({}),
-    toResponse: (d) => ({
-      status: 200,
-      body: {
-        data: d.viewer.loans.map((l) => ({ reference: l.reference, status: l.status, balance_minor: l.balanceMinor })),
-      },
-    }),
+    toResponse: (d) => ({ status: 200, body: { data: d.viewer.loans.map(viewerLoanToRest) } }),
     response: { status: 200, description: 'Loans', schema: listOf('ViewerLoan') },
-    errors: ['invalid_client_key'],
+    errors: ['invalid_client_key', 'ipf_not_offered'],
   }),
 ];

@@ -66,6 +66,13 @@ export const cancellationSchemas = {
       },
       ...money('applied_total'),
       ...money('refund_to_client'),
+      refund_payee: {
+        type: 'string',
+        enum: ['client', 'lender'],
+        description:
+          "Who the rest of the credit goes to: client (added to the client's credit balance, refund_to_client) or lender (the premium-finance lender that paid the premium, refund_to_lender; refund_to_client is then 0)",
+      },
+      ...money('refund_to_lender'),
       ...money('outstanding_after'),
       items: arr(
         obj({
@@ -79,10 +86,16 @@ export const cancellationSchemas = {
     }),
     credit_note: {
       ...nullable(
-        obj({ number: str('CN-<policy>-<n>'), ...money('amount'), ...money('applied'), ...money('refunded') }),
+        obj({
+          number: str('CN-<policy>-<n>'),
+          ...money('amount'),
+          ...money('applied'),
+          ...money('refunded'),
+          refund_payee: { type: 'string', enum: ['client', 'lender'] },
+        }),
       ),
       description:
-        'Raised on confirmation: applied to open debit notes, the rest refunded to the client credit balance',
+        'Raised on confirmation: applied to open debit notes, the rest refunded to refund_payee (the client credit balance, or the premium-finance lender)',
     },
     reinstatement_debit_note: {
       ...nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),

@@ -87,7 +87,35 @@ export const clientAreaSchemas = {
     debit_note_no: str(),
     replayed: bool(),
   }),
-  ViewerLoan: obj({ reference: str(), status: str(), balance_minor: cents() }),
+  ViewerLoan: obj({
+    uuid: str(),
+    reference: str('The loan number: the account instalments are paid to'),
+    status: str('awaiting_deposit, active, settled, defaulted or cancelled'),
+    policy_no: str(),
+    lender_name: str(),
+    tenor_months: int(),
+    apr_bps: int(),
+    principal_minor: cents(),
+    charge_minor: cents('Integer cents: the cost of credit'),
+    total_repayable_minor: cents(),
+    paid_minor: cents(),
+    rebate_minor: cents(),
+    balance_minor: cents('Integer cents: total repayable − paid − rebate'),
+    arrears_minor: cents('Integer cents unpaid on the instalments due on or before today'),
+    next_due: nullable(obj({ instalment: int(), due_on: date(), amount_minor: cents() })),
+    signed_at: timestamp(),
+    schedule: arr(
+      obj({
+        instalment: int('1 is the deposit'),
+        due_on: date(),
+        amount_minor: cents(),
+        paid_minor: cents(),
+        waived_minor: cents(),
+        outstanding_minor: cents(),
+        status: str('paid, waived, overdue, due (today) or upcoming'),
+      }),
+    ),
+  }),
 };
 
 export const otpRequestBody = obj(

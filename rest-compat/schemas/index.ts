@@ -15,6 +15,9 @@ import { claimPaymentSchemas } from './claim-payment.ts';
 import { prospectSchemas } from './prospect.ts';
 import { smsSchemas } from './sms.ts';
 import { clientAreaSchemas } from './client-area.ts';
+import { ipfApplicationSchemas } from './ipf-application.ts';
+import { ipfLoanSchemas } from './ipf-loan.ts';
+import { ipfSettlementSchemas } from './ipf-settlement.ts';
 
 /** The OpenAPI component schemas of the legacy resources, in the document's order. */
 export const COMPONENT_SCHEMAS = {
@@ -35,4 +38,7 @@ export const COMPONENT_SCHEMAS = {
   ...claimPaymentSchemas,
   ...smsSchemas,
   ...clientAreaSchemas,
+  ...ipfApplicationSchemas,
+  ...ipfLoanSchemas,
+  ...ipfSettlementSchemas,
 };

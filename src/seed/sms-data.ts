@@ -12,6 +12,10 @@ export const SMS_TEMPLATES: Record<string, string> = {
   policy_activated: 'Dear {{name}}, your policy {{policy_no}} is active from {{cover_start}} to {{cover_end}}. {{org}}',
   renewal_due:
     'Dear {{name}}, your policy {{policy_no}} expires on {{end_date}} ({{days}} days). Renew to stay covered. {{org}}',
+  ipf_sign:
+    '{{code}} signs your {{org}} premium loan {{application_no}} with {{lender}}: {{total}} repayable. Expires in {{minutes}} minutes. Do not share it.',
+  ipf_reminder:
+    'Dear {{name}}, KES {{amount}} of your premium loan {{loan_no}} is due on {{due_on}}. Pay by M-Pesa paybill {{paybill}}, account {{loan_no}}. {{org}}',
 };
 export const SMS_OPENING_UNITS = 1000;
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { now as clockNow } from '../../src/lib/clock.ts';
 import { toDbDate } from '../../src/lib/dates.ts';
 import { createLoanFromApplication } from '../../src/modules/finance/loan/create.ts';
 import { numberIpf } from '../../src/modules/finance/numbers.ts';
@@ -6,7 +7,8 @@ import { lenderTerms } from '../../src/modules/reference/rating-data.ts';
 import { ipfOffer, ipfSchedule } from '../../src/modules/reference/ipf-terms.ts';
 import { TODAY } from '../helpers/clock.ts';
 import type { Org } from './org.ts';
-import { type BindOptions, type Bound, pendingPolicy } from './policies.ts';
+import { type BindOptions, type Bound, pay, type PayOptions, pendingPolicy, policyInStatus } from './policies.ts';
+import { waitFor } from './wait.ts';
 
 /**
  * Premium-finance state builders. `ipfPolicy` binds through the API (payment_mode ipf). `signedLoan` stands in for
@@ -50,7 +52,7 @@ export async function signedLoan(o: Org, opts: SignedLoanOptions = {}): Promise<
     const offer = ipfOffer(pol.totalMinor, terms, months);
     if (!offer) throw new Error(`${terms.name} offers nothing for ${pol.totalMinor} over ${months} months`);
     const version = await tx.ratingVersion.findUnique({ where: { tenantId: o.id } });
-    const now = new Date();
+    const now = clockNow();
     const application = await tx.ipfApplication.create({
       data: {
         tenantId: o.id,
@@ -87,3 +89,39 @@ export async function signedLoan(o: Org, opts: SignedLoanOptions = {}): Promise<
     return { policy, application, loan, offer };
   });
 }
+
+/** An ipf_repayment of `amountMinor` (rounded up to whole shillings) to the loan, waited for until applied. */
+export function repay(o: Org, loanNo: string, amountMinor: number | bigint, p: PayOptions = {}): Promise<string> {
+  return pay(o, loanNo, amountMinor, { ...p, purpose: 'ipf_repayment' });
+}
+
+/** The loan's row with its schedule (seq order), read directly. */
+export function loanRow(o: Org, loanId: number) {
+  return o.t.db.tenant(o.id, (tx) =>
+    tx.ipfLoan.findUniqueOrThrow({ where: { id: loanId }, include: { instalments: { orderBy: { seq: 'asc' } } } }),
+  );
+}
+
+/** Waits until the loan is in `status` (funding and settlement happen in the background of a payment). */
+export function loanInStatus(o: Org, loanId: number, status: string) {
+  return waitFor(
+    `loan ${loanId} to be ${status}`,
+    () => loanRow(o, loanId),
+    (l) => l.status === status,
+  );
+}
+
+/**
+ * A loan funded the way production funds it (needs the job runner): `signedLoan`, the deposit paid by an ipf_repayment
+ * STK push, the disbursement job paying the policy's debit note (the policy active), the loan `active`.
+ */
+export async function fundedLoan(o: Org, opts: SignedLoanOptions = {}): Promise<SignedLoan & { record: any }> {
+  const signed = await signedLoan(o, opts);
+  await repay(o, signed.loan.loanNo, signed.offer.depositMinor);
+  await loanInStatus(o, signed.loan.id, 'active');
+  const record = await policyInStatus(o, signed.policy.uuid, 'active');
+  return { ...signed, record };
+}
+
+/** An active financed loan, funded as production funds it (fundedLoan). */
+export const activeLoan = fundedLoan;

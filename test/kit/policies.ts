@@ -56,6 +56,8 @@ export interface PayOptions {
   phone?: string;
   /** Also wait until the rail's callback is processed (default true): nothing of the payment is still running. */
   callback?: boolean;
+  /** premium (default) or ipf_repayment (`account` a loan number). */
+  purpose?: 'premium' | 'ipf_repayment';
 }
 
 /** An active policy: the bind's answer, and `record`, GET /policies/{uuid} once it was active. */
@@ -164,7 +166,8 @@ export async function pendingPolicy(o: Org, b: BindOptions = {}): Promise<Bound>
 
 export async function pay(o: Org, account: string, amountMinor: number | bigint, p: PayOptions = {}): Promise<string> {
   const amount = Math.ceil(Number(amountMinor) / 100);
-  const push = await o.push({ phone: p.phone ?? PAYING_PHONE, amount, account }, p.token);
+  const purpose = p.purpose ? { purpose: p.purpose } : {};
+  const push = await o.push({ phone: p.phone ?? PAYING_PHONE, amount, account, ...purpose }, p.token);
   expect(push.status, push.text).toBe(202);
   const id: string = push.body.data.checkout_request_id;
   const s = await o.settled(id);

@@ -50,6 +50,9 @@ describe('cancellation mapper', () => {
         applied_total_minor: 500_000,
         refund_to_client: 15_001,
         refund_to_client_minor: 1_500_050,
+        refund_payee: 'client',
+        refund_to_lender: 0,
+        refund_to_lender_minor: 0,
         outstanding_after: 0,
         outstanding_after_minor: 0,
         items: [
@@ -72,6 +75,7 @@ describe('cancellation mapper', () => {
         applied_minor: 500_000,
         refunded: 15_001,
         refunded_minor: 1_500_050,
+        refund_payee: 'client',
       },
       reinstatement_debit_note: null,
       expires_at: '2025-07-04T06:00:00.000Z',
@@ -79,6 +83,27 @@ describe('cancellation mapper', () => {
       reinstated_at: null,
       created_at: '2025-07-01T06:00:00.000Z',
     });
+  });
+
+  it('a refund to the premium-finance lender: refund_payee lender on the refund and its credit note', () => {
+    const rest = cancellationToRest({
+      ...cancellation,
+      creditNote: { ...cancellation.creditNote!, refundPayee: 'lender' },
+      refund: {
+        ...cancellation.refund,
+        refundToClient: m(0, 0),
+        refundPayee: 'lender',
+        refundToLender: m(15_001, 1_500_050),
+      },
+    });
+    expect(rest.refund).toMatchObject({
+      refund_to_client: 0,
+      refund_to_client_minor: 0,
+      refund_payee: 'lender',
+      refund_to_lender: 15_001,
+      refund_to_lender_minor: 1_500_050,
+    });
+    expect(rest.credit_note).toMatchObject({ refunded_minor: 1_500_050, refund_payee: 'lender' });
   });
 
   it('a quoted preview has no credit note; a reinstated one has its reinstatement debit note', () => {

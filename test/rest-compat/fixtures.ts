@@ -80,6 +80,7 @@ export const cancellation: CancellationFieldsFragment = {
     amount: m(20_000, 2_000_050),
     applied: m(5_000, 500_000),
     refunded: m(15_001, 1_500_050),
+    refundPayee: 'client',
   },
   reinstatementDebitNote: null,
   expiresAt: '2025-07-04T06:00:00.000Z',
@@ -97,6 +98,8 @@ export const cancellation: CancellationFieldsFragment = {
     appliedToDebitNotes: [{ debitNoteNo: 'DN-MTR-2025-000001-2/2', amount: m(5_000, 500_000) }],
     appliedTotal: m(5_000, 500_000),
     refundToClient: m(15_001, 1_500_050),
+    refundPayee: 'client',
+    refundToLender: m(0, 0),
     outstandingAfter: m(0, 0),
     items: [
       {

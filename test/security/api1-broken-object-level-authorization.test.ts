@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Active, INSTANT_RAIL, useKit } from '../kit.ts';
 import { approvedClaim, motorNotice, payClaim } from '../kit/approved-claim.ts';
 import { createProspect, newPerson } from '../kit/prospects.ts';
+import { signedLoan } from '../kit/ipf.ts';
 
 /** 'ok', 'null', or the problem code seen. */
 type Outcome = string;
@@ -163,6 +164,23 @@ beforeAll(async () => {
   );
   expect(sms.body.errors).toBeUndefined();
   ids.smsMessage = sms.body.data.sendSms.id;
+  // Premium-finance loans (src/modules/access/ipf.visibility.ts): A on a policy the agent key bound, B on staff's.
+  const loans = [await signedLoan(o, { token: o.tokens.agent }), await signedLoan(o, { token: o.tokens.staff })];
+  const l = await api.gql(
+    'query($a: String!, $b: String!) { a: ipfLoan(uuid: $a) { id } b: ipfLoan(uuid: $b) { id } }',
+    { a: loans[0].loan.uuid, b: loans[1].loan.uuid },
+    { token: o.tokens.staff },
+  );
+  expect(l.body.errors).toBeUndefined();
+  Object.assign(ids, { loanA: l.body.data.a.id, loanB: l.body.data.b.id });
+  // Premium-finance applications (the same visibility): those loans' applications.
+  const apps = await api.gql(
+    'query($a: String!, $b: String!) { a: ipfApplication(uuid: $a) { id } b: ipfApplication(uuid: $b) { id } }',
+    { a: loans[0].application.uuid, b: loans[1].application.uuid },
+    { token: o.tokens.staff },
+  );
+  expect(apps.body.errors).toBeUndefined();
+  Object.assign(ids, { applicationA: apps.body.data.a.id, applicationB: apps.body.data.b.id });
 }, 120_000);
 
 /**
@@ -328,6 +346,48 @@ const MATRIX: Record<string, Record<string, Outcome>> = {
     agentHeaders: 'ok',
     readonly: 'ok',
     quoteOnly: 'ok',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  // A loan is seen exactly as its policy (scopes read or bind).
+  loanA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  loanB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  // An application is seen exactly as its policy (scopes read or bind).
+  applicationA: {
+    staff: 'ok',
+    agentKey: 'ok',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
+    admin: 'ok',
+    otherTenant: 'null',
+    suspendedTenant: 'tenant_inactive',
+  },
+  applicationB: {
+    staff: 'ok',
+    agentKey: 'null',
+    agentHeaders: 'null',
+    readonly: 'ok',
+    quoteOnly: 'insufficient_scope',
     admin: 'ok',
     otherTenant: 'null',
     suspendedTenant: 'tenant_inactive',

@@ -62,6 +62,14 @@ const QUERY: Record<string, Rule> = {
   certificate: any('read'),
   checkCertificate: any('read'),
   motorQuote: any('quote'),
+  // Premium finance (a SACCO or microfinance token is refused with ipf_not_offered after the scope): the quote prices
+  // as the motor quote does; the panel is reference data for quoting; loans are read as policies are.
+  ipfQuote: any('quote'),
+  ipfLenders: any('read', 'quote'),
+  ipfLoans: any('read', 'bind'),
+  ipfLoan: any('read', 'bind'),
+  ipfApplications: any('read', 'bind'),
+  ipfApplication: any('read', 'bind'),
   // Claims and prospects are read by an integration that services them (`read`) or by a CRM key (`crm`).
   claims: any('read', 'crm'),
   claim: any('read', 'crm'),
@@ -93,6 +101,14 @@ const MUTATION: Record<string, Rule> = {
   saveMotorQuote: any('quote', 'bind'),
   bindMotorPolicy: any('bind'),
   initiateStkPush: any('bind'),
+  // Premium finance: the early settlement prompts the phone for the payoff, as a payment does (bind).
+  settleIpfLoanEarly: any('bind'),
+  // Applications are written by whoever sells the policy (ability policies.create: agents too, on policies in reach).
+  createIpfApplication: any('bind'),
+  submitIpfApplication: any('bind'),
+  cancelIpfApplication: any('bind'),
+  requestIpfSigningCode: any('bind'),
+  signIpfApplication: any('bind'),
   endorsePolicy: any('bind'),
   confirmEndorsement: any('bind'),
   discardEndorsement: any('bind'),

@@ -82,6 +82,9 @@ describe('JSON nested thousands of levels deep', () => {
     ['PATCH', `/prospects/${POLICY}`],
     ['POST', `/prospects/${POLICY}/notes`],
     ['POST', `/prospects/${POLICY}/convert`],
+    ['POST', '/ipf/quote'],
+    ['POST', '/ipf/applications'],
+    ['POST', `/ipf/applications/${POLICY}/sign`],
   ];
   it.each(writes)('%s %s answers 400 invalid_request', async (method, path) => {
     for (const body of [`{"a":${deep(5000)}}`, deep(100_000)]) {
@@ -139,6 +142,8 @@ describe('cursors', () => {
     '/claims',
     '/prospects',
     '/prospects/follow-ups',
+    '/ipf/loans',
+    '/ipf/applications',
   ])('a junk cursor on GET %s is 422 validation_failed under errors.cursor', async (path) => {
     for (const cursor of junk)
       expectProblem(
@@ -171,6 +176,8 @@ describe('cursors', () => {
     ['claims', 'staff'],
     ['prospects', 'staff'],
     ['prospectFollowUps', 'staff'],
+    ['ipfLoans', 'staff'],
+    ['ipfApplications', 'staff'],
     ['auditLog', 'admin'],
   ];
   it.each(connections)(

@@ -3,6 +3,7 @@ import { money, MoneyRef } from '../../graphql/common.ts';
 import type { Client } from '../../generated/prisma/client.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { clientAreaService } from './client-area.service.ts';
+import type { ViewerLoan, ViewerLoanLine } from './viewer/loans.ts';
 import type { ViewerClaim, ViewerPolicy } from './viewer/read.ts';
 import { statementHtml } from './viewer/statement-html.ts';
 import type { Statement, StatementLine } from './viewer/statement.ts';
@@ -97,17 +98,48 @@ export const ViewerClaimRef = builder.objectRef<ViewerClaim>('ViewerClaim').impl
   }),
 });
 
-interface Loan {
-  reference: string;
-  status: string;
-  balanceMinor: bigint;
-}
-const ViewerLoanRef = builder.objectRef<Loan>('ViewerLoan').implement({
-  description: 'A premium-finance loan (none until premium finance exists). Amounts in cents only.',
+const cents = <T>(get: (x: T) => bigint) => ({ type: 'Cents' as const, resolve: get });
+
+const ViewerLoanLineRef = builder.objectRef<ViewerLoanLine>('ViewerLoanInstalment').implement({
   fields: (t) => ({
-    reference: t.exposeString('reference'),
+    instalment: t.exposeInt('seq', { description: '1 is the deposit' }),
+    dueOn: t.exposeString('dueOn'),
+    amountMinor: t.field(cents((l) => l.amountMinor)),
+    paidMinor: t.field(cents((l) => l.paidMinor)),
+    waivedMinor: t.field(cents((l) => l.waivedMinor)),
+    outstandingMinor: t.field(cents((l) => l.outstandingMinor)),
+    status: t.exposeString('status', { description: 'paid, waived, overdue, due (today) or upcoming' }),
+  }),
+});
+
+const ViewerLoanDueRef = builder.objectRef<NonNullable<ViewerLoan['nextDue']>>('ViewerLoanDue').implement({
+  fields: (t) => ({
+    instalment: t.exposeInt('seq'),
+    dueOn: t.exposeString('dueOn'),
+    amountMinor: t.field(cents((d) => d.amountMinor)),
+  }),
+});
+
+const ViewerLoanRef = builder.objectRef<ViewerLoan>('ViewerLoan').implement({
+  description: 'A premium-finance loan of the signed-in client, with its schedule and balance. Amounts in cents only.',
+  fields: (t) => ({
+    uuid: t.exposeString('uuid'),
+    reference: t.exposeString('reference', { description: 'The loan number: the account instalments are paid to' }),
     status: t.exposeString('status'),
-    balanceMinor: t.field({ type: 'Cents', resolve: (l) => l.balanceMinor }),
+    policyNo: t.exposeString('policyNo'),
+    lenderName: t.exposeString('lenderName'),
+    tenorMonths: t.exposeInt('tenorMonths'),
+    aprBps: t.exposeInt('aprBps'),
+    principalMinor: t.field(cents((l) => l.principalMinor)),
+    chargeMinor: t.field(cents((l) => l.chargeMinor)),
+    totalRepayableMinor: t.field(cents((l) => l.totalRepayableMinor)),
+    paidMinor: t.field(cents((l) => l.paidMinor)),
+    rebateMinor: t.field(cents((l) => l.rebateMinor)),
+    balanceMinor: t.field({ ...cents<ViewerLoan>((l) => l.balanceMinor), description: 'Total − paid − rebate' }),
+    arrearsMinor: t.field(cents((l) => l.arrearsMinor)),
+    nextDue: t.field({ type: ViewerLoanDueRef, nullable: true, resolve: (l) => l.nextDue }),
+    signedAt: t.field({ type: 'DateTime', resolve: (l) => l.signedAt }),
+    schedule: t.field({ type: [ViewerLoanLineRef], resolve: (l) => l.schedule }),
   }),
 });
 

@@ -20,6 +20,15 @@ const ipfRef = {
   lender: z.string().describe("The lender's name"),
 };
 
+/** Part of an ipf_repayment receipt given to one schedule line (payment.received `allocations`). */
+export const ipfInstalmentAllocation = z
+  .object({
+    instalment: z.number().int().describe('Schedule line of the loan (1 is the deposit)'),
+    due_on: z.string().describe('Y-m-d'),
+    ...money,
+  })
+  .strict();
+
 export const ipfDecided = z
   .object({
     ...ipfRef,

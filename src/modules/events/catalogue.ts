@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLAIM_EVENTS } from './catalogue-claims.ts';
-import { FINANCE_EVENTS } from './catalogue-finance.ts';
+import { FINANCE_EVENTS, ipfInstalmentAllocation } from './catalogue-finance.ts';
 
 /**
  * The one list of events a tenant can subscribe to: name, when it is emitted, and the schema of `data`. The zod
@@ -31,9 +31,10 @@ const paymentReceived = z
     client_no: z.string().nullable(),
     policy_no: z.string().nullable(),
     policy_uuid: z.string().nullable(),
+    loan_no: z.string().nullable().optional().describe('The premium-finance loan an ipf_repayment paid (else null)'),
     allocations: z
-      .array(z.object({ debit_note_no: z.string(), ...money }))
-      .describe('How the receipt was allocated to open debit notes, oldest first'),
+      .array(z.union([z.object({ debit_note_no: z.string(), ...money }), ipfInstalmentAllocation]))
+      .describe('Open debit notes (premium) or loan instalments (ipf_repayment) the receipt paid, oldest first'),
     unallocated: z.object(money).describe('Excess credited to the client balance'),
   })
   .strict();
@@ -122,9 +123,12 @@ const policyCancelled = z
     effective_date: z.string().describe('Y-m-d: first day without cover'),
     credit_note_no: z.string().nullable(),
     credit: z.object(money).describe('Unearned premium credited (credit note total)'),
-    refund: z
-      .object(money)
-      .describe('Part of the credit refunded to the client balance after settling open debit notes'),
+    refund: z.object(money).describe('Part of the credit refunded after settling open debit notes, to refund_payee'),
+    refund_payee: z
+      .enum(['client', 'lender'])
+      .describe(
+        "Who the refund goes to: the client's credit balance, or the premium-finance lender that paid the premium",
+      ),
     cancelled_at: z.string().describe('ISO 8601 with offset'),
   })
   .strict();
@@ -209,7 +213,8 @@ export const pingData = z.object({ message: z.string(), sent_by: z.string().desc
 
 export const CATALOGUE = {
   'payment.received': {
-    description: "A payment callback raised a receipt (allocated to the account's open debit notes).",
+    description:
+      "A payment callback raised a receipt (allocated to the account's open debit notes, or a loan's instalments).",
     data: paymentReceived,
   },
   'payment.unmatched': {

@@ -1,16 +1,102 @@
 import { builder } from '../../graphql/builder.ts';
+import { money, MoneyRef } from '../../graphql/common.ts';
 import { nodeAccess } from '../../graphql/access.ts';
-import { IPF_SCOPES, ipfLoanReach } from '../access/ipf.visibility.ts';
+import { fromDbDate, todayNairobi } from '../../lib/dates.ts';
+import { IPF_SCOPES, ipfLoanReach, oneLoan } from '../access/ipf.visibility.ts';
 import { LOAN_STATUSES, type LoanStatus } from './ipf-state.ts';
+import {
+  INSTALMENT_STATUSES,
+  type InstalmentLine,
+  type InstalmentStatus,
+  type LoanFigures,
+  lineOutstanding,
+  lineStatus,
+  loanBalance,
+  type NextDue,
+} from './loan/balance.ts';
+import { getLoan, type LoanPayment, listLoans, loanHistory, paymentsOf } from './loan/read.ts';
+import './ipf-quote.type.ts';
 
 /**
- * Premium-finance loans (README "Premium finance"), seen exactly as their policy is; a SACCO or microfinance
- * organisation reads none (ipf_not_offered, enforced by the services and root fields).
+ * Premium-finance loans (README "Premium finance: quote, lenders and loans"), seen exactly as their policy is; a SACCO
+ * or microfinance organisation reads none (ipf_not_offered, enforced by the services behind the root fields). Balances
+ * are loan/balance.ts's, as of the business day the field is read.
  */
 
 export const IpfLoanStatusEnum = builder.enumType('IpfLoanStatus', {
   values: LOAN_STATUSES as [LoanStatus, ...LoanStatus[]],
 });
+
+const IpfInstalmentStatusEnum = builder.enumType('IpfInstalmentStatus', {
+  description: 'paid; waived (at early settlement); else by due date: overdue (past), due (today), upcoming',
+  values: INSTALMENT_STATUSES as [InstalmentStatus, ...InstalmentStatus[]],
+});
+
+builder.prismaObject('IpfInstalment', {
+  ...oneLoan,
+  description: 'One line of a loan’s schedule; line 1 is the deposit.',
+  fields: (t) => ({
+    instalment: t.exposeInt('seq', { description: '1 is the deposit' }),
+    dueOn: t.string({ description: 'Y-m-d', resolve: (i) => fromDbDate(i.dueOn) }),
+    amount: t.field({ type: MoneyRef, resolve: (i) => money(i.amountMinor)! }),
+    paid: t.field({ type: MoneyRef, resolve: (i) => money(i.paidMinor)! }),
+    waived: t.field({
+      type: MoneyRef,
+      description: 'Rebated at early settlement',
+      resolve: (i) => money(i.waivedMinor)!,
+    }),
+    outstanding: t.field({ type: MoneyRef, resolve: (i) => money(lineOutstanding(i))! }),
+    status: t.field({ type: IpfInstalmentStatusEnum, resolve: (i) => lineStatus(i, todayNairobi()) }),
+  }),
+});
+
+const IpfNextDueRef = builder.objectRef<NextDue>('IpfNextDue').implement({
+  description: 'The oldest instalment with something outstanding (what a repayment pays first).',
+  fields: (t) => ({
+    instalment: t.exposeInt('seq'),
+    dueOn: t.exposeString('dueOn', { description: 'Y-m-d' }),
+    amount: t.field({ type: MoneyRef, description: 'Outstanding on it', resolve: (d) => money(d.amountMinor)! }),
+  }),
+});
+
+const IpfAllocationRef = builder.objectRef<LoanPayment['allocations'][number]>('IpfPaymentAllocation').implement({
+  fields: (t) => ({
+    instalment: t.exposeInt('seq'),
+    amount: t.field({ type: MoneyRef, resolve: (a) => money(a.amountMinor)! }),
+  }),
+});
+
+const IpfLoanPaymentRef = builder.objectRef<LoanPayment>('IpfLoanPayment').implement({
+  description: 'A receipt allocated to the loan, with what of it went to which instalment.',
+  fields: (t) => ({
+    receiptNo: t.exposeString('receiptNo'),
+    method: t.exposeString('method'),
+    transactionRef: t.exposeString('transactionRef'),
+    paidAt: t.field({ type: 'DateTime', resolve: (p) => p.paidAt }),
+    amount: t.field({ type: MoneyRef, description: 'The whole receipt', resolve: (p) => money(p.amountMinor)! }),
+    allocations: t.field({ type: [IpfAllocationRef], resolve: (p) => p.allocations }),
+  }),
+});
+
+type HistoryRow = Awaited<ReturnType<typeof loanHistory>>[number];
+const IpfLoanStatusChangeRef = builder.objectRef<HistoryRow>('IpfLoanStatusChange').implement({
+  fields: (t) => ({
+    from: t.exposeString('fromStatus'),
+    to: t.exposeString('toStatus'),
+    reason: t.exposeString('reason'),
+    actor: t.exposeString('actor', { description: 'A user’s or API client’s name, lender, client or system' }),
+    at: t.field({ type: 'DateTime', resolve: (h) => h.at }),
+  }),
+});
+
+const LINES = { instalments: { orderBy: { seq: 'asc' } } } as const;
+const balanceOf = (l: LoanFigures & { instalments: InstalmentLine[] }) => loanBalance(l, l.instalments, todayNairobi());
+const ALLOCATIONS = {
+  allocations: {
+    orderBy: { id: 'asc' },
+    include: { receipt: true, instalment: { select: { seq: true } } },
+  },
+} as const;
 
 export const IpfLoanRef = builder.prismaNode('IpfLoan', {
   ...nodeAccess<{ id: number }>({ scopes: IPF_SCOPES, reach: { via: ipfLoanReach, id: (l) => l.id } }, ipfLoanReach),
@@ -21,5 +107,100 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
     uuid: t.exposeString('uuid'),
     loanNo: t.exposeString('loanNo', { description: 'IPF-YYYY-NNNNNN: the account an ipf_repayment names' }),
     status: t.field({ type: IpfLoanStatusEnum, resolve: (l) => l.status as LoanStatus }),
+    policy: t.relation('policy', { nullable: true }),
+    client: t.relation('client', { nullable: true }),
+    policyNo: t.string({ select: { policy: { select: { policyNo: true } } }, resolve: (l) => l.policy.policyNo }),
+    policyUuid: t.string({ select: { policy: { select: { uuid: true } } }, resolve: (l) => l.policy.uuid }),
+    clientNo: t.string({ select: { client: { select: { clientNo: true } } }, resolve: (l) => l.client.clientNo }),
+    clientName: t.string({ select: { client: { select: { name: true } } }, resolve: (l) => l.client.name }),
+    lenderId: t.exposeInt('lenderId'),
+    lenderName: t.string({ select: { lender: { select: { name: true } } }, resolve: (l) => l.lender.name }),
+    tenorMonths: t.exposeInt('tenorMonths'),
+    principal: t.field({
+      type: MoneyRef,
+      description: 'The premium financed',
+      resolve: (l) => money(l.principalMinor)!,
+    }),
+    charge: t.field({ type: MoneyRef, description: 'The cost of credit', resolve: (l) => money(l.chargeMinor)! }),
+    totalRepayable: t.field({ type: MoneyRef, resolve: (l) => money(l.totalRepayableMinor)! }),
+    aprBps: t.exposeInt('aprBps', { description: 'The flat rate annualised, basis points' }),
+    paid: t.field({ type: MoneyRef, resolve: (l) => money(l.paidMinor)! }),
+    rebate: t.field({
+      type: MoneyRef,
+      description: 'Charges waived at early settlement',
+      resolve: (l) => money(l.rebateMinor)!,
+    }),
+    outstanding: t.field({
+      type: MoneyRef,
+      description: 'Total repayable − paid − rebate (nothing for a cancelled loan)',
+      select: LINES,
+      resolve: (l) => money(balanceOf(l).outstandingMinor)!,
+    }),
+    arrears: t.field({
+      type: MoneyRef,
+      description: 'Outstanding on the instalments due on or before today',
+      select: LINES,
+      resolve: (l) => money(balanceOf(l).arrearsMinor)!,
+    }),
+    nextDue: t.field({ type: IpfNextDueRef, nullable: true, select: LINES, resolve: (l) => balanceOf(l).nextDue }),
+    settlementPayoff: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'A confirmed early-settlement figure, held until settlementValidUntil (null when none)',
+      resolve: (l) => money(l.settlementPayoffMinor),
+    }),
+    settlementRebate: t.field({ type: MoneyRef, nullable: true, resolve: (l) => money(l.settlementRebateMinor) }),
+    settlementValidUntil: t.string({
+      nullable: true,
+      description: 'Y-m-d',
+      resolve: (l) => (l.settlementValidUntil ? fromDbDate(l.settlementValidUntil) : null),
+    }),
+    lenderRefund: t.field({
+      type: MoneyRef,
+      description: 'Unearned premium the insurer refunded to the lender on default',
+      resolve: (l) => money(l.lenderRefundMinor)!,
+    }),
+    signedAt: t.expose('signedAt', { type: 'DateTime' }),
+    fundedAt: t.expose('fundedAt', { type: 'DateTime', nullable: true }),
+    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
+    instalments: t.relation('instalments', { query: { orderBy: { seq: 'asc' } } }),
+    payments: t.field({
+      type: [IpfLoanPaymentRef],
+      description: 'Receipts allocated to the loan, in the order allocated',
+      select: ALLOCATIONS,
+      resolve: (l) => paymentsOf(l.allocations),
+    }),
+    history: t.field({
+      type: [IpfLoanStatusChangeRef],
+      description: 'Status changes, oldest first',
+      resolve: (l, _a, ctx) => loanHistory(ctx, l.id),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+
+builder.queryFields((t) => ({
+  ipfLoans: t.prismaConnection({
+    type: 'IpfLoan',
+    cursor: 'id',
+    authScopes: { read: true, bind: true },
+    description: 'Premium-finance loans the caller may see, newest first.',
+    args: {
+      status: t.arg({ type: [IpfLoanStatusEnum] }),
+      policyUuid: t.arg.string(),
+      clientNo: t.arg.string(),
+      lenderId: t.arg.int(),
+      inArrears: t.arg.boolean({ description: 'true: something due on or before today is unpaid' }),
+    },
+    resolve: (query, _root, args, ctx) => listLoans(ctx, args, query),
+  }),
+  ipfLoan: t.prismaField({
+    type: 'IpfLoan',
+    nullable: true,
+    authScopes: { read: true, bind: true },
+    description: 'A loan by uuid; null with not_found when missing or not visible to the caller.',
+    args: { uuid: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => getLoan(ctx, args.uuid, query),
+  }),
+}));

@@ -30,6 +30,8 @@ export async function sweepIpf(
         status: 'awaiting_deposit',
         updatedAt: { lte: before },
         instalments: { some: { seq: 1, paidMinor: { gt: 0 } } },
+        // A disbursement the lender refused is not asked again (payments/ledger/disbursement.ts).
+        calls: { none: { kind: 'disbursement', status: 'failed' } },
       },
       orderBy: { id: 'asc' },
       take: 100,

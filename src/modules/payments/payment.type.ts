@@ -43,7 +43,7 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
   }),
 });
 
-const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
+export const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
   description:
     "The rail's acknowledgement (Daraja fields, as recorded: a retry with the same idempotency key answers the same) and the payment " +
     'request that follows the prompt. The Daraja fields are null only for a request left `sending` by a fault.',

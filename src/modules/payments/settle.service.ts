@@ -4,6 +4,7 @@ import { nairobiIso } from '../../lib/dates.ts';
 import { amountOf } from '../../lib/money.ts';
 import { emitEvent } from '../events/event.service.ts';
 import { queueCertificateIssue } from '../certificates/issuance.ts';
+import { raiseLoanReceipt } from './ledger/loan-receipt.ts';
 import { raiseReceipt } from './ledger/receipt.ts';
 import { OPEN_PAYMENT_STATES, transitionPaymentRequest } from './payment-request-state.ts';
 import { type DarajaCallbackItem, darajaTimestampToIso, metadataValue } from '../../ports/mobile-money.ts';
@@ -57,7 +58,10 @@ export async function applyRailResult(
     const txDate = metadataValue(result.items, 'TransactionDate');
     const paidAt = txDate ? new Date(darajaTimestampToIso(txDate)) : new Date();
     const when = Number.isNaN(paidAt.getTime()) ? new Date() : paidAt;
-    const receiptId = await raiseReceipt(app, tx, tenantId, pr, { ref, amountMinor, paidAt: when });
+    const pay = { ref, amountMinor, paidAt: when };
+    const loanPayment = pr.purpose === 'ipf_repayment' && pr.loanId != null;
+    const raised = await (loanPayment ? raiseLoanReceipt : raiseReceipt)(app, tx, tenantId, pr, pay);
+    const receiptId = raised.receiptId;
     if (confirmedMinor > pr.amountMinor) {
       await recordUnmatched(app, tx, tenantId, {
         transactionRef: `${ref}-EXCESS`,
@@ -79,11 +83,16 @@ export async function applyRailResult(
       resolvedAt: new Date(),
       sendingUntil: null,
     });
-    return { outcome: 'settled' as const, policyId: pr.policyId };
+    return { outcome: 'settled' as const, policyId: loanPayment ? null : pr.policyId, fundLoanId: raised.fundLoanId };
   });
-  // Any payment to a policy may make a certificate (stage) due: the certificate module decides what.
+  // Any premium paid to a policy may make a certificate (stage) due: the certificate module decides what.
   // Without a job runner in this process nothing is sent: the runner's sweep finds what is due.
   if ('policyId' in out && out.policyId) await queueCertificateIssue(app, out.policyId);
+  // A deposit paid in full: the lender is asked to fund the loan (finance/sweep.ts queues one whose job was lost).
+  if ('fundLoanId' in out && out.fundLoanId)
+    await app.lender
+      ?.queueDisbursement(out.fundLoanId)
+      .catch((err) => app.log.warn({ err, loan_id: out.fundLoanId }, 'disbursement not queued'));
   return out.outcome;
 }
 

@@ -82,8 +82,18 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
     appliedTotal: t.field({ type: MoneyRef, resolve: (r) => m(r.applied_total_minor) }),
     refundToClient: t.field({
       type: MoneyRef,
-      description: "The rest of the credit, added to the client's credit balance",
+      description: "The rest of the credit, added to the client's credit balance (0 when refundPayee is lender)",
       resolve: (r) => m(r.refund_to_client_minor),
+    }),
+    refundPayee: t.string({
+      description:
+        'Who the rest of the credit goes to: client (credit balance) or lender (the premium-finance lender that paid the premium: policy refunds_to)',
+      resolve: (r) => r.refund_payee ?? 'client',
+    }),
+    refundToLender: t.field({
+      type: MoneyRef,
+      description: 'The rest of the credit, owed to the premium-finance lender (0 when refundPayee is client)',
+      resolve: (r) => m(r.refund_to_lender_minor ?? '0'),
     }),
     outstandingAfter: t.field({
       type: MoneyRef,

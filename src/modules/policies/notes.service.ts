@@ -8,7 +8,9 @@ import type { LevyLine, Priced } from './proration.ts';
  * (tenant_counters keyed by the policy id, so concurrent writers never share a number).
  *
  * A credit note is applied first to the policy's open debit notes, oldest due first (their `credited` grows, their
- * outstanding shrinks), and the rest is refunded to the client's credit balance (client_credits).
+ * outstanding shrinks), and the rest is refunded to whom the policy's `refunds_to` names: the client's credit balance
+ * (client_credits), or the premium-finance lender whose loan paid the premium (`refund_payee` lender: no client
+ * credit; the loan records what the lender is owed).
  */
 
 export interface NoteBreakdown {
@@ -76,7 +78,8 @@ export async function raiseDebitNote(
 
 /**
  * A credit note for `amountMinor` (> 0), applied to the policy's open debit notes oldest due first, the rest
- * refunded to the client's credit. Returns the note with what was applied and refunded.
+ * refunded to the policy's `refundsTo`: the client's credit, or the lender (refundPayee lender, no client credit).
+ * Returns the note with what was applied and refunded.
  */
 export async function raiseCreditNote(
   tx: Tx,
@@ -111,6 +114,8 @@ export async function raiseCreditNote(
       left -= take;
     }
   }
+  const { refundsTo } = await tx.policy.findUniqueOrThrow({ where: { id: policy.id }, select: { refundsTo: true } });
+  const refundPayee = refundsTo === 'lender' ? 'lender' : 'client';
   const note = await tx.creditNote.create({
     data: {
       tenantId: policy.tenantId,
@@ -126,9 +131,10 @@ export async function raiseCreditNote(
       appliedMinor: amountMinor - left,
       applications: applications as never,
       refundedMinor: left,
+      refundPayee,
     },
   });
-  if (left > 0n) {
+  if (left > 0n && refundPayee === 'client') {
     await tx.clientCredit.create({
       data: { tenantId: policy.tenantId, clientId: policy.clientId, amountMinor: left, reason: `refund of ${number}` },
     });
@@ -141,7 +147,8 @@ export async function raiseCreditNote(
  * owed again, on their own due dates) and the refunded part is taken back from the client's credit as far as the
  * balance allows. The caller raises a reinstatement debit note for the credit note's amount, credited with
  * `appliedMinor + recoveredMinor`, so only `unrecoveredMinor` (refund the client already used) is newly owed on it
- * and debit notes − credit notes is the full premium again.
+ * and debit notes − credit notes is the full premium again. A refund that went to the lender is not the client's to
+ * give back: all of it is unrecovered (owed again on the reinstatement debit note).
  */
 export async function reverseCreditNote(
   tx: Tx,
@@ -157,7 +164,9 @@ export async function reverseCreditNote(
   }
   let unrecoveredMinor = 0n;
   let recoveredMinor = 0n;
-  if (note.refundedMinor > 0n) {
+  if (note.refundedMinor > 0n && note.refundPayee === 'lender') {
+    unrecoveredMinor = note.refundedMinor;
+  } else if (note.refundedMinor > 0n) {
     const bal = await tx.clientCredit.aggregate({ where: { clientId: policy.clientId }, _sum: { amountMinor: true } });
     const available = bal._sum.amountMinor ?? 0n;
     const take = available < note.refundedMinor ? (available > 0n ? available : 0n) : note.refundedMinor;

@@ -36,7 +36,7 @@ const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplicati
 builder.prismaObject('CreditNote', {
   ...onePolicy,
   description:
-    "Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client's credit.",
+    "Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client's credit, or to the premium-finance lender (refundPayee).",
   fields: (t) => ({
     number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),
     kind: t.exposeString('kind', { description: 'endorsement or cancellation' }),
@@ -65,8 +65,11 @@ builder.prismaObject('CreditNote', {
     }),
     refunded: t.field({
       type: MoneyRef,
-      description: "Credited to the client's balance.",
+      description: "Refunded to refundPayee: credited to the client's balance, or owed to the premium-finance lender.",
       resolve: (c) => money(c.refundedMinor)!,
+    }),
+    refundPayee: t.exposeString('refundPayee', {
+      description: "client (the client's credit balance) or lender (the policy's premium-finance lender)",
     }),
     breakdown: t.field({ type: 'JSON', resolve: (c) => c.breakdown }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

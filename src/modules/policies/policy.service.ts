@@ -103,3 +103,14 @@ export async function findCoverClash(
     policyRef: visible ? `policy ${row.policy.policyNo}` : 'another policy',
   };
 }
+
+/** Who a cancellation's refund goes to (README "Premium finance"): the lender while its loan has paid the premium. */
+export type RefundPayee = 'client' | 'lender';
+
+/**
+ * Points the policy's refunds at the lender (when a premium-finance loan funds it) or back at the client (when the
+ * loan is paid off), in the caller's transaction.
+ */
+export async function setRefundsTo(tx: Tx, policyId: number, to: RefundPayee): Promise<void> {
+  await tx.policy.update({ where: { id: policyId }, data: { refundsTo: to } });
+}

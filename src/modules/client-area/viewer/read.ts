@@ -118,8 +118,5 @@ export async function viewerClaims(ctx: Context): Promise<ViewerClaim[]> {
   return rows.map(viewerClaim);
 }
 
-/** Premium-finance loans: none exist yet (no loan table); the list is empty until premium finance is built. */
-export function viewerLoans(ctx: Context): never[] {
-  requireCustomer(ctx);
-  return [];
-}
+/** Premium-finance loans, in cents: viewer/loans.ts. */
+export { viewerLoans, type ViewerLoan } from './loans.ts';

@@ -1,48 +1,53 @@
 import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { nextNumber } from '../../../db/counters.ts';
-import { fromDbDate, nairobiIso, todayNairobi } from '../../../lib/dates.ts';
+import { nairobiIso, todayNairobi } from '../../../lib/dates.ts';
 import { amountOf } from '../../../lib/money.ts';
 import { emitEvent } from '../../events/event.service.ts';
-import { onPolicyPaid } from '../../policies/payment-hooks.ts';
-import { transitionPolicy } from '../../policies/policy-state.ts';
+import {
+  afterPremiumPaid,
+  applyNoteAllocations,
+  lockPolicyAccount,
+  planNoteAllocations,
+  type LockedPolicy,
+} from './debit-notes.ts';
 
-type PaymentRequestRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
+export type PaymentRequestRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
 
-interface Payment {
+export interface Payment {
   ref: string;
   amountMinor: bigint;
   paidAt: Date;
 }
 
-interface Allocation {
-  debitNoteId: number;
-  number: string;
-  amountMinor: bigint;
+/** What settling a payment leaves to do once its transaction has committed. */
+export interface RaisedReceipt {
+  receiptId: number;
+  /** A premium-finance loan whose deposit this payment completed: its disbursement is queued after commit. */
+  fundLoanId?: number;
 }
 
-/**
- * Receipt, allocation to the account's open debit notes oldest first (a debit-note account: that note only), the
- * excess to the client's credit ledger, activation when the first instalment is paid in full, and the events, all
- * in the caller's transaction.
- */
-export async function raiseReceipt(
-  app: AppServices,
+/** RCT-YYYY-NNNNNN, gap-free per organisation (a locked counter row, in the settling transaction). */
+export async function numberReceipt(tx: Tx, tenantId: number, paidAt: Date): Promise<string> {
+  const seq = await nextNumber(tx, tenantId, 'receipt_no');
+  return `RCT-${todayNairobi(paidAt).slice(0, 4)}-${String(seq).padStart(6, '0')}`;
+}
+
+/** The receipt row of an M-Pesa payment (numbered first by the settling transaction). */
+export function recordMpesaReceipt(
   tx: Tx,
   tenantId: number,
   pr: PaymentRequestRow,
   pay: Payment,
-): Promise<number> {
-  const { policy, client, notes } = await lockAccount(tx, pr);
-  const seq = await nextNumber(tx, tenantId, 'receipt_no');
-  const receiptNo = `RCT-${todayNairobi(pay.paidAt).slice(0, 4)}-${String(seq).padStart(6, '0')}`;
-  const { allocations, left } = allocate(notes, pay.amountMinor);
-  const receipt = await tx.receipt.create({
+  r: { receiptNo: string; clientId: number | null; policyId: number | null; loanId?: number; unallocatedMinor: bigint },
+) {
+  return tx.receipt.create({
     data: {
       tenantId,
-      receiptNo,
-      clientId: client?.id ?? null,
-      policyId: policy?.id ?? null,
+      receiptNo: r.receiptNo,
+      clientId: r.clientId,
+      policyId: r.policyId,
+      loanId: r.loanId ?? null,
       paymentRequestId: pr.id,
       method: 'mpesa',
       transactionRef: pay.ref,
@@ -50,24 +55,44 @@ export async function raiseReceipt(
       account: pr.account,
       purpose: pr.purpose,
       amountMinor: pay.amountMinor,
-      unallocatedMinor: left,
+      unallocatedMinor: r.unallocatedMinor,
       paidAt: pay.paidAt,
     },
   });
-  await applyAllocations(tx, tenantId, receipt.id, allocations);
-  if (left > 0n && client) {
-    await tx.clientCredit.create({
-      data: {
-        tenantId,
-        clientId: client.id,
-        receiptId: receipt.id,
-        amountMinor: left,
-        reason: `excess of ${receiptNo}`,
-      },
-    });
-  }
+}
+
+/** What no debit note or instalment took goes to the client's credit ledger. */
+export async function creditExcess(
+  tx: Tx,
+  tenantId: number,
+  clientId: number | null,
+  receipt: { id: number; receiptNo: string },
+  left: bigint,
+) {
+  if (left <= 0n || clientId == null) return;
+  await tx.clientCredit.create({
+    data: { tenantId, clientId, receiptId: receipt.id, amountMinor: left, reason: `excess of ${receipt.receiptNo}` },
+  });
+}
+
+/** payment.received for an M-Pesa receipt; `allocations` as the purpose allocates (debit notes or instalments). */
+export async function emitPaymentReceived(
+  app: AppServices,
+  tx: Tx,
+  tenantId: number,
+  pr: PaymentRequestRow,
+  pay: Payment,
+  r: {
+    receiptNo: string;
+    clientNo: string | null;
+    policy: { policyNo: string; uuid: string } | null;
+    loanNo?: string;
+    allocations: Record<string, unknown>[];
+    left: bigint;
+  },
+) {
   await emitEvent(app, tx, tenantId, 'payment.received', {
-    receipt_no: receiptNo,
+    receipt_no: r.receiptNo,
     ...amountOf(pay.amountMinor),
     currency: 'KES',
     paid_at: nairobiIso(pay.paidAt),
@@ -77,96 +102,54 @@ export async function raiseReceipt(
     phone: pr.phone,
     account: pr.account,
     purpose: pr.purpose,
-    client_no: client?.clientNo ?? null,
-    policy_no: policy?.policyNo ?? null,
-    policy_uuid: policy?.uuid ?? null,
-    allocations: allocations.map((a) => ({ debit_note_no: a.number, ...amountOf(a.amountMinor) })),
-    unallocated: amountOf(left),
+    client_no: r.clientNo,
+    policy_no: r.policy?.policyNo ?? null,
+    policy_uuid: r.policy?.uuid ?? null,
+    loan_no: r.loanNo ?? null,
+    allocations: r.allocations,
+    unallocated: amountOf(r.left),
   });
-  if (policy && policy.status === 'pending_payment')
-    await activateOnFirstInstalment(app, tx, tenantId, policy, pr, receiptNo);
-  // After activation, so a renewal that just became active can mark the policy it renews.
-  if (policy) await onPolicyPaid(app, tx, tenantId, policy.id, receiptNo);
-  return receipt.id;
+}
+
+/**
+ * A premium receipt: allocation to the account's open debit notes oldest first (a debit-note account: that note
+ * only), the excess to the client's credit ledger, activation when the first instalment is paid in full, and the
+ * events, all in the caller's transaction. (An ipf_repayment is loan-receipt.ts.)
+ */
+export async function raiseReceipt(
+  app: AppServices,
+  tx: Tx,
+  tenantId: number,
+  pr: PaymentRequestRow,
+  pay: Payment,
+): Promise<RaisedReceipt> {
+  const { policy, client, notes } = await lockAccount(tx, pr);
+  const receiptNo = await numberReceipt(tx, tenantId, pay.paidAt);
+  const { allocations, left } = planNoteAllocations(notes, pay.amountMinor);
+  const receipt = await recordMpesaReceipt(tx, tenantId, pr, pay, {
+    receiptNo,
+    clientId: client?.id ?? null,
+    policyId: policy?.id ?? null,
+    unallocatedMinor: left,
+  });
+  await applyNoteAllocations(tx, tenantId, receipt.id, allocations);
+  await creditExcess(tx, tenantId, client?.id ?? null, receipt, left);
+  await emitPaymentReceived(app, tx, tenantId, pr, pay, {
+    receiptNo,
+    clientNo: client?.clientNo ?? null,
+    policy,
+    allocations: allocations.map((a) => ({ debit_note_no: a.number, ...amountOf(a.amountMinor) })),
+    left,
+  });
+  if (policy) await afterPremiumPaid(app, tx, tenantId, policy, { receiptNo, checkoutRequestId: pr.checkoutRequestId });
+  return { receiptId: receipt.id };
 }
 
 /** The policy the payment is for (locked), its client, and the debit notes the money may go to. */
 async function lockAccount(tx: Tx, pr: PaymentRequestRow) {
-  // One settlement of a policy at a time: allocations read and write the same debit notes.
-  if (pr.policyId) await tx.$queryRaw`SELECT id FROM policies WHERE id = ${pr.policyId} FOR UPDATE`;
-  const policy = pr.policyId
-    ? await tx.policy.findUniqueOrThrow({ where: { id: pr.policyId }, include: { client: true, insurer: true } })
-    : null;
+  const locked: { policy: LockedPolicy; notes: Awaited<ReturnType<typeof lockPolicyAccount>>['notes'] } | null =
+    pr.policyId ? await lockPolicyAccount(tx, pr.policyId, pr.debitNoteId) : null;
+  const policy = locked?.policy ?? null;
   const client = policy?.client ?? (pr.clientId ? await tx.client.findUnique({ where: { id: pr.clientId } }) : null);
-  const notes = policy
-    ? await tx.debitNote.findMany({
-        where: { policyId: policy.id, ...(pr.debitNoteId ? { id: pr.debitNoteId } : {}) },
-        orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }],
-      })
-    : [];
-  return { policy, client, notes };
-}
-
-type LockedPolicy = NonNullable<Awaited<ReturnType<typeof lockAccount>>['policy']>;
-
-/** Oldest note first, each up to what it still owes; what no note takes is `left`. */
-function allocate(
-  notes: { id: number; number: string; amountMinor: bigint; paidMinor: bigint; creditedMinor: bigint }[],
-  amountMinor: bigint,
-): { allocations: Allocation[]; left: bigint } {
-  let left = amountMinor;
-  const allocations: Allocation[] = [];
-  for (const n of notes) {
-    const open = n.amountMinor - n.paidMinor - n.creditedMinor;
-    if (open <= 0n || left <= 0n) continue;
-    const take = open < left ? open : left;
-    allocations.push({ debitNoteId: n.id, number: n.number, amountMinor: take });
-    left -= take;
-  }
-  return { allocations, left };
-}
-
-async function applyAllocations(tx: Tx, tenantId: number, receiptId: number, allocations: Allocation[]) {
-  for (const a of allocations) {
-    await tx.receiptAllocation.create({
-      data: { tenantId, receiptId, debitNoteId: a.debitNoteId, amountMinor: a.amountMinor },
-    });
-    await tx.debitNote.update({ where: { id: a.debitNoteId }, data: { paidMinor: { increment: a.amountMinor } } });
-  }
-}
-
-/** A policy awaiting payment goes live once its first instalment is paid in full (perhaps over several receipts). */
-async function activateOnFirstInstalment(
-  app: AppServices,
-  tx: Tx,
-  tenantId: number,
-  policy: LockedPolicy,
-  pr: PaymentRequestRow,
-  receiptNo: string,
-) {
-  const first = await tx.debitNote.findFirst({ where: { policyId: policy.id, instalmentNo: 1 } });
-  if (
-    !first ||
-    first.paidMinor < first.amountMinor ||
-    !(await transitionPolicy(tx, policy.id, 'pending_payment', 'active', {
-      tenantId,
-      source: 'payment',
-      reason: `first instalment paid (${receiptNo})`,
-    }))
-  )
-    return;
-  const now = new Date();
-  await emitEvent(app, tx, tenantId, 'policy.activated', {
-    policy_no: policy.policyNo,
-    policy_uuid: policy.uuid,
-    client_no: policy.client.clientNo,
-    status: 'active',
-    activated_at: nairobiIso(now),
-    cover_start: fromDbDate(policy.startDate),
-    cover_end: fromDbDate(policy.endDate),
-    insurer: policy.insurer.name,
-    premium: amountOf(policy.totalMinor),
-    receipt_no: receiptNo,
-    checkout_request_id: pr.checkoutRequestId,
-  });
+  return { policy, client, notes: locked?.notes ?? [] };
 }

@@ -1,9 +1,14 @@
 import type { Principal } from '../../../auth/principal.ts';
 import type { Tx } from '../../../db/client.ts';
 import { DomainRuleError, ValidationError } from '../../../lib/problem.ts';
+import { ipfLoanVisibility } from '../../access/ipf.visibility.ts';
 import { policyVisibility } from '../../access/policy.visibility.ts';
+import { requireFinanceOffered } from '../../finance/offered.ts';
 
-/** The account a prompt pays: the caller's reference read as a policy or debit note, and the rail's short form. */
+/**
+ * The account a prompt pays: the caller's reference read as a policy or debit note (premium) or a premium-finance loan
+ * (ipf_repayment), and the rail's short form.
+ */
 
 export type PaymentPurpose = 'premium' | 'ipf_repayment';
 
@@ -13,9 +18,37 @@ export function accountReference(account: string): string {
   return compact.length > 12 ? compact.slice(-12) : compact;
 }
 
-export async function resolveAccount(p: Principal, tx: Tx, account: string, purpose: PaymentPurpose) {
-  const unknown = (message: string) => new ValidationError([{ field: 'account', message }]);
-  if (purpose === 'ipf_repayment') throw unknown('no premium-finance loan with this reference');
+export interface ResolvedAccount {
+  policyId: number;
+  debitNoteId: number | null;
+  clientId: number;
+  loanId: number | null;
+}
+
+const unknown = (message: string) => new ValidationError([{ field: 'account', message }]);
+
+/**
+ * An ipf_repayment's loan (IPF-YYYY-NNNNNN) as the caller may see it (ipfLoanVisibility: an unseen one reads as
+ * unknown, like a policy), refused first to an organisation premium finance is not offered to; only a loan awaiting
+ * its deposit or active takes money (422 domain_rule otherwise). The policy and client go on the request too, for
+ * visibility and the prompt limits.
+ */
+async function resolveLoan(p: Principal, tx: Tx, account: string): Promise<ResolvedAccount> {
+  requireFinanceOffered(p);
+  const loan = await tx.ipfLoan.findFirst({ where: { AND: [{ loanNo: account }, ipfLoanVisibility(p)] } });
+  if (!loan) throw unknown('no premium-finance loan with this reference that you can see');
+  if (loan.status !== 'awaiting_deposit' && loan.status !== 'active')
+    throw new DomainRuleError(`Loan ${loan.loanNo} is ${loan.status.replace(/_/g, ' ')}: it takes no repayment`);
+  return { policyId: loan.policyId, debitNoteId: null, clientId: loan.clientId, loanId: loan.id };
+}
+
+export async function resolveAccount(
+  p: Principal,
+  tx: Tx,
+  account: string,
+  purpose: PaymentPurpose,
+): Promise<ResolvedAccount> {
+  if (purpose === 'ipf_repayment') return resolveLoan(p, tx, account);
   const visible = policyVisibility(p);
   let debitNoteId: number | null = null;
   let policyId: number;
@@ -40,6 +73,14 @@ export async function resolveAccount(p: Principal, tx: Tx, account: string, purp
     policyId = pol.id;
   }
   const policy = await tx.policy.findUniqueOrThrow({ where: { id: policyId } });
+  // A signed loan's lender pays this premium once the deposit is in: the client pays the loan, never the premium too.
+  if (policy.paymentMode === 'ipf' && policy.status === 'pending_payment') {
+    const loan = await tx.ipfLoan.findFirst({ where: { policyId, status: 'awaiting_deposit' } });
+    if (loan)
+      throw new DomainRuleError(
+        `Policy ${policy.policyNo} is financed by loan ${loan.loanNo}: pay its deposit with purpose ipf_repayment and account ${loan.loanNo}`,
+      );
+  }
   // Premium is taken while pending, active or lapsed (paying the arrears reinstates a lapse); a cancelled, expired
   // or renewed policy takes only what its open debit notes still owe; a policy never taken up takes nothing.
   if (policy.status !== 'pending_payment' && policy.status !== 'active' && policy.status !== 'lapsed') {
@@ -53,5 +94,5 @@ export async function resolveAccount(p: Principal, tx: Tx, account: string, purp
         `Policy ${policy.policyNo} is ${policy.status.replace(/_/g, ' ')} with nothing owed: it takes no premium`,
       );
   }
-  return { policyId, debitNoteId, clientId: policy.clientId };
+  return { policyId, debitNoteId, clientId: policy.clientId, loanId: null };
 }

@@ -142,6 +142,7 @@ async function recordIntent(ctx: Context, tx: Tx, { p, actor, v, key, requestHas
       policyId: acct.policyId,
       debitNoteId: acct.debitNoteId,
       clientId: acct.clientId,
+      loanId: acct.loanId,
       requestedByUserId: actor.userId,
       apiClientId: p.apiClient.id,
       idempotencyKey: key,

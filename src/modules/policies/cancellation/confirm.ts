@@ -11,7 +11,7 @@ import { emitEvent } from '../../events/event.service.ts';
 import { breakdownOf, movePolicyPremium, raiseCreditNote } from '../notes.service.ts';
 import { transitionPolicy } from '../policy-state.ts';
 import type { Priced } from '../proration.ts';
-import { priceCancellation, type RefundJson } from './refund.ts';
+import { priceCancellation, type RefundJson, refundSplit } from './refund.ts';
 import {
   CANCELLATION_REASONS,
   type CancellationReason,
@@ -24,47 +24,58 @@ import {
 
 type CreditNote = Awaited<ReturnType<typeof raiseCreditNote>>;
 
+/** Who confirms: a user through the API, or the service itself (a premium-finance default: no user, `schedule`). */
+export interface ConfirmedBy {
+  userId: number | null;
+  source: 'api' | 'schedule';
+}
+
 /**
  * Confirms a quoted cancellation under a lock on the policy row: items ended at c − 1, credit note raised (applied to
- * open debit notes, the rest to client credit), policy totals reduced, active → cancelled, registry certificates
- * cancelled, `policy.cancelled`.
+ * open debit notes, the rest to whom the policy refunds: client credit or the lender), policy totals reduced,
+ * active → cancelled, registry certificates cancelled, `policy.cancelled`.
  */
 export async function confirm(ctx: Context, uuid: string, policyUuid?: string | null) {
   const p = ctx.principal!;
   const actor = requireAbility(p, 'policies.create');
   return ctx.tx(
     async (tx) => {
-      const { policy, c } = await loadConfirmable(ctx, tx, uuid, policyUuid);
-      const eff = fromDbDate(c.effectiveDate);
-      const { refund, credit } = await repriceUnchanged(tx, policy, c, eff);
-      await endPremiumItems(tx, refund.items, eff, c.id);
-      const note = await raiseRefundCredit(tx, policy, c, { eff, refund, credit });
-      const actual = refundAsApplied(refund, note);
-      const reason = c.reason as CancellationReason;
-      await cancelPolicy(ctx, tx, policy, { reason, requestedBy: c.requestedBy, userId: actor.userId });
-      const now = new Date();
-      const updated = await tx.cancellation.update({
-        where: { id: c.id },
-        data: {
-          status: 'confirmed',
-          confirmedAt: now,
-          creditNoteId: note?.id ?? null,
-          refund: actual as never,
-          refundMinor: note?.refundedMinor ?? 0n,
-        },
-      });
-      await announce(ctx, tx, policy, c, { reason, eff, note, credit, actual, now });
-      return updated;
+      const found = await findVisibleCancellation(ctx, tx, uuid, policyUuid);
+      return confirmQuoted(ctx, tx, found.c, { userId: actor.userId, source: 'api' });
     },
     { timeout: 20_000 },
   );
 }
 
+/** The confirmation itself, in the caller's transaction, of a cancellation the caller already found. */
+export async function confirmQuoted(ctx: Context, tx: Tx, found: { id: number; policyId: number }, by: ConfirmedBy) {
+  const { policy, c } = await loadConfirmable(tx, found);
+  const eff = fromDbDate(c.effectiveDate);
+  const { refund, credit } = await repriceUnchanged(tx, policy, c, eff);
+  await endPremiumItems(tx, refund.items, eff, c.id);
+  const note = await raiseRefundCredit(tx, policy, c, { eff, refund, credit });
+  const actual = refundAsApplied(refund, note);
+  const reason = c.reason as CancellationReason;
+  await cancelPolicy(ctx, tx, policy, { reason, requestedBy: c.requestedBy, by });
+  const now = new Date();
+  const updated = await tx.cancellation.update({
+    where: { id: c.id },
+    data: {
+      status: 'confirmed',
+      confirmedAt: now,
+      creditNoteId: note?.id ?? null,
+      refund: actual as never,
+      refundMinor: note?.refundedMinor ?? 0n,
+    },
+  });
+  await announce(ctx, tx, policy, c, { reason, eff, note, credit, actual, now });
+  return updated;
+}
+
 /** The cancellation and its locked policy: quoted, unexpired, priced on the current revision, policy active; else 409. */
-async function loadConfirmable(ctx: Context, tx: Tx, uuid: string, policyUuid?: string | null) {
-  const found = await findVisibleCancellation(ctx, tx, uuid, policyUuid);
-  const policy = await lockPolicy(tx, found.policy.id);
-  const c = await tx.cancellation.findUniqueOrThrow({ where: { id: found.c.id } });
+async function loadConfirmable(tx: Tx, found: { id: number; policyId: number }) {
+  const policy = await lockPolicy(tx, found.policyId);
+  const c = await tx.cancellation.findUniqueOrThrow({ where: { id: found.id } });
   if (c.status !== 'quoted')
     throw new InvalidStateError(`This cancellation is ${c.status}; only a quoted one can be confirmed`);
   if (c.expiresAt.getTime() < Date.now())
@@ -129,7 +140,7 @@ function refundAsApplied(refund: RefundJson, note: CreditNote | null): RefundJso
     ...refund,
     applied_to_debit_notes: applied,
     applied_total_minor: (note?.appliedMinor ?? 0n).toString(),
-    refund_to_client_minor: (note?.refundedMinor ?? 0n).toString(),
+    ...refundSplit(note?.refundPayee ?? refund.refund_payee ?? 'client', note?.refundedMinor ?? 0n),
     outstanding_after_minor: (
       BigInt(refund.outstanding_after_minor) +
       BigInt(refund.applied_total_minor) -
@@ -143,13 +154,13 @@ async function cancelPolicy(
   ctx: Context,
   tx: Tx,
   policy: PolicyRow,
-  a: { reason: CancellationReason; requestedBy: string; userId: number },
+  a: { reason: CancellationReason; requestedBy: string; by: ConfirmedBy },
 ) {
   const moved = await transitionPolicy(tx, policy.id, 'active', 'cancelled', {
     tenantId: policy.tenantId,
-    source: 'api',
+    source: a.by.source,
     reason: `${a.reason} (requested by ${a.requestedBy})`,
-    actorUserId: a.userId,
+    actorUserId: a.by.userId,
   });
   if (!moved) throw new InvalidStateError('The policy is no longer active');
   await requestCertificateCancellation(
@@ -188,6 +199,7 @@ async function announce(
     credit_note_no: a.note?.number ?? null,
     credit: amountOf(a.credit.totalMinor),
     refund: amountOf(a.note?.refundedMinor ?? 0n),
+    refund_payee: a.actual.refund_payee ?? 'client',
     cancelled_at: nairobiIso(a.now),
   });
   await recordAudit(ctx, tx, policy.tenantId, {
@@ -203,6 +215,8 @@ async function announce(
       credit_total_minor: a.credit.totalMinor.toString(),
       applied_minor: a.actual.applied_total_minor,
       refunded_minor: a.actual.refund_to_client_minor,
+      refund_payee: a.actual.refund_payee,
+      refunded_to_lender_minor: a.actual.refund_to_lender_minor,
     },
   });
 }

@@ -33,24 +33,39 @@ export async function preview(ctx: Context, policyUuid: string, input: Cancellat
   const actor = requireAbility(p, 'policies.create');
   return ctx.tx(async (tx) => {
     const policy = await findVisiblePolicy(ctx, tx, { uuid: policyUuid });
-    const v = validateInput(input ?? {});
-    assertCancellable(policy);
-    const c = await effectiveDateOf(tx, policy, v.effectiveDate);
-    const { refund, credit } = await priceCancellation(tx, policy, c);
-    const row = await storeQuote(tx, policy, { v, c, refund, credit, userId: actor.userId });
-    await recordAudit(ctx, tx, policy.tenantId, {
-      action: 'cancellation.quoted',
-      entityType: 'policy',
-      entityId: policy.uuid,
-      changes: {
-        cancellation_uuid: row.uuid,
-        reason: v.reason,
-        effective_date: c,
-        credit_total_minor: refund.credit_total_minor,
-      },
-    });
-    return row;
+    return quoteCancellation(ctx, tx, policy, input, actor.userId);
   });
+}
+
+/**
+ * The preview itself, in the caller's transaction, for a policy the caller already found (and may see): the
+ * checked input, the effective date, the priced refund, the stored `quoted` row and its audit. `userId` null: the
+ * service's own (system) request, such as a premium-finance default.
+ */
+export async function quoteCancellation(
+  ctx: Context,
+  tx: Tx,
+  policy: PolicyRow,
+  input: CancellationInput,
+  userId: number | null,
+) {
+  const v = validateInput(input ?? {});
+  assertCancellable(policy);
+  const c = await effectiveDateOf(tx, policy, v.effectiveDate);
+  const { refund, credit } = await priceCancellation(tx, policy, c);
+  const row = await storeQuote(tx, policy, { v, c, refund, credit, userId });
+  await recordAudit(ctx, tx, policy.tenantId, {
+    action: 'cancellation.quoted',
+    entityType: 'policy',
+    entityId: policy.uuid,
+    changes: {
+      cancellation_uuid: row.uuid,
+      reason: v.reason,
+      effective_date: c,
+      credit_total_minor: refund.credit_total_minor,
+    },
+  });
+  return row;
 }
 
 function validateInput(input: CancellationInput): ValidInput {
@@ -104,7 +119,7 @@ async function effectiveDateOf(tx: Tx, policy: PolicyRow, requested: string | nu
 function storeQuote(
   tx: Tx,
   policy: PolicyRow,
-  q: { v: ValidInput; c: string; refund: RefundJson; credit: Priced; userId: number },
+  q: { v: ValidInput; c: string; refund: RefundJson; credit: Priced; userId: number | null },
 ) {
   const now = new Date();
   return tx.cancellation.create({
@@ -119,7 +134,7 @@ function storeQuote(
       basedOnRevision: policy.revision,
       refund: q.refund as never,
       unearnedMinor: q.credit.basicMinor,
-      refundMinor: BigInt(q.refund.refund_to_client_minor),
+      refundMinor: BigInt(q.refund.refund_to_client_minor) + BigInt(q.refund.refund_to_lender_minor ?? 0),
       createdByUserId: q.userId,
       createdAt: now,
       expiresAt: new Date(now.getTime() + POLICY_RULES.previewValidHours * 3600_000),

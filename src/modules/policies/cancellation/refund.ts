@@ -1,6 +1,7 @@
 import type { Tx } from '../../../db/client.ts';
 import { addDays, fromDbDate } from '../../../lib/dates.ts';
 import { levyTable } from '../../reference/reference.service.ts';
+import type { RefundPayee } from '../policy.service.ts';
 import {
   flatLevies,
   type LevyRate,
@@ -35,6 +36,12 @@ export interface RefundJson {
   applied_to_debit_notes: { number: string; amount_minor: string }[];
   applied_total_minor: string;
   refund_to_client_minor: string;
+  /**
+   * Who the rest goes to: the client's credit balance, or the premium-finance lender whose loan paid the premium
+   * (policy.refunds_to; then refund_to_client is 0). Absent on cancellations priced before the field existed: client.
+   */
+  refund_payee?: RefundPayee;
+  refund_to_lender_minor?: string;
   outstanding_after_minor: string;
   /** The premium items the cancellation ends, with their end before it (reinstatement restores them). */
   items: {
@@ -46,6 +53,17 @@ export interface RefundJson {
     to: string;
     unearned_minor: string;
   }[];
+}
+
+/** The rest of a credit split by payee: all to the client, or all to the lender. */
+export function refundSplit(payee: string, restMinor: bigint) {
+  const lender = payee === 'lender';
+  const to: RefundPayee = lender ? 'lender' : 'client';
+  return {
+    refund_payee: to,
+    refund_to_client_minor: (lender ? 0n : restMinor).toString(),
+    refund_to_lender_minor: (lender ? restMinor : 0n).toString(),
+  };
 }
 
 type Span = { annualBasicMinor: bigint; from: string; to: string };
@@ -172,7 +190,7 @@ export async function priceCancellation(tx: Tx, policy: PolicyRow, c: string) {
     credit_total_minor: credit.totalMinor.toString(),
     applied_to_debit_notes: allocation.applied,
     applied_total_minor: allocation.appliedTotal.toString(),
-    refund_to_client_minor: allocation.left.toString(),
+    ...refundSplit(policy.refundsTo, allocation.left),
     outstanding_after_minor: (allocation.openTotal - allocation.appliedTotal).toString(),
     items: items.map((i) => refundItem(period, i, c)),
   };

@@ -1,0 +1,77 @@
+import { requireAbility } from '../../auth/principal.ts';
+import type { Context } from '../../context.ts';
+import { normalisePhone } from '../../lib/identifiers.ts';
+import { AppError, ValidationError } from '../../lib/problem.ts';
+import { heldEarlySettlement, settleEarly, type EarlySettlement } from '../finance/loan/settlement.ts';
+import { requireFinanceOffered } from '../finance/offered.ts';
+import { initiateStkPush, STK_MAX_AMOUNT } from './stk/initiate.ts';
+import type { IntentRow } from './stk/prompt.ts';
+
+export interface SettleIpfLoanEarlyInput {
+  uuid: string;
+  /** false or absent: the quote only; true: hold the figure and collect the payoff. */
+  confirm?: boolean | null;
+  /** The phone to prompt (default the client's). */
+  phone?: string | null;
+  /** The caller's Idempotency-Key (REST header): a retried confirmation answers the first and never prompts twice. */
+  idempotencyKey?: string | null;
+}
+
+export type EarlySettlementAnswer = EarlySettlement & { payment: { request: IntentRow; replayed: boolean } | null };
+
+/**
+ * `POST /ipf/loans/{uuid}/early-settlement` and GraphQL `settleIpfLoanEarly` (README "Premium finance: deposit,
+ * funding, repayments and early settlement"): the quote (finance/loan/settlement.ts), or the figure held and its
+ * payoff collected by an STK push (purpose ipf_repayment, account the loan number) for the payoff rounded up to a
+ * whole shilling (M-Pesa's unit; the cents over go to the client's credit), at most Daraja's ceiling (a larger payoff
+ * is completed by further ipf_repayment pushes before valid_until). The prompt goes out after the figure is committed,
+ * no transaction open while the rail is called; a retry under the same Idempotency-Key answers the figure held then
+ * and that push (initiateStkPush's own exactly-once), whatever has been paid since.
+ */
+export async function settleIpfLoanEarly(ctx: Context, input: SettleIpfLoanEarlyInput): Promise<EarlySettlementAnswer> {
+  const p = ctx.principal!;
+  requireFinanceOffered(p);
+  requireAbility(p, 'policies.create');
+  if (!input.confirm) return { ...(await settleEarly(ctx, input.uuid, false)), payment: null };
+  if (input.phone != null && !normalisePhone(input.phone))
+    throw new ValidationError([{ field: 'phone', message: 'a Kenyan mobile number (07…, 01…, +254…)' }]);
+  const key = input.idempotencyKey ?? null;
+  const replay = key ? await replayConfirmation(ctx, input.uuid, key) : null;
+  if (replay) return replay;
+  const held = await settleEarly(ctx, input.uuid, true);
+  if (held.loan.status !== 'active') return { ...held, payment: null };
+  const shillings = (held.figures.payoffMinor + 99n) / 100n;
+  const payment = await initiateStkPush(ctx, {
+    phone: input.phone ?? held.loan.clientPhone,
+    amount: Number(shillings < BigInt(STK_MAX_AMOUNT) ? shillings : BigInt(STK_MAX_AMOUNT)),
+    account: held.loan.loanNo,
+    purpose: 'ipf_repayment',
+    idempotencyKey: key,
+  });
+  return { ...held, payment };
+}
+
+/** The confirmation an earlier use of the key made (its figure and push, replayed), or null when the key is new. */
+async function replayConfirmation(ctx: Context, uuid: string, key: string): Promise<EarlySettlementAnswer | null> {
+  const p = ctx.principal!;
+  const prior = await ctx.tx((tx) =>
+    tx.paymentRequest.findUnique({
+      where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } },
+    }),
+  );
+  if (!prior) return null;
+  const held = await heldEarlySettlement(ctx, uuid);
+  if (!held || prior.loanId !== held.loan.id) {
+    throw new AppError('idempotency_key_reused', {
+      detail: 'Idempotency-Key was first used for a different request; use a new key for a new request',
+    });
+  }
+  const payment = await initiateStkPush(ctx, {
+    phone: prior.phone,
+    amount: Number(prior.amountMinor / 100n),
+    account: prior.account,
+    purpose: prior.purpose,
+    idempotencyKey: key,
+  });
+  return { ...held, payment };
+}
