@@ -5,7 +5,7 @@ import { expectProblem, useKit } from './kit.ts';
 const t = useKit();
 const api = t.api;
 // The readonly client holds `read` and nothing else: enough for every reference list.
-const [org, other] = t.useOrgs(2, { tokens: ['readonly'] });
+const [org, other] = t.useOrgs(2, { tokens: ['readonly', 'staff'] });
 let token: string;
 let otherToken: string;
 
@@ -243,11 +243,15 @@ describe('GET /motor/benefits', () => {
 });
 
 describe('GET /products', () => {
-  it('four product lines and the standard-product catalogue', async () => {
+  it('the product lines that can be quoted, and the standard-product catalogue', async () => {
     const data = await list('/products');
     expect(Object.keys(data).sort()).toEqual(['lines', 'standard_products']);
-    expect(data.lines).toHaveLength(4);
-    expect(data.lines.map((l: any) => l.code)).toEqual(['motor', 'medical', 'travel', 'standard']);
+    expect(data.lines.map((l: any) => l.code)).toEqual(['motor']);
+    // Every line listed can really be quoted: its endpoint exists (an empty body is refused, never 404).
+    for (const l of data.lines) {
+      const r = await org.api.post(l.quote_endpoint, { token: org.tokens.staff, body: {} });
+      expect(r.status, `${l.quote_endpoint}: ${r.text}`).toBe(422);
+    }
     expect(data.lines.find((l: any) => l.code === 'motor')).toEqual({
       code: 'motor',
       name: 'Motor',

@@ -73,10 +73,10 @@ export const referenceService = {
   },
 };
 
-/** The four product lines and where each is quoted (REST path). */
-export const PRODUCT_LINES = [
-  { code: 'motor', name: 'Motor', quoteEndpoint: '/motor/quote' },
-  { code: 'medical', name: 'Medical', quoteEndpoint: '/medical/quote' },
-  { code: 'travel', name: 'Travel', quoteEndpoint: '/travel/quote' },
-  { code: 'standard', name: 'Standard products', quoteEndpoint: '/standard/quote' },
-] as const;
+/**
+ * The product lines that can be quoted, and where (REST path): only lines whose quote exists are listed, so an
+ * integrator never follows an endpoint that answers 404 (test/reference.test.ts posts to each). Medical, travel and
+ * standard covers join this list with their rating (issue 16); the standard-product catalogue beside it is
+ * descriptive (names, descriptions, brochures).
+ */
+export const PRODUCT_LINES = [{ code: 'motor', name: 'Motor', quoteEndpoint: '/motor/quote' }] as const;
