@@ -16,7 +16,7 @@ const MODULE_FLOORS = [
   ['finance'],
   ['payments', 'webhooks', 'api-clients', 'identity', 'maintenance'],
   ['claims'],
-  ['client-area'],
+  ['client-area', 'erp'],
 ];
 
 const LIB = '^src/lib/';

@@ -264,9 +264,13 @@ function routeOperation(r: AnyRoute): OperationObject {
           ...r.response.headers,
           ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
         },
-        content: Object.fromEntries(
-          (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
-        ),
+        content: {
+          ...Object.fromEntries(
+            (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
+          ),
+          // The streamed CSV variant (`Accept: text/csv`), when the route has one.
+          ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
+        },
       },
       ...problemResponses([
         ...COMMON_ERRORS,

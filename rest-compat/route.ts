@@ -4,6 +4,7 @@ import type { HeaderObject, ParameterObject, SchemaObject } from 'openapi3-ts/oa
 import type { Scope } from '../src/auth/scopes.ts';
 import type { FormBody } from '../src/http/body.ts';
 import type { Config } from '../src/lib/config.ts';
+import type { CsvCell } from '../src/lib/csv.ts';
 import type { ProblemCode } from '../src/lib/problem.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -92,6 +93,22 @@ type NotAProblem<T> = T extends { __typename: `${string}Problem` } ? never : T;
  */
 export type Resolved<R> = { [K in keyof R]: NotAProblem<R[K]> };
 
+/**
+ * A CSV variant of a read (`Accept: text/csv`), streamed: the transport (src/http/csv-stream.ts) runs the operation
+ * batch after batch, writing each batch's rows as it is read, so the whole answer is never held in memory. `next`
+ * gives the variables of the following batch from the batch just read (null at the end); `headers` are taken from
+ * the first batch (they go out before the rows). Pure mappings only: what a batch holds is the operation's business.
+ */
+export interface CsvVariant<R> {
+  filename: string;
+  columns: readonly string[];
+  rows(data: R): CsvCell[][];
+  next(data: R, variables: Record<string, unknown>): Record<string, unknown> | null;
+  headers?(data: R): Record<string, string>;
+  /** For the OpenAPI document. */
+  description: string;
+}
+
 /** A route's description, for the router and the OpenAPI document. */
 interface RouteInfo {
   operationId: string;
@@ -155,6 +172,7 @@ export interface RestRoute<R, V, B, TV extends SentInput<V> = SentInput<V>> exte
   toResponse(data: Resolved<NoInfer<R>>, input: RestInput): RestOutput<B>;
   /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
   redactForReplay?(body: NoInfer<B>): unknown;
+  csv?: CsvVariant<Resolved<NoInfer<R>>>;
 }
 
 /**
@@ -168,6 +186,7 @@ export interface AnyRoute extends RouteInfo {
   toVariables(input: RestInput): Record<string, unknown>;
   toResponse(data: unknown, input: RestInput): RestOutput;
   redactForReplay?(body: unknown): unknown;
+  csv?: CsvVariant<unknown>;
 }
 
 export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV>): AnyRoute => r;

@@ -22,6 +22,7 @@ import { clientAreaSignInRoutes } from './client-area-sign-in.ts';
 import { ipfApplicationsRoutes } from './ipf-applications.ts';
 import { ipfLoansRoutes } from './ipf-loans.ts';
 import { ipfSettlementRoutes } from './ipf-settlement.ts';
+import { erpRoutes } from './erp.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
 export const ROUTES: AnyRoute[] = [
@@ -46,6 +47,7 @@ export const ROUTES: AnyRoute[] = [
   ...ipfLoansRoutes,
   ...ipfApplicationsRoutes,
   ...ipfSettlementRoutes,
+  ...erpRoutes,
   ...clientAreaSignInRoutes,
   ...clientAreaRoutes,
 ];

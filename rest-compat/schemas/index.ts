@@ -18,6 +18,7 @@ import { clientAreaSchemas } from './client-area.ts';
 import { ipfApplicationSchemas } from './ipf-application.ts';
 import { ipfLoanSchemas } from './ipf-loan.ts';
 import { ipfSettlementSchemas } from './ipf-settlement.ts';
+import { erpSchemas } from './erp.ts';
 
 /** The OpenAPI component schemas of the legacy resources, in the document's order. */
 export const COMPONENT_SCHEMAS = {
@@ -41,4 +42,5 @@ export const COMPONENT_SCHEMAS = {
   ...ipfApplicationSchemas,
   ...ipfLoanSchemas,
   ...ipfSettlementSchemas,
+  ...erpSchemas,
 };

@@ -38,6 +38,7 @@ import '../modules/finance/application.mutations.ts';
 import '../modules/payments/loan-settlement.mutations.ts';
 import '../modules/client-area/client-area.type.ts';
 import '../modules/client-area/client-area.mutations.ts';
+import '../modules/erp/erp.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

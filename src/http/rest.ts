@@ -19,6 +19,7 @@ import {
   UNSTORABLE_TEXT,
 } from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
+import { streamCsv, wantsCsv } from './csv-stream.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
 import { sendBytes, sendJson, sendText } from './respond.ts';
@@ -142,6 +143,9 @@ async function runRoute(app: AppServices, schema: GraphQLSchema, call: RouteCall
     return;
   }
   if (route.idempotent) return sendStoredOnce(call, body, run);
+  if (wantsCsv(req, compiled)) {
+    return streamCsv(res, { schema, compiled, ctx, variables: route.toVariables(input) }, limitHeaders);
+  }
   const out = await run();
   if (out.body instanceof BinaryBody) {
     const b = out.body;

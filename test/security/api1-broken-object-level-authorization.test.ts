@@ -547,6 +547,34 @@ describe('OWASP API1:2023 Broken Object Level Authorization', () => {
     expect(b.body.data?.policy ?? null).toBeNull();
   });
 
+  it('attack: another organisation and the agents pull the ERP exports — none of these records; agents refused', async () => {
+    const ours = [policyA.uuid, policyB.uuid, claims.A.uuid, claims.B.uuid, claims.A.paidClaim, claims.B.paidClaim];
+    const a = actors.otherTenant;
+    for (const [path, key] of [
+      ['/erp/policies', 'policies'],
+      ['/erp/claims', 'claims'],
+    ]) {
+      const r = await api.get(`${path}?per_page=1000`, { token: a.token });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body[key].filter((x: { uuid: string }) => ours.includes(x.uuid))).toEqual([]);
+    }
+    const g = await api.gql(
+      '{ erpPolicies(perPage: 1000) { records { uuid } } erpClaims(perPage: 1000) { records { uuid } } }',
+      {},
+      { token: a.token },
+    );
+    expect(g.body.errors).toBeUndefined();
+    const seen = [...g.body.data.erpPolicies.records, ...g.body.data.erpClaims.records].map(
+      (x: { uuid: string }) => x.uuid,
+    );
+    expect(seen.filter((u) => ours.includes(u))).toEqual([]);
+    for (const actor of ['agentKey', 'agentHeaders']) {
+      const r = await api.get('/erp/claims', { token: actors[actor].token, headers: actors[actor].headers });
+      expect(r.status, `${actor}: ${r.text}`).toBe(403);
+      expect(r.body.code).toBe('actor_forbidden');
+    }
+  });
+
   it('claims and prospects: every door answers as declared, REST and GraphQL alike', async () => {
     const STATUS: Record<string, number> = { ok: 200, null: 404, insufficient_scope: 403 };
     const doors = (c: ClaimFixture, prospect: string): [string, string, Record<string, string>][] => [

@@ -87,6 +87,12 @@ const QUERY: Record<string, Rule> = {
   smsBalance: staffOnly('read', 'crm'),
   smsSenderIds: staffOnly('read', 'crm'),
   smsTemplates: staffOnly('read', 'crm'),
+  // The ERP exports are the organisation's whole book: staff only, scope read (README "ERP exports").
+  erpClients: staffOnly('read'),
+  erpPolicies: staffOnly('read'),
+  erpClaims: staffOnly('read'),
+  erpReceipts: staffOnly('read'),
+  erpCreditNotes: staffOnly('read'),
   apiClients: staffOnly('admin'),
   apiClient: staffOnly('admin'),
   auditLog: staffOnly('admin'),

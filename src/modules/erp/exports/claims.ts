@@ -1,0 +1,83 @@
+import type { Prisma } from '../../../db/client.ts';
+import { money, type MoneyShape } from '../../../graphql/common.ts';
+import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { type ErpSource, ymd } from './source.ts';
+
+export interface ErpClaimRecord {
+  id: number;
+  uuid: string;
+  claimNo: string;
+  policyNo: string;
+  clientNo: string;
+  clientName: string;
+  insurer: string;
+  productLine: string;
+  registration: string | null;
+  cause: string;
+  status: string;
+  lossDate: string;
+  lossPlace: string;
+  reportedAt: Date;
+  estimatedLoss: MoneyShape | null;
+  sumInsured: MoneyShape | null;
+  reserve: MoneyShape;
+  assessedAmount: MoneyShape | null;
+  approvedAmount: MoneyShape | null;
+  excess: MoneyShape | null;
+  netPayable: MoneyShape | null;
+  paid: MoneyShape;
+  approvedAt: Date | null;
+  closedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  agents: ErpAgent[];
+}
+
+export const erpClaims: ErpSource<ErpClaimRecord> = {
+  column: 'updatedAt',
+  key: (r) => ({ at: r.updatedAt, id: r.id }),
+  read: async (tx, args) => {
+    const rows = await tx.claim.findMany({
+      ...(args as Prisma.ClaimFindManyArgs),
+      include: {
+        policy: { select: { policyNo: true } },
+        client: { select: { clientNo: true, name: true } },
+        insurer: { select: { name: true } },
+        createdByUser: AGENT_SELECT,
+        assignee: AGENT_SELECT,
+      },
+    });
+    return rows.map((c) => ({
+      id: c.id,
+      uuid: c.uuid,
+      claimNo: c.claimNo,
+      policyNo: c.policy.policyNo,
+      clientNo: c.client.clientNo,
+      clientName: c.client.name,
+      insurer: c.insurer.name,
+      productLine: c.productLine,
+      registration: c.regNo,
+      cause: c.causeCode,
+      status: c.status,
+      lossDate: ymd(c.lossDate)!,
+      lossPlace: c.lossPlace,
+      reportedAt: c.reportedAt,
+      estimatedLoss: money(c.estimatedLossMinor),
+      sumInsured: money(c.sumInsuredMinor),
+      reserve: money(c.reserveMinor)!,
+      assessedAmount: money(c.assessedAmountMinor),
+      approvedAmount: money(c.approvedAmountMinor),
+      excess: money(c.excessMinor),
+      netPayable: money(c.netPayableMinor),
+      paid: money(c.paidMinor)!,
+      approvedAt: c.approvedAt,
+      closedAt: c.closedAt,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      agents: agentsOf([
+        ['created_by', c.createdByUser],
+        ['assignee', c.assignee],
+      ]),
+    }));
+  },
+};

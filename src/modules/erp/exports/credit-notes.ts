@@ -1,0 +1,53 @@
+import type { Prisma } from '../../../db/client.ts';
+import { money, type MoneyShape } from '../../../graphql/common.ts';
+import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import type { ErpSource } from './source.ts';
+
+/** A credit note never changes once raised (what it applied and refunded is decided with it): synced on creation. */
+export interface ErpCreditNoteRecord {
+  id: number;
+  number: string;
+  kind: string;
+  policyNo: string;
+  clientNo: string;
+  clientName: string;
+  amount: MoneyShape;
+  basic: MoneyShape;
+  taxes: MoneyShape;
+  applied: MoneyShape;
+  refunded: MoneyShape;
+  refundPayee: string;
+  createdAt: Date;
+  agents: ErpAgent[];
+}
+
+export const erpCreditNotes: ErpSource<ErpCreditNoteRecord> = {
+  column: 'createdAt',
+  key: (r) => ({ at: r.createdAt, id: r.id }),
+  read: async (tx, args) => {
+    const rows = await tx.creditNote.findMany({
+      ...(args as Prisma.CreditNoteFindManyArgs),
+      include: {
+        policy: {
+          select: { policyNo: true, client: { select: { clientNo: true, name: true } }, salesPerson: AGENT_SELECT },
+        },
+      },
+    });
+    return rows.map((n) => ({
+      id: n.id,
+      number: n.number,
+      kind: n.kind,
+      policyNo: n.policy.policyNo,
+      clientNo: n.policy.client.clientNo,
+      clientName: n.policy.client.name,
+      amount: money(n.amountMinor)!,
+      basic: money(n.basicMinor)!,
+      taxes: money(n.taxesMinor)!,
+      applied: money(n.appliedMinor)!,
+      refunded: money(n.refundedMinor)!,
+      refundPayee: n.refundPayee,
+      createdAt: n.createdAt,
+      agents: agentsOf([['sales_person', n.policy.salesPerson]]),
+    }));
+  },
+};

@@ -1,0 +1,75 @@
+import type { Prisma } from '../../../db/client.ts';
+import { money, type MoneyShape } from '../../../graphql/common.ts';
+import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { type ErpSource, ymd } from './source.ts';
+
+export interface ErpPolicyRecord {
+  id: number;
+  uuid: string;
+  policyNo: string;
+  riskNote: string;
+  clientNo: string;
+  clientName: string;
+  insurer: string;
+  productLine: string;
+  status: string;
+  vehicleClass: string;
+  coverType: string;
+  coverPeriod: string;
+  startDate: string;
+  endDate: string;
+  paymentMode: string;
+  instalmentCount: number;
+  basic: MoneyShape;
+  taxes: MoneyShape;
+  total: MoneyShape;
+  renewalOf: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  agents: ErpAgent[];
+}
+
+export const erpPolicies: ErpSource<ErpPolicyRecord> = {
+  column: 'updatedAt',
+  key: (r) => ({ at: r.updatedAt, id: r.id }),
+  read: async (tx, args) => {
+    const rows = await tx.policy.findMany({
+      ...(args as Prisma.PolicyFindManyArgs),
+      include: {
+        client: { select: { clientNo: true, name: true } },
+        insurer: { select: { name: true } },
+        renewalOf: { select: { policyNo: true } },
+        createdByUser: AGENT_SELECT,
+        salesPerson: AGENT_SELECT,
+      },
+    });
+    return rows.map((p) => ({
+      id: p.id,
+      uuid: p.uuid,
+      policyNo: p.policyNo,
+      riskNote: p.riskNote,
+      clientNo: p.client.clientNo,
+      clientName: p.client.name,
+      insurer: p.insurer.name,
+      productLine: p.productLine,
+      status: p.status,
+      vehicleClass: p.vehicleClass,
+      coverType: p.coverType,
+      coverPeriod: p.coverPeriod,
+      startDate: ymd(p.startDate)!,
+      endDate: ymd(p.endDate)!,
+      paymentMode: p.paymentMode,
+      instalmentCount: p.instalmentCount,
+      basic: money(p.basicMinor)!,
+      taxes: money(p.taxesMinor)!,
+      total: money(p.totalMinor)!,
+      renewalOf: p.renewalOf?.policyNo ?? null,
+      createdAt: p.createdAt,
+      updatedAt: p.updatedAt,
+      agents: agentsOf([
+        ['created_by', p.createdByUser],
+        ['sales_person', p.salesPerson],
+      ]),
+    }));
+  },
+};

@@ -1,0 +1,55 @@
+import type { Prisma } from '../../../db/client.ts';
+import { money, type MoneyShape } from '../../../graphql/common.ts';
+import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import type { ErpSource } from './source.ts';
+
+/**
+ * A receipt's money and reference never change once raised: the export syncs on its creation. Its allocation (what
+ * is left unallocated) does change, so it is not part of the record.
+ */
+export interface ErpReceiptRecord {
+  id: number;
+  receiptNo: string;
+  clientNo: string | null;
+  clientName: string | null;
+  policyNo: string | null;
+  method: string;
+  transactionRef: string;
+  phone: string;
+  account: string;
+  purpose: string;
+  amount: MoneyShape;
+  paidAt: Date;
+  createdAt: Date;
+  agents: ErpAgent[];
+}
+
+export const erpReceipts: ErpSource<ErpReceiptRecord> = {
+  column: 'createdAt',
+  key: (r) => ({ at: r.createdAt, id: r.id }),
+  read: async (tx, args) => {
+    const rows = await tx.receipt.findMany({
+      ...(args as Prisma.ReceiptFindManyArgs),
+      include: {
+        client: { select: { clientNo: true, name: true } },
+        policy: { select: { policyNo: true, salesPerson: AGENT_SELECT } },
+      },
+    });
+    return rows.map((r) => ({
+      id: r.id,
+      receiptNo: r.receiptNo,
+      clientNo: r.client?.clientNo ?? null,
+      clientName: r.client?.name ?? null,
+      policyNo: r.policy?.policyNo ?? null,
+      method: r.method,
+      transactionRef: r.transactionRef,
+      phone: r.phone,
+      account: r.account,
+      purpose: r.purpose,
+      amount: money(r.amountMinor)!,
+      paidAt: r.paidAt,
+      createdAt: r.createdAt,
+      agents: agentsOf([['sales_person', r.policy?.salesPerson]]),
+    }));
+  },
+};

@@ -1,0 +1,24 @@
+import type { Tx } from '../../../db/client.ts';
+import { keysetOrder, keysetWhere, type ErpWindow, type Keyset } from '../erp-window.ts';
+
+/**
+ * One ERP export: the column it syncs on (`updatedAt`, or `createdAt` for records that never change) and how a batch
+ * of its flat records is read in keyset order. Reads run in the caller's tenant transaction (row-level security).
+ */
+export interface ErpSource<Rec> {
+  column: 'updatedAt' | 'createdAt';
+  read: (tx: Tx, args: { where: object; orderBy: object; take: number }) => Promise<Rec[]>;
+  key: (rec: Rec) => Keyset;
+}
+
+/** The rows of one page: one more than asked for, which tells whether there are more. */
+export function readPage<Rec>(tx: Tx, source: ErpSource<Rec>, w: ErpWindow): Promise<Rec[]> {
+  return source.read(tx, {
+    where: keysetWhere(source.column, w),
+    orderBy: keysetOrder(source.column),
+    take: w.perPage + 1,
+  });
+}
+
+/** A date column as Y-m-d. */
+export const ymd = (d: Date | null): string | null => (d ? d.toISOString().slice(0, 10) : null);
