@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type SignedLoan, signedLoan } from './kit/ipf.ts';
-import { clientHeaders, expectProblem, INSTANT_RAIL, signIn, TODAY, useKit, type Org } from './kit.ts';
+import { clientHeaders, countStatements, expectProblem, INSTANT_RAIL, signIn, TODAY, useKit, type Org } from './kit.ts';
 
 // GET /ipf/loans, GET /ipf/loans/{uuid}, GraphQL ipfLoans/ipfLoan/node and the client area's loans (README "Premium
 // finance: quote, lenders and loans"). Balances are checked against figures worked here from the stored schedule lines,
@@ -365,5 +365,32 @@ describe('client area: the signed-in client’s loans, in cents', () => {
       403,
       'ipf_not_offered',
     );
+  });
+});
+
+describe('no N+1', () => {
+  // Reads of what hangs off a loan only; jobs sharing the pool may read too: the fewest of three runs is the request's.
+  const TABLES = /^\s*SELECT[\s\S]*"(ipf_state_history|ipf_instalments|ipf_allocations)"/;
+
+  it('a page of loans loads its schedule, payments and history with the page, whatever its size', async () => {
+    for (let i = 0; i < 5; i++) await signedLoan(o);
+    const q = `query($n: Int!) { ipfLoans(first: $n) { edges { node { loanNo instalments { instalment }
+      payments { receiptNo } history { to } } } } }`;
+    const once = (n: number) =>
+      countStatements(
+        t,
+        async () => {
+          const r = await o.api.gql(q, { n }, { token: o.tokens.staff });
+          expect(r.body.errors, JSON.stringify(r.body)).toBeUndefined();
+          expect(r.body.data.ipfLoans.edges).toHaveLength(n);
+        },
+        TABLES,
+      );
+    const run = async (n: number) => Math.min(await once(n), await once(n), await once(n));
+    await once(1); // warm-up
+    const two = await run(2);
+    const five = await run(5);
+    expect(two).toBeGreaterThan(0);
+    expect(five).toBe(two);
   });
 });

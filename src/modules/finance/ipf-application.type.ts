@@ -7,6 +7,7 @@ import { APPLICATION_STATUSES, type ApplicationStatus } from './ipf-state.ts';
 import { type ApplicationRow, ipfApplicationService } from './application.service.ts';
 import type { AgreementView } from './application/read.ts';
 import { maskIdNumber, maskKraPin, maskPhone } from './application/mask.ts';
+import { ipfHistory } from './history.ts';
 
 /**
  * Premium-finance applications (README "Premium finance"), seen exactly as their policy is; a SACCO or microfinance
@@ -130,10 +131,7 @@ export const IpfApplicationRef = builder.prismaNode('IpfApplication', {
     history: t.field({
       type: [StatusChangeRef],
       description: 'Every move, oldest first: who, when, why',
-      resolve: (a, _args, ctx) =>
-        ctx.tx((tx) =>
-          tx.ipfStateHistory.findMany({ where: { entity: 'application', entityId: a.id }, orderBy: { id: 'asc' } }),
-        ),
+      resolve: (a, _args, ctx) => ipfHistory(ctx, 'application', a.id),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

@@ -7,6 +7,7 @@ import { notFound } from '../../../lib/problem.ts';
 import { ipfLoanVisibility } from '../../access/ipf.visibility.ts';
 import type { LoanStatus } from '../ipf-state.ts';
 import { requireFinanceOffered } from '../offered.ts';
+import { ipfHistory } from '../history.ts';
 
 /**
  * Reading premium-finance loans (README "Premium finance: quote, lenders and loans"): the list with its filters and
@@ -69,11 +70,9 @@ export async function getLoan<Q extends LoanQuery>(ctx: Context, uuid: string, q
   return row;
 }
 
-/** A loan's status changes, oldest first (ipf_state_history rows of entity `loan`). */
+/** A loan's status changes, oldest first (ipf_state_history rows of entity `loan`, batched per request). */
 export function loanHistory(ctx: Context, loanId: number) {
-  return ctx.tx((tx) =>
-    tx.ipfStateHistory.findMany({ where: { entity: 'loan', entityId: loanId }, orderBy: { id: 'asc' } }),
-  );
+  return ipfHistory(ctx, 'loan', loanId);
 }
 
 export interface LoanPayment {
