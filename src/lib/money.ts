@@ -18,6 +18,15 @@ export function fromShillings(shillings: number): Cents {
   return BigInt(Math.round(shillings * 100));
 }
 
+/**
+ * What to ask a customer to pay for an amount owed: whole shillings rounded UP (M-Pesa takes whole shillings), so
+ * paying the figure asked always clears the amount; the odd cents over go on to what is owed next or to credit. Not
+ * a response figure (those use toShillings), only a prompt's or a reminder's.
+ */
+export function promptShillings(cents: Cents): bigint {
+  return (cents + 99n) / 100n;
+}
+
 /** Percentage of an amount in basis points, rounded half away from zero to the cent. */
 export function applyBps(cents: Cents, bps: number): Cents {
   const num = cents * BigInt(bps);

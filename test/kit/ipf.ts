@@ -4,7 +4,9 @@ import { toDbDate } from '../../src/lib/dates.ts';
 import { createLoanFromApplication } from '../../src/modules/finance/loan/create.ts';
 import { numberIpf } from '../../src/modules/finance/numbers.ts';
 import { lenderTerms } from '../../src/modules/reference/rating-data.ts';
-import { ipfOffer, ipfSchedule } from '../../src/modules/reference/ipf-terms.ts';
+import { scheduleJson } from '../../src/modules/finance/application/common.ts';
+import { IPF_RULES } from '../../src/modules/finance/ipf-state.ts';
+import { ipfOffer } from '../../src/modules/reference/ipf-terms.ts';
 import { TODAY } from '../helpers/clock.ts';
 import type { Org } from './org.ts';
 import { type BindOptions, type Bound, pay, type PayOptions, pendingPolicy, policyInStatus } from './policies.ts';
@@ -70,11 +72,7 @@ export async function signedLoan(o: Org, opts: SignedLoanOptions = {}): Promise<
         totalRepayableMinor: offer.totalRepayableMinor,
         aprBps: offer.aprBps,
         ratingVersion: Number(version?.version ?? 0n),
-        schedule: ipfSchedule(offer, signedOn).map((l) => ({
-          seq: l.seq,
-          due_on: l.dueOn,
-          amount_minor: l.amountMinor.toString(),
-        })),
+        schedule: scheduleJson(offer, signedOn),
         idNumber: '12345678',
         kraPin: 'A004416331M',
         incomeBand: '100k_250k',
@@ -82,7 +80,7 @@ export async function signedLoan(o: Org, opts: SignedLoanOptions = {}): Promise<
         decidedAt: now,
         lenderRef: 'LND-TEST',
         signedAt: now,
-        expiresAt: new Date(toDbDate(signedOn).getTime() + 14 * 86_400_000),
+        expiresAt: new Date(toDbDate(signedOn).getTime() + IPF_RULES.applicationValidDays * 86_400_000),
       },
     });
     const loan = await createLoanFromApplication(tx, application, signedOn, now);

@@ -6,6 +6,7 @@ import { heldEarlySettlement, settleEarly, type EarlySettlement } from '../finan
 import { requireFinanceOffered } from '../finance/offered.ts';
 import { initiateStkPush, STK_MAX_AMOUNT } from './stk/initiate.ts';
 import type { IntentRow } from './stk/prompt.ts';
+import { promptShillings } from '../../lib/money.ts';
 
 export interface SettleIpfLoanEarlyInput {
   uuid: string;
@@ -40,7 +41,7 @@ export async function settleIpfLoanEarly(ctx: Context, input: SettleIpfLoanEarly
   if (replay) return replay;
   const held = await settleEarly(ctx, input.uuid, true);
   if (held.loan.status !== 'active') return { ...held, payment: null };
-  const shillings = (held.figures.payoffMinor + 99n) / 100n;
+  const shillings = promptShillings(held.figures.payoffMinor);
   const payment = await initiateStkPush(ctx, {
     phone: input.phone ?? held.loan.clientPhone,
     amount: Number(shillings < BigInt(STK_MAX_AMOUNT) ? shillings : BigInt(STK_MAX_AMOUNT)),

@@ -6,6 +6,7 @@ import { claimService } from '../../claims/claim.service.ts';
 import { clientService } from '../../clients/client.service.ts';
 import { paymentService, STK_MAX_AMOUNT } from '../../payments/payment.service.ts';
 import { CLAIM_INCLUDE, type ViewerClaim, viewerClaim } from './read.ts';
+import { promptShillings } from '../../../lib/money.ts';
 
 /**
  * What the signed-in client may change or start. Each resolves the record from `ctx.customer` first and then calls
@@ -56,7 +57,7 @@ export async function viewerPay(ctx: Context, input: ViewerPayInput) {
   if (outstanding <= 0n) {
     throw new ValidationError([{ field: 'debitNoteNo', message: 'nothing is outstanding on this debit note' }]);
   }
-  const amountMinor = input.amountMinor == null ? ((outstanding + 99n) / 100n) * 100n : BigInt(input.amountMinor);
+  const amountMinor = input.amountMinor == null ? promptShillings(outstanding) * 100n : BigInt(input.amountMinor);
   const errors: FieldError[] = [];
   if (amountMinor < 100n || amountMinor > BigInt(STK_MAX_AMOUNT) * 100n || amountMinor % 100n !== 0n) {
     errors.push({

@@ -7,6 +7,7 @@ import type { LenderDecision, LenderDecisionRequest } from '../../../ports/ipf-l
 import { emitEvent } from '../../events/event.service.ts';
 import { IPF_RULES, transitionIpf } from '../ipf-state.ts';
 import { type ApplicationRow, applicationEventRef, lockApplicationRow } from './common.ts';
+import { lineOutstanding } from '../loan/balance.ts';
 
 type Outcome = 'approved' | 'declined' | 'skipped';
 
@@ -99,9 +100,7 @@ export async function hasArrears(tx: Tx, a: { id: number; clientId: number; idNu
       },
     },
   });
-  return loans.some(
-    (l) => l.status === 'defaulted' || l.instalments.some((i) => i.paidMinor + i.waivedMinor < i.amountMinor),
-  );
+  return loans.some((l) => l.status === 'defaulted' || l.instalments.some((i) => lineOutstanding(i) > 0n));
 }
 
 /** (3) The answer applied once: only to an application still submitted; the call confirmed either way. */

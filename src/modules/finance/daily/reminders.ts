@@ -4,6 +4,7 @@ import { smsService } from '../../sms/sms.service.ts';
 import { IPF_RULES } from '../ipf-state.ts';
 import { lineOutstanding } from '../loan/balance.ts';
 import { each, type IpfDailyRun, lockLoan, offeringTenant } from './run.ts';
+import { promptShillings } from '../../../lib/money.ts';
 
 /** The SMS template of a reminder (src/seed/sms-data.ts). */
 export const REMINDER_TEMPLATE = 'ipf_reminder';
@@ -49,9 +50,8 @@ async function remindOnce(run: IpfDailyRun, tx: Tx, lineId: number): Promise<boo
     vars: {
       name: loan.client.name.split(' ')[0],
       loan_no: loan.loanNo,
-      // What to send: whole shillings rounded UP, so paying the amount asked clears the line (the rail takes whole
-      // shillings; the odd cents carry forward to the next line).
-      amount: Number((owing + 99n) / 100n).toLocaleString('en-KE'),
+      // Rounded up, so paying the amount asked clears the line (the odd cents carry forward to the next line).
+      amount: Number(promptShillings(owing)).toLocaleString('en-KE'),
       due_on: fromDbDate(line.dueOn),
       paybill: loan.tenant.paybill,
     },

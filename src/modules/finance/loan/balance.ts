@@ -46,8 +46,30 @@ export interface LoanBalance {
 
 const atLeastZero = (x: bigint) => (x > 0n ? x : 0n);
 
-export function lineOutstanding(l: InstalmentLine): bigint {
+/** What a schedule line still owes: amount − paid − waived, never below zero. */
+export function lineOutstanding(l: Pick<InstalmentLine, 'amountMinor' | 'paidMinor' | 'waivedMinor'>): bigint {
   return atLeastZero(l.amountMinor - l.paidMinor - l.waivedMinor);
+}
+
+/**
+ * Spreads `amountMinor` over `lines` in the order given, each line taking up to what it still owes: how a receipt is
+ * allocated (oldest first) and a rebate waived (latest first). What no line takes is left over.
+ */
+export function spreadOverLines<L extends Pick<InstalmentLine, 'amountMinor' | 'paidMinor' | 'waivedMinor'>>(
+  lines: readonly L[],
+  amountMinor: bigint,
+): { line: L; amountMinor: bigint }[] {
+  let left = amountMinor;
+  const out: { line: L; amountMinor: bigint }[] = [];
+  for (const l of lines) {
+    if (left <= 0n) break;
+    const open = lineOutstanding(l);
+    if (open <= 0n) continue;
+    const take = open < left ? open : left;
+    out.push({ line: l, amountMinor: take });
+    left -= take;
+  }
+  return out;
 }
 
 export function lineStatus(l: InstalmentLine, today: string): InstalmentStatus {

@@ -6,6 +6,7 @@ import { emitEvent } from '../../events/event.service.ts';
 import { setRefundsTo } from '../../policies/policy.service.ts';
 import { transitionIpf } from '../ipf-state.ts';
 import { loanEventRef, loanWithParties } from './event-ref.ts';
+import { spreadOverLines } from './balance.ts';
 
 export interface OpenLine {
   id: number;
@@ -24,17 +25,10 @@ export function planWaiver<L extends OpenLine>(
   lines: readonly L[],
   rebateMinor: bigint,
 ): { line: L; amountMinor: bigint }[] {
-  let left = rebateMinor;
-  const out: { line: L; amountMinor: bigint }[] = [];
-  for (const l of [...lines].sort((a, b) => b.seq - a.seq)) {
-    if (left <= 0n) break;
-    const open = l.amountMinor - l.paidMinor - l.waivedMinor;
-    if (open <= 0n) continue;
-    const take = open < left ? open : left;
-    out.push({ line: l, amountMinor: take });
-    left -= take;
-  }
-  return out;
+  return spreadOverLines(
+    [...lines].sort((a, b) => b.seq - a.seq),
+    rebateMinor,
+  );
 }
 
 /**

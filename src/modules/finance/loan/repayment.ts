@@ -2,6 +2,7 @@ import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { fromDbDate, todayNairobi } from '../../../lib/dates.ts';
 import { closeLoan } from './close.ts';
+import { spreadOverLines } from './balance.ts';
 
 /**
  * Money an ipf_repayment receipt gives a loan (README "Premium finance: deposit, funding, repayments and early
@@ -65,17 +66,13 @@ export function planInstalmentAllocations(
   amountMinor: bigint,
   capMinor: bigint,
 ): InstalmentAllocation[] {
-  let left = amountMinor < capMinor ? amountMinor : capMinor;
-  const out: InstalmentAllocation[] = [];
-  for (const l of [...lines].sort((a, b) => a.seq - b.seq)) {
-    if (left <= 0n) break;
-    const open = l.amountMinor - l.paidMinor - l.waivedMinor;
-    if (open <= 0n) continue;
-    const take = open < left ? open : left;
-    out.push({ instalmentId: l.id, seq: l.seq, dueOn: fromDbDate(l.dueOn), amountMinor: take });
-    left -= take;
-  }
-  return out;
+  const oldestFirst = [...lines].sort((a, b) => a.seq - b.seq);
+  return spreadOverLines(oldestFirst, amountMinor < capMinor ? amountMinor : capMinor).map(({ line, amountMinor }) => ({
+    instalmentId: line.id,
+    seq: line.seq,
+    dueOn: fromDbDate(line.dueOn),
+    amountMinor,
+  }));
 }
 
 /**
