@@ -11,6 +11,7 @@ const MODULE_FLOORS = [
   ['clients'],
   ['prospects', 'sms'],
   ['motor'],
+  ['covers'],
   ['certificates'],
   ['policies'],
   ['finance'],

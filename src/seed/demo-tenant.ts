@@ -16,6 +16,7 @@ import {
   STANDARD_PRODUCTS,
 } from './demo-data.ts';
 import { ensureClaimReference } from './claims-data.ts';
+import { ensureCoverReference } from './cover-data.ts';
 import { ensureSmsReference } from './sms-data.ts';
 
 /** One demo organisation with its staff, reference data, insurers' motor products, lenders and customers. */
@@ -29,6 +30,7 @@ export async function createTenant(tx: Tx, t: DemoTenant) {
   await createReferenceData(tx, tenantId);
   for (const ins of t.insurers) await createInsurer(tx, tenantId, ins);
   await createIpfLenders(tx, tenantId);
+  await ensureCoverReference(tx, tenantId);
   await ensureClaimReference(tx, tenantId);
   await ensureSmsReference(tx, tenantId);
   const customers = await createCustomers(tx, tenantId, t, { users, branches });

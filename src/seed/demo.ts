@@ -7,6 +7,7 @@ import { constantTimeEqual, hashSecret, newPublicId, newSecret, sha256Hex, verif
 import { motorBenefitId } from '../modules/reference/reference.service.ts';
 import { DEMO_TENANTS, type DemoTenant } from './demo-data.ts';
 import { ensureClaimReference } from './claims-data.ts';
+import { ensureCoverReference } from './cover-data.ts';
 import { ensureSmsReference } from './sms-data.ts';
 import { createTenant } from './demo-tenant.ts';
 import { type MasterKeySetting, PlatformSecrets } from './platform-secrets.ts';
@@ -155,6 +156,7 @@ async function seedTenant(s: TenantSeed): Promise<TenantCreds> {
   // Reference data added by later releases reaches an organisation seeded before them.
   await ensureClaimReference(tx, tenantId);
   await ensureSmsReference(tx, tenantId);
+  await ensureCoverReference(tx, tenantId);
   const users = new Map((await tx.user.findMany({ where: { tenantId } })).map((u) => [u.email, u]));
   const seed: SeedingTenant = { ...s, tenantId, userByKey: (key) => users.get(`${key}@example.co.ke`)! };
   const api_clients = await seedApiClients(seed);

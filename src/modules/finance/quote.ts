@@ -100,14 +100,19 @@ async function premiumOf(ctx: Context, input: IpfQuoteInput): Promise<{ premiumM
     ? await ctx.tx((tx) =>
         tx.policy.findFirst({
           where: { AND: [{ uuid }, policyVisibility(ctx.principal)] },
-          select: { status: true, totalMinor: true, motorProduct: { select: { ipfEligible: true } } },
+          select: {
+            status: true,
+            totalMinor: true,
+            motorProduct: { select: { ipfEligible: true } },
+            coverProduct: { select: { ipfEligible: true } },
+          },
         }),
       )
     : null;
   if (!policy) throw new ValidationError([{ field: 'ipf', message: 'policy: no such policy' }]);
   if (policy.status !== 'pending_payment')
     throw new ValidationError([{ field: 'ipf', message: `policy: ${policy.status}, not pending payment` }]);
-  return { premiumMinor: policy.totalMinor, eligible: policy.motorProduct.ipfEligible };
+  return { premiumMinor: policy.totalMinor, eligible: (policy.motorProduct ?? policy.coverProduct)?.ipfEligible ?? false };
 }
 
 function reasonFor(premiumMinor: bigint, lenders: IpfLenderTerms[]): string {

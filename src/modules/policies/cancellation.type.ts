@@ -50,9 +50,15 @@ const DaysRef = builder.objectRef<RefundJson['days']>('CancellationDays').implem
   }),
 });
 const ItemRef = builder.objectRef<RefundJson['items'][number]>('CancellationItem').implement({
-  description: "A premium item (one vehicle's annual basic premium) ended by the cancellation.",
+  description:
+    "A premium item (one vehicle's, insured person's, traveller's or item's annual basic premium; or a standard cover's) ended by the cancellation.",
   fields: (t) => ({
-    regNo: t.string({ resolve: (i) => i.regno }),
+    regNo: t.string({ nullable: true, resolve: (i) => i.regno }),
+    insured: t.string({
+      nullable: true,
+      description: 'Non-motor lines: the insured person, traveller or item',
+      resolve: (i) => i.insured ?? null,
+    }),
     annualBasicPremium: t.field({ type: MoneyRef, resolve: (i) => money(BigInt(i.annual_basic_minor))! }),
     from: t.exposeString('from', { description: 'Y-m-d: first day on cover' }),
     to: t.exposeString('to', { description: 'Y-m-d: last day on cover before the cancellation' }),

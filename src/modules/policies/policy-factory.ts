@@ -29,15 +29,38 @@ export interface NewPolicyVehicle {
   annualBasicMinor: bigint;
 }
 
+/** An insured person, traveller or item of a non-motor policy, with its own premium item when it has one. */
+export interface NewPolicyRisk {
+  kind: 'member' | 'traveller' | 'item';
+  name: string;
+  relationship?: string | null;
+  /** Y-m-d */
+  dateOfBirth?: string | null;
+  ageYears?: number | null;
+  inSchool?: boolean | null;
+  idNo?: string | null;
+  sumInsuredMinor?: bigint | null;
+  details?: unknown;
+  /** This risk's annual basic premium (a premium item of its own), or null when the policy is priced as a whole. */
+  annualBasicMinor: bigint | null;
+}
+
+export type ProductLine = 'motor' | 'medical' | 'travel' | 'standard';
+
 export interface NewPolicy {
   tenantId: number;
   clientId: number;
   insurerId: number;
-  motorProductId: number;
+  /** motor: the motor product (with vehicleClass and coverType); other lines: coverProductId. */
+  motorProductId?: number | null;
+  coverProductId?: number | null;
+  productLine?: ProductLine;
   productVersion: number;
   quoteId?: number | null;
-  vehicleClass: VehicleClass;
-  coverType: CoverType;
+  vehicleClass?: VehicleClass | null;
+  coverType?: CoverType | null;
+  /** Non-motor lines: the cover as bound (covers/<line>). */
+  coverDetails?: unknown;
   coverPeriod: string;
   days: number;
   /** Y-m-d */
@@ -57,38 +80,58 @@ export interface NewPolicy {
   renewalOfId?: number | null;
   taxes: { code: string; name: string; amountMinor: bigint }[];
   vehicles: NewPolicyVehicle[];
+  /** Non-motor lines: the insured persons, travellers or items. */
+  risks?: NewPolicyRisk[];
+  /**
+   * Non-motor lines priced as a whole (a standard cover): the policy's annual basic premium as one premium item with
+   * no vehicle or risk. Lines priced per person give each risk its own annualBasicMinor instead.
+   */
+  policyPremiumMinor?: bigint | null;
   /** Source (bind or renewal), reason and actor of the first status-history row. */
   initialStatus: Omit<TransitionMeta, 'tenantId'>;
 }
 
-/** The next policy number of the organisation: MTR-<year>-<seq>, with its risk note RN-<year>-<seq>. */
+/** Policy-number prefix per product line. */
+const POLICY_PREFIX: Record<ProductLine, string> = { motor: 'MTR', medical: 'MED', travel: 'TRV', standard: 'STD' };
+
+/**
+ * The next policy number of the organisation: <prefix>-<year>-<seq> (MTR motor, MED medical, TRV travel, STD standard
+ * products; one gap-free sequence across lines), with its risk note RN-<year>-<seq>.
+ */
 export async function nextPolicyNumbers(
   tx: Tx,
   tenantId: number,
   today: string,
+  line: ProductLine = 'motor',
 ): Promise<{ policyNo: string; riskNote: string }> {
   const year = today.slice(0, 4);
   const seq = String(await nextNumber(tx, tenantId, 'policy_no')).padStart(6, '0');
-  return { policyNo: `MTR-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
+  return { policyNo: `${POLICY_PREFIX[line]}-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
 }
 
 /**
  * The product's rating version now, read FOR SHARE: rate changes wait until the calling bind commits, so a bind that
  * checked the version it priced on cannot be overtaken by a newer one. Undefined when the product is gone.
  */
-export async function currentProductVersion(tx: Tx, productId: number): Promise<number | undefined> {
-  const [current] = await tx.$queryRaw<
-    { version: number }[]
-  >`SELECT version FROM motor_products WHERE id = ${productId} FOR SHARE`;
+export async function currentProductVersion(
+  tx: Tx,
+  productId: number,
+  kind: 'motor' | 'cover' = 'motor',
+): Promise<number | undefined> {
+  const [current] =
+    kind === 'motor'
+      ? await tx.$queryRaw<{ version: number }[]>`SELECT version FROM motor_products WHERE id = ${productId} FOR SHARE`
+      : await tx.$queryRaw<{ version: number }[]>`SELECT version FROM cover_products WHERE id = ${productId} FOR SHARE`;
   return current?.version;
 }
 
 export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
   const policy = await insertPolicy(tx, np, numbers);
   const vehicles = await insertVehicles(tx, np, policy.id);
+  const risks = await insertRisks(tx, np, policy.id);
   await recordInitialStatus(tx, policy.id, { tenantId: np.tenantId, ...np.initialStatus });
   const debitNotes = await insertInstalmentNotes(tx, np, policy.id, numbers.policyNo);
-  return { policy: { ...policy, vehicles }, debitNotes };
+  return { policy: { ...policy, vehicles, risks }, debitNotes };
 }
 
 function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
@@ -101,12 +144,14 @@ function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNo
       riskNote: numbers.riskNote,
       clientId: np.clientId,
       insurerId: np.insurerId,
-      motorProductId: np.motorProductId,
+      motorProductId: np.motorProductId ?? null,
+      coverProductId: np.coverProductId ?? null,
       productVersion: np.productVersion,
       quoteId: np.quoteId ?? null,
-      productLine: 'motor',
-      vehicleClass: np.vehicleClass,
-      coverType: np.coverType,
+      productLine: np.productLine ?? 'motor',
+      vehicleClass: np.vehicleClass ?? null,
+      coverType: np.coverType ?? null,
+      coverDetails: (np.coverDetails ?? undefined) as never,
       coverPeriod: np.coverPeriod,
       days: np.days,
       startDate: toDbDate(np.startDate),
@@ -166,6 +211,43 @@ async function insertVehicles(tx: Tx, np: NewPolicy, policyId: number) {
     });
   }
   return vehicles;
+}
+
+/** Each insured person, traveller or item, with its premium item when priced on its own; or the policy's one item. */
+async function insertRisks(tx: Tx, np: NewPolicy, policyId: number) {
+  const { tenantId } = np;
+  const span = { fromDate: toDbDate(np.startDate), toDate: toDbDate(np.endDate) };
+  const risks = [];
+  for (const r of np.risks ?? []) {
+    const row = await tx.policyRisk.create({
+      data: {
+        tenantId,
+        policyId,
+        kind: r.kind,
+        name: r.name,
+        relationship: r.relationship ?? null,
+        dateOfBirth: r.dateOfBirth ? toDbDate(r.dateOfBirth) : null,
+        ageYears: r.ageYears ?? null,
+        inSchool: r.inSchool ?? null,
+        idNo: r.idNo ?? null,
+        sumInsuredMinor: r.sumInsuredMinor ?? null,
+        details: (r.details ?? undefined) as never,
+        addedOn: span.fromDate,
+      },
+    });
+    risks.push(row);
+    if (r.annualBasicMinor != null) {
+      await tx.policyPremiumItem.create({
+        data: { tenantId, policyId, riskId: row.id, annualBasicMinor: r.annualBasicMinor, ...span },
+      });
+    }
+  }
+  if (np.policyPremiumMinor != null) {
+    await tx.policyPremiumItem.create({
+      data: { tenantId, policyId, annualBasicMinor: np.policyPremiumMinor, ...span },
+    });
+  }
+  return risks;
 }
 
 /** The instalment debit notes: the first due on the start date, each next one a month later. */

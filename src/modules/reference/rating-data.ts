@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import type { Insurer, Levy } from '../../generated/prisma/client.ts';
+import type { CoverLineCode, RatingCoverProduct } from './cover-products.ts';
 import type { IpfDepositRule, IpfLenderTerms, IpfPricing } from './ipf-terms.ts';
 import { motorBenefitId, type RatingLevy, ratingLevy } from './rating-rows.ts';
 
@@ -24,6 +25,8 @@ export interface RatingData {
   version: bigint;
   /** Every motor product, by id, with its insurer, bands and benefits. */
   products: readonly RatingProductRow[];
+  /** Every active non-motor cover product (medical, travel, standard), by id, with its insurer and rate rows. */
+  coverProducts: readonly RatingCoverProduct[];
   /** Active premium-finance lenders with their tenors, by id. */
   lenders: readonly RatingLenderRow[];
   levies: readonly RatingLevy[];
@@ -47,6 +50,11 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
     include: { tenors: { orderBy: { months: 'asc' } }, feeBands: { orderBy: { id: 'asc' } } },
     orderBy: { id: 'asc' },
   });
+  const coverRows = await tx.coverProduct.findMany({
+    where: { active: true },
+    include: { insurer: true, rates: { orderBy: [{ rateTable: 'asc' }, { key: 'asc' }, { fromValue: 'asc' }] } },
+    orderBy: { id: 'asc' },
+  });
   const levyRows = await tx.levy.findMany({ orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
   const insurers = await tx.insurer.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] });
   const benefits = await tx.motorProductBenefit.findMany({
@@ -57,12 +65,48 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
   return deepFreeze({
     version,
     products: products.map((p) => ({ ...p, benefitIds: p.benefits.map((b) => motorBenefitId(b.name)) })),
+    coverProducts: coverRows.map(coverProduct),
     lenders: lenderRows.map(lenderTerms),
     levies: levyRows.map(ratingLevy),
     insurers,
     levyRows,
     benefitNames: benefits.map((b) => b.name),
   });
+}
+
+/** A cover product row in its rating form. */
+function coverProduct(
+  p: Prisma.CoverProductGetPayload<{ include: { insurer: true; rates: true } }>,
+): RatingCoverProduct {
+  return {
+    id: p.id,
+    insurerId: p.insurerId,
+    insurer: {
+      id: p.insurer.id,
+      name: p.insurer.name,
+      monogram: p.insurer.monogram,
+      commissionRateBps: p.insurer.commissionRateBps,
+      status: p.insurer.status,
+    },
+    productLine: p.productLine as CoverLineCode,
+    code: p.code,
+    name: p.name,
+    version: p.version,
+    minPremiumMinor: p.minPremiumMinor,
+    maxInstalments: p.maxInstalments,
+    ipfEligible: p.ipfEligible,
+    renewable: p.renewable,
+    excessText: p.excessText,
+    terms: p.terms,
+    rates: p.rates.map((r) => ({
+      table: r.rateTable,
+      key: r.key,
+      from: r.fromValue,
+      to: r.toValue,
+      rateBps: r.rateBps,
+      amountMinor: r.amountMinor,
+    })),
+  };
 }
 
 /** A lender row with its tenors and fee bands as the arithmetic reads it. */

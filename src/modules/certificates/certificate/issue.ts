@@ -1,3 +1,4 @@
+import { motorOnly } from '../../motor/motor-policy.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
@@ -87,6 +88,7 @@ async function createDue(app: AppServices, tenantId: number, policyId: number, m
 
 async function createCertificate(tx: Tx, tenantId: number, p: PolicyFull, c: DuePlan['create'][number]): Promise<void> {
   const v = p.vehicles.find((x) => x.id === c.vehicleId)!;
+  const motor = motorOnly(p, 'A registry certificate');
   await tx.certificate.createMany({
     data: [
       {
@@ -97,8 +99,8 @@ async function createCertificate(tx: Tx, tenantId: number, p: PolicyFull, c: Due
         stage: c.stage,
         stageCount: Math.max(1, p.debitNotes.length),
         series: c.series,
-        certificateClass: certificateClass(p.vehicleClass, kindOf(v)),
-        coverCode: coverCode(p.coverType),
+        certificateClass: certificateClass(motor.vehicleClass, kindOf(v)),
+        coverCode: coverCode(motor.coverType),
         startDate: toDbDate(c.start),
         endDate: toDbDate(c.end),
       },

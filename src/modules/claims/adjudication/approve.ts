@@ -31,7 +31,7 @@ async function excessTerms(tx: Tx, policyId: number): Promise<Partial<Record<Exc
     where: { id: policyId },
     select: { motorProduct: { select: { excessTerms: true } } },
   });
-  const parsed = termsSchema.safeParse(row.motorProduct.excessTerms ?? null);
+  const parsed = termsSchema.safeParse(row.motorProduct?.excessTerms ?? null);
   if (!parsed.success) throw new Error(`motor product excess_terms are malformed: ${parsed.error.message}`);
   return parsed.data;
 }

@@ -13,8 +13,8 @@ export interface ErpPolicyRecord {
   insurer: string;
   productLine: string;
   status: string;
-  vehicleClass: string;
-  coverType: string;
+  vehicleClass: string | null;
+  coverType: string | null;
   coverPeriod: string;
   startDate: string;
   endDate: string;

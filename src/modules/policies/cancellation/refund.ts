@@ -46,8 +46,11 @@ export interface RefundJson {
   /** The premium items the cancellation ends, with their end before it (reinstatement restores them). */
   items: {
     premium_item_id: number;
-    vehicle_id: number;
-    regno: string;
+    /** The vehicle (motor) or the insured person, traveller or item (other lines); null: the policy as a whole. */
+    vehicle_id: number | null;
+    regno: string | null;
+    risk_id?: number | null;
+    insured?: string | null;
     annual_basic_minor: string;
     from: string;
     to: string;
@@ -101,7 +104,7 @@ function itemUnearned(period: Period, b: bigint, from: string, to: string, c: st
 async function liveItems(tx: Tx, policyId: number) {
   return tx.policyPremiumItem.findMany({
     where: { policyId, endedByEndorsementId: null, endedByCancellationId: null },
-    include: { vehicle: { select: { regNo: true } } },
+    include: { vehicle: { select: { regNo: true } }, risk: { select: { name: true } } },
     orderBy: { id: 'asc' },
   });
 }
@@ -156,7 +159,9 @@ function refundItem(period: Period, i: LiveItem, c: string): RefundJson['items']
   return {
     premium_item_id: i.id,
     vehicle_id: i.vehicleId,
-    regno: i.vehicle.regNo,
+    regno: i.vehicle?.regNo ?? null,
+    risk_id: i.riskId,
+    insured: i.risk?.name ?? null,
     annual_basic_minor: i.annualBasicMinor.toString(),
     from: fromDbDate(i.fromDate),
     to: fromDbDate(i.toDate),

@@ -74,7 +74,8 @@ async function loadReversible(ctx: Context, tx: Tx, policyUuid: string) {
 /** The cover comes back from the effective date: a vehicle insured elsewhere since then cannot be covered twice. */
 async function assertNoCoverSince(ctx: Context, tx: Tx, policy: PolicyRow, c: Cancellation, refund: RefundJson) {
   const eff = fromDbDate(c.effectiveDate);
-  const regNos = [...new Set(refund.items.map((i) => i.regno))];
+  const regNos = [...new Set(refund.items.flatMap((i) => (i.regno ? [i.regno] : [])))];
+  if (!regNos.length) return;
   const clash = await findCoverClash(
     tx,
     { regNos, from: eff, to: fromDbDate(policy.endDate), excludePolicyId: policy.id },

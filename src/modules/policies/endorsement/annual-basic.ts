@@ -3,6 +3,7 @@ import type { Tx } from '../../../db/client.ts';
 import { fromDbDate } from '../../../lib/dates.ts';
 import { DomainRuleError, ValidationError } from '../../../lib/problem.ts';
 import { type MotorRisk, normaliseRisk, priceRisk } from '../../motor/quote.service.ts';
+import { type MotorPolicy, motorOnly } from '../../motor/motor-policy.ts';
 import type { PolicyRow } from './shared.ts';
 
 const scopeLabel = (c: string) => (c === 'tpo' ? 'TPO' : c === 'tpft' ? 'TPFT' : 'Comprehensive');
@@ -25,10 +26,11 @@ export interface VehicleToPrice {
 export async function annualBasic(
   ctx: Context,
   tx: Tx,
-  pol: PolicyRow,
+  row: PolicyRow,
   v: VehicleToPrice,
   fields: Record<string, string>,
 ): Promise<{ basicMinor: bigint; productVersion: number; risk: MotorRisk }> {
+  const pol = motorOnly(row, 'Pricing a vehicle');
   const start = fromDbDate(pol.startDate);
   let risk = vehicleRisk(pol, v, fields, start);
   if (v.coverageGiven && risk.vehicleClass !== pol.vehicleClass) {
@@ -59,7 +61,12 @@ export async function annualBasic(
   return { basicMinor: option.basicMinor, productVersion: option.productVersion, risk };
 }
 
-function vehicleRisk(pol: PolicyRow, v: VehicleToPrice, fields: Record<string, string>, start: string): MotorRisk {
+function vehicleRisk(
+  pol: MotorPolicy<PolicyRow>,
+  v: VehicleToPrice,
+  fields: Record<string, string>,
+  start: string,
+): MotorRisk {
   try {
     return normaliseRisk(
       {

@@ -72,9 +72,11 @@ export const changeValue: EndorsementOperationRules = {
 
   async apply(a) {
     const item = await endPricedItem(a, a.dayBefore);
-    await startItem(a, item.vehicleId);
+    // Priced on the named vehicle's item (namedVehicle): a vehicle's item.
+    const vehicleId = item.vehicleId!;
+    await startItem(a, vehicleId);
     await a.tx.policyVehicle.update({
-      where: { id: item.vehicleId },
+      where: { id: vehicleId },
       data: { valueMinor: BigInt(a.changes.value_minor as number) },
     });
     return {};

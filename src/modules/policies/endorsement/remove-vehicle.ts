@@ -43,11 +43,13 @@ export const removeVehicle: EndorsementOperationRules = {
 
   async apply(a) {
     const item = await endPricedItem(a, a.dayBefore);
+    // Priced on the named vehicle's item (namedVehicle): a vehicle's item.
+    const vehicleId = item.vehicleId!;
     await a.tx.policyVehicle.update({
-      where: { id: item.vehicleId },
+      where: { id: vehicleId },
       data: { status: 'removed', removedOn: a.end.effectiveDate },
     });
-    await requestCertificateCancellation(a.ctx.app, a.tx, { vehicleId: item.vehicleId }, REMOVE_VEHICLE_CERT_REASON);
+    await requestCertificateCancellation(a.ctx.app, a.tx, { vehicleId }, REMOVE_VEHICLE_CERT_REASON);
     return {};
   },
 };

@@ -1,3 +1,4 @@
+import { type MotorPolicy, motorOnly } from '../../motor/motor-policy.ts';
 import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -115,6 +116,7 @@ async function loadRenewable(tx: Tx, policyId: number, overrides: Map<string, bi
     include: { renewal: true, vehicles: { orderBy: { id: 'asc' } }, premiumItems: { orderBy: { id: 'asc' } } },
   });
   assertRenewable(policy, today);
+  const motor = motorOnly(policy, 'Renewing vehicles');
   const live = policy.vehicles.filter((v) => v.status === 'active');
   const errors: FieldError[] = [];
   [...overrides.keys()].forEach((reg, i) => {
@@ -123,10 +125,15 @@ async function loadRenewable(tx: Tx, policyId: number, overrides: Map<string, bi
   });
   if (errors.length) throw new ValidationError(errors);
   if (!live.length) throw new RenewalStateError(`Policy ${policy.policyNo} has no vehicle on cover`);
-  return { policy, live };
+  return { policy: motor, live };
 }
 
-function renewalRisk(policy: QuotedPolicy, v: Vehicle, valueMinor: bigint | null, period: Period): MotorRisk {
+function renewalRisk(
+  policy: MotorPolicy<QuotedPolicy>,
+  v: Vehicle,
+  valueMinor: bigint | null,
+  period: Period,
+): MotorRisk {
   return {
     kind: policy.vehicleClass === 'motorcycle' ? 'motorcycle' : 'motor',
     classLabel: policy.vehicleClass,
@@ -150,7 +157,7 @@ function renewalRisk(policy: QuotedPolicy, v: Vehicle, valueMinor: bigint | null
 async function rateVehicles(
   ctx: Context,
   tx: Tx,
-  policy: QuotedPolicy,
+  policy: MotorPolicy<QuotedPolicy>,
   live: Vehicle[],
   overrides: Map<string, bigint>,
   period: Period,

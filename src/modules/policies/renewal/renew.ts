@@ -1,3 +1,4 @@
+import { motorOnly } from '../../motor/motor-policy.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
@@ -100,10 +101,10 @@ function validateInput(input: RenewPolicyInput): { quoteUuid: string; premium: n
 /** The policy locked (one renewal bind of a policy at a time) and its quote, still quoted, valid and current. */
 async function loadBindableQuote(tx: Tx, policyId: number, quoteUuid: string, today: string) {
   await tx.$queryRaw`SELECT id FROM policies WHERE id = ${policyId} FOR UPDATE`;
-  const policy = await tx.policy.findUniqueOrThrow({
-    where: { id: policyId },
-    include: { renewal: true, vehicles: true },
-  });
+  const policy = motorOnly(
+    await tx.policy.findUniqueOrThrow({ where: { id: policyId }, include: { renewal: true, vehicles: true } }),
+    'Renewing vehicles',
+  );
   const quote = await tx.renewalQuote.findFirst({ where: { uuid: quoteUuid, policyId: policy.id } });
   if (!quote) throw notFound('Renewal quote');
   if (quote.status === 'expired')
