@@ -1,62 +1,59 @@
-import type { CoverLine, CoverRiskBase } from '../line.ts';
+/**
+ * The medical line: family or group cover, an inpatient limit and optional riders, priced per member by age band.
+ * Validation in normalise.ts (shape only), the rating rules, tables and terms in rating.ts.
+ */
+import { toShillings } from '../../../lib/money.ts';
+import type { CoverInsured, CoverLine } from '../line.ts';
+import { normaliseMedical } from './normalise.ts';
+import { priceMedical } from './rating.ts';
+import type { MedicalQuoteInput, MedicalRisk } from './types.ts';
 
-/** A member as sent: principal, spouse or child (family), or employee (group, with their dependants). */
-export interface MedicalMemberInput {
-  name?: string | null;
-  relationship?: string | null;
-  /** Y-m-d; or `age` in whole years. */
-  dateOfBirth?: string | null;
-  age?: number | null;
-  inSchool?: boolean | null;
-  idNo?: string | null;
+export type {
+  MedicalMember,
+  MedicalMemberInput,
+  MedicalQuoteInput,
+  MedicalRiderCode,
+  MedicalRiderInput,
+  MedicalRisk,
+} from './types.ts';
+
+function insured(risk: MedicalRisk): CoverInsured[] {
+  return risk.members.map((m) => ({
+    kind: 'member',
+    name: m.name ?? '',
+    relationship: m.relationship,
+    dateOfBirth: m.dateOfBirth,
+    ageYears: m.ageYears,
+    inSchool: m.inSchool,
+    idNo: m.idNo,
+  }));
 }
 
-export interface MedicalRiderInput {
-  /** outpatient, maternity, dental, optical */
-  code?: string | null;
-  /** Whole shillings: one of the rider's limit bands. */
-  limit?: number | null;
+function coverDetails(risk: MedicalRisk): Record<string, unknown> {
+  return {
+    cover_type: risk.coverType,
+    inpatient_limit: toShillings(risk.inpatientLimitMinor),
+    inpatient_limit_minor: Number(risk.inpatientLimitMinor),
+    riders: risk.riders.map((r) => ({
+      code: r.code,
+      limit: toShillings(r.limitMinor),
+      limit_minor: Number(r.limitMinor),
+    })),
+    headcount: risk.members.length,
+  };
 }
 
-export interface MedicalQuoteInput {
-  /** family (default) or group */
-  coverType?: string | null;
-  /** Whole shillings: one of the inpatient limit bands. */
-  inpatientLimit?: number | null;
-  riders?: MedicalRiderInput[] | null;
-  members?: MedicalMemberInput[] | null;
-  startDate?: string | null;
-  insurerIds?: number[] | null;
-}
-
-export interface MedicalMember {
-  name: string | null;
-  relationship: 'principal' | 'spouse' | 'child' | 'employee';
-  dateOfBirth: string | null;
-  /** Whole years at the start of cover. */
-  ageYears: number;
-  inSchool: boolean;
-  idNo: string | null;
-}
-
-export interface MedicalRisk extends CoverRiskBase {
-  line: 'medical';
-  coverType: 'family' | 'group';
-  inpatientLimitMinor: bigint;
-  riders: { code: 'outpatient' | 'maternity' | 'dental' | 'optical'; limitMinor: bigint }[];
-  members: MedicalMember[];
-}
-
-const todo = (): never => {
-  throw new Error('medical line: not implemented yet');
-};
+const describe = (risk: MedicalRisk): string =>
+  risk.coverType === 'group'
+    ? `group medical cover (${risk.members.length} ${risk.members.length === 1 ? 'member' : 'members'})`
+    : 'family medical cover';
 
 export const medicalLine: CoverLine<MedicalQuoteInput, MedicalRisk> = {
   line: 'medical',
   label: 'Medical',
-  normalise: todo,
-  price: todo,
-  insured: todo,
-  coverDetails: todo,
-  describe: todo,
+  normalise: normaliseMedical,
+  price: priceMedical,
+  insured,
+  coverDetails,
+  describe,
 };

@@ -1,50 +1,54 @@
-import type { CoverLine, CoverRiskBase } from '../line.ts';
+import type { CoverLine } from '../line.ts';
+import type { StandardQuoteInput, StandardRisk } from './types.ts';
+import { normaliseStandard } from './normalise.ts';
+import { priceStandard } from './rating.ts';
+import { kes } from '../arith.ts';
 
-/** An insured item (or, for person-based products, an insured person) as sent. */
-export interface StandardItemInput {
-  /** What is insured: "Household contents", "Golf equipment", a person's name. */
-  description?: string | null;
-  /** Whole shillings. */
-  sumInsured?: number | null;
-  idNo?: string | null;
-}
+export type { StandardItem, StandardItemInput, StandardQuoteInput, StandardRisk } from './types.ts';
 
-export interface StandardQuoteInput {
-  /** The standard product's code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER. */
-  product?: string | null;
-  items?: StandardItemInput[] | null;
-  /** Headcount-driven products (WIBA): employees covered, when not listed as items. */
-  headcount?: number | null;
-  /** Optional extensions by code (the product's terms list them). */
-  extensions?: string[] | null;
-  startDate?: string | null;
-  insurerIds?: number[] | null;
-}
-
-export interface StandardItem {
-  description: string | null;
-  sumInsuredMinor: bigint | null;
-  idNo: string | null;
-}
-
-export interface StandardRisk extends CoverRiskBase {
-  line: 'standard';
-  items: StandardItem[];
-  headcount: number | null;
-  totalSumInsuredMinor: bigint;
-  extensions: string[];
-}
-
-const todo = (): never => {
-  throw new Error('standard line: not implemented yet');
+/** A few words for messages ("No insurer rates a domestic package …"), by the catalogue's product code. */
+const PHRASES: Record<string, string> = {
+  PA: 'personal accident cover',
+  DOMESTIC: 'a domestic package',
+  WIBA: 'work injury benefits (WIBA) cover',
+  FIRE: 'fire and perils cover',
+  GOLFER: "golfer's cover",
 };
+
+function describe(risk: StandardRisk): string {
+  const what = PHRASES[risk.productCode] ?? `the standard product ${risk.productCode}`;
+  if (risk.totalSumInsuredMinor > 0n) return `${what} for a sum insured of ${kes(risk.totalSumInsuredMinor)}`;
+  return risk.headcount ? `${what} for ${risk.headcount} ${risk.headcount === 1 ? 'person' : 'persons'}` : what;
+}
 
 export const standardLine: CoverLine<StandardQuoteInput, StandardRisk> = {
   line: 'standard',
   label: 'Standard products',
-  normalise: todo,
-  price: todo,
-  insured: todo,
-  coverDetails: todo,
-  describe: todo,
+  normalise: (input, opts) => normaliseStandard(input, opts),
+  price: priceStandard,
+  insured: (risk) =>
+    risk.items.map((it, i) => ({
+      kind: 'item',
+      name: it.description ?? `Item ${i + 1}`,
+      sumInsuredMinor: it.sumInsuredMinor,
+      idNo: it.idNo,
+    })),
+  // The request's own fields (sums insured in whole shillings, as sent) beside the cents: normalise reads it back.
+  coverDetails: (risk) => ({
+    product: risk.productCode,
+    coverPeriod: risk.coverPeriod,
+    startDate: risk.startDate,
+    endDate: risk.endDate,
+    days: risk.days,
+    items: risk.items.map((it) => ({
+      description: it.description,
+      sumInsured: it.sumInsuredMinor === null ? null : Number(it.sumInsuredMinor / 100n),
+      sumInsuredMinor: it.sumInsuredMinor === null ? null : Number(it.sumInsuredMinor),
+      idNo: it.idNo,
+    })),
+    headcount: risk.headcount,
+    totalSumInsuredMinor: Number(risk.totalSumInsuredMinor),
+    extensions: risk.extensions,
+  }),
+  describe,
 };

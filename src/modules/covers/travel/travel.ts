@@ -1,56 +1,40 @@
-import type { CoverLine, CoverRiskBase } from '../line.ts';
+import type { CoverInsured, CoverLine } from '../line.ts';
+import { normaliseTravel } from './normalise.ts';
+import { priceTravel, REGION_TRIPS } from './rating.ts';
+import type { TravelQuoteInput, TravelRisk } from './types.ts';
 
-export interface TravellerInput {
-  name?: string | null;
-  /** Y-m-d; or `age` in whole years. */
-  dateOfBirth?: string | null;
-  age?: number | null;
-  passportNo?: string | null;
-}
+export type { Traveller, TravellerInput, TravelQuoteInput, TravelRegion, TravelRisk } from './types.ts';
 
-export interface TravelQuoteInput {
-  /** A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER). */
-  plan?: string | null;
-  /** africa, schengen (Europe/Schengen) or worldwide */
-  region?: string | null;
-  /** Countries visited, free text (echoed and stored). */
-  destination?: string | null;
-  /** Y-m-d: first day of cover. */
-  departureDate?: string | null;
-  /** Y-m-d: last day of cover. */
-  returnDate?: string | null;
-  travellers?: TravellerInput[] | null;
-  insurerIds?: number[] | null;
-}
-
-export interface Traveller {
-  name: string | null;
-  dateOfBirth: string | null;
-  ageYears: number;
-  /** Age in whole months at departure (the 6-month minimum). */
-  ageMonths: number;
-  passportNo: string | null;
-}
-
-export interface TravelRisk extends CoverRiskBase {
-  line: 'travel';
-  coverPeriod: 'trip';
-  plan: string;
-  region: 'africa' | 'schengen' | 'worldwide';
-  destination: string | null;
-  travellers: Traveller[];
-}
-
-const todo = (): never => {
-  throw new Error('travel line: not implemented yet');
-};
-
+/**
+ * Single-trip travel: one product per insurer (code TRAVEL), cover from departure to return inclusive, priced per
+ * traveller by plan, region and trip length with an age loading (rating.ts documents the tables and terms).
+ */
 export const travelLine: CoverLine<TravelQuoteInput, TravelRisk> = {
   line: 'travel',
   label: 'Travel',
-  normalise: todo,
-  price: todo,
-  insured: todo,
-  coverDetails: todo,
-  describe: todo,
+  normalise: normaliseTravel,
+  price: priceTravel,
+  insured: (risk): CoverInsured[] =>
+    risk.travellers.map((t, i) => ({
+      kind: 'traveller',
+      name: t.name ?? `Traveller ${i + 1}`,
+      dateOfBirth: t.dateOfBirth,
+      ageYears: t.ageYears,
+      idNo: t.passportNo,
+    })),
+  coverDetails: (risk) => ({
+    plan: risk.plan,
+    region: risk.region,
+    destination: risk.destination,
+    departure_date: risk.startDate,
+    return_date: risk.endDate,
+    days: risk.days,
+    travellers: risk.travellers.map((t) => ({
+      name: t.name,
+      date_of_birth: t.dateOfBirth,
+      age: t.ageYears,
+      passport_no: t.passportNo,
+    })),
+  }),
+  describe: (risk) => `a ${REGION_TRIPS[risk.region]} (${risk.days} day${risk.days === 1 ? '' : 's'})`,
 };
