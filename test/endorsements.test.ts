@@ -172,6 +172,7 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     expect(en.items).toEqual([
       {
         regno: reg2.replace(' ', ''),
+        insured: null,
         annual_basic_before: null,
         annual_basic_before_minor: null,
         annual_basic_after: Math.round(B2 / 100),

@@ -14,6 +14,7 @@
  * - kit/org.ts: Org (tenant, tokens, calls bound to a token, the simulated M-Pesa rail).
  * - kit/policies.ts: the state builders (quote, pendingPolicy, activePolicy, cancel, endorse, certifiedPolicy, …).
  * - kit/wait.ts: waitFor(), polling with a deadline that fails saying what it waited for.
+ * - kit/cover-policy.ts: non-motor policies (medical, travel, standard) pending payment or active.
  * - kit/live.ts: graphql-ws clients and recorded subscriptions.
  */
 export { INSTANT_RAIL, Kit, KitDatabase, useDatabase, useKit, type KitOptions } from './kit/app.ts';
@@ -29,6 +30,16 @@ export {
   type RiskOptions,
 } from './kit/policies.ts';
 export { waitFor, type WaitOptions } from './kit/wait.ts';
+export {
+  activeCoverPolicy,
+  coverPolicy,
+  coverProduct,
+  noteTotals,
+  oracleLevies,
+  type CoverLine,
+  type CoverPolicy,
+  type CoverPolicyOptions,
+} from './kit/cover-policy.ts';
 export { clientHeaders, lastCode, msisdn, nextIp, requestCode, signIn } from './kit/client-area.ts';
 export { Api, expectProblem, type CallOptions, type HttpResult } from './helpers/http.ts';
 export { setClock, TEST_NOW, THIS_YEAR, TODAY, withClock } from './helpers/clock.ts';

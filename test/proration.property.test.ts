@@ -7,6 +7,7 @@ import {
   type Period,
   periodDays,
   type Priced,
+  periodPremium,
   priceTerms,
   type Term,
   remainingDays,
@@ -16,6 +17,7 @@ import {
 import {
   annualEndOf,
   countDays,
+  flatTotal,
   earnedOver,
   type OracleMoney,
   priceOf,
@@ -195,6 +197,27 @@ describe('pro-rata notes telescope to what the item spans earn', () => {
         expect(asOracle(cancellationCredit(p, [item], c, table))).toEqual(
           priceOf(p, [{ annualBasicMinor: b, at: c, sign: 1 }], table),
         );
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('the premium of a new period of several items (periodPremium: a bind or renewal of insured persons)', () => {
+  it('levies each item on its own, so that cancelling every item from the start leaves exactly the flat duties', () => {
+    fc.assert(
+      fc.property(arbPeriod, arbTable, fc.array(arbAnnual, { minLength: 1, maxLength: 6 }), (p, table, basics) => {
+        const premium = periodPremium(basics, table);
+        const each = basics.map((b) => priceOf(p, [{ annualBasicMinor: b, at: p.start, sign: 1 }], table));
+        const percent = sumMoney(each);
+        expect(premium.basicMinor).toBe(percent.basicMinor);
+        expect(premium.totalMinor).toBe(percent.totalMinor + flatTotal(table));
+        expect(Object.fromEntries(premium.levies.map((l) => [l.code, l.amountMinor]))).toEqual({
+          ...percent.levies,
+          SD: flatTotal(table),
+        });
+        const items = basics.map((b) => ({ annualBasicMinor: b, from: p.start, to: p.end }));
+        expect(premium.totalMinor - cancellationCredit(p, items, p.start, table).totalMinor).toBe(flatTotal(table));
       }),
       { numRuns: 500 },
     );

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEVIES, MOTOR_BENEFITS, STANDARD_PRODUCTS } from '../src/seed/demo-data.ts';
-import { expectProblem, useKit } from './kit.ts';
+import { expectProblem, useKit, waitFor } from './kit.ts';
 
 const t = useKit();
 const api = t.api;
@@ -243,14 +243,33 @@ describe('GET /motor/benefits', () => {
 });
 
 describe('GET /products', () => {
+  it('lists a line only while the organisation has a product of an active insurer for it', async () => {
+    const travel = (active: boolean) =>
+      org.t.db.tenant(org.id, (tx) =>
+        tx.coverProduct.updateMany({ where: { productLine: 'travel' }, data: { active } }),
+      );
+    const lines = async () => (await list('/products')).lines.map((l: any) => l.code);
+    await travel(false);
+    try {
+      // The rating cache is dropped in every process when the transaction commits (README "Caches").
+      await waitFor('travel to leave GET /products', lines, (l) => !l.includes('travel'));
+      expect(await lines()).toEqual(['motor', 'medical', 'standard']);
+      const r = await org.api.post('/travel/quote', { token: org.tokens.staff, body: {} });
+      expectProblem(r, 422, 'validation_failed');
+    } finally {
+      await travel(true);
+    }
+    await waitFor('travel to come back', lines, (l) => l.includes('travel'));
+  });
+
   it('the product lines that can be quoted, and the standard-product catalogue', async () => {
     const data = await list('/products');
     expect(Object.keys(data).sort()).toEqual(['lines', 'standard_products']);
-    expect(data.lines.map((l: any) => l.code)).toEqual(['motor']);
-    // Every line listed can really be quoted: its endpoint exists (an empty body is refused, never 404).
+    expect(data.lines.map((l: any) => l.code)).toEqual(['motor', 'medical', 'travel', 'standard']);
+    // Every line listed can really be quoted: its endpoint exists (an empty body is refused as invalid, never 404).
     for (const l of data.lines) {
       const r = await org.api.post(l.quote_endpoint, { token: org.tokens.staff, body: {} });
-      expect(r.status, `${l.quote_endpoint}: ${r.text}`).toBe(422);
+      expectProblem(r, 422, 'validation_failed');
     }
     expect(data.lines.find((l: any) => l.code === 'motor')).toEqual({
       code: 'motor',

@@ -52,6 +52,7 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
       ...moneyPair('outstanding_after', r.outstandingAfter),
       items: r.items.map((i) => ({
         regno: i.regNo,
+        insured: i.insured,
         ...moneyPair('annual_basic_premium', i.annualBasicPremium),
         from: i.from,
         to: i.to,

@@ -20,6 +20,7 @@ export function claimToRest(c: ClaimFieldsFragment) {
     client: { client_no: c.clientNo, name: c.clientName },
     insurer: { id: c.insurer.databaseId, name: c.insurer.name },
     registration: c.registration,
+    insured: c.insured ? { id: c.insured.databaseId, kind: c.insured.kind, name: c.insured.name } : null,
     product_line: c.productLine,
     cause: c.cause,
     loss: { date: c.lossDate, time: c.lossTime, place: c.lossPlace, description: c.description },
@@ -127,6 +128,7 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
   return {
     policyId: b.policy_uuid ?? b.policy_id,
     registration: b.registration ?? b.reg_no ?? b.regno,
+    insuredId: b.insured_id,
     cause: b.cause,
     lossDate: b.loss_date,
     lossTime: b.loss_time,

@@ -33,6 +33,7 @@ export function viewerPolicyToRest(p: ViewerPolicy) {
     uuid: p.uuid,
     policy_no: p.policyNo,
     product_line: p.productLine,
+    product_name: p.productName,
     status: p.status,
     status_text: p.statusText,
     insurer_name: p.insurerName,
@@ -41,6 +42,7 @@ export function viewerPolicyToRest(p: ViewerPolicy) {
     ...moneyPair('premium', p.total),
     ...moneyPair('outstanding', p.outstanding),
     vehicles: p.vehicles.map((v) => ({ reg_no: v.regNo, make: v.make, model: v.model })),
+    insured: p.insured.map((r) => ({ id: r.databaseId, kind: r.kind, name: r.name, relationship: r.relationship })),
     debit_notes: p.debitNotes.map((d) => ({
       number: d.number,
       due_on: d.dueOn,
@@ -97,6 +99,7 @@ export function viewerClaimFromRest(b: Record<string, unknown>): SentInput<Viewe
   return {
     policyUuid: b.policy_uuid,
     registration: b.registration ?? b.reg_no ?? b.regno,
+    insuredId: b.insured_id,
     cause: b.cause,
     lossDate: b.loss_date,
     lossTime: b.loss_time,

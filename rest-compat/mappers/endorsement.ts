@@ -2,6 +2,7 @@ import type {
   EndorsePolicyInput,
   EndorsementDetailsInput,
   EndorsementFieldsFragment,
+  EndorsementMemberInput,
   EndorsementVehicleInput,
 } from '../generated/operations.ts';
 import { asObject, objectOrAsSent, type SentInput } from '../route.ts';
@@ -42,6 +43,16 @@ export function endorseFromRest(body: unknown): SentInput<EndorsePolicyInput> {
     })),
     value: b.value,
     details,
+    member: objectOrAsSent(b.member, (m): SentInput<EndorsementMemberInput> => ({
+      name: m.name,
+      relationship: m.relationship,
+      dateOfBirth: m.date_of_birth,
+      age: m.age,
+      inSchool: m.in_school,
+      idNo: m.id_no,
+    })),
+    insuredId: b.insured_id,
+    sumInsured: b.sum_insured,
     note: b.note,
   };
 }
@@ -82,6 +93,7 @@ export function endorsementToRest(e: EndorsementFieldsFragment) {
     days: { in_period: e.days.inPeriod, remaining: e.days.remaining },
     items: e.items.map((i) => ({
       regno: i.regNo,
+      insured: i.insured,
       ...moneyPair('annual_basic_before', i.annualBasicBefore),
       ...moneyPair('annual_basic_after', i.annualBasicAfter),
     })),

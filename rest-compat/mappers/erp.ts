@@ -52,6 +52,7 @@ export const erpPolicyToRest = (p: ErpPolicyFieldsFragment): ErpRecord => ({
   client_name: p.clientName,
   insurer: p.insurer,
   product_line: p.productLine,
+  product_code: p.productCode,
   status: p.status,
   vehicle_class: p.vehicleClass,
   cover_type: p.coverType,

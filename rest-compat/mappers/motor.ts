@@ -1,12 +1,12 @@
 import type {
-  BindMotorPolicyMutation,
+  BoundPolicyFieldsFragment,
+  SavedQuoteFieldsFragment,
   BindMotorPolicyMutationVariables,
   BindVehicleInput,
   InsuredInput,
   MotorQuoteInput,
   MotorQuoteQuery,
   QuotedFiguresInput,
-  SaveMotorQuoteMutation,
   SaveMotorQuoteMutationVariables,
 } from '../generated/operations.ts';
 import { asObject, listOrAsSent, type Resolved, type SentInput } from '../route.ts';
@@ -84,6 +84,14 @@ export function optionToRest(o: MotorQuote['options'][number]) {
     excess: o.excess,
     pll: o.pll,
     tonnage: o.tonnage,
+    ...instalmentsToRest(o),
+    product_version: o.productVersion,
+  };
+}
+
+/** The instalment plans and premium-finance offers of an option, motor or any other line. */
+export function instalmentsToRest(o: Pick<MotorQuote['options'][number], 'instalments' | 'ipfOffers' | 'ipfReason'>) {
+  return {
     instalments: o.instalments.map((i) => ({
       parts: i.parts,
       amounts: i.amounts.map((a) => a.amount),
@@ -97,7 +105,6 @@ export function optionToRest(o: MotorQuote['options'][number]) {
       lender_name: x.lenderName,
     })),
     ipf_reason: o.ipfReason,
-    product_version: o.productVersion,
   };
 }
 
@@ -120,6 +127,21 @@ export function insuredFromRest(raw: unknown): SentInput<InsuredInput> {
   };
 }
 
+/** The figures shown to the client (`quotes[]` of a save quote), motor and every other line. */
+export function quotesFromRest(quotes: unknown) {
+  return listOrAsSent(quotes, (q): SentInput<QuotedFiguresInput> => {
+    const x = asObject(q);
+    return {
+      insurerId: num0(x.insurer_id),
+      rate: num0(x.rate),
+      basic: num0(x.basic),
+      taxes: num0(x.taxes),
+      total: num0(x.total),
+      benefits: x.benefits,
+    };
+  });
+}
+
 export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutationVariables> {
   const b = asObject(raw);
   const v = asObject(b.vehicle);
@@ -140,17 +162,7 @@ export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutatio
       pll: num0(v.pll),
       startDate: v.start_date,
     },
-    quotes: listOrAsSent(b.quotes, (q): SentInput<QuotedFiguresInput> => {
-      const x = asObject(q);
-      return {
-        insurerId: num0(x.insurer_id),
-        rate: num0(x.rate),
-        basic: num0(x.basic),
-        taxes: num0(x.taxes),
-        total: num0(x.total),
-        benefits: x.benefits,
-      };
-    }),
+    quotes: quotesFromRest(b.quotes),
     prospectUuid: b.prospect_uuid,
   };
 }
@@ -225,7 +237,7 @@ export function serverFiguresToRest(extra: Record<string, unknown>): Record<stri
   };
 }
 
-export function savedQuoteToRest(q: Resolved<SaveMotorQuoteMutation>['saveMotorQuote']) {
+export function savedQuoteToRest(q: SavedQuoteFieldsFragment) {
   return {
     message: 'Quote saved',
     id: q.databaseId,
@@ -252,7 +264,7 @@ export const PORTAL_NOTE = 'The client already has client-area credentials; they
 export const REPLAY_NOTE =
   'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
 
-export function boundPolicyToRest(b: Resolved<BindMotorPolicyMutation>['bindMotorPolicy'], url: URL) {
+export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL) {
   const p = b.policy;
   const dn = p.debitNotes;
   return {

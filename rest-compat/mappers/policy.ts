@@ -34,6 +34,11 @@ export function policyToRest(p: PolicyRecordFragment) {
       ...moneyPair('total', p.total),
       levies: p.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
     },
+    product: p.coverProduct
+      ? { id: p.coverProduct.databaseId, code: p.coverProduct.code, name: p.coverProduct.name }
+      : null,
+    cover: p.coverDetails ?? null,
+    insured: p.insured.map(insuredToRest),
     vehicles: p.vehicles.map(vehicleToRest),
     debit_notes: p.debitNotes.map(debitNoteToRest),
     credit_notes: p.creditNotes.map(creditNoteToRest),
@@ -65,6 +70,24 @@ function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
     ...moneyPair('value', v.value),
     body_type: v.bodyType,
     coverage: v.coverage,
+  };
+}
+
+function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
+  return {
+    id: r.databaseId,
+    kind: r.kind,
+    name: r.name,
+    relationship: r.relationship,
+    age: r.age,
+    date_of_birth: r.dateOfBirth,
+    in_school: r.inSchool,
+    id_no: r.idNo,
+    ...moneyPair('sum_insured', r.sumInsured),
+    details: r.details ?? null,
+    status: r.status,
+    added_on: r.addedOn,
+    removed_on: r.removedOn,
   };
 }
 

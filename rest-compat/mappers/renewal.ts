@@ -45,6 +45,21 @@ export function renewalQuoteToRest(q: Resolved<RenewalQuoteMutation>['renewalQuo
       ...moneyPair('previous_annual_basic', v.previousAnnualBasic),
       ...moneyPair('renewal_annual_basic', v.renewalAnnualBasic),
     })),
+    insured: q.insured.map((r) => ({
+      id: r.databaseId,
+      kind: r.kind,
+      name: r.name,
+      age: r.age,
+      ...moneyPair('sum_insured', r.sumInsured),
+      ...moneyPair('previous_annual_basic', r.previousAnnualBasic),
+      ...moneyPair('renewal_annual_basic', r.renewalAnnualBasic),
+    })),
+    cover_premium: q.coverPremium
+      ? {
+          ...moneyPair('previous_annual_basic', q.coverPremium.previousAnnualBasic),
+          ...moneyPair('renewal_annual_basic', q.coverPremium.renewalAnnualBasic),
+        }
+      : null,
     previous: {
       ...moneyPair('basic_premium', q.previous.basicPremium),
       ...moneyPair('taxes', q.previous.taxes),

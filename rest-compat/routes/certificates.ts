@@ -31,7 +31,7 @@ export const certificateRoutes: AnyRoute[] = [
     path: '/policies/{uuid}/certificates',
     summary: 'Issue the certificates due now (and retry failed ones), synchronously',
     description:
-      "For an active policy: every live vehicle's due stages (stage k once instalment k is paid in full and stage k−1 is issued), after the registry's double-insurance check. 201 when this call issued at least one, 200 when nothing new was due. Failures carry `success: false` and `message`.",
+      "For an active motor policy: every live vehicle's due stages (stage k once instalment k is paid in full and stage k−1 is issued), after the registry's double-insurance check. 201 when this call issued at least one, 200 when nothing new was due. A medical, travel or standard policy has no registry certificates (422 domain_rule). Failures carry `success: false` and `message`.",
     scopes: ['bind'],
     idempotent: 'outside-transaction',
     operation: IssueCertificatesDocument,
@@ -48,6 +48,7 @@ export const certificateRoutes: AnyRoute[] = [
       'invalid_state',
       'double_insurance',
       'registry_refused',
+      'domain_rule',
       'actor_forbidden',
       'service_unavailable',
     ],

@@ -18,12 +18,14 @@ export const endorsementRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/policies/{uuid}/endorse',
     summary:
-      'Price a mid-term change (add_vehicle, remove_vehicle, change_value, change_details): a pending endorsement',
+      'Price a mid-term change (add_vehicle, remove_vehicle, change_value, add_member, remove_member, change_sum_insured, change_details): a pending endorsement',
     description:
       'Nothing changes until the endorsement is confirmed; it can be confirmed for 72 hours while the policy is unchanged. The policy must be ' +
-      'active (409 invalid_state). Business rules answered with 422 domain_rule: a registration already on this policy or on another pending ' +
-      'or active policy for overlapping dates; removing the last vehicle; a sum insured change on non-comprehensive cover; a vehicle the ' +
-      'insurer does not rate.',
+      'active (409 invalid_state). Vehicle operations are for motor policies, add_member and remove_member for medical, change_sum_insured ' +
+      'for standard products; change_details for any (vehicle particulars on motor). Business rules answered with 422 domain_rule: an ' +
+      'operation of another product line; a registration already on this policy or on another pending or active policy for overlapping ' +
+      "dates; removing the last vehicle or member, or a family's principal; a sum insured change on non-comprehensive motor cover; a " +
+      'vehicle, member or sum insured the insurer does not rate (its composition rules: ages, spouses).',
     scopes: ['bind'],
     idempotent: true,
     operation: EndorsePolicyDocument,

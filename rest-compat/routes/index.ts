@@ -6,6 +6,7 @@ import { clientRoutes } from './clients.ts';
 import { endorsementRoutes } from './endorsements.ts';
 import { identityRoutes } from './identity.ts';
 import { motorRoutes } from './motor.ts';
+import { coverRoutes } from './covers.ts';
 import { paymentRoutes } from './payments.ts';
 import { policyRoutes } from './policies.ts';
 import { referenceRoutes } from './reference.ts';
@@ -31,6 +32,7 @@ export const ROUTES: AnyRoute[] = [
   ...apiClientRoutes,
   ...clientRoutes,
   ...motorRoutes,
+  ...coverRoutes,
   ...renewalRoutes,
   ...policyRoutes,
   ...endorsementRoutes,

@@ -14,6 +14,19 @@ import { type AnyRoute, asObject, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
 import { motorQuoteResponse } from '../schemas/motor.ts';
 
+/** What a bind can answer with, beyond the common codes: motor's and every other line's. */
+export const BIND_ERRORS = [
+  'actor_forbidden',
+  'ipf_not_offered',
+  'duplicate_client',
+  'price_changed',
+  'validation_failed',
+  'premium_mismatch',
+  'no_quote',
+  'domain_rule',
+  'rate_limited',
+] as const;
+
 export const motorRoutes: AnyRoute[] = [
   route({
     operationId: 'motorQuote',
@@ -84,16 +97,6 @@ export const motorRoutes: AnyRoute[] = [
       'vehicles.0.reg_no': 'vehicles.0.regno',
     },
     response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
-    errors: [
-      'actor_forbidden',
-      'ipf_not_offered',
-      'duplicate_client',
-      'price_changed',
-      'validation_failed',
-      'premium_mismatch',
-      'no_quote',
-      'domain_rule',
-      'rate_limited',
-    ],
+    errors: [...BIND_ERRORS],
   }),
 ];

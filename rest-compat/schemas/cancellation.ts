@@ -41,7 +41,7 @@ export const cancellationSchemas = {
       description: 'expired: a quoted preview past expires_at',
     },
     reason: str(),
-    registry_reason_id: int('Registry certificate cancellation reason id'),
+    registry_reason_id: nullable(int('Registry certificate cancellation reason id (motor); null for other lines')),
     requested_by: str(),
     note: nullable(str()),
     effective_date: { ...date(), description: 'Y-m-d: the first day without cover' },
@@ -76,7 +76,12 @@ export const cancellationSchemas = {
       ...money('outstanding_after'),
       items: arr(
         obj({
-          regno: str(),
+          regno: nullable(str('Motor: the vehicle; null for other lines')),
+          insured: nullable(
+            str(
+              'Medical, travel and standard policies: the insured person, traveller or item; null for motor and for a standard cover priced as a whole',
+            ),
+          ),
           ...money('annual_basic_premium'),
           from: date(),
           to: date(),

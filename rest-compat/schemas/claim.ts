@@ -51,6 +51,13 @@ const claim = {
   client: obj({ client_no: str(), name: str() }),
   insurer: obj({ id: int(), name: str() }),
   registration: nullable(str('The vehicle (motor)')),
+  insured: nullable(
+    obj(
+      { id: int("The policy record's insured[].id"), kind: str('member, traveller or item'), name: str() },
+      undefined,
+      'Medical, travel and standard policies: the insured person, traveller or item the loss is about; null for motor',
+    ),
+  ),
   product_line: str(),
   cause: str('Cause code (GET /claims/causes)'),
   loss: obj({ date: date(), time: nullable(str('HH:MM, Nairobi')), place: str(), description: str() }),
@@ -150,6 +157,9 @@ export const claimSchemas = {
     {
       policy_uuid: str('The policy (visible to the caller, in force on loss_date)'),
       registration: str('Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`)'),
+      insured_id: int(
+        "Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates)",
+      ),
       cause: str('A cause code of the policy’s product line (GET /claims/causes)'),
       loss_date: date(),
       loss_time: str('HH:MM, Nairobi time; absent: the end of the day counts for late notification'),

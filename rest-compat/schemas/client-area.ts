@@ -32,6 +32,7 @@ export const clientAreaSchemas = {
     uuid: str(),
     policy_no: str(),
     product_line: str(),
+    product_name: nullable(str("Medical, travel and standard policies: the cover product's name; null for motor")),
     status: { type: 'integer', enum: [0, 1], description: '1 for active cover, 0 for every other status' },
     status_text: str('The policy status: pending_payment, active, cancelled …'),
     insurer_name: str(),
@@ -40,6 +41,17 @@ export const clientAreaSchemas = {
     ...money('premium'),
     ...money('outstanding'),
     vehicles: arr(obj({ reg_no: str(), make: nullable(str()), model: nullable(str()) })),
+    insured: {
+      ...arr(
+        obj({
+          id: int('Names this insured on a claim (insured_id)'),
+          kind: str('member, traveller or item'),
+          name: str(),
+          relationship: nullable(str()),
+        }),
+      ),
+      description: 'Medical, travel and standard policies: who or what is on cover; empty for motor',
+    },
     debit_notes: arr(obj({ number: str(), due_on: date(), ...money('amount'), ...money('outstanding') })),
   }),
   ViewerStatement: obj({
@@ -159,6 +171,7 @@ export const claimBody = obj(
   {
     policy_uuid: str(),
     registration: str('Required for motor'),
+    insured_id: int('Required for medical, travel and standard: who or what of the policy (its insured[].id)'),
     cause: str('A code of GET /claims/causes'),
     loss_date: date(),
     loss_time: str('HH:MM, Nairobi'),

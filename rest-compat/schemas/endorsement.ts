@@ -1,7 +1,15 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
 
-const OPERATIONS = ['add_vehicle', 'remove_vehicle', 'change_value', 'change_details'];
+const OPERATIONS = [
+  'add_vehicle',
+  'remove_vehicle',
+  'change_value',
+  'change_details',
+  'add_member',
+  'remove_member',
+  'change_sum_insured',
+];
 
 const vehicleProps: Record<string, SchemaObject> = {
   regno: str('Registration, any spacing (also `reg_no`)'),
@@ -44,6 +52,22 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
         "change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect",
       ),
       limits_of_liability: { description: 'Same as details.limits_of_liability' },
+      member: obj(
+        {
+          name: str(),
+          relationship: str('principal, spouse or child (family cover); employee, spouse or child (group cover)'),
+          date_of_birth: date(),
+          age: int('Whole years on the effective date, when no date of birth is given'),
+          in_school: { type: 'boolean' },
+          id_no: str(),
+        },
+        ['name', 'relationship'],
+        "add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date",
+      ),
+      insured_id: int(
+        "remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id)",
+      ),
+      sum_insured: int("change_sum_insured (standard): the item's new sum insured, whole shillings"),
       note: str('Free text kept with the endorsement (shown as remark), up to 500 characters'),
     },
     ['operation'],
@@ -76,9 +100,16 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
     }),
     items: arr(
       obj(
-        { regno: str(), ...money('annual_basic_before', true), ...money('annual_basic_after', true) },
+        {
+          regno: nullable(str('Motor: the vehicle; null for other lines')),
+          insured: nullable(
+            str('Medical and standard: the insured person or item; null for a cover priced as a whole'),
+          ),
+          ...money('annual_basic_before', true),
+          ...money('annual_basic_after', true),
+        },
         undefined,
-        'Annual basic premium (PLL included) of each vehicle touched, before and after',
+        'Annual basic premium (PLL included) of each vehicle, insured person or item touched, before and after',
       ),
     ),
     note: nullable(

@@ -3,6 +3,7 @@ import { cancellationSchemas } from './cancellation.ts';
 import { certificateSchemas } from './certificate.ts';
 import { clientSchemas } from './client.ts';
 import { endorsementSchemas } from './endorsement.ts';
+import { coverSchemas } from './covers.ts';
 import { motorSchemas } from './motor.ts';
 import { paymentSchemas } from './payment.ts';
 import { policySchemas } from './policy.ts';
@@ -26,6 +27,7 @@ export const COMPONENT_SCHEMAS = {
   ...apiClientSchemas,
   ...clientSchemas,
   ...motorSchemas,
+  ...coverSchemas,
   ...policySchemas,
   ...endorsementSchemas,
   ...cancellationSchemas,

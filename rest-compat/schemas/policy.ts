@@ -6,15 +6,15 @@ const amountOnly = (extra: Record<string, SchemaObject> = {}) => ({ ...extra, ..
 const policyRecord = obj({
   id: int(),
   uuid: str(),
-  policy_no: str('MTR-YYYY-000001'),
+  policy_no: str('MTR-YYYY-000001 (motor), MED-, TRV- or STD- for medical, travel and standard products'),
   risknote: str(),
   status: {
     type: 'string',
     enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
   },
-  product_line: str(),
-  class: str(),
-  scope: str(),
+  product_line: str('motor, medical, travel or standard'),
+  class: nullable(str('Motor: the vehicle class; null for other lines')),
+  scope: nullable(str('Motor: the cover type; null for other lines')),
   cover_period: str('annual or tor'),
   start_date: date(),
   end_date: date(),
@@ -29,6 +29,42 @@ const policyRecord = obj({
     ...money('total'),
     levies: arr(obj(amountOnly({ code: str(), name: str() }))),
   }),
+  product: nullable(
+    obj(
+      {
+        id: int(),
+        code: str('MEDICAL, TRAVEL, or the standard product (PA, DOMESTIC, WIBA, FIRE, GOLFER)'),
+        name: str(),
+      },
+      undefined,
+      "Medical, travel and standard policies: the insurer's cover product; null for motor",
+    ),
+  ),
+  cover: {
+    type: ['object', 'null'],
+    description:
+      'Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor',
+  },
+  insured: {
+    ...arr(
+      obj({
+        id: int('Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured)'),
+        kind: { type: 'string', enum: ['member', 'traveller', 'item'] },
+        name: str("The person's name, or what the item is"),
+        relationship: nullable(str('Medical: principal, spouse, child or employee')),
+        age: nullable(int('Whole years at the start of cover (or when added)')),
+        date_of_birth: nullable(date()),
+        in_school: nullable({ type: 'boolean' }),
+        id_no: nullable(str('National ID or passport number')),
+        ...money('sum_insured', true),
+        details: { type: ['object', 'null'] },
+        status: { type: 'string', enum: ['active', 'removed'] },
+        added_on: nullable(date()),
+        removed_on: nullable({ ...date(), description: 'Y-m-d: the first day without cover' }),
+      }),
+    ),
+    description: 'Medical, travel and standard policies: insured persons, travellers or items; empty for motor',
+  },
   vehicles: arr(
     obj({
       regno: str('Normalised: no spaces, upper case'),

@@ -35,6 +35,27 @@ export const renewalSchemas: Record<string, SchemaObject> = {
         ...money('renewal_annual_basic'),
       }),
     ),
+    insured: {
+      ...arr(
+        obj({
+          id: int("The insured on the expiring policy (its record's insured[].id)"),
+          kind: str('member or item'),
+          name: str(),
+          age: nullable(int('Medical: age at the start of the renewal period')),
+          ...money('sum_insured', true),
+          ...money('previous_annual_basic', true),
+          ...money('renewal_annual_basic', true),
+        }),
+      ),
+      description: 'Medical and standard policies: the insured renewed, each priced on current rates; empty for motor',
+    },
+    cover_premium: nullable(
+      obj(
+        { ...money('previous_annual_basic', true), ...money('renewal_annual_basic') },
+        undefined,
+        'A standard cover priced as a whole: its annual basic premium before and after; null otherwise',
+      ),
+    ),
     previous: {
       ...obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') }),
       description: "The expiring period's figures",

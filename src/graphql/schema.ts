@@ -19,6 +19,8 @@ import '../modules/policies/renewal.type.ts';
 import '../modules/certificates/certificate.type.ts';
 import '../modules/motor/motor.mutations.ts';
 import '../modules/policies/bind.mutations.ts';
+import '../modules/covers/cover.type.ts';
+import '../modules/policies/cover-bind.mutations.ts';
 import '../modules/events/event.type.ts';
 import '../modules/webhooks/webhook.type.ts';
 import '../modules/webhooks/webhook.mutations.ts';

@@ -96,6 +96,19 @@ const gql = (
   ...o,
 });
 
+/** The medical quote scenario's family: principal, spouse, two children, inpatient KES 1M with outpatient. */
+const MEDICAL_RISK = {
+  cover_type: 'family',
+  inpatient_limit: 1_000_000,
+  riders: [{ code: 'outpatient', limit: 100_000 }],
+  members: [
+    { relationship: 'principal', age: 38 },
+    { relationship: 'spouse', age: 36 },
+    { relationship: 'child', age: 9 },
+    { relationship: 'child', age: 6 },
+  ],
+};
+
 /** The risk every motor scenario prices: a private car, comprehensive, KES 1.5 m. */
 const RISK = { class: 'Motor', scope: 'Comprehensive', year: 2020, value: 1_500_000 };
 
@@ -259,6 +272,8 @@ export const SCENARIOS: Scenario[] = [
   gql('GraphQL insurers', '{ insurers { databaseId name } }'),
   rest('REST POST /motor/quote', '/motor/quote', { ...post, body: RISK, baseline: 'quote' }),
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote, baseline: 'quote' }),
+  // A family of four with riders, on every insurer's medical product (rate rows and terms read from the same cache).
+  rest('REST POST /medical/quote (family of 4)', '/medical/quote', { ...post, body: MEDICAL_RISK }),
   rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
   rest('REST GET /policies (25 full records)', '/policies?limit=25', {

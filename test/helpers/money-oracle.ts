@@ -33,6 +33,9 @@ export function ymdOf(n: number): string {
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
+/** The day `n` days after (before, when negative) a Y-m-d date. */
+export const plusDays = (ymd: string, n: number): string => ymdOf(dayNumber(ymd) + n);
+
 /** One year less a day; a start on 29 February ends on 28 February of the next year (src/lib/dates.ts annualEnd). */
 export function annualEndOf(start: string): string {
   const [y, m, d] = start.split('-').map(Number) as [number, number, number];

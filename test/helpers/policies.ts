@@ -12,7 +12,17 @@ export async function clonePolicies(t: TestApp, tenantId: number, uuid: string, 
       where: { uuid },
       include: { vehicles: true, taxes: true, debitNotes: true },
     });
-    const { id: _id, vehicles, taxes, debitNotes, createdAt: _c, updatedAt: _u, limitsOfLiability, coverDetails, ...base } = src;
+    const {
+      id: _id,
+      vehicles,
+      taxes,
+      debitNotes,
+      createdAt: _c,
+      updatedAt: _u,
+      limitsOfLiability,
+      coverDetails,
+      ...base
+    } = src;
     for (let i = 1; i <= n; i += 1) {
       const policyNo = `${src.policyNo}-C${i}`;
       await tx.policy.create({

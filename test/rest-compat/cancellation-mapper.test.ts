@@ -58,6 +58,7 @@ describe('cancellation mapper', () => {
         items: [
           {
             regno: 'KDA123A',
+            insured: null,
             annual_basic_premium: 39_500,
             annual_basic_premium_minor: 3_950_000,
             from: '2025-07-01',

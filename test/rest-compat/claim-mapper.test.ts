@@ -17,6 +17,7 @@ const claim: ClaimFieldsFragment = {
   clientName: 'Achieng Otieno',
   insurer: { databaseId: 3, name: 'Simba General' },
   registration: 'KDE123A',
+  insured: null,
   productLine: 'motor',
   cause: 'accident',
   lossDate: '2026-06-15',
@@ -81,6 +82,18 @@ describe('claim mapper', () => {
       repudiation: null,
       sla: { status_since: '2026-06-17T06:00:00.000Z', due_at: '2026-06-24T06:00:00.000Z', breached: false },
     });
+    expect(r.insured).toBeNull();
+    const medical = claimToRest({
+      ...claim,
+      registration: null,
+      productLine: 'medical',
+      insured: { databaseId: 41, kind: 'member', name: 'Amina Wanjiru' },
+    });
+    expect(medical).toMatchObject({
+      registration: null,
+      product_line: 'medical',
+      insured: { id: 41, kind: 'member', name: 'Amina Wanjiru' },
+    });
   });
 
   it('maps the history with who moved the claim', () => {
@@ -109,6 +122,7 @@ describe('claim mapper', () => {
       policyId: 'u',
     });
     expect(registerClaimFromRest({ reg_no: 'KDE 123A' }).registration).toBe('KDE 123A');
+    expect(registerClaimFromRest({ insured_id: 41 }).insuredId).toBe(41);
     expect(registerClaimFromRest({ reporter: { name: 'A', phone: '07' } })).toMatchObject({
       reporterName: 'A',
       reporterPhone: '07',

@@ -44,6 +44,27 @@ describe('endorsement mapper: the request', () => {
     expect(endorseFromRest({ operation: 'remove_vehicle', reg_no: 'KDA123A' })).toMatchObject({ regNo: 'KDA123A' });
   });
 
+  it('add_member, remove_member and change_sum_insured: the member in snake_case, the insured by insured_id', () => {
+    expect(
+      endorseFromRest({
+        operation: 'add_member',
+        effective_date: '2026-07-01',
+        member: { name: 'Baraka', relationship: 'child', date_of_birth: '2020-02-29', in_school: false, id_no: null },
+      }),
+    ).toMatchObject({
+      operation: 'add_member',
+      effectiveDate: '2026-07-01',
+      member: { name: 'Baraka', relationship: 'child', dateOfBirth: '2020-02-29', inSchool: false, idNo: null },
+    });
+    expect(endorseFromRest({ operation: 'remove_member', insured_id: 41 })).toMatchObject({ insuredId: 41 });
+    expect(endorseFromRest({ operation: 'change_sum_insured', insured_id: 7, sum_insured: 2_500_000 })).toMatchObject({
+      insuredId: 7,
+      sumInsured: 2_500_000,
+    });
+    // A member sent as something else than an object reaches the core as sent (its validation names it).
+    expect(endorseFromRest({ operation: 'add_member', member: 'Baraka' }).member).toBe('Baraka');
+  });
+
   it('change_details: details, and limits of liability given beside them or alone', () => {
     const limits = { third_party_property: 5_000_000 };
     expect(
@@ -94,6 +115,7 @@ describe('endorsement mapper: the record', () => {
       items: [
         {
           regno: 'KDB456B',
+          insured: null,
           annual_basic_before: null,
           annual_basic_before_minor: null,
           annual_basic_after: 49_000,

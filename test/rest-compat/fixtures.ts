@@ -54,7 +54,7 @@ export const addVehicle: EndorsementFieldsFragment = {
     levies: [{ code: 'TL', name: 'Training levy', amount: m(82, 8_219) }],
   },
   days: { inPeriod: 365, remaining: 306 },
-  items: [{ regNo: 'KDB456B', annualBasicBefore: null, annualBasicAfter: m(49_000, 4_900_000) }],
+  items: [{ regNo: 'KDB456B', insured: null, annualBasicBefore: null, annualBasicAfter: m(49_000, 4_900_000) }],
   debitNote: null,
   creditNote: null,
   policy: { uuid: 'pol-1', policyNo: 'MTR-2025-000001' },
@@ -104,6 +104,7 @@ export const cancellation: CancellationFieldsFragment = {
     items: [
       {
         regNo: 'KDA123A',
+        insured: null,
         annualBasicPremium: m(39_500, 3_950_000),
         from: '2025-07-01',
         to: '2025-12-31',

@@ -27,6 +27,9 @@ const policy: PolicyRecordFragment = {
   client: { clientNo: 'C-000012', name: 'Achieng Otieno', phone: '254712345678' },
   insurer: { databaseId: 3, name: 'Jubilee' },
   salesPerson: null,
+  coverProduct: null,
+  coverDetails: null,
+  insured: [],
   vehicles: [
     {
       regNo: 'KDA123A',
@@ -113,6 +116,9 @@ describe('policy mapper', () => {
       client: { client_no: 'C-000012', name: 'Achieng Otieno', phone: '254712345678' },
       insurer: { id: 3, name: 'Jubilee' },
       sales_person: null,
+      product: null,
+      cover: null,
+      insured: [],
       premium: {
         basic_premium: 39_500,
         basic_premium_minor: 3_950_000,
@@ -209,5 +215,61 @@ describe('policy mapper', () => {
     expect(out.renewed_by).toBeNull();
     expect(out.sales_person).toEqual({ id: 5, name: 'Wanjiru', role: 'agent', code: 'AG01' });
     expect(out.vehicles[0]).toMatchObject({ value: null, value_minor: null });
+  });
+
+  it('a non-motor policy: its cover product, the cover as bound and the insured, no class, scope or vehicles', () => {
+    const out = policyToRest({
+      ...policy,
+      policyNo: 'MED-2026-000004',
+      productLine: 'medical',
+      vehicleClass: null,
+      coverType: null,
+      vehicles: [],
+      coverProduct: { databaseId: 7, code: 'MEDICAL', name: 'Jubilee Family Medical' },
+      coverDetails: { cover_type: 'family', inpatient_limit_minor: 100_000_000 },
+      insured: [
+        {
+          databaseId: 41,
+          kind: 'member',
+          name: 'Amina Wanjiru',
+          relationship: 'principal',
+          age: 40,
+          dateOfBirth: '1986-03-02',
+          inSchool: null,
+          idNo: '24681357',
+          sumInsured: null,
+          details: null,
+          status: 'removed',
+          addedOn: '2026-06-15',
+          removedOn: '2026-09-01',
+        },
+      ],
+    });
+    expect(out).toMatchObject({
+      product_line: 'medical',
+      class: null,
+      scope: null,
+      product: { id: 7, code: 'MEDICAL', name: 'Jubilee Family Medical' },
+      cover: { cover_type: 'family', inpatient_limit_minor: 100_000_000 },
+      vehicles: [],
+    });
+    expect(out.insured).toEqual([
+      {
+        id: 41,
+        kind: 'member',
+        name: 'Amina Wanjiru',
+        relationship: 'principal',
+        age: 40,
+        date_of_birth: '1986-03-02',
+        in_school: null,
+        id_no: '24681357',
+        sum_insured: null,
+        sum_insured_minor: null,
+        details: null,
+        status: 'removed',
+        added_on: '2026-06-15',
+        removed_on: '2026-09-01',
+      },
+    ]);
   });
 });

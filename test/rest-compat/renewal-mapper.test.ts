@@ -26,6 +26,8 @@ const quote: Resolved<RenewalQuoteMutation>['renewalQuote'] = {
       renewalAnnualBasic: m(42_000, 4_200_000),
     },
   ],
+  insured: [],
+  coverPremium: null,
   previous: { basicPremium: m(44_000, 4_400_000), taxes: m(110, 11_000), total: m(44_000, 4_400_000) },
   instalmentOptions: [{ parts: 2, amounts: [m(21_073, 2_107_250), m(21_073, 2_107_250)] }],
   policy: { uuid: 'pol-1', policyNo: 'MTR-2025-000001', insurer: { databaseId: 3, name: 'Jubilee' } },
@@ -70,6 +72,8 @@ describe('renewal mapper', () => {
           renewal_annual_basic_minor: 4_200_000,
         },
       ],
+      insured: [],
+      cover_premium: null,
       previous: {
         basic_premium: 44_000,
         basic_premium_minor: 4_400_000,
@@ -112,6 +116,46 @@ describe('renewal mapper', () => {
     expect(bound).toMatchObject({
       status: 'bound',
       new_policy: { uuid: 'pol-2', policy_no: 'MTR-2026-000001', status: 'pending_payment' },
+    });
+  });
+
+  it('a medical or standard renewal: the insured with their premiums, or the cover priced as a whole', () => {
+    const out = renewalQuoteToRest({
+      ...quote,
+      vehicles: [],
+      insured: [
+        {
+          databaseId: 41,
+          kind: 'member',
+          name: 'Amina',
+          age: 41,
+          sumInsured: null,
+          previousAnnualBasic: m(31_251, 3_125_050),
+          renewalAnnualBasic: m(33_000, 3_300_000),
+        },
+      ],
+      coverPremium: { previousAnnualBasic: null, renewalAnnualBasic: m(9_900, 990_000) },
+    });
+    expect(out.vehicles).toEqual([]);
+    expect(out.insured).toEqual([
+      {
+        id: 41,
+        kind: 'member',
+        name: 'Amina',
+        age: 41,
+        sum_insured: null,
+        sum_insured_minor: null,
+        previous_annual_basic: 31_251,
+        previous_annual_basic_minor: 3_125_050,
+        renewal_annual_basic: 33_000,
+        renewal_annual_basic_minor: 3_300_000,
+      },
+    ]);
+    expect(out.cover_premium).toEqual({
+      previous_annual_basic: null,
+      previous_annual_basic_minor: null,
+      renewal_annual_basic: 9_900,
+      renewal_annual_basic_minor: 990_000,
     });
   });
 });

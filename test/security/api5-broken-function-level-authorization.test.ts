@@ -62,6 +62,9 @@ const QUERY: Record<string, Rule> = {
   certificate: any('read'),
   checkCertificate: any('read'),
   motorQuote: any('quote'),
+  medicalQuote: any('quote'),
+  travelQuote: any('quote'),
+  standardQuote: any('quote'),
   // Premium finance (a SACCO or microfinance token is refused with ipf_not_offered after the scope): the quote prices
   // as the motor quote does; the panel is reference data for quoting; loans are read as policies are.
   ipfQuote: any('quote'),
@@ -106,6 +109,12 @@ const MUTATION: Record<string, Rule> = {
   updateClient: any('crm'),
   saveMotorQuote: any('quote', 'bind'),
   bindMotorPolicy: any('bind'),
+  saveMedicalQuote: any('quote', 'bind'),
+  saveTravelQuote: any('quote', 'bind'),
+  saveStandardQuote: any('quote', 'bind'),
+  bindMedicalPolicy: any('bind'),
+  bindTravelPolicy: any('bind'),
+  bindStandardPolicy: any('bind'),
   initiateStkPush: any('bind'),
   // Premium finance: the early settlement prompts the phone for the payoff, as a payment does (bind).
   settleIpfLoanEarly: any('bind'),

@@ -8,6 +8,7 @@ import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { type Config, loadConfig } from '../../src/lib/config.ts';
 import { Api, useKit } from '../kit.ts';
+import { coverBindBody } from '../kit/cover-bind.ts';
 
 // OWASP API8:2023 Security Misconfiguration, the HTTP half (the start-up checks and the demo seed are in
 // api8-security-misconfiguration-startup.test.ts). Each test names the attack it tries; `dev` runs the test defaults,
@@ -230,6 +231,12 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
         },
         rotateWebhookSecret: { token: () => staff, params: () => ({ id: endpointId }) },
         saveMotorPolicy: { token: () => staff, body: bindBody },
+        saveMedicalPolicy: { token: () => staff, body: async () => (await coverBindBody(api, staff, 'medical')).body },
+        saveTravelPolicy: { token: () => staff, body: async () => (await coverBindBody(api, staff, 'travel')).body },
+        saveStandardPolicy: {
+          token: () => staff,
+          body: async () => (await coverBindBody(api, staff, 'standard')).body,
+        },
       };
     const pathOf = (p: string, params: Record<string, string>) =>
       p.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(params[k]));

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THIS_YEAR, TODAY, useKit } from '../kit.ts';
+import { COVER_RISKS, RISK_KEY } from '../kit/cover-bind.ts';
 
 const SEED = 0x5eed_0009;
 const PER_OPERATION = 18;
@@ -234,10 +235,29 @@ function bindBody(): Record<string, unknown> {
     ],
   };
 }
+/** A bind of a medical, travel or standard cover for a new client (its premium need not match: fuzzing mutates it). */
+function coverBody(line: 'medical' | 'travel' | 'standard') {
+  const n = String(Math.floor(Math.random() * 1e6)).padStart(6, '0');
+  return {
+    client: { name: `Fuzz ${n} Akinyi`, phone: `0722${n}`, idno: `77${n}` },
+    policy: {
+      ...(line === 'travel' ? {} : { start_date: TODAY }),
+      insurer_id: Number(fixtures.insurer_id),
+      premium: 10_000,
+    },
+    [RISK_KEY[line]]: COVER_RISKS[line],
+  };
+}
 /** Plausible bodies for the operations whose schema alone would be refused before any interesting code runs. */
 const BASELINES: Record<string, () => unknown> = {
   motorQuote: quoteBody,
   saveMotorPolicy: bindBody,
+  medicalQuote: () => COVER_RISKS.medical,
+  travelQuote: () => COVER_RISKS.travel,
+  standardQuote: () => COVER_RISKS.standard,
+  saveMedicalPolicy: () => coverBody('medical'),
+  saveTravelPolicy: () => coverBody('travel'),
+  saveStandardPolicy: () => coverBody('standard'),
   createClient: () => ({ name: 'Fuzz Client Achieng', phone: '0733000111', id_no: '31000111' }),
   stkPush: () => ({ phone: '0708374149', amount: 10, account: fixtures.policy_no }),
   createWebhookEndpoint: () => ({ url: 'http://127.0.0.1:9/hook', events: ['*'] }),

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { ProblemRef, syncTypeCheck } from '../../graphql/common.ts';
-import { InvalidStateError, ValidationError } from '../../lib/problem.ts';
+import { DomainRuleError, InvalidStateError, ValidationError } from '../../lib/problem.ts';
 import {
   type CertificateCheck,
   certificateService,
@@ -173,11 +173,12 @@ builder.mutationFields((t) => ({
     type: IssuedCertificatesRef,
     authScopes: { bind: true },
     errors: {
-      types: [ValidationError, InvalidStateError, DoubleInsuranceError, RegistryRefusedError],
+      types: [ValidationError, InvalidStateError, DoubleInsuranceError, RegistryRefusedError, DomainRuleError],
       directResult: true,
       union: { name: 'IssueCertificatesResult' },
     },
-    description: 'Issues what is due now for an active policy and retries failed certificates, synchronously.',
+    description:
+      'Issues what is due now for an active motor policy and retries failed certificates, synchronously (DomainRuleProblem for a medical, travel or standard policy: no registry certificates).',
     args: { policyUuid: t.arg.string({ required: true }) },
     resolve: (_r, a, ctx) => certificateService.issue(ctx, a.policyUuid),
   }),

@@ -7,12 +7,20 @@ import { markForCancellation } from './registry-cancel.ts';
  * use only these functions.
  */
 
+/** The policy as issuance reads it: its id and whether it is a motor policy (the only ones with certificates). */
+export interface CertifiablePolicy {
+  id: number;
+  motorProductId: number | null;
+}
+
 /**
  * After a commit that may have made certificates due (activation, an instalment paid, a vehicle added, a
- * reinstatement): queue issuance of whatever is due for the policy. Never throws; a lost queueing is caught by the
- * sweep.
+ * reinstatement): queue issuance of whatever is due for the policy. A medical, travel or standard policy has no
+ * registry certificates: nothing is queued for it. Never throws; a lost queueing is caught by the sweep.
  */
-export async function queueCertificateIssue(app: AppServices, policyId: number): Promise<void> {
+export async function queueCertificateIssue(app: AppServices, policy: CertifiablePolicy): Promise<void> {
+  if (policy.motorProductId == null) return;
+  const policyId = policy.id;
   const send = app.registry.send;
   if (!send) return; // no job runner in this process: the runner's minute sweep finds the policy
   await send('issue', { policyId }).catch((err) =>

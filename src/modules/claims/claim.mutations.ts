@@ -26,6 +26,10 @@ const RegisterClaimInput = builder.inputType('RegisterClaimInput', {
   fields: (t) => ({
     policyId: t.string({ required: true, description: 'The policy uuid' }),
     registration: t.string({ description: 'The vehicle (motor): on the policy on the loss date' }),
+    insuredId: t.int({
+      description:
+        "Medical, travel and standard policies: the insured person, traveller or item (Policy.insured's databaseId), on cover on the loss date",
+    }),
     cause: t.string({ required: true, description: 'A cause code of the policy’s product line (claimCauses)' }),
     lossDate: t.string({ required: true, description: 'Y-m-d' }),
     lossTime: t.string({ description: 'HH:MM, Nairobi time' }),

@@ -37,6 +37,15 @@ builder.prismaObject('ClaimStatusChange', {
   }),
 });
 
+const ClaimInsuredRef = builder.objectRef<{ id: number; kind: string; name: string }>('ClaimInsured').implement({
+  description: "The insured a non-motor claim is about, as the claim records it (the policy's insured[])",
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    kind: t.exposeString('kind', { description: 'member, traveller or item' }),
+    name: t.exposeString('name'),
+  }),
+});
+
 /** Claims: keys that read or manage the CRM; agents only the claims within their reach (claimVisibility). */
 builder.prismaNode('Claim', {
   ...nodeAccess<{ id: number }>({ scopes: CLAIM_SCOPES, reach: { via: claimReach, id: (c) => c.id } }, claimReach),
@@ -56,6 +65,13 @@ builder.prismaNode('Claim', {
     clientName: t.string({ select: { client: { select: { name: true } } }, resolve: (c) => c.client.name }),
     insurer: t.relation('insurer'),
     registration: t.exposeString('regNo', { nullable: true }),
+    insured: t.field({
+      type: ClaimInsuredRef,
+      nullable: true,
+      description: 'Medical, travel and standard policies: the insured person, traveller or item the loss is about',
+      select: { risk: { select: { id: true, kind: true, name: true } } },
+      resolve: (c) => c.risk,
+    }),
     productLine: t.exposeString('productLine'),
     cause: t.exposeString('causeCode'),
     lossDate: t.string({ resolve: (c) => fromDbDate(c.lossDate) }),

@@ -82,6 +82,9 @@ const ClaimInput = builder.inputType('ViewerRegisterClaimInput', {
   fields: (t) => ({
     policyUuid: t.string({ description: 'One of your policies (required)' }),
     registration: t.string({ description: 'Required for motor' }),
+    insuredId: t.int({
+      description: 'Required for medical, travel and standard: who or what of the policy (insured id)',
+    }),
     cause: t.string({ description: "Required: a cause code of the policy's product line" }),
     lossDate: t.string({ description: 'Required: Y-m-d' }),
     lossTime: t.string({ description: 'HH:MM, Nairobi' }),

@@ -22,6 +22,16 @@ const ViewerVehicleRef = builder.objectRef<ViewerPolicy['vehicles'][number]>('Vi
   }),
 });
 
+const ViewerInsuredRef = builder.objectRef<ViewerPolicy['insured'][number]>('ViewerInsured').implement({
+  description: 'An insured person (member), traveller or item of a medical, travel or standard policy.',
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'Names this insured on a claim (insuredId)' }),
+    kind: t.exposeString('kind', { description: 'member, traveller or item' }),
+    name: t.exposeString('name'),
+    relationship: t.exposeString('relationship', { nullable: true }),
+  }),
+});
+
 const ViewerDebitNoteRef = builder.objectRef<ViewerPolicy['debitNotes'][number]>('ViewerDebitNote').implement({
   fields: (t) => ({
     number: t.exposeString('number'),
@@ -43,7 +53,16 @@ const ViewerPolicyRef = builder.objectRef<ViewerPolicy>('ViewerPolicy').implemen
     endDate: t.exposeString('endDate'),
     total: t.field({ type: MoneyRef, resolve: (p) => money(p.totalMinor)! }),
     outstanding: t.field({ type: MoneyRef, resolve: (p) => money(p.outstandingMinor)! }),
+    productName: t.exposeString('productName', {
+      nullable: true,
+      description: "Medical, travel and standard policies: the cover product's name; null for motor",
+    }),
     vehicles: t.field({ type: [ViewerVehicleRef], resolve: (p) => p.vehicles }),
+    insured: t.field({
+      type: [ViewerInsuredRef],
+      description: 'Medical, travel and standard policies: who or what is on cover; empty for motor',
+      resolve: (p) => p.insured,
+    }),
     debitNotes: t.field({ type: [ViewerDebitNoteRef], resolve: (p) => p.debitNotes }),
   }),
 });

@@ -96,12 +96,13 @@ const policyStatusChanged = (status: string, why: string) =>
     })
     .strict();
 
+const VEHICLE_OPERATIONS = ['add_vehicle', 'remove_vehicle', 'change_value'] as const;
 const policyEndorsed = z
   .object({
     ...policyRef,
     endorsement_no: z.string().describe('END-<policy>-<n>'),
     endorsement_uuid: z.string(),
-    operation: z.enum(['add_vehicle', 'remove_vehicle', 'change_value', 'change_details']),
+    operation: z.enum([...VEHICLE_OPERATIONS, 'change_details', 'add_member', 'remove_member', 'change_sum_insured']),
     effective_date: z.string().describe('Y-m-d'),
     premium_effect: z
       .object(signedMoney)

@@ -112,7 +112,10 @@ async function premiumOf(ctx: Context, input: IpfQuoteInput): Promise<{ premiumM
   if (!policy) throw new ValidationError([{ field: 'ipf', message: 'policy: no such policy' }]);
   if (policy.status !== 'pending_payment')
     throw new ValidationError([{ field: 'ipf', message: `policy: ${policy.status}, not pending payment` }]);
-  return { premiumMinor: policy.totalMinor, eligible: (policy.motorProduct ?? policy.coverProduct)?.ipfEligible ?? false };
+  return {
+    premiumMinor: policy.totalMinor,
+    eligible: (policy.motorProduct ?? policy.coverProduct)?.ipfEligible ?? false,
+  };
 }
 
 function reasonFor(premiumMinor: bigint, lenders: IpfLenderTerms[]): string {

@@ -23,7 +23,7 @@ builder.objectType(PremiumMismatchError, {
   }),
 });
 
-const QuotedFiguresInput = builder.inputType('QuotedFiguresInput', {
+export const QuotedFiguresInput = builder.inputType('QuotedFiguresInput', {
   fields: (t) => ({
     insurerId: t.int({ required: true }),
     rate: t.float(),
@@ -62,7 +62,7 @@ const SavedQuoteOption = builder.objectRef<SavedQuote['options'][number]>('Saved
     total: t.field({ type: MoneyRef, resolve: (o) => money(o.totalMinor)! }),
   }),
 });
-const SavedQuoteRef = builder.objectRef<SavedQuote>('SavedQuote').implement({
+export const SavedQuoteRef = builder.objectRef<SavedQuote>('SavedQuote').implement({
   fields: (t) => ({
     databaseId: t.int({ resolve: (q) => q.quote.id }),
     uuid: t.string({ resolve: (q) => q.quote.uuid }),

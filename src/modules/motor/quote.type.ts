@@ -35,7 +35,7 @@ export const MotorRiskRef = builder.objectRef<MotorRisk>('MotorRisk').implement(
   }),
 });
 
-const TaxLineRef = builder.objectRef<{ code: string; name: string; amountMinor: bigint }>('TaxLine').implement({
+export const TaxLineRef = builder.objectRef<{ code: string; name: string; amountMinor: bigint }>('TaxLine').implement({
   fields: (t) => ({
     code: t.exposeString('code'),
     name: t.exposeString('name'),
@@ -62,14 +62,16 @@ const LimitRef = builder
     }),
   });
 
-const InstalmentPlanRef = builder.objectRef<{ parts: number; amountsMinor: bigint[] }>('InstalmentPlan').implement({
-  fields: (t) => ({
-    parts: t.exposeInt('parts'),
-    amounts: t.field({ type: [MoneyRef], resolve: (x) => x.amountsMinor.map((c) => ({ cents: c })) }),
-  }),
-});
+export const InstalmentPlanRef = builder
+  .objectRef<{ parts: number; amountsMinor: bigint[] }>('InstalmentPlan')
+  .implement({
+    fields: (t) => ({
+      parts: t.exposeInt('parts'),
+      amounts: t.field({ type: [MoneyRef], resolve: (x) => x.amountsMinor.map((c) => ({ cents: c })) }),
+    }),
+  });
 
-const IpfOfferRef = builder.objectRef<QuotedOption['ipfOffers'][number]>('IpfOffer').implement({
+export const IpfOfferRef = builder.objectRef<QuotedOption['ipfOffers'][number]>('IpfOffer').implement({
   fields: (t) => ({
     lenderName: t.exposeString('lenderName'),
     tenorMonths: t.exposeInt('tenorMonths'),

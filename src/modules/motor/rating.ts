@@ -119,10 +119,24 @@ export function levies(
   basicMinor: bigint,
   table: readonly RatingLevy[],
 ): { code: string; name: string; amountMinor: bigint }[] {
+  return itemLevies([basicMinor], table);
+}
+
+/**
+ * The levies of a premium made of items (each insured's or vehicle's annual basic premium): each percent levy taken
+ * item by item, as every later change is priced (policies/proration.ts), and each flat levy once. A levy of the sum
+ * can differ by a cent from the sum of the items' levies, and a cancellation, which credits each item's levy, would
+ * then not reconcile.
+ */
+export function itemLevies(
+  basics: readonly bigint[],
+  table: readonly RatingLevy[],
+): { code: string; name: string; amountMinor: bigint }[] {
   return table.map((l) => ({
     code: l.code,
     name: l.name,
-    amountMinor: l.basis === 'percent' ? applyBps(basicMinor, l.rateBps ?? 0) : (l.amountMinor ?? 0n),
+    amountMinor:
+      l.basis === 'percent' ? basics.reduce((sum, b) => sum + applyBps(b, l.rateBps ?? 0), 0n) : (l.amountMinor ?? 0n),
   }));
 }
 
@@ -136,7 +150,7 @@ export const NOT_OFFERED_TYPES: readonly TenantType[] = ['sacco', 'microfinance'
 
 export function ipfOffers(
   totalMinor: bigint,
-  product: RatingProduct,
+  product: Pick<RatingProduct, 'ipfEligible'>,
   tenantType: TenantType,
   lenders: readonly RatingLender[],
 ): { offers: PricedOption['ipfOffers']; reason: string | null } {

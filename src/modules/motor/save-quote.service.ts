@@ -19,6 +19,8 @@ import {
 } from './quote.service.ts';
 
 export const QUOTE_VALIDITY_DAYS = 14;
+/** A submitted figure above this (whole shillings) is off whatever the price: KES 1 trillion. */
+const MAX_FIGURE_SHILLINGS = 1e12;
 /** KES 1 either way between the caller's figure and the server's. */
 export const PREMIUM_TOLERANCE_MINOR = 100n;
 
@@ -38,21 +40,33 @@ export interface QuotedFigures {
   total?: number | null;
 }
 
+/** What the price checks read of an option, motor or any other line. */
+export interface PricedFigures {
+  insurer: { id: number; name: string };
+  basicMinor: bigint;
+  taxesMinor: bigint;
+  totalMinor: bigint;
+}
+
+/** A sent figure (whole shillings) more than KES 1 from the server's; nothing sent is never off. */
+export function figureOff(sentShillings: number | null | undefined, serverMinor: bigint): boolean {
+  if (sentShillings == null) return false;
+  // Beyond any premium (or not a number at all): off, rather than an amount too large to hold in cents.
+  if (!Number.isFinite(sentShillings) || Math.abs(sentShillings) > MAX_FIGURE_SHILLINGS) return true;
+  const d = fromShillings(sentShillings) - serverMinor;
+  return (d < 0n ? -d : d) > PREMIUM_TOLERANCE_MINOR;
+}
+
 /** Each sent figure within KES 1 of the server's; returns the fields that are off. */
-export function figuresOff(o: QuotedOption, sent: QuotedFigures): string[] {
-  const off = (sentShillings: number | null | undefined, serverMinor: bigint) => {
-    if (sentShillings == null) return false;
-    const d = fromShillings(sentShillings) - serverMinor;
-    return (d < 0n ? -d : d) > PREMIUM_TOLERANCE_MINOR;
-  };
+export function figuresOff(o: PricedFigures, sent: QuotedFigures): string[] {
   return [
-    ...(off(sent.basic, o.basicMinor) ? ['basic'] : []),
-    ...(off(sent.taxes, o.taxesMinor) ? ['taxes'] : []),
-    ...(off(sent.total, o.totalMinor) ? ['total'] : []),
+    ...(figureOff(sent.basic, o.basicMinor) ? ['basic'] : []),
+    ...(figureOff(sent.taxes, o.taxesMinor) ? ['taxes'] : []),
+    ...(figureOff(sent.total, o.totalMinor) ? ['total'] : []),
   ];
 }
 
-export function mismatchError(options: QuotedOption[], detail: string): PremiumMismatchError {
+export function mismatchError(options: PricedFigures[], detail: string): PremiumMismatchError {
   return new PremiumMismatchError(
     detail,
     options.map((o) => ({
@@ -88,9 +102,7 @@ export const saveQuoteService = {
       checkQuotedFigures(options, input.quotes ?? []);
 
       const client = await resolveInsured(ctx, tx, input.client ?? {});
-      const seq = await nextNumber(tx, p.tenant.id, 'quote_no');
-      const quoteNo = `Q-${today.slice(0, 4)}-${String(seq).padStart(6, '0')}`;
-      const validUntil = addDays(today, QUOTE_VALIDITY_DAYS);
+      const { quoteNo, validUntil } = await nextQuoteNumber(tx, p.tenant.id, today);
       const quote = await createQuote(tx, {
         ctx,
         actor,
@@ -101,40 +113,71 @@ export const saveQuoteService = {
         quoteNo,
         validUntil,
       });
-      await prospectService.onQuoteSaved(ctx, tx, {
-        clientId: client.id,
+      await recordQuoteSaved(ctx, tx, {
+        client,
+        quoteNo,
         prospectUuid: input.prospectUuid,
-        ref: `Quote ${quoteNo}`,
-      });
-      await recordAudit(ctx, tx, p.tenant.id, {
-        action: 'quote.saved',
-        entityType: 'quote',
-        entityId: quoteNo,
         changes: {
-          client_no: client.clientNo,
           options: options.length,
           vehicle_class: risk.vehicleClass,
           cover_type: risk.coverType,
         },
       });
-      return {
-        quote,
-        clientNo: client.clientNo,
-        validUntil,
-        options: quote.options.map((o) => ({
-          optionId: o.id,
-          insurerId: o.insurerId,
-          insurerName: o.insurer.name,
-          rateBps: o.rateBps,
-          totalMinor: o.totalMinor,
-        })),
-      };
+      return savedQuote(quote, client.clientNo, validUntil);
     });
   },
 };
 
-/** 422 for figures quoted for an insurer that does not rate the risk; 409 premium_mismatch for any off by > KES 1. */
-function checkQuotedFigures(options: QuotedOption[], quotes: QuotedFigures[]): void {
+/** The next quote number of the organisation (Q-<year>-<seq>) and the day the quote is valid until. */
+export async function nextQuoteNumber(tx: Tx, tenantId: number, today: string) {
+  const seq = await nextNumber(tx, tenantId, 'quote_no');
+  return {
+    quoteNo: `Q-${today.slice(0, 4)}-${String(seq).padStart(6, '0')}`,
+    validUntil: addDays(today, QUOTE_VALIDITY_DAYS),
+  };
+}
+
+/** What every save quote does once its quote exists, motor or any other line: the prospect quoted, the audit entry. */
+export async function recordQuoteSaved(
+  ctx: Context,
+  tx: Tx,
+  q: { client: { id: number; clientNo: string }; quoteNo: string; prospectUuid?: string | null; changes: object },
+): Promise<void> {
+  await prospectService.onQuoteSaved(ctx, tx, {
+    clientId: q.client.id,
+    prospectUuid: q.prospectUuid,
+    ref: `Quote ${q.quoteNo}`,
+  });
+  await recordAudit(ctx, tx, ctx.principal!.tenant.id, {
+    action: 'quote.saved',
+    entityType: 'quote',
+    entityId: q.quoteNo,
+    changes: { client_no: q.client.clientNo, ...q.changes },
+  });
+}
+
+/** What a save quote answers with, for motor and every other line: the quote and its options, cheapest first. */
+export function savedQuote<
+  Q extends {
+    options: { id: number; insurerId: number; insurer: { name: string }; rateBps: number | null; totalMinor: bigint }[];
+  },
+>(quote: Q, clientNo: string, validUntil: string) {
+  return {
+    quote,
+    clientNo,
+    validUntil,
+    options: quote.options.map((o) => ({
+      optionId: o.id,
+      insurerId: o.insurerId,
+      insurerName: o.insurer.name,
+      rateBps: o.rateBps,
+      totalMinor: o.totalMinor,
+    })),
+  };
+}
+
+/** 422 for figures quoted for an insurer that does not rate the risk; 422 premium_mismatch for any off by > KES 1. */
+export function checkQuotedFigures(options: PricedFigures[], quotes: QuotedFigures[]): void {
   const errors: FieldError[] = [];
   const off: string[] = [];
   quotes.forEach((q, i) => {

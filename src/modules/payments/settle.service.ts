@@ -83,11 +83,11 @@ export async function applyRailResult(
       resolvedAt: new Date(),
       sendingUntil: null,
     });
-    return { outcome: 'settled' as const, policyId: loanPayment ? null : pr.policyId, fundLoanId: raised.fundLoanId };
+    return { outcome: 'settled' as const, policy: loanPayment ? null : raised.policy, fundLoanId: raised.fundLoanId };
   });
   // Any premium paid to a policy may make a certificate (stage) due: the certificate module decides what.
   // Without a job runner in this process nothing is sent: the runner's sweep finds what is due.
-  if ('policyId' in out && out.policyId) await queueCertificateIssue(app, out.policyId);
+  if ('policy' in out && out.policy) await queueCertificateIssue(app, out.policy);
   // A deposit paid in full: the lender is asked to fund the loan (finance/sweep.ts queues one whose job was lost).
   if ('fundLoanId' in out && out.fundLoanId)
     await app.lender

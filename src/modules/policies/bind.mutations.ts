@@ -46,8 +46,9 @@ const BindPolicyInput = builder.inputType('BindPolicyInput', {
   }),
 });
 
-type Bound = Awaited<ReturnType<typeof bindService.bind>>;
-const BoundPolicyRef = builder.objectRef<Bound>('BoundPolicy').implement({
+/** What a bind (motor or any other line) answers with. */
+type Bound = { policy: { id: number }; clientNo: string; clientKey: string | null };
+export const BoundPolicyRef = builder.objectRef<Bound>('BoundPolicy').implement({
   fields: (t) => ({
     policy: t.prismaField({
       type: 'Policy',

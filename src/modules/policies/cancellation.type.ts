@@ -123,8 +123,14 @@ builder.prismaObject('Cancellation', {
     }),
     reason: t.exposeString('reason'),
     registryReasonId: t.int({
-      description: 'Registry certificate cancellation reason id',
-      resolve: (c) => CANCELLATION_REASONS[c.reason as CancellationReason]?.registryReasonId ?? 8,
+      nullable: true,
+      description:
+        'Registry certificate cancellation reason id (motor); null for other lines (no registry certificates)',
+      select: { policy: { select: { motorProductId: true } } },
+      resolve: (c) =>
+        c.policy.motorProductId == null
+          ? null
+          : (CANCELLATION_REASONS[c.reason as CancellationReason]?.registryReasonId ?? 8),
     }),
     requestedBy: t.exposeString('requestedBy'),
     note: t.exposeString('note', { nullable: true }),

@@ -21,7 +21,8 @@ export {
   type EndorseDetailsInput,
   type EndorseInput,
   type EndorseVehicleInput,
+  type EndorseMemberInput,
   latestEndorsementDate,
-  REMOVE_VEHICLE_CERT_REASON,
   type StoredEffect,
 } from './endorsement/shared.ts';
+export { REMOVE_VEHICLE_CERT_REASON } from './endorsement/vehicles.ts';

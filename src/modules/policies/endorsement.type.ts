@@ -38,9 +38,16 @@ const DaysRef = builder.objectRef<StoredEffect['days']>('EndorsementDays').imple
 });
 
 const ItemRef = builder.objectRef<StoredEffect['items'][number]>('EndorsementItem').implement({
-  description: 'A vehicle the change touches, with its annual basic premium (PLL included) before and after.',
+  description:
+    'A vehicle, insured person or item (or a standard cover as a whole) the change touches, with its annual basic premium (PLL included) before and after.',
   fields: (t) => ({
-    regNo: t.exposeString('regno'),
+    regNo: t.exposeString('regno', { nullable: true, description: 'Motor: the vehicle; null for other lines' }),
+    insured: t.string({
+      nullable: true,
+      description:
+        'Medical and standard policies: the insured person or item (null: a standard cover priced as a whole)',
+      resolve: (i) => i.insured ?? null,
+    }),
     annualBasicBefore: t.field({
       type: MoneyRef,
       nullable: true,
@@ -77,7 +84,8 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
     uuid: t.exposeString('uuid'),
     number: t.exposeString('number', { description: 'END-<policy_no>-<n>' }),
     operation: t.exposeString('operation', {
-      description: 'add_vehicle, remove_vehicle, change_value or change_details',
+      description:
+        'add_vehicle, remove_vehicle, change_value (motor), add_member, remove_member (medical), change_sum_insured (standard) or change_details',
     }),
     status: t.string({
       description: 'pending, confirmed, discarded or expired (a pending one past its expiry reads expired).',
@@ -163,9 +171,27 @@ const EndorsementDetailsInput = builder.inputType('EndorsementDetailsInput', {
   }),
 });
 
+const EndorsementMemberInput = builder.inputType('EndorsementMemberInput', {
+  description: 'add_member: a medical member',
+  fields: (t) => ({
+    name: t.string({ description: 'Required' }),
+    relationship: t.string({
+      description: 'principal, spouse or child (family cover); employee, spouse or child (group)',
+    }),
+    dateOfBirth: t.string({ description: 'Y-m-d; or age' }),
+    age: t.int({ description: 'Whole years on the effective date (when no date of birth)' }),
+    inSchool: t.boolean({ description: 'A child in school (older children are covered while at school)' }),
+    idNo: t.string(),
+  }),
+});
+
 const EndorsePolicyInput = builder.inputType('EndorsePolicyInput', {
   fields: (t) => ({
-    operation: t.string({ required: true, description: 'add_vehicle, remove_vehicle, change_value or change_details' }),
+    operation: t.string({
+      required: true,
+      description:
+        'add_vehicle, remove_vehicle, change_value (motor); add_member, remove_member (medical); change_sum_insured (standard); change_details (any)',
+    }),
     effectiveDate: t.string({
       description: 'Y-m-d, default today (Nairobi); within the period, not before the latest confirmed endorsement',
     }),
@@ -175,6 +201,11 @@ const EndorsePolicyInput = builder.inputType('EndorsePolicyInput', {
     vehicle: t.field({ type: EndorsementVehicleInput, description: 'add_vehicle' }),
     value: t.float({ description: 'change_value: the new sum insured, whole shillings' }),
     details: t.field({ type: EndorsementDetailsInput, description: 'change_details' }),
+    member: t.field({ type: EndorsementMemberInput, description: 'add_member' }),
+    insuredId: t.int({
+      description: "remove_member, change_sum_insured: an insured of the policy (Policy.insured's databaseId)",
+    }),
+    sumInsured: t.float({ description: "change_sum_insured: the item's new sum insured, whole shillings" }),
     note: t.string({ description: 'Free text kept with the endorsement (remark)' }),
   }),
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/client.ts';
+import type { CoverInsured } from '../covers/line.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
 import { now } from '../../lib/clock.ts';
 import { addMonths, toDbDate } from '../../lib/dates.ts';
@@ -30,20 +31,10 @@ export interface NewPolicyVehicle {
 }
 
 /** An insured person, traveller or item of a non-motor policy, with its own premium item when it has one. */
-export interface NewPolicyRisk {
-  kind: 'member' | 'traveller' | 'item';
-  name: string;
-  relationship?: string | null;
-  /** Y-m-d */
-  dateOfBirth?: string | null;
-  ageYears?: number | null;
-  inSchool?: boolean | null;
-  idNo?: string | null;
-  sumInsuredMinor?: bigint | null;
-  details?: unknown;
+export type NewPolicyRisk = CoverInsured & {
   /** This risk's annual basic premium (a premium item of its own), or null when the policy is priced as a whole. */
   annualBasicMinor: bigint | null;
-}
+};
 
 export type ProductLine = 'motor' | 'medical' | 'travel' | 'standard';
 

@@ -15,6 +15,7 @@
  */
 import { applyBps } from '../../lib/money.ts';
 import { addDays, daysBetween } from '../../lib/dates.ts';
+import { itemLevies } from '../motor/rating.ts';
 
 export interface Period {
   /** Y-m-d */
@@ -101,6 +102,20 @@ export function flatLevies(table: LevyRate[]): LevyLine[] {
   return table
     .filter((l) => l.basis === 'flat')
     .map((l) => ({ code: l.code, name: l.name, amountMinor: l.amountMinor ?? 0n }));
+}
+
+/**
+ * The premium of a new period (a bind or a renewal) whose premium items, of annual basics B_i, are each on cover from
+ * its start: basic Σ B_i, each percent levy taken item by item (the terms +U(B_i, start) = B_i, as every later change
+ * is priced), and the flat levies once. A policy of several items must be levied so: a levy of the sum can differ by
+ * a cent from the sum of the items' levies, and a cancellation (which credits each item's levy) would then not
+ * reconcile.
+ */
+export function periodPremium(basics: readonly bigint[], table: LevyRate[]): Priced {
+  const levies = itemLevies(basics, table);
+  const basicMinor = basics.reduce((s, b) => s + b, 0n);
+  const taxesMinor = levies.reduce((s, l) => s + l.amountMinor, 0n);
+  return { basicMinor, levies, taxesMinor, totalMinor: basicMinor + taxesMinor };
 }
 
 export interface PremiumItemSpan {

@@ -39,6 +39,41 @@ const RenewalVehicleRef = builder.objectRef<Figures['vehicles'][number]>('Renewa
   }),
 });
 
+const optMoney = (v: string | null | undefined) => money(v == null ? null : BigInt(v));
+
+const RenewalInsuredRef = builder.objectRef<NonNullable<Figures['insured']>[number]>('RenewalInsured').implement({
+  description: 'Medical and standard policies: an insured person or item renewed, with their premium before and after.',
+  fields: (t) => ({
+    databaseId: t.exposeInt('riskId', { description: "The insured on the expiring policy (its insured's databaseId)" }),
+    kind: t.exposeString('kind'),
+    name: t.exposeString('name'),
+    age: t.exposeInt('ageYears', { nullable: true, description: 'Medical: age at the start of the renewal period' }),
+    sumInsured: t.field({ type: MoneyRef, nullable: true, resolve: (r) => optMoney(r.sumInsuredMinor) }),
+    previousAnnualBasic: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Their own annual basic premium of the expiring period (null: a cover priced as a whole)',
+      resolve: (r) => optMoney(r.previousAnnualBasicMinor),
+    }),
+    renewalAnnualBasic: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Their annual basic premium on current rates (null: a cover priced as a whole)',
+      resolve: (r) => optMoney(r.renewalAnnualBasicMinor),
+    }),
+  }),
+});
+
+const RenewalCoverPremiumRef = builder
+  .objectRef<NonNullable<Figures['policyPremium']>>('RenewalCoverPremium')
+  .implement({
+    description: 'A standard cover priced as a whole: its annual basic premium before and after.',
+    fields: (t) => ({
+      previousAnnualBasic: t.field({ type: MoneyRef, nullable: true, resolve: (p) => optMoney(p.previousMinor) }),
+      renewalAnnualBasic: t.field({ type: MoneyRef, resolve: (p) => money(BigInt(p.renewalMinor))! }),
+    }),
+  });
+
 const RenewalLevyRef = builder.objectRef<Figures['levies'][number]>('RenewalLevy').implement({
   fields: (t) => ({
     code: t.exposeString('code'),
@@ -87,6 +122,17 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
       resolve: (q) => figuresOf(q).levies,
     }),
     vehicles: t.field({ type: [RenewalVehicleRef], resolve: (q) => figuresOf(q).vehicles }),
+    insured: t.field({
+      type: [RenewalInsuredRef],
+      description: 'Medical and standard policies: the insured renewed (empty for motor)',
+      resolve: (q) => figuresOf(q).insured ?? [],
+    }),
+    coverPremium: t.field({
+      type: RenewalCoverPremiumRef,
+      nullable: true,
+      description: 'A standard cover priced as a whole: its premium before and after (null otherwise)',
+      resolve: (q) => figuresOf(q).policyPremium ?? null,
+    }),
     previous: t.field({
       type: PreviousPeriodRef,
       description: "The expiring period's figures",

@@ -74,9 +74,23 @@ export const referenceService = {
 };
 
 /**
- * The product lines that can be quoted, and where (REST path): only lines whose quote exists are listed, so an
- * integrator never follows an endpoint that answers 404 (test/reference.test.ts posts to each). Medical, travel and
- * standard covers join this list with their rating (issue 16); the standard-product catalogue beside it is
- * descriptive (names, descriptions, brochures).
+ * Every product line and where it is priced (REST path). GET /products lists only the lines the organisation can
+ * really quote — those with a product of an active insurer on its panel (productLines) — so an integrator never
+ * follows an endpoint that answers no_quote for want of products (test/reference.test.ts posts to each). The
+ * standard-product catalogue beside it is descriptive (names, descriptions, brochures).
  */
-export const PRODUCT_LINES = [{ code: 'motor', name: 'Motor', quoteEndpoint: '/motor/quote' }] as const;
+export const PRODUCT_LINES = [
+  { code: 'motor', name: 'Motor', quoteEndpoint: '/motor/quote' },
+  { code: 'medical', name: 'Medical (family or group)', quoteEndpoint: '/medical/quote' },
+  { code: 'travel', name: 'Travel (single trip)', quoteEndpoint: '/travel/quote' },
+  { code: 'standard', name: 'Standard products', quoteEndpoint: '/standard/quote' },
+] as const;
+
+/** The lines of PRODUCT_LINES the caller's organisation has products for, from the rating cache. */
+export async function productLines(ctx: Context): Promise<(typeof PRODUCT_LINES)[number][]> {
+  const rating = await ratingData(ctx);
+  const live = new Set<string>();
+  for (const p of rating.products) if (p.insurer.status === 'active') live.add('motor');
+  for (const p of rating.coverProducts) if (p.insurer.status === 'active') live.add(p.productLine);
+  return PRODUCT_LINES.filter((l) => live.has(l.code));
+}

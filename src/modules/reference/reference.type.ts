@@ -1,7 +1,7 @@
 import { ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { PRODUCT_LINES, referenceService } from './reference.service.ts';
+import { PRODUCT_LINES, productLines, referenceService } from './reference.service.ts';
 
 /** Reference data: every key of the organisation reads it (a quote needs insurers, a client form needs staff). */
 builder.prismaNode('Insurer', {
@@ -92,7 +92,7 @@ const ProductLineRef = builder.objectRef<(typeof PRODUCT_LINES)[number]>('Produc
 
 const ProductsRef = builder.objectRef<object>('Products').implement({
   fields: (t) => ({
-    lines: t.field({ type: [ProductLineRef], resolve: () => [...PRODUCT_LINES] }),
+    lines: t.field({ type: [ProductLineRef], resolve: (_p, _a, ctx) => productLines(ctx) }),
     standardProducts: t.prismaField({
       type: ['StandardProduct'],
       resolve: (query, _p, _a, ctx) => referenceService.standardProducts(ctx, query),

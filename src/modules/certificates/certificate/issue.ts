@@ -140,9 +140,19 @@ export async function issueForPolicy(ctx: Context, policyUuid: string) {
 
 async function activePolicy(ctx: Context, policyUuid: string) {
   const p = await visiblePolicy(ctx, policyUuid, {
-    select: { id: true, status: true, tenantId: true, policyNo: true },
+    select: {
+      id: true,
+      status: true,
+      tenantId: true,
+      policyNo: true,
+      productLine: true,
+      motorProductId: true,
+      vehicleClass: true,
+      coverType: true,
+    },
   });
   requireAbility(ctx.principal!, 'policies.create');
+  motorOnly(p, 'A registry certificate');
   if (p.status !== 'active')
     throw new CertificateStateError(
       `Policy ${p.policyNo} is ${p.status}: certificates are issued for active policies only`,

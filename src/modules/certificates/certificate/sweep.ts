@@ -4,8 +4,9 @@ import { todayNairobi } from '../../../lib/dates.ts';
 /**
  * The minute sweep (job payments.reconcile), queueing for issue: active policies with a due-but-missing
  * certificate (a paid instalment with no certificate for a live vehicle and that stage, where one ended before the
- * latest reinstatement does not count) or a pending one untouched for a minute; any policy with an unanswered or
- * abandoned `issuing` call. cancel_pending certificates untouched for 30 seconds are queued for cancellation.
+ * latest reinstatement does not count) or a pending one untouched for a minute (motor policies only: no other line
+ * has registry certificates); any policy with an unanswered or abandoned `issuing` call. cancel_pending
+ * certificates untouched for 30 seconds are queued for cancellation.
  */
 export async function sweepCertificates(app: AppServices): Promise<{ issue: number; cancel: number }> {
   const send = app.registry.send;
@@ -15,7 +16,7 @@ export async function sweepCertificates(app: AppServices): Promise<{ issue: numb
       SELECT policy_id AS id FROM certificates WHERE status = 'issuing' AND updated_at < now() - interval '1 minute'
       UNION
       SELECT p.id FROM policies p
-      WHERE p.status = 'active' AND (
+      WHERE p.status = 'active' AND p.motor_product_id IS NOT NULL AND (
         EXISTS (SELECT 1 FROM certificates c WHERE c.policy_id = p.id AND c.status = 'pending' AND c.updated_at < now() - interval '1 minute')
         OR EXISTS (
           SELECT 1 FROM policy_vehicles v

@@ -59,3 +59,32 @@ export async function vehicleOnCover(
   }
   return v;
 }
+
+/**
+ * The insured of a medical, travel or standard claim (a member, a traveller or an item: the policy record's
+ * insured[].id), on cover under the policy on the loss date (added on or before it, not removed by then). Required
+ * for those lines; a motor claim names its vehicle instead. Refused with domain_rule when not on cover that day.
+ */
+export async function insuredOnCover(
+  tx: Tx,
+  policy: { id: number; policyNo: string; productLine: string },
+  insuredId: number | null | undefined,
+  lossDate: string,
+) {
+  if (policy.productLine === 'motor') {
+    if (insuredId != null)
+      throw validationFailed([{ field: 'input.insuredId', message: 'a motor claim names its vehicle (registration)' }]);
+    return null;
+  }
+  if (insuredId == null)
+    throw validationFailed([
+      { field: 'input.insuredId', message: `required for a ${policy.productLine} claim: an insured of the policy` },
+    ]);
+  const r = await tx.policyRisk.findFirst({ where: { policyId: policy.id, id: insuredId } });
+  if (!r) throw new DomainRuleError(`Insured ${insuredId} is not on policy ${policy.policyNo}`);
+  const day = toDbDate(lossDate);
+  if ((r.addedOn && r.addedOn > day) || (r.removedOn && r.removedOn <= day)) {
+    throw new DomainRuleError(`${r.name} was not on cover under policy ${policy.policyNo} on ${lossDate}`);
+  }
+  return r;
+}

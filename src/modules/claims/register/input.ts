@@ -36,6 +36,8 @@ export const registerSchema = z
   .object({
     policyId: z.string().min(1, 'required'),
     registration: normalised(normaliseRegNo, 'not a vehicle registration (e.g. KDA 123A)'),
+    /** Medical, travel and standard policies: the insured person, traveller or item (the policy's insured[].id). */
+    insuredId: z.number().int().positive().nullish(),
     cause: text(50),
     lossDate: ymd(),
     lossTime: z

@@ -15,7 +15,7 @@ import { claimActor, claimEventRef } from '../claim-moves.ts';
 import { initialReserve } from '../claim-money.ts';
 import { CLAIM_RULES, recordClaimStatus, slaDueAt } from '../claim-state.ts';
 import { openChecklist } from '../documents/checklist.ts';
-import { assertInForce, vehicleOnCover } from './cover.ts';
+import { assertInForce, insuredOnCover, vehicleOnCover } from './cover.ts';
 import { type RegisterInput, registerSchema } from './input.ts';
 
 /**
@@ -40,8 +40,9 @@ export async function registerClaim(ctx: Context, input: unknown) {
     checkDates(d, reportedAt, now);
     await assertInForce(tx, policy, d.lossDate);
     const vehicle = await vehicleOnCover(tx, policy, d.registration, d.lossDate);
+    const insured = await insuredOnCover(tx, policy, d.insuredId, d.lossDate);
     if (d.assigneeId != null) await assertUser(tx, d.assigneeId);
-    const sumInsured = vehicle?.valueMinor ?? null;
+    const sumInsured = vehicle?.valueMinor ?? insured?.sumInsuredMinor ?? null;
     const reserve = initialReserve(cause, sumInsured, d.estimatedLoss ?? null);
     const claimNo = await numberClaim(tx, p.tenant.id, now);
     const wall = new Date();
@@ -56,6 +57,7 @@ export async function registerClaim(ctx: Context, input: unknown) {
         insurerId: policy.insurerId,
         vehicleId: vehicle?.id ?? null,
         regNo: vehicle?.regNo ?? null,
+        riskId: insured?.id ?? null,
         productLine: policy.productLine,
         causeCode: cause.code,
         reportedAt,

@@ -79,6 +79,7 @@ export async function viewerPay(ctx: Context, input: ViewerPayInput) {
 export interface ViewerClaimInput {
   policyUuid?: string | null;
   registration?: string | null;
+  insuredId?: number | null;
   cause?: string | null;
   lossDate?: string | null;
   lossTime?: string | null;

@@ -28,7 +28,11 @@ export interface ViewerPolicy {
   endDate: string;
   totalMinor: bigint;
   outstandingMinor: bigint;
+  /** Medical, travel and standard policies: the cover product's name; null for motor. */
+  productName: string | null;
   vehicles: { regNo: string; make: string | null; model: string | null }[];
+  /** Medical, travel and standard policies: the persons, travellers or items on cover (removed ones left out). */
+  insured: { id: number; kind: string; name: string; relationship: string | null }[];
   debitNotes: { number: string; dueOn: string; amountMinor: bigint; outstandingMinor: bigint }[];
 }
 
@@ -46,6 +50,8 @@ export async function viewerPolicies(ctx: Context): Promise<ViewerPolicy[]> {
       include: {
         insurer: { select: { name: true } },
         vehicles: { where: { removedOn: null }, orderBy: { id: 'asc' } },
+        coverProduct: { select: { name: true } },
+        risks: { where: { status: 'active' }, orderBy: { id: 'asc' } },
         debitNotes: { orderBy: [{ dueOn: 'asc' }, { id: 'asc' }] },
       },
     }),
@@ -68,7 +74,9 @@ export async function viewerPolicies(ctx: Context): Promise<ViewerPolicy[]> {
       endDate: fromDbDate(p.endDate),
       totalMinor: p.totalMinor,
       outstandingMinor: notes.reduce((s, d) => s + d.outstandingMinor, 0n),
+      productName: p.coverProduct?.name ?? null,
       vehicles: p.vehicles.map((v) => ({ regNo: v.regNo, make: v.make, model: v.model })),
+      insured: p.risks.map((r) => ({ id: r.id, kind: r.kind, name: r.name, relationship: r.relationship })),
       debitNotes: notes,
     };
   });

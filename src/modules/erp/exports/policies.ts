@@ -12,6 +12,8 @@ export interface ErpPolicyRecord {
   clientName: string;
   insurer: string;
   productLine: string;
+  /** Non-motor lines: the cover product's code (MEDICAL, TRAVEL, PA, DOMESTIC …); null for motor. */
+  productCode: string | null;
   status: string;
   vehicleClass: string | null;
   coverType: string | null;
@@ -38,6 +40,7 @@ export const erpPolicies: ErpSource<ErpPolicyRecord> = {
       include: {
         client: { select: { clientNo: true, name: true } },
         insurer: { select: { name: true } },
+        coverProduct: { select: { code: true } },
         renewalOf: { select: { policyNo: true } },
         createdByUser: AGENT_SELECT,
         salesPerson: AGENT_SELECT,
@@ -52,6 +55,7 @@ export const erpPolicies: ErpSource<ErpPolicyRecord> = {
       clientName: p.client.name,
       insurer: p.insurer.name,
       productLine: p.productLine,
+      productCode: p.coverProduct?.code ?? null,
       status: p.status,
       vehicleClass: p.vehicleClass,
       coverType: p.coverType,

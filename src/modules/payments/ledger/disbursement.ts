@@ -43,9 +43,9 @@ export async function fundLoan(app: AppServices, loanId: number): Promise<'funde
     );
     return 'refused';
   }
-  const policyId = await app.db.tenant(tenantId, (tx) => applyDisbursement(app, tx, tenantId, loanId, call.id, answer));
-  if (policyId == null) return 'skipped';
-  await queueCertificateIssue(app, policyId);
+  const policy = await app.db.tenant(tenantId, (tx) => applyDisbursement(app, tx, tenantId, loanId, call.id, answer));
+  if (policy == null) return 'skipped';
+  await queueCertificateIssue(app, policy);
   return 'funded';
 }
 
@@ -94,7 +94,7 @@ async function recordCall(tx: Tx, loanId: number): Promise<RecordedCall | 'refus
   return { id: created.id, attempts: created.attempts, request };
 }
 
-/** Step 3: the lender's money on the policy and the loan funded; the policy id, or null when nothing was to do. */
+/** Step 3: the lender's money on the policy and the loan funded; the policy, or null when nothing was to do. */
 async function applyDisbursement(
   app: AppServices,
   tx: Tx,
@@ -102,7 +102,7 @@ async function applyDisbursement(
   loanId: number,
   callId: number,
   answer: LenderDisbursement,
-): Promise<number | null> {
+): Promise<{ id: number; motorProductId: number | null } | null> {
   await tx.$queryRaw`SELECT id FROM ipf_loans WHERE id = ${loanId} FOR UPDATE`;
   const loan = await tx.ipfLoan.findUniqueOrThrow({ where: { id: loanId } });
   const confirm = () =>
@@ -143,5 +143,5 @@ async function applyDisbursement(
   const disbursed = { disbursementRef: answer.disbursement_ref, amountMinor, receiptNo, fundedAt: new Date() };
   await markLoanFunded(app, tx, loanId, disbursed);
   await confirm();
-  return policy.id;
+  return policy;
 }

@@ -25,6 +25,8 @@ export interface RaisedReceipt {
   receiptId: number;
   /** A premium-finance loan whose deposit this payment completed: its disbursement is queued after commit. */
   fundLoanId?: number;
+  /** The policy whose premium this paid: its certificates (motor) may have become due. */
+  policy?: { id: number; motorProductId: number | null };
 }
 
 /** RCT-YYYY-NNNNNN, gap-free per organisation (a locked counter row, in the settling transaction). */
@@ -142,7 +144,7 @@ export async function raiseReceipt(
     left,
   });
   if (policy) await afterPremiumPaid(app, tx, tenantId, policy, { receiptNo, checkoutRequestId: pr.checkoutRequestId });
-  return { receiptId: receipt.id };
+  return { receiptId: receipt.id, policy: policy ?? undefined };
 }
 
 /** The policy the payment is for (locked), its client, and the debit notes the money may go to. */

@@ -54,19 +54,11 @@ export async function bind(ctx: Context, input: BindInput) {
         }),
         numbers,
       );
-      const clientKey = await issueClientKey(tx, p.tenant.id, client.id);
-      await prospectService.onPolicyBound(ctx, tx, {
-        clientId: client.id,
+      const clientKey = await recordBound(ctx, tx, {
+        policy,
+        client,
         prospectUuid: input.prospectUuid,
-        ref: `Policy ${numbers.policyNo}`,
-      });
-      await recordAudit(ctx, tx, p.tenant.id, {
-        action: 'policy.bound',
-        entityType: 'policy',
-        entityId: policy.uuid,
         changes: {
-          policy_no: numbers.policyNo,
-          client_no: client.clientNo,
           insurer_id: option.insurer.id,
           total_minor: option.totalMinor.toString(),
           instalments: v.instalments,
@@ -136,6 +128,35 @@ function boundPolicy(
     ],
     initialStatus: { source: 'bind', actorUserId: actor.userId },
   };
+}
+
+/**
+ * What every bind does once its policy exists, motor or any other line: the client-area key when the client has none
+ * (returned, shown once), the prospect won, and the audit entry.
+ */
+export async function recordBound(
+  ctx: Context,
+  tx: Tx,
+  b: {
+    policy: { uuid: string; policyNo: string; tenantId: number };
+    client: { id: number; clientNo: string };
+    prospectUuid?: string | null;
+    changes: Record<string, unknown>;
+  },
+): Promise<string | null> {
+  const clientKey = await issueClientKey(tx, b.policy.tenantId, b.client.id);
+  await prospectService.onPolicyBound(ctx, tx, {
+    clientId: b.client.id,
+    prospectUuid: b.prospectUuid,
+    ref: `Policy ${b.policy.policyNo}`,
+  });
+  await recordAudit(ctx, tx, b.policy.tenantId, {
+    action: 'policy.bound',
+    entityType: 'policy',
+    entityId: b.policy.uuid,
+    changes: { policy_no: b.policy.policyNo, client_no: b.client.clientNo, ...b.changes },
+  });
+  return clientKey;
 }
 
 /** Client-area credentials: a key only when the client has none yet; existing keys keep working. */

@@ -2,7 +2,7 @@ import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { DomainRuleError, PriceChangedError, ValidationError } from '../../../lib/problem.ts';
 import { type MotorRisk, noQuote, priceRisk, type QuotedOption } from '../../motor/quote.service.ts';
-import { figuresOff, mismatchError } from '../../motor/save-quote.service.ts';
+import { figuresOff, mismatchError, type PricedFigures } from '../../motor/save-quote.service.ts';
 import { currentProductVersion } from '../policy-factory.ts';
 import type { BindInput, ValidBind } from './validate.ts';
 
@@ -23,6 +23,26 @@ export async function priceAsSubmitted(
     if (refusals.length) throw new DomainRuleError(refusals.join('; '));
     throw noQuote(risk, refusals);
   }
+  checkAsSubmitted(option, pol, v);
+  return option;
+}
+
+/** What the submitted checks read of an option, motor or any other line. */
+type Submittable = PricedFigures & {
+  productVersion: number;
+  instalments: readonly unknown[];
+  ipfReason: string | null;
+};
+
+/**
+ * The server's option against what the caller submitted: the rating version priced on (409 price_changed), the
+ * figures within KES 1 (422 premium_mismatch), the number of instalments and premium finance (422 domain_rule).
+ */
+export function checkAsSubmitted(
+  option: Submittable,
+  pol: { productVersion?: number | null; totalBasic?: number | null; taxes?: number | null; premium?: number | null },
+  v: Pick<ValidBind, 'instalments' | 'paymentMode'>,
+): void {
   if (pol.productVersion != null && pol.productVersion !== option.productVersion) {
     throw new PriceChangedError(
       `${option.insurer.name} changed its rates since this price was given (version ${pol.productVersion} → ${option.productVersion}); quote again`,
@@ -40,7 +60,6 @@ export async function priceAsSubmitted(
     );
   }
   if (v.paymentMode === 'ipf' && option.ipfReason) throw new DomainRuleError(option.ipfReason);
-  return option;
 }
 
 /** Rates changed by a transaction that committed after we priced: refuse rather than bind a stale price. */

@@ -62,12 +62,28 @@ export interface ValidBind {
 }
 
 /** Premium finance is for brokerages and agencies: refused before anything else is checked. */
-export function assertIpfOffered(p: Principal, input: BindInput): void {
+export function assertIpfOffered(p: Principal, input: { policy?: { paymentMode?: string | null } | null }): void {
   if ((input.policy?.paymentMode ?? '').toLowerCase() === 'ipf' && NOT_OFFERED_TYPES.includes(p.tenant.type)) {
     throw new AppError('ipf_not_offered', {
       detail: 'Premium finance is offered to brokerage and agency organisations only',
     });
   }
+}
+
+/** How the premium is paid (policy.payment_mode, policy.premium_instalments), its field errors added to `errors`. */
+export function paymentPlan(
+  pol: { paymentMode?: string | null; premiumInstalments?: number | null },
+  errors: FieldError[],
+): Pick<ValidBind, 'instalments' | 'paymentMode'> {
+  const paymentMode = String(pol.paymentMode ?? 'full').toLowerCase();
+  if (paymentMode !== 'full' && paymentMode !== 'ipf')
+    errors.push({ field: 'policy.payment_mode', message: 'full or ipf' });
+  const instalments = pol.premiumInstalments ?? 1;
+  if (!Number.isInteger(instalments) || instalments < 1 || instalments > 4)
+    errors.push({ field: 'policy.premium_instalments', message: '1–4' });
+  else if (paymentMode === 'ipf' && instalments !== 1)
+    errors.push({ field: 'policy.premium_instalments', message: 'premium finance is always one instalment' });
+  return { instalments, paymentMode: paymentMode === 'ipf' ? 'ipf' : 'full' };
 }
 
 export function validate(input: BindInput): ValidBind {
@@ -77,14 +93,7 @@ export function validate(input: BindInput): ValidBind {
   if (pol.premium == null)
     errors.push({ field: 'policy.premium', message: 'required (gross premium, whole shillings)' });
   if (!pol.startDate) errors.push({ field: 'policy.start_date', message: 'required, Y-m-d' });
-  const paymentMode = (pol.paymentMode ?? 'full').toLowerCase();
-  if (paymentMode !== 'full' && paymentMode !== 'ipf')
-    errors.push({ field: 'policy.payment_mode', message: 'full or ipf' });
-  const instalments = pol.premiumInstalments ?? 1;
-  if (!Number.isInteger(instalments) || instalments < 1 || instalments > 4)
-    errors.push({ field: 'policy.premium_instalments', message: '1–4' });
-  else if (paymentMode === 'ipf' && instalments !== 1)
-    errors.push({ field: 'policy.premium_instalments', message: 'premium finance is always one instalment' });
+  const { instalments, paymentMode } = paymentPlan(pol, errors);
   if (!Array.isArray(input.vehicles) || input.vehicles.length !== 1) {
     errors.push({ field: 'vehicles', message: 'exactly one vehicle per save; add more by endorsement (add_vehicle)' });
   }
@@ -96,7 +105,7 @@ export function validate(input: BindInput): ValidBind {
   }
   const days = torDays(pol);
   if (errors.length) throw new ValidationError(errors);
-  return { instalments, paymentMode: paymentMode as 'full' | 'ipf', regNo: regNo!, days };
+  return { instalments, paymentMode, regNo: regNo!, days };
 }
 
 /** Time on risk without days: the end date sets them. */
@@ -137,7 +146,7 @@ export function riskOf(input: BindInput, days: number | null): MotorRisk {
   );
 }
 
-export function assertStartWithinReach(risk: MotorRisk, today: string): void {
+export function assertStartWithinReach(risk: { startDate: string }, today: string): void {
   if (risk.startDate > addDays(today, BIND_RULES.maxDaysAhead)) {
     throw new DomainRuleError(`Cover may start at most ${BIND_RULES.maxDaysAhead} days ahead`);
   }

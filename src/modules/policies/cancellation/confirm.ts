@@ -8,6 +8,7 @@ import { InvalidStateError, PreviewExpiredError, PreviewStaleError } from '../..
 import { recordAudit } from '../../audit/audit.service.ts';
 import { requestCertificateCancellation } from '../../certificates/issuance.ts';
 import { emitEvent } from '../../events/event.service.ts';
+import { isMotor } from '../../motor/motor-policy.ts';
 import { breakdownOf, movePolicyPremium, raiseCreditNote } from '../notes.service.ts';
 import { transitionPolicy } from '../policy-state.ts';
 import type { Priced } from '../proration.ts';
@@ -149,7 +150,7 @@ function refundAsApplied(refund: RefundJson, note: CreditNote | null): RefundJso
   };
 }
 
-/** active → cancelled, the registry asked to cancel the certificates, and the revision bumped. */
+/** active → cancelled, the registry asked to cancel the certificates (motor only), and the revision bumped. */
 async function cancelPolicy(
   ctx: Context,
   tx: Tx,
@@ -163,12 +164,10 @@ async function cancelPolicy(
     actorUserId: a.by.userId,
   });
   if (!moved) throw new InvalidStateError('The policy is no longer active');
-  await requestCertificateCancellation(
-    ctx.app,
-    tx,
-    { policyId: policy.id },
-    CANCELLATION_REASONS[a.reason].registryReasonId,
-  );
+  if (isMotor(policy)) {
+    const reasonId = CANCELLATION_REASONS[a.reason].registryReasonId;
+    await requestCertificateCancellation(ctx.app, tx, { policyId: policy.id }, reasonId);
+  }
   await tx.policy.update({ where: { id: policy.id }, data: { revision: { increment: 1 } } });
 }
 

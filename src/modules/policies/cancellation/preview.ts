@@ -18,7 +18,9 @@ import {
   MAX_NOTE,
   periodOf,
   type PolicyRow,
+  VEHICLE_REASONS,
 } from './shared.ts';
+import { isMotor } from '../../motor/motor-policy.ts';
 
 interface ValidInput {
   reason: CancellationReason;
@@ -50,6 +52,7 @@ export async function quoteCancellation(
   userId: number | null,
 ) {
   const v = validateInput(input ?? {});
+  assertReasonFits(policy, v.reason);
   assertCancellable(policy);
   const c = await effectiveDateOf(tx, policy, v.effectiveDate);
   const { refund, credit } = await priceCancellation(tx, policy, c);
@@ -82,6 +85,18 @@ function validateInput(input: CancellationInput): ValidInput {
   if (note && note.length > MAX_NOTE) errors.push({ field: 'note', message: `at most ${MAX_NOTE} characters` });
   if (errors.length) throw new ValidationError(errors);
   return { reason: reason as CancellationReason, requestedBy, effectiveDate: eff, note };
+}
+
+/** A vehicle's reason (sold, written off, stolen) is for motor policies only. */
+function assertReasonFits(policy: PolicyRow, reason: CancellationReason): void {
+  if (isMotor(policy) || !VEHICLE_REASONS.has(reason)) return;
+  const fits = Object.keys(CANCELLATION_REASONS).filter((r) => !VEHICLE_REASONS.has(r as CancellationReason));
+  throw new ValidationError([
+    {
+      field: 'reason',
+      message: `${reason} is for motor policies; this ${policy.productLine} policy: one of ${fits.join(', ')}`,
+    },
+  ]);
 }
 
 function assertCancellable(policy: PolicyRow): void {

@@ -35,12 +35,12 @@ export async function reinstate(ctx: Context, policyUuid: string, noteText?: str
         data: { status: 'reinstated', reinstatedAt: now, reinstatementNoteId: debitNote?.id ?? null },
       });
       await announce(ctx, tx, policy, c, { debitNote, note, now });
-      return { cancellation: updated, policyId: policy.id };
+      return { cancellation: updated, policy };
     },
     { timeout: 20_000 },
   );
   // The certificates module re-certifies the reinstated cover; never throws (a lost queueing is caught by its sweep).
-  await ctx.afterCommit(() => queueCertificateIssue(ctx.app, result.policyId));
+  await ctx.afterCommit(() => queueCertificateIssue(ctx.app, result.policy));
   return result.cancellation;
 }
 

@@ -22,6 +22,8 @@ export const CANCELLATION_REASONS = {
   duplicate_cover: { registryReasonId: 8, description: 'The vehicle is insured elsewhere' },
 } as const;
 export type CancellationReason = keyof typeof CANCELLATION_REASONS;
+/** Reasons that speak of a vehicle: a medical, travel or standard policy is not cancelled for them. */
+export const VEHICLE_REASONS: ReadonlySet<CancellationReason> = new Set(['vehicle_sold', 'written_off', 'stolen']);
 export const CANCELLATION_REQUESTERS = ['insured', 'intermediary', 'insurer', 'lender'] as const;
 
 export interface CancellationInput {

@@ -3,18 +3,12 @@ import { DomainRuleError } from '../../../lib/problem.ts';
 import { normaliseRegNo } from '../../../lib/identifiers.ts';
 import { priceTerms } from '../proration.ts';
 import { annualBasic } from './annual-basic.ts';
-import {
-  cleanText,
-  type EndorsementOperationRules,
-  type EndorseInput,
-  n,
-  registrationClash,
-  startItem,
-  storedEffect,
-} from './shared.ts';
+import { cleanText, type EndorsementOperationRules, type EndorseInput, n, storedEffect, MOTOR } from './shared.ts';
+import { registrationClash, startItem } from './vehicles.ts';
 
 /** A vehicle joins the policy from the effective date, priced on the insurer's current rates for the rest of the period. */
 export const addVehicle: EndorsementOperationRules = {
+  lines: MOTOR,
   validate(input: EndorseInput): FieldError[] {
     const errors: FieldError[] = [];
     const v = input.vehicle;

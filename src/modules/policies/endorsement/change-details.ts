@@ -1,20 +1,20 @@
 import type { FieldError } from '../../../lib/problem.ts';
+import { motorOnly } from '../../motor/motor-policy.ts';
 import { priceTerms } from '../proration.ts';
 import {
   cleanText,
-  DETAIL_FIELDS,
   type EndorseInput,
   type EndorsementOperationRules,
-  namedVehicle,
   type PolicyRow,
-  regNoErrors,
-  SNAKE,
   type StoredChanges,
   storedEffect,
+  ALL_LINES,
 } from './shared.ts';
+import { DETAIL_FIELDS, namedVehicle, regNoErrors, SNAKE } from './vehicles.ts';
 
 /** Vehicle particulars (chassis, engine, make, model, body) and the policy's limits of liability: no premium effect. */
 export const changeDetails: EndorsementOperationRules = {
+  lines: ALL_LINES,
   validate(input) {
     const d = input.details;
     const errors: FieldError[] = DETAIL_FIELDS.some((k) => d?.[k] != null) ? regNoErrors(input) : [];
@@ -86,6 +86,7 @@ export const changeDetails: EndorsementOperationRules = {
 
 /** The new particulars of the named vehicle and what they replace (snake_case, as stored). */
 function vehicleDetails(pol: PolicyRow, input: EndorseInput) {
+  motorOnly(pol, "A vehicle's particulars");
   const d = input.details!;
   const { regNo, vehicle } = namedVehicle(pol, input);
   const set: Record<string, string> = {};

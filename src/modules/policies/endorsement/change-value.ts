@@ -2,19 +2,12 @@ import { fromShillings } from '../../../lib/money.ts';
 import { DomainRuleError, type FieldError } from '../../../lib/problem.ts';
 import { priceTerms, type Term } from '../proration.ts';
 import { annualBasic } from './annual-basic.ts';
-import {
-  endPricedItem,
-  type EndorsementOperationRules,
-  liveItem,
-  n,
-  namedVehicle,
-  regNoErrors,
-  startItem,
-  storedEffect,
-} from './shared.ts';
+import { endPricedItem, type EndorsementOperationRules, n, storedEffect, MOTOR } from './shared.ts';
+import { liveItem, namedVehicle, regNoErrors, startItem } from './vehicles.ts';
 
 /** A new sum insured (comprehensive cover): the old premium item ends the day before, a re-priced one starts. */
 export const changeValue: EndorsementOperationRules = {
+  lines: MOTOR,
   validate(input) {
     const errors: FieldError[] = regNoErrors(input);
     if (input.value == null || !Number.isFinite(input.value) || input.value <= 0 || input.value > 1_000_000_000) {

@@ -32,8 +32,7 @@ type Note = { kind: 'debit' | 'credit'; number: string } | null;
 export async function confirm(ctx: Context, uuid: string, policyUuid?: string | null) {
   const actor = requireAbility(ctx.principal!, 'policies.create');
   const found = await findVisibleEndorsement(ctx, uuid, policyUuid);
-  let addedVehicle = false;
-  const result = await ctx.tx(
+  const { updated: result, certify } = await ctx.tx(
     async (tx) => {
       // One writer per policy at a time: a second confirm waits here, then sees the bumped revision.
       await tx.$queryRaw`SELECT id FROM policies WHERE id = ${found.policyId} FOR UPDATE`;
@@ -56,7 +55,6 @@ export async function confirm(ctx: Context, uuid: string, policyUuid?: string | 
         e,
         dayBefore: toDbDate(addDays(e, -1)),
       });
-      addedVehicle = !!applied.addedVehicle;
       const note = await raiseNote(tx, pol, end, effect, priced, e);
       // Policy figures move by the effect, so the policy total stays Σ debit notes − Σ credit notes.
       await movePolicyPremium(tx, pol, 1n, priced.basicMinor, priced.levies);
@@ -73,11 +71,11 @@ export async function confirm(ctx: Context, uuid: string, policyUuid?: string | 
         include: { debitNote: true, creditNote: true },
       });
       await announce(ctx, tx, pol, end, { e, priced, note: note.note, now, userId: actor.userId });
-      return updated;
+      return { updated, certify: applied.addedVehicle ? pol : null };
     },
     { timeout: 20_000 },
   );
-  if (addedVehicle) await ctx.afterCommit(() => queueCertificateIssue(ctx.app, found.policyId));
+  if (certify) await ctx.afterCommit(() => queueCertificateIssue(ctx.app, certify));
   return result;
 }
 

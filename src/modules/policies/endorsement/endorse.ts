@@ -5,7 +5,7 @@ import { nextNumber } from '../../../db/counters.ts';
 import type { Tx } from '../../../db/client.ts';
 import { isYmd, laterYmd, todayNairobi, toDbDate } from '../../../lib/dates.ts';
 import type { Period } from '../proration.ts';
-import { type FieldError, notFound, ValidationError } from '../../../lib/problem.ts';
+import { DomainRuleError, type FieldError, notFound, ValidationError } from '../../../lib/problem.ts';
 import { visiblePolicy } from '../../access/policy.visibility.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { levyTable } from '../../reference/reference.service.ts';
@@ -38,6 +38,7 @@ export async function endorse(ctx: Context, policyUuid: string, input: EndorseIn
       if (!pol) throw notFound('Policy');
       if (pol.status !== 'active')
         throw new EndorsementStateError(`Only an active policy can be endorsed; ${pol.policyNo} is ${pol.status}`);
+      assertLine(op, pol);
       const period = periodOf(pol);
       const e = await effectiveDate(tx, pol, period, input);
       const table = await levyTable(tx);
@@ -48,6 +49,15 @@ export async function endorse(ctx: Context, policyUuid: string, input: EndorseIn
     },
     { timeout: 20_000 },
   );
+}
+
+/** Each operation is for the product lines it names: vehicles for motor, members for medical, sums for standard. */
+function assertLine(op: EndorsementOperation, pol: PolicyRow): void {
+  const lines = OPERATIONS[op].lines;
+  if (!lines.includes(pol.productLine))
+    throw new DomainRuleError(
+      `${op} applies to ${lines.join(' or ')} policies; ${pol.policyNo} is ${pol.productLine} cover`,
+    );
 }
 
 /** Synchronous shape checks: every field error at once, in the caller's spelling (common fields first). */

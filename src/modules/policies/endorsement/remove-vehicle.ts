@@ -1,19 +1,12 @@
 import { DomainRuleError } from '../../../lib/problem.ts';
 import { requestCertificateCancellation } from '../../certificates/issuance.ts';
 import { priceTerms } from '../proration.ts';
-import {
-  endPricedItem,
-  type EndorsementOperationRules,
-  liveItem,
-  n,
-  namedVehicle,
-  regNoErrors,
-  REMOVE_VEHICLE_CERT_REASON,
-  storedEffect,
-} from './shared.ts';
+import { endPricedItem, type EndorsementOperationRules, n, storedEffect, MOTOR } from './shared.ts';
+import { liveItem, namedVehicle, regNoErrors, REMOVE_VEHICLE_CERT_REASON } from './vehicles.ts';
 
 /** A vehicle leaves the policy: its unearned premium from the effective date is credited; its certificate is cancelled. */
 export const removeVehicle: EndorsementOperationRules = {
+  lines: MOTOR,
   validate: regNoErrors,
 
   price({ pol, input, e, period, table }) {

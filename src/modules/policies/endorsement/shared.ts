@@ -1,20 +1,18 @@
-import type { Principal } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import type { Endorsement } from '../../../generated/prisma/client.ts';
 import { fromDbDate } from '../../../lib/dates.ts';
-import { isUuid, normaliseRegNo } from '../../../lib/identifiers.ts';
+import { isUuid } from '../../../lib/identifiers.ts';
 import {
   type FieldError,
   InvalidStateError,
   notFound,
   PreviewExpiredError,
   PreviewStaleError,
-  ValidationError,
 } from '../../../lib/problem.ts';
 import { policyVisibility, visiblePolicy } from '../../access/policy.visibility.ts';
+import type { MedicalMemberInput } from '../../covers/medical/medical.ts';
 import type { BindVehicleInput } from '../bind.service.ts';
-import { findCoverClash } from '../policy.service.ts';
 import { type LevyRate, type Period, periodDays, type Priced, remainingDays } from '../proration.ts';
 
 /**
@@ -22,11 +20,20 @@ import { type LevyRate, type Period, periodDays, type Priced, remainingDays } fr
  * (live premium item, active vehicle, registration clash) the operations in this folder apply.
  */
 
-export const ENDORSEMENT_OPERATIONS = ['add_vehicle', 'remove_vehicle', 'change_value', 'change_details'] as const;
+export const ENDORSEMENT_OPERATIONS = [
+  'add_vehicle',
+  'remove_vehicle',
+  'change_value',
+  'change_details',
+  'add_member',
+  'remove_member',
+  'change_sum_insured',
+] as const;
 export type EndorsementOperation = (typeof ENDORSEMENT_OPERATIONS)[number];
 
-/** Registry reason id used when a vehicle's certificate is cancelled because the vehicle left the policy. */
-export const REMOVE_VEHICLE_CERT_REASON = 8;
+/** The product lines an operation applies to. */
+export const MOTOR = ['motor'] as const;
+export const ALL_LINES = ['motor', 'medical', 'travel', 'standard'] as const;
 
 export class EndorsementStateError extends InvalidStateError {}
 export class EndorsementStaleError extends PreviewStaleError {}
@@ -44,6 +51,9 @@ export interface EndorseDetailsInput {
   limitsOfLiability?: unknown;
 }
 
+/** A medical member to add (add_member): as a medical quote takes one. */
+export type EndorseMemberInput = MedicalMemberInput;
+
 export interface EndorseInput {
   operation?: string | null;
   effectiveDate?: string | null;
@@ -51,6 +61,12 @@ export interface EndorseInput {
   vehicle?: EndorseVehicleInput | null;
   value?: number | null;
   details?: EndorseDetailsInput | null;
+  /** add_member */
+  member?: EndorseMemberInput | null;
+  /** remove_member, change_sum_insured: an insured of the policy record (insured[].id). */
+  insuredId?: number | null;
+  /** change_sum_insured: the item's new sum insured, whole shillings. */
+  sumInsured?: number | null;
   note?: string | null;
 }
 
@@ -62,8 +78,14 @@ export interface StoredEffect {
   levies: { code: string; name: string; amount_minor: number }[];
   days: { in_period: number; remaining: number };
   items: {
-    regno: string;
+    /** Motor: the vehicle; other lines null. */
+    regno: string | null;
     vehicle_id: number | null;
+    /** Other lines: the insured person or item (null: the policy's premium as a whole), and its policy_risks id. */
+    insured?: string | null;
+    risk_id?: number | null;
+    /** The live premium item this line ends (changes of several items). */
+    premium_item_id?: number | null;
     annual_basic_before_minor: number | null;
     annual_basic_after_minor: number | null;
   }[];
@@ -76,6 +98,8 @@ export type StoredChanges = Record<string, unknown>;
 
 /** What one operation does in each phase. `price` stores nothing; `apply` runs inside confirm's locked transaction. */
 export interface EndorsementOperationRules {
+  /** The product lines it applies to (any other: 422 domain_rule). */
+  lines: readonly string[];
   /** Field errors of this operation's own inputs (after the common ones), in the caller's spelling. */
   validate(input: EndorseInput): FieldError[];
   price(a: PriceArgs): Promise<PricedChange>;
@@ -112,36 +136,12 @@ export interface ApplyArgs {
   dayBefore: Date;
 }
 
-export const DETAIL_FIELDS = ['chassisNo', 'engineNo', 'make', 'model', 'bodyType'] as const;
-export const SNAKE: Record<string, string> = {
-  chassisNo: 'chassis_no',
-  engineNo: 'engine_no',
-  make: 'make',
-  model: 'model',
-  bodyType: 'body_type',
-};
-
 export const cleanText = (v: string | null | undefined, max = 100) => {
   const s = v?.trim();
   return s ? s.slice(0, max) : null;
 };
 
 export const n = (x: bigint) => Number(x);
-
-/** The registration an operation on an existing vehicle names: required, and a well-formed one. */
-export function regNoErrors(input: EndorseInput): FieldError[] {
-  return input.regNo && normaliseRegNo(input.regNo)
-    ? []
-    : [{ field: 'regno', message: 'the registration of a vehicle on this policy' }];
-}
-
-/** The active vehicle `input.regNo` names, or 422 naming the registration. */
-export function namedVehicle(pol: PolicyRow, input: EndorseInput) {
-  const regNo = normaliseRegNo(input.regNo!)!;
-  const vehicle = activeVehicle(pol, regNo);
-  if (!vehicle) throw new ValidationError([{ field: 'regno', message: `${regNo} is not on cover under this policy` }]);
-  return { regNo, vehicle };
-}
 
 export type PolicyRow = NonNullable<Awaited<ReturnType<typeof loadPolicy>>>;
 
@@ -152,6 +152,7 @@ export async function loadPolicy(tx: Tx, policyId: number) {
       client: true,
       insurer: true,
       vehicles: { orderBy: { id: 'asc' } },
+      risks: { orderBy: { id: 'asc' } },
       premiumItems: {
         where: { endedByEndorsementId: null, endedByCancellationId: null },
         orderBy: [{ fromDate: 'desc' }, { id: 'desc' }],
@@ -165,15 +166,6 @@ export const periodOf = (p: { startDate: Date; endDate: Date }): Period => ({
   end: fromDbDate(p.endDate),
 });
 
-/** The live premium item of a vehicle: not ended by an endorsement or a cancellation, the latest to start. */
-export function liveItem(pol: PolicyRow, vehicleId: number) {
-  return pol.premiumItems.find((i) => i.vehicleId === vehicleId) ?? null;
-}
-
-export function activeVehicle(pol: PolicyRow, regNo: string) {
-  return pol.vehicles.find((v) => v.regNo === regNo && v.status === 'active') ?? null;
-}
-
 /** The effective date of the latest confirmed endorsement: no later change (or cancellation) may take effect before it. */
 export async function latestEndorsementDate(tx: Tx, policyId: number): Promise<string | null> {
   const last = await tx.endorsement.findFirst({
@@ -181,21 +173,6 @@ export async function latestEndorsementDate(tx: Tx, policyId: number): Promise<s
     orderBy: [{ effectiveDate: 'desc' }, { id: 'desc' }],
   });
   return last ? fromDbDate(last.effectiveDate) : null;
-}
-
-/** Another pending or active policy (or this one) already covers the registration on or after `from`. */
-export async function registrationClash(
-  tx: Tx,
-  viewer: Principal,
-  pol: { id: number; endDate: Date },
-  regNo: string,
-  from: string,
-): Promise<string | null> {
-  const clash = await findCoverClash(tx, { regNos: [regNo], from, to: fromDbDate(pol.endDate) }, viewer);
-  if (!clash) return null;
-  return clash.policyId === pol.id
-    ? `${regNo} is already on this policy`
-    : `${regNo} already has cover for these dates (${clash.policyRef})`;
 }
 
 export function storedEffect(
@@ -232,24 +209,14 @@ export const negate = (p: Priced): Priced => ({
   levies: p.levies.map((l) => ({ ...l, amountMinor: -l.amountMinor })),
 });
 
-/** The vehicle's new premium item: its priced annual basic, from the effective date to the end of the period. */
-export function startItem(a: ApplyArgs, vehicleId: number) {
-  return a.tx.policyPremiumItem.create({
-    data: {
-      tenantId: a.pol.tenantId,
-      policyId: a.pol.id,
-      vehicleId,
-      annualBasicMinor: BigInt(a.effect.items[0].annual_basic_after_minor!),
-      fromDate: a.end.effectiveDate,
-      toDate: a.pol.endDate,
-      endorsementId: a.end.id,
-    },
-  });
+/** Ends the premium item the change was priced on the day before it takes effect; stale if it has moved since. */
+export function endPricedItem(a: ApplyArgs, dayBefore: Date) {
+  return endItem(a, a.effect.item_id, dayBefore);
 }
 
-/** Ends the premium item the change was priced on the day before it takes effect; stale if it has moved since. */
-export async function endPricedItem(a: ApplyArgs, dayBefore: Date) {
-  const item = a.pol.premiumItems.find((i) => i.id === a.effect.item_id);
+/** Ends the live premium item `id` on `dayBefore` (ended by this endorsement); stale if it has moved since pricing. */
+export async function endItem(a: ApplyArgs, id: number | null | undefined, dayBefore = a.dayBefore) {
+  const item = a.pol.premiumItems.find((i) => i.id === id);
   if (!item)
     throw new EndorsementStaleError(`The premium item ${a.end.number} was priced on has changed; endorse again`);
   await a.tx.policyPremiumItem.update({

@@ -6,7 +6,7 @@ import { POLICY_RULES } from '../policy-state.ts';
 import { each, type LifecycleRun } from './run.ts';
 
 /**
- * Renewal notice: an active policy ending within renewalNoticeDays of asOf, not yet renewed, gets
+ * Renewal notice: an active policy (not a single trip) ending within renewalNoticeDays of asOf, not yet renewed, gets
  * `policy.renewal_due` once (renewalNoticeAt records it).
  */
 export async function sendRenewalNotices(run: LifecycleRun): Promise<void> {
@@ -17,6 +17,8 @@ export async function sendRenewalNotices(run: LifecycleRun): Promise<void> {
         status: 'active',
         renewalNoticeAt: null,
         renewal: { is: null },
+        // Single trips are not renewed: no notice.
+        productLine: { not: 'travel' },
         endDate: { gte: asOfDb, lte: toDbDate(addDays(asOf, POLICY_RULES.renewalNoticeDays)) },
       },
       select: { id: true, tenantId: true },

@@ -6,7 +6,7 @@ import { policyVisibility } from '../../access/policy.visibility.ts';
 import { POLICY_RULES } from '../policy-state.ts';
 import { RENEWAL_RULES } from './shared.ts';
 
-/** Where of renewals-due: active, visible, ending within N days of today, no renewal bound. */
+/** Where of renewals-due: active, visible, ending within N days of today, no renewal bound, not a single trip. */
 export function dueWhere(ctx: Context, withinDays: number | null | undefined): Prisma.PolicyWhereInput {
   const n = withinDays ?? POLICY_RULES.renewalNoticeDays;
   if (!Number.isInteger(n) || n < 0 || n > RENEWAL_RULES.maxDueWithinDays) {
@@ -21,6 +21,8 @@ export function dueWhere(ctx: Context, withinDays: number | null | undefined): P
       {
         status: 'active',
         renewal: { is: null },
+        // Single trips are not renewed.
+        productLine: { not: 'travel' },
         endDate: { gte: toDbDate(today), lte: toDbDate(addDays(today, n)) },
       },
     ],

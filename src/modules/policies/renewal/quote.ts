@@ -1,4 +1,3 @@
-import { type MotorPolicy, motorOnly } from '../../motor/motor-policy.ts';
 import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -10,8 +9,10 @@ import { DomainRuleError, type FieldError, ValidationError } from '../../../lib/
 import { recordAudit } from '../../audit/audit.service.ts';
 import { type MotorRisk, noQuote, priceRisk } from '../../motor/quote.service.ts';
 import { splitInstalments } from '../../motor/rating.ts';
+import { isMotor, type MotorPolicy } from '../../motor/motor-policy.ts';
 import { policyService } from '../policy.service.ts';
-import { flatLevies, type LevyLine, type Period, periodDays, priceTerms } from '../proration.ts';
+import { type CoverRated, rateInsured } from './cover.ts';
+import { type LevyLine, type Period, periodDays, periodPremium } from '../proration.ts';
 import { levyTable } from '../../reference/reference.service.ts';
 import {
   assertRenewable,
@@ -21,7 +22,9 @@ import {
   type RenewalVehicleInput,
 } from './shared.ts';
 
-type QuotedPolicy = Prisma.PolicyGetPayload<{ include: { renewal: true; vehicles: true; premiumItems: true } }>;
+type QuotedPolicy = Prisma.PolicyGetPayload<{
+  include: { renewal: true; vehicles: true; risks: true; premiumItems: true };
+}>;
 type Vehicle = QuotedPolicy['vehicles'][number];
 
 /** The vehicles priced on current rates, with the product terms the quote carries. */
@@ -31,6 +34,8 @@ interface Rated {
   rateBps: number | null;
   maxParts: number;
   vehicles: RenewalFigures['vehicles'];
+  /** Each premium item's new annual basic. */
+  basics: bigint[];
 }
 
 interface Totals {
@@ -51,8 +56,10 @@ export async function quote(ctx: Context, policyUuid: string, input: { vehicles?
     const { policy, live } = await loadRenewable(tx, base.id, overrides, today);
     const start = addDays(fromDbDate(policy.endDate), 1);
     const period = { start, end: annualEnd(start) };
-    const rated = await rateVehicles(ctx, tx, policy, live, overrides, period);
-    const totals = await priceLevies(tx, period, rated.vehicles);
+    const rated: Rated | CoverRated = isMotor(policy)
+      ? await rateVehicles(ctx, tx, policy, live, overrides, period)
+      : await rateInsured(ctx, tx, policy, period);
+    const totals = await priceLevies(tx, rated.basics);
     const q = await tx.renewalQuote.create({
       data: {
         tenantId: p.tenant.id,
@@ -109,14 +116,25 @@ function validateVehicles(vehicles: RenewalVehicleInput[] | null | undefined): M
   return overrides;
 }
 
-/** The policy with its vehicles and premium items, renewable, with each override naming a vehicle on cover. */
+/**
+ * The policy with its vehicles (or insured) and premium items, renewable, with each override naming a vehicle on
+ * cover (a medical or standard policy takes none).
+ */
 async function loadRenewable(tx: Tx, policyId: number, overrides: Map<string, bigint>, today: string) {
   const policy = await tx.policy.findUniqueOrThrow({
     where: { id: policyId },
-    include: { renewal: true, vehicles: { orderBy: { id: 'asc' } }, premiumItems: { orderBy: { id: 'asc' } } },
+    include: {
+      renewal: true,
+      vehicles: { orderBy: { id: 'asc' } },
+      risks: { orderBy: { id: 'asc' } },
+      premiumItems: { orderBy: { id: 'asc' } },
+    },
   });
   assertRenewable(policy, today);
-  const motor = motorOnly(policy, 'Renewing vehicles');
+  if (!isMotor(policy)) {
+    if (overrides.size) throw new ValidationError([{ field: 'vehicles', message: 'this policy has no vehicles' }]);
+    return { policy, live: [] };
+  }
   const live = policy.vehicles.filter((v) => v.status === 'active');
   const errors: FieldError[] = [];
   [...overrides.keys()].forEach((reg, i) => {
@@ -125,7 +143,7 @@ async function loadRenewable(tx: Tx, policyId: number, overrides: Map<string, bi
   });
   if (errors.length) throw new ValidationError(errors);
   if (!live.length) throw new RenewalStateError(`Policy ${policy.policyNo} has no vehicle on cover`);
-  return { policy: motor, live };
+  return { policy, live };
 }
 
 function renewalRisk(
@@ -162,7 +180,7 @@ async function rateVehicles(
   overrides: Map<string, bigint>,
   period: Period,
 ): Promise<Rated> {
-  const rated: Rated = { productId: null, productVersion: 0, rateBps: null, maxParts: 4, vehicles: [] };
+  const rated: Rated = { productId: null, productVersion: 0, rateBps: null, maxParts: 4, vehicles: [], basics: [] };
   for (const v of live) {
     const valueMinor = overrides.get(v.regNo) ?? v.valueMinor;
     const risk = renewalRisk(policy, v, valueMinor, period);
@@ -187,29 +205,25 @@ async function rateVehicles(
       previousAnnualBasicMinor: previous.toString(),
       renewalAnnualBasicMinor: option.basicMinor.toString(),
     });
+    rated.basics.push(option.basicMinor);
   }
   return rated;
 }
 
-/** Percent levies term by term on +U(B, start) = B for each vehicle; flat levies once per policy. */
-async function priceLevies(tx: Tx, period: Period, vehicles: RenewalFigures['vehicles']): Promise<Totals> {
-  const table = await levyTable(tx);
-  const priced = priceTerms(
-    period,
-    vehicles.map((v) => ({ annualBasicMinor: BigInt(v.renewalAnnualBasicMinor), at: period.start, sign: 1 as const })),
-    table,
-  );
-  const levies: LevyLine[] = [...priced.levies, ...flatLevies(table)];
-  const taxesMinor = levies.reduce((s, l) => s + l.amountMinor, 0n);
-  return { basicMinor: priced.basicMinor, levies, taxesMinor, totalMinor: priced.basicMinor + taxesMinor };
+/** Percent levies term by term on +U(B, start) = B for each premium item; flat levies once per policy. */
+async function priceLevies(tx: Tx, basics: bigint[]): Promise<Totals> {
+  return periodPremium(basics, await levyTable(tx));
 }
 
-function figuresFor(policy: QuotedPolicy, rated: Rated, totals: Totals): RenewalFigures {
+function figuresFor(policy: QuotedPolicy, rated: Rated | CoverRated, totals: Totals): RenewalFigures {
+  const cover = 'insured' in rated ? rated : null;
   return {
     productId: rated.productId!,
+    productKind: cover ? 'cover' : 'motor',
+    ...(cover ? { insured: cover.insured, policyPremium: cover.policyPremium } : {}),
     basedOnRevision: policy.revision,
     rateBps: rated.rateBps,
-    vehicles: rated.vehicles,
+    vehicles: 'vehicles' in rated ? rated.vehicles : [],
     levies: totals.levies.map((l) => ({ code: l.code, name: l.name, amountMinor: l.amountMinor.toString() })),
     instalments: Array.from({ length: rated.maxParts }, (_, i) => ({
       parts: i + 1,

@@ -1,11 +1,9 @@
-import { motorOnly } from '../../motor/motor-policy.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import type { RenewalQuote } from '../../../generated/prisma/client.ts';
 import { fromDbDate, todayNairobi } from '../../../lib/dates.ts';
 import { isUuid } from '../../../lib/identifiers.ts';
-import { fromShillings } from '../../../lib/money.ts';
 import {
   DomainRuleError,
   type FieldError,
@@ -14,8 +12,16 @@ import {
   ValidationError,
 } from '../../../lib/problem.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
-import { PREMIUM_TOLERANCE_MINOR, PremiumMismatchError } from '../../motor/save-quote.service.ts';
-import { createPolicy, currentProductVersion, type NewPolicy, nextPolicyNumbers } from '../policy-factory.ts';
+import { figureOff, PremiumMismatchError } from '../../motor/save-quote.service.ts';
+import { isMotor } from '../../motor/motor-policy.ts';
+import {
+  createPolicy,
+  currentProductVersion,
+  type NewPolicy,
+  nextPolicyNumbers,
+  type ProductLine,
+} from '../policy-factory.ts';
+import { assertCoverRenewable, renewalRisks } from './cover.ts';
 import { findCoverClash, policyService } from '../policy.service.ts';
 import { periodDays } from '../proration.ts';
 import {
@@ -45,9 +51,9 @@ export async function renew(ctx: Context, policyUuid: string, input: RenewPolicy
       const { policy, quote } = await loadBindableQuote(tx, base.id, quoteUuid, today);
       const figures = figuresOf(quote);
       assertQuoteTerms(policy, quote, figures, premium, instalments);
-      await assertRatesUnchanged(tx, figures.productId, quote.productVersion);
-      const vehicles = await vehiclesStillOnCover(ctx, tx, policy, quote, figures);
-      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
+      await assertRatesUnchanged(tx, figures, quote.productVersion);
+      const vehicles = isMotor(policy) ? await vehiclesStillOnCover(ctx, tx, policy, quote, figures) : [];
+      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today, policy.productLine as ProductLine);
       const terms = { policy, quote, figures, vehicles, instalments };
       const { policy: renewal } = await createPolicy(
         tx,
@@ -101,10 +107,11 @@ function validateInput(input: RenewPolicyInput): { quoteUuid: string; premium: n
 /** The policy locked (one renewal bind of a policy at a time) and its quote, still quoted, valid and current. */
 async function loadBindableQuote(tx: Tx, policyId: number, quoteUuid: string, today: string) {
   await tx.$queryRaw`SELECT id FROM policies WHERE id = ${policyId} FOR UPDATE`;
-  const policy = motorOnly(
-    await tx.policy.findUniqueOrThrow({ where: { id: policyId }, include: { renewal: true, vehicles: true } }),
-    'Renewing vehicles',
-  );
+  const policy = await tx.policy.findUniqueOrThrow({
+    where: { id: policyId },
+    include: { renewal: true, vehicles: true, risks: { orderBy: { id: 'asc' } } },
+  });
+  if (!isMotor(policy)) assertCoverRenewable(policy);
   const quote = await tx.renewalQuote.findFirst({ where: { uuid: quoteUuid, policyId: policy.id } });
   if (!quote) throw notFound('Renewal quote');
   if (quote.status === 'expired')
@@ -128,8 +135,7 @@ function assertQuoteTerms(
   premium: number,
   instalments: number,
 ) {
-  const d = fromShillings(premium) - quote.totalMinor;
-  if ((d < 0n ? -d : d) > PREMIUM_TOLERANCE_MINOR) {
+  if (figureOff(premium, quote.totalMinor)) {
     throw new PremiumMismatchError("The premium differs from the renewal quote's total by more than KES 1", [
       {
         insurerId: policy.insurerId,
@@ -147,8 +153,8 @@ function assertQuoteTerms(
 }
 
 /** FOR SHARE holds rate changes off until this bind commits; a version moved since the quote answers price_changed. */
-async function assertRatesUnchanged(tx: Tx, productId: number, quotedVersion: number) {
-  const current = await currentProductVersion(tx, productId);
+async function assertRatesUnchanged(tx: Tx, figures: RenewalFigures, quotedVersion: number) {
+  const current = await currentProductVersion(tx, figures.productId, figures.productKind ?? 'motor');
   if (current !== quotedVersion) {
     throw new PriceChangedError(
       `The insurer changed its rates since this renewal was quoted (version ${quotedVersion} → ${current ?? 'withdrawn'}); ask for a new renewal quote`,
@@ -195,14 +201,16 @@ function renewalPolicy(
   const { policy, quote, figures } = r;
   const start = fromDbDate(quote.startDate);
   const end = fromDbDate(quote.endDate);
+  const cover = isMotor(policy) ? null : renewalRisks(policy.risks, figures);
   return {
     tenantId: by.tenantId,
     clientId: policy.clientId,
     insurerId: policy.insurerId,
-    motorProductId: figures.productId,
+    productLine: policy.productLine as ProductLine,
+    ...(cover
+      ? { coverProductId: figures.productId, coverDetails: policy.coverDetails, ...cover }
+      : { motorProductId: figures.productId, vehicleClass: policy.vehicleClass, coverType: policy.coverType }),
     productVersion: quote.productVersion,
-    vehicleClass: policy.vehicleClass,
-    coverType: policy.coverType,
     coverPeriod: 'annual',
     days: periodDays({ start, end }),
     startDate: start,

@@ -27,9 +27,28 @@ export interface RenewPolicyInput {
   premiumInstalments?: number | null;
 }
 
+/** An insured person or item of a medical or standard policy, priced for the renewal period (cents as strings). */
+export interface RenewalInsured {
+  riskId: number;
+  kind: string;
+  name: string;
+  /** Medical: the member's age at the start of the renewal period. */
+  ageYears: number | null;
+  sumInsuredMinor: string | null;
+  /** Their own annual basic premium (null: the cover is priced as a whole, policyPremium). */
+  previousAnnualBasicMinor: string | null;
+  renewalAnnualBasicMinor: string | null;
+}
+
 /** What a renewal quote stores in `figures` (cents as decimal strings). */
 export interface RenewalFigures {
+  /** The motor product, or (productKind cover) the cover product. */
   productId: number;
+  /** Absent on quotes of motor policies made before other lines renewed: motor. */
+  productKind?: 'motor' | 'cover';
+  /** Medical and standard policies: the insured priced, and the premium of a cover priced as a whole. */
+  insured?: RenewalInsured[];
+  policyPremium?: { previousMinor: string | null; renewalMinor: string } | null;
   basedOnRevision: number;
   rateBps: number | null;
   vehicles: {

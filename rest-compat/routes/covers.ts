@@ -1,0 +1,177 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import {
+  BindMedicalPolicyDocument,
+  BindStandardPolicyDocument,
+  BindTravelPolicyDocument,
+  type BoundPolicyFieldsFragment,
+  type CoverQuoteFieldsFragment,
+  MedicalQuoteDocument,
+  SaveMedicalQuoteDocument,
+  type SavedQuoteFieldsFragment,
+  SaveStandardQuoteDocument,
+  SaveTravelQuoteDocument,
+  StandardQuoteDocument,
+  TravelQuoteDocument,
+} from '../generated/operations.ts';
+import {
+  bindCoverFromRest,
+  coverQuoteToRest,
+  medicalFromRest,
+  saveCoverQuoteFromRest,
+  standardFromRest,
+  tripFromRest,
+} from '../mappers/cover.ts';
+import { boundPolicyToRest, redactBindReplay, savedQuoteToRest, serverFiguresToRest } from '../mappers/motor.ts';
+import { BIND_ERRORS } from './motor.ts';
+import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
+import { ref } from '../schemas/builders.ts';
+
+const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
+const BIND_RULES =
+  'Also counts against the bind limit (3 saves per 15 seconds per API client). Business rules answered with 422 domain_rule: ' +
+  "cover starting more than 90 days ahead; the insurer's refusal of this risk (its reason given); more instalments than the " +
+  'insurer allows; premium finance on a cover the insurer or the lenders do not finance.';
+
+/** One operation of a line: its document, its variables from the request, and its result picked from the data. */
+interface Op<R, V, T> {
+  operation: TypedDocumentNode<R, V>;
+  toVariables: RestRoute<R, V, unknown>['toVariables'];
+  pick(d: Resolved<R>): T;
+}
+
+interface Line<Q, QV, S, SV, B, BV> {
+  line: 'medical' | 'travel' | 'standard';
+  tag: string;
+  /** "medical cover (family or group)" */
+  what: string;
+  /** Prefix of the request schemas: Medical, Travel, Standard. */
+  schema: string;
+  quote: Op<Q, QV, CoverQuoteFieldsFragment>;
+  save: Op<S, SV, SavedQuoteFieldsFragment>;
+  bind: Op<B, BV, BoundPolicyFieldsFragment>;
+}
+
+/** The three paths of a line — quote, save quote, bind — with motor's conventions (README "Medical, travel and standard covers"). */
+function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute[] {
+  const name = `${l.line[0].toUpperCase()}${l.line.slice(1)}`;
+  return [
+    route({
+      operationId: `${l.line}Quote`,
+      method: 'POST',
+      path: `/${l.line}/quote`,
+      summary: `Price ${l.what} with every insurer that rates it (nothing is stored)`,
+      tag: l.tag,
+      scopes: ['quote'],
+      idempotent: false,
+      operation: l.quote.operation,
+      requestBody: ref(`${l.schema}QuoteRequest`),
+      toVariables: l.quote.toVariables,
+      toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
+      fieldNames: { insurer_ids: 'insurer_id' },
+      response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
+      errors: ['validation_failed', 'no_quote'],
+    }),
+    route({
+      operationId: `save${name}Quote`,
+      method: 'POST',
+      path: `/${l.line}/save_quote`,
+      summary: `Match or create the client and store the quote of ${l.what} with every insurer's option (valid 14 days)`,
+      tag: l.tag,
+      scopes: ['quote', 'bind'],
+      idempotent: true,
+      operation: l.save.operation,
+      requestBody: ref(`Save${l.schema}QuoteRequest`),
+      toVariables: l.save.toVariables,
+      toResponse: (d) => ({ status: 201, body: savedQuoteToRest(l.save.pick(d)) }),
+      mapProblemExtra: serverFiguresToRest,
+      fieldNames: CLIENT_FIELDS,
+      response: { status: 201, description: 'Saved quote', schema: ref('SavedQuote') },
+      errors: ['duplicate_client', 'validation_failed', 'premium_mismatch', 'no_quote', 'actor_forbidden'],
+    }),
+    route({
+      operationId: `save${name}Policy`,
+      method: 'POST',
+      path: `/${l.line}/save`,
+      summary: `Bind ${l.what}: re-price, match or create the client, raise the policy pending payment`,
+      description: BIND_RULES,
+      tag: l.tag,
+      scopes: ['bind'],
+      idempotent: true,
+      operation: l.bind.operation,
+      requestBody: ref(`Bind${l.schema}Request`),
+      toVariables: l.bind.toVariables,
+      toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(l.bind.pick(d), input.url) }),
+      redactForReplay: redactBindReplay,
+      mapProblemExtra: serverFiguresToRest,
+      fieldNames: CLIENT_FIELDS,
+      response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
+      errors: [...BIND_ERRORS],
+    }),
+  ];
+}
+
+export const coverRoutes: AnyRoute[] = [
+  ...lineRoutes({
+    line: 'medical',
+    tag: 'Medical',
+    what: 'medical cover (family or group)',
+    schema: 'Medical',
+    quote: {
+      operation: MedicalQuoteDocument,
+      toVariables: ({ body }) => ({ input: medicalFromRest(body) }),
+      pick: (d) => d.medicalQuote,
+    },
+    save: {
+      operation: SaveMedicalQuoteDocument,
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'medical', medicalFromRest),
+      pick: (d) => d.saveMedicalQuote,
+    },
+    bind: {
+      operation: BindMedicalPolicyDocument,
+      toVariables: ({ body }) => bindCoverFromRest(body, 'medical', medicalFromRest),
+      pick: (d) => d.bindMedicalPolicy,
+    },
+  }),
+  ...lineRoutes({
+    line: 'travel',
+    tag: 'Travel',
+    what: 'a single trip',
+    schema: 'Travel',
+    quote: {
+      operation: TravelQuoteDocument,
+      toVariables: ({ body }) => ({ input: tripFromRest(body) }),
+      pick: (d) => d.travelQuote,
+    },
+    save: {
+      operation: SaveTravelQuoteDocument,
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'trip', tripFromRest),
+      pick: (d) => d.saveTravelQuote,
+    },
+    bind: {
+      operation: BindTravelPolicyDocument,
+      toVariables: ({ body }) => bindCoverFromRest(body, 'trip', tripFromRest),
+      pick: (d) => d.bindTravelPolicy,
+    },
+  }),
+  ...lineRoutes({
+    line: 'standard',
+    tag: 'Standard products',
+    what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
+    schema: 'Standard',
+    quote: {
+      operation: StandardQuoteDocument,
+      toVariables: ({ body }) => ({ input: standardFromRest(body) }),
+      pick: (d) => d.standardQuote,
+    },
+    save: {
+      operation: SaveStandardQuoteDocument,
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'cover', standardFromRest),
+      pick: (d) => d.saveStandardQuote,
+    },
+    bind: {
+      operation: BindStandardPolicyDocument,
+      toVariables: ({ body }) => bindCoverFromRest(body, 'cover', standardFromRest),
+      pick: (d) => d.bindStandardPolicy,
+    },
+  }),
+];

@@ -1,0 +1,175 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { arr, bool, date, int, money, nullable, num, obj, ref, str } from './builders.ts';
+
+const insurerIds = { oneOf: [int(), arr(int())], description: 'Limit to these insurers' };
+
+const medicalRequest = obj(
+  {
+    cover_type: { type: 'string', enum: ['family', 'group'], default: 'family' },
+    inpatient_limit: int("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
+    riders: arr(
+      obj(
+        {
+          code: { type: 'string', enum: ['outpatient', 'maternity', 'dental', 'optical'] },
+          limit: int("Whole shillings: one of the rider's limit bands"),
+        },
+        ['code', 'limit'],
+      ),
+    ),
+    members: arr(
+      obj(
+        {
+          name: str('Required to bind'),
+          relationship: {
+            type: 'string',
+            enum: ['principal', 'spouse', 'child', 'employee'],
+            description: 'Family: one principal, at most one spouse, children; group: employees with their dependants',
+          },
+          date_of_birth: { ...date(), description: 'Y-m-d; or age' },
+          age: int('Whole years, when no date of birth is given'),
+          in_school: bool('A child in full-time education (covered to a higher age)'),
+          id_no: str('National ID, passport or birth certificate number; `idno` also accepted'),
+        },
+        ['relationship'],
+      ),
+    ),
+    start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
+    insurer_id: insurerIds,
+  },
+  ['inpatient_limit', 'members'],
+);
+
+const tripRequest = obj(
+  {
+    plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER)"),
+    region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide'),
+    destination: str('Countries visited'),
+    departure_date: { ...date(), description: 'First day of cover: today or later' },
+    return_date: { ...date(), description: 'Last day of cover' },
+    travellers: arr(
+      obj({
+        name: str('Required to bind'),
+        date_of_birth: { ...date(), description: 'Y-m-d; or age' },
+        age: int('Whole years'),
+        passport_no: str(),
+      }),
+    ),
+    insurer_id: insurerIds,
+  },
+  ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
+);
+
+const standardRequest = obj(
+  {
+    product: str('A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER'),
+    items: arr(
+      obj({
+        description: str('What is insured, or the insured person; required to bind'),
+        sum_insured: int('Whole shillings; required for products rated on the sum insured'),
+        id_no: str('Insured persons: national ID or passport'),
+      }),
+    ),
+    headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
+    extensions: arr(str('An optional extension by code (the option terms list them)')),
+    start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
+    insurer_id: insurerIds,
+  },
+  ['product'],
+);
+
+const quotesShown = arr(
+  obj({ insurer_id: int(), rate: num(), basic: num(), taxes: num(), total: num('Whole shillings; within KES 1') }, [
+    'insurer_id',
+  ]),
+);
+
+const bindPolicy = obj(
+  {
+    start_date: { ...date(), description: 'Required except for a trip, which starts on its departure date' },
+    insurer_id: int(),
+    total_basic: num('Whole shillings; checked when sent'),
+    taxes: num('Whole shillings; checked when sent'),
+    premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
+    premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
+    payment_mode: { type: 'string', enum: ['full', 'ipf'], default: 'full' },
+    product_version: int("Rating version priced on (an option's product_version); a newer one answers price_changed"),
+  },
+  ['insurer_id', 'premium'],
+);
+
+const saveQuote = (key: string, risk: SchemaObject) =>
+  obj({ client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: str() }, ['client', key]);
+const bind = (key: string, risk: SchemaObject) =>
+  obj({ client: ref('InsuredClient'), policy: bindPolicy, [key]: risk, prospect_uuid: str() }, [
+    'client',
+    'policy',
+    key,
+  ]);
+
+const option = obj({
+  insurer_id: int(),
+  insurer_name: str(),
+  monogram: str(),
+  product_id: int('The cover product priced'),
+  product_code: str(),
+  product_name: str(),
+  product_version: int('Rating version; send it back as policy.product_version'),
+  rate: nullable(num('Percent, where the premium is a rate of a sum insured')),
+  rate_bps: nullable(int()),
+  ...money('basic_premium'),
+  breakdown: arr(obj({ item: str(), ...money('amount') })),
+  insured_premiums: nullable(arr(obj({ ...money('amount') }))),
+  terms: {
+    type: 'object',
+    description:
+      'Line terms: waiting periods (medical), plan and medical limit (travel), sum insured and extensions (standard)',
+  },
+  benefits: arr(obj({ name: str(), ...money('limit', true) })),
+  excess: str(),
+  taxes: arr(obj({ code: str(), name: str(), ...money('amount') })),
+  ...money('taxes_total'),
+  ...money('total'),
+  commission_rate_bps: int(),
+  instalments: arr(obj({ parts: int(), amounts: arr(int()), amounts_minor: arr(int()) })),
+  ipf_offers: arr(
+    obj({ tenor_months: int(), ...money('deposit'), ...money('instalment'), apr_bps: int(), lender_name: str() }),
+  ),
+  ipf_reason: nullable(str()),
+});
+
+export const coverSchemas: Record<string, SchemaObject> = {
+  MedicalQuoteRequest: medicalRequest,
+  TravelQuoteRequest: tripRequest,
+  StandardQuoteRequest: standardRequest,
+  CoverQuoteResponse: obj({
+    message: str(),
+    quote: obj({
+      product_line: { type: 'string', enum: ['medical', 'travel', 'standard'] },
+      product: str(),
+      cover_period: { type: 'string', enum: ['annual', 'trip'] },
+      start_date: date(),
+      end_date: date(),
+      days: int(),
+      cover: { type: 'object', description: 'The cover as normalised' },
+      insured: arr(
+        obj({
+          kind: { type: 'string', enum: ['member', 'traveller', 'item'] },
+          name: str(),
+          relationship: nullable(str()),
+          date_of_birth: nullable(date()),
+          age: nullable(int()),
+          in_school: nullable(bool()),
+          id_no: nullable(str()),
+          ...money('sum_insured', true),
+        }),
+      ),
+    }),
+    options: arr(option),
+  }),
+  SaveMedicalQuoteRequest: saveQuote('medical', medicalRequest),
+  SaveTravelQuoteRequest: saveQuote('trip', tripRequest),
+  SaveStandardQuoteRequest: saveQuote('cover', standardRequest),
+  BindMedicalRequest: bind('medical', medicalRequest),
+  BindTravelRequest: bind('trip', tripRequest),
+  BindStandardRequest: bind('cover', standardRequest),
+};
