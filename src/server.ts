@@ -11,6 +11,7 @@ import { handleMpesaCallback, isMpesaCallbackPath } from './http/mpesa-callback.
 import { handleB2cResult, isB2cResultPath } from './http/b2c-result.ts';
 import { handleSmsReport, isSmsReportPath } from './http/sms-delivery-report.ts';
 import { handleToken } from './http/oauth.ts';
+import { PAGES } from './http/pages/index.ts';
 import { answerConnect, unparsedRequestAnswerer } from './http/raw-socket.ts';
 import { requestUrl } from './http/request-url.ts';
 import { loggedPath, requestScope, sendJson, sendProblem } from './http/respond.ts';
@@ -155,6 +156,8 @@ async function route(
   if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
     return await endpoints.rest(req, res, requestId, url);
   }
+  const page = PAGES.find((p) => p.matches(url.pathname));
+  if (page) return await page.handle(app, req, res, { url, requestId, openapi: endpoints.openapi });
   throw new AppError('not_found', { detail: `No such path: ${url.pathname}` });
 }
 
