@@ -4,7 +4,7 @@ import { expectProblem, INSTANT_RAIL, useKit, type Active } from './kit.ts';
 import { approvedClaim, claimRow, payClaim, paymentIn } from './kit/approved-claim.ts';
 
 /**
- * Claim payouts (README "Claim payouts"): the rules of payClaim, settlement, visibility and REST/GraphQL parity. The
+ * Claim payouts (docs/claims.md "Claim payouts"): the rules of payClaim, settlement, visibility and REST/GraphQL parity. The
  * rail's side (Results as hints, failures, the sweep) is claim-payouts-rail.test.ts.
  */
 

@@ -7,7 +7,7 @@ import { expectProblem, INSTANT_RAIL, useKit, waitFor, type Active } from './kit
 import { approvedClaim, claimRow, motorNotice, payClaim, paymentIn, resultUrl } from './kit/approved-claim.ts';
 
 /**
- * The B2C rail's side of claim payouts (README "Claim payouts"): failures, Results as hints never proof, and the
+ * The B2C rail's side of claim payouts (docs/claims.md "Claim payouts"): failures, Results as hints never proof, and the
  * sweep (a payout whose job or acknowledgement was lost is sent again and paid once; one whose Result never came is
  * confirmed by the rail's status query). Simulator phones: 254700000012 fails with 1 (insufficient balance),
  * 254700000015 is paid but its Result is never POSTed.

@@ -21,7 +21,7 @@ import {
 } from './helpers/money-oracle.ts';
 
 /**
- * Cancelling (and reinstating) a medical, a travel and a standard policy (README "Non-motor policies"): the refund
+ * Cancelling (and reinstating) a medical, a travel and a standard policy (docs/covers.md "Non-motor policies"): the refund
  * is itemised by insured person, traveller or the policy as a whole, and reconciles to the cent against the naive
  * oracle (test/helpers/money-oracle.ts), never the code under test: Σ debit notes − Σ credit notes = what the days
  * covered earn plus the flat duties.

@@ -14,7 +14,7 @@ import {
 import { plusDays as plus } from './helpers/money-oracle.ts';
 
 /**
- * Claims on medical, travel and standard policies (README "Non-motor policies"): a claim names the insured person,
+ * Claims on medical, travel and standard policies (docs/covers.md "Non-motor policies"): a claim names the insured person,
  * traveller or item (the policy record's insured[].id) on cover on the loss date, uses its line's causes and their
  * document checklists, and carries no vehicle. Motor claims are unchanged (claims.test.ts).
  */

@@ -21,7 +21,7 @@ import {
 } from './helpers/money-oracle.ts';
 
 /**
- * Endorsements of non-motor policies (README "Non-motor policies"): add_member and remove_member on medical cover,
+ * Endorsements of non-motor policies (docs/covers.md "Non-motor policies"): add_member and remove_member on medical cover,
  * change_sum_insured on a standard product, each priced pro rata like the vehicle operations; operations of another
  * line refused. The annual premiums come from the line's rating on the policy's product (whatever its figures); the
  * money around them is checked against the naive oracle (test/helpers/money-oracle.ts), never the code under test.

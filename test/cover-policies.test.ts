@@ -14,7 +14,7 @@ import {
 } from './kit.ts';
 
 /**
- * The record and payment of medical, travel and standard policies (README "Non-motor policies"): the policy record
+ * The record and payment of medical, travel and standard policies (docs/covers.md "Non-motor policies"): the policy record
  * shows the cover product, the cover as bound and the insured instead of vehicles, on REST and GraphQL alike, within
  * the usual visibility; payment by STK push activates them, and no registry certificate is ever queued for them.
  */

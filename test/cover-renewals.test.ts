@@ -13,7 +13,7 @@ import {
 import { flatTotal, type OracleLevy, percentOf, plusDays as plus } from './helpers/money-oracle.ts';
 
 /**
- * Renewal of medical and standard policies (README "Non-motor policies"): the insured on cover priced again by
+ * Renewal of medical and standard policies (docs/covers.md "Non-motor policies"): the insured on cover priced again by
  * their line on the policy's cover product at current rates (members' ages carried on to the new start), bound into
  * a new policy that holds them; a single trip is not renewed. The levies are checked against the naive oracle
  * (test/helpers/money-oracle.ts): each premium item levied on its own, flat duties once.

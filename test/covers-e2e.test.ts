@@ -5,12 +5,12 @@ import { COVER_RISKS } from './kit/cover-bind.ts';
 import { cancel, pay, policyInStatus } from './kit/policies.ts';
 
 /**
- * Medical, travel and standard covers through the public API alone (README "Medical, travel and standard covers"):
+ * Medical, travel and standard covers through the public API alone (docs/covers.md "Medical, travel and standard covers"):
  * a family medical policy, a Schengen trip and a domestic package, each quoted → saved as a quote → bound → paid by
  * STK push → active → cancelled with a refund that reconciles; the same quote over GraphQL; another organisation and
  * an agent out of reach see 404.
  *
- * Independent figures: each option's levies are worked here from the demo levy table (README "Money": training levy
+ * Independent figures: each option's levies are worked here from the demo levy table (docs/api-conventions.md "Money": training levy
  * 0.2 % and PHCF 0.25 % of each premium item — each insured's share, or the cover as a whole — each rounded half away
  * from zero to the cent; stamp duty KES 40 flat, once), never read from the code under test. Cancelled on its first day of cover (or before a trip departs), the whole basic
  * premium is unearned: the credit is the basic premium with its percent levies; stamp duty is kept.

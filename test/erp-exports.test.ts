@@ -6,7 +6,7 @@ import { approvedClaim } from './kit/approved-claim.ts';
 import { expectProblem, INSTANT_RAIL, useKit, type Active, type Org } from './kit.ts';
 
 /**
- * The ERP exports (README "ERP exports"): the envelope and the flat records of each export, page bounds, agents
+ * The ERP exports (docs/erp-exports.md "ERP exports"): the envelope and the flat records of each export, page bounds, agents
  * refused, another organisation's records never shown, the streamed CSV (quoting, formula defusing, the whole window),
  * and the incremental sync under concurrent writes (nothing missed, nothing twice; the next sync picks up the rest).
  */

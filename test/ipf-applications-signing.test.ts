@@ -14,7 +14,7 @@ import {
 } from './kit/ipf-application.ts';
 
 /**
- * Signing an approved application (README "Premium finance: signing"): the agreement rendered and hashed, the code
+ * Signing an approved application (docs/premium-finance.md "Premium finance: signing"): the agreement rendered and hashed, the code
  * sent by SMS to the client's phone (OTP rules: 6 digits, 5 minutes, 5 attempts, 60 s cool-down), every refusal on
  * errors.otp, and the loan the signature creates; REST and GraphQL side by side.
  */

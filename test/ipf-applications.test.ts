@@ -16,7 +16,7 @@ import {
 } from './kit/ipf-application.ts';
 
 /**
- * Premium-finance applications (README "Premium finance: applications, decision and signing"): creation and its
+ * Premium-finance applications (docs/premium-finance.md "Premium finance: applications, decision and signing"): creation and its
  * rules, the lender's decision through the real ipf.decide job (approved, and declined for each of the simulated
  * lender's reasons), cancellation, and every refused move. Signing is test/ipf-applications-signing.test.ts.
  */

@@ -6,7 +6,7 @@ import { INSTANT_RAIL, TODAY, useKit, type Org } from './kit.ts';
 import { activeLoan, signedLoan } from './kit/ipf.ts';
 
 /**
- * The daily premium-finance run (README "Premium finance: reminders, arrears and default"): reminders by SMS before
+ * The daily premium-finance run (docs/premium-finance.md "Premium finance: reminders, arrears and default"): reminders by SMS before
  * due dates, once; expiry of unfinished applications and of agreements whose deposit never came; a day run twice
  * changes nothing the second time. Defaults: test/ipf-default.test.ts.
  */

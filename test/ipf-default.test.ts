@@ -7,7 +7,7 @@ import { activeLoan, loanRow as kitLoanRow, type SignedLoan } from './kit/ipf.ts
 import { cancel } from './kit/policies.ts';
 
 /**
- * A financed policy whose loan defaults (README "Premium finance: reminders, arrears and default"): the daily run
+ * A financed policy whose loan defaults (docs/premium-finance.md "Premium finance: reminders, arrears and default"): the daily run
  * cancels the policy for non-payment and the unearned premium goes to the lender, not the client. Every figure is
  * worked by hand below, independently of proration.ts and the daily run.
  */

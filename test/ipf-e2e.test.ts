@@ -6,13 +6,13 @@ import { ipfPolicy, loanInStatus, repay } from './kit/ipf.ts';
 import { applicationBody, decided, lenderId, MKOPO, signingCode } from './kit/ipf-application.ts';
 
 /**
- * A motor policy financed end to end through the public API alone (README "Premium finance"): quote → apply →
+ * A motor policy financed end to end through the public API alone (docs/premium-finance.md "Premium finance"): quote → apply →
  * the lender's approval (the ipf.decide job) → the agreement signed with the code sent by SMS → the deposit by STK
  * push → the lender's disbursement paying the debit note (the ipf.disburse job) → the policy active → three
  * instalments by STK push on their due dates → early settlement quoted, confirmed and paid → settled. Every event
  * reaches a webhook endpoint whose signatures are checked over the raw bytes.
  *
- * By hand (the seeded panel; README "Premium finance" and the rules at the top of src/modules/reference/ipf-terms.ts):
+ * By hand (the seeded panel; docs/premium-finance.md "Premium finance" and the rules at the top of src/modules/reference/ipf-terms.ts):
  * a private car at KES 1.5M with Simba is 5,277,625 cents gross. Mkopo over 6 months charges 380 bps: 200,549.75 →
  * 200,550; total 5,478,175; payments 2–6 ⌊5,478,175 ÷ 6⌋ to the shilling = 913,000, the deposit 913,175; apr_bps
  * 380 × 12 ÷ 6 = 760. The deposit is prompted as KES 9,132 (25 cents carried to line 2); lines 2–4 are paid as

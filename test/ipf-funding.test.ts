@@ -6,7 +6,7 @@ import { INSTANT_RAIL, useKit } from './kit.ts';
 import { loanInStatus, loanRow, repay, signedLoan } from './kit/ipf.ts';
 
 /**
- * Funding survives its faults (README "Premium finance: deposit, funding, repayments and early settlement"): the
+ * Funding survives its faults (docs/premium-finance.md "Premium finance: deposit, funding, repayments and early settlement"): the
  * disbursement run twice at once, or retried after the lender's answer was lost, pays the policy once; a refusal
  * leaves the loan as it was and is not asked again.
  */

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type SignedLoan, signedLoan } from './kit/ipf.ts';
 import { clientHeaders, countStatements, expectProblem, INSTANT_RAIL, signIn, TODAY, useKit, type Org } from './kit.ts';
 
-// GET /ipf/loans, GET /ipf/loans/{uuid}, GraphQL ipfLoans/ipfLoan/node and the client area's loans (README "Premium
+// GET /ipf/loans, GET /ipf/loans/{uuid}, GraphQL ipfLoans/ipfLoan/node and the client area's loans (docs/premium-finance.md "Premium
 // finance: quote, lenders and loans"). Balances are checked against figures worked here from the stored schedule lines,
 // never by finance/loan/balance.ts.
 

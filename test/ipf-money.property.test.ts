@@ -7,7 +7,7 @@ import { settlementFigures } from '../src/modules/finance/loan/settlement.ts';
 import { type IpfLenderTerms, ipfOffer, ipfSchedule } from '../src/modules/reference/ipf-terms.ts';
 
 /**
- * The loan ledger's arithmetic over random loans and payment histories (README "Premium finance: deposit, funding,
+ * The loan ledger's arithmetic over random loans and payment histories (docs/premium-finance.md "Premium finance: deposit, funding,
  * repayments and early settlement"): receipts fill the schedule oldest first and never beyond what is owed; on any
  * day the early-settlement payoff plus what was paid is the total repayable less the rebate; the payoff, paid in any
  * number of pieces while the figure holds, leaves the not-yet-due lines owing exactly the rebate, and once it is

@@ -4,7 +4,7 @@ import { expectProblem, INSTANT_RAIL, PHONES, TODAY, useKit, withClock } from '.
 import { fundedLoan, loanInStatus, loanRow, repay, signedLoan } from './kit/ipf.ts';
 
 /**
- * Money in and out of a premium-finance loan (README "Premium finance: deposit, funding, repayments and early
+ * Money in and out of a premium-finance loan (docs/premium-finance.md "Premium finance: deposit, funding, repayments and early
  * settlement"): the deposit by STK push, the lender's disbursement paying the policy's debit note, instalments
  * allocated oldest first with overpayments carried forward, a loan paid in full, and the refusals of ipf_repayment.
  *

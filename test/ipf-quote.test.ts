@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, INSTANT_RAIL, TODAY, useKit, type Org } from './kit.ts';
 
-// POST /ipf/quote and GET /ipf/lenders (README "Premium finance: quote, lenders and loans"). Expected figures are worked
+// POST /ipf/quote and GET /ipf/lenders (docs/premium-finance.md "Premium finance: quote, lenders and loans"). Expected figures are worked
 // by hand below from the seeded panel (src/seed/demo-data.ts IPF_LENDERS: Mkopo Premium Finance, minimum KES 25,000,
 // 4/6/10 months at 220/380/680 bps; Jamii Credit, minimum KES 30,000, 3/6 months at 190/400 bps; both rate_per_tenor
 // with the deposit one instalment) by the rules at the top of src/modules/reference/ipf-terms.ts, never by its code.

@@ -4,7 +4,7 @@ import { expectProblem, INSTANT_RAIL, useKit, waitFor, withClock } from './kit.t
 import { fundedLoan, loanInStatus, loanRow, repay, signedLoan } from './kit/ipf.ts';
 
 /**
- * Early settlement (POST /ipf/loans/{uuid}/early-settlement, GraphQL settleIpfLoanEarly; README "Premium finance:
+ * Early settlement (POST /ipf/loans/{uuid}/early-settlement, GraphQL settleIpfLoanEarly; docs/premium-finance.md "Premium finance:
  * deposit, funding, repayments and early settlement"): the quote, the confirmation holding the figure and prompting
  * for the payoff, the payment settling the loan with the rebate, and the Idempotency-Key.
  *

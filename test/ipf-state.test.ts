@@ -12,7 +12,7 @@ import {
 import { INSTANT_RAIL, useKit } from './kit.ts';
 import { signedLoan } from './kit/ipf.ts';
 
-/** The documented tables (README "Premium finance", ipf-state.ts header), written out independently of the code. */
+/** The documented tables (docs/premium-finance.md "Premium finance", ipf-state.ts header), written out independently of the code. */
 const DOCUMENTED = {
   application: {
     statuses: ['draft', 'submitted', 'approved', 'declined', 'signed', 'funded', 'cancelled', 'expired'],

@@ -1,6 +1,6 @@
 /**
  * The test kit: what a test file imports to get a running app, organisations with tokens, policies in the state it
- * needs, and the shared assertions (README "How to write a test").
+ * needs, and the shared assertions (docs/testing.md "How to write a test").
  *
  *   const t = useKit(INSTANT_RAIL, { jobs: true }); // the app for this file (or describe), on its own database
  *   const o = t.useOrg({ fast: true });              // an organisation with four bearer tokens

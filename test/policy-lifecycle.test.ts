@@ -21,7 +21,7 @@ const STATUSES: PolicyStatus[] = [
   'renewed',
   'not_taken_up',
 ];
-/** The documented table (README "Policy lifecycle"), written out independently of POLICY_TRANSITIONS. */
+/** The documented table (docs/policy-lifecycle.md "Policy lifecycle"), written out independently of POLICY_TRANSITIONS. */
 const ALLOWED = new Set([
   'pending_payment>active',
   'pending_payment>not_taken_up',

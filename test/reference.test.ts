@@ -251,7 +251,7 @@ describe('GET /products', () => {
     const lines = async () => (await list('/products')).lines.map((l: any) => l.code);
     await travel(false);
     try {
-      // The rating cache is dropped in every process when the transaction commits (README "Caches").
+      // The rating cache is dropped in every process when the transaction commits (docs/performance.md "Caches").
       await waitFor('travel to leave GET /products', lines, (l) => !l.includes('travel'));
       expect(await lines()).toEqual(['motor', 'medical', 'standard']);
       const r = await org.api.post('/travel/quote', { token: org.tokens.staff, body: {} });

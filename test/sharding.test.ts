@@ -4,7 +4,7 @@ import { QUEUES } from '../jobs/queues.ts';
 import { useDatabase } from './kit.ts';
 
 /**
- * README "Beyond one database: sharding by organisation": what hash-distributing every organisation's rows on
+ * docs/performance.md "Beyond one database: sharding by organisation": what hash-distributing every organisation's rows on
  * tenant_id (Citus or the like) would take, read from the catalog of the migrated schema. The constants below are the
  * plan's gap as the README states it. Every list is compared whole, so a new table, key, foreign key, trigger or job
  * payload that widens the gap fails here until the plan (this file and the README) says what happens to it; one that

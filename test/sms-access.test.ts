@@ -5,7 +5,7 @@ import { expectProblem, INSTANT_RAIL, useKit, waitFor } from './kit.ts';
 import type { Org } from './kit/org.ts';
 
 /**
- * SMS (README "SMS"): the outbox read over REST and GraphQL (pagination, filters, parity), isolation between
+ * SMS (docs/sms.md "SMS"): the outbox read over REST and GraphQL (pagination, filters, parity), isolation between
  * organisations, the agent rule (agents neither send nor read the outbox), the GraphQL mutations, and the service's
  * own messages (one per event; a receipt and an activation notice when a payment lands).
  */

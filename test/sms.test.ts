@@ -5,7 +5,7 @@ import { expectProblem, INSTANT_RAIL, useKit, waitFor } from './kit.ts';
 import type { Org } from './kit/org.ts';
 
 /**
- * SMS (README "SMS"): the send and its cost, the gateway's answers per recipient (the simulator's numbers), retries,
+ * SMS (docs/sms.md "SMS"): the send and its cost, the gateway's answers per recipient (the simulator's numbers), retries,
  * releases, delivery reports as hints, the balance and its ledger, templates and sender IDs. Access, isolation,
  * parity and the service's own notices are in sms-access.test.ts.
  */

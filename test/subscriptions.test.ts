@@ -220,7 +220,7 @@ describe('auditLogged', () => {
     const sub = new LiveSubscription(client);
     expect(await sub.until(() => sub.errors.length > 0, 10_000)).toBe(true);
     expect(sub.events).toEqual([]);
-    // An unknown token is REST's 401 invalid_token: the socket closes with 4401 (README "Subscriptions: authorization and limits").
+    // An unknown token is REST's 401 invalid_token: the socket closes with 4401 (docs/api-conventions.md "Subscriptions: authorization and limits").
     expect(closes).toContain(4401);
     expect((sub.errors[0] as { code?: number }).code).toBe(4401);
     // The socket is closed: nothing can reach it any more, so there is nothing to wait out.

@@ -20,7 +20,7 @@ import { QUEUES } from '../queues.ts';
 import { randomCode } from './sim-codes.ts';
 
 /**
- * Documented test phone numbers (README "Claim payouts"): the outcome of a payout is chosen by the receiving phone.
+ * Documented test phone numbers (docs/claims.md "Claim payouts"): the outcome of a payout is chosen by the receiving phone.
  * Any other number is paid. `result: false` pays (the status query sees it) but never POSTs the Result, so the
  * sweep's query is what confirms it.
  */

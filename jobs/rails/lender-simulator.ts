@@ -8,7 +8,7 @@ import type {
 } from '../../src/ports/ipf-lender.ts';
 
 /**
- * A simulated premium-finance lender behind the IpfLenderRail port (README "Premium finance: the lender"). Its credit
+ * A simulated premium-finance lender behind the IpfLenderRail port (docs/premium-finance.md "Premium finance: the lender"). Its credit
  * rules, applied to what the request carries, in this order (every failing rule is a reason):
  *   premium_below_minimum  the premium is below the lender's minimum
  *   premium_above_maximum  the premium is above the lender's maximum (when it has one)

@@ -21,7 +21,7 @@ import { QUEUES } from '../queues.ts';
 import { randomCode } from './sim-codes.ts';
 
 /**
- * Documented test phone numbers (README "Simulated M-Pesa"): the outcome of a prompt is chosen by the paying phone.
+ * Documented test phone numbers (docs/payments.md "Simulated M-Pesa"): the outcome of a prompt is chosen by the paying phone.
  * Any other number succeeds. `callback: false` resolves the prompt (the status query sees the result) but never
  * calls back, so reconciliation can be exercised.
  */

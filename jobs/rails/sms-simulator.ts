@@ -17,7 +17,7 @@ import {
 import { QUEUES } from '../queues.ts';
 
 /**
- * Documented test numbers (README "SMS"): the gateway's answer is chosen by the recipient. Any other valid number is
+ * Documented test numbers (docs/sms.md "SMS"): the gateway's answer is chosen by the recipient. Any other valid number is
  * accepted (101) and later reported delivered.
  */
 export const SMS_SIM_NUMBERS = {

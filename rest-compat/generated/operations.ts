@@ -644,7 +644,7 @@ export type ReopenClaimInput = {
 
 export type RepudiateClaimInput = {
   note?: InputMaybe<Scalars['String']['input']>;
-  /** A reason code (README "Claims") */
+  /** A reason code (docs/claims.md "Claims") */
   reason: Scalars['String']['input'];
 };
 

@@ -11,7 +11,7 @@ import { intParam, type RestInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 
 /**
- * The ERP exports (README "ERP exports"): flat records in the spec's spellings (money as whole shillings plus the
+ * The ERP exports (docs/erp-exports.md "ERP exports"): flat records in the spec's spellings (money as whole shillings plus the
  * `_minor` cents the rest of the API carries, dates Y-m-d, instants ISO 8601), `agents[]` the only list, and the
  * envelope `{status, <records>[], meta, links}`. Pure: the window, the watermark and the cursor are the core's.
  */

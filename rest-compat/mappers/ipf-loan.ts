@@ -11,7 +11,7 @@ import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
 /**
- * Premium finance's REST shapes (README "Premium finance: quote, lenders and loans"): renames only, money as whole
+ * Premium finance's REST shapes (docs/premium-finance.md "Premium finance: quote, lenders and loans"): renames only, money as whole
  * shillings plus `_minor` cents; the core computes every figure, balance and status.
  */
 

@@ -53,7 +53,7 @@ export function prospectRecordToRest(p: ProspectRecordFragment) {
 
 /**
  * REST prospect body → GraphQL input fields (create and update). `id_no`/`kra_pin` or the clients' legacy
- * `idno`/`pin`. A JSON null stays null: on PATCH it clears the clearable fields (README "Prospects").
+ * `idno`/`pin`. A JSON null stays null: on PATCH it clears the clearable fields (docs/motor-and-clients.md "Prospects").
  */
 export function prospectFromRest(b: Record<string, unknown>): SentInput<CreateProspectInput> {
   return {

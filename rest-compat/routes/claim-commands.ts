@@ -23,7 +23,7 @@ export const claimCommandRoutes: AnyRoute[] = [
     path: '/claims/{uuid}/transitions',
     summary: 'Move a claim: documents_pending, with_underwriter, under_assessment, closed or withdrawn',
     description:
-      'The state machine (README "Claims"). with_underwriter needs every required document received or waived (409 invalid_state with ' +
+      'The state machine (docs/claims.md "Claims"). with_underwriter needs every required document received or waived (409 invalid_state with ' +
       'missing_documents otherwise); closed needs no reserve left; withdrawn is refused once money is instructed. approved, repudiated and ' +
       'settled have their own commands (422 naming it). Any move the machine does not list: 409 invalid_state with `allowed`. Emits claim.moved.',
     scopes: ['crm'],

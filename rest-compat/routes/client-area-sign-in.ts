@@ -10,7 +10,7 @@ import { otpRequestBody, registerBody, verifyOtpBody } from '../schemas/client-a
 const common = { tag: 'Client area', serviceOnly: true };
 const signIn = ['validation_failed', 'actor_forbidden'] as const;
 
-/** Client-area sign-in: a one-time code by SMS, then the client's number and key (README "Client area"). */
+/** Client-area sign-in: a one-time code by SMS, then the client's number and key (docs/client-area.md "Client area"). */
 export const clientAreaSignInRoutes: AnyRoute[] = [
   route({
     ...common,

@@ -51,7 +51,7 @@ interface Line<Q, QV, S, SV, B, BV> {
   bind: Op<B, BV, BoundPolicyFieldsFragment>;
 }
 
-/** The three paths of a line — quote, save quote, bind — with motor's conventions (README "Medical, travel and standard covers"). */
+/** The three paths of a line — quote, save quote, bind — with motor's conventions (docs/covers.md "Medical, travel and standard covers"). */
 function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute[] {
   const name = `${l.line[0].toUpperCase()}${l.line.slice(1)}`;
   return [

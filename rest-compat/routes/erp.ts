@@ -24,7 +24,7 @@ import { type AnyRoute, route } from '../route.ts';
 import { queryParam, str } from '../schemas/builders.ts';
 import { erpPage } from '../schemas/erp.ts';
 
-/** README "ERP exports": the window, the watermark and the cursor are the core's (src/modules/erp/). */
+/** docs/erp-exports.md "ERP exports": the window, the watermark and the cursor are the core's (src/modules/erp/). */
 const PARAMS: ParameterObject[] = [
   queryParam('per_page', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Records per page'),
   queryParam('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number; a page after the first needs cursor'),

@@ -31,7 +31,7 @@ const detail = {
 
 const q = queryParam;
 
-/** Premium-finance applications under /ipf/applications (README "Premium finance: applications, decision and signing"). */
+/** Premium-finance applications under /ipf/applications (docs/premium-finance.md "Premium finance: applications, decision and signing"). */
 export const ipfApplicationsRoutes: AnyRoute[] = [
   route({
     ...common,

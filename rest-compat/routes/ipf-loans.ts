@@ -15,7 +15,7 @@ const common = { tag: 'Premium finance', serviceOnly: true };
 const NOT_OFFERED = 'A SACCO or microfinance organisation gets 403 ipf_not_offered. ';
 const q = queryParam;
 
-/** Premium finance under /ipf: the quote, the lender panel and the loans (README "Premium finance"). */
+/** Premium finance under /ipf: the quote, the lender panel and the loans (docs/premium-finance.md "Premium finance"). */
 export const ipfLoansRoutes: AnyRoute[] = [
   route({
     ...common,

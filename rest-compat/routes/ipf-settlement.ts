@@ -3,7 +3,7 @@ import { earlySettlementToRest } from '../mappers/ipf-settlement.ts';
 import { type AnyRoute, asObject, route } from '../route.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 
-/** Premium finance under /ipf (README "Premium finance"). */
+/** Premium finance under /ipf (docs/premium-finance.md "Premium finance"). */
 export const ipfSettlementRoutes: AnyRoute[] = [
   route({
     tag: 'Premium finance',

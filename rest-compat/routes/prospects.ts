@@ -31,7 +31,7 @@ const record = (status: number, description: string) => ({
   schema: dataOf(ref('ProspectRecord')),
 });
 
-/** The CRM's prospects (README "Prospects"): the list, the follow-up list, one record, and its writes. */
+/** The CRM's prospects (docs/motor-and-clients.md "Prospects"): the list, the follow-up list, one record, and its writes. */
 export const prospectsRoutes: AnyRoute[] = [
   route({
     ...common,

@@ -45,7 +45,7 @@ const record = (status: number, description: string) => ({
   schema: dataOf(ref('SmsMessageRecord')),
 });
 
-/** The SMS outbox, balance, sender IDs and templates (README "SMS"); staff only (agents: 403 actor_forbidden). */
+/** The SMS outbox, balance, sender IDs and templates (docs/sms.md "SMS"); staff only (agents: 403 actor_forbidden). */
 export const smsRoutes: AnyRoute[] = [
   route({
     ...common,

@@ -1,7 +1,7 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, bool, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
 
-/** The ERP exports' records (README "ERP exports"): flat, `agents[]` the only list. */
+/** The ERP exports' records (docs/erp-exports.md "ERP exports"): flat, `agents[]` the only list. */
 const ns = () => nullable(str());
 const nts = () => nullable(timestamp());
 const agents = { agents: arr(ref('ErpAgent')) };

@@ -82,7 +82,7 @@ export const prospectSchemas = {
       ...inputFields,
       status: oneOf(
         PROSPECT_VALUES.statuses,
-        'A move through the state machine (README "Prospects"); 409 invalid_state otherwise',
+        'A move through the state machine (docs/motor-and-clients.md "Prospects"); 409 invalid_state otherwise',
       ),
       lost_reason: oneOf(PROSPECT_VALUES.lostReasons, 'Required with status lost, refused otherwise'),
     },

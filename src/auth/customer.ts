@@ -5,7 +5,7 @@ import type { Principal } from './principal.ts';
 
 /**
  * A customer signed in to the client area: a client of the bearer token's organisation, proven by `X-Client-No` plus
- * `X-Client-Key` (README "Client area"). Client-area operations act only for this client, never for a number in the
+ * `X-Client-Key` (docs/client-area.md "Client area"). Client-area operations act only for this client, never for a number in the
  * body.
  */
 export interface Customer {

@@ -59,7 +59,7 @@ export class Caches {
    * answers the marker from its LISTEN connection, and we wait for an answer from every listening connection that
    * existed when we sent it (found by application_name in pg_stat_activity; one that connects later starts with
    * empty caches). A service that changes what a cache holds for security (a key's scopes, a revocation) awaits this
-   * before it answers, so no process serves the old value to a request made after the answer (README "Caches").
+   * before it answers, so no process serves the old value to a request made after the answer (docs/performance.md "Caches").
    */
   async sync(): Promise<void> {
     if (!this.#listening) return; // caches are off: nothing is served from them

@@ -3,7 +3,7 @@ import type { AppServices } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
 
 /**
- * Close codes of /graphql over WebSocket (README "Subscriptions: authorization and limits"). Authorization failures
+ * Close codes of /graphql over WebSocket (docs/api-conventions.md "Subscriptions: authorization and limits"). Authorization failures
  * close with 4000 + the HTTP status REST answers for the same problem code, and the reason starts with that code.
  */
 export const WS_CLOSE = {

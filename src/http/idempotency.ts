@@ -34,7 +34,7 @@ type Run = () => Promise<{ status: number; body: unknown }>;
  * A failed write (any problem document) rolls back everything, stores nothing, and may be retried with the key.
  *
  * `outsideTransaction`: for an operation that calls an outside rail (the certificate registry), which must not run
- * inside a transaction (README "The rail rule"). The stored answer is checked under the lock, the operation runs with
+ * inside a transaction (docs/architecture.md "The rail rule"). The stored answer is checked under the lock, the operation runs with
  * no transaction open, and its answer is stored under the lock again: a twin that ran meanwhile finds the first
  * stored answer and replays it. Such operations are exactly-once by their own state (a claimed or cancelled row is
  * not acted on twice), so a twin running concurrently changes nothing.

@@ -181,7 +181,7 @@ export interface DuplicateMatch {
   matched: string[];
   /** True when the caller may not see that client: number and name are then null. */
   redacted: boolean;
-  /** What matched: a client (the default) or a prospect (prospect checks only; README "Prospects"). */
+  /** What matched: a client (the default) or a prospect (prospect checks only; docs/motor-and-clients.md "Prospects"). */
   kind?: 'client' | 'prospect';
   /** A matching prospect's number (null when redacted); absent for a client. */
   prospectNo?: string | null;

@@ -1,5 +1,5 @@
 /**
- * SMS segment counting by the GSM 03.38 rules (README "SMS"): what one message costs per recipient.
+ * SMS segment counting by the GSM 03.38 rules (docs/sms.md "SMS"): what one message costs per recipient.
  *
  * - GSM-7: every character of the basic set is one septet; the extension table (form feed ^ { } \ [ ~ ] | €) is two
  *   (an escape and the character). A message of at most 160 septets is one segment; a longer one is split into parts

@@ -1,5 +1,5 @@
 /**
- * A premium-finance lender's API, as the service speaks to it (README "Premium finance"): a credit decision on an
+ * A premium-finance lender's API, as the service speaks to it (docs/premium-finance.md "Premium finance"): a credit decision on an
  * application and the disbursement of a signed loan's principal to the insurer. Each call carries our own reference,
  * and the lender treats a repeat of it as the same request (never a second decision or a second payment), so a call
  * recorded before it is made can be made again safely after a crash. `lookup` asks the lender what it holds under a

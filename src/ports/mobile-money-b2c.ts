@@ -1,6 +1,6 @@
 /**
  * Daraja's B2C (business to customer) payment API, field for field: how claims are paid out to a phone. The service
- * records a payout before it calls `pay`, and believes nothing until `query` confirms it (README "Claim payouts").
+ * records a payout before it calls `pay`, and believes nothing until `query` confirms it (docs/claims.md "Claim payouts").
  * Refusals reuse RailRefusal (src/ports/mobile-money.ts): the rail answered and nothing was paid.
  */
 

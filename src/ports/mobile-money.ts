@@ -86,7 +86,7 @@ export interface DarajaPullResponse {
 
 /**
  * A mobile-money rail as the payments module uses it. Every call is made outside a database transaction, after the
- * intent is committed (README "Rails"); what a callback claims is confirmed with `query` before anything moves;
+ * intent is committed (docs/architecture.md "Rails"); what a callback claims is confirmed with `query` before anything moves;
  * `pullTransactions` is the paybill statement, used to find a paid prompt that nothing recorded (a crash between
  * the push and recording its acknowledgement, a callback lost with the rail's restart).
  */

@@ -2,7 +2,7 @@
  * A Kenyan bulk-SMS gateway, shaped like Africa's Talking's SMS API (POST /version1/messaging): the request, the
  * per-recipient answer and the delivery report, field for field. The service records every recipient before it calls
  * `send`, calls it outside any database transaction, and moves a recipient to delivered or failed only when `query`
- * agrees with a delivery report (README "SMS"). The simulator is jobs/rails/sms-simulator.ts.
+ * agrees with a delivery report (docs/sms.md "SMS"). The simulator is jobs/rails/sms-simulator.ts.
  */
 
 /** The send request (Africa's Talking: username, to, message, from; `to` a comma-separated list). */
@@ -85,7 +85,7 @@ export interface SmsGateway {
   /**
    * The delivery status of a message the gateway accepted (throws when it does not know the id). Africa's Talking
    * has no per-message status query: an adapter for it answers from the reports it received, checked against the
-   * gateway's source addresses and the organisation's token, and says so (README "SMS").
+   * gateway's source addresses and the organisation's token, and says so (docs/sms.md "SMS").
    */
   query(gatewayMessageId: string): Promise<SmsDeliveryStatus>;
 }

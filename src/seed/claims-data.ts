@@ -4,7 +4,7 @@ import type { Tx } from '../db/client.ts';
 const KES = (shillings: number): bigint => BigInt(shillings) * 100n;
 
 /**
- * The claims reference data every organisation starts from (README "Claims"): the causes of loss it accepts per
+ * The claims reference data every organisation starts from (docs/claims.md "Claims"): the causes of loss it accepts per
  * product line, each with its document checklist, its initial-reserve rule and the excess term of the product that
  * applies; and the motor products' structured excess terms. Data, not code: an organisation changes its rows.
  *

@@ -2,7 +2,7 @@
 /**
  * Non-motor cover products of the demo panel: one medical product, one travel product and the five standard
  * products per insurer, with their rate rows. Each line's figures live beside it (cover-medical.ts, cover-travel.ts,
- * cover-standard.ts) and are documented in covers/<line>/rating.ts and the README ("Medical, travel and standard
+ * cover-standard.ts) and are documented in covers/<line>/rating.ts and the docs/covers.md ("Medical, travel and standard
  * covers").
  */
 import type { Tx } from '../db/client.ts';

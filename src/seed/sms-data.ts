@@ -1,7 +1,7 @@
 import type { Tx } from '../db/client.ts';
 
 /**
- * The SMS reference every organisation starts from (README "SMS"): a registered default sender ID derived from its
+ * The SMS reference every organisation starts from (docs/sms.md "SMS"): a registered default sender ID derived from its
  * code, the templates of the service's own messages, and an opening balance recorded as a ledger top-up. Safe to
  * run on every start: it only adds what is missing (an organisation's own changes are kept).
  */

@@ -1,6 +1,6 @@
 /**
  * The webhook receiver of test/bench/delivery.ts: a node:http server on loopback, in the bench process, that checks
- * every delivery's Service-Signature as a customer's endpoint would (README "Deliveries") and records when each
+ * every delivery's Service-Signature as a customer's endpoint would (docs/events-and-webhooks.md "Deliveries") and records when each
  * event arrived. A delivery that does not verify is answered 400 (so the service would retry it) and counted.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -60,13 +60,13 @@ export function roundDiv(num: bigint, den: bigint): bigint {
   return neg ? -rounded : rounded;
 }
 
-/** `bps` basis points of an amount in cents, to the cent, half away from zero (README "Money"). */
+/** `bps` basis points of an amount in cents, to the cent, half away from zero (docs/api-conventions.md "Money"). */
 export const percentOf = (cents: bigint, bps: number): bigint => roundDiv(cents * BigInt(bps), 10_000n);
 
-/** Whole shillings from cents, half away from zero (README "Money"). */
+/** Whole shillings from cents, half away from zero (docs/api-conventions.md "Money"). */
 export const shillings = (cents: bigint): number => Number(roundDiv(cents, 100n));
 
-// ---- mid-term money (README "Mid-term money") ----------------------------------------------------------------------
+// ---- mid-term money (docs/policy-lifecycle.md "Mid-term money") ----------------------------------------------------------------------
 
 export interface OraclePeriod {
   start: string;

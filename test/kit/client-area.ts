@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { Org } from './org.ts';
 
 /**
- * Client-area sign-in as a customer's app does it (README "Client area"): ask for a code, read it from the SMS outbox
+ * Client-area sign-in as a customer's app does it (docs/client-area.md "Client area"): ask for a code, read it from the SMS outbox
  * (the message the service recorded for that phone: what the customer's handset would show), verify it.
  */
 

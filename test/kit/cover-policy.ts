@@ -181,7 +181,7 @@ function periodOf(line: CoverLine, opts: CoverPolicyOptions) {
   return { startDate, endDate };
 }
 
-/** A policy of `line` pending payment, for a new client (README "How to write a test": a builder of state). */
+/** A policy of `line` pending payment, for a new client (docs/testing.md "How to write a test": a builder of state). */
 export async function coverPolicy(o: Org, line: CoverLine, opts: CoverPolicyOptions = {}): Promise<CoverPolicy> {
   const product = await coverProduct(o, line, opts.insurer);
   const client = await newClient(o);

@@ -1,7 +1,7 @@
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
-/** The simulator's documented test numbers (README "Simulated M-Pesa"). */
+/** The simulator's documented test numbers (docs/payments.md "Simulated M-Pesa"). */
 export const PHONES = {
   success: '254708374149',
   cancelled: '254700000001',

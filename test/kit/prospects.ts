@@ -5,7 +5,7 @@ import { PROSPECT_TRANSITIONS } from '../../src/modules/prospects/prospect-state
 import type { Caller } from './org.ts';
 
 /**
- * Prospects through the public REST API (README "Prospects"), for the prospect test files: a new person's
+ * Prospects through the public REST API (docs/motor-and-clients.md "Prospects"), for the prospect test files: a new person's
  * identifiers, a prospect created and asserted, and a prospect walked to any status by hand.
  */
 

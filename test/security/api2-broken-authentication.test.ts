@@ -12,7 +12,7 @@ import { type LiveStream, newApiClient, prime, RawSocket, until, WsConnection } 
 
 // OWASP API2:2023 Broken Authentication. Each test names the attack it tries. Most of the row is the WebSocket: a
 // socket outlives the checks of the request that opened it, so authentication happens at connection_init and the
-// grant is re-checked before every event (README "Subscriptions: authorization and limits").
+// grant is re-checked before every event (docs/api-conventions.md "Subscriptions: authorization and limits").
 
 const AUDIT = 'subscription { auditLogged { action entityType entityId } }';
 type Entry = { action: string; entityType: string; entityId: string };

@@ -4,7 +4,7 @@ import { access, type Reach } from '../../graphql/access.ts';
 import { policyVisibility } from './policy.visibility.ts';
 
 /**
- * Premium-finance applications and loans are seen exactly as their policy is (README "Visibility"): an agent limited to
+ * Premium-finance applications and loans are seen exactly as their policy is (docs/api-conventions.md "Visibility"): an agent limited to
  * their own records sees those of the policies they may see; staff see the organisation's.
  */
 export function ipfApplicationVisibility(p: Principal | undefined): Prisma.IpfApplicationWhereInput {

@@ -1,7 +1,7 @@
 import { applyBps, type Cents } from '../../lib/money.ts';
 
 /**
- * The claims arithmetic, pure and in cents (README "Claims: money"): the initial reserve and the policy excess. The
+ * The claims arithmetic, pure and in cents (docs/claims.md "Claims: money"): the initial reserve and the policy excess. The
  * figures come from the organisation's data (claim_causes, motor_products.excess_terms), never from here.
  */
 

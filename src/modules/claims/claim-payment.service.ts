@@ -1,5 +1,5 @@
 /**
- * Claim settlement as money out (README "Claim payouts"): payouts through the B2C rail or recorded bank transfers.
+ * Claim settlement as money out (docs/claims.md "Claim payouts"): payouts through the B2C rail or recorded bank transfers.
  * One file per operation under ./settlement/: pay (record and commit), send (the rail call), confirm (the rail's
  * answer applied), result (a Result received as a hint), sweep, apply (the one ledger writer), reconcile (the pure
  * money rules), payment-state (the status machine), read.

@@ -5,7 +5,7 @@ import { InvalidStateError } from '../../lib/problem.ts';
 /**
  * The claim state machine, in one place: every status change goes through `transitionClaim`, which refuses a move
  * this table does not list (409 invalid_state), guards it in SQL, writes the history row (who, when, why) and resets
- * the service-level clock. README "Claims" documents each move:
+ * the service-level clock. docs/claims.md "Claims" documents each move:
  *
  *   registered        → documents_pending   acknowledged; the checklist is open (api)
  *   documents_pending → with_underwriter    every required document received or waived (api)
@@ -50,7 +50,7 @@ export const COMMAND_ONLY: Partial<Record<ClaimStatus, string>> = {
   settled: 'a payment that completes the net payable',
 };
 
-/** The documented rules of the claims lifecycle (README "Claims"). */
+/** The documented rules of the claims lifecycle (docs/claims.md "Claims"). */
 export const CLAIM_RULES = {
   /** A claim reported more than this many hours after the loss carries late_notification. */
   lateNotificationHours: 48,

@@ -76,7 +76,7 @@ const ApproveInput = builder.inputType('ApproveClaimInput', {
 });
 const RepudiateInput = builder.inputType('RepudiateClaimInput', {
   fields: (t) => ({
-    reason: t.string({ required: true, description: 'A reason code (README "Claims")' }),
+    reason: t.string({ required: true, description: 'A reason code (docs/claims.md "Claims")' }),
     note: t.string(),
   }),
 });

@@ -11,7 +11,7 @@ export interface SlaCounts {
 }
 
 /**
- * The daily service-level run (queue claims.daily, 00:10 Nairobi; README "Claims: service levels"): every open claim
+ * The daily service-level run (queue claims.daily, 00:10 Nairobi; docs/claims.md "Claims: service levels"): every open claim
  * past its due time gets `claim.sla_breached` once for the status it is in (slaBreachNotifiedAt, cleared by each
  * move, records it in the event's transaction, so reruns and overlapping runs send nothing twice). `asOf` (Y-m-d)
  * judges as at the end of that Nairobi day; without it, now.

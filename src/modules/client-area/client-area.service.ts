@@ -5,7 +5,7 @@ import { viewerClaims, viewerDetails, viewerLoans, viewerPolicies } from './view
 import { viewerStatement } from './viewer/statement.ts';
 
 /**
- * The customer client area (README "Client area"): sign-in by one-time code (sign-in/), and what the signed-in client
+ * The customer client area (docs/client-area.md "Client area"): sign-in by one-time code (sign-in/), and what the signed-in client
  * (`ctx.customer`, resolved once in src/auth/customer.ts) reads and does (viewer/). The top module floor: it calls
  * the clients, payments, claims and SMS services and repeats none of their rules.
  */

@@ -10,7 +10,7 @@ import type {
 } from './erp.service.ts';
 
 /**
- * The flat records of the ERP exports (README "ERP exports"): scalars, Money (whole shillings and cents), dates Y-m-d,
+ * The flat records of the ERP exports (docs/erp-exports.md "ERP exports"): scalars, Money (whole shillings and cents), dates Y-m-d,
  * instants ISO 8601, and `agents`, the one list. Plain objects built by the export's service: only the export root
  * fields (staff, scope read) return them, so the types carry no per-record rule of their own.
  */

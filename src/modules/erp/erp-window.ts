@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import { ValidationError } from '../../lib/problem.ts';
 
 /**
- * The window and position of one page of an ERP export (README "ERP exports"). A sync reads the records changed in
+ * The window and position of one page of an ERP export (docs/erp-exports.md "ERP exports"). A sync reads the records changed in
  * (updatedSince, until] in the order (sync instant, id), page after page; each page continues strictly after the
  * last key of the one before (a keyset cursor), so a record updated while the sync runs cannot shift the pages (as
  * offsets would) and is never read twice: its new instant lies beyond `until`, and the next sync picks it up.

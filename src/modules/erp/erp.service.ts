@@ -16,7 +16,7 @@ export type { ErpCreditNoteRecord } from './exports/credit-notes.ts';
 export type { ErpPolicyRecord } from './exports/policies.ts';
 export type { ErpReceiptRecord } from './exports/receipts.ts';
 
-/** The exports by kind (README "ERP exports"). */
+/** The exports by kind (docs/erp-exports.md "ERP exports"). */
 export const ERP_SOURCES = {
   clients: erpClients,
   policies: erpPolicies,

@@ -8,7 +8,7 @@ import { ERP_PAGE_SIZE } from './erp-window.ts';
 import { ErpClaimRef, ErpClientRef, ErpCreditNoteRef, ErpPolicyRef, ErpReceiptRef } from './erp-records.type.ts';
 
 /**
- * The ERP exports' root fields (README "ERP exports"): scope read, staff only (an agent is refused with
+ * The ERP exports' root fields (docs/erp-exports.md "ERP exports"): scope read, staff only (an agent is refused with
  * actor_forbidden). Each answers one page of its export in (sync instant, id) order within (updatedSince, until].
  */
 const ROOT_SCOPES = { $all: { read: true, staff: true } } as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ClaimStatus, ProspectStatus } from '../../generated/prisma/enums.ts';
 
-/** Payload schemas of the claim and prospect events (README "Claims", "Prospects"), listed in catalogue.ts. */
+/** Payload schemas of the claim and prospect events (docs/claims.md "Claims", "Prospects"), listed in catalogue.ts. */
 
 const money = {
   amount: z.number().int().describe('Whole shillings, derived from the cents: rounded half away from zero'),

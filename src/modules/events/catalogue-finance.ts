@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Payload schemas of the premium-finance events (README "Premium finance"), listed in catalogue.ts. */
+/** Payload schemas of the premium-finance events (docs/premium-finance.md "Premium finance"), listed in catalogue.ts. */
 
 const money = {
   amount: z.number().int().describe('Whole shillings, derived from the cents: rounded half away from zero'),

@@ -7,7 +7,7 @@ import { maskPhone } from './application/mask.ts';
 import { IpfApplicationRef } from './ipf-application.type.ts';
 
 /**
- * Premium-finance application commands (README "Premium finance"): create, submit, cancel, sign. Only the uuid is
+ * Premium-finance application commands (docs/premium-finance.md "Premium finance"): create, submit, cancel, sign. Only the uuid is
  * required by the schema: every other rule is the service's, so a SACCO or microfinance organisation is answered
  * ipf_not_offered before anything about its input (the service's first line), and a missing field is 422 on its name.
  */

@@ -7,7 +7,7 @@ import { requestSigningCode } from './application/signing-code.ts';
 import { submitIpfApplication } from './application/submit.ts';
 
 /**
- * The premium-finance application operations (README "Premium finance: applications, decision and signing"), one
+ * The premium-finance application operations (docs/premium-finance.md "Premium finance: applications, decision and signing"), one
  * file each under application/: every status change goes through ipf-state.ts transitionIpf, every operation starts
  * with requireFinanceOffered (403 ipf_not_offered for SACCO and microfinance organisations).
  */

@@ -10,7 +10,7 @@ import { maskIdNumber, maskKraPin, maskPhone } from './application/mask.ts';
 import { ipfHistory } from './history.ts';
 
 /**
- * Premium-finance applications (README "Premium finance"), seen exactly as their policy is; a SACCO or microfinance
+ * Premium-finance applications (docs/premium-finance.md "Premium finance"), seen exactly as their policy is; a SACCO or microfinance
  * organisation reads none (ipf_not_offered, enforced by the services and root fields).
  */
 

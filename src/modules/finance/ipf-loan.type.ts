@@ -18,7 +18,7 @@ import { getLoan, type LoanPayment, listLoans, loanHistory, paymentsOf } from '.
 import './ipf-quote.type.ts';
 
 /**
- * Premium-finance loans (README "Premium finance: quote, lenders and loans"), seen exactly as their policy is; a SACCO
+ * Premium-finance loans (docs/premium-finance.md "Premium finance: quote, lenders and loans"), seen exactly as their policy is; a SACCO
  * or microfinance organisation reads none (ipf_not_offered, enforced by the services behind the root fields). Balances
  * are loan/balance.ts's, as of the business day the field is read.
  */

@@ -6,7 +6,7 @@ import { offeredLenders } from './lenders.ts';
 import { type IpfQuote, ipfQuote, type QuotedIpfOffer } from './quote.ts';
 
 /**
- * The lender panel and the premium-finance quote in GraphQL (README "Premium finance: quote, lenders and loans").
+ * The lender panel and the premium-finance quote in GraphQL (docs/premium-finance.md "Premium finance: quote, lenders and loans").
  * Lenders are served from the cached rating data; the quote stores nothing.
  */
 

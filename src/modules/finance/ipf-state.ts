@@ -2,7 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import { InvalidStateError } from '../../lib/problem.ts';
 
 /**
- * The premium-finance state machines, in one place (README "Premium finance"): every status change of an
+ * The premium-finance state machines, in one place (docs/premium-finance.md "Premium finance"): every status change of an
  * application or a loan goes through `transitionIpf`, which refuses a move these tables do not list (409
  * invalid_state with `allowed`), guards it in SQL (only while the row is still in `from`, so two writers cannot both
  * move it) and writes the history row (who, when, why) in the caller's transaction.
@@ -47,7 +47,7 @@ export const LOAN_TRANSITIONS = {
 export type LoanStatus = keyof typeof LOAN_TRANSITIONS;
 export const LOAN_STATUSES = Object.keys(LOAN_TRANSITIONS) as LoanStatus[];
 
-/** The documented rules of premium finance (README "Premium finance"). */
+/** The documented rules of premium finance (docs/premium-finance.md "Premium finance"). */
 export const IPF_RULES = {
   /** A draft or an approved application not signed within this many days expires. */
   applicationValidDays: 14,

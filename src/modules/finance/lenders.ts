@@ -5,7 +5,7 @@ import { IPF_RULES } from './ipf-state.ts';
 import { requireFinanceOffered } from './offered.ts';
 
 /**
- * The organisation's lender panel (README "Premium finance: quote, lenders and loans"): the active lenders of the
+ * The organisation's lender panel (docs/premium-finance.md "Premium finance: quote, lenders and loans"): the active lenders of the
  * cached rating data (no read of its own), each with only the tenors premium finance offers at all (IPF_RULES: 3–10
  * months, whatever a lender's table says), in the panel's order. The quote prices against exactly this list.
  */

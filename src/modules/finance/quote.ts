@@ -17,7 +17,7 @@ import { offeredLenders } from './lenders.ts';
 import { requireFinanceOffered } from './offered.ts';
 
 /**
- * `POST /ipf/quote`, GraphQL `ipfQuote` (README "Premium finance: quote, lenders and loans"): every offer of the
+ * `POST /ipf/quote`, GraphQL `ipfQuote` (docs/premium-finance.md "Premium finance: quote, lenders and loans"): every offer of the
  * panel for a premium, each with its schedule from a start date. The premium is sent (whole shillings) or read from a
  * policy pending payment that the caller may see (its gross premium). Every figure comes from reference/ipf-terms.ts,
  * the arithmetic of the motor quote's `ipf_offers`; nothing is stored.

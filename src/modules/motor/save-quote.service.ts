@@ -82,7 +82,7 @@ export interface SaveQuoteInput {
   client: InsuredInput;
   vehicle: MotorQuoteInput & { regNo?: string | null; make?: string | null; model?: string | null };
   quotes?: QuotedFigures[] | null;
-  /** The prospect this quote is for (moves it to quoted; README "Prospects"). */
+  /** The prospect this quote is for (moves it to quoted; docs/motor-and-clients.md "Prospects"). */
   prospectUuid?: string | null;
 }
 

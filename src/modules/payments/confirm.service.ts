@@ -1,5 +1,5 @@
 /**
- * Nothing a callback says is believed (README "Payments"). A stored callback only names a checkout request id; the
+ * Nothing a callback says is believed (docs/payments.md "Payments"). A stored callback only names a checkout request id; the
  * rail's status query says what happened to it, and only that is applied. Prompts nothing recorded (a crash between
  * the push and recording its acknowledgement) are found on the rail's statement. Every rail call here is made
  * outside a transaction.

@@ -5,7 +5,7 @@ import type { SettlementFigures } from '../finance/loan/settlement.ts';
 import { type EarlySettlementAnswer, settleIpfLoanEarly } from './loan-settlement.service.ts';
 import { StkPushAckRef } from './payment.type.ts';
 
-/** Early settlement of a premium-finance loan: quote, confirm and collect the payoff (README "Premium finance"). */
+/** Early settlement of a premium-finance loan: quote, confirm and collect the payoff (docs/premium-finance.md "Premium finance"). */
 
 const WaivedRef = builder.objectRef<SettlementFigures['waived'][number]>('IpfSettlementWaiver').implement({
   description: 'Part of the rebate waived on one schedule line (the latest lines first).',

@@ -21,7 +21,7 @@ export interface SettleIpfLoanEarlyInput {
 export type EarlySettlementAnswer = EarlySettlement & { payment: { request: IntentRow; replayed: boolean } | null };
 
 /**
- * `POST /ipf/loans/{uuid}/early-settlement` and GraphQL `settleIpfLoanEarly` (README "Premium finance: deposit,
+ * `POST /ipf/loans/{uuid}/early-settlement` and GraphQL `settleIpfLoanEarly` (docs/premium-finance.md "Premium finance: deposit,
  * funding, repayments and early settlement"): the quote (finance/loan/settlement.ts), or the figure held and its
  * payoff collected by an STK push (purpose ipf_repayment, account the loan number) for the payoff rounded up to a
  * whole shilling (M-Pesa's unit; the cents over go to the client's credit), at most Daraja's ceiling (a larger payoff

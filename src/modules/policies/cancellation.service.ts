@@ -9,7 +9,7 @@ import { CANCELLATION_REASONS } from './cancellation/shared.ts';
 import { cancelAsService } from './cancellation/system.ts';
 
 /**
- * Cancellation of an active policy, two-phase (README "Cancellation and reinstatement"), one operation per file
+ * Cancellation of an active policy, two-phase (docs/policy-lifecycle.md "Cancellation and reinstatement"), one operation per file
  * under ./cancellation/:
  *
  *   preview  → a `quoted` cancellation with the itemised refund, valid POLICY_RULES.previewValidHours

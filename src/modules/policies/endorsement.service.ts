@@ -3,7 +3,7 @@ import { discard } from './endorsement/discard.ts';
 import { endorse } from './endorsement/endorse.ts';
 
 /**
- * Two-phase endorsements (README "Endorsements"): `endorse` prices a mid-term change and stores it `pending`
+ * Two-phase endorsements (docs/policy-lifecycle.md "Endorsements"): `endorse` prices a mid-term change and stores it `pending`
  * (valid POLICY_RULES.previewValidHours, tied to the policy's `revision`); `confirm` applies it under a lock on the
  * policy row (premium items, vehicles, a debit or credit note, policy totals and levy lines, revision, event, audit);
  * `discard` drops it. Money follows proration.ts: a change is a sum of signed terms ±U(B, e). Each operation

@@ -10,7 +10,7 @@ import { expireStalePreviews } from './lifecycle/stale-previews.ts';
 export type { LifecycleCounts } from './lifecycle/run.ts';
 
 /**
- * The daily lifecycle run (queue policies.lifecycle, 00:05 Nairobi), documented in the README "Policy lifecycle".
+ * The daily lifecycle run (queue policies.lifecycle, 00:05 Nairobi), documented in the docs/policy-lifecycle.md "Policy lifecycle".
  * Candidates are found across organisations (system lookup); each move runs in its own transaction on the policy's
  * organisation and is a guarded transition, so a rerun (or two overlapping runs) changes nothing the first did not.
  *

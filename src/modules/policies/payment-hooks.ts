@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Called by settlement inside its transaction after a receipt was allocated to a policy (and after the first
- * instalment activated it): lifecycle reactions to money (README "Policy lifecycle").
+ * instalment activated it): lifecycle reactions to money (docs/policy-lifecycle.md "Policy lifecycle").
  * - A `lapsed` policy whose overdue debit notes (due on or before today) are now paid in full, within
  *   POLICY_RULES.reinstatementDays of the lapse, is active again (source payment, event policy.reinstated).
  * - An `active` policy that renews another makes that one `renewed` (from active or expired; event policy.renewed).

@@ -26,7 +26,7 @@ export const POLICY_TRANSITIONS: Record<PolicyStatus, readonly PolicyStatus[]> =
   not_taken_up: [],
 };
 
-/** The documented time rules of the lifecycle (README "Policy lifecycle"). */
+/** The documented time rules of the lifecycle (docs/policy-lifecycle.md "Policy lifecycle"). */
 export const POLICY_RULES = {
   /** pending_payment → not_taken_up when the first instalment is unpaid this many days after the later of start and bind. */
   notTakenUpDays: 30,

@@ -1,7 +1,7 @@
 /**
  * Mid-term money, pure and in integer cents (property-tested in test/proration.property.test.ts).
  *
- * The rule, documented in the README ("Mid-term money"):
+ * The rule, documented in the docs/policy-lifecycle.md ("Mid-term money"):
  * - A policy period of D days (start to end inclusive). A premium item (one vehicle's annual basic premium B, PLL
  *   included) is on cover from `from` to `to` inclusive.
  * - The unearned part of B at day x is U(B, x) = B × R(x) / D rounded half away from zero to the cent, where R(x)

@@ -4,7 +4,7 @@ import { quote } from './renewal/quote.ts';
 import { renew } from './renewal/renew.ts';
 
 /**
- * Renewal (README "Renewal"), one operation per file under ./renewal/: `quote` prices the next annual period on the
+ * Renewal (docs/policy-lifecycle.md "Renewal"), one operation per file under ./renewal/: `quote` prices the next annual period on the
  * insurer's CURRENT rates, with the expiring period's figures beside it; `renew` binds that quote into a new policy
  * linked to the old one. The old policy becomes `renewed` only when the renewal's first instalment is paid
  * (payment-hooks.ts).

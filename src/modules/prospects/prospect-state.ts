@@ -3,7 +3,7 @@ import type { ProspectStatus } from '../../generated/prisma/enums.ts';
 import { InvalidStateError } from '../../lib/problem.ts';
 
 /**
- * The prospect state machine, in one place (README "Prospects"):
+ * The prospect state machine, in one place (docs/motor-and-clients.md "Prospects"):
  *
  *   new       → contacted, qualified, lost
  *   contacted → qualified, lost

@@ -6,7 +6,7 @@ import { onPolicyBound, onQuoteSaved } from './prospect/sale-hooks.ts';
 import { updateProspect } from './prospect/update.ts';
 
 /**
- * The prospect operations (README "Prospects"), one file each under ./prospect/, with the state machine in
+ * The prospect operations (docs/motor-and-clients.md "Prospects"), one file each under ./prospect/, with the state machine in
  * prospect-state.ts (the only writer of the status) and the identity rules shared with clients (prospect/identity.ts).
  */
 

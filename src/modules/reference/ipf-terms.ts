@@ -1,7 +1,7 @@
 /**
  * Premium-finance arithmetic: pure, in integer cents, over a lender's terms (tables ipf_lenders, ipf_tenors,
  * ipf_fee_bands). The motor quote's `ipf_offers`, `POST /ipf/quote`, an application and a loan's schedule all come
- * from here, so there is one arithmetic (property-tested in test/ipf-terms.property.test.ts). README "Premium finance".
+ * from here, so there is one arithmetic (property-tested in test/ipf-terms.property.test.ts). docs/premium-finance.md "Premium finance".
  *
  * - Principal: the policy's whole gross premium (the lender pays the insurer all of it once the deposit is paid).
  * - Charge (the cost of credit): `rate_per_tenor`: the tenor's charge_bps of the premium, rounded half away from zero

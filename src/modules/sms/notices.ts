@@ -4,7 +4,7 @@ import { toShillings } from '../../lib/money.ts';
 import { sendServiceMessage } from './message/service-message.ts';
 
 /**
- * The service's own notices by SMS (README "SMS"): when an event below is dispatched, the client it names gets the
+ * The service's own notices by SMS (docs/sms.md "SMS"): when an event below is dispatched, the client it names gets the
  * organisation's template. Called by the event dispatcher in jobs/ (so no lower module imports this one), for every
  * event it dispatches; idempotent by the event id (one message per event, sms_messages unique on it), so a
  * dispatch retried or swept again sends nothing twice. A notice never holds anything up: when the client has no

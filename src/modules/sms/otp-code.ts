@@ -3,7 +3,7 @@ import type { Config } from '../../lib/config.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import { masterKey } from '../../lib/secret-box.ts';
 
-/** The one-time code's rules (README "Client area"), shared by client-area sign-in and premium-finance signing. */
+/** The one-time code's rules (docs/client-area.md "Client area"), shared by client-area sign-in and premium-finance signing. */
 export const OTP_RULES = {
   digits: 6,
   ttlSeconds: 300,

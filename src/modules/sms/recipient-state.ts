@@ -2,7 +2,7 @@ import type { Prisma, Tx } from '../../db/client.ts';
 import { releaseUnits } from './balance.ts';
 
 /**
- * The one writer of an SMS recipient's status (README "SMS"):
+ * The one writer of an SMS recipient's status (docs/sms.md "SMS"):
  *
  *   queued → sending → sent → delivered | failed
  *   queued | sending → failed     (refused for good: 403, 406 …, or transient answers past the last attempt)

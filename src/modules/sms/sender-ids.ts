@@ -7,7 +7,7 @@ import { parseInput } from '../../lib/validate.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
 /**
- * Sender IDs (README "SMS"): alphanumeric, 1–11 characters, starting with a letter, as the networks register them.
+ * Sender IDs (docs/sms.md "SMS"): alphanumeric, 1–11 characters, starting with a letter, as the networks register them.
  * A new one is `pending` until the organisation records the networks' answer (`registered` or `rejected`). Only a
  * registered ID sends; one of them is the default (the service's own messages and sends that name none).
  */

@@ -13,7 +13,7 @@ import { createSenderId, listSenderIds, updateSenderId } from './sender-ids.ts';
 import { listTemplates, saveTemplate } from './templates.ts';
 
 /**
- * The SMS operations (README "SMS"): one file each under ./message/ (record, send, service messages, read) and
+ * The SMS operations (docs/sms.md "SMS"): one file each under ./message/ (record, send, service messages, read) and
  * ./gateway/ (deliver to the gateway, delivery reports, sweep); the balance ledger, sender IDs and templates beside
  * them; recipient-state.ts is the only writer of a recipient's status.
  */

@@ -5,7 +5,7 @@ import type { RecipientStatus } from './recipient-state.ts';
 import { smsService } from './sms.service.ts';
 
 /**
- * The SMS outbox, balance, sender IDs and templates (README "SMS"). Staff only: the outbox holds every client's
+ * The SMS outbox, balance, sender IDs and templates (docs/sms.md "SMS"). Staff only: the outbox holds every client's
  * number and what was said to them, so an agent sees none of it (as with the audit trail), whatever its scopes.
  */
 const SMS_SCOPES = ['read', 'crm'] as const;

@@ -7,7 +7,7 @@ import { parseInput } from '../../lib/validate.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
 /**
- * Message templates per organisation (README "SMS"): `{{name}}` placeholders filled from variables. The service's
+ * Message templates per organisation (docs/sms.md "SMS"): `{{name}}` placeholders filled from variables. The service's
  * own messages use the codes otp, receipt, policy_activated and renewal_due (seeded, src/seed/sms-data.ts); an
  * organisation may change their wording or add its own.
  */

@@ -5,7 +5,7 @@ import { type ConfirmOutcome, confirmPayout, hintOf, type ResultHint } from './c
 export type ResultOutcome = ConfirmOutcome | 'malformed' | 'unknown' | 'error';
 
 /**
- * A Result (or queue-timeout notice) POSTed to the organisation's ResultURL: a hint, never proof (README "Claim
+ * A Result (or queue-timeout notice) POSTed to the organisation's ResultURL: a hint, never proof (docs/claims.md "Claim
  * payouts"). What it claims is recorded in the audit trail (who said what, before anything acts on it); then the
  * rail's status query says what happened to the payout it names, and only that is applied (confirm.ts). A body that
  * names no payout of ours, that the rail denies, or that repeats a final result changes nothing. Nothing needs

@@ -29,7 +29,7 @@ export type SendOutcome = 'sent' | 'refused' | 'skipped' | 'no_rail';
 
 /**
  * Sends one recorded payout (the `claims.payout` job, and the sweep for one whose job was lost), in three steps, none
- * holding a connection while the rail is called (README "The rail rule"):
+ * holding a connection while the rail is called (docs/architecture.md "The rail rule"):
  *  1. a short transaction claims the row (pending → sending, or a stale sending again);
  *  2. the rail is called with our OriginatorConversationID, outside any transaction; a repeat of it is the same
  *     request at the rail, so a payout whose acknowledgement was lost is simply sent again;

@@ -59,7 +59,7 @@ function validate(input: OtpRequestInput): Target {
 }
 
 /**
- * Sends a one-time code (README "Client area"). Throttles come first and are keyed on what was sent, never on what
+ * Sends a one-time code (docs/client-area.md "Client area"). Throttles come first and are keyed on what was sent, never on what
  * exists, so an unknown phone is refused and answered exactly like a known one; for an unknown phone a code row is
  * still written (never sent), so verifying against it reads "wrong code" as for a client. A new code supersedes the
  * phone's earlier ones for the same purpose.

@@ -38,7 +38,7 @@ export interface ViewerPayInput {
 
 /**
  * An STK push for one of the client's open debit notes, in cents. M-Pesa collects whole shillings, so the amount is a
- * multiple of 100 cents; by default the note's outstanding amount rounded up to the shilling (README "Payments": the
+ * multiple of 100 cents; by default the note's outstanding amount rounded up to the shilling (docs/payments.md "Payments": the
  * cents go on to the next open note, or to credit). The phone defaults to the client's own.
  */
 export async function viewerPay(ctx: Context, input: ViewerPayInput) {

@@ -6,7 +6,7 @@ import type { ApplicationRow } from './common.ts';
 import { maskIdNumber, maskKraPin, maskPhone } from './mask.ts';
 
 /**
- * The loan agreement (README "Premium finance: the agreement"): plain text, rendered deterministically from the
+ * The loan agreement (docs/premium-finance.md "Premium finance: the agreement"): plain text, rendered deterministically from the
  * application, its policy, client, lender and organisation for the day it is signed, so the same facts on the same
  * day always give the same bytes and the same SHA-256. The signing code is bound to that hash: if anything in it
  * changes between the code and the signature (a name, the phone, the day), signing refuses and a new code is needed.

@@ -14,7 +14,7 @@ import { type ApplicationRow, ipfActor, lockVisibleApplication } from './common.
 const cancelSchema = z.object({ reason: z.string({ error: 'required' }).trim().min(1, 'required').max(500) });
 
 /**
- * Withdraws an application (README "Premium finance: applications"): draft, submitted or approved → cancelled; a
+ * Withdraws an application (docs/premium-finance.md "Premium finance: applications"): draft, submitted or approved → cancelled; a
  * signed one only while its loan has received no money at all (the loan awaiting_deposit → cancelled with it). A
  * decision that arrives for a cancelled application is recorded on its lender call and changes nothing.
  */

@@ -12,7 +12,7 @@ import { lineOutstanding } from '../loan/balance.ts';
 type Outcome = 'approved' | 'declined' | 'skipped';
 
 /**
- * The lender's decision on one submitted application (queue ipf.decide), by the rail rule (README "Architecture"):
+ * The lender's decision on one submitted application (queue ipf.decide), by the rail rule (docs/architecture.md "The rail rule"):
  * (1) the call is recorded (ipf_lender_calls, kind `decision`) in a short transaction, or the one recorded by an
  * earlier attempt is taken up with its very request; (2) app.lender.rail.decide runs outside any transaction; (3) one
  * transaction applies the answer to an application still `submitted` (approved | declined with reasons, the call

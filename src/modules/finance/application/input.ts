@@ -3,7 +3,7 @@ import { normaliseIdNo, normaliseKraPin } from '../../../lib/identifiers.ts';
 import { optionalText } from '../../../lib/validate.ts';
 import { IPF_RULES } from '../ipf-state.ts';
 
-/** An application as creation reads it (README "Premium finance: applications"): fields, normalisation, messages. */
+/** An application as creation reads it (docs/premium-finance.md "Premium finance: applications"): fields, normalisation, messages. */
 
 export const INCOME_BANDS = Object.keys(IPF_RULES.incomeBands);
 

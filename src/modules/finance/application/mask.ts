@@ -1,5 +1,5 @@
 /**
- * Identifiers shown partly (README "Premium finance: applications"): enough to recognise, not enough to reuse. The
+ * Identifiers shown partly (docs/premium-finance.md "Premium finance: applications"): enough to recognise, not enough to reuse. The
  * application record and the agreement text show them this way; the lender alone is sent them in full.
  */
 

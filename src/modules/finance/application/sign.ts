@@ -30,7 +30,7 @@ function parseCode(code: unknown): string {
 }
 
 /**
- * approved → signed by the client's one-time code (README "Premium finance: signing"), which creates the loan with
+ * approved → signed by the client's one-time code (docs/premium-finance.md "Premium finance: signing"), which creates the loan with
  * its schedule (awaiting the deposit, due today). Refused on `otp` when no code was sent, it expired, its attempts
  * are spent, the code is wrong (an attempt is spent, and that is committed before the refusal is answered), or the
  * agreement rendered now differs from the one the code was sent with (its hash: a changed name, phone or day).

@@ -28,7 +28,7 @@ const HOUR = 3600;
 const PER_PHONE: RateLimitRule = { name: 'otp-phone', limit: OTP_RULES.perPhonePerHour, windowSeconds: HOUR };
 
 /**
- * Sends the client the code that signs an approved application (README "Premium finance: signing"). Renders the
+ * Sends the client the code that signs an approved application (docs/premium-finance.md "Premium finance: signing"). Renders the
  * agreement for today and stores it with its SHA-256; the code (OTP_RULES: 6 digits, 5 minutes, 5 attempts) is kept
  * only as an HMAC bound to the application's uuid and that hash, and goes by SMS (template `ipf_sign`, through the
  * outbox in the same transaction) to the client's registered phone. A new code replaces the previous one. One code

@@ -1,7 +1,7 @@
 import { fromDbDate } from '../../../lib/dates.ts';
 
 /**
- * A loan's balance as of a day, from its stored figures and schedule lines (pure; README "Premium finance: quote,
+ * A loan's balance as of a day, from its stored figures and schedule lines (pure; docs/premium-finance.md "Premium finance: quote,
  * lenders and loans"). Nothing here prices anything: the figures were fixed by reference/ipf-terms.ts at signing, and
  * receipts and the rebate only fill `paid_minor` and `waived_minor`.
  *

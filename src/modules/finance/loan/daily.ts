@@ -10,7 +10,7 @@ import { type IpfDailyCounts, type IpfDailyRun, noIpfCounts } from '../daily/run
 export type { IpfDailyCounts } from '../daily/run.ts';
 
 /**
- * The daily premium-finance run (queue ipf.daily, 00:20 Nairobi; README "Premium finance: reminders, arrears and
+ * The daily premium-finance run (queue ipf.daily, 00:20 Nairobi; docs/premium-finance.md "Premium finance: reminders, arrears and
  * default"), for the day `asOf` (Y-m-d, Nairobi; default today). Candidates are found across the organisations that
  * offer premium finance (system lookup); each is handled in its own transaction on its organisation, under the loan's
  * lock, and one failure is logged and counted without stopping the run. Every notice is marked in its own

@@ -10,7 +10,7 @@ import { requireFinanceOffered } from '../offered.ts';
 import { ipfHistory } from '../history.ts';
 
 /**
- * Reading premium-finance loans (README "Premium finance: quote, lenders and loans"): the list with its filters and
+ * Reading premium-finance loans (docs/premium-finance.md "Premium finance: quote, lenders and loans"): the list with its filters and
  * one loan by uuid, both through ipfLoanVisibility (an agent sees the loans of the policies in its reach), both
  * refused first to an organisation premium finance is not offered to.
  */

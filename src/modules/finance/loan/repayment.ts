@@ -5,7 +5,7 @@ import { closeLoan } from './close.ts';
 import { spreadOverLines } from './balance.ts';
 
 /**
- * Money an ipf_repayment receipt gives a loan (README "Premium finance: deposit, funding, repayments and early
+ * Money an ipf_repayment receipt gives a loan (docs/premium-finance.md "Premium finance: deposit, funding, repayments and early
  * settlement"), in the settling transaction: the oldest line with something outstanding first, each up to what it
  * owes (amount − paid − waived), the rest carried forward to the next lines; nothing beyond what the loan still owes
  * (total repayable − paid, or, while a confirmed early-settlement figure holds, total − held rebate − paid), which

@@ -12,7 +12,7 @@ import { requireFinanceOffered } from '../offered.ts';
 import { closeLoan, planWaiver } from './close.ts';
 
 /**
- * Early settlement of a premium-finance loan, two-phase like a cancellation (README "Premium finance: deposit,
+ * Early settlement of a premium-finance loan, two-phase like a cancellation (docs/premium-finance.md "Premium finance: deposit,
  * funding, repayments and early settlement"):
  *  1. the quote as of today (Nairobi) changes nothing: outstanding (total repayable − paid), the rebate of unearned
  *     charges (reference/ipf-terms.ts earlySettlement: ⌊charge × lines not yet due ÷ months⌋, at most what is owed),

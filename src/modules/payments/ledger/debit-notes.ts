@@ -7,7 +7,7 @@ import { onPolicyPaid } from '../../policies/payment-hooks.ts';
 import { transitionPolicy } from '../../policies/policy-state.ts';
 
 /**
- * Premium money on a policy's debit notes, whoever pays it (README "Receipts and allocation"): an M-Pesa receipt
+ * Premium money on a policy's debit notes, whoever pays it (docs/payments.md "Receipts and allocation"): an M-Pesa receipt
  * (receipt.ts) or the lender's disbursement of a premium-finance loan (disbursement.ts). Allocation oldest note
  * first, activation when the first instalment is paid in full, then the lifecycle's reactions to money.
  */

@@ -7,7 +7,7 @@ import { afterPremiumPaid, applyNoteAllocations, lockPolicyAccount, planNoteAllo
 import { numberReceipt } from './receipt.ts';
 
 /**
- * Funding a loan whose deposit is paid (queue ipf.disburse; README "Premium finance: deposit, funding, repayments and
+ * Funding a loan whose deposit is paid (queue ipf.disburse; docs/premium-finance.md "Premium finance: deposit, funding, repayments and
  * early settlement"), in three steps, none holding a connection while the lender is called:
  *  1. a short transaction records the call (ipf_lender_calls, kind `disbursement`, `recorded`), or takes up the one
  *     an earlier attempt recorded, for a loan still awaiting its deposit with the deposit paid in full;

@@ -13,7 +13,7 @@ import {
 } from './receipt.ts';
 
 /**
- * An ipf_repayment receipt (README "Premium finance: deposit, funding, repayments and early settlement"), in the
+ * An ipf_repayment receipt (docs/premium-finance.md "Premium finance: deposit, funding, repayments and early settlement"), in the
  * settling transaction: the receipt names the loan, the loan's schedule takes the money (finance/loan/repayment.ts:
  * oldest line first, carried forward, settling the loan when paid off), what the loan cannot take goes to the
  * client's credit, and payment.received lists the lines paid. A deposit completed asks the caller to queue the

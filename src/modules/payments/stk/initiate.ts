@@ -66,7 +66,7 @@ interface PushRequest {
 type Step = { prior: IntentRow } | { intent: IntentRow; token: string; target: PromptTarget };
 
 /**
- * Sends an STK push in three steps, none holding a connection while the rail is called (README "Payments"):
+ * Sends an STK push in three steps, none holding a connection while the rail is called (docs/payments.md "Payments"):
  *  1. a short transaction checks the account and the prompt limits and commits the intent (status `sending`,
  *     with the caller's Idempotency-Key);
  *  2. the rail is called, outside any transaction;

@@ -8,7 +8,7 @@ import { NOT_OFFERED_TYPES } from '../../motor/rating.ts';
 
 /** A bind's input and the checks that need no database: fields, premium finance on offer, the start date's reach. */
 
-/** Business rules a bind must pass (422 domain_rule), documented in the README. */
+/** Business rules a bind must pass (422 domain_rule), documented in docs/motor-and-clients.md ("Binding"). */
 export const BIND_RULES = {
   /** Cover may start at most this many days ahead. */
   maxDaysAhead: 90,
@@ -50,7 +50,7 @@ export interface BindInput {
     productVersion?: number | null;
   };
   vehicles: BindVehicleInput[];
-  /** The prospect this policy is for (moves it to won; README "Prospects"). */
+  /** The prospect this policy is for (moves it to won; docs/motor-and-clients.md "Prospects"). */
   prospectUuid?: string | null;
 }
 

@@ -18,7 +18,7 @@ import type { Period } from '../proration.ts';
 import { type RenewalFigures, type RenewalInsured, RenewalQuoteStaleError, RenewalStateError } from './shared.ts';
 
 /**
- * Renewing a medical or standard policy (README "Non-motor policies"): the insured on cover priced again by their
+ * Renewing a medical or standard policy (docs/covers.md "Non-motor policies"): the insured on cover priced again by their
  * line on the policy's cover product at the insurer's current rates, members' ages carried on to the start of the new
  * period; and, at bind, the insured copied onto the new policy with those figures. A single trip is not renewed.
  */

@@ -19,7 +19,7 @@ function reportId(raw: string): string | null {
 }
 
 /**
- * A delivery report is a hint (README "The rail rule"): it names a message, and the gateway's own answer about that
+ * A delivery report is a hint (docs/architecture.md "The rail rule"): it names a message, and the gateway's own answer about that
  * message (`query`) is what moves the recipient sent → delivered | failed. A report naming a message this
  * organisation never sent, or one the gateway does not confirm, changes nothing. A recipient that failed after the
  * gateway accepted it was sent, and keeps its cost (the gateway charged it).

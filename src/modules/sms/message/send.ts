@@ -23,7 +23,7 @@ const sendSchema = z
  * POST /sms, GraphQL sendSms (ability sms.send: admins and account executives, never an agent): one message, the text
  * given or a template filled with variables, to one or many numbers, from the named registered sender ID or the
  * default one. Its cost (segments × sendable recipients) is reserved in the same transaction; the recipients are
- * queued for the gateway once it commits (README "SMS").
+ * queued for the gateway once it commits (docs/sms.md "SMS").
  */
 export async function sendSms(ctx: Context, input: unknown, query: SmsMessageQuery = {}) {
   const p = ctx.principal!;
