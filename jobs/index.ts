@@ -9,6 +9,7 @@ import { registerProspectWorkers } from './prospects.worker.ts';
 import { registerClaimWorkers } from './claims.worker.ts';
 import { registerSmsWorkers } from './sms.worker.ts';
 import { registerFinanceWorkers } from './finance.worker.ts';
+import { instrumentWorkers } from './instrument.ts';
 import { QUEUES } from './queues.ts';
 
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
@@ -16,6 +17,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, supervise: true, schedule: true });
   boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
   await boss.start();
+  instrumentWorkers(boss, app);
   for (const q of Object.values(QUEUES)) {
     await boss.createQueue(q.name, { name: q.name, ...q.options });
     if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import { startJobs } from '../jobs/index.ts';
+import { queueDepthReader } from '../jobs/instrument.ts';
 import { DbSimStore, RegistrySimulator } from '../jobs/rails/registry-simulator.ts';
 import type { AppServices } from './context.ts';
 import { Database } from './db/client.ts';
@@ -16,6 +17,7 @@ import { createRateLimitStore } from './lib/rate-limit.ts';
 import { operationLimits } from './http/rate-limits.ts';
 import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import { createDocumentStore } from './db/document-store.ts';
+import { createMetrics } from './http/pages/metrics/registry.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
 import { startEnqueueOnly } from './process/enqueue.ts';
 import { createHealthServer } from './process/health-server.ts';
@@ -97,6 +99,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     mobileMoney: {},
     registry,
     documents: createDocumentStore(config),
+    metrics: createMetrics({ pool: db.pool, poolMax: config.dbPoolSize, log }),
   };
   const boss =
     opts.jobs !== false
@@ -104,6 +107,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
       : opts.enqueue
         ? await startEnqueueOnly(services, databaseUrl)
         : undefined;
+  if (boss) services.metrics.watchQueues(queueDepthReader(boss));
   const health = {
     ready: async () => {
       await db.pool.query('SELECT 1');

@@ -15,6 +15,7 @@ import type { CertificateRegistryPort } from './ports/certificate-registry.ts';
 import type { MobileMoneyPort } from './ports/mobile-money.ts';
 import type { SmsGatewayPort } from './ports/sms-gateway.ts';
 import type { IpfLenderPort } from './ports/ipf-lender.ts';
+import type { MetricsPort } from './ports/metrics.ts';
 import { AppError } from './lib/problem.ts';
 
 /** Long-lived parts of the running service, shared by every request, WebSocket and job. */
@@ -43,6 +44,8 @@ export interface AppServices {
   sms?: SmsGatewayPort;
   /** The premium-finance lender rail and its queues (src/ports/ipf-lender.ts); set where pg-boss runs. */
   lender?: IpfLenderPort;
+  /** What /metrics counts (src/ports/metrics.ts): modules report through it, e.g. `app.metrics.paymentResult(…)`. */
+  metrics: MetricsPort;
 }
 
 /** See AppServices.limits. */

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { setTestClock } from './lib/clock.ts';
 import { type Config, loadConfig } from './lib/config.ts';
-import { createLogger } from './lib/logger.ts';
+import { chooseLogFormat, createLogger } from './lib/logger.ts';
 import { runClusterPrimary } from './process/cluster-primary.ts';
 import { runClusterWorker, WORKER_SLOT } from './process/cluster-worker.ts';
 import { runSingleProcess } from './process/single.ts';
@@ -9,7 +9,7 @@ import { runSingleProcess } from './process/single.ts';
 /**
  * `npm start`: DATABASE_URL or an embedded PostgreSQL under .data/, migrations, demo data, then what PROCESS_ROLE
  * says (the API, the job workers, or both) in one process, or with WEB_CONCURRENCY > 1 in a node:cluster of that
- * many HTTP workers on one port (src/process/). README "Several processes and replicas".
+ * many HTTP workers on one port (src/process/). docs/operations.md "Several processes and replicas".
  */
 function main(): Promise<void> {
   let config: Config;
@@ -22,7 +22,8 @@ function main(): Promise<void> {
   }
   // Test mode only (loadConfig refuses TEST_CLOCK elsewhere): a test's server child shares the test's clock.
   if (config.testClock) setTestClock(config.testClock.at, { frozen: config.testClock.frozen });
-  const log = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
+  const level = config.logLevel === 'silent' ? 'info' : config.logLevel;
+  const log = createLogger(level, chooseLogFormat(config.logFormat, config.nodeEnv));
   // Forked by our primary (a worker of another cluster manager, say PM2's, starts as a process of its own).
   if (cluster.isWorker && process.env[WORKER_SLOT]) return runClusterWorker(config, log);
   if (config.processRole === 'web' && !config.redisUrl)

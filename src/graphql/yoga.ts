@@ -9,6 +9,7 @@ import { type AppServices, type Context, createContext, requestIdFrom } from '..
 import { AppError, isAppError } from '../lib/problem.ts';
 import { maskError, toGraphQLError } from './errors.ts';
 import { introspectionPlugin } from './introspection.plugin.ts';
+import { metricsPlugin } from './metrics.plugin.ts';
 import { rateLimitPlugin } from './rate-limit.plugin.ts';
 import { requestShapePlugin } from './request-shape.plugin.ts';
 import { responseHeadersPlugin } from './response-headers.plugin.ts';
@@ -80,6 +81,7 @@ export function createGraphQL(app: AppServices): Yoga {
       requestShapePlugin(),
       responseHeadersPlugin(app.config.corsOrigins),
       introspectionPlugin(app.config.graphqlIntrospection),
+      metricsPlugin(app.metrics),
       rateLimitPlugin(app),
       maxDepthPlugin({
         n: app.config.graphqlMaxDepth,

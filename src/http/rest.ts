@@ -22,6 +22,7 @@ import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { streamCsv, wantsCsv } from './csv-stream.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
+import { setRouteTemplate } from './pages/metrics/route-label.ts';
 import { sendBytes, sendJson, sendText } from './respond.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -57,6 +58,7 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema): Rest
     if (req.method === 'OPTIONS') return answerOptions(res, cors, req, methodsOf(compiled, path));
     setCorsHeaders(res, cors.headers(header(req, 'origin')));
     const { c, params } = match(compiled, req.method ?? 'GET', path);
+    setRouteTemplate(res, `${API_PREFIX}${c.route.path}`);
     const ctx = await restContext(app, req, requestId);
     const principal = requireScope(ctx.principal, ...c.route.scopes);
     const limit = await enforceTokenRateLimit(app, principal);

@@ -1,9 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import { parseTestClock, type TestClockSetting } from './clock.ts';
+import { type LogFormatSetting, parseLogFormat } from './logger.ts';
 
 /**
- * Every setting the service reads from the environment, with its default. The README's configuration table is
+ * Every setting the service reads from the environment, with its default. The configuration table of docs/operations.md is
  * this list; keep them together.
  */
 export interface Config {
@@ -107,6 +108,10 @@ export interface Config {
   documentDir: string;
   /** Largest document one upload may carry (bytes). */
   documentMaxBytes: number;
+  /** Bearer token GET /metrics requires; unset: /metrics answers 404 (src/http/pages/metrics.ts). */
+  metricsToken: string | undefined;
+  /** Log lines as JSON, pretty (pino-pretty), or `auto`: pretty on a terminal outside tests and CI (src/lib/logger.ts). */
+  logFormat: LogFormatSetting;
 }
 
 /** Safaricom's published sandbox passkey: anyone can sign STK requests with it, so production refuses it. */
@@ -150,6 +155,13 @@ function documentStore(raw: string | undefined): Config['documentStore'] {
   if (raw === undefined || raw === '') return 'postgres';
   if (raw === 'postgres' || raw === 'files') return raw;
   throw new Error(`DOCUMENT_STORE must be postgres or files, got ${JSON.stringify(raw)}`);
+}
+
+/** METRICS_TOKEN: long enough that guessing it is hopeless (its value is never shown in an error). */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16 || /\s/.test(raw)) throw new Error('METRICS_TOKEN must be at least 16 characters, no spaces');
+  return raw;
 }
 
 function list(raw: string | undefined): string[] {
@@ -271,5 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentStore: documentStore(env.DOCUMENT_STORE),
     documentDir: path.resolve(root, env.DOCUMENT_DIR || path.join(dataDir, 'documents')),
     documentMaxBytes: Math.max(1, int(env, 'DOCUMENT_MAX_BYTES', 10_485_760)),
+    metricsToken: metricsToken(env.METRICS_TOKEN),
+    logFormat: parseLogFormat(env.LOG_FORMAT),
   };
 }

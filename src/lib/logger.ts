@@ -1,16 +1,55 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** LOG_FORMAT: `json`, `pretty`, or `auto` (the default; see chooseLogFormat). */
+export type LogFormatSetting = 'auto' | 'json' | 'pretty';
+export type LogFormat = 'json' | 'pretty';
+
+export function parseLogFormat(raw: string | undefined): LogFormatSetting {
+  if (raw === undefined || raw === '') return 'auto';
+  if (raw === 'auto' || raw === 'json' || raw === 'pretty') return raw;
+  throw new Error(`LOG_FORMAT must be json, pretty or auto, got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * `auto` is human-readable lines (pino-pretty) when stdout is a terminal, and JSON otherwise: always JSON under
+ * NODE_ENV=test and in CI (CI set), whatever the terminal. LOG_FORMAT=json or pretty says so outright.
+ */
+export function chooseLogFormat(
+  setting: LogFormatSetting,
+  nodeEnv: string,
+  where: { isTTY?: boolean; env?: NodeJS.ProcessEnv } = {},
+): LogFormat {
+  if (setting !== 'auto') return setting;
+  const env = where.env ?? process.env;
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false';
+  const tty = where.isTTY ?? process.stdout.isTTY === true;
+  return tty && nodeEnv !== 'test' && !ci ? 'pretty' : 'json';
+}
+
+/** `destination` is stdout unless a test passes its own stream. */
+export function createLogger(level: string, format: LogFormat = 'json', destination?: NodeJS.WritableStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'bima-gateway' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    // Secrets must never reach a log line, whatever a caller passes in.
+    // Secrets must never reach a log line, whatever a caller passes in (pretty lines are made from the redacted JSON).
     redact: {
       paths: ['*.client_secret', '*.passkey', '*.password', '*.authorization', '*["x-agent-key"]', '*["x-client-key"]'],
       censor: '[redacted]',
     },
-  });
+  };
+  if (format === 'pretty') {
+    const stream = pretty({
+      colorize: destination === undefined && process.stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+      sync: true,
+      ...(destination ? { destination } : {}),
+    });
+    return pino(options, stream);
+  }
+  return destination ? pino(options, destination) : pino(options);
 }

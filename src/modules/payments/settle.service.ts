@@ -85,6 +85,7 @@ export async function applyRailResult(
     });
     return { outcome: 'settled' as const, policy: loanPayment ? null : raised.policy, fundLoanId: raised.fundLoanId };
   });
+  if (out.outcome !== 'duplicate') app.metrics.paymentResult(result.resultCode, out.outcome);
   // Any premium paid to a policy may make a certificate (stage) due: the certificate module decides what.
   // Without a job runner in this process nothing is sent: the runner's sweep finds what is due.
   if ('policy' in out && out.policy) await queueCertificateIssue(app, out.policy);

@@ -34,7 +34,9 @@ export async function attemptDelivery(
   const claimed = await claimDelivery(app, deliveryId, now);
   if (!claimed) return { outcome: 'skipped', nextAttemptAt: null };
   const sent = await send(app, deliveryId, claimed, now);
-  return recordAttempt(app, deliveryId, sent, now);
+  const { attempt, ...r } = await recordAttempt(app, deliveryId, sent, now);
+  if (attempt !== undefined) app.metrics.webhookAttempt(r.outcome, attempt);
+  return r;
 }
 
 /** Leases a due delivery to this worker for longer than one call can take; null when it is not ours to attempt. */
@@ -120,7 +122,7 @@ async function recordAttempt(
   deliveryId: string,
   sent: Sent,
   now: () => Date,
-): Promise<AttemptResult> {
+): Promise<AttemptResult & { attempt?: number }> {
   return app.db.system(async (tx) => {
     const current = await tx.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
     if (!canAttempt(current)) return { outcome: 'skipped' as const, nextAttemptAt: null };
@@ -149,6 +151,6 @@ async function recordAttempt(
         failedAt: next.failedAt,
       },
     });
-    return { outcome: next.status, nextAttemptAt: next.nextAttemptAt };
+    return { outcome: next.status, nextAttemptAt: next.nextAttemptAt, attempt: next.attemptCount };
   });
 }
