@@ -13,6 +13,9 @@ import { arr, int, obj, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
 import { b2cResultPaths } from './schemas/claim-payment.ts';
 import { stkCallbackPaths } from './schemas/payment.ts';
+import { addExamples, problemExample } from './examples.ts';
+import { documentIntroduction } from './openapi-guide.ts';
+import { type WebhookEventDoc, webhookItems } from './webhook-events.ts';
 
 const COMMON_ERRORS: ProblemCode[] = [
   'unauthenticated',
@@ -49,7 +52,7 @@ function problemResponses(codes: ProblemCode[]): ResponsesObject {
     out[String(status)] = {
       description: cs.map((c) => `\`${c}\`: ${PROBLEM_CATALOGUE[c].title}`).join('; '),
       headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
-      content: { 'application/problem+json': { schema } },
+      content: { 'application/problem+json': { schema, example: problemExample(cs[0]) } },
     };
   }
   return out;
@@ -63,9 +66,14 @@ const rateHeaders = {
   'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
 };
 
-/** The OpenAPI 3.1 document, generated from the same route table the router serves. */
-export function buildOpenApi(): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document, generated from the same route table the router serves, with `webhooks` for the given
+ * events (the catalogue of src/modules/events, passed in since the facade imports no module) and an example for every
+ * request and response.
+ */
+export function buildOpenApi(events: readonly WebhookEventDoc[] = []): Record<string, unknown> {
   const b = documentHead();
+  for (const [name, item] of Object.entries(webhookItems(events))) b.addWebhook(name, item);
   for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s);
   addSharedComponents(b);
   addTransportPaths(b);
@@ -76,7 +84,10 @@ export function buildOpenApi(): Record<string, unknown> {
     paths.set(r.path, entry);
   }
   for (const [p, ops] of [...paths].sort((a, b) => a[0].localeCompare(b[0]))) b.addPath(p, ops);
-  return b.getSpec() as unknown as Record<string, unknown>;
+  const spec = structuredClone(b.getSpec());
+  addExamples(spec.paths, spec.components?.schemas);
+  addExamples(spec.webhooks, spec.components?.schemas);
+  return spec as unknown as Record<string, unknown>;
 }
 
 /** Info, servers, security schemes and the two schemas every document has (Problem, TokenResponse). */
@@ -85,11 +96,7 @@ function documentHead(): OpenApiBuilder {
     .addOpenApiVersion('3.1.0')
     .addTitle('Bima Gateway API')
     .addVersion('1.0.0')
-    .addDescription(
-      'Insurance intermediary API (v1). Money in requests is whole shillings; responses give whole shillings (rounded half away ' +
-        'from zero from the cents) plus integer cents in `_minor` fields. Errors are RFC 9457 problem documents with a stable `code`. ' +
-        'Every response carries X-Request-Id.',
-    )
+    .addDescription(documentIntroduction())
     .addServer({ url: '/api/v1' })
     .addSecurityScheme('bearer', { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' })
     .addSecurityScheme('oauth2', {

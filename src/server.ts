@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
+import { catalogueEntries } from './modules/events/catalogue.ts';
 import type { AppServices } from './context.ts';
 import { requestIdFrom } from './context.ts';
 import { schema } from './graphql/schema.ts';
@@ -12,6 +13,7 @@ import { handleB2cResult, isB2cResultPath } from './http/b2c-result.ts';
 import { handleSmsReport, isSmsReportPath } from './http/sms-delivery-report.ts';
 import { handleToken } from './http/oauth.ts';
 import { PAGES } from './http/pages/index.ts';
+import { routeLabel } from './http/pages/metrics/route-label.ts';
 import { answerConnect, unparsedRequestAnswerer } from './http/raw-socket.ts';
 import { requestUrl } from './http/request-url.ts';
 import { loggedPath, requestScope, sendJson, sendProblem } from './http/respond.ts';
@@ -51,7 +53,7 @@ interface Endpoints {
 export function createHttpServer(app: AppServices, health: Health): HttpServer {
   const yoga = createGraphQL(app);
   const rest = createRestHandler(app, schema);
-  const openapi = JSON.stringify(buildOpenApi());
+  const openapi = JSON.stringify(buildOpenApi(catalogueEntries()));
   const lifecycle: Lifecycle = { ready: false, closing: false };
   const endpoints: Endpoints = { app, health, lifecycle, yoga, rest, openapi };
   /** The newest response per connection, so a parse error in a pipelined request waits for the answers before it. */
@@ -105,16 +107,13 @@ function beginResponse(
   });
   const started = process.hrtime.bigint();
   res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
     app.log.info(
-      {
-        request_id: requestId,
-        method: req.method,
-        path: loggedPath(req.url),
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      },
+      { request_id: requestId, method: req.method, path: loggedPath(req.url), status: res.statusCode, ms },
       'request',
     );
+    const route = routeLabel(res, req.url);
+    app.metrics.httpRequest({ method: req.method ?? '', route, status: res.statusCode, seconds: ms / 1000 });
   });
 }
 

@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { browserSkipReason as skipReason, launchChromium } from './helpers/chromium.ts';
 import { useKit } from './kit.ts';
 
 const t = useKit();
@@ -192,14 +189,7 @@ describe('error masking', () => {
   });
 });
 
-// The browser check runs only where Debian's chromium and playwright-core are both present.
-const chromiumPath = '/usr/bin/chromium';
-const playwright: typeof import('playwright-core') | undefined = await import('playwright-core').catch(() => undefined);
-const skipReason = !existsSync(chromiumPath)
-  ? `${chromiumPath} is not installed`
-  : !playwright
-    ? 'playwright-core is not installed'
-    : undefined;
+// The browser check runs only where Debian's chromium and playwright-core are both present (helpers/chromium.ts).
 
 const CDN_HOSTS = [
   'unpkg.com',
@@ -234,22 +224,9 @@ describe('GraphiQL', () => {
   it.skipIf(skipReason !== undefined)(
     `renders in headless Chromium with no request to another host${skipReason ? ` (skipped: ${skipReason})` : ''}`,
     async () => {
-      const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'bima-chromium-'));
-      const context = await playwright!.chromium.launchPersistentContext(userDataDir, {
-        executablePath: chromiumPath,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      const browser = await launchChromium();
       try {
-        const page = await context.newPage();
+        const page = await browser.context.newPage();
         const origin = new URL(t.origin).origin;
         const foreign: string[] = [];
         const failed: string[] = [];
@@ -269,8 +246,7 @@ describe('GraphiQL', () => {
         expect(failed).toEqual([]);
         expect(pageErrors).toEqual([]);
       } finally {
-        await context.close();
-        await rm(userDataDir, { recursive: true, force: true });
+        await browser.close();
       }
     },
     60_000,

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
+import { catalogueEntries } from '../src/modules/events/catalogue.ts';
 import { ROUTES } from '../rest-compat/routes/index.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { PROBLEM_CATALOGUE } from '../src/lib/problem.ts';
 import { useKit } from './kit.ts';
 
 // What is served: JSON, so members set to undefined disappear exactly as they do on the wire.
-const doc = JSON.parse(JSON.stringify(buildOpenApi()));
+const doc = JSON.parse(JSON.stringify(buildOpenApi(catalogueEntries())));
 
 // The full OpenAPI 3.1 meta-schema check needs @seriousme/openapi-schema-validator; without it the structural
 // checks below still run.

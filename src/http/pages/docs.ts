@@ -1,8 +1,44 @@
+import type { ServerResponse } from 'node:http';
 import { AppError } from '../../lib/problem.ts';
+import { type Asset, docsAssets } from './docs/assets.ts';
+import { DOCS_CSP, docsHtml } from './docs/html.ts';
 import type { Page } from './page.ts';
 
-/** /docs (issue 17). */
+/**
+ * /docs: the API reference, the OpenAPI document (GET /api/v1/openapi.json) rendered by Scalar from its bundle in
+ * node_modules, so the page works with no network. /docs/assets/<name>.<hash>.js are the scripts it loads; any other
+ * path under /docs/ is a 404 problem document.
+ */
 export const docsPage: Page = {
   matches: (pathname) => pathname === '/docs' || pathname.startsWith('/docs/'),
-  handle: () => Promise.reject(new AppError('not_found', { detail: 'Not built yet' })),
+  async handle(_app, req, res, { url }) {
+    const { scalar, start } = await docsAssets();
+    const { pathname } = url;
+    const asset = [scalar, start].find((a) => a.path === pathname);
+    if (!asset && pathname !== '/docs' && pathname !== '/docs/') {
+      throw new AppError('not_found', { detail: `No such path: ${pathname}` });
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new AppError('method_not_allowed', { detail: 'Use GET', headers: { allow: 'GET, HEAD' } });
+    }
+    if (asset) return send(res, req.method === 'HEAD', asset.body, immutable(asset));
+    const html = Buffer.from(docsHtml(scalar, start));
+    send(res, req.method === 'HEAD', html, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-cache',
+      'content-security-policy': DOCS_CSP,
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    });
+  },
 };
+
+const immutable = (a: Asset): Record<string, string> => ({
+  'content-type': a.contentType,
+  'cache-control': 'public, max-age=31536000, immutable',
+});
+
+function send(res: ServerResponse, head: boolean, body: Buffer, headers: Record<string, string>): void {
+  res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+  res.end(head ? undefined : body);
+}
