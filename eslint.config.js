@@ -10,6 +10,7 @@ export default tseslint.config(
       '.build-*/',
       'src/generated/',
       'rest-compat/generated/',
+      'sdk/generated/',
       'coverage/',
       '.data/',
       'schema/',
