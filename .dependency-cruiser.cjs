@@ -114,6 +114,21 @@ module.exports = {
       to: { path: TRANSPORT },
     },
     {
+      name: 'admin-cli-calls-services',
+      comment:
+        'The admin CLI (src/admin, run by scripts/admin.ts) calls services as job workers do, never the transport; and nothing of the service imports it.',
+      severity: 'error',
+      from: { path: '^src/admin/' },
+      to: { path: TRANSPORT },
+    },
+    {
+      name: 'nothing-imports-the-admin-cli',
+      comment: 'src/admin is an entry point of its own (scripts/admin.ts), not a floor the service stands on.',
+      severity: 'error',
+      from: { path: '^(src/(?!admin/)|rest-compat/|jobs/)' },
+      to: { path: '^src/admin/' },
+    },
+    {
       name: 'generated-is-generated',
       comment: 'Generated code imports nothing of ours.',
       severity: 'error',

@@ -35,13 +35,23 @@ export interface Principal {
   /** Token scopes intersected with the key's current scopes: removing a scope from a key binds issued tokens. */
   scopes: ReadonlySet<Scope>;
   actor: Actor | null;
+  /**
+   * Set only by the admin CLI (src/admin/): the person at the console acting as the platform. The audit log records
+   * the `system` actor with this name; rows that would name an acting user (created_by, actor_user_id) name none.
+   */
+  operator?: string;
+}
+
+/** The user a write records as its author: none for the platform's own operator (Principal.operator). */
+export function authorUserId(p: Principal, actor: Actor): number | null {
+  return p.operator ? null : actor.userId;
 }
 
 export interface Credentials {
   authorization?: string | null;
   agentCode?: string | null;
   agentKey?: string | null;
-  /** Client area (README "Client area"): resolved to `ctx.customer` by auth/customer.ts, never here. */
+  /** Client area (docs/client-area.md "Client area"): resolved to `ctx.customer` by auth/customer.ts, never here. */
   clientNo?: string | null;
   clientKey?: string | null;
 }

@@ -71,7 +71,7 @@ async function createUsers(
   return users;
 }
 
-async function createReferenceData(tx: Tx, tenantId: number): Promise<void> {
+export async function createReferenceData(tx: Tx, tenantId: number): Promise<void> {
   await tx.levy.createMany({ data: LEVIES.map((l) => ({ tenantId, ...l })) });
   await tx.standardProduct.createMany({ data: STANDARD_PRODUCTS.map((p) => ({ tenantId, ...p })) });
   await tx.businessSource.createMany({ data: BUSINESS_SOURCES.map((name) => ({ tenantId, name })) });
@@ -79,7 +79,7 @@ async function createReferenceData(tx: Tx, tenantId: number): Promise<void> {
 }
 
 /** The insurer and a motor product for each class it writes and each cover rated for that class. */
-async function createInsurer(tx: Tx, tenantId: number, ins: DemoInsurer): Promise<void> {
+export async function createInsurer(tx: Tx, tenantId: number, ins: DemoInsurer): Promise<void> {
   const insurer = await tx.insurer.create({
     data: {
       tenantId,
@@ -151,7 +151,7 @@ async function createMotorProduct(
   });
 }
 
-async function createIpfLenders(tx: Tx, tenantId: number): Promise<void> {
+export async function createIpfLenders(tx: Tx, tenantId: number): Promise<void> {
   for (const l of IPF_LENDERS) {
     await tx.ipfLender.create({
       data: {

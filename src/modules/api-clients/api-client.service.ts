@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requireAbility } from '../../auth/principal.ts';
+import { authorUserId, requireAbility } from '../../auth/principal.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
@@ -69,7 +69,7 @@ export const apiClientService = {
           secretHash,
           scopes: data.scopes,
           actorUserId: data.actorUserId ?? null,
-          createdByUserId: actor.userId,
+          createdByUserId: authorUserId(p, actor),
           // null: no limit of its own; the deployment's default (config.rateLimitPerMinute) applies, and follows it.
           rateLimitPerMinute: data.rateLimitPerMinute ?? null,
         },

@@ -20,6 +20,9 @@ function who(ctx: Context): {
 } {
   const p = ctx.principal;
   if (!p) return { actorType: 'system', actorUserId: null, apiClientId: null, actorLabel: 'system' };
+  if (p.operator) {
+    return { actorType: 'system', actorUserId: null, apiClientId: null, actorLabel: `system (operator ${p.operator})` };
+  }
   const via = `via API client ${p.apiClient.clientId}`;
   if (!p.actor)
     return {

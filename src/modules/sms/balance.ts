@@ -1,4 +1,4 @@
-import { requireAbility } from '../../auth/principal.ts';
+import { authorUserId, requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { parseInput } from '../../lib/validate.ts';
@@ -83,7 +83,11 @@ export async function topUp(ctx: Context, input: unknown) {
   const actor = requireAbility(p, 'sms.manage');
   const d = parseInput(topUpSchema, input);
   return ctx.tx(async (tx) => {
-    const after = await move(tx, p.tenant.id, d.units, { kind: 'topup', reference: d.reference, actor: actor.userId });
+    const after = await move(tx, p.tenant.id, d.units, {
+      kind: 'topup',
+      reference: d.reference,
+      actor: authorUserId(p, actor) ?? undefined,
+    });
     await recordAudit(ctx, tx, p.tenant.id, {
       action: 'sms.topped_up',
       entityType: 'sms_account',

@@ -1,0 +1,116 @@
+import pino from 'pino';
+import { DbSimStore, RegistrySimulator } from '../../jobs/rails/registry-simulator.ts';
+import { cachedAuthSource } from '../auth/auth-source.ts';
+import type { Principal, TenantInfo } from '../auth/principal.ts';
+import { ALL_SCOPES } from '../auth/scopes.ts';
+import { type AppServices, type Context, createContext } from '../context.ts';
+import { Caches } from '../db/caches.ts';
+import { Database } from '../db/client.ts';
+import { createDocumentStore } from '../db/document-store.ts';
+import { EventBus } from '../db/event-bus.ts';
+import { now } from '../lib/clock.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { AppError } from '../lib/problem.ts';
+import { createRateLimitStore } from '../lib/rate-limit.ts';
+import { NO_METRICS } from '../ports/metrics.ts';
+import { CliError, probeDatabase, resolveDatabaseUrl } from './database.ts';
+
+/** What every command runs with: the service's parts over its database, and who is at the console. */
+export interface Runtime {
+  app: AppServices;
+  operator: string;
+  /** The operator acting on one organisation (by code): the services' Context, audited as `system (operator …)`. */
+  orgContext(code: string): Promise<Context>;
+  /** The same for an organisation row in hand (one being created, inside its transaction). */
+  contextFor(tenant: TenantInfo): Promise<Context>;
+  /** The organisation's row as the principal carries it (any status), or a refusal naming the code. */
+  organisation(code: string): Promise<TenantInfo>;
+  close(): Promise<void>;
+}
+
+/** Logs go to stderr (LOG_LEVEL, default warn): stdout is the command's answer, which --json callers parse. */
+function stderrLogger(config: Config): Logger {
+  const level = process.env.LOG_LEVEL ? config.logLevel : 'warn';
+  return pino({ level, base: { service: 'bima-admin' } }, pino.destination(2));
+}
+
+/**
+ * The parts of AppServices the services use, built as src/app.ts builds them but with no HTTP and no pg-boss: work
+ * a service would queue (an SMS, a certificate) is left to the running service's minute sweeps, as the ports say.
+ * The event bus listens, so a change to what servers cache is heard by every server before the command returns.
+ */
+async function buildServices(config: Config, databaseUrl: string, log: Logger): Promise<AppServices> {
+  const db = await Database.connect(databaseUrl, { poolSize: 4, poolWaitMs: 10_000 });
+  const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
+  await events.start();
+  const caches = new Caches(events, db.pool);
+  const registry: AppServices['registry'] = {
+    clock: now,
+    registry: new RegistrySimulator({
+      store: new DbSimStore(db, config.registrySimDefaultStock),
+      now: () => registry.clock(),
+    }),
+  };
+  return {
+    db,
+    config,
+    log,
+    rateLimits: createRateLimitStore({}),
+    events,
+    caches,
+    auth: cachedAuthSource(db, caches, 0),
+    limits: {
+      bind: () => Promise.reject(new AppError('domain_rule', { detail: 'Binding is not an admin operation' })),
+    },
+    mobileMoney: {},
+    registry,
+    documents: createDocumentStore(config),
+    metrics: NO_METRICS,
+  };
+}
+
+/** The principal of the operator on one organisation: every scope, an admin's abilities, no user of the organisation. */
+function operatorPrincipal(tenant: TenantInfo, operator: string): Principal {
+  return {
+    tenant,
+    apiClient: { id: 0, clientId: 'admin-cli', name: 'admin CLI', rateLimitPerMinute: null },
+    token: { id: 0, expiresAt: new Date(8.64e15) },
+    scopes: new Set(ALL_SCOPES),
+    actor: {
+      userId: 0,
+      name: `system (operator ${operator})`,
+      role: 'admin',
+      code: null,
+      branchId: null,
+      ownRecordsOnly: false,
+      source: 'key_creator',
+    },
+    operator,
+  };
+}
+
+export async function openRuntime(config: Config, operator: string): Promise<Runtime> {
+  const databaseUrl = resolveDatabaseUrl(config);
+  await probeDatabase(databaseUrl);
+  const log = stderrLogger(config);
+  const app = await buildServices(config, databaseUrl, log);
+  const organisation = async (code: string): Promise<TenantInfo> => {
+    const t = await app.db.system((tx) => tx.tenant.findUnique({ where: { code } }));
+    if (!t) throw new CliError(`no organisation with code ${JSON.stringify(code)}`);
+    return { id: t.id, code: t.code, name: t.name, type: t.type, paybill: t.paybill, status: t.status };
+  };
+  return {
+    app,
+    operator,
+    organisation,
+    contextFor: (tenant) => createContext({ app, transport: 'job', principal: operatorPrincipal(tenant, operator) }),
+    orgContext: async (code) =>
+      createContext({ app, transport: 'job', principal: operatorPrincipal(await organisation(code), operator) }),
+    async close() {
+      await app.events.close();
+      await app.rateLimits.close();
+      await app.db.close();
+    },
+  };
+}
