@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUTFILE = path.join(ROOT, 'dist', 'main.mjs');
 /** What the build reads: a change to any of these makes dist/main.mjs stale. */
-const INPUTS = ['src', 'rest-compat', 'jobs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const INPUTS = ['src', 'rest-compat', 'jobs', 'dashboard', 'package.json', 'package-lock.json', 'tsconfig.json'];
+/** The /dashboard page's browser bundle (dashboard/, Preact and uPlot): app.js and app.css, served by src/http/pages/dashboard.ts. */
+export const DASHBOARD_DIR = path.join(ROOT, 'dist', 'dashboard');
 
 function newestMtime(p) {
   const st = statSync(p, { throwIfNoEntry: false });
@@ -51,6 +53,19 @@ export async function build() {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  await esbuild({
+    entryPoints: { app: path.join(ROOT, 'dashboard', 'main.tsx') },
+    outdir: path.join(tmpDir, 'dashboard'),
+    tsconfig: path.join(ROOT, 'dashboard', 'tsconfig.json'),
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'warning',
+  });
+  mkdirSync(DASHBOARD_DIR, { recursive: true });
+  for (const f of ['app.js', 'app.css']) renameSync(path.join(tmpDir, 'dashboard', f), path.join(DASHBOARD_DIR, f));
   mkdirSync(dist, { recursive: true });
   renameSync(`${tmp}.map`, `${OUTFILE}.map`);
   renameSync(tmp, OUTFILE);

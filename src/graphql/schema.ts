@@ -25,6 +25,7 @@ import '../modules/events/event.type.ts';
 import '../modules/webhooks/webhook.type.ts';
 import '../modules/webhooks/webhook.mutations.ts';
 import '../modules/payments/payment.type.ts';
+import '../modules/payments/collections.type.ts';
 import '../modules/payments/callback-token.type.ts';
 import '../modules/prospects/prospect.type.ts';
 import '../modules/prospects/prospect.mutations.ts';

@@ -54,6 +54,9 @@ const QUERY: Record<string, Rule> = {
   clientBalance: any('read'),
   policies: any('read'),
   policy: any('read'),
+  // The dashboard's aggregates (src/http/pages/dashboard.ts): read as the lists they count, an agent's reach only.
+  policyCounts: any('read'),
+  collectionsSummary: any('read'),
   renewalsDue: any('read'),
   cancellations: any('read'),
   receipts: any('read'),
@@ -75,6 +78,7 @@ const QUERY: Record<string, Rule> = {
   ipfApplication: any('read', 'bind'),
   // Claims and prospects are read by an integration that services them (`read`) or by a CRM key (`crm`).
   claims: any('read', 'crm'),
+  claimCounts: any('read', 'crm'),
   claim: any('read', 'crm'),
   claimCauses: any('read', 'crm'),
   claimChecklist: any('read', 'crm'),
@@ -90,7 +94,7 @@ const QUERY: Record<string, Rule> = {
   smsBalance: staffOnly('read', 'crm'),
   smsSenderIds: staffOnly('read', 'crm'),
   smsTemplates: staffOnly('read', 'crm'),
-  // The ERP exports are the organisation's whole book: staff only, scope read (README "ERP exports").
+  // The ERP exports are the organisation's whole book: staff only, scope read (docs/erp-exports.md "ERP exports").
   erpClients: staffOnly('read'),
   erpPolicies: staffOnly('read'),
   erpClaims: staffOnly('read'),

@@ -5,7 +5,7 @@ import { reopenClaim } from './adjudication/reopen.ts';
 import { repudiateClaim } from './adjudication/repudiate.ts';
 import { adjustReserve } from './adjudication/reserve.ts';
 import { updateClaim } from './adjudication/update.ts';
-import { getClaim, listCauses, listClaims } from './read.ts';
+import { countClaims, getClaim, listCauses, listClaims } from './read.ts';
 import { registerClaim } from './register/register.ts';
 import { runClaimSla } from './sla.ts';
 
@@ -19,6 +19,7 @@ export { type ClaimListFilters, type ClaimQuery, claimListWhere } from './read.t
 
 export const claimService = {
   list: listClaims,
+  counts: countClaims,
   get: getClaim,
   causes: listCauses,
   register: registerClaim,

@@ -126,7 +126,23 @@ builder.prismaNode('Claim', {
   }),
 });
 
+const ClaimStatusCountRef = builder
+  .objectRef<Awaited<ReturnType<typeof claimService.counts>>[number]>('ClaimStatusCount')
+  .implement({
+    fields: (t) => ({
+      status: t.expose('status', { type: ClaimStatusEnum }),
+      count: t.exposeInt('count'),
+      slaBreached: t.exposeInt('slaBreached', { description: 'Of these, open and past their service level' }),
+    }),
+  });
+
 builder.queryFields((t) => ({
+  claimCounts: t.field({
+    type: [ClaimStatusCountRef],
+    authScopes: { read: true, crm: true },
+    description: 'How many claims the caller may see are in each state, with service-level breaches.',
+    resolve: (_root, _args, ctx) => claimService.counts(ctx),
+  }),
   claims: t.prismaConnection({
     type: 'Claim',
     cursor: 'id',

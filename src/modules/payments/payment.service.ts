@@ -1,4 +1,5 @@
 import { clientBalance } from './ledger/balance.ts';
+import { collectionsSummary } from './ledger/collections.ts';
 import { listReceipts, visibleReceipt } from './ledger/receipts.ts';
 import { initiateStkPush } from './stk/initiate.ts';
 import { stkPushStatus } from './stk/status.ts';
@@ -23,4 +24,5 @@ export const paymentService = {
   balance: clientBalance,
   receipts: listReceipts,
   receipt: visibleReceipt,
+  collections: collectionsSummary,
 };

@@ -80,7 +80,19 @@ builder.prismaObjectFields('Policy', (t) => ({
   renewal: t.relation('renewal', { nullable: true, description: 'The policy that renews this one, once bound.' }),
 }));
 
+const PolicyStatusCountRef = builder
+  .objectRef<Awaited<ReturnType<typeof policyService.counts>>[number]>('PolicyStatusCount')
+  .implement({
+    fields: (t) => ({ status: t.expose('status', { type: PolicyStatusEnum }), count: t.exposeInt('count') }),
+  });
+
 builder.queryFields((t) => ({
+  policyCounts: t.field({
+    type: [PolicyStatusCountRef],
+    authScopes: { read: true },
+    description: 'How many policies the caller may see are in each state (states with none are left out).',
+    resolve: (_root, _args, ctx) => policyService.counts(ctx),
+  }),
   policies: t.prismaConnection({
     type: 'Policy',
     cursor: 'id',

@@ -57,6 +57,19 @@ export const policyService = {
 
   get: visiblePolicy,
 
+  /** How many policies the caller may see are in each state (states with none left out). */
+  async counts(ctx: Context) {
+    const groups = await ctx.tx((tx) =>
+      tx.policy.groupBy({
+        by: ['status'],
+        where: policyVisibility(ctx.principal),
+        _count: { _all: true },
+        orderBy: { status: 'asc' },
+      }),
+    );
+    return groups.map((g) => ({ status: g.status, count: g._count._all }));
+  },
+
   /** A policy an operation of the caller's just wrote or read, loaded again with the caller's selection. */
   byId(ctx: Context, id: number, query: Omit<Prisma.PolicyFindUniqueArgs, 'where'> = {}) {
     return ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id } }));
@@ -104,7 +117,7 @@ export async function findCoverClash(
   };
 }
 
-/** Who a cancellation's refund goes to (README "Premium finance"): the lender while its loan has paid the premium. */
+/** Who a cancellation's refund goes to (docs/premium-finance.md "Premium finance"): the lender while its loan has paid the premium. */
 export type RefundPayee = 'client' | 'lender';
 
 /**
