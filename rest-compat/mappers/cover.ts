@@ -6,7 +6,8 @@ import type {
 } from '../generated/operations.ts';
 import { asObject, listOrAsSent, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
-import { instalmentsToRest, insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
+import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
+import { instalmentsToRest } from './priced.ts';
 
 /**
  * REST ↔ GraphQL for the medical, travel and standard lines. The bodies spell the risk as the quote does; a save

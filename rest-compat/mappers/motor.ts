@@ -11,6 +11,7 @@ import type {
 } from '../generated/operations.ts';
 import { asObject, listOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
+import { instalmentsToRest } from './priced.ts';
 
 type MotorQuote = Resolved<MotorQuoteQuery>['motorQuote'];
 
@@ -86,25 +87,6 @@ export function optionToRest(o: MotorQuote['options'][number]) {
     tonnage: o.tonnage,
     ...instalmentsToRest(o),
     product_version: o.productVersion,
-  };
-}
-
-/** The instalment plans and premium-finance offers of an option, motor or any other line. */
-export function instalmentsToRest(o: Pick<MotorQuote['options'][number], 'instalments' | 'ipfOffers' | 'ipfReason'>) {
-  return {
-    instalments: o.instalments.map((i) => ({
-      parts: i.parts,
-      amounts: i.amounts.map((a) => a.amount),
-      amounts_minor: i.amounts.map((a) => a.amountMinor),
-    })),
-    ipf_offers: o.ipfOffers.map((x) => ({
-      tenor_months: x.tenorMonths,
-      ...moneyPair('deposit', x.deposit),
-      ...moneyPair('instalment', x.instalment),
-      apr_bps: x.aprBps,
-      lender_name: x.lenderName,
-    })),
-    ipf_reason: o.ipfReason,
   };
 }
 
@@ -210,30 +192,6 @@ export function bindFromRest(raw: unknown): SentInput<BindMotorPolicyMutationVar
       };
     }),
     prospectUuid: b.prospect_uuid,
-  };
-}
-
-/**
- * premium_mismatch: `server` (PremiumMismatchFields, snake_cased by the executor: `{insurer_id, basic_premium: {amount,
- * amount_minor}, …}`) as the REST money pairs.
- */
-export function serverFiguresToRest(extra: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(extra.server)) return extra;
-  const pair = (name: string, v: unknown) => {
-    const m = asObject(v);
-    return { [name]: m.amount, [`${name}_minor`]: m.amount_minor };
-  };
-  return {
-    ...extra,
-    server: extra.server.map((raw: unknown) => {
-      const s = asObject(raw);
-      return {
-        insurer_id: s.insurer_id,
-        ...pair('basic_premium', s.basic_premium),
-        ...pair('taxes', s.taxes),
-        ...pair('total', s.total),
-      };
-    }),
   };
 }
 

@@ -21,7 +21,8 @@ import {
   standardFromRest,
   tripFromRest,
 } from '../mappers/cover.ts';
-import { boundPolicyToRest, redactBindReplay, savedQuoteToRest, serverFiguresToRest } from '../mappers/motor.ts';
+import { boundPolicyToRest, redactBindReplay, savedQuoteToRest } from '../mappers/motor.ts';
+import { serverFiguresToRest } from '../mappers/priced.ts';
 import { BIND_ERRORS } from './motor.ts';
 import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';

@@ -8,8 +8,8 @@ import {
   riskToRest,
   savedQuoteToRest,
   saveQuoteFromRest,
-  serverFiguresToRest,
 } from '../mappers/motor.ts';
+import { serverFiguresToRest } from '../mappers/priced.ts';
 import { type AnyRoute, asObject, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
 import { motorQuoteResponse } from '../schemas/motor.ts';

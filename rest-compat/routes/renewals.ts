@@ -1,5 +1,5 @@
 import { RenewalQuoteDocument, RenewalsDueDocument, RenewPolicyDocument } from '../generated/operations.ts';
-import { serverFiguresToRest } from '../mappers/motor.ts';
+import { serverFiguresToRest } from '../mappers/priced.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { renewalQuoteFromRest, renewalQuoteToRest, renewFromRest } from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';

@@ -114,7 +114,9 @@ export const motorSchemas: Record<string, SchemaObject> = {
           ['insurer_id'],
         ),
       ),
-      prospect_uuid: str('Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")'),
+      prospect_uuid: str(
+        'Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")',
+      ),
     },
     ['client', 'vehicle'],
   ),
@@ -197,7 +199,9 @@ export const motorSchemas: Record<string, SchemaObject> = {
         minItems: 1,
         maxItems: 1,
       },
-      prospect_uuid: str('Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")'),
+      prospect_uuid: str(
+        'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
+      ),
     },
     ['client', 'policy', 'vehicles'],
   ),

@@ -16,8 +16,8 @@ import {
   riskToRest,
   savedQuoteToRest,
   saveQuoteFromRest,
-  serverFiguresToRest,
 } from '../../rest-compat/mappers/motor.ts';
+import { serverFiguresToRest } from '../../rest-compat/mappers/priced.ts';
 import type { Resolved } from '../../rest-compat/route.ts';
 import { m } from './fixtures.ts';
 
