@@ -158,6 +158,9 @@ function boundCover(
 ): NewPolicy {
   const insured = line.insured(risk);
   const shares = option.perInsuredMinor;
+  // A line prices per insured in insured()'s order (covers/line.ts): a share missing would leave premium off cover.
+  if (shares && shares.length !== insured.length)
+    throw new Error(`${code} rating gave ${shares.length} shares for ${insured.length} insured`);
   return {
     tenantId: owner.tenantId,
     clientId: owner.clientId,
