@@ -13,6 +13,7 @@ import { arr, int, obj, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
 import { b2cResultPaths } from './schemas/claim-payment.ts';
 import { stkCallbackPaths } from './schemas/payment.ts';
+import { smsReportPaths } from './schemas/sms.ts';
 import { addExamples, problemExample } from './examples.ts';
 import { documentIntroduction } from './openapi-guide.ts';
 import { type WebhookEventDoc, webhookItems } from './webhook-events.ts';
@@ -169,7 +170,7 @@ function addSharedComponents(b: OpenApiBuilder): void {
   });
 }
 
-/** Paths served outside the route table: the token endpoint and the rails' callbacks (STK callback, B2C Results). */
+/** Paths served outside the route table: the token endpoint, the rails' callbacks and the SMS delivery reports. */
 function addTransportPaths(b: OpenApiBuilder): void {
   b.addPath('/oauth/token', {
     post: {
@@ -223,9 +224,10 @@ function addTransportPaths(b: OpenApiBuilder): void {
 
   addRailPaths(b, stkCallbackPaths, ['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']);
   addRailPaths(b, b2cResultPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
+  addRailPaths(b, smsReportPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
 }
 
-/** Endpoints the rails call (STK callback, B2C Result and QueueTimeOutURL), with the problems they can answer. */
+/** Endpoints the rails and the SMS gateway call (STK, B2C Result and timeout, delivery reports) and their problems. */
 function addRailPaths(b: OpenApiBuilder, paths: Record<string, PathItemObject>, problems: ProblemCode[]): void {
   for (const [p, { post }] of Object.entries(paths)) {
     b.addPath(p, { post: { ...post!, responses: { ...post!.responses, ...problemResponses(problems) } } });

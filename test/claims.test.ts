@@ -368,12 +368,17 @@ describe('service levels', () => {
 
 describe('reads and visibility', () => {
   it('filters the list and finds a claim by number or registration', async () => {
+    const gone = await register(pol);
+    expect((await move(gone.uuid, 'withdrawn', 'Claimant withdrew')).status).toBe(200);
     const c = await register(pol);
     const byNo = await get(`/claims?search=${c.claim_no}`);
     expect(byNo.body.data.map((x: { uuid: string }) => x.uuid)).toEqual([c.uuid]);
     const byReg = await get(`/claims?search=${encodeURIComponent(pol.regno)}&limit=100`);
+    expect(byReg.body.data.map((x: { uuid: string }) => x.uuid)).toContain(c.uuid);
     expect(byReg.body.data.every((x: { registration: string }) => x.registration === c.registration)).toBe(true);
     const byStatus = await get(`/claims?status=withdrawn,closed&policy_uuid=${pol.uuid}&limit=100`);
+    expect(byStatus.body.data.length).toBeGreaterThan(0);
+    expect(byStatus.body.data.map((x: { uuid: string }) => x.uuid)).toContain(gone.uuid);
     expect(byStatus.body.data.every((x: { status: string }) => ['withdrawn', 'closed'].includes(x.status))).toBe(true);
     // The policy record lists its claims, newest first.
     const policy = await get(`/policies/${pol.uuid}`);

@@ -71,7 +71,7 @@ describe('the OpenAPI document', () => {
     expect(dangling).toEqual([]);
   });
 
-  it('documents every route of the table with its method, and nothing else under /api/v1 besides /oauth/token and the M-Pesa callbacks (STK, B2C)', () => {
+  it('documents every route of the table with its method, and nothing else under /api/v1 besides /oauth/token, the M-Pesa callbacks (STK, B2C) and the SMS delivery reports', () => {
     for (const r of ROUTES) {
       const op = doc.paths[r.path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
@@ -84,6 +84,7 @@ describe('the OpenAPI document', () => {
       'POST /payment/callback/mpesa/{callback_token}',
       'POST /payment/b2c/result/{callback_token}',
       'POST /payment/b2c/timeout/{callback_token}',
+      'POST /sms/delivery-report/{callback_token}',
     ].sort();
     expect(documented).toEqual(expected);
   });
@@ -166,6 +167,31 @@ describe('the OpenAPI document', () => {
     }
     expect(op.responses['403'].description).toContain('tenant_inactive');
     expect(op.responses['401'].description).toContain('invalid_client');
+  });
+
+  it('documents the callers outside the route table without a bearer requirement, answering 200 or 404', () => {
+    for (const p of [
+      '/payment/callback/mpesa/{callback_token}',
+      '/payment/b2c/result/{callback_token}',
+      '/payment/b2c/timeout/{callback_token}',
+      '/sms/delivery-report/{callback_token}',
+    ]) {
+      const op = doc.paths[p].post;
+      expect(op.security, p).toEqual([]);
+      expect(op.parameters, p).toEqual([
+        { name: 'callback_token', in: 'path', required: true, schema: { type: 'string' } },
+      ]);
+      expect(op.responses['200'].content['application/json'].schema, p).toBeDefined();
+      expect(deref(op.responses['404'].content['application/problem+json'].schema), p).toBe(
+        doc.components.schemas.Problem,
+      );
+    }
+    const sms = doc.paths['/sms/delivery-report/{callback_token}'].post;
+    expect(sms.tags).toEqual(['SMS']);
+    expect(Object.keys(sms.requestBody.content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
   });
 
   it('lists every code of the problem catalogue in Problem.code', () => {

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../src/lib/dates.ts';
+import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
+import { POLICY_RULES } from '../src/modules/policies/policy-state.ts';
 import { smsService } from '../src/modules/sms/sms.service.ts';
 import { expectProblem, INSTANT_RAIL, useKit, waitFor } from './kit.ts';
 import type { Org } from './kit/org.ts';
@@ -7,7 +10,7 @@ import type { Org } from './kit/org.ts';
 /**
  * SMS (docs/sms.md "SMS"): the outbox read over REST and GraphQL (pagination, filters, parity), isolation between
  * organisations, the agent rule (agents neither send nor read the outbox), the GraphQL mutations, and the service's
- * own messages (one per event; a receipt and an activation notice when a payment lands).
+ * own messages (one per event; a receipt and an activation notice when a payment lands; a renewal notice).
  */
 const t = useKit(INSTANT_RAIL, { jobs: true });
 const [o, other] = t.useOrgs(2, { fast: true });
@@ -196,5 +199,53 @@ describe('the service’s own messages', () => {
     expect(receipt.eventId).not.toBeNull();
     const outbox = await o.as('staff').get('/sms?purpose=receipt&limit=100');
     expect(outbox.body.data.map((m: { uuid: string }) => m.uuid)).toContain(receipt.uuid);
+  });
+
+  it('a renewal notice: one message for policy.renewal_due, charged once; a rerun of the lifecycle sends nothing', async () => {
+    const app = t.app.services;
+    const pol = await o.activePolicy();
+    const end: string = pol.record.end_date;
+    // The lifecycle judged renewalNoticeDays (30) before the end: the notice's "days" is 30.
+    const asOf = addDays(end, -POLICY_RULES.renewalNoticeDays);
+    expect((await runLifecycle(app, asOf)).renewalNotices).toBeGreaterThanOrEqual(1);
+    const dues = () =>
+      t.db.tenant(o.id, (tx) =>
+        tx.event.findMany({ where: { name: 'policy.renewal_due', data: { path: ['policy_uuid'], equals: pol.uuid } } }),
+      );
+    const [due, ...more] = await dues();
+    expect(more).toEqual([]);
+    const [client, org] = await t.db.tenant(o.id, (tx) =>
+      Promise.all([
+        tx.client.findFirstOrThrow({ where: { clientNo: pol.client_no } }),
+        tx.tenant.findUniqueOrThrow({ where: { id: o.id } }),
+      ]),
+    );
+    const notices = () =>
+      t.db.tenant(o.id, (tx) =>
+        tx.smsMessage.findMany({
+          where: { clientId: client.id, purpose: 'renewal_due' },
+          include: { recipients: true },
+        }),
+      );
+    const [m] = await waitFor('the renewal notice SMS', notices, (ms) => ms.length > 0, { ms: 20_000 });
+    // Under 160 GSM-7 characters: one segment, one recipient, one unit.
+    expect(m).toMatchObject({ eventId: due.id, templateCode: 'renewal_due', recipientCount: 1, segments: 1 });
+    expect(m).toMatchObject({ unitsReserved: 1, unitsReleased: 0 });
+    expect(m.body).toBe(
+      `Dear ${client.name.split(' ')[0]}, your policy ${pol.policy_no} expires on ${end} (30 days). ` +
+        `Renew to stay covered. ${org.name}`,
+    );
+    expect(m.recipients.map((r) => [r.phone, r.units])).toEqual([[client.phone, m.segments]]);
+    const charges = () => t.db.tenant(o.id, (tx) => tx.smsLedgerEntry.findMany({ where: { messageId: m.id } }));
+    expect((await charges()).map((l) => [l.kind, l.units])).toEqual([['reserve', -m.segments]]);
+
+    // A rerun finds the notice given (no second event), and a dispatch of the event again records nothing new.
+    expect((await runLifecycle(app, asOf)).renewalNotices).toBe(0);
+    expect(await dues()).toHaveLength(1);
+    expect(await smsService.noticeForEvent(app, due.id)).toBe('recorded');
+    expect((await notices()).map((x) => x.id)).toEqual([m.id]);
+    expect((await charges()).map((l) => [l.kind, l.units])).toEqual([['reserve', -m.segments]]);
+    const outbox = await o.as('staff').get('/sms?purpose=renewal_due&limit=100');
+    expect(outbox.body.data.map((x: { uuid: string }) => x.uuid)).toContain(m.uuid);
   });
 });

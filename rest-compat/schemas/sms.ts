@@ -1,4 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import type { PathItemObject, SchemaObject } from 'openapi3-ts/oas31';
 import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
 
 /**
@@ -8,6 +8,8 @@ import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
 export const SMS_VALUES = {
   recipientStatuses: ['queued', 'sending', 'sent', 'delivered', 'failed'],
   senderStatuses: ['pending', 'registered', 'rejected'],
+  /** src/modules/sms/gateway/report.ts ReportOutcome. */
+  reportOutcomes: ['delivered', 'failed', 'pending', 'unknown', 'already_final', 'malformed'],
 } as const;
 const oneOf = (values: readonly string[], description?: string): SchemaObject => ({
   type: 'string',
@@ -95,4 +97,56 @@ export const smsSchemas = {
     'code',
     'body',
   ]),
+};
+
+/** The gateway's delivery report (Africa's Talking shape), as JSON (the simulator) or a form (Africa's Talking). */
+const deliveryReport = obj(
+  {
+    id: str("The gateway's message id (its messageId at send)"),
+    status: str('Success, Failed or Rejected: a hint only'),
+    phoneNumber: str(),
+    networkCode: str(),
+    failureReason: str(),
+  },
+  ['id'],
+);
+
+/**
+ * POST /sms/delivery-report/{callback_token}: the SMS gateway's delivery reports, served outside the route table
+ * (src/http/sms-delivery-report.ts); openapi.ts adds its problem answers, as for the rails' callbacks.
+ */
+export const smsReportPaths: Record<string, PathItemObject> = {
+  '/sms/delivery-report/{callback_token}': {
+    post: {
+      operationId: 'smsDeliveryReport',
+      tags: ['SMS'],
+      summary: "The SMS gateway's delivery report; called by the gateway, not by integrators",
+      description:
+        "No bearer token: the organisation's M-Pesa callback token in the path authenticates the gateway, the same " +
+        "gate as the rails' callbacks (unknown token, or a source outside MPESA_CALLBACK_ALLOWED_IPS → 404, nothing " +
+        'read). A report is a hint, never proof: it only names a message, and the recipient moves sent → delivered | ' +
+        "failed when the gateway's own status query says so; a report for a message the organisation never sent " +
+        'changes nothing. Answers 200 whatever the outcome (an unreadable body included), so the gateway does not ' +
+        'retry it.',
+      security: [],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: deliveryReport },
+          'application/x-www-form-urlencoded': { schema: deliveryReport },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'Accepted',
+          content: {
+            'application/json': {
+              schema: obj({ status: oneOf(['accepted']), outcome: oneOf(SMS_VALUES.reportOutcomes) }),
+            },
+          },
+        },
+      },
+    },
+  },
 };

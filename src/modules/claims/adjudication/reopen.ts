@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
+import { now } from '../../../lib/clock.ts';
 import { InvalidStateError } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
@@ -15,9 +16,9 @@ const reopenSchema = z.object({
 });
 
 /**
- * Reopening (closed → under_assessment) within CLAIM_RULES.reopenDays of closing: new facts on a settled or
- * repudiated claim. An optional new reserve is recorded; a later approval may raise the net payable (a supplementary
- * payment) but never below what was paid.
+ * Reopening (closed → under_assessment) within CLAIM_RULES.reopenDays of closing, judged on the service clock
+ * (`now()`, src/lib/clock.ts): new facts on a settled or repudiated claim. An optional new reserve is recorded; a later
+ * approval may raise the net payable (a supplementary payment) but never below what was paid.
  */
 export async function reopenClaim(ctx: Context, uuid: string, input: unknown) {
   const p = ctx.principal!;
@@ -27,7 +28,7 @@ export async function reopenClaim(ctx: Context, uuid: string, input: unknown) {
     const claim = await lockVisibleClaim(ctx, tx, uuid);
     requireStatus(claim, ['closed'], 'be reopened');
     const closedAt = claim.closedAt ?? claim.statusChangedAt;
-    if (Date.now() - closedAt.getTime() > CLAIM_RULES.reopenDays * 86_400_000) {
+    if (now().getTime() - closedAt.getTime() > CLAIM_RULES.reopenDays * 86_400_000) {
       throw new InvalidStateError(`A claim can be reopened within ${CLAIM_RULES.reopenDays} days of closing`, {
         claim_status: claim.status,
       });

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OTP_RULES } from '../src/modules/sms/otp-code.ts';
+import { expectProblem, INSTANT_RAIL, msisdn, requestCode, useKit, type HttpResult, type Org } from './kit.ts';
+
+/**
+ * The sign-in code's hourly throttles (docs/client-area.md "Sign-in"): 5 codes per phone per hour and 20 per address
+ * per hour, per organisation, each refused as 422 validation_failed on `otp` with Retry-After. The address is the
+ * `customer_ip` the organisation's app sends (requestCode gives every call its own, nextIp()), else the connection's.
+ *
+ * The throttles' windows are on the system clock (rate-limit windows are not business dates, src/lib/clock.ts), and a
+ * phone's codes are 60 s apart at least: the per-phone test moves the system clock's Date.now() on by the cool-down
+ * between requests, and puts it back after.
+ */
+const t = useKit(INSTANT_RAIL);
+const [o, other] = t.useOrgs(2, { fast: true });
+
+/** Moves Date.now() (the rate-limit store's clock) on by `seconds` from here, until the test ends. */
+let shiftMs = 0;
+function moveSystemClock(seconds: number): void {
+  if (shiftMs === 0) {
+    const real = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => real() + shiftMs);
+  }
+  shiftMs += seconds * 1000;
+}
+afterEach(() => {
+  vi.restoreAllMocks();
+  shiftMs = 0;
+});
+
+const phoneOf = (org: Org, clientNo: string) =>
+  t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo } })).then((c) => c.phone);
+const codesSentTo = (org: Org, phone: string) =>
+  t.db.tenant(org.id, (tx) =>
+    tx.smsMessage.count({ where: { purpose: 'otp', recipients: { some: { phone: msisdn(phone) } } } }),
+  );
+/** A stranger's number (no client has it): throttled alike, sent nothing. */
+const stranger = (i: number) => `0799 3${String(i).padStart(5, '0')}`;
+
+function expectThrottled(r: HttpResult, reason: RegExp) {
+  expectProblem(r, 422, 'validation_failed', 'otp');
+  expect(r.body.errors[0].message).toMatch(reason);
+  const retryAfter = Number(r.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThan(OTP_RULES.resendCooldownSeconds); // the hour's, not the cool-down's
+  expect(retryAfter).toBeLessThanOrEqual(3600);
+}
+
+describe('per phone: 5 codes an hour', () => {
+  it('sends 5 codes a cool-down apart, then refuses the 6th from any address; other phones and organisations go on', async () => {
+    const pol = await o.pendingPolicy();
+    const phone = await phoneOf(o, pol.client_no);
+    const before = await codesSentTo(o, phone);
+    for (let i = 0; i < OTP_RULES.perPhonePerHour; i++) {
+      if (i > 0) moveSystemClock(OTP_RULES.resendCooldownSeconds + 1);
+      const r = await requestCode(o, { phone });
+      expect(r.status, `code ${i + 1}: ${r.text}`).toBe(202);
+    }
+    moveSystemClock(OTP_RULES.resendCooldownSeconds + 1);
+    // Each request comes from its own address (requestCode): the phone is held, not the address.
+    const sixth = await requestCode(o, { phone });
+    expectThrottled(sixth, /at most 5 codes per phone per hour/);
+    // Registering with that phone counts against the same phone.
+    expectThrottled(await requestCode(o, { phone, purpose: 'register' }), /per phone per hour/);
+    expect(await codesSentTo(o, phone)).toBe(before + OTP_RULES.perPhonePerHour);
+    // Another phone, and the same phone at another organisation, have their own allowance.
+    expect((await requestCode(o, { phone: stranger(1) })).status).toBe(202);
+    expect((await requestCode(other, { phone })).status).toBe(202);
+  });
+});
+
+describe('per address: 20 codes an hour', () => {
+  it('refuses the 21st code asked from one customer_ip, whatever the phones; another address and organisation go on', async () => {
+    const ip = '203.0.113.7';
+    for (let i = 0; i < OTP_RULES.perIpPerHour; i++) {
+      const r = await requestCode(o, { phone: stranger(100 + i), customer_ip: ip });
+      expect(r.status, `code ${i + 1}: ${r.text}`).toBe(202);
+    }
+    const next = stranger(100 + OTP_RULES.perIpPerHour);
+    expectThrottled(await requestCode(o, { phone: next, customer_ip: ip }), /at most 20 codes per address per hour/);
+    // The refusal spent nothing of that phone's allowance: from another address it goes through.
+    expect((await requestCode(o, { phone: next, customer_ip: '203.0.113.8' })).status).toBe(202);
+    expect((await requestCode(other, { phone: stranger(200), customer_ip: ip })).status).toBe(202);
+  });
+
+  it("counts the connection's address when the app sends no customer_ip", async () => {
+    const ask = (phone: string) => o.as('staff').post('/client-area/otp', { body: { phone } });
+    for (let i = 0; i < OTP_RULES.perIpPerHour; i++) {
+      const r = await ask(stranger(300 + i));
+      expect(r.status, `code ${i + 1}: ${r.text}`).toBe(202);
+    }
+    expectThrottled(await ask(stranger(300 + OTP_RULES.perIpPerHour)), /per address per hour/);
+    // The app naming its customer's address is counted there instead.
+    expect((await requestCode(o, { phone: stranger(300 + OTP_RULES.perIpPerHour) })).status).toBe(202);
+  });
+});
