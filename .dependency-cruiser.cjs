@@ -18,6 +18,7 @@ const MODULE_FLOORS = [
   ['payments', 'webhooks', 'api-clients', 'identity', 'maintenance'],
   ['claims'],
   ['client-area', 'erp'],
+  ['sandbox'],
 ];
 
 const LIB = '^src/lib/';

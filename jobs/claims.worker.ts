@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { forEachClock } from '../src/db/org-clocks.ts';
 import { isYmd } from '../src/lib/dates.ts';
 import { claimPaymentService } from '../src/modules/claims/claim-payment.service.ts';
 import { claimService } from '../src/modules/claims/claim.service.ts';
@@ -18,7 +19,11 @@ async function registerClaimSlaWorker(boss: PgBoss, app: AppServices): Promise<v
   await boss.work(q.name, { pollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const { asOf } = q.payload.parse(job.data ?? {});
-      const counts = await claimService.runSla(app, asOf && isYmd(asOf) ? asOf : undefined);
+      const day = asOf && isYmd(asOf) ? asOf : undefined;
+      // Each organisation judged at its own now (sandbox clocks: src/db/org-clocks.ts), or at the end of `asOf`.
+      const counts = await forEachClock(app.db.clocks, day, (d, tenants) =>
+        claimService.runSla(app, day ? d : undefined, tenants),
+      );
       app.log.info({ job: q.name, ...counts }, 'claims daily job done');
     }
   });

@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { forEachClock } from '../src/db/org-clocks.ts';
 import { isYmd } from '../src/lib/dates.ts';
 import { decideApplication } from '../src/modules/finance/application/decide.ts';
 import { runIpfDaily } from '../src/modules/finance/loan/daily.ts';
@@ -62,7 +63,10 @@ export async function registerFinanceWorkers(boss: PgBoss, app: AppServices): Pr
   await boss.work(dailyQ.name, { pollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const { asOf } = dailyQ.payload.parse(job.data ?? {});
-      const counts = await runIpfDaily(app, asOf && isYmd(asOf) ? asOf : undefined);
+      // Each organisation on its own day (sandbox clocks: src/db/org-clocks.ts), unless `asOf` names one.
+      const counts = await forEachClock(app.db.clocks, asOf && isYmd(asOf) ? asOf : undefined, (d, tenants) =>
+        runIpfDaily(app, d, tenants),
+      );
       app.log.info({ job: dailyQ.name, ...counts }, 'premium-finance daily job done');
     }
   });

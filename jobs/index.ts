@@ -9,6 +9,7 @@ import { registerProspectWorkers } from './prospects.worker.ts';
 import { registerClaimWorkers } from './claims.worker.ts';
 import { registerSmsWorkers } from './sms.worker.ts';
 import { registerFinanceWorkers } from './finance.worker.ts';
+import { registerSandboxWorkers } from './sandbox.worker.ts';
 import { instrumentWorkers } from './instrument.ts';
 import { QUEUES } from './queues.ts';
 
@@ -31,5 +32,6 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerClaimWorkers(boss, app);
   await registerSmsWorkers(boss, app);
   await registerFinanceWorkers(boss, app);
+  await registerSandboxWorkers(boss, app);
   return boss;
 }

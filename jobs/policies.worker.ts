@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { forEachClock } from '../src/db/org-clocks.ts';
 import { isYmd } from '../src/lib/dates.ts';
 import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
 import { QUEUES } from './queues.ts';
@@ -10,7 +11,10 @@ export async function registerPolicyWorkers(boss: PgBoss, app: AppServices): Pro
   await boss.work(q.name, { pollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const { asOf } = q.payload.parse(job.data ?? {});
-      const counts = await runLifecycle(app, asOf && isYmd(asOf) ? asOf : undefined);
+      // Each organisation on its own day (sandbox clocks: src/db/org-clocks.ts), unless `asOf` names one.
+      const counts = await forEachClock(app.db.clocks, asOf && isYmd(asOf) ? asOf : undefined, (d, tenants) =>
+        runLifecycle(app, d, tenants),
+      );
       app.log.info({ job: q.name, ...counts }, 'policy lifecycle job done');
     }
   });

@@ -174,6 +174,17 @@ export const QUEUES = {
     options: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
     cron: '20 0 * * *',
   },
+  /**
+   * A sandbox organisation's clock advance (src/modules/sandbox/advance.ts), queued by the request; every minute
+   * (no organisation named) any advance whose job was lost is taken up again. One advancer per organisation (an
+   * advisory lock); each day's progress is committed, so a retry resumes where the last attempt stopped.
+   */
+  sandboxAdvance: {
+    name: 'sandbox.advance',
+    payload: z.object({ tenantId: z.number().int().positive().optional() }).strict(),
+    options: { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 1800 },
+    cron: '* * * * *',
+  },
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]['name'];

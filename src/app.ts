@@ -79,6 +79,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
+  await db.clocks.follow(events, (err) => log.error({ err }, 'sandbox clocks: reload failed'));
   const caches = new Caches(events, db.pool);
   const rateLimits = createRateLimitStore({
     redisUrl: config.redisUrl,

@@ -1,3 +1,4 @@
+import { bindOrgClock } from './lib/clock.ts';
 import { randomUUID } from 'node:crypto';
 import type { Principal, Credentials } from './auth/principal.ts';
 import { authenticate } from './auth/principal.ts';
@@ -46,6 +47,8 @@ export interface AppServices {
   lender?: IpfLenderPort;
   /** What /metrics counts (src/ports/metrics.ts): modules report through it, e.g. `app.metrics.paymentResult(…)`. */
   metrics: MetricsPort;
+  /** Queues a sandbox organisation's clock advance (jobs/sandbox.worker.ts); set where pg-boss runs. */
+  sandbox?: { queueAdvance(tenantId: number): Promise<void> };
 }
 
 /** See AppServices.limits. */
@@ -138,6 +141,8 @@ export async function createContext(input: ContextInput): Promise<Context> {
   const requestId = input.requestId ?? requestIdFrom(undefined);
   const principal =
     input.principal ?? (input.credentials?.authorization ? await authenticate(app.auth, input.credentials) : undefined);
+  // From here on the request runs on its organisation's clock (a sandbox organisation's own, else the service's).
+  if (principal) bindOrgClock(principal.tenant.id, app.db.clocks.offsetFor(principal.tenant.id));
   const creds = input.credentials;
   // Client headers bind only with a token of the client's organisation; wrong or replaced keys fail the request.
   const customer =

@@ -1,3 +1,4 @@
+import { openClockScope } from './lib/clock.ts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
@@ -74,8 +75,9 @@ export function createHttpServer(app: AppServices, health: Health): HttpServer {
     const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
     // Node neither awaits nor catches a request listener: a rejection that got past `handle` would be unhandled and,
     // under `npm start`, end the process for every client. It costs this one request instead.
+    // A clock scope per request, bound to the caller's organisation once known (lib/clock.ts, src/context.ts).
     requestScope
-      .run({ requestId }, () => handle(req, res, requestId))
+      .run({ requestId }, () => openClockScope(() => handle(req, res, requestId)))
       .catch((err: unknown) => answerOutsideHandler(app, res, err, requestId));
   };
   const server = createNodeServer(app, onRequest, pendingResponse);

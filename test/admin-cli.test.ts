@@ -1,55 +1,15 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GROUPS } from '../src/admin/cli.ts';
-import { childClockEnv } from './helpers/clock.ts';
+import { type CliRun, runAdmin, runAdminJson } from './helpers/admin-cli.ts';
 import { expectProblem, useKit } from './kit.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const t = useKit();
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The CLI as an operator runs it (`npm run admin --` is `tsx scripts/admin.ts`), as a child process on the test
- * server's database, with an environment built from scratch so nothing of the runner leaks in.
- */
-function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/admin.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/root',
-          NODE_ENV: 'test',
-          DATABASE_URL: t.databaseUrl,
-          USER: 'wanjiru.ops',
-          ...childClockEnv(),
-          ...env,
-        },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Runs a command with --json and returns its parsed answer; fails with its output otherwise. */
-async function adminJson<T = any>(...args: string[]): Promise<T> {
-  const r = await admin([...args, '--json']);
-  expect(r.code, `${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
+type Run = CliRun;
+const admin = (args: string[], env: Record<string, string> = {}) => runAdmin(t.databaseUrl, args, env);
+const adminJson = <T = any>(...args: string[]) => runAdminJson<T>(t.databaseUrl, ...args);
 
 /** An organisation from a template with an admin user and an admin API client, made through the CLI. */
 async function newOrganisation(code: string) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { now as clockNow } from '../src/lib/clock.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays, addMonths } from '../src/lib/dates.ts';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
@@ -317,7 +318,7 @@ describe('cancellation of a fully paid annual policy mid-term', () => {
     await t.db.tenant(o.org.id, (tx) =>
       tx.cancellation.update({
         where: { uuid: p2.body.data.uuid },
-        data: { confirmedAt: new Date(Date.now() - 31 * 86_400_000) },
+        data: { confirmedAt: new Date(clockNow().getTime() - 31 * 86_400_000) },
       }),
     );
     const r = await post(`/policies/${pol.uuid}/reinstate`, {});
@@ -514,7 +515,7 @@ describe('previews: stale, expired, discarded, invalid input, state', () => {
 
     const b = await preview();
     await t.db.tenant(o.org.id, (tx) =>
-      tx.cancellation.update({ where: { uuid: b.uuid }, data: { expiresAt: new Date(Date.now() - 1000) } }),
+      tx.cancellation.update({ where: { uuid: b.uuid }, data: { expiresAt: new Date(clockNow().getTime() - 1000) } }),
     );
     expectProblem(
       await post(`/policies/${pol.uuid}/cancellations/${b.uuid}/confirm`, undefined),

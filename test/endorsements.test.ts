@@ -1,4 +1,5 @@
 import type { Principal } from '../src/auth/principal.ts';
+import { now as clockNow } from '../src/lib/clock.ts';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../src/lib/dates.ts';
@@ -489,7 +490,10 @@ describe('two-phase rules', () => {
   it('expired preview answers preview_expired', async () => {
     const a = await details(inst.uuid, 'Volvo');
     await t.db.tenant(o.org.id, (tx) =>
-      tx.endorsement.update({ where: { uuid: a.body.data.uuid }, data: { expiresAt: new Date(Date.now() - 1000) } }),
+      tx.endorsement.update({
+        where: { uuid: a.body.data.uuid },
+        data: { expiresAt: new Date(clockNow().getTime() - 1000) },
+      }),
     );
     expectProblem(await confirm(inst.uuid, a.body.data.uuid), 409, 'preview_expired');
     const list = await o.api.get(`/policies/${inst.uuid}/endorsements`, { token: o.tokens.staff });

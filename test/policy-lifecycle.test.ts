@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { now as clockNow } from '../src/lib/clock.ts';
 import { describe, expect, it } from 'vitest';
 import type { PolicyStatus } from '../src/generated/prisma/enums.ts';
 import { addDays, addMonths, annualEnd, toDbDate } from '../src/lib/dates.ts';
@@ -256,7 +257,7 @@ describe('active → lapsed (schedule) → active (payment of the arrears)', () 
     await movePeriod(p2.uuid, start, [start, addDays(TODAY, -30)]);
     await runLifecycle(app(), TODAY);
     expect((await row(p2.uuid)).status).toBe('lapsed');
-    const longAgo = new Date(Date.now() - (POLICY_RULES.reinstatementDays + 1) * 86_400_000);
+    const longAgo = new Date(clockNow().getTime() - (POLICY_RULES.reinstatementDays + 1) * 86_400_000);
     await t.db.tenant(o.org.id, (tx) =>
       tx.policy.update({ where: { uuid: p2.uuid }, data: { statusChangedAt: longAgo } }),
     );

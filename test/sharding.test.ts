@@ -73,6 +73,8 @@ const TENANT_TABLES = [
   'receipt_allocations',
   'receipts',
   'renewal_quotes',
+  'sandbox_clock_runs',
+  'sandbox_clocks',
   'sms_accounts',
   'sms_ledger',
   'sms_messages',
@@ -104,7 +106,13 @@ const GLOBAL_TABLES: Record<string, string> = {
  * Tenant tables whose primary key already holds tenant_id; every other tenant table's key gains it first: (id) becomes
  * (tenant_id, id), and a key of other columns (below) likewise.
  */
-const PRIMARY_KEYS_WITH_TENANT = ['mpesa_channels', 'rating_versions', 'sms_accounts', 'tenant_counters'];
+const PRIMARY_KEYS_WITH_TENANT = [
+  'mpesa_channels',
+  'rating_versions',
+  'sandbox_clocks',
+  'sms_accounts',
+  'tenant_counters',
+];
 
 /** Tenant tables whose primary key (without tenant_id) is not (id), and its columns: document blobs by storage key. */
 const PRIMARY_KEYS_NOT_ID: Record<string, string> = { document_blobs: 'key' };
@@ -149,6 +157,7 @@ const UNIQUE_KEYS_WITHOUT_TENANT: Record<string, 'tenant_id first' | 'routing ta
   'receipts(payment_request_id)': 'tenant_id first',
   'renewal_quotes(new_policy_id)': 'tenant_id first',
   'renewal_quotes(uuid)': 'tenant_id first',
+  'sandbox_clock_runs(uuid)': 'tenant_id first',
   'sms_messages(uuid)': 'tenant_id first',
   // Looked up by a delivery report, whose URL's token names the organisation first.
   'sms_recipients(gateway_message_id)': 'tenant_id first',
@@ -269,6 +278,7 @@ const NOTIFYING_TRIGGERS = [
   'motor_products.bima_rating_changed',
   'motor_rate_bands.bima_rating_changed',
   'motor_tonnage_bands.bima_rating_changed',
+  'sandbox_clocks.bima_clock_changed',
   'standard_products.bima_rating_changed',
   'tenants.bima_principal_changed',
   'users.bima_principal_changed',

@@ -24,6 +24,7 @@ import { ipfApplicationsRoutes } from './ipf-applications.ts';
 import { ipfLoansRoutes } from './ipf-loans.ts';
 import { ipfSettlementRoutes } from './ipf-settlement.ts';
 import { erpRoutes } from './erp.ts';
+import { sandboxRoutes } from './sandbox.ts';
 
 /** The whole legacy surface under /api/v1: one table, read by the router and by the OpenAPI generator. */
 export const ROUTES: AnyRoute[] = [
@@ -50,6 +51,7 @@ export const ROUTES: AnyRoute[] = [
   ...ipfApplicationsRoutes,
   ...ipfSettlementRoutes,
   ...erpRoutes,
+  ...sandboxRoutes,
   ...clientAreaSignInRoutes,
   ...clientAreaRoutes,
 ];

@@ -54,6 +54,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /prospects/{uuid}/convert',
   'POST /prospects/{uuid}/notes',
   'POST /sales-people/{id}/agent-key',
+  'POST /sandbox/clock/advance',
   'POST /sms',
   'POST /sms/sender-ids',
   'POST /sms/templates',

@@ -85,6 +85,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sms/delivery-report/{callback_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The SMS gateway's delivery report; called by the gateway, not by integrators
+         * @description No bearer token: the organisation's M-Pesa callback token in the path authenticates the gateway, the same gate as the rails' callbacks (unknown token, or a source outside MPESA_CALLBACK_ALLOWED_IPS → 404, nothing read). A report is a hint, never proof: it only names a message, and the recipient moves sent → delivered | failed when the gateway's own status query says so; a report for a message the organisation never sent changes nothing. Answers 200 whatever the outcome (an unreadable body included), so the gateway does not retry it.
+         */
+        post: operations["smsDeliveryReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-clients": {
         parameters: {
             query?: never;
@@ -1801,6 +1821,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sandbox organisation's clock
+         * @description Where the organisation's own clock stands (now and business day), whether an advance is running, and the last advance. Every time-based rule of a sandbox organisation follows this clock: instalment due dates, lapse and not-taken-up windows, renewal notices, claim service levels, loan reminders and defaults, one-time-code and preview expiry. A live organisation has no such clock: 403 sandbox_only.
+         */
+        get: operations["getSandboxClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the sandbox organisation's clock
+         * @description Moves the clock forward to `to` (an instant) or by `days` (one of the two), at least a minute and at most 731 days on; it never goes back. Answers 202 at once with status `advancing`: each day's daily jobs (policy lifecycle, claim service levels, prospect follow-ups, premium finance) then run on the organisation clock, in order, with their events and webhooks, and `sandbox.clock_ready` follows when the clock stands at the target (poll GET /sandbox/clock or take the webhook). One advance at a time: 409 invalid_state while one runs. Needs scope admin and an admin user (403 actor_forbidden otherwise); 403 sandbox_only for a live organisation.
+         */
+        post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sms": {
         parameters: {
             query?: never;
@@ -2691,6 +2751,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "sandbox.clock_ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * sandbox.clock_ready
+         * @description A sandbox organisation's clock finished advancing: each day's daily jobs ran on its clock (staff only; never for a live organisation).
+         *
+         *     Delivered as a signed POST to every endpoint subscribed to `sandbox.clock_ready` (or `*`).
+         */
+        post: operations["webhook_sandbox_clock_ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2704,7 +2786,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "idempotency_key_required" | "idempotency_key_invalid" | "invalid_client" | "unauthenticated" | "invalid_token" | "tenant_inactive" | "actor_disabled" | "invalid_client_key" | "insufficient_scope" | "actor_forbidden" | "agent_denied" | "ipf_not_offered" | "not_found" | "method_not_allowed" | "request_timeout" | "duplicate_client" | "price_changed" | "invalid_state" | "preview_stale" | "preview_expired" | "double_insurance" | "registry_refused" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "validation_failed" | "idempotency_key_reused" | "premium_mismatch" | "no_quote" | "domain_rule" | "query_too_complex" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "idempotency_key_required" | "idempotency_key_invalid" | "invalid_client" | "unauthenticated" | "invalid_token" | "tenant_inactive" | "actor_disabled" | "invalid_client_key" | "insufficient_scope" | "actor_forbidden" | "agent_denied" | "ipf_not_offered" | "sandbox_only" | "not_found" | "method_not_allowed" | "request_timeout" | "duplicate_client" | "price_changed" | "invalid_state" | "preview_stale" | "preview_expired" | "double_insurance" | "registry_refused" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "validation_failed" | "idempotency_key_reused" | "premium_mismatch" | "no_quote" | "domain_rule" | "query_too_complex" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Path of the request */
             instance?: string;
             request_id: string;
@@ -8021,6 +8103,81 @@ export interface operations {
                     "application/json": {
                         ResultCode: number;
                         ResultDesc: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method_not_allowed`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    smsDeliveryReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callback_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The gateway's message id (its messageId at send) */
+                    id: string;
+                    /** @description Success, Failed or Rejected: a hint only */
+                    status?: string;
+                    phoneNumber?: string;
+                    networkCode?: string;
+                    failureReason?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description The gateway's message id (its messageId at send) */
+                    id: string;
+                    /** @description Success, Failed or Rejected: a hint only */
+                    status?: string;
+                    phoneNumber?: string;
+                    networkCode?: string;
+                    failureReason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "accepted";
+                        /** @enum {string} */
+                        outcome: "delivered" | "failed" | "pending" | "unknown" | "already_final" | "malformed";
                     };
                 };
             };
@@ -18217,6 +18374,290 @@ export interface operations {
             };
         };
     };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this agent (with X-Agent-Key) */
+                "X-Agent-Code"?: components["parameters"]["AgentCode"];
+                /** @description The agent's key; required with X-Agent-Code */
+                "X-Agent-Key"?: components["parameters"]["AgentKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description The organisation's now
+                             */
+                            now: string;
+                            /**
+                             * Format: date
+                             * @description The organisation's business day (Nairobi), Y-m-d
+                             */
+                            today: string;
+                            /**
+                             * @description ready, or advancing while an advance runs its days
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with offset
+                             */
+                            advancing_to: string | null;
+                            /** @description How far ahead of the real clock it runs, in whole seconds */
+                            ahead_seconds: number;
+                            last_advance: {
+                                uuid: string;
+                                /** @enum {string} */
+                                status: "ready" | "advancing";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                to: string;
+                                /** @description The last day whose daily jobs have run on the organisation's clock (Y-m-d) */
+                                last_day: string | null;
+                                days_run: number;
+                                requested_by: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                requested_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                finished_at: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `sandbox_only`: Only a sandbox organisation has a clock of its own */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Act as this agent (with X-Agent-Key) */
+                "X-Agent-Code"?: components["parameters"]["AgentCode"];
+                /** @description The agent's key; required with X-Agent-Code */
+                "X-Agent-Key"?: components["parameters"]["AgentKey"];
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The instant to move the clock to (ISO 8601 with offset); or give days
+                     */
+                    to?: string;
+                    /** @description Whole days on from the clock's now; or give to */
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Advancing */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description The organisation's now
+                             */
+                            now: string;
+                            /**
+                             * Format: date
+                             * @description The organisation's business day (Nairobi), Y-m-d
+                             */
+                            today: string;
+                            /**
+                             * @description ready, or advancing while an advance runs its days
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with offset
+                             */
+                            advancing_to: string | null;
+                            /** @description How far ahead of the real clock it runs, in whole seconds */
+                            ahead_seconds: number;
+                            last_advance: {
+                                uuid: string;
+                                /** @enum {string} */
+                                status: "ready" | "advancing";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                to: string;
+                                /** @description The last day whose daily jobs have run on the organisation's clock (Y-m-d) */
+                                last_day: string | null;
+                                days_run: number;
+                                requested_by: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                requested_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 with offset
+                                 */
+                                finished_at: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action; `sandbox_only`: Only a sandbox organisation has a clock of its own */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state`: The record's state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSms: {
         parameters: {
             query?: {
@@ -22458,6 +22899,71 @@ export interface operations {
                         };
                         /** @description ISO 8601 with offset */
                         settled_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer in time) is retried with back-off. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_sandbox_clock_ready: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint secret>`; a second `v1` (previous secret) during rotation grace. See "Verifying webhook signatures" in the introduction. */
+                "Service-Signature": string;
+                /** @description The event name, as in `event` */
+                "Service-Event": string;
+                /** @description The event id: identical on every attempt and every endpoint (deduplicate on it) */
+                "Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Event id (also the Service-Delivery header)
+                     */
+                    id: string;
+                    /** @constant */
+                    event: "sandbox.clock_ready";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with offset
+                     */
+                    created_at: string;
+                    /** @constant */
+                    api_version: "v1";
+                    /** @description The organisation the event belongs to */
+                    tenant: {
+                        code: string;
+                        name: string;
+                    };
+                    data: {
+                        /** @description The advance */
+                        run_uuid: string;
+                        /** @description ISO 8601 with offset: where the clock stood when the advance was asked */
+                        from: string;
+                        /** @description ISO 8601 with offset: where it stands now (and runs on from) */
+                        to: string;
+                        /** @description Days whose daily jobs ran on the organisation's clock */
+                        days_run: number;
+                        /** @description What the daily jobs did over the advance, per job (policies, claims, prospects, premium_finance) */
+                        counts: {
+                            [key: string]: {
+                                [key: string]: number;
+                            };
+                        };
                     };
                 };
             };

@@ -16,6 +16,7 @@ import { lifecycle } from './lifecycle.ts';
 import { organisations } from './organisations.ts';
 import { payments } from './payments.ts';
 import { openRuntime } from './runtime.ts';
+import { sandbox } from './sandbox.ts';
 import { sms } from './sms.ts';
 import { agents, users } from './users.ts';
 import { webhooks } from './webhooks.ts';
@@ -25,7 +26,17 @@ import { webhooks } from './webhooks.ts';
  * services the API calls, on the organisation it names, as the `system` actor with the operator's name in the audit
  * log (runtime.ts). Exit codes: 0 done, 1 refused (the service's or the database's reason), 2 a usage mistake.
  */
-export const GROUPS: CommandGroup[] = [organisations, users, agents, apiClients, sms, webhooks, payments, lifecycle];
+export const GROUPS: CommandGroup[] = [
+  organisations,
+  users,
+  agents,
+  apiClients,
+  sms,
+  webhooks,
+  payments,
+  lifecycle,
+  sandbox,
+];
 
 const PROG = 'npm run admin --';
 

@@ -1,3 +1,4 @@
+import { forEachClock } from '../db/org-clocks.ts';
 import { isYmd, todayNairobi, YMD_MESSAGE } from '../lib/dates.ts';
 import { runIpfDaily } from '../modules/finance/loan/daily.ts';
 import { runLifecycle } from '../modules/policies/lifecycle.service.ts';
@@ -9,10 +10,13 @@ import type { Runtime } from './runtime.ts';
  * one day, across every organisation. Both are guarded transitions: a rerun for the same day changes nothing more.
  */
 async function run(rt: Runtime, v: Values) {
-  const date = str(v, 'date') ?? todayNairobi();
-  if (!isYmd(date)) throw new UsageError(`--date must be ${YMD_MESSAGE}, got ${JSON.stringify(date)}`);
-  const policies = await runLifecycle(rt.app, date);
-  const finance = await runIpfDaily(rt.app, date);
+  const asked = str(v, 'date');
+  if (asked !== undefined && !isYmd(asked))
+    throw new UsageError(`--date must be ${YMD_MESSAGE}, got ${JSON.stringify(asked)}`);
+  // Without --date each organisation is judged on its own today (a sandbox clock's, src/db/org-clocks.ts).
+  const policies = await forEachClock(rt.app.db.clocks, asked, (d, t) => runLifecycle(rt.app, d, t));
+  const finance = await forEachClock(rt.app.db.clocks, asked, (d, t) => runIpfDaily(rt.app, d, t));
+  const date = asked ?? todayNairobi();
   const json = { date, policies, premium_finance: finance };
   const text = [`date: ${date}`, 'policies:', lines({ ...policies }), 'premium finance:', lines({ ...finance })].join(
     '\n',
@@ -27,7 +31,13 @@ const commands: Command[] = [
     details:
       'Policies: not taken up, expiry, lapse, renewal notices, stale previews. Premium finance: reminders, overdue ' +
       'notices, defaults, expiry of unfinished applications. Messages they record are sent by the running service.',
-    options: { date: { type: 'string', arg: '<Y-m-d>', description: 'the day judged (default: today in Nairobi)' } },
+    options: {
+      date: {
+        type: 'string',
+        arg: '<Y-m-d>',
+        description: 'the day judged, for every organisation (default: each its own today)',
+      },
+    },
     run,
   },
 ];

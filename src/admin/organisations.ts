@@ -39,13 +39,14 @@ async function create(rt: Runtime, v: Values) {
   const templateName = oneOf(v, 'template', TEMPLATE_NAMES, fallback);
   const template = TEMPLATES.find((t) => t.role === templateName)!;
   const data = parseInput(createSchema, { code: v.code, name: v.name, paybill: v.paybill });
+  const sandbox = v.sandbox === true;
   const { app } = rt;
   const created = await app.db.system(
     async (tx) => {
       if (await tx.tenant.findUnique({ where: { code: data.code } })) {
         throw new CliError(`an organisation with code ${data.code} exists already`);
       }
-      const tenant = await tx.tenant.create({ data: { ...data, type, status: 'active' } });
+      const tenant = await tx.tenant.create({ data: { ...data, type, status: 'active', sandbox } });
       await createReferenceData(tx, tenant.id);
       for (const ins of template.insurers) await createInsurer(tx, tenant.id, ins);
       await createIpfLenders(tx, tenant.id);
@@ -56,7 +57,7 @@ async function create(rt: Runtime, v: Values) {
         action: 'organisation.created',
         entityType: 'tenant',
         entityId: tenant.code,
-        changes: { ...view(tenant), template: templateName, insurers: template.insurers.map((i) => i.name) },
+        changes: { ...view(tenant), sandbox, template: templateName, insurers: template.insurers.map((i) => i.name) },
       });
       return tenant;
       // A template's products, rates and reference rows are a few thousand inserts: more than the 5 s default.
@@ -65,6 +66,7 @@ async function create(rt: Runtime, v: Values) {
   );
   const json = {
     ...view(created),
+    sandbox,
     template: templateName,
     insurers: template.insurers.map((i) => i.name),
     levies: LEVIES.map((l) => l.code),
@@ -118,7 +120,8 @@ const commands: Command[] = [
     details:
       'Creates the organisation (active), the statutory levies, reference data, premium-finance lenders, the SMS ' +
       'opening balance and the insurer panel (motor, medical, travel and standard products) of a demo template. ' +
-      'It has no users yet: add an admin with `users create`, then an API client.',
+      'It has no users yet: add an admin with `users create`, then an API client. With --sandbox it is a sandbox ' +
+      'organisation for integrators to try things on: its clock can be advanced; a live one can never be.',
     options: {
       code: { type: 'string', arg: '<code>', description: 'unique code, e.g. acme-brokers', required: true },
       name: { type: 'string', arg: '<name>', description: 'registered name', required: true },
@@ -128,6 +131,10 @@ const commands: Command[] = [
         type: 'string',
         arg: `<${TEMPLATE_NAMES.join('|')}>`,
         description: 'whose insurer panel to copy (default: the type, else sacco)',
+      },
+      sandbox: {
+        type: 'boolean',
+        description: 'a sandbox organisation, whose clock may be advanced (sandbox advance); fixed for its life',
       },
     },
     run: create,

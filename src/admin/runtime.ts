@@ -44,6 +44,7 @@ async function buildServices(config: Config, databaseUrl: string, log: Logger): 
   const db = await Database.connect(databaseUrl, { poolSize: 4, poolWaitMs: 10_000 });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
+  await db.clocks.follow(events, (err) => log.error({ err }, 'sandbox clocks: reload failed'));
   const caches = new Caches(events, db.pool);
   const registry: AppServices['registry'] = {
     clock: now,

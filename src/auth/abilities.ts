@@ -5,7 +5,8 @@ import type { UserRole } from '../generated/prisma/enums.ts';
  * 403 actor_forbidden. Reads are governed by scopes and visibility, not abilities. Agents register claims but do not
  * adjudicate them (claims.manage: move, reserve, assess, approve, pay). SMS (sms.send) goes out under the
  * organisation's sender ID and its outbox holds every client's number: admins and account executives send, agents do
- * not (they neither send nor read the outbox); sms.manage (sender IDs, top-ups, templates) is the admin's.
+ * not (they neither send nor read the outbox); sms.manage (sender IDs, top-ups, templates) is the admin's, as is
+ * sandbox.clock (advancing a sandbox organisation's clock).
  */
 export const ABILITIES = [
   'api_clients.manage',
@@ -19,6 +20,7 @@ export const ABILITIES = [
   'prospects.write',
   'sms.send',
   'sms.manage',
+  'sandbox.clock',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 

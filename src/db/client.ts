@@ -2,6 +2,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { PrismaClient, Prisma } from '../generated/prisma/client.ts';
+import { clockScope, withOrgClock } from '../lib/clock.ts';
+import { OrgClocks } from './org-clocks.ts';
 import { APP_ROLE, needsAppRole } from './tenancy.ts';
 
 export { Prisma };
@@ -99,6 +101,13 @@ export interface AuthRow {
  * app.tenant_id or, for the few platform operations that must cross tenants, app.system.
  */
 export class Database {
+  /** Sandbox organisations' clocks (src/db/org-clocks.ts): kept current by the app once its event bus listens. */
+  readonly clocks = new OrgClocks(() =>
+    this.system((tx) =>
+      tx.sandboxClock.findMany({ where: { offsetMs: { gt: 0 } }, select: { tenantId: true, offsetMs: true } }),
+    ),
+  );
+
   private constructor(
     readonly prisma: PrismaClient,
     readonly pool: pg.Pool,
@@ -148,6 +157,17 @@ export class Database {
    */
   tenant<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
     if (!Number.isSafeInteger(tenantId)) throw new Error(`not a tenant id: ${String(tenantId)}`);
+    // The work runs on the organisation's clock (lib/clock.ts): a sandbox organisation's, or the service clock. A
+    // scope already pinned to this organisation (a request, or a sandbox clock's advance stepping through its days)
+    // is kept.
+    const offset = this.clocks.offsetFor(tenantId);
+    const scope = clockScope();
+    if (scope?.tenantId !== tenantId && offset !== (scope?.offsetMs ?? 0))
+      return withOrgClock(tenantId, offset, () => this.#tenantTx(tenantId, fn, opts));
+    return this.#tenantTx(tenantId, fn, opts);
+  }
+
+  #tenantTx<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
     // An isolation level must be set before the transaction's first query: no setting folded into BEGIN then.
     if (opts.isolationLevel) {
       return this.prisma.$transaction(async (tx) => {

@@ -42,6 +42,7 @@ import '../modules/payments/loan-settlement.mutations.ts';
 import '../modules/client-area/client-area.type.ts';
 import '../modules/client-area/client-area.mutations.ts';
 import '../modules/erp/erp.type.ts';
+import '../modules/sandbox/sandbox-clock.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 export const sortedSchema = lexicographicSortSchema(schema);

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * The service's notion of "now" for business dates: what day it is in Nairobi when a cover starts, a lifecycle run
  * judges, a renewal window opens, a vehicle's age is counted or a certificate stage is due (`todayNairobi()` in
@@ -7,16 +9,62 @@
  *
  * A set clock runs on from the instant it was set to, so timestamps keep their order and durations stay real; a
  * frozen one (`frozen: true`, or TEST_CLOCK=<instant>/frozen) stands still, for a test at an exact instant such as
- * the Nairobi midnight. Instants that are not business dates (token expiry, rate-limit windows, preview validity in
- * hours, retries) stay on the system clock.
+ * the Nairobi midnight. Instants that are not business dates (token expiry, rate-limit windows, retries) stay on the
+ * system clock.
+ *
+ * A sandbox organisation has a clock of its own (docs/operations.md "Sandbox clock"): the service clock plus the
+ * organisation's offset. `now()` reads it from the organisation clock scope of the work in hand: a request's scope
+ * is opened by the HTTP server and bound to the caller's organisation when its context is made (src/context.ts); a
+ * unit of work on one organisation's data runs in that organisation's scope (Database.tenant); the daily jobs run
+ * each organisation on its own day (src/db/org-clocks.ts). Outside any scope it is the service clock.
  */
 
 let offsetMs = 0;
 let frozenAt: number | null = null;
 
-/** Now, on the service's clock. */
+/** Whose clock the work in hand runs on: an organisation (null: none in particular) and its offset. */
+export interface OrgClockScope {
+  tenantId: number | null;
+  offsetMs: number;
+}
+
+const scopes = new AsyncLocalStorage<OrgClockScope>();
+
+/** Now, on the service's clock, as the organisation of the work in hand sees it. */
 export function now(): Date {
+  return new Date((frozenAt ?? Date.now() + offsetMs) + (scopes.getStore()?.offsetMs ?? 0));
+}
+
+/** Now on the service clock itself, whatever organisation's work is in hand (a sandbox clock's own arithmetic). */
+export function serviceNow(): Date {
   return new Date(frozenAt ?? Date.now() + offsetMs);
+}
+
+/** The organisation clock scope of the work in hand, if any. */
+export function clockScope(): OrgClockScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs `fn` on an organisation's clock (`offsetMs` ahead of the service clock). */
+export function withOrgClock<T>(tenantId: number | null, offset: number, fn: () => T): T {
+  return scopes.run({ tenantId, offsetMs: offset }, fn);
+}
+
+/**
+ * Opens a scope not yet bound to an organisation, for a request: the HTTP server opens one per request before it
+ * knows the caller, and bindOrgClock (from createContext) binds it once the caller's organisation is known, for
+ * everything the request does after that.
+ */
+export function openClockScope<T>(fn: () => T): T {
+  return scopes.run({ tenantId: null, offsetMs: 0 }, fn);
+}
+
+/** Binds the open request scope to the caller's organisation and its clock (a no-op outside a scope). */
+export function bindOrgClock(tenantId: number, offset: number): void {
+  const s = scopes.getStore();
+  if (!s) return;
+  s.tenantId = tenantId;
+  s.offsetMs = offset;
 }
 
 export interface TestClockSetting {

@@ -25,6 +25,7 @@ export const PROBLEM_CATALOGUE = {
   actor_forbidden: { status: 403, title: 'Acting user may not perform this action' },
   agent_denied: { status: 403, title: 'Agent credentials rejected' },
   ipf_not_offered: { status: 403, title: 'Premium finance is not offered to this organisation' },
+  sandbox_only: { status: 403, title: 'Only a sandbox organisation has a clock of its own' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request not received in time' },

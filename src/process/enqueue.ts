@@ -5,6 +5,7 @@ import { MpesaSimulator } from '../../jobs/rails/mpesa-simulator.ts';
 import { registerB2cRail } from '../../jobs/claims.worker.ts';
 import { registerSmsGateway } from '../../jobs/sms.worker.ts';
 import { registerLenderRail } from '../../jobs/finance.worker.ts';
+import { registerSandboxQueue } from '../../jobs/sandbox.worker.ts';
 import type { AppServices } from '../context.ts';
 import { START_LOCK_KEY } from '../db/migrate.ts';
 
@@ -58,6 +59,7 @@ export async function startEnqueueOnly(app: AppServices, databaseUrl: string): P
   await boss.start();
   app.mobileMoney.rail = new MpesaSimulator(app, boss);
   registerB2cRail(boss, app);
+  registerSandboxQueue(boss, app);
   registerSmsGateway(boss, app);
   registerLenderRail(boss, app);
   app.registry.send = async (queue, data, opts = {}) => {

@@ -25,7 +25,9 @@ export interface DemoInsurer {
 }
 
 export interface DemoTenant {
-  role: 'brokerage' | 'agency' | 'sacco' | 'suspended';
+  role: 'brokerage' | 'agency' | 'sacco' | 'suspended' | 'sandbox';
+  /** A sandbox organisation: its clock may be advanced (docs/operations.md "Sandbox clock"). */
+  sandbox?: boolean;
   code: string;
   name: string;
   type: TenantType;
@@ -286,6 +288,28 @@ export const DEMO_TENANTS: DemoTenant[] = [
     agents: [],
     insurers: PANEL.slice(0, 2),
     customers: [],
+  },
+  {
+    role: 'sandbox',
+    sandbox: true,
+    code: 'savannah-sandbox',
+    name: 'Savannah Brokers (sandbox)',
+    type: 'brokerage',
+    status: 'active',
+    paybill: '522534',
+    branches: [{ code: 'NBO', name: 'Nairobi CBD', city: 'Nairobi' }],
+    users: [
+      user('sandbox.admin', 'Amina Wafula', 'admin', 41, { branch: 'NBO' }),
+      user('sandbox.exec', 'Kevin Otieno', 'account_exec', 42, { branch: 'NBO' }),
+      user('sandbox.agent', 'Lucy Wairimu', 'agent', 43, { agentCode: 'SB-01', branch: 'NBO' }),
+    ],
+    apiClients: {
+      staff: { scopes: ['read', 'quote', 'bind', 'crm', 'webhooks'], actor: 'sandbox.exec' },
+      admin: { scopes: ['read', 'admin'], actor: 'sandbox.admin' },
+    },
+    agents: ['sandbox.agent'],
+    insurers: PANEL.slice(0, 4),
+    customers: [{ name: 'Test Customer Njoroge', phone: '254700000606', idNo: '20001234' }],
   },
 ];
 

@@ -22,7 +22,14 @@ import { ensureSmsReference } from './sms-data.ts';
 /** One demo organisation with its staff, reference data, insurers' motor products, lenders and customers. */
 export async function createTenant(tx: Tx, t: DemoTenant) {
   const tenant = await tx.tenant.create({
-    data: { code: t.code, name: t.name, type: t.type, status: t.status, paybill: t.paybill },
+    data: {
+      code: t.code,
+      name: t.name,
+      type: t.type,
+      status: t.status,
+      paybill: t.paybill,
+      sandbox: t.sandbox ?? false,
+    },
   });
   const tenantId = tenant.id;
   const branches = await createBranches(tx, tenantId, t.branches);

@@ -41,6 +41,8 @@ export async function createTestTenant(
   opts: {
     type?: TenantType;
     status?: TenantStatus;
+    /** A sandbox organisation (its clock may be advanced). */
+    sandbox?: boolean;
     clientOverrides?: Partial<Record<keyof TestTenant['clients'], { scopes?: string[]; rateLimitPerMinute?: number }>>;
   } = {},
 ): Promise<TestTenant> {
@@ -52,6 +54,7 @@ export async function createTestTenant(
     name: `Test Org ${suffix}`,
     type: opts.type ?? 'brokerage',
     status: opts.status ?? 'active',
+    sandbox: opts.sandbox ?? false,
     users: template.users.map((u) => ({ ...u, email: `${u.key}.${suffix}@example.co.ke`, key: u.key })),
   };
   const scopes = {

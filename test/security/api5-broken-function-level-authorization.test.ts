@@ -45,6 +45,8 @@ const QUERY: Record<string, Rule> = {
   branches: any('read'),
   riskManagers: any('read'),
   salesPeople: any('read'),
+  // A live organisation's callers get 403 sandbox_only past these rules (test/sandbox-clock.test.ts).
+  sandboxClock: any('read'),
   levies: any('read'),
   motorBenefits: any('read'),
   products: any('read'),
@@ -166,6 +168,8 @@ const MUTATION: Record<string, Rule> = {
   topUpSms: staffOnly('admin'),
   saveSmsTemplate: staffOnly('admin'),
   rotateMpesaCallbackToken: staffOnly('admin'),
+  // Ability sandbox.clock (admin).
+  advanceSandboxClock: staffOnly('admin'),
   createApiClient: staffOnly('admin'),
   updateApiClient: staffOnly('admin'),
   rotateApiClientSecret: staffOnly('admin'),

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../lib/clock.ts';
 import type { Tx } from '../../db/client.ts';
 import type { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { InvalidStateError } from '../../lib/problem.ts';
@@ -147,7 +148,7 @@ export async function transitionClaim(
   meta: ClaimMoveMeta,
 ): Promise<Date | null> {
   assertClaimMove(from, to);
-  const at = meta.at ?? new Date();
+  const at = meta.at ?? clockNow();
   const r = await tx.claim.updateMany({
     where: { id: claimId, status: from },
     data: {
@@ -182,7 +183,7 @@ export async function recordClaimStatus(
       actorUserId: meta.actorUserId ?? null,
       actorApiClientId: meta.actorApiClientId ?? null,
       actorName: meta.actorName,
-      at: meta.at ?? new Date(),
+      at: meta.at ?? clockNow(),
     },
   });
 }

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../lib/clock.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
@@ -27,7 +28,7 @@ export interface ClaimListFilters {
 const day = (ymd: string) => new Date(`${ymd}T00:00:00Z`);
 
 /** The list's where-fragment: the caller's reach first, then each filter; a search is a claim number or registration. */
-export function claimListWhere(p: Principal, f: ClaimListFilters, now = new Date()): Prisma.ClaimWhereInput {
+export function claimListWhere(p: Principal, f: ClaimListFilters, now = clockNow()): Prisma.ClaimWhereInput {
   const and: Prisma.ClaimWhereInput[] = [claimVisibility(p)];
   if (f.status?.length) and.push({ status: { in: f.status } });
   if (f.policyId)

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CLAIM_EVENTS } from './catalogue-claims.ts';
 import { FINANCE_EVENTS, ipfInstalmentAllocation } from './catalogue-finance.ts';
+import { SANDBOX_EVENTS } from './catalogue-sandbox.ts';
+import { certificateCancelled, certificateFailed, certificateIssued } from './catalogue-certificates.ts';
 
 /**
  * The one list of events a tenant can subscribe to: name, when it is emitted, and the schema of `data`. The zod
@@ -166,48 +168,6 @@ const policyRenewalDue = z
   })
   .strict();
 
-const certificateBase = {
-  certificate_uuid: z.string(),
-  policy_no: z.string(),
-  policy_uuid: z.string(),
-  client_no: z.string(),
-  registration: z.string(),
-  stage: z.number().int().describe('1-based stage of an instalment plan (1 of 1 otherwise)'),
-  stage_count: z.number().int(),
-};
-
-const certificateIssued = z
-  .object({
-    ...certificateBase,
-    certificate_no: z.string(),
-    certificate_class: z.enum(['A', 'B', 'C', 'D']),
-    cover_code: z.number().int().describe('100 COMP, 200 TPO, 300 TPFT'),
-    start_date: z.string().describe('Y-m-d'),
-    end_date: z.string().describe('Y-m-d'),
-    registry_ref: z.string(),
-    issued_at: z.string().describe('ISO 8601 with offset'),
-  })
-  .strict();
-
-const certificateFailed = z
-  .object({
-    ...certificateBase,
-    error_code: z.string().describe('Registry error code (ER005 double insurance, ER006 no stock …) or our own'),
-    message: z.string(),
-    attempts: z.number().int(),
-    final: z.boolean().describe('True when no automatic retry follows (a manual issue can still retry)'),
-  })
-  .strict();
-
-const certificateCancelled = z
-  .object({
-    ...certificateBase,
-    certificate_no: z.string(),
-    reason_id: z.number().int().describe('Registry cancellation reason id'),
-    cancelled_at: z.string().describe('ISO 8601 with offset'),
-  })
-  .strict();
-
 /** `ping` is the send-test-event payload: delivered only by that action and, per the spec, not in the catalogue. */
 export const PING_EVENT = 'ping';
 export const pingData = z.object({ message: z.string(), sent_by: z.string().describe('Name of the user') }).strict();
@@ -270,6 +230,7 @@ export const CATALOGUE = {
   'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
   ...CLAIM_EVENTS,
   ...FINANCE_EVENTS,
+  ...SANDBOX_EVENTS,
 } as const;
 
 export type CatalogueEventName = keyof typeof CATALOGUE;

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../lib/clock.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -89,7 +90,7 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
     }),
     status: t.string({
       description: 'pending, confirmed, discarded or expired (a pending one past its expiry reads expired).',
-      resolve: (e) => (e.status === 'pending' && e.expiresAt.getTime() <= Date.now() ? 'expired' : e.status),
+      resolve: (e) => (e.status === 'pending' && e.expiresAt.getTime() <= clockNow().getTime() ? 'expired' : e.status),
     }),
     effectiveDate: t.string({
       description: 'Y-m-d: the first day the change applies.',

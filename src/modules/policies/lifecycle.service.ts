@@ -1,3 +1,4 @@
+import { ALL_TENANTS, type TenantFilter } from '../../db/org-clocks.ts';
 import type { AppServices } from '../../context.ts';
 import { todayNairobi, toDbDate } from '../../lib/dates.ts';
 import { expireEnded } from './lifecycle/expiry.ts';
@@ -22,11 +23,16 @@ export type { LifecycleCounts } from './lifecycle/run.ts';
  * - renewal notices, once per policy (renewal-notice.ts).
  * - previews past their validity become `expired` (stale-previews.ts).
  */
-export async function runLifecycle(app: AppServices, asOf: string = todayNairobi()): Promise<LifecycleCounts> {
+export async function runLifecycle(
+  app: AppServices,
+  asOf: string = todayNairobi(),
+  tenants: TenantFilter = ALL_TENANTS,
+): Promise<LifecycleCounts> {
   const run: LifecycleRun = {
     app,
     asOf,
     asOfDb: toDbDate(asOf),
+    tenants,
     counts: {
       notTakenUp: 0,
       expired: 0,

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../lib/clock.ts';
 import type { AppServices } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { nairobiIso, todayNairobi, toDbDate } from '../../lib/dates.ts';
@@ -23,7 +24,7 @@ export async function onPolicyPaid(
 ): Promise<void> {
   const policy = await tx.policy.findUnique({ where: { id: policyId }, include: { client: true } });
   if (!policy) return;
-  const now = new Date();
+  const now = clockNow();
 
   if (policy.status === 'lapsed') {
     const withinWindow =

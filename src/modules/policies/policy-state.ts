@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../lib/clock.ts';
 import type { Tx } from '../../db/client.ts';
 import type { PolicyStatus } from '../../generated/prisma/enums.ts';
 import { AppError } from '../../lib/problem.ts';
@@ -76,7 +77,7 @@ export async function transitionPolicy(
   meta: TransitionMeta,
 ): Promise<boolean> {
   assertTransition(from, to);
-  const now = new Date();
+  const now = clockNow();
   const r = await tx.policy.updateMany({
     where: { id: policyId, status: from },
     data: { status: to, statusChangedAt: now },

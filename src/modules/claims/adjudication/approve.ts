@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { z } from 'zod';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -67,7 +68,7 @@ export async function approveClaim(ctx: Context, uuid: string, input: unknown) {
           : 'The net payable would not exceed what is already paid or instructed',
       );
     }
-    const at = new Date();
+    const at = clockNow();
     await tx.claim.update({
       where: { id: claim.id },
       data: { approvedAmountMinor: approved, excessMinor: excess, netPayableMinor: net, approvedAt: at },

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { z } from 'zod';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -36,7 +37,7 @@ export async function appointAssessor(ctx: Context, uuid: string, input: unknown
         assessorName: d.name,
         assessorPhone: d.phone,
         assessorFirm: d.firm ?? null,
-        assessorAppointedAt: new Date(),
+        assessorAppointedAt: clockNow(),
       },
     });
     await recordAudit(ctx, tx, claim.tenantId, {
@@ -75,7 +76,7 @@ export async function recordAssessment(ctx: Context, uuid: string, input: unknow
         assessedAmountMinor: d.assessedAmount,
         salvageMinor: d.salvage ?? null,
         assessmentNotes: d.notes ?? null,
-        assessedAt: new Date(),
+        assessedAt: clockNow(),
       },
     });
     await recordAudit(ctx, tx, claim.tenantId, {

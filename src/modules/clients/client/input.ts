@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { z } from 'zod';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
 import { normalised, optionalText, ymd } from '../../../lib/validate.ts';
@@ -16,7 +17,7 @@ const fields = {
   idNo: normalised(normaliseIdNo, 'national ID (6–14 digits) or passport number (6–12 letters and digits)'),
   kraPin: normalised(normaliseKraPin, 'KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M)'),
   dateOfBirth: ymd()
-    .refine((d) => Date.parse(`${d}T00:00:00Z`) < Date.now(), 'a past date')
+    .refine((d) => Date.parse(`${d}T00:00:00Z`) < clockNow().getTime(), 'a past date')
     .nullish(),
   physicalAddress: optionalText(500),
   branchId: z.number().int().positive().nullish(),

@@ -1,3 +1,6 @@
+import { Prisma } from '../../../db/client.ts';
+import { tenantSql } from '../../../db/org-clocks.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { Tx } from '../../../db/client.ts';
 import { addDays, fromDbDate, nairobiIso } from '../../../lib/dates.ts';
 import { amountOf } from '../../../lib/money.ts';
@@ -31,7 +34,7 @@ export async function defaultLoans(run: IpfDailyRun): Promise<void> {
       JOIN ipf_loans l ON l.id = i.loan_id
       JOIN ipf_lenders ld ON ld.id = l.lender_id
       JOIN tenants t ON t.id = l.tenant_id
-      WHERE l.status = 'active' AND NOT (t.type::text = ANY(${[...NOT_OFFERED_TYPES]}))
+      WHERE ${tenantSql(run.tenants, Prisma.sql`l.tenant_id`)} AND l.status = 'active' AND NOT (t.type::text = ANY(${[...NOT_OFFERED_TYPES]}))
         AND i.amount_minor - i.paid_minor - i.waived_minor > 0
         AND i.due_on + ld.default_grace_days < ${run.asOfDb}::date
       ORDER BY l.id`,
@@ -54,7 +57,7 @@ async function defaultOnce(run: IpfDailyRun, tx: Tx, loanId: number): Promise<bo
   const meta = { tenantId: loan.tenantId, reason, actor: 'system' };
   if (!(await transitionIpf(tx, 'loan', loan.id, 'active', 'defaulted', meta))) return false;
   const cancelled = await cancelForNonPayment(run, tx, loan, reason);
-  const closedAt = new Date();
+  const closedAt = clockNow();
   await tx.ipfLoan.update({
     where: { id: loan.id },
     data: { closedAt, lenderRefundMinor: cancelled?.lenderRefundMinor ?? 0n },

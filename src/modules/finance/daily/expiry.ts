@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { Tx } from '../../../db/client.ts';
 import { addDays, fromDbDate, nairobiIso, toDbDate } from '../../../lib/dates.ts';
 import { IPF_RULES, transitionIpf } from '../ipf-state.ts';
@@ -15,7 +16,7 @@ export async function expireStale(run: IpfDailyRun): Promise<void> {
   const before = nairobiDayStart(run.asOf);
   const stale = await run.app.db.system((tx) =>
     tx.ipfApplication.findMany({
-      where: { status: { in: ['draft', 'approved'] }, expiresAt: { lt: before }, ...offeringTenant },
+      where: { status: { in: ['draft', 'approved'] }, expiresAt: { lt: before }, ...offeringTenant(run) },
       select: { id: true, tenantId: true, status: true, expiresAt: true },
       orderBy: { id: 'asc' },
     }),
@@ -34,7 +35,7 @@ export async function expireStale(run: IpfDailyRun): Promise<void> {
           { instalments: { some: { seq: 1, dueOn: { lt: toDbDate(addDays(run.asOf, -IPF_RULES.depositDays)) } } } },
           { instalments: { none: { paidMinor: { gt: 0 } } } },
         ],
-        ...offeringTenant,
+        ...offeringTenant(run),
       },
       select: { id: true, tenantId: true },
       orderBy: { id: 'asc' },
@@ -63,7 +64,7 @@ async function cancelUnpaid(tx: Tx, loanId: number): Promise<boolean> {
   if (!(await transitionIpf(tx, 'loan', loan.id, 'awaiting_deposit', 'cancelled', meta))) return false;
   if (!(await transitionIpf(tx, 'application', loan.applicationId, 'signed', 'expired', meta)))
     throw new Error(`application ${loan.applicationId} of loan ${loan.id} is no longer signed`);
-  await tx.ipfLoan.update({ where: { id: loan.id }, data: { closedAt: new Date() } });
+  await tx.ipfLoan.update({ where: { id: loan.id }, data: { closedAt: clockNow() } });
   await tx.ipfApplication.update({ where: { id: loan.applicationId }, data: { closedReason: reason } });
   return true;
 }

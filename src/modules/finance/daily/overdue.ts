@@ -15,7 +15,7 @@ import { each, type IpfDailyRun, lockLoan, offeringTenant } from './run.ts';
 export async function noticeOverdue(run: IpfDailyRun): Promise<void> {
   const lines = await run.app.db.system((tx) =>
     tx.ipfInstalment.findMany({
-      where: { overdueNotifiedAt: null, dueOn: { lt: run.asOfDb }, loan: { status: 'active', ...offeringTenant } },
+      where: { overdueNotifiedAt: null, dueOn: { lt: run.asOfDb }, loan: { status: 'active', ...offeringTenant(run) } },
       orderBy: [{ loanId: 'asc' }, { seq: 'asc' }],
     }),
   );

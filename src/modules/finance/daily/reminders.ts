@@ -23,7 +23,7 @@ export async function sendReminders(run: IpfDailyRun): Promise<void> {
         seq: { gt: 1 },
         remindedAt: null,
         dueOn: { gte: run.asOfDb, lte: toDbDate(addDays(run.asOf, IPF_RULES.reminderDaysBefore)) },
-        loan: { status: 'active', ...offeringTenant },
+        loan: { status: 'active', ...offeringTenant(run) },
       },
       orderBy: { id: 'asc' },
     }),

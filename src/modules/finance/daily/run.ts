@@ -1,3 +1,4 @@
+import { type TenantFilter, tenantWhere } from '../../../db/org-clocks.ts';
 import type { AppServices, Context } from '../../../context.ts';
 import type { Tx, TxOptions } from '../../../db/client.ts';
 import { isAppError } from '../../../lib/problem.ts';
@@ -39,11 +40,19 @@ export interface IpfDailyRun {
   /** The day judged, Y-m-d (Nairobi). */
   asOf: string;
   asOfDb: Date;
+  /** The organisations judged on this day (src/db/org-clocks.ts forEachClock). */
+  tenants: TenantFilter;
   counts: IpfDailyCounts;
 }
 
-/** Only organisations that offer premium finance (not SACCOs or microfinance): the candidates' tenant filter. */
-export const offeringTenant = { tenant: { type: { notIn: [...NOT_OFFERED_TYPES] } } };
+/**
+ * The candidates' tenant filter: the organisations this run judges, of those that offer premium finance (not
+ * SACCOs or microfinance).
+ */
+export const offeringTenant = (run: IpfDailyRun) => ({
+  ...tenantWhere(run.tenants),
+  tenant: { type: { notIn: [...NOT_OFFERED_TYPES] } },
+});
 
 /** The first instant of a Nairobi calendar day. */
 export const nairobiDayStart = (ymd: string): Date => new Date(`${ymd}T00:00:00+03:00`);

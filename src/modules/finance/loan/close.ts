@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { nairobiIso } from '../../../lib/dates.ts';
@@ -55,7 +56,7 @@ export async function closeLoan(
     for (const w of planWaiver(lines, how.rebateMinor))
       await tx.ipfInstalment.update({ where: { id: w.line.id }, data: { waivedMinor: { increment: w.amountMinor } } });
   }
-  const closedAt = new Date();
+  const closedAt = clockNow();
   await tx.ipfLoan.update({ where: { id: loan.id }, data: { rebateMinor: how.rebateMinor, closedAt } });
   await setRefundsTo(tx, loan.policyId, 'client');
   await emitEvent(app, tx, loan.tenantId, 'ipf.settled', {

@@ -1,3 +1,4 @@
+import { ALL_TENANTS, type TenantFilter } from '../../../db/org-clocks.ts';
 import type { AppServices } from '../../../context.ts';
 import { createContext } from '../../../context.ts';
 import { todayNairobi, toDbDate } from '../../../lib/dates.ts';
@@ -22,12 +23,17 @@ export type { IpfDailyCounts } from '../daily/run.ts';
  * - defaults past the lender's grace days, with the cancellation for non-payment refunding the lender (default.ts);
  * - expiry of unfinished applications and of signed agreements whose deposit never came (expiry.ts).
  */
-export async function runIpfDaily(app: AppServices, asOf: string = todayNairobi()): Promise<IpfDailyCounts> {
+export async function runIpfDaily(
+  app: AppServices,
+  asOf: string = todayNairobi(),
+  tenants: TenantFilter = ALL_TENANTS,
+): Promise<IpfDailyCounts> {
   const run: IpfDailyRun = {
     app,
     ctx: await createContext({ app, transport: 'job' }),
     asOf,
     asOfDb: toDbDate(asOf),
+    tenants,
     counts: noIpfCounts(),
   };
   await sendReminders(run);

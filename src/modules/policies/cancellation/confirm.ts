@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
@@ -58,7 +59,7 @@ export async function confirmQuoted(ctx: Context, tx: Tx, found: { id: number; p
   const actual = refundAsApplied(refund, note);
   const reason = c.reason as CancellationReason;
   await cancelPolicy(ctx, tx, policy, { reason, requestedBy: c.requestedBy, by });
-  const now = new Date();
+  const now = clockNow();
   const updated = await tx.cancellation.update({
     where: { id: c.id },
     data: {
@@ -79,7 +80,7 @@ async function loadConfirmable(tx: Tx, found: { id: number; policyId: number }) 
   const c = await tx.cancellation.findUniqueOrThrow({ where: { id: found.id } });
   if (c.status !== 'quoted')
     throw new InvalidStateError(`This cancellation is ${c.status}; only a quoted one can be confirmed`);
-  if (c.expiresAt.getTime() < Date.now())
+  if (c.expiresAt.getTime() < clockNow().getTime())
     throw new PreviewExpiredError(`This preview expired at ${nairobiIso(c.expiresAt)}; preview again`);
   if (c.basedOnRevision !== policy.revision)
     throw new PreviewStaleError('The policy changed since this cancellation was priced; preview again');

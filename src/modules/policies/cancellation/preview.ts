@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -136,7 +137,7 @@ function storeQuote(
   policy: PolicyRow,
   q: { v: ValidInput; c: string; refund: RefundJson; credit: Priced; userId: number | null },
 ) {
-  const now = new Date();
+  const now = clockNow();
   return tx.cancellation.create({
     data: {
       tenantId: policy.tenantId,

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
@@ -29,7 +30,7 @@ export async function reinstate(ctx: Context, policyUuid: string, noteText?: str
       await restorePremiumItems(tx, refund.items, c.id);
       const debitNote = await rechargeCredit(tx, policy, c);
       await reactivatePolicy(tx, policy, { note, cancellationUuid: c.uuid, userId: actor.userId });
-      const now = new Date();
+      const now = clockNow();
       const updated = await tx.cancellation.update({
         where: { id: c.id },
         data: { status: 'reinstated', reinstatedAt: now, reinstatementNoteId: debitNote?.id ?? null },
@@ -63,7 +64,7 @@ async function loadReversible(ctx: Context, tx: Tx, policyUuid: string) {
   });
   if (!c || !c.confirmedAt) throw new InvalidStateError('This policy has no confirmed cancellation to reverse');
   const deadline = new Date(c.confirmedAt.getTime() + POLICY_RULES.reinstatementDays * 86_400_000);
-  if (Date.now() > deadline.getTime()) {
+  if (clockNow().getTime() > deadline.getTime()) {
     throw new InvalidStateError(
       `A cancellation can be reversed within ${POLICY_RULES.reinstatementDays} days of its confirmation; this one was confirmed ${nairobiIso(c.confirmedAt)} (window closed ${nairobiIso(deadline)})`,
     );

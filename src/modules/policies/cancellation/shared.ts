@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { fromDbDate } from '../../../lib/dates.ts';
@@ -81,5 +82,5 @@ export async function clientNoOf(tx: Tx, clientId: number): Promise<string> {
 
 /** Status as shown: a quoted preview past its expiry reads `expired`. */
 export function displayStatus(c: { status: string; expiresAt: Date }): string {
-  return c.status === 'quoted' && c.expiresAt.getTime() < Date.now() ? 'expired' : c.status;
+  return c.status === 'quoted' && c.expiresAt.getTime() < clockNow().getTime() ? 'expired' : c.status;
 }

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
@@ -39,7 +40,7 @@ export async function confirm(ctx: Context, uuid: string, policyUuid?: string | 
       const end = await tx.endorsement.findUniqueOrThrow({ where: { id: found.id } });
       const pol = await loadPolicy(tx, end.policyId);
       if (!pol) throw notFound('Endorsement');
-      const now = new Date();
+      const now = clockNow();
       checkConfirmable(end, pol, now);
       const e = fromDbDate(end.effectiveDate);
       const changes = end.changes as StoredChanges;

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
@@ -8,7 +9,7 @@ export async function discard(ctx: Context, uuid: string, policyUuid?: string | 
   requireAbility(ctx.principal!, 'policies.create');
   const found = await findVisibleEndorsement(ctx, uuid, policyUuid);
   return ctx.tx(async (tx) => {
-    const now = new Date();
+    const now = clockNow();
     const r = await tx.endorsement.updateMany({
       where: { id: found.id, status: 'pending' },
       data: { status: 'discarded', discardedAt: now },

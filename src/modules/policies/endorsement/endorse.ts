@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { randomUUID } from 'node:crypto';
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
@@ -106,6 +107,8 @@ async function storePending(
 ) {
   const { changes, effect, productVersion } = x.priced;
   const seq = await nextNumber(tx, pol.tenantId, `policy:${pol.id}:end`);
+  // Priced now on the business clock: the preview's created_at and expires_at on one clock (a sandbox's own).
+  const pricedAt = clockNow();
   const row = await tx.endorsement.create({
     data: {
       tenantId: pol.tenantId,
@@ -123,7 +126,8 @@ async function storePending(
       productVersion,
       basedOnRevision: pol.revision,
       createdByUserId: x.userId,
-      expiresAt: new Date(Date.now() + POLICY_RULES.previewValidHours * 3600_000),
+      createdAt: pricedAt,
+      expiresAt: new Date(pricedAt.getTime() + POLICY_RULES.previewValidHours * 3600_000),
     },
     include: { debitNote: true, creditNote: true },
   });

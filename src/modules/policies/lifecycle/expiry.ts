@@ -1,3 +1,4 @@
+import { tenantWhere } from '../../../db/org-clocks.ts';
 import { fromDbDate } from '../../../lib/dates.ts';
 import { each, type LifecycleRun, move } from './run.ts';
 
@@ -6,7 +7,7 @@ export async function expireEnded(run: LifecycleRun): Promise<void> {
   const { app } = run;
   const ended = await app.db.system((tx) =>
     tx.policy.findMany({
-      where: { status: 'active', endDate: { lt: run.asOfDb } },
+      where: { ...tenantWhere(run.tenants), status: 'active', endDate: { lt: run.asOfDb } },
       select: { id: true, tenantId: true, endDate: true },
       orderBy: { id: 'asc' },
     }),

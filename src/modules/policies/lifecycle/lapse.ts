@@ -1,3 +1,5 @@
+import { Prisma } from '../../../db/client.ts';
+import { tenantSql } from '../../../db/org-clocks.ts';
 import { addDays, fromDbDate, toDbDate } from '../../../lib/dates.ts';
 import { POLICY_RULES } from '../policy-state.ts';
 import { type Candidate, each, type LifecycleRun, move } from './run.ts';
@@ -14,7 +16,7 @@ export async function lapseOverdue(run: LifecycleRun): Promise<void> {
     (tx) => tx.$queryRaw<(Candidate & { number: string; due_on: Date; outstanding: bigint })[]>`
       SELECT DISTINCT ON (p.id) p.id, p.tenant_id, dn.number, dn.due_on, dn.amount_minor - dn.paid_minor - dn.credited_minor AS outstanding
       FROM debit_notes dn JOIN policies p ON p.id = dn.policy_id
-      WHERE p.status = 'active' AND p.end_date >= ${asOfDb} AND dn.kind = 'instalment'
+      WHERE ${tenantSql(run.tenants, Prisma.sql`p.tenant_id`)} AND p.status = 'active' AND p.end_date >= ${asOfDb} AND dn.kind = 'instalment'
         AND dn.amount_minor - dn.paid_minor - dn.credited_minor > 0 AND dn.due_on < ${cut}
       ORDER BY p.id, dn.due_on, dn.instalment_no`,
   );

@@ -1,3 +1,4 @@
+import { tenantWhere } from '../../../db/org-clocks.ts';
 import { addDays, fromDbDate, todayNairobi, toDbDate } from '../../../lib/dates.ts';
 import { POLICY_RULES } from '../policy-state.ts';
 import { each, type LifecycleRun, move } from './run.ts';
@@ -13,7 +14,11 @@ export async function markNotTakenUp(run: LifecycleRun): Promise<void> {
   const { app, asOf } = run;
   const pending = await app.db.system((tx) =>
     tx.policy.findMany({
-      where: { status: 'pending_payment', startDate: { lt: toDbDate(addDays(asOf, -POLICY_RULES.notTakenUpDays)) } },
+      where: {
+        ...tenantWhere(run.tenants),
+        status: 'pending_payment',
+        startDate: { lt: toDbDate(addDays(asOf, -POLICY_RULES.notTakenUpDays)) },
+      },
       select: {
         id: true,
         tenantId: true,

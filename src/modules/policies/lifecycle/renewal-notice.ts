@@ -1,3 +1,5 @@
+import { tenantWhere } from '../../../db/org-clocks.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { Tx } from '../../../db/client.ts';
 import { addDays, daysBetween, fromDbDate, toDbDate } from '../../../lib/dates.ts';
 import { amountOf } from '../../../lib/money.ts';
@@ -14,6 +16,7 @@ export async function sendRenewalNotices(run: LifecycleRun): Promise<void> {
   const ending = await app.db.system((tx) =>
     tx.policy.findMany({
       where: {
+        ...tenantWhere(run.tenants),
         status: 'active',
         renewalNoticeAt: null,
         renewal: { is: null },
@@ -34,7 +37,7 @@ export async function sendRenewalNotices(run: LifecycleRun): Promise<void> {
 async function noticeOnce(run: LifecycleRun, tx: Tx, p: { id: number; tenantId: number }): Promise<boolean> {
   const r = await tx.policy.updateMany({
     where: { id: p.id, status: 'active', renewalNoticeAt: null },
-    data: { renewalNoticeAt: new Date() },
+    data: { renewalNoticeAt: clockNow() },
   });
   if (r.count !== 1) return false;
   const policy = await tx.policy.findUniqueOrThrow({

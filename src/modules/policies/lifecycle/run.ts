@@ -1,3 +1,5 @@
+import type { TenantFilter } from '../../../db/org-clocks.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import type { PolicyStatus } from '../../../generated/prisma/enums.ts';
@@ -29,6 +31,8 @@ export interface LifecycleRun {
   asOf: string;
   /** asOf as a database date. */
   asOfDb: Date;
+  /** The organisations judged on this day (src/db/org-clocks.ts forEachClock). */
+  tenants: TenantFilter;
   counts: LifecycleCounts;
 }
 
@@ -79,7 +83,7 @@ export const move =
       status: to,
       previous_status: from,
       reason,
-      changed_at: nairobiIso(new Date()),
+      changed_at: nairobiIso(clockNow()),
     });
     return true;
   };

@@ -1,3 +1,5 @@
+import { tenantWhere } from '../../../db/org-clocks.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
 import type { LifecycleRun } from './run.ts';
 
 /**
@@ -6,23 +8,23 @@ import type { LifecycleRun } from './run.ts';
  */
 export async function expireStalePreviews(run: LifecycleRun): Promise<void> {
   const { counts, asOfDb } = run;
-  const now = new Date();
+  const now = clockNow();
   await run.app.db.system(async (tx) => {
     counts.endorsementsExpired = (
       await tx.endorsement.updateMany({
-        where: { status: 'pending', expiresAt: { lt: now } },
+        where: { ...tenantWhere(run.tenants), status: 'pending', expiresAt: { lt: now } },
         data: { status: 'expired' },
       })
     ).count;
     counts.cancellationsExpired = (
       await tx.cancellation.updateMany({
-        where: { status: 'quoted', expiresAt: { lt: now } },
+        where: { ...tenantWhere(run.tenants), status: 'quoted', expiresAt: { lt: now } },
         data: { status: 'expired' },
       })
     ).count;
     counts.renewalQuotesExpired = (
       await tx.renewalQuote.updateMany({
-        where: { status: 'quoted', validUntil: { lt: asOfDb } },
+        where: { ...tenantWhere(run.tenants), status: 'quoted', validUntil: { lt: asOfDb } },
         data: { status: 'expired' },
       })
     ).count;

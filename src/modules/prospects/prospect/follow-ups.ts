@@ -1,3 +1,4 @@
+import { ALL_TENANTS, type TenantFilter, tenantWhere } from '../../../db/org-clocks.ts';
 import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { fromDbDate, todayNairobi } from '../../../lib/dates.ts';
@@ -16,11 +17,16 @@ export interface FollowUpCounts {
  * notice. Candidates are found across organisations (system lookup); each is handled in its organisation's
  * transaction, and one failure is logged and counted without stopping the run.
  */
-export async function runProspectFollowUps(app: AppServices, asOf: string = todayNairobi()): Promise<FollowUpCounts> {
+export async function runProspectFollowUps(
+  app: AppServices,
+  asOf: string = todayNairobi(),
+  tenants: TenantFilter = ALL_TENANTS,
+): Promise<FollowUpCounts> {
   const counts: FollowUpCounts = { notified: 0, failures: 0 };
   const due = await app.db.system((tx) =>
     tx.prospect.findMany({
       where: {
+        ...tenantWhere(tenants),
         ...followUpDueWhere(asOf),
         OR: [
           { followUpNotifiedOn: null },

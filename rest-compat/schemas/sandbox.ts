@@ -1,0 +1,35 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { date, dataOf, int, nullable, obj, str, timestamp } from './builders.ts';
+
+const status: SchemaObject = { type: 'string', enum: ['ready', 'advancing'] };
+
+export const advanceSandboxClockBody = obj(
+  {
+    to: { ...timestamp(), description: 'The instant to move the clock to (ISO 8601 with offset); or give days' },
+    days: int("Whole days on from the clock's now; or give to"),
+  },
+  [],
+);
+
+export const sandboxClockResponse = dataOf(
+  obj({
+    now: { ...timestamp(), description: "The organisation's now" },
+    today: { ...date(), description: "The organisation's business day (Nairobi), Y-m-d" },
+    status: { ...status, description: 'ready, or advancing while an advance runs its days' },
+    advancing_to: nullable(timestamp()),
+    ahead_seconds: int('How far ahead of the real clock it runs, in whole seconds'),
+    last_advance: nullable(
+      obj({
+        uuid: str(),
+        status,
+        from: timestamp(),
+        to: timestamp(),
+        last_day: nullable(str("The last day whose daily jobs have run on the organisation's clock (Y-m-d)")),
+        days_run: int(),
+        requested_by: nullable(str()),
+        requested_at: timestamp(),
+        finished_at: nullable(timestamp()),
+      }),
+    ),
+  }),
+);
