@@ -60,6 +60,7 @@ describe('event catalogue', () => {
       'ipf.instalment_overdue',
       'ipf.defaulted',
       'ipf.settled',
+      'sandbox.clock_ready',
     ]);
     for (const e of r.body.data) expect(e.schema.type, e.name).toBe('object');
     const payment = r.body.data[0];

@@ -148,7 +148,7 @@ describe('replica-safe start over one database', () => {
     // One issue per credential: the secrets in the file are the ones the database holds, sealed.
     const names = (await platformSecrets()).map((p) => p.name);
     expect(names).toContain('master-key-check');
-    expect(names.filter((n) => n.includes('/api_client/'))).toHaveLength(7);
+    expect(names.filter((n) => n.includes('/api_client/'))).toHaveLength(9);
 
     for (const r of [replicas.web1, replicas.web2]) {
       for (const [role, t] of Object.entries<any>(creds.tenants)) {

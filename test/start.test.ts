@@ -169,7 +169,9 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     expect(creds.tenants.agency).toMatchObject({ code: expect.any(String), type: 'agency' });
     expect(creds.tenants.sacco).toMatchObject({ code: expect.any(String), type: 'sacco' });
     expect(creds.tenants.suspended).toMatchObject({ code: expect.any(String), type: 'brokerage', status: 'suspended' });
-    for (const role of ['agency', 'sacco', 'suspended']) {
+    expect(creds.tenants.sandbox).toMatchObject({ code: 'savannah-sandbox', type: 'brokerage', sandbox: true });
+    expect(Object.keys(creds.tenants.sandbox.api_clients).sort()).toEqual(['admin', 'staff']);
+    for (const role of ['agency', 'sacco', 'suspended', 'sandbox']) {
       expect(creds.tenants[role].api_clients.staff, role).toEqual({
         client_id: expect.any(String),
         client_secret: expect.any(String),
@@ -220,7 +222,7 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     );
     expect(withoutMotorcycle.length).toBeGreaterThanOrEqual(1);
     firstCounts = await rowCounts(dataDir);
-    expect(firstCounts.tenants).toBe(4);
+    expect(firstCounts.tenants).toBe(5);
 
     const suspended = creds.tenants.suspended.api_clients.staff;
     const refused = await api.post('/oauth/token', {

@@ -167,6 +167,7 @@ async function seedTenant(s: TenantSeed): Promise<TenantCreds> {
     name: tenant.name,
     type: tenant.type,
     ...(tenant.status !== 'active' ? { status: tenant.status } : {}),
+    ...(tenant.sandbox ? { sandbox: true } : {}),
     api_clients,
     ...(t.agents.length ? { agents } : {}),
     customers,

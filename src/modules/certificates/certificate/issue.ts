@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../../lib/clock.ts';
 import { motorOnly } from '../../motor/motor-policy.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../../context.ts';
@@ -103,6 +104,8 @@ async function createCertificate(tx: Tx, tenantId: number, p: PolicyFull, c: Due
         coverCode: coverCode(motor.coverType),
         startDate: toDbDate(c.start),
         endDate: toDbDate(c.end),
+        // On the business clock, as the policy's status history is: due.ts orders the two (a sandbox's own clock).
+        createdAt: clockNow(),
       },
     ],
     skipDuplicates: true,
