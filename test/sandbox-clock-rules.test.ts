@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../src/db/event-bus.ts';
 import { forEachClock, OrgClocks, type TenantFilter } from '../src/db/org-clocks.ts';
-import { clockScope, withOrgClock } from '../src/lib/clock.ts';
+import { bindOrgClock, clockScope, now, openClockScope, serviceNow, withOrgClock } from '../src/lib/clock.ts';
 import { todayNairobi } from '../src/lib/dates.ts';
 import { daysToRun, SANDBOX_RULES, targetProblem } from '../src/modules/sandbox/clock.ts';
 import { runAdmin, runAdminJson } from './helpers/admin-cli.ts';
@@ -51,6 +51,37 @@ describe('which days an advance runs', () => {
     // 731 days on from 15 June 2026: 365 to 15 June 2027, then 366 (29 February 2028) to 15 June 2028.
     expect(targetProblem(from, at('2028-06-15T09:00:00+03:00'))).toBeNull();
     expect(targetProblem(from, at('2028-06-15T09:00:00.001+03:00'))).toMatch(/at most 731 days/);
+  });
+});
+
+describe('the organisation clock of the work in hand', () => {
+  const DAY = 86_400_000;
+  it("now() is the service clock plus the scope's offset; serviceNow() ignores it", async () => {
+    expect(todayNairobi()).toBe(TODAY);
+    await withOrgClock(7, 10 * DAY, async () => {
+      expect(todayNairobi()).toBe('2026-06-25');
+      expect(todayNairobi(serviceNow())).toBe(TODAY);
+      await Promise.resolve();
+      expect(todayNairobi()).toBe('2026-06-25'); // it follows the work across awaits
+      await withOrgClock(8, 0, async () => expect(todayNairobi()).toBe(TODAY));
+    });
+    expect(Math.abs(now().getTime() - serviceNow().getTime())).toBeLessThan(1000);
+  });
+
+  it('a request scope is bound once, to its caller; a scope already pinned is never rebound', async () => {
+    await openClockScope(async () => {
+      bindOrgClock(7, 2 * DAY);
+      await Promise.resolve();
+      expect(todayNairobi()).toBe('2026-06-17');
+      bindOrgClock(8, 5 * DAY);
+      expect(clockScope()).toEqual({ tenantId: 7, offsetMs: 2 * DAY });
+    });
+    await withOrgClock(7, DAY, async () => {
+      bindOrgClock(7, 9 * DAY);
+      expect(todayNairobi()).toBe('2026-06-16');
+    });
+    bindOrgClock(7, DAY); // outside any scope: nothing to bind
+    expect(clockScope()).toBeUndefined();
   });
 });
 

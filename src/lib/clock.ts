@@ -59,10 +59,13 @@ export function openClockScope<T>(fn: () => T): T {
   return scopes.run({ tenantId: null, offsetMs: 0 }, fn);
 }
 
-/** Binds the open request scope to the caller's organisation and its clock (a no-op outside a scope). */
+/**
+ * Binds the open request scope to the caller's organisation and its clock. A no-op outside a scope, and in one
+ * already bound (a sandbox advance stepping through its days keeps the day it set).
+ */
 export function bindOrgClock(tenantId: number, offset: number): void {
   const s = scopes.getStore();
-  if (!s) return;
+  if (!s || s.tenantId !== null) return;
   s.tenantId = tenantId;
   s.offsetMs = offset;
 }
