@@ -40,6 +40,11 @@ function who(ctx: Context): {
   };
 }
 
+/** Who the caller is, in the words the audit log uses (e.g. `user Wanjiku Kamau via API client bgc_…`). */
+export function actorLabel(ctx: Context): string {
+  return who(ctx).actorLabel;
+}
+
 /** Writes the audit row in the caller's transaction, so a change and its audit trail commit or vanish together. */
 export async function recordAudit(ctx: Context, tx: Tx, tenantId: number, input: AuditInput): Promise<void> {
   const w = who(ctx);

@@ -7,7 +7,7 @@ import type { SandboxClock, SandboxClockRun } from '../../generated/prisma/clien
 import { serviceNow } from '../../lib/clock.ts';
 import { todayNairobi } from '../../lib/dates.ts';
 import { AppError, InvalidStateError } from '../../lib/problem.ts';
-import { recordAudit } from '../audit/audit.service.ts';
+import { actorLabel, recordAudit } from '../audit/audit.service.ts';
 import { targetProblem } from './clock.ts';
 
 /** A sandbox clock as the API shows it: where it stands now, and the advance in hand or last made. */
@@ -85,7 +85,7 @@ export async function advanceSandboxClock(ctx: Context, input: AdvanceInput): Pr
       data: { status: 'advancing', advancingTo: to },
     });
     const run = await tx.sandboxClockRun.create({
-      data: { tenantId: p.tenant.id, uuid: randomUUID(), fromAt: from, toAt: to, requestedBy: requester(p) },
+      data: { tenantId: p.tenant.id, uuid: randomUUID(), fromAt: from, toAt: to, requestedBy: actorLabel(ctx) },
     });
     await recordAudit(ctx, tx, p.tenant.id, {
       action: 'sandbox_clock.advance_requested',
@@ -99,9 +99,4 @@ export async function advanceSandboxClock(ctx: Context, input: AdvanceInput): Pr
     await ctx.app.sandbox?.queueAdvance(p.tenant.id);
   });
   return result;
-}
-
-function requester(p: Principal): string {
-  if (p.operator) return `operator ${p.operator}`;
-  return p.actor ? `user ${p.actor.name}` : `API client ${p.apiClient.clientId}`;
 }
