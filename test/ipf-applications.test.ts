@@ -146,7 +146,13 @@ describe("the lender's decision (ipf.decide job, simulated lender)", () => {
     );
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ kind: 'decision', status: 'confirmed', attempts: 1 });
-    expect(calls[0].request).toMatchObject({ reference: a.application_no, existing_arrears: false, tenor_months: 4 });
+    // The lender serves every organisation: our reference carries the organisation (application numbers restart in each).
+    expect(calls[0].request).toMatchObject({
+      reference: `${o.code}/${a.application_no}`,
+      application_no: a.application_no,
+      existing_arrears: false,
+      tenor_months: 4,
+    });
     const events = () =>
       t.db.tenant(o.id, (tx) =>
         tx.event.findMany({ where: { name: 'ipf.decided', data: { path: ['application_uuid'], equals: a.uuid } } }),

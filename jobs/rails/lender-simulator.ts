@@ -15,7 +15,10 @@ import type {
  *   unaffordable           the largest payment exceeds max_instalment_to_income_bps of the monthly income floor
  *   existing_arrears       the applicant is behind on (or defaulted) another loan arranged through the organisation
  * Answers are a pure function of the request, and references derive from ours, so a repeated call is the same call.
- * A disbursement is paid when asked (the simulated lender always has funds) and remembered for lookup.
+ * Like a real lender serving the whole deployment, it keys on our reference alone: that reference is unique across
+ * the deployment (src/ports/rail-reference.ts: the organisation's code and our number), so two organisations' first
+ * loans of a year are two requests, never a repeat. A disbursement is paid when asked (the simulated lender always
+ * has funds) and remembered for lookup under that reference.
  */
 export class LenderSimulator implements IpfLenderRail {
   readonly #paid = new Map<string, LenderDisbursement>();

@@ -1,15 +1,21 @@
 /**
  * A premium-finance lender's API, as the service speaks to it (docs/premium-finance.md "Premium finance"): a credit decision on an
  * application and the disbursement of a signed loan's principal to the insurer. Each call carries our own reference,
- * and the lender treats a repeat of it as the same request (never a second decision or a second payment), so a call
+ * unique across the deployment (the organisation's code and our number), and the lender treats a repeat of it as the
+ * same request (never a second decision or a second payment), so a call
  * recorded before it is made can be made again safely after a crash. `lookup` asks the lender what it holds under a
  * reference: how a call whose answer was lost is confirmed. The simulator (jobs/rails/lender-simulator.ts) implements
  * it until a real lender's adapter replaces it.
  */
 
 export interface LenderDecisionRequest {
-  /** Our reference: the application number. */
+  /**
+   * Our reference, unique across the deployment (src/ports/rail-reference.ts): the organisation's code and the
+   * application number, `<org>/IPFA-YYYY-NNNNNN`. The lender serves every organisation of the deployment and keys on it.
+   */
   reference: string;
+  /** The application number as the applicant's paperwork shows it (unique within its organisation only; never a key). */
+  application_no: string;
   lender: string;
   applicant: { id_number: string; kra_pin: string; income_band: string; monthly_income_floor_minor: string };
   premium_minor: string;
@@ -32,8 +38,13 @@ export interface LenderDecision {
 }
 
 export interface LenderDisbursementRequest {
-  /** Our reference: the loan number. */
+  /**
+   * Our reference, unique across the deployment (src/ports/rail-reference.ts): the organisation's code and the loan
+   * number, `<org>/IPF-YYYY-NNNNNN`. Loan numbers restart in each organisation, so the number alone is not a key.
+   */
   reference: string;
+  /** The loan number as the agreement shows it (unique within its organisation only; never a key). */
+  loan_no: string;
   lender: string;
   amount_minor: string;
   payee: { insurer: string; policy_no: string; debit_note_no: string };

@@ -4,6 +4,7 @@ import { now as clockNow } from '../../../lib/clock.ts';
 import { nairobiIso, toDbDate, todayNairobi } from '../../../lib/dates.ts';
 import { amountOf } from '../../../lib/money.ts';
 import type { LenderDecision, LenderDecisionRequest } from '../../../ports/ipf-lender.ts';
+import { orgRailReference } from '../../../ports/rail-reference.ts';
 import { emitEvent } from '../../events/event.service.ts';
 import { IPF_RULES, transitionIpf } from '../ipf-state.ts';
 import { type ApplicationRow, applicationEventRef, lockApplicationRow } from './common.ts';
@@ -55,10 +56,13 @@ async function recordCall(tx: Tx, applicationId: number) {
 /** What the lender is asked: the applicant, the figures as priced, its own terms as the panel records them now. */
 async function decisionRequest(tx: Tx, a: ApplicationRow): Promise<LenderDecisionRequest> {
   const lender = await tx.ipfLender.findUniqueOrThrow({ where: { id: a.lenderId } });
+  const org = await tx.tenant.findUniqueOrThrow({ where: { id: a.tenantId }, select: { code: true } });
   const payments = (a.schedule as { amount_minor: string }[]).map((l) => BigInt(l.amount_minor));
   const largest = payments.reduce((m, x) => (x > m ? x : m), 0n);
   return {
-    reference: a.applicationNo,
+    // The lender keys on the reference across every organisation: the application number carries its organisation.
+    reference: orgRailReference(org.code, a.applicationNo),
+    application_no: a.applicationNo,
     lender: lender.name,
     applicant: {
       id_number: a.idNumber,

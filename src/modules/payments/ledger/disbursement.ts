@@ -3,6 +3,7 @@ import type { Tx } from '../../../db/client.ts';
 import { queueCertificateIssue } from '../../certificates/issuance.ts';
 import { markLoanFunded } from '../../finance/loan/funding.ts';
 import type { LenderDisbursement, LenderDisbursementRequest } from '../../../ports/ipf-lender.ts';
+import { orgRailReference } from '../../../ports/rail-reference.ts';
 import { afterPremiumPaid, applyNoteAllocations, lockPolicyAccount, planNoteAllocations } from './debit-notes.ts';
 import { numberReceipt } from './receipt.ts';
 
@@ -11,8 +12,8 @@ import { numberReceipt } from './receipt.ts';
  * early settlement"), in three steps, none holding a connection while the lender is called:
  *  1. a short transaction records the call (ipf_lender_calls, kind `disbursement`, `recorded`), or takes up the one
  *     an earlier attempt recorded, for a loan still awaiting its deposit with the deposit paid in full;
- *  2. the lender is asked, outside any transaction, under our reference (the loan number, which the lender treats as
- *     one request): after an earlier attempt that may have reached it, it is first asked what it holds;
+ *  2. the lender is asked, outside any transaction, under our reference (the organisation's code and the loan number,
+ *     `<org>/IPF-YYYY-NNNNNN`, unique across the deployment, which the lender treats as one request): after an earlier attempt that may have reached it, it is first asked what it holds;
  *  3. one transaction, only for a loan still awaiting its deposit: the lender's receipt (method `ipf_lender`, the
  *     disbursement reference as transaction reference, unique per organisation) allocated to the policy's debit notes
  *     (activating the policy through the path every receipt takes), the loan active, its application funded, refunds
@@ -59,6 +60,7 @@ async function recordCall(tx: Tx, loanId: number): Promise<RecordedCall | 'refus
     include: {
       instalments: { where: { seq: 1 } },
       lender: { select: { name: true } },
+      tenant: { select: { code: true } },
       policy: { include: { insurer: true, debitNotes: { orderBy: [{ instalmentNo: 'asc' }, { id: 'asc' }] } } },
       calls: { where: { kind: 'disbursement' }, orderBy: { id: 'desc' } },
     },
@@ -72,7 +74,10 @@ async function recordCall(tx: Tx, loanId: number): Promise<RecordedCall | 'refus
     return { id: taken.id, attempts: taken.attempts, request: taken.request as unknown as LenderDisbursementRequest };
   }
   const request: LenderDisbursementRequest = {
-    reference: loan.loanNo,
+    // The lender keys on the reference across every organisation (loan numbers restart in each): it carries the
+    // organisation, and is persisted on the call before the call is made.
+    reference: orgRailReference(loan.tenant.code, loan.loanNo),
+    loan_no: loan.loanNo,
     lender: loan.lender.name,
     amount_minor: loan.principalMinor.toString(),
     payee: {
