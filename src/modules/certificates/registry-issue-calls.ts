@@ -69,8 +69,9 @@ const refused = (errors: RegistryError[]): IssueVerdict => ({ kind: 'refused', .
 
 /**
  * The check lists every active certificate on the vehicle; the policy's own never count against it. The registry
- * knows a policy by member company and policy number, and so do we, except that our policy numbers are per
- * organisation: a certificate another of our policies records is that policy's, whatever its number.
+ * knows a policy by member company and policy number; the number we send carries the organisation
+ * (src/ports/rail-reference.ts), as our policy numbers restart in each; a certificate a row records is that row's
+ * policy's, whatever its number.
  */
 async function sortConflicts(
   app: AppServices,
@@ -106,8 +107,10 @@ function conflictKind(
   recordedOnPolicy: number | undefined,
 ): 'own' | 'lost' | 'other' {
   const req = claim.request;
-  if (!rec || rec.memberCompanyId !== req.memberCompanyId || rec.policyNumber !== req.policyNumber) return 'other';
+  if (!rec || rec.memberCompanyId !== req.memberCompanyId) return 'other';
+  // A row records it: that policy's, whatever number it was issued under (numbers before they carried the organisation).
   if (recordedOnPolicy !== undefined) return recordedOnPolicy === claim.policyId ? 'own' : 'other';
+  if (rec.policyNumber !== req.policyNumber) return 'other';
   return rec.commencingDate === req.commencingDate && rec.expiringDate === req.expiringDate ? 'lost' : 'own';
 }
 

@@ -5,6 +5,7 @@ import { emitEvent } from '../events/event.service.ts';
 import { certificateEventBase } from './certificate-events.ts';
 import { transitionCertificate } from './certificate-state.ts';
 import { type CoverCode, formatRegistryDate, type IssueCertificateRequest } from '../../ports/certificate-registry.ts';
+import { orgRailReference } from '../../ports/rail-reference.ts';
 import { askRegistryToIssue, type IssueClaim, type IssueVerdict } from './registry-issue-calls.ts';
 
 /**
@@ -56,7 +57,10 @@ export async function attemptIssue(
 const loadCertificate = (tx: Tx, id: number) =>
   tx.certificate.findUniqueOrThrow({
     where: { id },
-    include: { vehicle: true, policy: { include: { client: true, insurer: true } } },
+    include: {
+      vehicle: true,
+      policy: { include: { client: true, insurer: true, tenant: { select: { code: true } } } },
+    },
   });
 type LoadedCertificate = Awaited<ReturnType<typeof loadCertificate>>;
 
@@ -121,7 +125,9 @@ function issueRequest(c: LoadedCertificate, start: string, end: string): IssueCe
     certificateClass: c.certificateClass as IssueCertificateRequest['certificateClass'],
     typeOfCover: c.coverCode as CoverCode,
     policyHolder: p.client.name,
-    policyNumber: p.policyNo,
+    // The registry knows a policy by member company and policy number, across every intermediary selling for that
+    // insurer; our policy numbers restart in each organisation, so the number it keys on carries the organisation.
+    policyNumber: orgRailReference(p.tenant.code, p.policyNo),
     commencingDate: formatRegistryDate(toDbDate(start)),
     expiringDate: formatRegistryDate(toDbDate(end)),
     registrationNumber: v.regNo,
