@@ -9,7 +9,10 @@ export type B2cCommandId = 'BusinessPayment' | 'SalaryPayment' | 'PromotionPayme
 
 /** Daraja's B2C payment request (POST /mpesa/b2c/v3/paymentrequest). */
 export interface DarajaB2cRequest {
-  /** Our own id for the request, unique per organisation: a repeat of it is the same request, never a second payment. */
+  /**
+   * Our own id for the request, a uuid (unique across the deployment: the rail keys on it for every organisation; see
+   * src/ports/rail-reference.ts): a repeat of it is the same request, never a second payment.
+   */
   OriginatorConversationID: string;
   /** The API operator set up on the organisation's M-Pesa portal. */
   InitiatorName: string;
