@@ -20,7 +20,8 @@ function problemCatalogue(): string {
     'Every error is an `application/problem+json` body with `type` (' +
       `\`${problemType('<code>')}\`), \`title\`, \`status\`, \`detail\`, \`code\`, \`instance\`, \`request_id\` and, ` +
       'for a refused body, `errors` (`field`, `message`). Branch on `code`, never on `title` or `detail`. ' +
-      '`429 rate_limited` carries `Retry-After`, and so does a `503` of an overloaded service.',
+      '`429 rate_limited` carries `Retry-After`, and so does a `503` of an overloaded service (any path), or of an ' +
+      'organisation using its whole share of it (docs/api-conventions.md, fair use of the database pool).',
     '',
     '| Status | Code | Title |',
     '| --- | --- | --- |',

@@ -28,6 +28,8 @@ export class BinaryBody {
     readonly bytes: Uint8Array,
     readonly contentType: string,
     readonly headers: Record<string, string> = {},
+    /** The whole answer's length when `bytes` is one range of it (a route with `ranges`); else `bytes`' own. */
+    readonly length?: number,
   ) {}
 }
 
@@ -109,6 +111,16 @@ export interface CsvVariant<R> {
   description: string;
 }
 
+/**
+ * A binary answer read range by range (a document download), streamed by the transport (src/http/binary-stream.ts):
+ * the operation runs once per range, `toResponse` maps each run to a BinaryBody (the first one's `length` is the
+ * whole answer's Content-Length, its headers the answer's), and `next` gives the variables of the following range
+ * from the run just read (null at the end). Pure mappings only.
+ */
+export interface BinaryRanges<R> {
+  next(data: R, variables: Record<string, unknown>): Record<string, unknown> | null;
+}
+
 /** A route's description, for the router and the OpenAPI document. */
 interface RouteInfo {
   operationId: string;
@@ -173,6 +185,7 @@ export interface RestRoute<R, V, B, TV extends SentInput<V> = SentInput<V>> exte
   /** What an Idempotency-Key replay returns instead of the first body (secrets are shown once). */
   redactForReplay?(body: NoInfer<B>): unknown;
   csv?: CsvVariant<Resolved<NoInfer<R>>>;
+  ranges?: BinaryRanges<Resolved<NoInfer<R>>>;
 }
 
 /**
@@ -187,6 +200,7 @@ export interface AnyRoute extends RouteInfo {
   toResponse(data: unknown, input: RestInput): RestOutput;
   redactForReplay?(body: unknown): unknown;
   csv?: CsvVariant<unknown>;
+  ranges?: BinaryRanges<unknown>;
 }
 
 export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV>): AnyRoute => r;

@@ -21,6 +21,7 @@ import { createMetrics } from './http/pages/metrics/registry.ts';
 import { createHttpServer, type HttpServer } from './server.ts';
 import { startEnqueueOnly } from './process/enqueue.ts';
 import { createHealthServer } from './process/health-server.ts';
+import { KeyedGate } from './lib/keyed-gate.ts';
 
 export interface RunningApp {
   services: AppServices;
@@ -76,7 +77,11 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
     log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
   }
-  const db = await Database.connect(databaseUrl, { poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs });
+  const db = await Database.connect(databaseUrl, {
+    poolSize: config.dbPoolSize,
+    poolWaitMs: config.dbPoolWaitMs,
+    tenantShare: config.dbTenantShare,
+  });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
   await db.clocks.follow(events, (err) => log.error({ err }, 'sandbox clocks: reload failed'));
@@ -100,6 +105,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     mobileMoney: {},
     registry,
     documents: createDocumentStore(config),
+    documentReads: new KeyedGate(Math.ceil(config.documentReadsMax / 2), config.documentReadsMax),
     metrics: createMetrics({ pool: db.pool, poolMax: config.dbPoolSize, log }),
   };
   const boss =

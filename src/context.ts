@@ -18,6 +18,7 @@ import type { SmsGatewayPort } from './ports/sms-gateway.ts';
 import type { IpfLenderPort } from './ports/ipf-lender.ts';
 import type { MetricsPort } from './ports/metrics.ts';
 import { AppError } from './lib/problem.ts';
+import type { KeyedGate } from './lib/keyed-gate.ts';
 
 /** Long-lived parts of the running service, shared by every request, WebSocket and job. */
 export interface AppServices {
@@ -41,6 +42,8 @@ export interface AppServices {
   registry: CertificateRegistryPort;
   /** Where uploaded documents' bytes are kept (src/ports/document-store.ts): PostgreSQL unless DOCUMENT_STORE says files. */
   documents: DocumentStore<Tx>;
+  /** Document reads longer than one range at once, per organisation and in all (DOCUMENT_READS_MAX; claims/documents/bytes.ts). */
+  documentReads: KeyedGate<number>;
   /** The bulk-SMS gateway, its send queue and report URL (src/ports/sms-gateway.ts); set where pg-boss runs. */
   sms?: SmsGatewayPort;
   /** The premium-finance lender rail and its queues (src/ports/ipf-lender.ts); set where pg-boss runs. */
@@ -81,6 +84,8 @@ export interface Context {
    * so call it after your own `ctx.tx(...)` has returned. Errors are logged, not thrown: sweeps catch what is lost.
    */
   afterCommit(fn: () => Promise<void>): Promise<void>;
+  /** Document bytes this request has read so far, against its allowance (src/modules/claims/documents/bytes.ts). */
+  documentBytesRead?: number;
   /** Deferred by afterCommit while an ambient transaction is open. */
   pendingAfterCommit?: (() => Promise<void>)[];
 }
@@ -112,10 +117,13 @@ function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
         $allModels: {
           async $allOperations({ args, query }) {
             // $queryRaw rather than $executeRaw for the setting, as in Database.tenant.
-            const [, result] = await base.$transaction([
-              base.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
-              query(args),
-            ]);
+            // Within the organisation's share of the pool, as every Database.tenant unit of work is.
+            const [, result] = await db.withTenantShare(tenantId, () =>
+              base.$transaction([
+                base.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
+                query(args),
+              ]),
+            );
             return result;
           },
         },

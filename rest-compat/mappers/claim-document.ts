@@ -76,13 +76,26 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** GraphQL file with its content → the download: the bytes, their type, a strong ETag (the SHA-256) and a name. */
+/**
+ * GraphQL file with one range of its content → that range of the download (the whole file's length, its type, a
+ * strong ETag (the SHA-256) and a name go with every range; the transport sends them once, with the first).
+ */
 export function claimDocumentDownload(f: ClaimDocumentFileQuery['claimDocumentFile']): BinaryBody {
-  return new BinaryBody(Buffer.from(f.contentBase64, 'base64'), f.contentType, {
+  const headers = {
     'content-disposition': contentDisposition(f.fileName),
     etag: `"${f.sha256}"`,
     // Belt and braces for a file a browser opens: never sniffed (also sent on every answer), never run as a page.
     'x-content-type-options': 'nosniff',
     'content-security-policy': "default-src 'none'; sandbox",
-  });
+  };
+  return new BinaryBody(Buffer.from(f.contentBase64, 'base64'), f.contentType, headers, f.sizeBytes);
+}
+
+/** The download's next range after the one just read (`offset`, `length` variables), or null at the file's end. */
+export function claimDocumentNextRange(
+  f: ClaimDocumentFileQuery['claimDocumentFile'],
+  variables: Record<string, unknown>,
+): Record<string, unknown> | null {
+  const end = Number(variables.offset) + Number(variables.length);
+  return end < f.sizeBytes ? { ...variables, offset: end } : null;
 }

@@ -10,6 +10,7 @@ import {
   claimDocumentToRest,
   claimDocumentUploadFromRest,
   claimDocumentFileToRest,
+  claimDocumentNextRange,
 } from '../mappers/claim-document.ts';
 import { type AnyRoute, asForm, asObject, route } from '../route.ts';
 import { arr, bool, dataOf, obj, ref, str } from '../schemas/builders.ts';
@@ -18,6 +19,12 @@ const common = { tag: 'Claims', serviceOnly: true };
 
 /** Room beyond the largest document for the form's boundaries, part headers and the `kind` field. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * Bytes per range of a download: each range is one run of the operation (its own short transactions), written and
+ * drained before the next is read (src/http/binary-stream.ts), so a download holds no connection while it sends.
+ */
+const DOWNLOAD_RANGE_BYTES = 512 * 1024;
 
 /** The upload's file parts are reported on the form's field, `file`, whichever part of it was wrong. */
 const fileFields = { file_name: 'file', content_type: 'file', content_base64: 'file' };
@@ -98,11 +105,21 @@ export const claimDocumentsRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/claims/{uuid}/documents/{file_uuid}',
     summary: 'Download an uploaded document (its bytes)',
+    description:
+      'Streamed from the document store range by range, with its Content-Length: a connection cut before that ' +
+      'many bytes means the file is incomplete. 503 with Retry-After when the organisation is using its whole ' +
+      'share of the service (docs/api-conventions.md, fair use).',
     scopes: ['read', 'crm'],
     idempotent: false,
     operation: ClaimDocumentFileDocument,
-    toVariables: ({ params }) => ({ claimId: params.uuid, id: params.file_uuid }),
+    toVariables: ({ params }) => ({
+      claimId: params.uuid,
+      id: params.file_uuid,
+      offset: 0,
+      length: DOWNLOAD_RANGE_BYTES,
+    }),
     toResponse: (d) => ({ status: 200, body: claimDocumentDownload(d.claimDocumentFile) }),
+    ranges: { next: (d, variables) => claimDocumentNextRange(d.claimDocumentFile, variables) },
     response: {
       status: 200,
       description: 'The bytes as uploaded, in their content type',

@@ -370,7 +370,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download an uploaded document (its bytes) */
+        /**
+         * Download an uploaded document (its bytes)
+         * @description Streamed from the document store range by range, with its Content-Length: a connection cut before that many bytes means the file is incomplete. 503 with Retry-After when the organisation is using its whole share of the service (docs/api-conventions.md, fair use).
+         */
         get: operations["downloadClaimDocument"];
         put?: never;
         post?: never;

@@ -9,6 +9,7 @@ import { Database } from '../db/client.ts';
 import { createDocumentStore } from '../db/document-store.ts';
 import { EventBus } from '../db/event-bus.ts';
 import { now } from '../lib/clock.ts';
+import { KeyedGate } from '../lib/keyed-gate.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { AppError } from '../lib/problem.ts';
@@ -67,6 +68,7 @@ async function buildServices(config: Config, databaseUrl: string, log: Logger): 
     mobileMoney: {},
     registry,
     documents: createDocumentStore(config),
+    documentReads: new KeyedGate(config.documentReadsMax),
     metrics: NO_METRICS,
   };
 }

@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { PrismaClient, Prisma } from '../generated/prisma/client.ts';
 import { clockScope, withOrgClock } from '../lib/clock.ts';
+import { KeyedGate } from '../lib/keyed-gate.ts';
+import { AppError } from '../lib/problem.ts';
 import { OrgClocks } from './org-clocks.ts';
 import { APP_ROLE, needsAppRole } from './tenancy.ts';
 
@@ -42,6 +44,20 @@ function preparedName(q: { sql: string }): string | undefined {
 
 /** The tenant a transaction being begun on this async path works for (Database.tenant). */
 const beginsAs = new AsyncLocalStorage<number>();
+
+/** The organisations whose share of the pool this async path already holds (Database.withTenantShare). */
+const sharesHeld = new AsyncLocalStorage<ReadonlySet<number>>();
+
+export interface ConnectOptions {
+  poolSize?: number;
+  poolWaitMs?: number;
+  /**
+   * Connections one organisation's transactions may hold at once, so that no organisation can take the whole pool
+   * and the others keep being served: the service passes DB_TENANT_SHARE (half its pool by default). Unset: the
+   * whole pool (a command-line tool, a job-only process or a test's own connection has no one else to keep served).
+   */
+  tenantShare?: number;
+}
 
 /**
  * Makes a pooled connection send `BEGIN; SELECT set_config('app.tenant_id', '<id>', true)` as one simple-protocol
@@ -108,18 +124,25 @@ export class Database {
     ),
   );
 
+  readonly #shares: KeyedGate<number>;
+
   private constructor(
     readonly prisma: PrismaClient,
     readonly pool: pg.Pool,
-  ) {}
+    tenantShare: number,
+    private readonly poolWaitMs: number,
+  ) {
+    this.#shares = new KeyedGate<number>(tenantShare);
+  }
 
-  static async connect(url: string, opts: { poolSize?: number; poolWaitMs?: number } = {}): Promise<Database> {
+  static async connect(url: string, opts: ConnectOptions = {}): Promise<Database> {
     const switchRole = await Database.mustSwitchRole(url);
     // The role travels as a startup parameter, so a connection is never usable as the bypassing user, not even for
     // its first query.
+    const poolSize = opts.poolSize ?? 20;
     const pool = new pg.Pool({
       connectionString: url,
-      max: opts.poolSize ?? 20,
+      max: poolSize,
       idleTimeoutMillis: 30_000,
       // A request waits this long for a connection, then is shed as 503 (lib/problem.ts overloadError), not queued
       // without bound behind a burst.
@@ -134,7 +157,27 @@ export class Database {
     const prisma = new PrismaClient({
       adapter: new PrismaPg(pool, { statementNameGenerator: preparedName as (q: { sql: string }) => string }),
     });
-    return new Database(prisma, pool);
+    const share = Math.min(poolSize, Math.max(1, opts.tenantShare ?? poolSize));
+    return new Database(prisma, pool, share, opts.poolWaitMs ?? 0);
+  }
+
+  /** Connections one organisation may hold at once (ConnectOptions.tenantShare). */
+  get tenantShare(): number {
+    return this.#shares.perKey;
+  }
+
+  /**
+   * Runs `fn`, which checks out one pooled connection for `tenantId`'s work, within that organisation's share of the
+   * pool: over its share it waits behind its own organisation's work only, for as long as a request waits for a
+   * connection (DB_POOL_WAIT_MS), then is refused 503 with Retry-After like an exhausted pool. Work nested inside
+   * work already holding the organisation's share (a transaction opened inside another) takes no second place, so it
+   * cannot wait on itself.
+   */
+  withTenantShare<T>(tenantId: number, fn: () => Promise<T>): Promise<T> {
+    const held = sharesHeld.getStore();
+    if (held?.has(tenantId)) return fn();
+    const inside = new Set(held ?? []).add(tenantId);
+    return this.#shares.run(tenantId, () => sharesHeld.run(inside, fn), this.poolWaitMs, tenantShareRefused);
   }
 
   private static async mustSwitchRole(url: string): Promise<boolean> {
@@ -162,9 +205,9 @@ export class Database {
     // is kept.
     const offset = this.clocks.offsetFor(tenantId);
     const scope = clockScope();
-    if (scope?.tenantId !== tenantId && offset !== (scope?.offsetMs ?? 0))
-      return withOrgClock(tenantId, offset, () => this.#tenantTx(tenantId, fn, opts));
-    return this.#tenantTx(tenantId, fn, opts);
+    const run = () => this.withTenantShare(tenantId, () => this.#tenantTx(tenantId, fn, opts));
+    if (scope?.tenantId !== tenantId && offset !== (scope?.offsetMs ?? 0)) return withOrgClock(tenantId, offset, run);
+    return run();
   }
 
   #tenantTx<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
@@ -208,4 +251,11 @@ export class Database {
     await this.prisma.$disconnect();
     await this.pool.end().catch(() => undefined);
   }
+}
+
+function tenantShareRefused(): AppError {
+  return new AppError('service_unavailable', {
+    detail: "This organisation is using its whole share of the service's database connections; retry shortly",
+    headers: { 'Retry-After': '1' },
+  });
 }

@@ -18,6 +18,7 @@ export function createDocumentStore(config: Pick<Config, 'documentStore' | 'docu
     kind: writer.kind,
     put: (tx, input) => writer.put(tx, input),
     get: (tx, key) => holder(key).get(tx, key),
+    read: (tx, key, offset, length) => holder(key).read(tx, key, offset, length),
     remove: (tx, key) => holder(key).remove(tx, key),
   };
 }
@@ -37,6 +38,13 @@ export function postgresDocumentStore(): DocumentStore<Tx> {
     async get(tx, key) {
       const row = await tx.documentBlob.findUnique({ where: { key }, select: { content: true } });
       return row?.content ?? null;
+    },
+    async read(tx, key, offset, length) {
+      // substring() on the stored value: PostgreSQL fetches only the TOAST chunks the range covers (of a value stored
+      // uncompressed; a compressed one is decompressed up to the range's end), so a range costs its own size.
+      const rows = await tx.$queryRaw<{ part: Uint8Array }[]>`
+        SELECT substring(content FROM ${offset + 1}::int FOR ${length}::int) AS part FROM document_blobs WHERE key = ${key}`;
+      return rows[0]?.part ?? null;
     },
     async remove(tx, key) {
       // Without a transaction there is nothing to do: a blob written in one that failed went with its rollback.
@@ -84,6 +92,22 @@ export function filesDocumentStore(root: string): DocumentStore<Tx> {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw e;
+      }
+    },
+    async read(_tx, key, offset, length) {
+      let fh;
+      try {
+        fh = await open(pathOf(key), 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+      try {
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await fh.read(buf, 0, length, offset);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
       }
     },
     async remove(_tx, key) {

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { type CompiledRoute, runOperation } from '../../rest-compat/executor.ts';
 import type { Context } from '../context.ts';
 import { csvRow } from '../lib/csv.ts';
+import { writeDrained as write } from './respond.ts';
 
 /** Whether the caller asked for the CSV variant of a route that has one (`Accept: text/csv`). */
 export function wantsCsv(req: IncomingMessage, compiled: CompiledRoute): boolean {
@@ -43,20 +44,4 @@ export async function streamCsv(
     data = await runOperation(run.schema, run.compiled, run.ctx, variables);
   }
   res.end();
-}
-
-/** Writes and waits for the socket to take it; false when the client went away (nothing more to send). */
-async function write(res: ServerResponse, text: string): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (res.write(text)) return true;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-  return !res.destroyed;
 }

@@ -53,6 +53,22 @@ export function sendBytes(
   res.end(bytes);
 }
 
+/** Writes and waits for the socket to take it; false when the client went away (nothing more to send). */
+export async function writeDrained(res: ServerResponse, chunk: string | Uint8Array): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (res.write(chunk)) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+  return !res.destroyed;
+}
+
 /** Any error → problem document. Non-AppErrors are logged and masked: no stack or SQL ever leaves the process. */
 export function sendProblem(
   res: ServerResponse,

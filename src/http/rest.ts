@@ -20,6 +20,7 @@ import {
 } from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { streamCsv, wantsCsv } from './csv-stream.ts';
+import { streamRanges } from './binary-stream.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
 import { enforceTokenRateLimit } from './rate-limits.ts';
 import { setRouteTemplate } from './pages/metrics/route-label.ts';
@@ -145,6 +146,7 @@ async function runRoute(app: AppServices, schema: GraphQLSchema, call: RouteCall
     return;
   }
   if (route.idempotent) return sendStoredOnce(call, body, run);
+  if (route.ranges) return streamRanges(res, { schema, compiled, ctx, input }, limitHeaders);
   if (wantsCsv(req, compiled)) {
     return streamCsv(res, { schema, compiled, ctx, variables: route.toVariables(input) }, limitHeaders);
   }

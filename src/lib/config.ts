@@ -88,6 +88,10 @@ export interface Config {
   dbPoolSize: number;
   /** How long a request waits for a pooled connection before it is answered 503 (shed, not queued without bound). */
   dbPoolWaitMs: number;
+  /** Pooled connections one organisation's work may hold at once (src/db/client.ts withTenantShare): half the pool by default. */
+  dbTenantShare: number;
+  /** Document reads larger than one chunk (a whole file through GraphQL) running at once in a process; half per organisation. */
+  documentReadsMax: number;
   /** Test-only fault injection: named points at which the process kills itself (refused under production). */
   faultPoints: string[];
   /** Test-only: the service's business clock set to this instant (src/lib/clock.ts; refused outside NODE_ENV=test). */
@@ -116,6 +120,12 @@ export interface Config {
 
 /** Safaricom's published sandbox passkey: anyone can sign STK requests with it, so production refuses it. */
 export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
+
+/** DB_TENANT_SHARE, at least 1 and at most the pool; by default half the pool, rounded up. */
+function tenantShare(env: NodeJS.ProcessEnv): number {
+  const pool = Math.max(2, int(env, 'DB_POOL_SIZE', 20));
+  return Math.min(pool, Math.max(1, int(env, 'DB_TENANT_SHARE', Math.ceil(pool / 2))));
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
   const raw = env[name];
@@ -275,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentsSweepSeconds: Math.max(1, int(env, 'PAYMENTS_SWEEP_SECONDS', 60)),
     dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 20)),
     dbPoolWaitMs: Math.max(100, int(env, 'DB_POOL_WAIT_MS', 5_000)),
+    dbTenantShare: tenantShare(env),
+    documentReadsMax: Math.max(1, int(env, 'DOCUMENT_READS_MAX', 4)),
     faultPoints: list(env.FAULT_POINTS),
     testClock: testClock(env, nodeEnv),
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),

@@ -13,6 +13,11 @@ export interface DocumentStore<T = unknown> {
   put(tx: T, input: { tenantId: number; bytes: Uint8Array }): Promise<{ key: string }>;
   /** The bytes under `key`, or null when the store has none. */
   get(tx: T, key: string): Promise<Uint8Array | null>;
+  /**
+   * At most `length` bytes under `key` from byte `offset` (fewer at the end, none past it), or null when the store has
+   * nothing under `key`: what a reader streams by, one short transaction per range, never the whole file at once.
+   */
+  read(tx: T, key: string, offset: number, length: number): Promise<Uint8Array | null>;
   /** `tx` null: cleaning up after the caller's transaction failed, which only a store outside it has to do. */
   remove(tx: T | null, key: string): Promise<void>;
 }

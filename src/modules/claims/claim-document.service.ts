@@ -1,12 +1,13 @@
 import { checklistState, openChecklist } from './documents/checklist.ts';
 import { mark } from './documents/mark.ts';
-import { checklist, contentOf, download, fileOf, lineById, linesOf, list } from './documents/read.ts';
+import { bytesOf } from './documents/bytes.ts';
+import { checklist, fileOf, lineById, linesOf, list } from './documents/read.ts';
 import { upload } from './documents/upload.ts';
 
 /**
  * A claim's documents checklist, one file per operation under ./documents/: the checklist itself (opened at
  * registration, its state guarding documents_pending → with_underwriter), uploads behind the document store
- * (app.documents), reads and downloads, and decisions by hand (received on paper, waived with a reason).
+ * (app.documents), reads, bytes read range by range (bytes.ts), and decisions by hand (received on paper, waived with a reason).
  */
 
 export { checklistState, openChecklist, stateOf } from './documents/checklist.ts';
@@ -20,8 +21,7 @@ export const claimDocumentService = {
   lineById,
   list,
   file: fileOf,
-  content: contentOf,
-  download,
+  content: bytesOf,
   upload,
   mark,
 };

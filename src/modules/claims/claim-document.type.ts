@@ -20,8 +20,15 @@ builder.prismaObject('ClaimDocumentFile', {
     sha256: t.exposeString('sha256', { description: 'Hex SHA-256 of the bytes' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     contentBase64: t.string({
-      description: 'The bytes, base64: read from the document store for this field only (ask for it per file).',
-      resolve: async (f, _a, ctx) => Buffer.from(await claimDocumentService.content(ctx, f)).toString('base64'),
+      description:
+        'The bytes, base64, read from the document store for this field only: the whole file, or `length` bytes ' +
+        'from byte `offset` (empty past the end). One request may read at most one whole document: more (aliases, ' +
+        'several files) is refused query_too_complex; read a large file in ranges, or download it over REST.',
+      args: {
+        offset: t.arg.int({ description: 'First byte, from 0 (default 0)' }),
+        length: t.arg.int({ description: 'At most this many bytes (default: to the end)' }),
+      },
+      resolve: async (f, a, ctx) => (await claimDocumentService.content(ctx, f, a)).toString('base64'),
     }),
   }),
 });

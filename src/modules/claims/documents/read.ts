@@ -1,7 +1,7 @@
 import type { Context } from '../../../context.ts';
 import type { Prisma } from '../../../db/client.ts';
 import { isUuid } from '../../../lib/identifiers.ts';
-import { AppError, notFound } from '../../../lib/problem.ts';
+import { notFound } from '../../../lib/problem.ts';
 import { visibleClaim } from '../../access/claim.visibility.ts';
 import { stateOf } from './checklist.ts';
 
@@ -63,23 +63,4 @@ export async function fileOf<Q extends Omit<Prisma.ClaimDocumentFileFindFirstArg
   );
   if (!file) throw notFound('Document');
   return file;
-}
-
-/**
- * A file's bytes from the document store. The row was read under the caller's visibility (its type's access rule
- * or `fileOf`); bytes missing behind a row are the store's fault, not the caller's: logged, and 503.
- */
-export async function contentOf(ctx: Context, file: { uuid: string; storageKey: string }): Promise<Uint8Array> {
-  const bytes = await ctx.tx((tx) => ctx.app.documents.get(tx, file.storageKey));
-  if (!bytes) {
-    ctx.log.error({ file: file.uuid, key: file.storageKey }, 'document store has no bytes for a claim document');
-    throw new AppError('service_unavailable', { detail: 'The document could not be read; try again later' });
-  }
-  return bytes;
-}
-
-/** A file of a visible claim with its bytes (REST download; GraphQL reads `contentBase64` on demand). */
-export async function download(ctx: Context, claimUuid: string, fileUuid: string) {
-  const file = await fileOf(ctx, claimUuid, fileUuid);
-  return { file, bytes: await contentOf(ctx, file) };
 }
