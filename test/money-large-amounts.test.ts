@@ -252,7 +252,11 @@ describe('the upper bound of a request amount', () => {
   });
 
   it('REST: one shilling above KES 90,071,992,547,409 is 422 naming the field; the bound itself is taken', async () => {
-    expectProblem(await post('/claims', motorless(MAX_SHILLINGS + 1)), 422, 'validation_failed', 'estimated_loss');
+    const over = await post('/claims', motorless(MAX_SHILLINGS + 1));
+    expectProblem(over, 422, 'validation_failed', 'estimated_loss');
+    expect(over.body.errors, over.text).toEqual([
+      { field: 'estimated_loss', message: 'whole shillings, at most 90071992547409' },
+    ]);
     const at = await post('/claims', motorless(MAX_SHILLINGS));
     expect(at.status, at.text).toBe(201);
     expect(at.body.data).toMatchObject({ estimated_loss: MAX_SHILLINGS, estimated_loss_minor: 9_007_199_254_740_900 });

@@ -30,7 +30,7 @@ builder.scalarType('DateTime', {
  */
 function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
   const refuse = () =>
-    new GraphQLError(`${name}: whole ${unit}, at most ${max} either side of zero`, {
+    new GraphQLError(`whole ${unit}, at most ${max}`, {
       extensions: { code: 'validation_failed' },
     });
   const inRange = (n: bigint) => n >= -BigInt(max) && n <= BigInt(max);
