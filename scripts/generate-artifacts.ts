@@ -94,7 +94,7 @@ const sdl = printSchema(sortedSchema);
 
 /**
  * Types of what the in-process execute() returns: scalars as serialised (src/graphql/scalars.ts: Date and DateTime
- * strings, Cents a JSON integer), every selected field present (null rather than absent), enums as string unions, no
+ * strings, Cents and Shillings JSON integers), every selected field present (null rather than absent), enums as string unions, no
  * `__typename` unless selected, and a spread fragment as its own named type (`PolicyRecordFragment`).
  */
 const operationTypes = await codegen({
@@ -102,7 +102,7 @@ const operationTypes = await codegen({
   documents: await operationDocuments(),
   filename: 'rest-compat/generated/operations.ts',
   config: {
-    scalars: { Date: 'string', DateTime: 'string', Cents: 'number', JSON: 'unknown' },
+    scalars: { Date: 'string', DateTime: 'string', Cents: 'number', Shillings: 'number', JSON: 'unknown' },
     strictScalars: true,
     enumsAsTypes: true,
     useTypeImports: true,

@@ -14,7 +14,7 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
-  /** Money in integer minor units (KES cents). Serialised as a JSON integer; always a safe integer. */
+  /** Money in integer minor units (KES cents): a JSON integer, at most 9007199254740991 either side of zero. */
   Cents: { input: number; output: number; }
   /** A calendar date, Y-m-d (Africa/Nairobi calendar). */
   Date: { input: string; output: string; }
@@ -22,6 +22,8 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** Arbitrary JSON. */
   JSON: { input: unknown; output: unknown; }
+  /** Money in whole KES shillings: a JSON integer, at most 90071992547409 either side of zero (its cents within Cents). */
+  Shillings: { input: number; output: number; }
 };
 
 export type AddProspectNoteInput = {
@@ -31,7 +33,7 @@ export type AddProspectNoteInput = {
 
 export type AdjustClaimReserveInput = {
   /** Whole shillings: the new reserve */
-  amount: Scalars['Int']['input'];
+  amount: Scalars['Shillings']['input'];
   reason: Scalars['String']['input'];
 };
 
@@ -43,7 +45,7 @@ export type AppointClaimAssessorInput = {
 
 export type ApproveClaimInput = {
   /** Whole shillings, before the excess */
-  approvedAmount: Scalars['Int']['input'];
+  approvedAmount: Scalars['Shillings']['input'];
   reason?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -258,7 +260,7 @@ export type CreateProspectInput = {
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
-  estimatedPremium?: InputMaybe<Scalars['Int']['input']>;
+  estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
   /** Save despite a matching phone, ID number or tax PIN. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */
@@ -489,7 +491,7 @@ export type MoveClaimInput = {
 
 export type PayClaimInput = {
   /** Whole shillings; omit with final: true */
-  amount?: InputMaybe<Scalars['Int']['input']>;
+  amount?: InputMaybe<Scalars['Shillings']['input']>;
   /** bank_transfer */
   bankAccount?: InputMaybe<Scalars['String']['input']>;
   /** bank_transfer */
@@ -568,10 +570,10 @@ export type QuotedFiguresInput = {
 
 export type RecordClaimAssessmentInput = {
   /** Whole shillings */
-  assessedAmount: Scalars['Int']['input'];
+  assessedAmount: Scalars['Shillings']['input'];
   notes?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings */
-  salvage?: InputMaybe<Scalars['Int']['input']>;
+  salvage?: InputMaybe<Scalars['Shillings']['input']>;
 };
 
 export type RegisterClaimInput = {
@@ -585,7 +587,7 @@ export type RegisterClaimInput = {
   channel?: InputMaybe<Scalars['String']['input']>;
   description: Scalars['String']['input'];
   /** Whole shillings: the reporter’s estimate (initial reserve) */
-  estimatedLoss?: InputMaybe<Scalars['Int']['input']>;
+  estimatedLoss?: InputMaybe<Scalars['Shillings']['input']>;
   /** Medical, travel and standard policies: the insured person, traveller or item (Policy.insured's databaseId), on cover on the loss date */
   insuredId?: InputMaybe<Scalars['Int']['input']>;
   /** Y-m-d */
@@ -639,7 +641,7 @@ export type RenewalVehicleInput = {
 export type ReopenClaimInput = {
   reason: Scalars['String']['input'];
   /** Whole shillings */
-  reserve?: InputMaybe<Scalars['Int']['input']>;
+  reserve?: InputMaybe<Scalars['Shillings']['input']>;
 };
 
 export type RepudiateClaimInput = {
@@ -758,7 +760,7 @@ export type StkPushInput = {
   /** Policy number, debit note number or premium-finance loan reference */
   account: Scalars['String']['input'];
   /** Whole shillings, 1–250,000 */
-  amount: Scalars['Int']['input'];
+  amount: Scalars['Shillings']['input'];
   /** A key of yours (1–255 visible ASCII): a retry with it answers the first attempt and never prompts the phone twice, even after a fault (REST: the Idempotency-Key header) */
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format */
@@ -854,7 +856,7 @@ export type UpdateProspectInput = {
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
-  estimatedPremium?: InputMaybe<Scalars['Int']['input']>;
+  estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
   /** Save despite a matching phone, ID number or tax PIN. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */

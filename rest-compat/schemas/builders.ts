@@ -1,4 +1,5 @@
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import { MAX_MINOR, MAX_SHILLINGS } from '../../src/lib/money.ts';
 
 /** Small builders for the OpenAPI response schemas of the legacy shapes. */
 export const str = (description?: string): SchemaObject => ({
@@ -41,6 +42,22 @@ export function money(name: string, nullableToo = false): Record<string, SchemaO
   const minor = int('Integer cents (exact)');
   return { [name]: nullableToo ? nullable(whole) : whole, [`${name}_minor`]: nullableToo ? nullable(minor) : minor };
 }
+
+/**
+ * A request amount in whole shillings: a JSON integer up to MAX_SHILLINGS (its cents a safe JSON integer; docs/
+ * api-conventions.md, Money). Above it, or with a fraction, the request is 422 validation_failed naming the field.
+ */
+export const shillingsIn = (description: string, minimum = 0): SchemaObject => ({
+  ...int(description),
+  minimum,
+  maximum: MAX_SHILLINGS,
+});
+/** A request amount in cents: a JSON integer up to MAX_MINOR (Number.MAX_SAFE_INTEGER). */
+export const centsIn = (description: string, minimum = 0): SchemaObject => ({
+  ...int(description),
+  minimum,
+  maximum: MAX_MINOR,
+});
 
 /** A query parameter of a route, as the OpenAPI document lists it. */
 export const queryParam = (name: string, schema: SchemaObject, description?: string): ParameterObject => ({

@@ -1,5 +1,5 @@
 import type { PathItemObject } from 'openapi3-ts/oas31';
-import { arr, bool, dataOf, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, bool, dataOf, int, money, nullable, obj, ref, shillingsIn, str, timestamp } from './builders.ts';
 
 export const claimPaymentSchemas = {
   ClaimPayment: obj({
@@ -44,7 +44,7 @@ export const claimPaymentSchemas = {
 
 export const payClaimBody = obj(
   {
-    amount: int('Whole shillings; omit with final: true. M-Pesa: 10–250,000'),
+    amount: shillingsIn('Whole shillings; omit with final: true. M-Pesa: 10–250,000', 1),
     final: bool('Pay exactly what remains (net payable − paid − instructed), cents included'),
     method: { type: 'string', enum: ['mpesa_b2c', 'bank_transfer'] },
     payee_type: { type: 'string', enum: ['claimant', 'garage', 'other'], default: 'claimant' },

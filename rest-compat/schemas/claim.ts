@@ -1,5 +1,5 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, ref, shillingsIn, str, timestamp } from './builders.ts';
 
 export const CLAIM_STATUSES = [
   'registered',
@@ -26,7 +26,7 @@ export const REPUDIATION_REASONS = [
   'below_excess',
 ];
 const status = (description?: string): SchemaObject => ({ type: 'string', enum: CLAIM_STATUSES, description });
-const shillings = (description: string): SchemaObject => ({ ...int(description), minimum: 0 });
+const shillings = (description: string): SchemaObject => shillingsIn(description);
 
 const thirdParty = obj(
   {

@@ -1,4 +1,4 @@
-import { arr, bool, dataOf, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, bool, centsIn, dataOf, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
 
 const cents = (d = 'Integer cents') => int(d);
 
@@ -179,7 +179,7 @@ export const claimBody = obj(
     description: str(),
     police_abstract_no: str(),
     anti_theft_device: bool(),
-    estimated_loss_minor: cents('Cents only'),
+    estimated_loss_minor: centsIn('Cents only'),
   },
   ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
 );

@@ -53,7 +53,12 @@ const inputFields = {
   kra_pin: str('Duplicate-checked (null clears on PATCH)'),
   source: oneOf(PROSPECT_VALUES.sources, 'null clears on PATCH'),
   interests: arr(oneOf(PROSPECT_VALUES.interests)),
-  estimated_premium: int('Whole shillings a year (null clears on PATCH)'),
+  estimated_premium: {
+    ...int('Whole shillings a year (null clears on PATCH)'),
+    minimum: 0,
+    maximum: 10_000_000_000,
+    example: 1_200_000,
+  },
   assignee_id: int('A user who may work prospects; default the acting agent (null unassigns on PATCH)'),
   next_follow_up_on: { ...date(), description: 'Y-m-d, today or later (null clears on PATCH)' },
   note: str('Added to the timeline; with a status move, why it moved'),

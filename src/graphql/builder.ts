@@ -20,6 +20,7 @@ export const builder = new SchemaBuilder<{
     Date: { Input: string; Output: string | Date };
     DateTime: { Input: Date; Output: Date };
     Cents: { Input: bigint; Output: bigint | number };
+    Shillings: { Input: number; Output: bigint | number };
     JSON: { Input: unknown; Output: unknown };
   };
 }>({

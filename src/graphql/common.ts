@@ -10,7 +10,7 @@ import {
   PreviewStaleError,
   PreviewExpiredError,
 } from '../lib/problem.ts';
-import { toShillings } from '../lib/money.ts';
+import { roundedShillings } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
 export interface MoneyShape {
@@ -22,7 +22,7 @@ export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
   description:
     'An amount in KES. `amountMinor` (cents) is exact; `amount` is whole shillings, rounded half away from zero.',
   fields: (t) => ({
-    amount: t.int({ resolve: (m) => toShillings(m.cents) }),
+    amount: t.field({ type: 'Shillings', resolve: (m) => roundedShillings(m.cents) }),
     amountMinor: t.field({ type: 'Cents', resolve: (m) => m.cents }),
     currency: t.string({ resolve: () => 'KES' }),
   }),

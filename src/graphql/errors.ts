@@ -48,9 +48,12 @@ export function maskError(log: Logger) {
       original instanceof GraphQLError ? YOGA_REQUEST_CODES[String(original.extensions?.code)] : undefined;
     if (yogaCode)
       return toGraphQLError(new AppError(yogaCode, { detail: (original as GraphQLError).message }), gqlError);
-    if (original instanceof GraphQLError && original.extensions?.code) return original;
     // graphql-js refusing a variable's value (a scalar's parseValue: `$n: Int` given "abc") before anything ran: the
     // caller's mistake. Such errors have no path; one raised while completing a field's value (with a path) is ours.
+    // graphql-js wraps the scalar's error in one naming the variable and field: that one is shown, whatever code the
+    // scalar's own error carries (the money scalars' validation_failed is for the REST facade's field errors).
+    const refusedVariable = original instanceof GraphQLError && !!gqlError && gqlError !== original && !gqlError.path;
+    if (original instanceof GraphQLError && original.extensions?.code && !refusedVariable) return original;
     if (original instanceof GraphQLError && !gqlError?.path)
       return toGraphQLError(
         new AppError('invalid_request', { detail: gqlError?.message ?? original.message }),

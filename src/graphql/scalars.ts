@@ -1,5 +1,6 @@
-import { GraphQLError, Kind } from 'graphql';
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { isYmd, YMD_MESSAGE } from '../lib/dates.ts';
+import { MAX_MINOR, MAX_SHILLINGS } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
 builder.scalarType('Date', {
@@ -22,21 +23,50 @@ builder.scalarType('DateTime', {
   },
 });
 
+/**
+ * Money scalars (docs/api-conventions.md, Money): JSON integers of any size a JSON number holds exactly, so both
+ * transports carry the same amounts. A request amount above the bound (src/lib/money.ts MAX_MINOR, MAX_SHILLINGS) is
+ * refused, as a fraction is; the BIGINT columns hold far more, but nothing above the bound can be sent.
+ */
+function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
+  const refuse = () =>
+    new GraphQLError(`whole ${unit}, at most ${max}`, {
+      extensions: { code: 'validation_failed' },
+    });
+  const inRange = (n: bigint) => n >= -BigInt(max) && n <= BigInt(max);
+  return {
+    serialize: (v: unknown) => {
+      const n = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : null;
+      // Only arithmetic on stored amounts could pass the bound; an inexact figure is never shown.
+      if (n == null || !Number.isSafeInteger(Number(n)) || BigInt(Number(n)) !== n)
+        throw new GraphQLError(`${name} value out of range`);
+      return Number(n);
+    },
+    parseValue: (v: unknown) => {
+      if (typeof v !== 'number' || !Number.isInteger(v) || !inRange(BigInt(v))) throw refuse();
+      return v;
+    },
+    parseLiteral: (ast: ValueNode) => {
+      if (ast.kind !== Kind.INT || !inRange(BigInt(ast.value))) throw refuse();
+      return Number(ast.value);
+    },
+  };
+}
+
+const cents = moneyScalar('Cents', MAX_MINOR, 'cents');
 builder.scalarType('Cents', {
-  description: 'Money in integer minor units (KES cents). Serialised as a JSON integer; always a safe integer.',
-  serialize: (v) => {
-    const n = typeof v === 'bigint' ? Number(v) : v;
-    if (!Number.isSafeInteger(n)) throw new GraphQLError('Cents value out of range');
-    return n;
-  },
-  parseValue: (v) => {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new GraphQLError('Cents must be an integer');
-    return BigInt(v);
-  },
-  parseLiteral: (ast) => {
-    if (ast.kind !== Kind.INT) throw new GraphQLError('Cents must be an integer');
-    return BigInt(ast.value);
-  },
+  description: `Money in integer minor units (KES cents): a JSON integer, at most ${MAX_MINOR} either side of zero.`,
+  serialize: cents.serialize,
+  parseValue: (v) => BigInt(cents.parseValue(v)),
+  parseLiteral: (ast) => BigInt(cents.parseLiteral(ast)),
+});
+
+const shillings = moneyScalar('Shillings', MAX_SHILLINGS, 'shillings');
+builder.scalarType('Shillings', {
+  description: `Money in whole KES shillings: a JSON integer, at most ${MAX_SHILLINGS} either side of zero (its cents within Cents).`,
+  serialize: shillings.serialize,
+  parseValue: shillings.parseValue,
+  parseLiteral: shillings.parseLiteral,
 });
 
 builder.scalarType('JSON', {

@@ -5,11 +5,25 @@
  */
 export type Cents = bigint;
 
+/**
+ * The largest amount a request may carry, on both transports: 9,007,199,254,740,991 cents (Number.MAX_SAFE_INTEGER),
+ * KES 90,071,992,547,409.91. REST bodies are JSON numbers, exact only up to 2^53 − 1; GraphQL takes the same bound so
+ * that every stored amount reads back exactly on both. The columns are BIGINT, far above it.
+ */
+export const MAX_MINOR = Number.MAX_SAFE_INTEGER;
+/** The largest whole-shilling request amount: its cents stay within MAX_MINOR (KES 90,071,992,547,409). */
+export const MAX_SHILLINGS = Math.floor(MAX_MINOR / 100);
+
 export function toShillings(cents: Cents): number {
+  return Number(roundedShillings(cents));
+}
+
+/** The same rounding kept exact (bigint), for a serialiser that refuses what a JSON number cannot hold. */
+export function roundedShillings(cents: Cents): bigint {
   const neg = cents < 0n;
   const abs = neg ? -cents : cents;
   const whole = (abs + 50n) / 100n;
-  return Number(neg ? -whole : whole);
+  return neg ? -whole : whole;
 }
 
 export function fromShillings(shillings: number): Cents {

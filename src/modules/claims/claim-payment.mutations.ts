@@ -5,7 +5,7 @@ import { claimPaymentService } from './claim-payment.service.ts';
 const PayClaimInput = builder.inputType('PayClaimInput', {
   fields: (t) => ({
     claimId: t.string({ required: true, description: 'The claim uuid' }),
-    amount: t.int({ description: 'Whole shillings; omit with final: true' }),
+    amount: t.field({ type: 'Shillings', description: 'Whole shillings; omit with final: true' }),
     final: t.boolean({ description: 'Pay exactly what remains (net payable − paid − instructed), cents included' }),
     method: t.string({ required: true, description: 'mpesa_b2c or bank_transfer' }),
     payeeType: t.string({ description: 'claimant (default), garage or other' }),

@@ -44,7 +44,10 @@ const RegisterClaimInput = builder.inputType('RegisterClaimInput', {
     reporterRelationship: t.string(),
     channel: t.string({ description: 'api (default), phone, email, walk_in, agent or client_area' }),
     reportedAt: t.string({ description: 'ISO 8601 with offset, when the notice was received (default now)' }),
-    estimatedLoss: t.int({ description: 'Whole shillings: the reporter’s estimate (initial reserve)' }),
+    estimatedLoss: t.field({
+      type: 'Shillings',
+      description: 'Whole shillings: the reporter’s estimate (initial reserve)',
+    }),
     assigneeId: t.int({ description: 'The claims handler (a user)' }),
   }),
 });
@@ -54,7 +57,7 @@ const MoveClaimInput = builder.inputType('MoveClaimInput', {
 });
 const ReserveInput = builder.inputType('AdjustClaimReserveInput', {
   fields: (t) => ({
-    amount: t.int({ required: true, description: 'Whole shillings: the new reserve' }),
+    amount: t.field({ type: 'Shillings', required: true, description: 'Whole shillings: the new reserve' }),
     reason: t.string({ required: true }),
   }),
 });
@@ -63,14 +66,14 @@ const AssessorInput = builder.inputType('AppointClaimAssessorInput', {
 });
 const AssessmentInput = builder.inputType('RecordClaimAssessmentInput', {
   fields: (t) => ({
-    assessedAmount: t.int({ required: true, description: 'Whole shillings' }),
-    salvage: t.int({ description: 'Whole shillings' }),
+    assessedAmount: t.field({ type: 'Shillings', required: true, description: 'Whole shillings' }),
+    salvage: t.field({ type: 'Shillings', description: 'Whole shillings' }),
     notes: t.string(),
   }),
 });
 const ApproveInput = builder.inputType('ApproveClaimInput', {
   fields: (t) => ({
-    approvedAmount: t.int({ required: true, description: 'Whole shillings, before the excess' }),
+    approvedAmount: t.field({ type: 'Shillings', required: true, description: 'Whole shillings, before the excess' }),
     reason: t.string(),
   }),
 });
@@ -81,7 +84,10 @@ const RepudiateInput = builder.inputType('RepudiateClaimInput', {
   }),
 });
 const ReopenInput = builder.inputType('ReopenClaimInput', {
-  fields: (t) => ({ reason: t.string({ required: true }), reserve: t.int({ description: 'Whole shillings' }) }),
+  fields: (t) => ({
+    reason: t.string({ required: true }),
+    reserve: t.field({ type: 'Shillings', description: 'Whole shillings' }),
+  }),
 });
 const UpdateClaimInput = builder.inputType('UpdateClaimInput', {
   fields: (t) => ({

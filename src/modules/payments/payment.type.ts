@@ -150,7 +150,7 @@ const ClientBalanceRef = builder.objectRef<BalanceShape>('ClientBalance').implem
 const StkPushInput = builder.inputType('StkPushInput', {
   fields: (t) => ({
     phone: t.string({ required: true, description: 'Kenyan mobile, any format' }),
-    amount: t.int({ required: true, description: 'Whole shillings, 1–250,000' }),
+    amount: t.field({ type: 'Shillings', required: true, description: 'Whole shillings, 1–250,000' }),
     account: t.string({
       required: true,
       description: 'Policy number, debit note number or premium-finance loan reference',

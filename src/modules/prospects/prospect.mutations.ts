@@ -19,7 +19,7 @@ const prospectFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObje
   kraPin: t.string({ description: 'KRA PIN; duplicate-checked' }),
   source: t.field({ type: ProspectSourceEnum }),
   interests: t.field({ type: [ProspectInterestEnum] }),
-  estimatedPremium: t.int({ description: 'Whole shillings a year' }),
+  estimatedPremium: t.field({ type: 'Shillings', description: 'Whole shillings a year' }),
   assigneeId: t.int({ description: 'A user who may work prospects; default the acting agent' }),
   nextFollowUpOn: t.string({ description: 'Y-m-d, today or later' }),
   note: t.string({ description: 'Added to the timeline (with a status move: why it moved)' }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalisePhone, normaliseRegNo } from '../../../lib/identifiers.ts';
-import { fromShillings } from '../../../lib/money.ts';
+import { fromShillings, MAX_MINOR, MAX_SHILLINGS } from '../../../lib/money.ts';
 import { normalised, optionalText, requiredText, ymd } from '../../../lib/validate.ts';
 import { CLAIM_RULES } from '../claim-state.ts';
 
@@ -9,7 +9,7 @@ import { CLAIM_RULES } from '../claim-state.ts';
 const text = requiredText;
 const phone = normalised(normalisePhone, 'not a Kenyan mobile number (07…, 01…, +254…)');
 /** Whole shillings in, cents out. */
-export const shillings = (max = 1_000_000_000) =>
+export const shillings = (max = MAX_SHILLINGS) =>
   z
     .number()
     .int('whole shillings')
@@ -64,7 +64,7 @@ export const registerSchema = z
     estimatedLossMinor: z
       .union([z.bigint(), z.number().int()])
       .transform((v) => BigInt(v))
-      .refine((v) => v >= 0n && v <= 100_000_000_000n, 'cents from 0 to 100,000,000,000')
+      .refine((v) => v >= 0n && v <= BigInt(MAX_MINOR), `cents from 0 to ${MAX_MINOR}`)
       .nullish(),
     assigneeId: z.number().int().positive().nullish(),
   })
