@@ -4,6 +4,8 @@ import { builder } from './builder.ts';
 
 builder.scalarType('Date', {
   description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
+  // What a refused value is told, in plain words (graphql/variable-errors.ts): the thrown message is GraphQL's own.
+  extensions: { invalidValue: `must be ${YMD_MESSAGE}` },
   serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
   parseValue: (v) => {
     if (!isYmd(v)) throw new GraphQLError(`Date must be ${YMD_MESSAGE}`);
@@ -13,6 +15,7 @@ builder.scalarType('Date', {
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp with a UTC offset.',
+  extensions: { invalidValue: 'must be an ISO 8601 date and time' },
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
   parseValue: (v) => {
     const d = new Date(String(v));
@@ -24,6 +27,7 @@ builder.scalarType('DateTime', {
 
 builder.scalarType('Cents', {
   description: 'Money in integer minor units (KES cents). Serialised as a JSON integer; always a safe integer.',
+  extensions: { invalidValue: 'must be a whole number of cents' },
   serialize: (v) => {
     const n = typeof v === 'bigint' ? Number(v) : v;
     if (!Number.isSafeInteger(n)) throw new GraphQLError('Cents value out of range');
