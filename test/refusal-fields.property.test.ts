@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.ts';
-import { useKit } from './kit.ts';
+import { useKit, wsClient } from './kit.ts';
 
 const t = useKit();
 const org = t.useOrg({ fast: true, tokens: ['staff'] });
@@ -239,6 +239,49 @@ describe('the examples of the issue', () => {
     expect(r.body.errors, r.text).toEqual([
       { field: 'insurer_id.0', code: 'not_a_whole_number', message: 'must be a whole number' },
     ]);
+  });
+
+  it('query parameters are named as sent: a list item by its position, an enum with its allowed values', async () => {
+    const words = forbiddenWords(['RegisterClaimInput']);
+    const status = await staff.get('/claims?status=registered,flying&insurer_id=abc');
+    expect(status.status, status.text).toBe(422);
+    expect(status.body.errors, status.text).toEqual([
+      {
+        field: 'status.1',
+        code: 'not_one_of',
+        message: expect.stringMatching(/^must be one of: (\w+, )+\w+$/),
+      },
+      { field: 'insurer_id', code: 'not_a_whole_number', message: 'must be a whole number' },
+    ]);
+    expect(status.body.errors[0].message).toContain('documents_pending');
+    expect(JSON.stringify([status.body.detail, status.body.errors])).not.toMatch(words);
+  });
+
+  it('over WebSocket too: a subscription with a wrong variable is refused with the same structured error', async () => {
+    const client = wsClient(t.origin, staff.token);
+    try {
+      // graphql-ws sends a result refused before subscribing as a next message with errors (then complete).
+      const errors = await new Promise<unknown[]>((resolve, reject) => {
+        client.subscribe(
+          { query: 'subscription($c: String) { claimMoved(claimUuid: $c) { __typename } }', variables: { c: 5 } },
+          {
+            next: (r) => (r.errors ? resolve([...r.errors]) : reject(new Error('an event arrived'))),
+            error: (e) => resolve(Array.isArray(e) ? e : [e]),
+            complete: () => reject(new Error('completed without a refusal')),
+          },
+        );
+      });
+      expect(errors).toEqual([
+        expect.objectContaining({
+          extensions: expect.objectContaining({
+            code: 'validation_failed',
+            errors: [{ field: 'c', code: 'not_a_string', message: 'must be a string' }],
+          }),
+        }),
+      ]);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('GraphQL says the same as data: validation_failed with the field path and code in extensions', async () => {
