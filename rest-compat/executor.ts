@@ -4,7 +4,6 @@ import {
   type ExecutionResult,
   getNamedType,
   getOperationAST,
-  GraphQLError,
   type GraphQLNamedType,
   type GraphQLSchema,
   isAbstractType,
@@ -15,10 +14,17 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { getVariableValues } from 'graphql/execution/values.js';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/context.ts';
-import { AppError, type FieldError, isAppError, overloadError, ValidationError } from '../src/lib/problem.ts';
+import { variableErrors } from '../src/graphql/variable-errors.ts';
+import {
+  AppError,
+  type FieldError,
+  isAppError,
+  overloadError,
+  ValidationError,
+  validationDetail,
+} from '../src/lib/problem.ts';
 import { type AnyRoute, snake } from './route.ts';
 
 export interface CompiledRoute {
@@ -30,7 +36,7 @@ export interface CompiledRoute {
   paramNames: string[];
   /** The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). */
   jit: CompiledQuery | null;
-  /** The operation's variable definitions, which graphql-js coerces before a compiled run. */
+  /** The operation's variable definitions, checked before any run (graphql/variable-errors.ts). */
   variableDefinitions: readonly VariableDefinitionNode[];
 }
 
@@ -101,26 +107,6 @@ function compileForFacade(schema: GraphQLSchema, document: DocumentNode): Compil
   return isCompiledQuery(compiled) ? compiled : null;
 }
 
-/** `Variable "$input" got invalid value 1 at "input.name"; String cannot…` → field `input.name`. */
-function coercionFieldError(e: GraphQLError): FieldError | null {
-  const m =
-    /^Variable "\$(\w+)" (?:got invalid value .*? at "([^"]+)"|of required type .* was not provided|of non-null type .* must not be null|got invalid value)/s.exec(
-      e.message,
-    );
-  if (!m) return null;
-  // A JSON null where the operation needs a value (`"reason_id": null`) is the caller's mistake, not a bug.
-  const reason = / must not be null\.?$/.test(e.message)
-    ? 'required'
-    : e.message.split('; ').slice(1).join('; ') || e.message;
-  // A missing required field is reported on its parent object: name the field itself.
-  const missing = /^Field "(\w+)" of required type/.exec(reason);
-  // One spelling for positions everywhere: `vehicles.0.regno`, not `vehicles[0].regno`.
-  const field = `${m[2] ?? m[1]}${missing ? `.${missing[1]}` : ''}`
-    .replace(/^input\./, '')
-    .replace(/\[(\d+)\]/g, '.$1');
-  return { field, message: reason.replace(/^Field "\w+" of required type "[^"]+" was not provided\.?/, 'required') };
-}
-
 /**
  * Rebuilds the AppError of a typed failure result (any root field whose __typename is a Problem): a route's
  * `toResponse` sees only the success members of a result union (`Resolved` in route.ts).
@@ -178,19 +164,18 @@ function restFieldErrors(err: AppError, route: AnyRoute): AppError {
       .join('.');
     return { ...e, field: renameField(field, route.fieldNames ?? {}) };
   });
-  // A detail that names its field ("startFrom: …") names it in the REST spelling too.
-  const first = err.errors[0];
-  const detail = err.detail.startsWith(`${first.field}: `)
-    ? `${errors[0].field}: ${err.detail.slice(first.field.length + 2)}`
-    : err.detail;
+  // A detail built from the field errors (validationDetail: "startFrom: …") is built again from the REST spelling;
+  // a detail of the service's own words is kept as it is.
+  const detail = err.detail === validationDetail(err.errors) ? validationDetail(errors) : err.detail;
   return err instanceof ValidationError
     ? new ValidationError(errors, detail)
     : new AppError(err.code, { detail, status: err.status, errors, extra: err.extra, headers: err.headers });
 }
 
 /**
- * The compiled operation when there is one, graphql-js otherwise. Variables are coerced by graphql-js first either
- * way, so a caller's mistake reads the same (coercionFieldError parses graphql-js's wording).
+ * The compiled operation when there is one, graphql-js otherwise. The variables are checked first either way
+ * (graphql/variable-errors.ts, graphql-js's own coercion), so a caller's mistake is a structured field error, the same
+ * whichever engine runs: its field path and code come from the schema, never from an error's wording.
  */
 async function executeCompiled(
   schema: GraphQLSchema,
@@ -198,11 +183,11 @@ async function executeCompiled(
   ctx: Context,
   variables: Record<string, unknown>,
 ): Promise<ExecutionResult> {
+  const refused = variableErrors(schema, compiled.variableDefinitions, variables);
+  if (refused.length) throw new ValidationError(refused);
   if (!compiled.jit) {
     return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
   }
-  const coerced = getVariableValues(schema, compiled.variableDefinitions, variables, { maxErrors: 50 });
-  if (coerced.errors) return { errors: coerced.errors };
   return compiled.jit.query(undefined, ctx, variables);
 }
 
@@ -229,8 +214,6 @@ async function execute0(
   if (result.errors?.length) {
     const first = result.errors[0];
     if (isAppError(first.originalError)) throw first.originalError;
-    const fieldErrors = result.errors.map(coercionFieldError).filter((x): x is FieldError => !!x);
-    if (fieldErrors.length) throw new ValidationError(fieldErrors);
     const overload = overloadError(first.originalError);
     if (overload) {
       ctx.log.warn({ err: first.originalError, operation: compiled.operationName }, 'database pool exhausted');

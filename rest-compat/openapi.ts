@@ -6,6 +6,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { SCOPES } from '../src/auth/scopes.ts';
+import { FIELD_ERROR_CODES } from '../src/graphql/variable-errors.ts';
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
 import type { AnyRoute } from './route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -115,7 +116,23 @@ function documentHead(): OpenApiBuilder {
           code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
           instance: str('Path of the request'),
           request_id: str(),
-          errors: arr(obj({ field: str('Dotted path in the request body'), message: str() })),
+          errors: arr(
+            obj(
+              {
+                field: str(
+                  'Dotted path in the request body, in its own spelling (e.g. `loss_place`, `vehicles.0.regno`)',
+                ),
+                message: str('Plain words for a person; never parse it'),
+                code: {
+                  type: 'string',
+                  enum: [...FIELD_ERROR_CODES],
+                  description:
+                    'Present when the value itself was refused before any rule ran (missing, wrong type, not one of the allowed values)',
+                },
+              },
+              ['field', 'message'],
+            ),
+          ),
         },
         ['type', 'title', 'status', 'detail', 'code', 'request_id'],
       ),

@@ -2794,9 +2794,15 @@ export interface components {
             instance?: string;
             request_id: string;
             errors?: {
-                /** @description Dotted path in the request body */
+                /** @description Dotted path in the request body, in its own spelling (e.g. `loss_place`, `vehicles.0.regno`) */
                 field: string;
+                /** @description Plain words for a person; never parse it */
                 message: string;
+                /**
+                 * @description Present when the value itself was refused before any rule ran (missing, wrong type, not one of the allowed values)
+                 * @enum {string}
+                 */
+                code?: "required" | "not_an_object" | "unknown_field" | "not_a_string" | "not_a_whole_number" | "out_of_range" | "not_a_number" | "not_a_boolean" | "not_an_id" | "invalid_value" | "not_one_of";
             }[];
         };
         TokenResponse: {

@@ -5,6 +5,8 @@ import { builder } from './builder.ts';
 
 builder.scalarType('Date', {
   description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
+  // What a refused value is told, in plain words (graphql/variable-errors.ts): the thrown message is GraphQL's own.
+  extensions: { invalidValue: `must be ${YMD_MESSAGE}` },
   serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
   parseValue: (v) => {
     if (!isYmd(v)) throw new GraphQLError(`Date must be ${YMD_MESSAGE}`);
@@ -14,6 +16,7 @@ builder.scalarType('Date', {
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp with a UTC offset.',
+  extensions: { invalidValue: 'must be an ISO 8601 date and time' },
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
   parseValue: (v) => {
     const d = new Date(String(v));
@@ -56,6 +59,7 @@ function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
 const cents = moneyScalar('Cents', MAX_MINOR, 'cents');
 builder.scalarType('Cents', {
   description: `Money in integer minor units (KES cents): a JSON integer, at most ${MAX_MINOR} either side of zero.`,
+  extensions: { invalidValue: `must be a whole number of cents, at most ${MAX_MINOR} either side of zero` },
   serialize: cents.serialize,
   parseValue: (v) => BigInt(cents.parseValue(v)),
   parseLiteral: (ast) => BigInt(cents.parseLiteral(ast)),
@@ -64,6 +68,7 @@ builder.scalarType('Cents', {
 const shillings = moneyScalar('Shillings', MAX_SHILLINGS, 'shillings');
 builder.scalarType('Shillings', {
   description: `Money in whole KES shillings: a JSON integer, at most ${MAX_SHILLINGS} either side of zero (its cents within Cents).`,
+  extensions: { invalidValue: `must be a whole number of shillings, at most ${MAX_SHILLINGS} either side of zero` },
   serialize: shillings.serialize,
   parseValue: shillings.parseValue,
   parseLiteral: shillings.parseLiteral,

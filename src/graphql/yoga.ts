@@ -14,6 +14,7 @@ import { rateLimitPlugin } from './rate-limit.plugin.ts';
 import { requestShapePlugin } from './request-shape.plugin.ts';
 import { responseHeadersPlugin } from './response-headers.plugin.ts';
 import { schema } from './schema.ts';
+import { variablesPlugin } from './variables.plugin.ts';
 
 interface ServerContext {
   req?: IncomingMessage;
@@ -83,6 +84,8 @@ export function createGraphQL(app: AppServices): Yoga {
       introspectionPlugin(app.config.graphqlIntrospection),
       metricsPlugin(app.metrics),
       rateLimitPlugin(app),
+      // After the rate limit, which charges the operation in its own onExecute: a refused one still counts.
+      variablesPlugin(),
       maxDepthPlugin({
         n: app.config.graphqlMaxDepth,
         ignoreIntrospection: true,

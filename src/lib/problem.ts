@@ -7,6 +7,11 @@ export interface FieldError {
   /** Dotted path of the offending field in the caller's own spelling, e.g. `client.phone`. */
   field: string;
   message: string;
+  /**
+   * What kind of refusal, when the value's shape was refused before any rule ran (`required`, `not_one_of`,
+   * `not_a_whole_number` …: src/graphql/variable-errors.ts). Clients branch on this, never on `message`.
+   */
+  code?: string;
 }
 
 export const PROBLEM_CATALOGUE = {
@@ -163,15 +168,15 @@ export function toProblemDocument(err: AppError, requestId: string, instance?: s
   };
 }
 
+/** The detail a validation failure gets when none is given, built from its field errors. */
+export function validationDetail(errors: readonly FieldError[]): string {
+  return errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : `${errors.length} fields are invalid`;
+}
+
 /** Validation failures are a typed GraphQL result (ValidationProblem) as well as a 422 problem document. */
 export class ValidationError extends AppError {
   constructor(errors: FieldError[], detail?: string) {
-    super('validation_failed', {
-      errors,
-      detail:
-        detail ??
-        (errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : `${errors.length} fields are invalid`),
-    });
+    super('validation_failed', { errors, detail: detail ?? validationDetail(errors) });
   }
 }
 

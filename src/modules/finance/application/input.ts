@@ -49,7 +49,7 @@ export const createSchema = z
   })
   .superRefine((d, c) => {
     if (!d.policyUuid && !d.policyNo)
-      c.addIssue({ code: 'custom', path: ['policyUuid'], message: 'required (or policyNo)' });
+      c.addIssue({ code: 'custom', path: ['policyUuid'], message: 'required, or the policy number' });
   });
 
 export type CreateInput = z.infer<typeof createSchema>;

@@ -1,0 +1,39 @@
+import { type DocumentNode, getOperationAST, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ValidationError } from '../lib/problem.ts';
+import { toGraphQLError } from './errors.ts';
+import { variableErrors } from './variable-errors.ts';
+
+/**
+ * A variable graphql-js would refuse is refused first, as 422 validation_failed with `extensions.errors` of
+ * `{field, code, message}` (field paths in the operation's spelling, `input.lossPlace`): the same structured refusal
+ * the REST facade shows (rest-compat/executor.ts), instead of graphql-js's text, which quotes the value and names
+ * types. Runs wherever Yoga's envelop executes or subscribes, graphql-ws included.
+ */
+export function variablesPlugin(): Plugin {
+  const check = (args: {
+    schema: unknown;
+    document: unknown;
+    operationName?: string | null;
+    variableValues?: unknown;
+  }) => {
+    const op = getOperationAST(args.document as DocumentNode, args.operationName ?? undefined);
+    if (!op?.variableDefinitions?.length) return null;
+    const errors = variableErrors(
+      args.schema as GraphQLSchema,
+      op.variableDefinitions,
+      (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
+    );
+    return errors.length ? { errors: [toGraphQLError(new ValidationError(errors))] } : null;
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refused = check(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = check(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+  };
+}
