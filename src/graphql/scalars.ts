@@ -59,7 +59,7 @@ function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
 const cents = moneyScalar('Cents', MAX_MINOR, 'cents');
 builder.scalarType('Cents', {
   description: `Money in integer minor units (KES cents): a JSON integer, at most ${MAX_MINOR} either side of zero.`,
-  extensions: { invalidValue: `must be a whole number of cents, at most ${MAX_MINOR} either side of zero` },
+  extensions: { wholeNumberRange: [-MAX_MINOR, MAX_MINOR] },
   serialize: cents.serialize,
   parseValue: (v) => BigInt(cents.parseValue(v)),
   parseLiteral: (ast) => BigInt(cents.parseLiteral(ast)),
@@ -68,7 +68,7 @@ builder.scalarType('Cents', {
 const shillings = moneyScalar('Shillings', MAX_SHILLINGS, 'shillings');
 builder.scalarType('Shillings', {
   description: `Money in whole KES shillings: a JSON integer, at most ${MAX_SHILLINGS} either side of zero (its cents within Cents).`,
-  extensions: { invalidValue: `must be a whole number of shillings, at most ${MAX_SHILLINGS} either side of zero` },
+  extensions: { wholeNumberRange: [-MAX_SHILLINGS, MAX_SHILLINGS] },
   serialize: shillings.serialize,
   parseValue: shillings.parseValue,
   parseLiteral: shillings.parseLiteral,

@@ -24,7 +24,7 @@ export const FIELD_ERROR_MESSAGES = {
   unknown_field: 'is not a known field',
   not_a_string: 'must be a string',
   not_a_whole_number: 'must be a whole number',
-  out_of_range: 'must be a whole number from -2147483648 to 2147483647',
+  out_of_range: 'must be a whole number within its range',
   not_a_number: 'must be a number',
   not_a_boolean: 'must be true or false',
   not_an_id: 'must be a string or a whole number',
@@ -46,6 +46,14 @@ const refusal = (field: string, code: FieldErrorCode, message?: string): FieldEr
   code,
   message: message ?? FIELD_ERROR_MESSAGES[code as keyof typeof FIELD_ERROR_MESSAGES],
 });
+
+/** A refused whole number: out of range when it is one, else not a whole number at all. */
+function wholeNumber(field: string, value: unknown, min: number, max: number): FieldError[] {
+  const outside = typeof value === 'number' && Number.isInteger(value) && (value < min || value > max);
+  return outside
+    ? [refusal(field, 'out_of_range', `must be a whole number from ${min} to ${max}`)]
+    : [refusal(field, 'not_a_whole_number')];
+}
 
 /**
  * An operation's variables checked the way graphql-js coerces them (its own `coerceInputValue`, so what passes here
@@ -125,14 +133,7 @@ function refusalsAt(
       case 'String':
         return [refusal(field, 'not_a_string')];
       case 'Int':
-        return [
-          refusal(
-            field,
-            typeof value === 'number' && Number.isInteger(value) && (value < INT_MIN || value > INT_MAX)
-              ? 'out_of_range'
-              : 'not_a_whole_number',
-          ),
-        ];
+        return wholeNumber(field, value, INT_MIN, INT_MAX);
       case 'Float':
         return [refusal(field, 'not_a_number')];
       case 'Boolean':
@@ -140,6 +141,9 @@ function refusalsAt(
       case 'ID':
         return [refusal(field, 'not_an_id')];
       default: {
+        // A whole-number scalar of our own (the money scalars) is refused as Int is, within its own bounds.
+        const range = t.extensions?.wholeNumberRange;
+        if (Array.isArray(range)) return wholeNumber(field, value, Number(range[0]), Number(range[1]));
         const own = t.extensions?.invalidValue;
         return [refusal(field, 'invalid_value', typeof own === 'string' ? own : undefined)];
       }
