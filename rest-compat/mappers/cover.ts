@@ -5,6 +5,7 @@ import type {
   TripInput,
 } from '../generated/operations.ts';
 import { asObject, listOrAsSent, type SentInput } from '../route.ts';
+import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
@@ -89,7 +90,7 @@ export function coverQuoteToRest(q: Quote) {
       start_date: r.startDate,
       end_date: r.endDate,
       days: r.days,
-      cover: r.cover,
+      cover: snakeKeys(r.cover),
       insured: r.insured.map((i) => ({
         kind: i.kind,
         name: i.name,
@@ -119,7 +120,7 @@ function coverOptionToRest(o: Quote['options'][number]) {
     ...moneyPair('basic_premium', o.basicPremium),
     breakdown: o.breakdown.map((b) => ({ item: b.item, ...moneyPair('amount', b.amount) })),
     insured_premiums: o.insuredPremiums?.map((m) => moneyPair('amount', m)) ?? null,
-    terms: o.terms,
+    terms: snakeKeys(o.terms),
     benefits: o.benefits.map((b) => ({ name: b.name, ...moneyPair('limit', b.limit) })),
     excess: o.excess,
     taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),

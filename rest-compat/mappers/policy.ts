@@ -1,4 +1,5 @@
 import type { PolicyRecordFragment } from '../generated/operations.ts';
+import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { cancellationToRest } from './cancellation.ts';
 import { certificateToRest } from './certificate.ts';
@@ -37,7 +38,7 @@ export function policyToRest(p: PolicyRecordFragment) {
     product: p.coverProduct
       ? { id: p.coverProduct.databaseId, code: p.coverProduct.code, name: p.coverProduct.name }
       : null,
-    cover: p.coverDetails ?? null,
+    cover: snakeKeys(p.coverDetails ?? null),
     insured: p.insured.map(insuredToRest),
     vehicles: p.vehicles.map(vehicleToRest),
     debit_notes: p.debitNotes.map(debitNoteToRest),
@@ -84,7 +85,7 @@ function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
     in_school: r.inSchool,
     id_no: r.idNo,
     ...moneyPair('sum_insured', r.sumInsured),
-    details: r.details ?? null,
+    details: snakeKeys(r.details ?? null),
     status: r.status,
     added_on: r.addedOn,
     removed_on: r.removedOn,

@@ -3367,6 +3367,79 @@ export interface components {
                 total_minor: number;
             }[];
         };
+        /** @description The cover as understood, per line (the fields of the other lines absent), every key snake_case at any depth */
+        CoverDetails: {
+            /** @description Medical: family or group */
+            cover_type?: string;
+            /** @description Medical: whole shillings */
+            inpatient_limit?: number;
+            inpatient_limit_minor?: number;
+            /** @description Medical */
+            riders?: {
+                code: string;
+                limit: number;
+                limit_minor: number;
+            }[];
+            /** @description Travel */
+            plan?: string;
+            /** @description Travel: africa, schengen or worldwide */
+            region?: string;
+            /** @description Travel */
+            destination?: string | null;
+            /**
+             * Format: date
+             * @description Travel: first day of cover
+             */
+            departure_date?: string;
+            /**
+             * Format: date
+             * @description Travel: last day of cover
+             */
+            return_date?: string;
+            /** @description Travel */
+            travellers?: {
+                name: string | null;
+                /**
+                 * Format: date
+                 * @description Y-m-d
+                 */
+                date_of_birth: string | null;
+                age: number | null;
+                passport_no: string | null;
+            }[];
+            /** @description Standard: the product code */
+            product?: string;
+            /** @description Standard: annual */
+            cover_period?: string;
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
+            start_date?: string;
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
+            end_date?: string;
+            days?: number;
+            /** @description Standard */
+            items?: {
+                description: string | null;
+                /** @description Whole shillings, derived from the cents: rounded half away from zero */
+                sum_insured: number | null;
+                /** @description Integer cents (exact) */
+                sum_insured_minor: number | null;
+                id_no: string | null;
+            }[];
+            /** @description Medical: members; standard: people covered */
+            headcount?: number | null;
+            /** @description Standard: cents */
+            total_sum_insured_minor?: number;
+            /** @description Standard: extension codes */
+            extensions?: string[];
+            /** @description The policy's cover as bound: the option's terms */
+            terms?: Record<string, never>;
+        };
         MedicalQuoteRequest: {
             /**
              * @default family
@@ -3482,8 +3555,7 @@ export interface components {
                  */
                 end_date: string;
                 days: number;
-                /** @description The cover as normalised */
-                cover: Record<string, never>;
+                cover: components["schemas"]["CoverDetails"];
                 insured: {
                     /** @enum {string} */
                     kind: "member" | "traveller" | "item";
@@ -3963,8 +4035,8 @@ export interface components {
                 code: string;
                 name: string;
             } | null;
-            /** @description Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor */
-            cover: Record<string, never> | null;
+            /** @description Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor */
+            cover: components["schemas"]["CoverDetails"] | null;
             /** @description Medical, travel and standard policies: insured persons, travellers or items; empty for motor */
             insured: {
                 /** @description Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured) */
@@ -4214,8 +4286,8 @@ export interface components {
                 code: string;
                 name: string;
             } | null;
-            /** @description Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor */
-            cover: Record<string, never> | null;
+            /** @description Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor */
+            cover: components["schemas"]["CoverDetails"] | null;
             /** @description Medical, travel and standard policies: insured persons, travellers or items; empty for motor */
             insured: {
                 /** @description Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured) */
