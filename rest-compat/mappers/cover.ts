@@ -11,6 +11,17 @@ import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
 
 /**
+ * The quote's insurer filter: `insurer_ids` (docs/covers.md), one id or a list; motor's spelling `insurer_id` is
+ * accepted as its alias, and both sent add up.
+ */
+function insurerIdsFromRest(b: Record<string, unknown>): unknown {
+  const ids = intList(b.insurer_ids);
+  const alias = intList(b.insurer_id);
+  if (ids === undefined || alias === undefined) return ids ?? alias;
+  return [...(ids as unknown[]), ...(alias as unknown[])];
+}
+
+/**
  * REST ↔ GraphQL for the medical, travel and standard lines. The bodies spell the risk as the quote does; a save
  * quote or a save carries it under `medical`, `trip` or `cover`, beside `client` (and `policy` for a save).
  */
@@ -39,7 +50,7 @@ export function medicalFromRest(raw: unknown): SentInput<MedicalCoverInput> {
       };
     }),
     startDate: b.start_date,
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 
@@ -55,7 +66,7 @@ export function tripFromRest(raw: unknown): SentInput<TripInput> {
       const x = asObject(t);
       return { name: x.name, dateOfBirth: x.date_of_birth, age: num0(x.age), passportNo: x.passport_no };
     }),
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 
@@ -73,7 +84,7 @@ export function standardFromRest(raw: unknown): SentInput<StandardCoverInput> {
     headcount: num0(b.headcount),
     extensions: b.extensions,
     startDate: b.start_date,
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 

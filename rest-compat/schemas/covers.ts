@@ -1,7 +1,15 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, bool, date, int, money, nullable, num, obj, ref, str } from './builders.ts';
 
-const insurerIds = { oneOf: [int(), arr(int())], description: 'Limit to these insurers' };
+const insurerIds = {
+  oneOf: [int(), arr(int())],
+  description:
+    'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
+};
+const insurerIdAlias = {
+  oneOf: [int(), arr(int())],
+  description: 'Alias of insurer_ids (the motor spelling); both sent add up',
+};
 
 const medicalRequest = obj(
   {
@@ -34,7 +42,8 @@ const medicalRequest = obj(
       ),
     ),
     start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['inpatient_limit', 'members'],
 );
@@ -54,7 +63,8 @@ const tripRequest = obj(
         passport_no: str(),
       }),
     ),
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
 );
@@ -72,7 +82,8 @@ const standardRequest = obj(
     headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
     extensions: arr(str('An optional extension by code (the option terms list them)')),
     start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['product'],
 );

@@ -3038,7 +3038,7 @@ export interface components {
             tonnage?: number;
             /** @description Passengers for passenger legal liability */
             pll?: number;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
             insurer_id?: number | number[];
             /**
              * Format: date
@@ -3479,7 +3479,9 @@ export interface components {
              * @description Y-m-d; a past date starts today
              */
             start_date?: string;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         TravelQuoteRequest: {
@@ -3511,7 +3513,9 @@ export interface components {
                 age: number;
                 passport_no: string;
             }[];
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         StandardQuoteRequest: {
@@ -3533,7 +3537,9 @@ export interface components {
              * @description Y-m-d; a past date starts today
              */
             start_date?: string;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         CoverQuoteResponse: {
@@ -3694,7 +3700,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3738,7 +3746,9 @@ export interface components {
                     age: number;
                     passport_no: string;
                 }[];
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3772,7 +3782,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3849,7 +3861,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
@@ -3908,7 +3922,9 @@ export interface components {
                     age: number;
                     passport_no: string;
                 }[];
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
@@ -3957,7 +3973,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
