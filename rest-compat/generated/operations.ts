@@ -703,7 +703,7 @@ export type SendSmsInput = {
   template?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile numbers, any format (1–1000) */
   to: Array<Scalars['String']['input']>;
-  /** Values for the template’s {{placeholders}} */
+  /** Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name */
   variables?: InputMaybe<Scalars['JSON']['input']>;
 };
 

@@ -6445,7 +6445,7 @@ export interface components {
             message?: string;
             /** @description A template code */
             template?: string;
-            /** @description Values for the template’s {{placeholders}} */
+            /** @description Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name */
             variables?: Record<string, never>;
             /** @description A registered sender ID; default the organisation’s default */
             sender_id?: string;
