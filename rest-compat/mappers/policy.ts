@@ -1,8 +1,9 @@
-import type { PolicyRecordFragment } from '../generated/operations.ts';
+import type { PolicyDetailFragment, PolicyRecordFragment } from '../generated/operations.ts';
 import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { cancellationToRest } from './cancellation.ts';
 import { certificateToRest } from './certificate.ts';
+import { claimSummaryToRest } from './claim.ts';
 import { endorsementToRest } from './endorsement.ts';
 
 /** DateTime or Date → Y-m-d (the legacy date shape). */
@@ -58,6 +59,11 @@ export function policyToRest(p: PolicyRecordFragment) {
     renewed_by: p.renewal ? { uuid: p.renewal.uuid, policy_no: p.renewal.policyNo, status: p.renewal.status } : null,
     created_at: p.createdAt,
   };
+}
+
+/** GET /policies (each item) and GET /policies/{uuid}: the record and its claims, newest first. */
+export function policyDetailToRest(p: PolicyDetailFragment) {
+  return { ...policyToRest(p), claims: p.claims.map(claimSummaryToRest) };
 }
 
 function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {

@@ -1358,7 +1358,7 @@ export interface paths {
         };
         /**
          * Read a policy: the full record
-         * @description Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item, without the claims.
+         * @description Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item.
          */
         get: operations["getPolicy"];
         put?: never;
@@ -15675,7 +15675,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of policies */
+            /** @description A page of policies, each the full record with its claims (as GET /policies/{uuid}) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15687,7 +15687,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["PolicyRecord"][];
+                        data: components["schemas"]["PolicyDetail"][];
                         meta: {
                             limit: number;
                             has_more: boolean;
