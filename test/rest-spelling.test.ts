@@ -34,6 +34,9 @@ function propertyNames(schema: unknown): string[] {
 
 const expectSnake = (what: string, body: unknown) => expect(badKeys(body), what).toEqual([]);
 const LINES: CoverLineName[] = ['medical', 'travel', 'standard'];
+const POLICY_GETS = ROUTES.filter(
+  (r) => r.method === 'GET' && r.path.startsWith('/policies/{uuid}/') && r.path.split('{').length === 2,
+).map((r) => r.path);
 const bound: Record<string, { uuid: string }> = {};
 
 describe('cover flows: every key snake_case', () => {
@@ -80,6 +83,14 @@ describe('cover flows: every key snake_case', () => {
     expect(policy.status, policy.text).toBe(200);
     expect(policy.body.data.cover).toEqual(expect.any(Object));
     expectSnake(`GET /policies/{uuid} (${line})`, policy.body);
+    // Every other read of the policy (renewal quote, endorsements, cancellations, certificates), whatever it answers.
+    expect(POLICY_GETS).toEqual(
+      expect.arrayContaining(['/policies/{uuid}/endorsements', '/policies/{uuid}/cancellations']),
+    );
+    for (const path of POLICY_GETS) {
+      const r = await o.api.get(path.replace('{uuid}', save.body.uuid), { token: staff });
+      expectSnake(`GET ${path} (${line}, ${r.status})`, r.body);
+    }
   });
 
   it('the standard cover as echoed spells its fields in snake_case', async () => {
