@@ -399,6 +399,12 @@ describe('POST /motor/quote: insurer_id', () => {
     expect(r.body.detail).toEqual(expect.any(String));
   });
 
+  it('an id the organisation does not have is 422 validation_failed on insurer_id, not silently dropped', async () => {
+    const r = await quote({ ...base, insurer_id: [id('Simba General'), 987_654_321] });
+    expectProblem(r, 422, 'validation_failed', 'insurer_id');
+    expect(r.body.errors[0].message).toContain('987654321');
+  });
+
   it('motorcycles are rated by the other insurers', async () => {
     const r = await quote({ class: 'Motorcycle', scope: 'Comprehensive', year: THIS_YEAR - 1, value: 150_000 });
     expect(r.status, r.text).toBe(200);

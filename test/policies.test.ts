@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/lib/dates.ts';
 import { clonePolicies, countStatements, expectProblem, TODAY, useKit } from './kit.ts';
+import { motorNotice } from './kit/approved-claim.ts';
 
 const t = useKit({ bindRateLimit: 10_000, mpesaSimDelayMs: 0, mpesaReconcileAfterMs: 3_600_000 }, { jobs: true });
 const [o, other] = t.useOrgs(2, { fast: true });
@@ -249,5 +250,50 @@ describe('pagination, parity and query count', () => {
     const twenty = await run(20);
     expect(ten).toBeGreaterThan(0);
     expect(twenty).toBe(ten);
+  });
+
+  it('each GET /policies item is the record GET /policies/{uuid} returns, claims included, loaded with the page', async () => {
+    // Claims on the twelve newest policies: a page of 10 has ten with claims, a page of 20 twelve (and eight without).
+    // The clones are copies pending payment: put them in force, as the claim rule asks, without paying twelve times.
+    const newest = await t.db.tenant(o.org.id, async (tx) => {
+      const rows = await tx.policy.findMany({ orderBy: { id: 'desc' }, take: 12, include: { vehicles: true } });
+      await tx.policy.updateMany({ where: { id: { in: rows.map((p) => p.id) } }, data: { status: 'active' } });
+      return rows;
+    });
+    const claimNos = new Map<string, string>();
+    for (const p of newest) {
+      const r = await o.api.post('/claims', {
+        token: o.tokens.staff,
+        idempotencyKey: randomUUID(),
+        body: motorNotice({ uuid: p.uuid, regno: p.vehicles[0].regNo }),
+      });
+      expect(r.status, r.text).toBe(201);
+      claimNos.set(p.uuid, r.body.data.claim_no);
+    }
+    const list = await get('/policies?limit=25');
+    expect(list.status, list.text).toBe(200);
+    for (const item of list.body.data) {
+      const one = await get(`/policies/${item.uuid}`);
+      expect(item).toEqual(one.body.data);
+      expect(item.claims.map((c: { claim_no: string }) => c.claim_no)).toEqual(
+        claimNos.has(item.uuid) ? [claimNos.get(item.uuid)] : [],
+      );
+    }
+    // One statement loads a page with every policy's claims: as many for 20 policies as for 10.
+    const tables = /"(policies|claims|policy_vehicles|debit_notes|receipts)"/;
+    const once = (n: number) =>
+      countStatements(
+        t,
+        async () => {
+          const r = await get(`/policies?limit=${n}`);
+          expect(r.body.data).toHaveLength(n);
+        },
+        tables,
+      );
+    const run = async (n: number) => Math.min(await once(n), await once(n), await once(n));
+    await once(5);
+    const ten = await run(10);
+    expect(ten).toBeGreaterThan(0);
+    expect(await run(20)).toBe(ten);
   });
 });

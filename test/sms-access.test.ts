@@ -5,6 +5,7 @@ import { runLifecycle } from '../src/modules/policies/lifecycle.service.ts';
 import { POLICY_RULES } from '../src/modules/policies/policy-state.ts';
 import { smsService } from '../src/modules/sms/sms.service.ts';
 import { expectProblem, INSTANT_RAIL, useKit, waitFor } from './kit.ts';
+import { repay, signedLoan } from './kit/ipf.ts';
 import type { Org } from './kit/org.ts';
 
 /**
@@ -199,6 +200,23 @@ describe('the service’s own messages', () => {
     expect(receipt.eventId).not.toBeNull();
     const outbox = await o.as('staff').get('/sms?purpose=receipt&limit=100');
     expect(outbox.body.data.map((m: { uuid: string }) => m.uuid)).toContain(receipt.uuid);
+  });
+
+  it("a loan repayment's receipt names the loan, not the financed policy", async () => {
+    const s = await signedLoan(o);
+    await repay(o, s.loan.loanNo, s.offer.depositMinor);
+    const { clientId } = await t.db.tenant(o.id, (tx) => tx.ipfLoan.findUniqueOrThrow({ where: { id: s.loan.id } }));
+    const [receipt] = await waitFor(
+      'the repayment receipt SMS',
+      () =>
+        t.db.tenant(o.id, (tx) =>
+          tx.smsMessage.findMany({ where: { clientId, purpose: 'receipt' }, orderBy: { id: 'asc' } }),
+        ),
+      (ms) => ms.length > 0,
+      { ms: 20_000 },
+    );
+    expect(receipt.body).toContain(`for ${s.loan.loanNo}.`);
+    expect(receipt.body).not.toContain(s.policy.policy_no);
   });
 
   it('a renewal notice: one message for policy.renewal_due, charged once; a rerun of the lifecycle sends nothing', async () => {

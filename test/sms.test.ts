@@ -230,6 +230,19 @@ describe('balance, sender IDs and templates', () => {
       variables: { name: 'Otieno', offer: '10% off', org: 'Us' },
     });
     expect(r.body.data).toMatchObject({ message: 'Hi Otieno, 10% off — Us', template: 'promo', encoding: 'ucs2' });
+    // {{org}} defaults to the organisation's name (the seeded receipt template ends with it).
+    const receipt = await sendAs(o, {
+      to: [VALID],
+      template: 'receipt',
+      variables: { name: 'Otieno', amount: '1,000', account: 'MED-2026-000001', receipt_no: 'R-1' },
+    });
+    expect(receipt.status, receipt.text).toBe(201);
+    const me = await o.as('staff').get('/me');
+    const orgName = me.body.tenant?.name ?? me.body.data?.tenant?.name;
+    expect(orgName).toEqual(expect.any(String));
+    expect(receipt.body.data.message).toBe(
+      `Dear Otieno, we have received KES 1,000 for MED-2026-000001. Receipt R-1. Thank you, ${orgName}.`,
+    );
     const templates = (await o.as('staff').get('/sms/templates')).body.data.map((x: { code: string }) => x.code);
     expect(templates).toEqual(expect.arrayContaining(['otp', 'receipt', 'policy_activated', 'renewal_due', 'promo']));
   });

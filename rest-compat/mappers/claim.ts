@@ -1,6 +1,6 @@
 import type {
   ClaimQuery,
-  PolicyQuery,
+  PolicyDetailFragment,
   ClaimCauseFieldsFragment,
   ClaimFieldsFragment,
   ClaimHistoryFieldsFragment,
@@ -92,7 +92,7 @@ export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>,
 }
 
 /** A claim as the policy record lists it. */
-export function claimSummaryToRest(c: NonNullable<PolicyQuery['policy']>['claims'][number]) {
+export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]) {
   return {
     uuid: c.uuid,
     claim_no: c.claimNo,

@@ -5,9 +5,21 @@ import type {
   TripInput,
 } from '../generated/operations.ts';
 import { asObject, listOrAsSent, type SentInput } from '../route.ts';
+import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
+
+/**
+ * The quote's insurer filter: `insurer_ids` (docs/covers.md), one id or a list; motor's spelling `insurer_id` is
+ * accepted as its alias, and both sent add up.
+ */
+function insurerIdsFromRest(b: Record<string, unknown>): unknown {
+  const ids = intList(b.insurer_ids);
+  const alias = intList(b.insurer_id);
+  if (ids === undefined || alias === undefined) return ids ?? alias;
+  return [...(ids as unknown[]), ...(alias as unknown[])];
+}
 
 /**
  * REST ↔ GraphQL for the medical, travel and standard lines. The bodies spell the risk as the quote does; a save
@@ -38,7 +50,7 @@ export function medicalFromRest(raw: unknown): SentInput<MedicalCoverInput> {
       };
     }),
     startDate: b.start_date,
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 
@@ -54,7 +66,7 @@ export function tripFromRest(raw: unknown): SentInput<TripInput> {
       const x = asObject(t);
       return { name: x.name, dateOfBirth: x.date_of_birth, age: num0(x.age), passportNo: x.passport_no };
     }),
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 
@@ -72,7 +84,7 @@ export function standardFromRest(raw: unknown): SentInput<StandardCoverInput> {
     headcount: num0(b.headcount),
     extensions: b.extensions,
     startDate: b.start_date,
-    insurerIds: intList(b.insurer_id),
+    insurerIds: insurerIdsFromRest(b),
   };
 }
 
@@ -89,7 +101,7 @@ export function coverQuoteToRest(q: Quote) {
       start_date: r.startDate,
       end_date: r.endDate,
       days: r.days,
-      cover: r.cover,
+      cover: snakeKeys(r.cover),
       insured: r.insured.map((i) => ({
         kind: i.kind,
         name: i.name,
@@ -119,7 +131,7 @@ function coverOptionToRest(o: Quote['options'][number]) {
     ...moneyPair('basic_premium', o.basicPremium),
     breakdown: o.breakdown.map((b) => ({ item: b.item, ...moneyPair('amount', b.amount) })),
     insured_premiums: o.insuredPremiums?.map((m) => moneyPair('amount', m)) ?? null,
-    terms: o.terms,
+    terms: snakeKeys(o.terms),
     benefits: o.benefits.map((b) => ({ name: b.name, ...moneyPair('limit', b.limit) })),
     excess: o.excess,
     taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),

@@ -1,7 +1,9 @@
-import type { PolicyRecordFragment } from '../generated/operations.ts';
+import type { PolicyDetailFragment, PolicyRecordFragment } from '../generated/operations.ts';
+import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { cancellationToRest } from './cancellation.ts';
 import { certificateToRest } from './certificate.ts';
+import { claimSummaryToRest } from './claim.ts';
 import { endorsementToRest } from './endorsement.ts';
 
 /** DateTime or Date → Y-m-d (the legacy date shape). */
@@ -37,7 +39,7 @@ export function policyToRest(p: PolicyRecordFragment) {
     product: p.coverProduct
       ? { id: p.coverProduct.databaseId, code: p.coverProduct.code, name: p.coverProduct.name }
       : null,
-    cover: p.coverDetails ?? null,
+    cover: snakeKeys(p.coverDetails ?? null),
     insured: p.insured.map(insuredToRest),
     vehicles: p.vehicles.map(vehicleToRest),
     debit_notes: p.debitNotes.map(debitNoteToRest),
@@ -57,6 +59,11 @@ export function policyToRest(p: PolicyRecordFragment) {
     renewed_by: p.renewal ? { uuid: p.renewal.uuid, policy_no: p.renewal.policyNo, status: p.renewal.status } : null,
     created_at: p.createdAt,
   };
+}
+
+/** GET /policies (each item) and GET /policies/{uuid}: the record and its claims, newest first. */
+export function policyDetailToRest(p: PolicyDetailFragment) {
+  return { ...policyToRest(p), claims: p.claims.map(claimSummaryToRest) };
 }
 
 function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
@@ -84,7 +91,7 @@ function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
     in_school: r.inSchool,
     id_no: r.idNo,
     ...moneyPair('sum_insured', r.sumInsured),
-    details: r.details ?? null,
+    details: snakeKeys(r.details ?? null),
     status: r.status,
     added_on: r.addedOn,
     removed_on: r.removedOn,

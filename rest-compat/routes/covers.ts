@@ -68,7 +68,6 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       requestBody: ref(`${l.schema}QuoteRequest`),
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
-      fieldNames: { insurer_ids: 'insurer_id' },
       response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
       errors: ['validation_failed', 'no_quote'],
     }),

@@ -1,6 +1,5 @@
 import { PoliciesDocument, PolicyDocument } from '../generated/operations.ts';
-import { claimSummaryToRest } from '../mappers/claim.ts';
-import { policyToRest } from '../mappers/policy.ts';
+import { policyDetailToRest } from '../mappers/policy.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, intParam, route } from '../route.ts';
 import { dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
@@ -46,11 +45,11 @@ export const policyRoutes: AnyRoute[] = [
       startTo: query.get('start_to') || undefined,
       search: query.get('search') || undefined,
     }),
-    toResponse: (d, input) => connectionPage(d.policies, input, policyToRest),
+    toResponse: (d, input) => connectionPage(d.policies, input, policyDetailToRest),
     response: {
       status: 200,
-      description: 'A page of policies',
-      schema: pageSchema(ref('PolicyRecord')),
+      description: 'A page of policies, each the full record with its claims (as GET /policies/{uuid})',
+      schema: pageSchema(ref('PolicyDetail')),
     },
     errors: ['validation_failed'],
   }),
@@ -63,14 +62,14 @@ export const policyRoutes: AnyRoute[] = [
     description:
       'Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, ' +
       'credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history ' +
-      'and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item, without the claims.',
+      'and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item.',
     scopes: ['read'],
     idempotent: false,
     operation: PolicyDocument,
     toVariables: ({ params }) => ({ uuid: params.uuid }),
     toResponse: (d) => ({
       status: 200,
-      body: { data: { ...policyToRest(d.policy), claims: d.policy.claims.map(claimSummaryToRest) } },
+      body: { data: policyDetailToRest(d.policy) },
     }),
     response: { status: 200, description: 'The policy with its claims', schema: dataOf(ref('PolicyDetail')) },
     errors: ['not_found'],

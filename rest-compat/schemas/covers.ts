@@ -1,7 +1,15 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { arr, bool, date, int, money, nullable, num, obj, ref, str } from './builders.ts';
 
-const insurerIds = { oneOf: [int(), arr(int())], description: 'Limit to these insurers' };
+const insurerIds = {
+  oneOf: [int(), arr(int())],
+  description:
+    'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
+};
+const insurerIdAlias = {
+  oneOf: [int(), arr(int())],
+  description: 'Alias of insurer_ids (the motor spelling); both sent add up',
+};
 
 const medicalRequest = obj(
   {
@@ -34,7 +42,8 @@ const medicalRequest = obj(
       ),
     ),
     start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['inpatient_limit', 'members'],
 );
@@ -54,7 +63,8 @@ const tripRequest = obj(
         passport_no: str(),
       }),
     ),
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
 );
@@ -72,7 +82,8 @@ const standardRequest = obj(
     headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
     extensions: arr(str('An optional extension by code (the option terms list them)')),
     start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
-    insurer_id: insurerIds,
+    insurer_ids: insurerIds,
+    insurer_id: insurerIdAlias,
   },
   ['product'],
 );
@@ -137,7 +148,47 @@ const option = obj({
   ipf_reason: nullable(str()),
 });
 
+const sumInsured = { ...money('sum_insured', true) };
+const listOf = (items: SchemaObject, description: string): SchemaObject => ({ ...arr(items), description });
+
+/** The cover as understood (a quote's echo) or as bound (the policy's `cover`, with the option's `terms`): snake_case at any depth. */
+const coverDetails = obj(
+  {
+    cover_type: str('Medical: family or group'),
+    inpatient_limit: int('Medical: whole shillings'),
+    inpatient_limit_minor: int(),
+    riders: listOf(obj({ code: str(), limit: int(), limit_minor: int() }), 'Medical'),
+    plan: str('Travel'),
+    region: str('Travel: africa, schengen or worldwide'),
+    destination: nullable(str('Travel')),
+    departure_date: { ...date(), description: 'Travel: first day of cover' },
+    return_date: { ...date(), description: 'Travel: last day of cover' },
+    travellers: listOf(
+      obj({
+        name: nullable(str()),
+        date_of_birth: nullable(date()),
+        age: nullable(int()),
+        passport_no: nullable(str()),
+      }),
+      'Travel',
+    ),
+    product: str('Standard: the product code'),
+    cover_period: str('Standard: annual'),
+    start_date: date(),
+    end_date: date(),
+    days: int(),
+    items: listOf(obj({ description: nullable(str()), ...sumInsured, id_no: nullable(str()) }), 'Standard'),
+    headcount: nullable(int('Medical: members; standard: people covered')),
+    total_sum_insured_minor: int('Standard: cents'),
+    extensions: listOf(str(), 'Standard: extension codes'),
+    terms: { type: 'object', description: "The policy's cover as bound: the option's terms" },
+  },
+  [],
+  'The cover as understood, per line (the fields of the other lines absent), every key snake_case at any depth',
+);
+
 export const coverSchemas: Record<string, SchemaObject> = {
+  CoverDetails: coverDetails,
   MedicalQuoteRequest: medicalRequest,
   TravelQuoteRequest: tripRequest,
   StandardQuoteRequest: standardRequest,
@@ -150,7 +201,7 @@ export const coverSchemas: Record<string, SchemaObject> = {
       start_date: date(),
       end_date: date(),
       days: int(),
-      cover: { type: 'object', description: 'The cover as normalised' },
+      cover: ref('CoverDetails'),
       insured: arr(
         obj({
           kind: { type: 'string', enum: ['member', 'traveller', 'item'] },

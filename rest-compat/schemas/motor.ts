@@ -34,7 +34,11 @@ export const motorSchemas: Record<string, SchemaObject> = {
       value: int('Whole shillings; required for comprehensive'),
       tonnage: num('Tonnes (commercial)'),
       pll: int('Passengers for passenger legal liability'),
-      insurer_id: { oneOf: [int(), arr(int())], description: 'Limit to these insurers' },
+      insurer_id: {
+        oneOf: [int(), arr(int())],
+        description:
+          'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
+      },
       start_date: { type: 'string', format: 'date', description: 'Service-only; a past date starts today' },
     },
     ['class', 'scope', 'year'],

@@ -41,9 +41,9 @@ const policyRecord = obj({
     ),
   ),
   cover: {
-    type: ['object', 'null'],
+    oneOf: [ref('CoverDetails'), { type: 'null' }],
     description:
-      'Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor',
+      "Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor",
   },
   insured: {
     ...arr(

@@ -56,7 +56,10 @@ export const smsSchemas = {
       to: { oneOf: [str(), arr(str())], description: 'One Kenyan mobile number or a list (1–1000), any format' },
       message: str('The text; or `template` with `variables`'),
       template: str('A template code'),
-      variables: { type: 'object', description: 'Values for the template’s {{placeholders}}' },
+      variables: {
+        type: 'object',
+        description: 'Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name',
+      },
       sender_id: str('A registered sender ID; default the organisation’s default'),
     },
     ['to'],

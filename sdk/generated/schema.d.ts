@@ -1361,7 +1361,7 @@ export interface paths {
         };
         /**
          * Read a policy: the full record
-         * @description Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item, without the claims.
+         * @description Client, insurer, cover and period, vehicles, premium with its levy lines (always Σ debit notes − Σ credit notes), debit notes (paid, credited, outstanding), credit notes, receipts with allocations, confirmed endorsements and cancellations, certificates, status history and renewal links; and the claims registered against it, newest first. GET /policies returns the same record per item.
          */
         get: operations["getPolicy"];
         put?: never;
@@ -3047,7 +3047,7 @@ export interface components {
             tonnage?: number;
             /** @description Passengers for passenger legal liability */
             pll?: number;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
             insurer_id?: number | number[];
             /**
              * Format: date
@@ -3376,6 +3376,79 @@ export interface components {
                 total_minor: number;
             }[];
         };
+        /** @description The cover as understood, per line (the fields of the other lines absent), every key snake_case at any depth */
+        CoverDetails: {
+            /** @description Medical: family or group */
+            cover_type?: string;
+            /** @description Medical: whole shillings */
+            inpatient_limit?: number;
+            inpatient_limit_minor?: number;
+            /** @description Medical */
+            riders?: {
+                code: string;
+                limit: number;
+                limit_minor: number;
+            }[];
+            /** @description Travel */
+            plan?: string;
+            /** @description Travel: africa, schengen or worldwide */
+            region?: string;
+            /** @description Travel */
+            destination?: string | null;
+            /**
+             * Format: date
+             * @description Travel: first day of cover
+             */
+            departure_date?: string;
+            /**
+             * Format: date
+             * @description Travel: last day of cover
+             */
+            return_date?: string;
+            /** @description Travel */
+            travellers?: {
+                name: string | null;
+                /**
+                 * Format: date
+                 * @description Y-m-d
+                 */
+                date_of_birth: string | null;
+                age: number | null;
+                passport_no: string | null;
+            }[];
+            /** @description Standard: the product code */
+            product?: string;
+            /** @description Standard: annual */
+            cover_period?: string;
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
+            start_date?: string;
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
+            end_date?: string;
+            days?: number;
+            /** @description Standard */
+            items?: {
+                description: string | null;
+                /** @description Whole shillings, derived from the cents: rounded half away from zero */
+                sum_insured: number | null;
+                /** @description Integer cents (exact) */
+                sum_insured_minor: number | null;
+                id_no: string | null;
+            }[];
+            /** @description Medical: members; standard: people covered */
+            headcount?: number | null;
+            /** @description Standard: cents */
+            total_sum_insured_minor?: number;
+            /** @description Standard: extension codes */
+            extensions?: string[];
+            /** @description The policy's cover as bound: the option's terms */
+            terms?: Record<string, never>;
+        };
         MedicalQuoteRequest: {
             /**
              * @default family
@@ -3415,7 +3488,9 @@ export interface components {
              * @description Y-m-d; a past date starts today
              */
             start_date?: string;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         TravelQuoteRequest: {
@@ -3447,7 +3522,9 @@ export interface components {
                 age: number;
                 passport_no: string;
             }[];
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         StandardQuoteRequest: {
@@ -3469,7 +3546,9 @@ export interface components {
              * @description Y-m-d; a past date starts today
              */
             start_date?: string;
-            /** @description Limit to these insurers */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
             insurer_id?: number | number[];
         };
         CoverQuoteResponse: {
@@ -3491,8 +3570,7 @@ export interface components {
                  */
                 end_date: string;
                 days: number;
-                /** @description The cover as normalised */
-                cover: Record<string, never>;
+                cover: components["schemas"]["CoverDetails"];
                 insured: {
                     /** @enum {string} */
                     kind: "member" | "traveller" | "item";
@@ -3631,7 +3709,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3675,7 +3755,9 @@ export interface components {
                     age: number;
                     passport_no: string;
                 }[];
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3709,7 +3791,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             quotes?: {
@@ -3786,7 +3870,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
@@ -3845,7 +3931,9 @@ export interface components {
                     age: number;
                     passport_no: string;
                 }[];
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
@@ -3894,7 +3982,9 @@ export interface components {
                  * @description Y-m-d; a past date starts today
                  */
                 start_date?: string;
-                /** @description Limit to these insurers */
+                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+                insurer_ids?: number | number[];
+                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
                 insurer_id?: number | number[];
             };
             prospect_uuid?: string;
@@ -3972,8 +4062,8 @@ export interface components {
                 code: string;
                 name: string;
             } | null;
-            /** @description Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor */
-            cover: Record<string, never> | null;
+            /** @description Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor */
+            cover: components["schemas"]["CoverDetails"] | null;
             /** @description Medical, travel and standard policies: insured persons, travellers or items; empty for motor */
             insured: {
                 /** @description Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured) */
@@ -4223,8 +4313,8 @@ export interface components {
                 code: string;
                 name: string;
             } | null;
-            /** @description Medical, travel and standard policies: the cover as bound (medical: cover type, limits, riders; travel: plan, region, destination; standard: product, extensions); null for motor */
-            cover: Record<string, never> | null;
+            /** @description Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor */
+            cover: components["schemas"]["CoverDetails"] | null;
             /** @description Medical, travel and standard policies: insured persons, travellers or items; empty for motor */
             insured: {
                 /** @description Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured) */
@@ -6364,7 +6454,7 @@ export interface components {
             message?: string;
             /** @description A template code */
             template?: string;
-            /** @description Values for the template’s {{placeholders}} */
+            /** @description Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name */
             variables?: Record<string, never>;
             /** @description A registered sender ID; default the organisation’s default */
             sender_id?: string;
@@ -15594,7 +15684,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of policies */
+            /** @description A page of policies, each the full record with its claims (as GET /policies/{uuid}) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15606,7 +15696,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["PolicyRecord"][];
+                        data: components["schemas"]["PolicyDetail"][];
                         meta: {
                             limit: number;
                             has_more: boolean;

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.ts';
 import { todayNairobi } from '../../lib/dates.ts';
 import { ipfOffers, itemLevies, type levies, type PricedOption, splitInstalments } from '../motor/rating.ts';
 import { NoQuoteError } from '../motor/quote.service.ts';
+import { assertKnownInsurers } from '../reference/insurer-filter.ts';
 import { ratingData } from '../reference/rating-data.ts';
 import type { CoverLineCode, CoverRiskBase, LinePriced, RatingCoverProduct } from './line.ts';
 import { type AnyCoverLine, lineOf } from './lines.ts';
@@ -86,16 +87,20 @@ function coverOption(
 /**
  * Prices the risk on every active product of the line (and the risk's product code) of the caller's organisation,
  * cheapest first (ties by insurer name). Rating data as motor reads it: from memory for a quote (`tx` null), checked
- * against the transaction's rating version for a save or a bind.
+ * against the transaction's rating version for a save or a bind. `insurerField` names the caller's insurer filter
+ * (a quote's or save quote's `insurer_ids`): an id it does not know is refused on it. A bind passes none: its insurer
+ * is the policy's, and an unknown one is no_quote as motor's.
  */
 export async function priceCover(
   ctx: Context,
   tx: Tx | null,
   line: AnyCoverLine,
   risk: CoverRiskBase,
+  insurerField?: string,
 ): Promise<{ options: CoverOption[]; refusals: string[] }> {
   const p = ctx.principal!;
   const rating = await ratingData(ctx, tx ?? undefined);
+  if (insurerField) assertKnownInsurers(rating, risk.insurerIds, insurerField);
   const wanted = risk.insurerIds ? new Set(risk.insurerIds) : null;
   const options: CoverOption[] = [];
   const refusals: string[] = [];
@@ -128,7 +133,7 @@ export const coverQuoteService = {
   async quote(ctx: Context, code: CoverLineCode, input: unknown): Promise<CoverQuote> {
     const line = lineOf(code);
     const risk = line.normalise(input ?? {}, { today: todayNairobi() });
-    const { options, refusals } = await priceCover(ctx, null, line, risk);
+    const { options, refusals } = await priceCover(ctx, null, line, risk, 'insurer_ids');
     if (!options.length) throw coverNoQuote(line, risk, refusals);
     return { line: code, risk, options };
   },

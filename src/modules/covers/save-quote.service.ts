@@ -45,7 +45,7 @@ export const coverSaveQuoteService = {
     const today = todayNairobi();
     const risk = line.normalise(input.risk ?? {}, { prefix: RISK_FIELD[code], today });
     return ctx.tx(async (tx: Tx) => {
-      const { options, refusals } = await priceCover(ctx, tx, line, risk);
+      const { options, refusals } = await priceCover(ctx, tx, line, risk, `${RISK_FIELD[code]}.insurer_ids`);
       if (!options.length) throw coverNoQuote(line, risk, refusals);
       checkQuotedFigures(options, input.quotes ?? []);
       const client = await resolveInsured(ctx, tx, input.client ?? {});

@@ -6,6 +6,7 @@ import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
 import { type PricedOption, priceOption } from './rating.ts';
+import { assertKnownInsurers } from '../reference/insurer-filter.ts';
 import { ratingData, type RatingProductRow } from '../reference/rating-data.ts';
 
 /** The quote request as the caller spelled it (GraphQL input; REST maps its legacy names onto this). */
@@ -134,14 +135,18 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
 /**
  * Prices every product of the caller's organisation that rates the risk, cheapest first. The rating data comes from
  * ratingData(): from memory for a quote (`tx` null), checked against the transaction's rating version otherwise.
+ * `insurerField` names a quote's insurer filter: an id the organisation does not have is refused on it (a bind's
+ * insurer is the policy's, and an unknown one is no_quote).
  */
 export async function priceRisk(
   ctx: Context,
   tx: Tx | null,
   risk: MotorRisk,
+  insurerField?: string,
 ): Promise<{ options: QuotedOption[]; refusals: string[] }> {
   const p = ctx.principal!;
   const rating = await ratingData(ctx, tx ?? undefined);
+  if (insurerField) assertKnownInsurers(rating, risk.insurerIds, insurerField);
   const wanted = risk.insurerIds ? new Set(risk.insurerIds) : null;
   const products = rating.products.filter(
     (product) =>
@@ -227,7 +232,7 @@ export const motorQuoteService = {
   async quote(ctx: Context, input: MotorQuoteInput): Promise<MotorQuote> {
     const risk = normaliseRisk(input);
     // No transaction: a quote stores nothing, and the rating data is served from memory.
-    const { options, refusals } = await priceRisk(ctx, null, risk);
+    const { options, refusals } = await priceRisk(ctx, null, risk, 'insurer_ids');
     if (!options.length) throw noQuote(risk, refusals);
     return { risk, options };
   },

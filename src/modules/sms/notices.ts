@@ -22,7 +22,12 @@ const amountOf = (d: Data) => {
 export const NOTICES: Record<string, Notice> = {
   'payment.received': {
     template: 'receipt',
-    vars: (d) => ({ amount: amountOf(d), receipt_no: String(d.receipt_no), account: String(d.policy_no ?? d.account) }),
+    // A loan repayment names the loan it paid (its policy_no is the financed policy's), a premium the policy.
+    vars: (d) => ({
+      amount: amountOf(d),
+      receipt_no: String(d.receipt_no),
+      account: String(d.loan_no ?? d.policy_no ?? d.account),
+    }),
   },
   'policy.activated': {
     template: 'policy_activated',

@@ -8,7 +8,10 @@ const SendSmsInput = builder.inputType('SendSmsInput', {
     to: t.stringList({ required: true, description: 'Kenyan mobile numbers, any format (1–1000)' }),
     message: t.string({ description: 'The text; or `template` with `variables`' }),
     template: t.string({ description: 'A template code of the organisation' }),
-    variables: t.field({ type: 'JSON', description: 'Values for the template’s {{placeholders}}' }),
+    variables: t.field({
+      type: 'JSON',
+      description: 'Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name',
+    }),
     senderId: t.string({ description: 'A registered sender ID; default the organisation’s default' }),
   }),
 });

@@ -35,7 +35,8 @@ export async function sendSms(ctx: Context, input: unknown, query: SmsMessageQue
   const row = await ctx.tx(async (tx) => {
     const senderId = await senderFor(tx, d.senderId);
     const template = d.template ? await activeTemplate(tx, d.template) : null;
-    const body = template ? render(template.body, d.variables ?? {}) : d.message!;
+    // {{org}} is the organisation's name unless the caller gives it (docs/sms.md), as for the service's own messages.
+    const body = template ? render(template.body, { org: p.tenant.name, ...d.variables }) : d.message!;
     const rec = await recordMessage(tx, {
       tenantId: p.tenant.id,
       senderId,
