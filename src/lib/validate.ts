@@ -11,11 +11,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   );
 }
 
-/** Prisma's `contains` becomes ILIKE without escaping: a searched `%` or `_` must match itself, not any text. */
-export function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** A date input under the one date rule (isYmd); later refinements see only real dates. */
 export const ymd = () => z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true });
 
