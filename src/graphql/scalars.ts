@@ -1,5 +1,5 @@
 import { GraphQLError, Kind } from 'graphql';
-import { isYmd, YMD_MESSAGE } from '../lib/dates.ts';
+import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../lib/dates.ts';
 import { builder } from './builder.ts';
 
 builder.scalarType('Date', {
@@ -12,12 +12,11 @@ builder.scalarType('Date', {
 });
 
 builder.scalarType('DateTime', {
-  description: 'An ISO 8601 timestamp with a UTC offset.',
+  description: `An RFC 3339 timestamp with a UTC offset; as input, ${DATE_TIME_MESSAGE}.`,
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
   parseValue: (v) => {
-    const d = new Date(String(v));
-    if (typeof v !== 'string' || Number.isNaN(d.getTime()))
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
+    const d = parseDateTime(v);
+    if (!d) throw new GraphQLError(`DateTime must be ${DATE_TIME_MESSAGE}`);
     return d;
   },
 });
