@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { motorNotice } from './kit/approved-claim.ts';
+import { now as serviceClock } from '../src/lib/clock.ts';
+import { approvedClaim, motorNotice, payClaim } from './kit/approved-claim.ts';
 import { type Active, expectProblem, INSTANT_RAIL, type Org, TODAY, useKit, waitFor } from './kit.ts';
 
 /**
@@ -111,6 +112,33 @@ describe("a sandbox organisation's claims", () => {
     expect(Date.parse(r.body.data.sla.due_at)).toBeLessThan(Date.parse(later.now));
     await expectAgreement(uuid, true);
   }, 120_000);
+});
+
+describe("a sandbox organisation's settlement", () => {
+  it('is stamped on the sandbox clock, after the approval, not on the real clock behind it', async () => {
+    const pol = await sb.activePolicy();
+    const clock = (await sb.as('staff').get('/sandbox/clock')).body.data as { now: string };
+    // 13 days ahead of the service clock by now (the advances above).
+    expect(Date.parse(clock.now) - serviceClock().getTime()).toBeGreaterThan(12 * 86_400_000);
+    const c = await approvedClaim(sb, pol.uuid, { net: 1_000_000n });
+    const r = await payClaim(sb, c.uuid, {
+      method: 'bank_transfer',
+      payee_type: 'garage',
+      payee_name: 'Kilimani Auto Repairs',
+      bank_name: 'KCB',
+      bank_account: '1100223344',
+      bank_reference: `FT${randomUUID().slice(0, 8).toUpperCase()}`,
+      amount: 10_000,
+    });
+    expect(r.status, r.text).toBe(201);
+    const rec = await sb.as('staff').get(`/claims/${c.uuid}`);
+    expect(rec.body.data.status).toBe('settled');
+    const since = Date.parse(rec.body.data.sla.status_since);
+    expect(Math.abs(since - Date.parse(clock.now))).toBeLessThan(120_000);
+    const last = rec.body.data.history.at(-1);
+    expect(last.to).toBe('settled');
+    expect(Date.parse(last.at)).toBe(since);
+  });
 });
 
 /** The record (REST and GraphQL) and both filters agree on whether claim `uuid` is past its service level. */
