@@ -5,6 +5,12 @@ import { intParam, type RestInput, type RestOutput } from './route.ts';
 import { arr, bool, int, nullable, obj, str } from './schemas/builders.ts';
 
 /**
+ * The highest `page`: its offset ((page − 1) × 100 at most) stays a GraphQL Int, so a huge page is refused on `page`
+ * rather than on an `offset` the caller never sent.
+ */
+export const MAX_PAGE = 1_000_000;
+
+/**
  * The spec's list pagination (`limit` default 25, max 100, `cursor` from `links.next`; `page`/`per_page` also
  * accepted) as GraphQL connection arguments. `pages: false` for connections without an `offset` argument.
  * A cursor is checked here, as `cursor`, because this facade runs its operations without Yoga's request checks; every
@@ -29,8 +35,8 @@ export function pageArgs(
   };
   const limit = size('limit') ?? (pages ? size('per_page') : undefined) ?? 25;
   const page = pages ? intParam(q.get('page')) : undefined;
-  if (page !== undefined && (!Number.isInteger(page) || page < 1))
-    errors.push({ field: 'page', message: 'a positive integer' });
+  if (page !== undefined && (!Number.isInteger(page) || page < 1 || page > MAX_PAGE))
+    errors.push({ field: 'page', message: `an integer from 1 to ${MAX_PAGE}` });
   const cursor = q.get('cursor');
   const bad = cursor ? cursorProblem(cursor, 'Int') : null;
   if (bad) errors.push({ field: 'cursor', message: bad });
@@ -84,7 +90,12 @@ export function pageParams(opts: { pages?: boolean } = {}): ParameterObject[] {
     { name: 'cursor', in: 'query', schema: str(), description: 'From links.next' },
     ...((opts.pages ?? true)
       ? ([
-          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'Alternative to cursor' },
+          {
+            name: 'page',
+            in: 'query',
+            schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
+            description: 'Alternative to cursor',
+          },
           {
             name: 'per_page',
             in: 'query',

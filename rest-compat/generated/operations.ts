@@ -18,7 +18,7 @@ export type Scalars = {
   Cents: { input: number; output: number; }
   /** A calendar date, Y-m-d (Africa/Nairobi calendar). */
   Date: { input: string; output: string; }
-  /** An ISO 8601 timestamp with a UTC offset. */
+  /** An RFC 3339 timestamp with a UTC offset; as input, an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199. */
   DateTime: { input: string; output: string; }
   /** Arbitrary JSON. */
   JSON: { input: unknown; output: unknown; }

@@ -17,7 +17,7 @@ import { claimPaymentToRest } from '../mappers/claim-payment.ts';
 import { moneyPair } from '../mappers/money.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
-import { arr, bool, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { arr, bool, dataOf, dateInput, dateTimeInput, int, queryParam, ref, str } from '../schemas/builders.ts';
 import { CLAIM_STATUSES } from '../schemas/claim.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
@@ -30,12 +30,12 @@ const filterParams = [
   q('client_no', str()),
   q('insurer_id', int()),
   q('assignee_id', int()),
-  q('reported_from', str(), 'ISO 8601 date-time'),
-  q('reported_to', str(), 'ISO 8601 date-time'),
-  q('loss_from', str(), 'Y-m-d'),
-  q('loss_to', str(), 'Y-m-d'),
+  q('reported_from', dateTimeInput(), 'Reported at or after (RFC 3339 date-time)'),
+  q('reported_to', dateTimeInput(), 'Reported at or before (RFC 3339 date-time)'),
+  q('loss_from', dateInput(), 'Loss on or after (Y-m-d)'),
+  q('loss_to', dateInput(), 'Loss on or before (Y-m-d)'),
   q('sla_breached', bool(), 'true: open claims past their service level; false: the others'),
-  q('search', str(), 'Claim number or vehicle registration'),
+  q('search', str(), 'Claim number or vehicle registration, literal (case-insensitive; % and _ are themselves)'),
   ...pageParams(),
 ];
 

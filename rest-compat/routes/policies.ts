@@ -2,7 +2,7 @@ import { PoliciesDocument, PolicyDocument } from '../generated/operations.ts';
 import { policyDetailToRest } from '../mappers/policy.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, intParam, route } from '../route.ts';
-import { dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { dataOf, dateInput, int, queryParam, ref, str } from '../schemas/builders.ts';
 
 const q = queryParam;
 
@@ -15,9 +15,9 @@ const filterParams = [
   q('product_line', str(), 'e.g. motor'),
   q('insurer_id', int()),
   q('sales_person_id', int()),
-  q('start_from', { type: 'string', format: 'date' }, 'Start date on or after (Y-m-d)'),
-  q('start_to', { type: 'string', format: 'date' }, 'Start date on or before (Y-m-d)'),
-  q('search', str(), 'Policy number or vehicle registration (any spacing)'),
+  q('start_from', dateInput(), 'Start date on or after (Y-m-d)'),
+  q('start_to', dateInput(), 'Start date on or before (Y-m-d)'),
+  q('search', str(), 'Policy number in part or vehicle registration (any spacing); literal, % and _ are themselves'),
   ...pageParams(),
 ];
 

@@ -20,7 +20,7 @@ import {
 } from '../mappers/sms.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { arr, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { arr, dataOf, dateInput, int, queryParam, ref, str } from '../schemas/builders.ts';
 import { SMS_VALUES } from '../schemas/sms.ts';
 
 const q = queryParam;
@@ -28,8 +28,8 @@ const listParams = [
   q('status', { type: 'string', enum: [...SMS_VALUES.recipientStatuses] }, 'Messages with a recipient in this state'),
   q('purpose', str(), 'api, otp, receipt, policy_activated, renewal_due …'),
   q('phone', str(), 'Messages to this number (any Kenyan format)'),
-  q('from_date', { type: 'string', format: 'date' }, 'Y-m-d (Nairobi), inclusive'),
-  q('to_date', { type: 'string', format: 'date' }, 'Y-m-d (Nairobi), inclusive'),
+  q('from_date', dateInput(), 'Sent on or after this Nairobi day (Y-m-d)'),
+  q('to_date', dateInput(), 'Sent on or before this Nairobi day (Y-m-d)'),
   ...pageParams({ pages: false }),
 ];
 const ledgerParam = (query: URLSearchParams) => {

@@ -1,5 +1,6 @@
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import { MAX_MINOR, MAX_SHILLINGS } from '../../src/lib/money.ts';
+import { DATE_TIME_MESSAGE, YMD_MESSAGE } from '../../src/lib/dates.ts';
 
 /** Small builders for the OpenAPI response schemas of the legacy shapes. */
 export const str = (description?: string): SchemaObject => ({
@@ -24,6 +25,18 @@ export const timestamp = (): SchemaObject => ({
   type: 'string',
   format: 'date-time',
   description: 'ISO 8601 with offset',
+});
+/** A date the caller sends (query or body): the one date rule (src/lib/dates.ts isYmd); else 422 naming it. */
+export const dateInput = (description?: string): SchemaObject => ({
+  type: 'string',
+  format: 'date',
+  description: `${description ? `${description}: ` : ''}${YMD_MESSAGE}`,
+});
+/** A date-time the caller sends (query or body): the one date-time rule (parseDateTime); else 422 naming it. */
+export const dateTimeInput = (description?: string): SchemaObject => ({
+  type: 'string',
+  format: 'date-time',
+  description: `${description ? `${description}: ` : ''}${DATE_TIME_MESSAGE}`,
 });
 export const arr = (items: SchemaObject): SchemaObject => ({ type: 'array', items });
 export const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });

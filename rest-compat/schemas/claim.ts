@@ -1,5 +1,19 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, ref, shillingsIn, str, timestamp } from './builders.ts';
+import {
+  arr,
+  bool,
+  date,
+  dateInput,
+  dateTimeInput,
+  int,
+  money,
+  nullable,
+  obj,
+  ref,
+  shillingsIn,
+  str,
+  timestamp,
+} from './builders.ts';
 
 export const CLAIM_STATUSES = [
   'registered',
@@ -161,8 +175,10 @@ export const claimSchemas = {
         "Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates)",
       ),
       cause: str('A cause code of the policy’s product line (GET /claims/causes)'),
-      loss_date: date(),
-      loss_time: str('HH:MM, Nairobi time; absent: the end of the day counts for late notification'),
+      loss_date: dateInput('Not after today (Nairobi, on the organisation’s clock)'),
+      loss_time: str(
+        'HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification',
+      ),
       loss_place: str(),
       description: str(),
       third_parties: arr(thirdParty),
@@ -171,7 +187,7 @@ export const claimSchemas = {
       anti_theft_device: bool('Theft: an approved anti-theft device was fitted (decides the theft excess)'),
       reporter: obj({ name: str(), phone: str(), relationship: str() }, [], 'Default: the policyholder'),
       channel: { type: 'string', enum: CLAIM_CHANNELS, description: 'Default api' },
-      reported_at: timestamp(),
+      reported_at: dateTimeInput('When the notice was received, not in the future (default now)'),
       estimated_loss: shillings(
         "Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured)",
       ),

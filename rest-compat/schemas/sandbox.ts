@@ -1,11 +1,11 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
-import { date, dataOf, int, nullable, obj, str, timestamp } from './builders.ts';
+import { date, dataOf, dateTimeInput, int, nullable, obj, str, timestamp } from './builders.ts';
 
 const status: SchemaObject = { type: 'string', enum: ['ready', 'advancing'] };
 
 export const advanceSandboxClockBody = obj(
   {
-    to: { ...timestamp(), description: 'The instant to move the clock to (ISO 8601 with offset); or give days' },
+    to: dateTimeInput('The instant to move the clock to; or give days'),
     days: int("Whole days on from the clock's now; or give to"),
   },
   [],

@@ -6159,10 +6159,10 @@ export interface components {
             cause: string;
             /**
              * Format: date
-             * @description Y-m-d
+             * @description Not after today (Nairobi, on the organisation’s clock): a real calendar date, Y-m-d, in 1900–2199
              */
             loss_date: string;
-            /** @description HH:MM, Nairobi time; absent: the end of the day counts for late notification */
+            /** @description HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification */
             loss_time?: string;
             loss_place: string;
             description: string;
@@ -6198,7 +6198,7 @@ export interface components {
             channel?: "api" | "phone" | "email" | "walk_in" | "agent" | "client_area";
             /**
              * Format: date-time
-             * @description ISO 8601 with offset
+             * @description When the notice was received, not in the future (default now): an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
              */
             reported_at?: string;
             /** @description Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured) */
@@ -9233,17 +9233,17 @@ export interface operations {
                 client_no?: string;
                 insurer_id?: number;
                 assignee_id?: number;
-                /** @description ISO 8601 date-time */
+                /** @description Reported at or after (RFC 3339 date-time) */
                 reported_from?: string;
-                /** @description ISO 8601 date-time */
+                /** @description Reported at or before (RFC 3339 date-time) */
                 reported_to?: string;
-                /** @description Y-m-d */
+                /** @description Loss on or after (Y-m-d) */
                 loss_from?: string;
-                /** @description Y-m-d */
+                /** @description Loss on or before (Y-m-d) */
                 loss_to?: string;
                 /** @description true: open claims past their service level; false: the others */
                 sla_breached?: boolean;
-                /** @description Claim number or vehicle registration */
+                /** @description Claim number or vehicle registration, literal (case-insensitive; % and _ are themselves) */
                 search?: string;
                 limit?: number;
                 /** @description From links.next */
@@ -12759,9 +12759,9 @@ export interface operations {
                 per_page?: number;
                 /** @description Page number; a page after the first needs cursor */
                 page?: number;
-                /** @description Changed after this instant (exclusive) */
+                /** @description Changed after this instant, exclusive (RFC 3339 date-time) */
                 updated_since?: string;
-                /** @description The window’s end: meta.until of the first page */
+                /** @description The window’s end: meta.until of the first page (RFC 3339 date-time) */
                 until?: string;
                 /** @description The keyset position: from links.next */
                 cursor?: string;
@@ -12844,9 +12844,9 @@ export interface operations {
                 per_page?: number;
                 /** @description Page number; a page after the first needs cursor */
                 page?: number;
-                /** @description Changed after this instant (exclusive) */
+                /** @description Changed after this instant, exclusive (RFC 3339 date-time) */
                 updated_since?: string;
-                /** @description The window’s end: meta.until of the first page */
+                /** @description The window’s end: meta.until of the first page (RFC 3339 date-time) */
                 until?: string;
                 /** @description The keyset position: from links.next */
                 cursor?: string;
@@ -12929,9 +12929,9 @@ export interface operations {
                 per_page?: number;
                 /** @description Page number; a page after the first needs cursor */
                 page?: number;
-                /** @description Changed after this instant (exclusive) */
+                /** @description Changed after this instant, exclusive (RFC 3339 date-time) */
                 updated_since?: string;
-                /** @description The window’s end: meta.until of the first page */
+                /** @description The window’s end: meta.until of the first page (RFC 3339 date-time) */
                 until?: string;
                 /** @description The keyset position: from links.next */
                 cursor?: string;
@@ -13014,9 +13014,9 @@ export interface operations {
                 per_page?: number;
                 /** @description Page number; a page after the first needs cursor */
                 page?: number;
-                /** @description Changed after this instant (exclusive) */
+                /** @description Changed after this instant, exclusive (RFC 3339 date-time) */
                 updated_since?: string;
-                /** @description The window’s end: meta.until of the first page */
+                /** @description The window’s end: meta.until of the first page (RFC 3339 date-time) */
                 until?: string;
                 /** @description The keyset position: from links.next */
                 cursor?: string;
@@ -13099,9 +13099,9 @@ export interface operations {
                 per_page?: number;
                 /** @description Page number; a page after the first needs cursor */
                 page?: number;
-                /** @description Changed after this instant (exclusive) */
+                /** @description Changed after this instant, exclusive (RFC 3339 date-time) */
                 updated_since?: string;
-                /** @description The window’s end: meta.until of the first page */
+                /** @description The window’s end: meta.until of the first page (RFC 3339 date-time) */
                 until?: string;
                 /** @description The keyset position: from links.next */
                 cursor?: string;
@@ -15663,7 +15663,7 @@ export interface operations {
                 start_from?: string;
                 /** @description Start date on or before (Y-m-d) */
                 start_to?: string;
-                /** @description Policy number or vehicle registration (any spacing) */
+                /** @description Policy number in part or vehicle registration (any spacing); literal, % and _ are themselves */
                 search?: string;
                 limit?: number;
                 /** @description From links.next */
@@ -18604,7 +18604,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description The instant to move the clock to (ISO 8601 with offset); or give days
+                     * @description The instant to move the clock to; or give days: an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
                      */
                     to?: string;
                     /** @description Whole days on from the clock's now; or give to */
@@ -18766,9 +18766,9 @@ export interface operations {
                 purpose?: string;
                 /** @description Messages to this number (any Kenyan format) */
                 phone?: string;
-                /** @description Y-m-d (Nairobi), inclusive */
+                /** @description Sent on or after this Nairobi day (Y-m-d) */
                 from_date?: string;
-                /** @description Y-m-d (Nairobi), inclusive */
+                /** @description Sent on or before this Nairobi day (Y-m-d) */
                 to_date?: string;
                 limit?: number;
                 /** @description From links.next */

@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
-import { isYmd, YMD_MESSAGE } from '../lib/dates.ts';
+import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../lib/dates.ts';
 import { MAX_MINOR, MAX_SHILLINGS } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
@@ -15,13 +15,12 @@ builder.scalarType('Date', {
 });
 
 builder.scalarType('DateTime', {
-  description: 'An ISO 8601 timestamp with a UTC offset.',
-  extensions: { invalidValue: 'must be an ISO 8601 date and time' },
+  description: `An RFC 3339 timestamp with a UTC offset; as input, ${DATE_TIME_MESSAGE}.`,
+  extensions: { invalidValue: `must be ${DATE_TIME_MESSAGE}` },
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
   parseValue: (v) => {
-    const d = new Date(String(v));
-    if (typeof v !== 'string' || Number.isNaN(d.getTime()))
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
+    const d = parseDateTime(v);
+    if (!d) throw new GraphQLError(`DateTime must be ${DATE_TIME_MESSAGE}`);
     return d;
   },
 });

@@ -35,6 +35,28 @@ export function isYmd(s: unknown): s is string {
 /** The field-error message for a date that fails isYmd. */
 export const YMD_MESSAGE = `a real calendar date, Y-m-d, in ${MIN_YEAR}–${MAX_YEAR}`;
 
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * The one rule for a date-time input (REST query and body, GraphQL arguments, the DateTime scalar): RFC 3339
+ * `Y-m-dTHH:MM:SS[.fraction]` with `Z` or a `±HH:MM` offset, its date a real one under isYmd (no 2027-02-30, which
+ * Date.parse rolls over to 2 March; no year 0000), its time a real one (no 24:00, no leap second), its offset at
+ * most ±23:59. The instant, or null for anything else. Never throws.
+ */
+export function parseDateTime(s: unknown): Date | null {
+  if (typeof s !== 'string') return null;
+  const m = RFC3339.exec(s);
+  if (!m || !isYmd(m[1])) return null;
+  const [h, mi, sec] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  if (h > 23 || mi > 59 || sec > 59) return null;
+  if (m[6] && (Number(m[7]) > 23 || Number(m[8]) > 59)) return null;
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** The field-error message for a date-time that fails parseDateTime. */
+export const DATE_TIME_MESSAGE = `an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in ${MIN_YEAR}–${MAX_YEAR}`;
+
 export function addDays(ymd: string, days: number): string {
   const d = new Date(`${ymd}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isYmd, YMD_MESSAGE } from './dates.ts';
+import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from './dates.ts';
 import { ValidationError } from './problem.ts';
 
 /** Parses service input with a zod schema; failures become one 422 with a field error per issue. */
@@ -11,13 +11,16 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   );
 }
 
-/** Prisma's `contains` becomes ILIKE without escaping: a searched `%` or `_` must match itself, not any text. */
-export function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** A date input under the one date rule (isYmd); later refinements see only real dates. */
 export const ymd = () => z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true });
+
+/** A date-time input under the one date-time rule (parseDateTime), as the instant it names. */
+export const dateTime = () =>
+  z.string().transform((v, c) => {
+    const d = parseDateTime(v);
+    if (!d) c.addIssue({ code: 'custom', message: DATE_TIME_MESSAGE });
+    return d ?? z.NEVER;
+  });
 
 /** Text that must be there: trimmed, at least one character, at most `max`. */
 export const requiredText = (max: number) => z.string().trim().min(1, 'required').max(max);

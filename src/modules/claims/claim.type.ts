@@ -2,6 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
+import { now as clockNow } from '../../lib/clock.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { CLAIM_SCOPES, claimReach, oneClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
@@ -117,7 +118,7 @@ builder.prismaNode('Claim', {
     slaDueAt: t.expose('slaDueAt', { type: 'DateTime', nullable: true }),
     slaBreached: t.boolean({
       description: 'Open and past the service level of its current status',
-      resolve: (c) => OPEN_CLAIM_STATES.includes(c.status) && c.slaDueAt != null && c.slaDueAt < new Date(),
+      resolve: (c) => OPEN_CLAIM_STATES.includes(c.status) && c.slaDueAt != null && c.slaDueAt < clockNow(),
     }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
     history: t.relation('history', { query: { orderBy: { id: 'asc' } } }),

@@ -5,6 +5,7 @@ import type { Prisma } from '../../db/client.ts';
 import type { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { isYmd, YMD_MESSAGE } from '../../lib/dates.ts';
 import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
+import { sameText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
@@ -46,7 +47,7 @@ export function claimListWhere(p: Principal, f: ClaimListFilters, now = clockNow
   }
   const term = f.search?.trim();
   if (term) {
-    const or: Prisma.ClaimWhereInput[] = [{ claimNo: { equals: term, mode: 'insensitive' } }];
+    const or: Prisma.ClaimWhereInput[] = [{ claimNo: sameText(term) }];
     const reg = normaliseRegNo(term);
     if (reg) or.push({ regNo: reg });
     and.push({ OR: or });

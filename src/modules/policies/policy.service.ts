@@ -3,6 +3,7 @@ import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
+import { containsText } from '../../lib/search.ts';
 import { ValidationError } from '../../lib/problem.ts';
 import { policyVisibility, visiblePolicy } from '../access/policy.visibility.ts';
 
@@ -40,10 +41,7 @@ export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.Poli
     // Registrations are stored normalised (no spaces, upper case), so "kde 123a" must find KDE123A.
     const reg = normaliseRegNo(s);
     and.push({
-      OR: [
-        { policyNo: { contains: s, mode: 'insensitive' } },
-        ...(reg ? [{ vehicles: { some: { regNo: { contains: reg } } } }] : []),
-      ],
+      OR: [{ policyNo: containsText(s) }, ...(reg ? [{ vehicles: { some: { regNo: { contains: reg } } } }] : [])],
     });
   }
   return { AND: and };

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
-import { escapeLike } from '../../lib/validate.ts';
+import { containsText } from '../../lib/search.ts';
 import { ratingData } from './rating-data.ts';
 import { motorBenefitId } from './rating-rows.ts';
 
@@ -21,7 +21,7 @@ function copies<T extends object>(rows: readonly T[]): T[] {
 /** Reads of the tenant's reference data. Tenant scoping comes from the transaction (row-level security). */
 export const referenceService = {
   async insurers(ctx: Context, search: string | null | undefined, query: InsurerQuery = {}) {
-    const term = search?.trim() ? escapeLike(search.trim()) : undefined;
+    const term = search?.trim() || undefined;
     // The whole list, scalars only: this process's rating copy (rating-data.ts) answers, dropped at every change.
     if (!term && scalarsOnly(query)) return copies((await ratingData(ctx)).insurers);
     return ctx.tx((tx) =>
@@ -29,10 +29,7 @@ export const referenceService = {
         ...query,
         where: term
           ? {
-              OR: [
-                { name: { contains: term, mode: 'insensitive' } },
-                { legalName: { contains: term, mode: 'insensitive' } },
-              ],
+              OR: [{ name: containsText(term) }, { legalName: containsText(term) }],
             }
           : {},
         orderBy: [{ name: 'asc' }, { id: 'asc' }],

@@ -67,7 +67,9 @@ export async function advanceSandboxClock(ctx: Context, input: AdvanceInput): Pr
     throw new AppError('validation_failed', { errors: [{ field: 'to', message: 'give either to or days' }] });
   const result = await ctx.tx(async (tx) => {
     await requireSandbox(tx, p);
-    await tx.sandboxClock.upsert({ where: { tenantId: p.tenant.id }, create: { tenantId: p.tenant.id }, update: {} });
+    // ON CONFLICT DO NOTHING (an upsert reads, then inserts: two first advances at once both insert, and the second
+    // fails on the key). The insert waits for the other's to commit, then finds the row.
+    await tx.sandboxClock.createMany({ data: [{ tenantId: p.tenant.id }], skipDuplicates: true });
     // The row locked: of two advances asked at once, the second sees the first's `advancing`.
     const [found] = await tx.$queryRaw<SandboxClock[]>`
       SELECT tenant_id AS "tenantId", offset_ms AS "offsetMs", status::text AS status, advancing_to AS "advancingTo",

@@ -37,7 +37,8 @@ export function targetProblem(clockNow: Date, target: Date): string | null {
   const ahead = target.getTime() - clockNow.getTime();
   if (ahead < SANDBOX_RULES.minAdvanceMs)
     return `must be at least a minute after the clock's now (${clockNow.toISOString()}): a clock only moves forward`;
-  if (ahead > SANDBOX_RULES.maxAdvanceDays * 86_400_000)
+  // Negated so that a target beyond any date (NaN: days given as 1e9) is refused as too far, not let through.
+  if (!(ahead <= SANDBOX_RULES.maxAdvanceDays * 86_400_000))
     return `must be at most ${SANDBOX_RULES.maxAdvanceDays} days after the clock's now; advance again from there`;
   return null;
 }

@@ -3,6 +3,7 @@ import { requireAbility } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { InvalidStateError, notFound, ValidationError } from '../../lib/problem.ts';
+import { sameText } from '../../lib/search.ts';
 import { parseInput } from '../../lib/validate.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
@@ -36,7 +37,7 @@ export async function createSenderId(ctx: Context, input: unknown) {
   requireAbility(p, 'sms.manage');
   const d = parseInput(createSchema, input);
   return ctx.tx(async (tx) => {
-    const exists = await tx.smsSenderId.findFirst({ where: { senderId: { equals: d.senderId, mode: 'insensitive' } } });
+    const exists = await tx.smsSenderId.findFirst({ where: { senderId: sameText(d.senderId) } });
     if (exists) throw new ValidationError([{ field: 'sender_id', message: 'this sender ID is already on file' }]);
     if (d.isDefault) throw new InvalidStateError('A pending sender ID cannot be the default: register it first');
     // A twin request racing this one: the unique key decides, and the loser is the same 422 (never a 500).

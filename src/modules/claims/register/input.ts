@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalisePhone, normaliseRegNo } from '../../../lib/identifiers.ts';
 import { fromShillings, MAX_MINOR, MAX_SHILLINGS } from '../../../lib/money.ts';
-import { normalised, optionalText, requiredText, ymd } from '../../../lib/validate.ts';
+import { dateTime, normalised, optionalText, requiredText, ymd } from '../../../lib/validate.ts';
 import { CLAIM_RULES } from '../claim-state.ts';
 
 /** A first notice of loss as registration reads it: fields, normalisation and messages. */
@@ -55,10 +55,9 @@ export const registerSchema = z
     reporterPhone: phone,
     reporterRelationship: optionalText(50),
     channel: z.enum(CLAIM_RULES.channels).nullish(),
-    reportedAt: z.iso
-      .datetime({ offset: true, message: 'ISO 8601 date-time with offset' })
+    reportedAt: dateTime()
       .nullish()
-      .transform((v) => (v ? new Date(v) : null)),
+      .transform((v) => v ?? null),
     estimatedLoss: shillings().nullish(),
     /** Cents, for the client area (cents only); `estimatedLoss` (whole shillings) wins when both are sent. */
     estimatedLossMinor: z

@@ -34,7 +34,8 @@ export async function registerClaim(ctx: Context, input: unknown) {
   return ctx.tx(async (tx) => {
     const cause = await causeOf(tx, policy.productLine, d.cause);
     const client = await tx.client.findUniqueOrThrow({ where: { id: policy.clientId } });
-    // The business clock for the loss and the notice (dates), the system clock for instants of handling.
+    // The organisation's business clock (a sandbox's own): the loss, the notice, the service level and its history
+    // row are all judged and stamped on it, as every later move is (claim-state.ts) and ?sla_breached= reads it.
     const now = clockNow();
     const reportedAt = d.reportedAt ?? now;
     checkDates(d, reportedAt, now);
@@ -45,7 +46,6 @@ export async function registerClaim(ctx: Context, input: unknown) {
     const sumInsured = vehicle?.valueMinor ?? insured?.sumInsuredMinor ?? null;
     const reserve = initialReserve(cause, sumInsured, d.estimatedLoss ?? null);
     const claimNo = await numberClaim(tx, p.tenant.id, now);
-    const wall = new Date();
     const claim = await tx.claim.create({
       data: {
         ...noticeFields(d, client),
@@ -66,12 +66,11 @@ export async function registerClaim(ctx: Context, input: unknown) {
         reserveMinor: reserve,
         createdByUserId: p.actor?.userId ?? null,
         createdByApiClientId: p.apiClient.id,
-        // Service-level times are instants on the system clock, like every move's (claim-state.ts).
-        statusChangedAt: wall,
-        slaDueAt: slaDueAt('registered', wall),
+        statusChangedAt: now,
+        slaDueAt: slaDueAt('registered', now),
       },
     });
-    await openClaim(ctx, tx, claim, cause, d.estimatedLoss != null, wall);
+    await openClaim(ctx, tx, claim, cause, d.estimatedLoss != null, now);
     return claim;
   });
 }
@@ -153,9 +152,15 @@ async function openClaim(
   await announce(ctx, tx, claim, by);
 }
 
-/** A loss cannot be in the future, nor reported before it happened. */
+/**
+ * A loss cannot be in the future (its day, or its time on today: a minute's grace for the caller's clock), nor
+ * reported before it happened. `now` is the organisation's business clock.
+ */
 function checkDates(d: RegisterInput, reportedAt: Date, now: Date): void {
   if (d.lossDate > todayNairobi(now)) throw validationFailed([{ field: 'input.lossDate', message: 'in the future' }]);
+  if (d.lossTime && lossInstant(d).getTime() > now.getTime() + 60_000) {
+    throw validationFailed([{ field: 'input.lossTime', message: `in the future (now is ${nairobiIso(now)})` }]);
+  }
   if (reportedAt.getTime() > now.getTime() + 60_000) {
     throw validationFailed([{ field: 'input.reportedAt', message: 'in the future' }]);
   }

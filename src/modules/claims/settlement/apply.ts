@@ -76,12 +76,17 @@ export async function applyPaid(
     },
   });
   // A claim that left `approved` meanwhile (a person's move) keeps its status: the payment is recorded all the same.
-  if (applied.settles && claim.status === 'approved') await settle(from, tx, claim, by, at);
+  if (applied.settles && claim.status === 'approved') await settle(from, tx, claim, by);
   return 'paid';
 }
 
-async function settle(from: Context | AppServices, tx: Tx, claim: Claim, by: ClaimActor, at: Date): Promise<void> {
-  const settledAt = await moveClaim(from, tx, claim, 'settled', { source: 'payment', by, at });
+/**
+ * The move to settled is stamped on the organisation's business clock (moveClaim's default), as every other move of
+ * the claim is: the payment's own paid_at is the rail's instant, but a sandbox claim's history and status_since
+ * must not step back to the real clock.
+ */
+async function settle(from: Context | AppServices, tx: Tx, claim: Claim, by: ClaimActor): Promise<void> {
+  const settledAt = await moveClaim(from, tx, claim, 'settled', { source: 'payment', by });
   const paid = await tx.claimPayment.findMany({ where: { claimId: claim.id, status: 'paid' }, orderBy: { id: 'asc' } });
   await emitEvent(from, tx, claim.tenantId, 'claim.settled', {
     ...(await claimEventRef(tx, claim.id)),

@@ -3,7 +3,7 @@ import type { Context } from '../../../context.ts';
 import type { Prisma } from '../../../db/client.ts';
 import { identifiersIn, identityConditions } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
-import { escapeLike } from '../../../lib/validate.ts';
+import { containsText, sameText } from '../../../lib/search.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
 
 export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
@@ -23,10 +23,7 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
   if (f.riskManagerId != null) and.push({ riskManagerId: f.riskManagerId });
   const term = f.search?.trim();
   if (term) {
-    const or: Prisma.ClientWhereInput[] = [
-      { name: { contains: escapeLike(term), mode: 'insensitive' } },
-      { clientNo: { equals: term, mode: 'insensitive' } },
-    ];
+    const or: Prisma.ClientWhereInput[] = [{ name: containsText(term) }, { clientNo: sameText(term) }];
     const ids = identifiersIn(term);
     or.push(...identityConditions(ids));
     if (ids.phone) or.push({ altPhone: ids.phone });

@@ -5,7 +5,7 @@ import type { ProspectStatus } from '../../../generated/prisma/enums.ts';
 import { todayNairobi, toDbDate } from '../../../lib/dates.ts';
 import { identifiersIn, identityConditions, isUuid } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
-import { escapeLike } from '../../../lib/validate.ts';
+import { containsText, sameText } from '../../../lib/search.ts';
 import { prospectVisibility } from '../../access/prospect.visibility.ts';
 import { OPEN_PROSPECT_STATES } from '../prospect-state.ts';
 
@@ -37,11 +37,7 @@ export function prospectListWhere(p: Principal, f: ProspectListFilters): Prisma.
   const term = f.search?.trim();
   if (term) {
     and.push({
-      OR: [
-        { name: { contains: escapeLike(term), mode: 'insensitive' } },
-        { prospectNo: { equals: term, mode: 'insensitive' } },
-        ...identityConditions(identifiersIn(term)),
-      ],
+      OR: [{ name: containsText(term) }, { prospectNo: sameText(term) }, ...identityConditions(identifiersIn(term))],
     });
   }
   return { AND: and };
