@@ -240,7 +240,8 @@ function sample(type: GraphQLInputType): unknown {
     Boolean: false,
     Date: '2026-01-01',
     DateTime: '2026-01-01T00:00:00Z',
-    Cents: '100',
+    Cents: 100,
+    Shillings: 100,
     JSON: {},
   };
   // A well-formed global id of a record that does not exist, so node(id:) reaches its authorization.
