@@ -160,6 +160,26 @@ describe('an STK push retried with its key', () => {
     const later = await o.push(body, o.tokens.staff, key);
     expect(later.status).toBe(202);
     expect(later.text).toBe(twins[0].text);
+    // GraphQL answers the same first answer for the key (the request as first answered: pending), twice alike.
+    const gql = () =>
+      o.api.gql(
+        `mutation($input: StkPushInput!) { initiateStkPush(input: $input) { __typename ... on StkPushAcknowledgement {
+          id checkoutRequestId merchantRequestId responseCode customerMessage replayed paymentRequest { status resultCode } } } }`,
+        { input: { ...body, idempotencyKey: key } },
+        { token: o.tokens.staff },
+      );
+    const g1 = await gql();
+    expect(g1.body.data?.initiateStkPush, JSON.stringify(g1.body)).toEqual({
+      __typename: 'StkPushAcknowledgement',
+      id: twins[0].body.data.id,
+      checkoutRequestId: twins[0].body.data.checkout_request_id,
+      merchantRequestId: twins[0].body.data.merchant_request_id,
+      responseCode: twins[0].body.data.response_code,
+      customerMessage: twins[0].body.data.customer_message,
+      replayed: true,
+      paymentRequest: { status: 'pending', resultCode: null },
+    });
+    expect((await gql()).body).toEqual(g1.body);
   }, 60_000);
 
   it('after a first attempt shed before the rail answer was recorded: in doubt is 503, then one answer for every retry', async () => {
