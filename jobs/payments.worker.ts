@@ -2,7 +2,7 @@ import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
 import { sweepCertificates } from '../src/modules/certificates/certificate.service.ts';
 import { sweepPayments } from '../src/modules/payments/confirm.service.ts';
-import { MpesaSimulator, resolvePrompt } from './rails/mpesa-simulator.ts';
+import { MpesaSimulator, resolvePrompt, resumeCallbacks } from './rails/mpesa-simulator.ts';
 import { QUEUES } from './queues.ts';
 
 /**
@@ -28,7 +28,18 @@ export async function registerPaymentWorkers(boss: PgBoss, app: AppServices): Pr
     },
   );
 
+  // Callbacks a crash left owed (their prompts outlived the process that pushed them): sent now and with each sweep.
+  const resume = async () => {
+    const resumed = await resumeCallbacks(app, boss).catch((err) => {
+      app.log.warn({ err }, 'simulated rail: owed callbacks not resumed');
+      return 0;
+    });
+    if (resumed) app.log.info({ resumed }, 'simulated rail: owed callbacks resumed');
+  };
+  await resume();
+
   await boss.work(sweepQ.name, { pollingIntervalSeconds: 0.5 }, async () => {
+    await resume();
     const payments = await sweepPayments(app);
     const certs = await sweepCertificates(app);
     const certificates = certs.issue + certs.cancel;

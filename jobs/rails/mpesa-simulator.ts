@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../../src/context.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
+import { faultPoint } from '../../src/lib/faults.ts';
 import { decryptSecret, encryptSecret, masterKey } from '../../src/lib/secret-box.ts';
 import {
   darajaPassword,
@@ -109,6 +110,7 @@ export class MpesaSimulator implements MobileMoneyRail {
         },
       }),
     );
+    faultPoint(this.app.config, 'mpesa-sim.after-prompt-stored');
     const delay = this.app.config.mpesaSimDelayMs;
     await this.boss.send(
       QUEUES.mpesaSimResolve.name,
@@ -192,6 +194,43 @@ function metadata(p: { amount: number; receiptNo: string | null; transactionDate
     ],
   };
 }
+
+/**
+ * The callbacks the rail still owes (at start, and with every payments sweep): prompts past their resolve time (OVERDUE_MS after
+ * MPESA_SIM_DELAY_MS) that were never called back, because the process that pushed them died before queueing the
+ * resolve job, or died while that job ran (pg-boss would retry it only once the job expired), or whose deliveries all failed
+ * while the service was down. A real rail keeps the
+ * CallBackURL and calls back after our crash; so does this one. A callback sent twice is harmless: the second finds
+ * its request final (`duplicate`).
+ */
+export async function resumeCallbacks(app: AppServices, boss: PgBoss, now = new Date()): Promise<number> {
+  const owed = await app.db.system((tx) =>
+    tx.mpesaSimPrompt.findMany({
+      where: {
+        callbackStatus: null,
+        callbackUrlSealed: { not: null },
+        createdAt: {
+          lte: new Date(now.getTime() - app.config.mpesaSimDelayMs - OVERDUE_MS),
+          gte: new Date(now.getTime() - RESUME_WINDOW_MS),
+        },
+      },
+      select: { checkoutRequestId: true, phone: true },
+      take: 1000,
+    }),
+  );
+  const due = owed.filter((p) => simOutcome(p.phone).callback);
+  // At most one resumed delivery per prompt a minute, however often this runs (at start and with every sweep).
+  for (const p of due)
+    await boss.send(
+      QUEUES.mpesaSimResolve.name,
+      { checkoutRequestId: p.checkoutRequestId },
+      { singletonKey: `resume:${p.checkoutRequestId}`, singletonSeconds: 60 },
+    );
+  return due.length;
+}
+
+/** How far back a restart looks for callbacks still owed (a day: Daraja gives up on a callback URL long before). */
+const RESUME_WINDOW_MS = 24 * 3_600_000;
 
 /** The customer's answer, fixed once (by the resolve job, or by the rail's own clock when that job was lost). */
 async function answerPrompt(app: AppServices, checkoutRequestId: string) {

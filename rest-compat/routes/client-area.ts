@@ -135,7 +135,6 @@ export const clientAreaRoutes: AnyRoute[] = [
           phone: a.phone,
           amount_minor: a.amountMinor,
           debit_note_no: a.debitNoteNo,
-          replayed: a.replayed,
         },
       },
     }),

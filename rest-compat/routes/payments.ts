@@ -31,9 +31,10 @@ export const paymentRoutes: AnyRoute[] = [
     description:
       "Answers 202: the prompt is in flight. The result arrives by the rail's callback, which is only a hint: the service confirms it " +
       "with the rail's status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the " +
-      'payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first attempt ' +
-      '(header Idempotent-Replayed) and never prompts the phone again; while the first is still calling the rail the retry waits ' +
-      'for it. A request left `sending` by a fault (checkout_request_id null) is settled from the paybill statement. ' +
+      'payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first answer ' +
+      'byte for byte (header Idempotent-Replayed), whatever the request became since, and never prompts the phone again; while the ' +
+      'first is still calling the rail the retry waits for it. A request left `sending` by a fault is in doubt: it is looked up on ' +
+      "the rail (its callback, the paybill statement) and a retry meanwhile is 503 with Retry-After, never a 202 without the rail's ids. " +
       'An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 ' +
       'validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000. ' +
       'Prompts are throttled per organisation (429 rate_limited with Retry-After): at most 3 to one phone number per 10 minutes ' +

@@ -92,12 +92,14 @@ export const clientAreaSchemas = {
   ViewerPayment: obj({
     id: str('Payment request id (UUID); follow it with GET /payment/stk/{id}'),
     checkout_request_id: nullable(str()),
-    status: str('sending or pending'),
+    status: str(
+      'As first answered: pending (on the phone), or succeeded/failed when the rail settled it before any attempt answered. ' +
+        'A retry with the Idempotency-Key repeats this answer byte for byte (header Idempotent-Replayed)',
+    ),
     customer_message: nullable(str()),
     phone: str(),
     amount_minor: cents('Cents (a whole number of shillings)'),
     debit_note_no: str(),
-    replayed: bool(),
   }),
   ViewerLoan: obj({
     uuid: str(),

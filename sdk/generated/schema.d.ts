@@ -1326,7 +1326,7 @@ export interface paths {
         put?: never;
         /**
          * Send an M-Pesa STK push prompt for a policy, debit note or premium-finance loan
-         * @description Answers 202: the prompt is in flight. The result arrives by the rail's callback, which is only a hint: the service confirms it with the rail's status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first attempt (header Idempotent-Replayed) and never prompts the phone again; while the first is still calling the rail the retry waits for it. A request left `sending` by a fault (checkout_request_id null) is settled from the paybill statement. An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000. Prompts are throttled per organisation (429 rate_limited with Retry-After): at most 3 to one phone number per 10 minutes and 5 for one account (the policy it resolves to, whatever its spelling) per hour (STK_PHONE_*, STK_ACCOUNT_*), and none while an earlier prompt to the same phone or for the same account is still pending, for up to 2 minutes after it was sent (STK_PENDING_HOLD_SECONDS) or while another push to it is being sent. Refused requests do not count. A rail that refuses the push is 503 service_unavailable (the key may be reused); one that does not answer within MPESA_RAIL_TIMEOUT_MS is 503 with Retry-After: retry with the same key.
+         * @description Answers 202: the prompt is in flight. The result arrives by the rail's callback, which is only a hint: the service confirms it with the rail's status query before anything is receipted. Follow it with GET /payment/stk/{checkout_request_id} (or the payment request id). The Idempotency-Key makes the push exactly-once even across a crash: a retry answers the first answer byte for byte (header Idempotent-Replayed), whatever the request became since, and never prompts the phone again; while the first is still calling the rail the retry waits for it. A request left `sending` by a fault is in doubt: it is looked up on the rail (its callback, the paybill statement) and a retry meanwhile is 503 with Retry-After, never a 202 without the rail's ids. An account the caller cannot see (or that does not exist, including any ipf_repayment until premium finance exists) is 422 validation_failed on `account`; a cancelled or expired policy is 422 domain_rule. Amount: whole shillings, 1–250,000. Prompts are throttled per organisation (429 rate_limited with Retry-After): at most 3 to one phone number per 10 minutes and 5 for one account (the policy it resolves to, whatever its spelling) per hour (STK_PHONE_*, STK_ACCOUNT_*), and none while an earlier prompt to the same phone or for the same account is still pending, for up to 2 minutes after it was sent (STK_PENDING_HOLD_SECONDS) or while another push to it is being sent. Refused requests do not count. A rail that refuses the push is 503 service_unavailable (the key may be reused); one that does not answer within MPESA_RAIL_TIMEOUT_MS is 503 with Retry-After: retry with the same key.
          */
         post: operations["stkPush"];
         delete?: never;
@@ -6694,14 +6694,13 @@ export interface components {
             /** @description Payment request id (UUID); follow it with GET /payment/stk/{id} */
             id: string;
             checkout_request_id: string | null;
-            /** @description sending or pending */
+            /** @description As first answered: pending (on the phone), or succeeded/failed when the rail settled it before any attempt answered. A retry with the Idempotency-Key repeats this answer byte for byte (header Idempotent-Replayed) */
             status: string;
             customer_message: string | null;
             phone: string;
             /** @description Cents (a whole number of shillings) */
             amount_minor: number;
             debit_note_no: string;
-            replayed: boolean;
         };
         ViewerLoan: {
             uuid: string;

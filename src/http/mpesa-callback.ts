@@ -58,6 +58,7 @@ export async function handleMpesaCallback(
   }
   // PostgreSQL text cannot hold U+0000; keep the rest of the body verbatim.
   const rawBody = raw.replaceAll('\u0000', '');
+  faultPoint(app.config, 'callback.before-store');
   const stored = await app.db.tenant(tenantId, (tx) =>
     tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody } }),
   );

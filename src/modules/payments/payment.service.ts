@@ -1,7 +1,7 @@
 import { clientBalance } from './ledger/balance.ts';
 import { collectionsSummary } from './ledger/collections.ts';
 import { listReceipts, visibleReceipt } from './ledger/receipts.ts';
-import { initiateStkPush } from './stk/initiate.ts';
+import { initiateStkPush, priorPush } from './stk/initiate.ts';
 import { stkPushStatus } from './stk/status.ts';
 
 /**
@@ -20,6 +20,7 @@ export { policyVisibility } from '../access/policy.visibility.ts';
 
 export const paymentService = {
   initiate: initiateStkPush,
+  priorPush,
   status: stkPushStatus,
   balance: clientBalance,
   receipts: listReceipts,

@@ -45,8 +45,9 @@ const PaymentRequestRef = builder.objectRef<PaymentRequestShape>('PaymentRequest
 
 export const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement').implement({
   description:
-    "The rail's acknowledgement (Daraja fields, as recorded: a retry with the same idempotency key answers the same) and the payment " +
-    'request that follows the prompt. The Daraja fields are null only for a request left `sending` by a fault.',
+    "The push's first answer, fixed once: the rail's acknowledgement (Daraja fields) and the payment request as it was then. A retry " +
+    'with the same idempotency key answers exactly the same (follow stkPushStatus for the request now). The Daraja fields are null ' +
+    "only for a request settled from the paybill statement before the rail's ids were known (its acknowledgement lost to a fault).",
   fields: (t) => ({
     id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
     merchantRequestId: t.string({ nullable: true, resolve: (a) => a.request.merchantRequestId }),

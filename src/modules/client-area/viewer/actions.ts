@@ -1,7 +1,7 @@
 import { requireCustomer } from '../../../auth/customer.ts';
 import type { Context } from '../../../context.ts';
-import { isUuid } from '../../../lib/identifiers.ts';
-import { type FieldError, ValidationError } from '../../../lib/problem.ts';
+import { isUuid, normalisePhone } from '../../../lib/identifiers.ts';
+import { AppError, type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { claimService } from '../../claims/claim.service.ts';
 import { clientService } from '../../clients/client.service.ts';
 import { paymentService, STK_MAX_AMOUNT } from '../../payments/payment.service.ts';
@@ -44,6 +44,9 @@ export interface ViewerPayInput {
 export async function viewerPay(ctx: Context, input: ViewerPayInput) {
   const { clientId } = requireCustomer(ctx);
   const number = input.debitNoteNo?.trim().toUpperCase() ?? '';
+  // A retry with the key answers the first push before anything that push changed (the amount due) is judged again.
+  const prior = input.idempotencyKey ? await paymentService.priorPush(ctx, input.idempotencyKey) : null;
+  if (prior) return replayViewerPay(ctx, prior, clientId, number, input);
   const note = number
     ? await ctx.tx((tx) =>
         tx.debitNote.findFirst({
@@ -74,6 +77,36 @@ export async function viewerPay(ctx: Context, input: ViewerPayInput) {
     idempotencyKey: input.idempotencyKey,
   });
   return { ...out, debitNoteNo: note.number };
+}
+
+type PriorPush = NonNullable<Awaited<ReturnType<typeof paymentService.priorPush>>>;
+
+/** The first push under this key, answered again; a key first used for anything else is refused as reused. */
+async function replayViewerPay(
+  ctx: Context,
+  prior: PriorPush,
+  clientId: number,
+  number: string,
+  input: ViewerPayInput,
+) {
+  const same =
+    prior.clientId === clientId &&
+    prior.account === number &&
+    (input.phone == null || normalisePhone(input.phone) === prior.phone) &&
+    (input.amountMinor == null || BigInt(input.amountMinor) === prior.amountMinor);
+  if (!same) {
+    throw new AppError('idempotency_key_reused', {
+      detail: 'Idempotency-Key was first used for a different request; use a new key for a new request',
+    });
+  }
+  const out = await paymentService.initiate(ctx, {
+    phone: prior.phone,
+    amount: Number(prior.amountMinor / 100n),
+    account: prior.account,
+    purpose: prior.purpose,
+    idempotencyKey: input.idempotencyKey,
+  });
+  return { ...out, debitNoteNo: prior.account };
 }
 
 export interface ViewerClaimInput {

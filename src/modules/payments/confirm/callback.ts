@@ -3,6 +3,7 @@ import type { Tx } from '../../../db/client.ts';
 import { normalisePhone } from '../../../lib/identifiers.ts';
 import { type DarajaCallback, type DarajaQueryResponse, RailRefusal } from '../../../ports/mobile-money.ts';
 import { applyRailResult, recordUnmatched, type SettleOutcome, shillingsToMinor } from '../settle.service.ts';
+import { matchPaidPrompt, type PaidPrompt } from './in-doubt.ts';
 import { railOf, statementGraceMs } from './rail.ts';
 
 export type CallbackOutcome = SettleOutcome | 'unmatched' | 'unconfirmed';
@@ -115,8 +116,9 @@ export async function confirmCallback(
 }
 
 /**
- * An answer for a prompt no request recorded. A push may still be recording its acknowledgement: wait for it.
- * Otherwise money the rail confirms is kept as unmatched, for refund.
+ * An answer for a prompt no request recorded by its checkout id. Money the rail confirms is first matched to the
+ * request in doubt that sent it (confirm/in-doubt.ts matchPaidPrompt), or is found already receipted. A push may
+ * still be recording its acknowledgement: wait for it. Otherwise the money is kept as unmatched, for refund.
  */
 async function answerWithoutRequest(
   app: AppServices,
@@ -126,6 +128,13 @@ async function answerWithoutRequest(
   contradiction: string | null,
   { close, keep }: CallbackEnding,
 ): Promise<CallbackOutcome | null> {
+  const paid = q.ResultCode === 0 ? paidOf(claim, q) : null;
+  if (paid) {
+    const matched = await matchPaidPrompt(app, row.tenantId, paid);
+    if (matched === 'in_doubt')
+      return keep('a request in doubt may have sent this prompt; its line is not on the statement yet');
+    if (matched) return close(matched, contradiction);
+  }
   const recent = Date.now() - row.receivedAt.getTime() < statementGraceMs(app);
   if (
     recent &&
@@ -155,4 +164,22 @@ async function answerWithoutRequest(
     }),
   );
   return close('unmatched', contradiction);
+}
+
+/** The paid prompt the rail confirmed, as matchPaidPrompt reads it; null when the rail's answer lacks a part of it. */
+function paidOf(claim: CallbackClaim, q: DarajaQueryResponse): PaidPrompt | null {
+  const items = q.CallbackMetadata?.Item ?? [];
+  const value = (n: string) => items.find((i) => i.Name === n)?.Value;
+  const ref = String(value('MpesaReceiptNumber') ?? '');
+  const amountMinor = shillingsToMinor(value('Amount'));
+  const phone = normalisePhone(String(value('PhoneNumber') ?? ''));
+  if (!ref || amountMinor == null || !phone) return null;
+  return {
+    checkoutRequestId: claim.checkoutRequestId,
+    merchantRequestId: q.MerchantRequestID ?? null,
+    ref,
+    phone,
+    amountMinor,
+    items,
+  };
 }

@@ -1,4 +1,5 @@
 import type { AppServices } from '../../../context.ts';
+import type { DarajaCallbackItem } from '../../../ports/mobile-money.ts';
 import { transitionPaymentRequest } from '../payment-request-state.ts';
 import { applyRailResult, type SettleOutcome, shillingsToMinor } from '../settle.service.ts';
 import { lineItems, pull, receipted, sameMsisdn } from './rail.ts';
@@ -50,4 +51,81 @@ export async function resolveInDoubt(
     }),
   );
   return 'expired';
+}
+
+/** A prompt the rail confirms paid (its status query, after a callback) that no request recorded by its checkout id. */
+export interface PaidPrompt {
+  checkoutRequestId: string;
+  merchantRequestId: string | null;
+  ref: string;
+  phone: string;
+  amountMinor: bigint;
+  items: DarajaCallbackItem[];
+}
+
+/**
+ * The rail's answer to a push whose acknowledgement was never recorded (in doubt: the process died, or the rail call
+ * timed out, after the prompt reached the rail) is matched to that request by what the push sent: the paybill
+ * statement line with this receipt number names our AccountReference, and the phone and amount fit a request still
+ * `sending`. Matched, the request takes the rail's ids and is settled ('callback'); money already receipted (the
+ * statement settled it first) only gives its request the ids ('duplicate'). 'in_doubt' while a request could be its
+ * own but the statement does not show the line yet (wait: never filed as unmatched money meanwhile); null when no
+ * request of ours is in doubt for it.
+ */
+export async function matchPaidPrompt(
+  app: AppServices,
+  tenantId: number,
+  paid: PaidPrompt,
+  now = new Date(),
+): Promise<SettleOutcome | 'in_doubt' | null> {
+  const receipt = await app.db.tenant(tenantId, (tx) =>
+    tx.receipt.findFirst({ where: { transactionRef: paid.ref }, select: { paymentRequestId: true } }),
+  );
+  if (receipt) {
+    if (receipt.paymentRequestId) await attachRailIds(app, tenantId, receipt.paymentRequestId, paid);
+    return 'duplicate';
+  }
+  const candidates = await app.db.tenant(tenantId, (tx) =>
+    tx.paymentRequest.findMany({
+      where: {
+        tenantId,
+        status: 'sending',
+        checkoutRequestId: null,
+        phone: paid.phone,
+        amountMinor: { gte: paid.amountMinor },
+      },
+      orderBy: { createdAt: 'asc' },
+    }),
+  );
+  if (!candidates.length) return null;
+  for (const shortcode of new Set(candidates.map((c) => c.shortcode))) {
+    const from = Math.min(...candidates.map((c) => c.createdAt.getTime())) - 60_000;
+    const line = (await pull(app, shortcode, new Date(from), new Date(now.getTime() + 60_000))).find(
+      (l) => l.transactionId === paid.ref,
+    );
+    if (!line) continue;
+    const pr = candidates.find(
+      (c) => c.shortcode === shortcode && c.accountReference === line.billreference && sameMsisdn(line, c.phone),
+    );
+    if (!pr) return null;
+    await attachRailIds(app, tenantId, pr.id, paid);
+    return applyRailResult(
+      app,
+      tenantId,
+      pr.id,
+      { resultCode: 0, resultDesc: 'Confirmed by the status query (callback)', items: paid.items },
+      'callback',
+    );
+  }
+  return 'in_doubt';
+}
+
+/** The rail's ids on a request that never recorded them (its acknowledgement was lost); set once. */
+async function attachRailIds(app: AppServices, tenantId: number, id: string, paid: PaidPrompt) {
+  await app.db.tenant(tenantId, (tx) =>
+    tx.paymentRequest.updateMany({
+      where: { id, checkoutRequestId: null },
+      data: { checkoutRequestId: paid.checkoutRequestId, merchantRequestId: paid.merchantRequestId },
+    }),
+  );
 }

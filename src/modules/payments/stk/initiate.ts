@@ -10,7 +10,9 @@ import { recordAudit } from '../../audit/audit.service.ts';
 import { currentCallbackToken } from '../callback-token.ts';
 import { resolveInDoubt } from '../confirm/in-doubt.ts';
 import { admitPrompt, type PromptTarget } from '../stk-throttle.ts';
+import { faultPoint } from '../../../lib/faults.ts';
 import { accountReference, type PaymentPurpose, resolveAccount } from './account.ts';
+import { answered, fixAnswer, inDoubt } from './answer.ts';
 import { type IntentRow, sendPrompt } from './prompt.ts';
 
 /** Daraja's ceiling for one STK push. */
@@ -95,10 +97,26 @@ export async function initiateStkPush(
     const step = await ctx.app.db.tenant(p.tenant.id, (tx) =>
       priorOrIntent(ctx, tx, { p, actor, v, key, requestHash }),
     );
-    if (!('prior' in step)) return sendPrompt(ctx, rail, origin, step.intent, step.token, step.target);
+    if (!('prior' in step)) {
+      faultPoint(config, 'stk.after-intent');
+      return sendPrompt(ctx, rail, origin, step.intent, step.token, step.target);
+    }
     const answer = await answerPrior(ctx, step.prior, deadline);
     if (answer) return answer;
   }
+}
+
+/**
+ * The push an earlier use of the key made, for an operation that derives its push from state that the push itself
+ * changes (the client area's amount due): it must replay before judging that state (docs/api-conventions.md).
+ */
+export async function priorPush(ctx: Context, key: string): Promise<IntentRow | null> {
+  const p = ctx.principal!;
+  return ctx.tx((tx) =>
+    tx.paymentRequest.findUnique({
+      where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } },
+    }),
+  );
 }
 
 /** Step 1, in one short transaction: the attempt an earlier use of the key made, or a new intent committed. */
@@ -159,22 +177,33 @@ async function recordIntent(ctx: Context, tx: Tx, { p, actor, v, key, requestHas
   return { intent: pr, token, target };
 }
 
-/** A retry's answer from the first attempt; null to look again once that attempt has had time to hear the rail. */
+/**
+ * A retry's answer: the first answer (stk/answer.ts), fixed now if the request was settled before any attempt could
+ * answer; null to look again once the first attempt has had time to hear the rail. A request still in doubt has no
+ * answer to replay: 503 with Retry-After, as the first attempt's own answer was (never a 202 without the rail's ids).
+ */
 async function answerPrior(
   ctx: Context,
   prior: IntentRow,
   deadline: number,
 ): Promise<{ request: IntentRow; replayed: boolean } | null> {
-  if (prior.status !== 'sending') return { request: prior, replayed: true };
+  const first = answered(prior);
+  if (first) return { request: first, replayed: true };
+  if (prior.status !== 'sending') return { request: await fixed(ctx, prior), replayed: true };
   if (prior.sendingUntil && prior.sendingUntil.getTime() > Date.now() && Date.now() < deadline) {
     // The first attempt is still calling the rail: wait for it without holding a connection.
     await new Promise((r) => setTimeout(r, 200));
     return null;
   }
-  // In doubt (the first attempt died before recording the rail's answer): the statement may settle it now.
+  // In doubt (the first attempt died before recording the rail's answer): the rail's statement may settle it now.
   await resolveInDoubt(ctx.app, prior.id).catch((err) =>
     ctx.log.warn({ err, payment_request_id: prior.id }, 'statement lookup failed'),
   );
-  const now = await ctx.tx((tx) => tx.paymentRequest.findUniqueOrThrow({ where: { id: prior.id } }));
-  return { request: now, replayed: true };
+  const now = await ctx.app.db.tenant(prior.tenantId, (tx) =>
+    tx.paymentRequest.findUniqueOrThrow({ where: { id: prior.id } }),
+  );
+  if (now.status === 'sending' && !answered(now)) throw inDoubt(prior.id);
+  return { request: answered(now) ?? (await fixed(ctx, now)), replayed: true };
 }
+
+const fixed = (ctx: Context, row: IntentRow) => ctx.app.db.tenant(row.tenantId, (tx) => fixAnswer(tx, row.id));

@@ -11,6 +11,7 @@ import {
 } from '../../../ports/mobile-money.ts';
 import { transitionPaymentRequest } from '../payment-request-state.ts';
 import { countPrompt, type PromptTarget } from '../stk-throttle.ts';
+import { fixAnswer } from './answer.ts';
 
 export const CALLBACK_PATH = '/api/v1/payment/callback/mpesa';
 
@@ -34,6 +35,7 @@ export async function sendPrompt(
   // The phone has been prompted once the rail accepts, whatever happens after.
   await countPrompt(ctx.app, target);
   const request = await recordAcknowledgement(ctx, intent, ack);
+  faultPoint(ctx.app.config, 'stk.after-ack');
   return { request, replayed: false };
 }
 
@@ -104,7 +106,8 @@ async function recordAcknowledgement(ctx: Context, intent: IntentRow, ack: Daraj
     ) {
       await tx.paymentRequest.updateMany({ where: { id: intent.id, checkoutRequestId: null }, data: acknowledged });
     }
-    return tx.paymentRequest.findUniqueOrThrow({ where: { id: intent.id } });
+    // The answer is fixed with the acknowledgement (or was, by a retry that found the request settled first).
+    return fixAnswer(tx, intent.id);
   });
 }
 
