@@ -92,6 +92,14 @@ export const smsSchemas = {
     { status: oneOf(SMS_VALUES.senderStatuses), is_default: bool('Registered sender IDs only') },
     [],
   ),
+  SimulatorHandsetMessage: obj({
+    gateway_message_id: str(),
+    sender_id: str(),
+    phone: str('2547XXXXXXXX'),
+    message: str('The text as the handset shows it, one-time codes in full'),
+    received_at: timestamp(),
+    delivery_status: nullable(str('Success or Failed; null before the handset answered')),
+  }),
   SmsTemplate: obj({ id: int(), code: str(), body: str(), active: bool(), updated_at: timestamp() }),
   SmsTemplateInput: obj({ code: str('lower_case'), body: str('With {{placeholders}}'), active: bool() }, [
     'code',

@@ -1861,6 +1861,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/simulator/sms/handsets/{phone}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Simulator only: what a handset received from this organisation, one-time codes in full
+         * @description What the simulated SMS gateway delivered to the handset `phone` (any Kenyan format) from this organisation, newest first, at most 50: the texts as the customer reads them, one-time codes in full (the outbox, GET /sms, shows every code masked). For demos and tests only: served while the SMS rail is the simulator and never under NODE_ENV=production, where the path answers 404 not_found. Needs scope admin and an admin user.
+         */
+        get: operations["listSimulatorHandsetMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sms": {
         parameters: {
             query?: never;
@@ -6406,6 +6426,21 @@ export interface components {
             status?: "pending" | "registered" | "rejected";
             /** @description Registered sender IDs only */
             is_default?: boolean;
+        };
+        SimulatorHandsetMessage: {
+            gateway_message_id: string;
+            sender_id: string;
+            /** @description 2547XXXXXXXX */
+            phone: string;
+            /** @description The text as the handset shows it, one-time codes in full */
+            message: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with offset
+             */
+            received_at: string;
+            /** @description Success or Failed; null before the handset answered */
+            delivery_status: string | null;
         };
         SmsTemplate: {
             id: number;
@@ -18638,6 +18673,86 @@ export interface operations {
                 };
             };
             /** @description `validation_failed`: Validation failed; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSimulatorHandsetMessages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this agent (with X-Agent-Key) */
+                "X-Agent-Code"?: components["parameters"]["AgentCode"];
+                /** @description The agent's key; required with X-Agent-Code */
+                "X-Agent-Key"?: components["parameters"]["AgentKey"];
+            };
+            path: {
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Messages, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatorHandsetMessage"][];
+                    };
+                };
+            };
+            /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
