@@ -130,7 +130,7 @@ export const QUEUES = {
    */
   clientAreaOtp: {
     name: 'client-area.otp',
-    payload: z.object({ otpId: z.number().int().positive() }).strict(),
+    payload: z.object({ tenantId: z.number().int().positive(), otpId: z.number().int().positive() }).strict(),
     options: { retryLimit: 3, retryDelay: 1, retryBackoff: true, expireInSeconds: 60 },
   },
   /** Every minute: recipients left queued (a lost job) or due a retry are sent again. */

@@ -30,9 +30,9 @@ export function registerSmsGateway(boss: PgBoss, app: AppServices): void {
     },
   };
   app.clientArea = {
-    async queueCode(otpId) {
+    async queueCode(tenantId, otpId) {
       const q = QUEUES.clientAreaOtp;
-      await boss.send(q.name, q.payload.parse({ otpId }));
+      await boss.send(q.name, q.payload.parse({ tenantId, otpId }));
     },
   };
 }
@@ -58,15 +58,19 @@ export async function registerSmsWorkers(boss: PgBoss, app: AppServices): Promis
   });
 
   const otpQ = QUEUES.clientAreaOtp;
-  await boss.work<{ otpId: number }>(otpQ.name, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async (jobs) => {
-    await Promise.all(
-      jobs.map(async (job) => {
-        const { otpId } = otpQ.payload.parse(job.data);
-        const outcome = await clientAreaService.sendCode(app, otpId);
-        app.log.info({ job: otpQ.name, otp_id: otpId, outcome }, 'one-time code handled');
-      }),
-    );
-  });
+  await boss.work<{ tenantId: number; otpId: number }>(
+    otpQ.name,
+    { pollingIntervalSeconds: 0.5, batchSize: 10 },
+    async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          const { tenantId, otpId } = otpQ.payload.parse(job.data);
+          const outcome = await clientAreaService.sendCode(app, tenantId, otpId);
+          app.log.info({ job: otpQ.name, otp_id: otpId, outcome }, 'one-time code handled');
+        }),
+      );
+    },
+  );
 
   await boss.work<{ gatewayMessageId: string }>(
     simQ.name,

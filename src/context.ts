@@ -48,7 +48,7 @@ export interface AppServices {
   /** What /metrics counts (src/ports/metrics.ts): modules report through it, e.g. `app.metrics.paymentResult(…)`. */
   metrics: MetricsPort;
   /** Queues the sending of a client-area one-time code (the `client-area.otp` job, jobs/sms.worker.ts); set where pg-boss runs. */
-  clientArea?: { queueCode(otpId: number): Promise<void> };
+  clientArea?: { queueCode(tenantId: number, otpId: number): Promise<void> };
   /** Queues a sandbox organisation's clock advance (jobs/sandbox.worker.ts); set where pg-boss runs. */
   sandbox?: { queueAdvance(tenantId: number): Promise<void> };
 }

@@ -76,7 +76,7 @@ export async function requestOtp(ctx: Context, input: OtpRequestInput): Promise<
     await throttle(ctx, target.purpose, handsetKey(target, recipient), ip);
     return storeCode(ctx, tx, target.purpose, recipient, ip);
   });
-  await queueCode(ctx, otpId);
+  await queueCode(ctx, p.tenant.id, otpId);
   return ANSWER;
 }
 
@@ -126,13 +126,15 @@ async function storeCode(ctx: Context, tx: Tx, purpose: OtpPurpose, r: Recipient
 }
 
 /** After commit, for every request alike: the job decides whether anything is sent. */
-async function queueCode(ctx: Context, otpId: number): Promise<void> {
+async function queueCode(ctx: Context, tenantId: number, otpId: number): Promise<void> {
   const port = ctx.app.clientArea;
   if (!port) {
     ctx.log.warn({ otp_id: otpId }, 'no job queue here: the one-time code is not sent');
     return;
   }
-  await port.queueCode(otpId).catch((err) => ctx.log.warn({ err, otp_id: otpId }, 'one-time code not queued'));
+  await port
+    .queueCode(tenantId, otpId)
+    .catch((err) => ctx.log.warn({ err, otp_id: otpId }, 'one-time code not queued'));
 }
 
 /**
@@ -142,13 +144,9 @@ async function queueCode(ctx: Context, otpId: number): Promise<void> {
  * (no balance) is logged for the organisation: the customer was answered long ago. Safe to repeat: a row that has its
  * message is left alone.
  */
-export async function sendCode(app: AppServices, otpId: number): Promise<'sent' | 'nothing'> {
-  const head = await app.db.system((tx) =>
-    tx.clientOtp.findUnique({ where: { id: otpId }, select: { tenantId: true } }),
-  );
-  if (!head) return 'nothing';
+export async function sendCode(app: AppServices, tenantId: number, otpId: number): Promise<'sent' | 'nothing'> {
   try {
-    return await app.db.tenant(head.tenantId, async (tx) => {
+    return await app.db.tenant(tenantId, async (tx) => {
       const [otp] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM client_otps WHERE id = ${otpId} FOR UPDATE`;
       const row = otp && (await tx.clientOtp.findUniqueOrThrow({ where: { id: otp.id } }));
       const sendable = row && row.phone && (row.clientId !== null || row.purpose === 'register');
