@@ -159,5 +159,7 @@ describe('one handset, however the client is named', () => {
         consumedAt: null,
       });
     expect(rows.map((r) => r.phone)).toEqual([phone, msisdn(stranger(500)), null]);
+    // Without the simulated gateway (no job runner here) the handset inspection does not exist.
+    expectProblem(await o.as('admin').get(`/simulator/sms/handsets/${phone}/messages`), 404, 'not_found');
   });
 });

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AppServices, createContext } from '../../src/context.ts';
+import { smsService } from '../../src/modules/sms/sms.service.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { expectProblem, INSTANT_RAIL, lastCode, type Org, requestCode, useKit, waitFor } from '../kit.ts';
 import { ipfPolicy } from '../kit/ipf.ts';
@@ -193,5 +195,26 @@ describe('one-time codes are the customer’s alone', () => {
     expect((await o.as('admin').get(`/simulator/sms/handsets/${phone}/messages`)).body.data[0].message).toContain(
       signIn,
     );
+  });
+
+  it('the handset inspection exists only while the SMS rail is the simulator, and never under NODE_ENV=production', async () => {
+    const pol = await o.pendingPolicy();
+    const phone = await phoneOf(o, pol.client_no);
+    const services = t.app.services;
+    const asAdmin = (app: AppServices) =>
+      createContext({ app, transport: 'test', credentials: { authorization: `Bearer ${o.tokens.admin}` } });
+    // The running service's own parts: as it is, saying production, and with a real gateway (no inspection) in place.
+    expect(await smsService.handsetMessages(await asAdmin(services), phone)).toEqual(expect.any(Array));
+    const production = { ...services, config: { ...services.config, nodeEnv: 'production' } };
+    await expect(smsService.handsetMessages(await asAdmin(production), phone)).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    const sim = services.sms!.gateway;
+    const gateway = {
+      send: (req: Parameters<typeof sim.send>[0]) => sim.send(req),
+      query: (id: string) => sim.query(id),
+    };
+    const real = { ...services, sms: { ...services.sms!, gateway } };
+    await expect(smsService.handsetMessages(await asAdmin(real), phone)).rejects.toMatchObject({ code: 'not_found' });
   });
 });
