@@ -21,7 +21,7 @@ const message = {
   id: int(),
   uuid: str(),
   sender_id: str(),
-  message: str('The text sent'),
+  message: str('The text sent, except that a one-time code in it is shown masked (******): only the handset reads it'),
   encoding: oneOf(['gsm7', 'ucs2']),
   segments: int('GSM-7: 160 alone / 153 per part; UCS-2: 70 / 67'),
   purpose: str('api, otp, receipt, policy_activated, renewal_due …'),

@@ -6287,7 +6287,7 @@ export interface components {
             id: number;
             uuid: string;
             sender_id: string;
-            /** @description The text sent */
+            /** @description The text sent, except that a one-time code in it is shown masked (******): only the handset reads it */
             message: string;
             /** @enum {string} */
             encoding: "gsm7" | "ucs2";
@@ -6313,7 +6313,7 @@ export interface components {
             id: number;
             uuid: string;
             sender_id: string;
-            /** @description The text sent */
+            /** @description The text sent, except that a one-time code in it is shown masked (******): only the handset reads it */
             message: string;
             /** @enum {string} */
             encoding: "gsm7" | "ucs2";
