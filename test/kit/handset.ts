@@ -8,6 +8,14 @@ import { waitFor } from './wait.ts';
  * (admin scope; served only while the SMS rail is the simulator, so the kit must run jobs).
  */
 
+const hasToken = (o: Org, role: 'admin') => {
+  try {
+    return !!o.tokens[role];
+  } catch {
+    return false;
+  }
+};
+
 /** 07… / 01… / +254… → 2547XXXXXXXX, the outbox's spelling. */
 export const msisdn = (phone: string) => `254${phone.replace(/\D/g, '').replace(/^(254|0)/, '')}`;
 
@@ -20,8 +28,9 @@ export interface HandsetMessage {
   delivery_status: string | null;
 }
 
-/** What the handset received from the organisation, newest first. */
+/** What the handset received from the organisation, newest first (with the admin's token, fetched if not held). */
 export async function handsetMessages(o: Org, phone: string): Promise<HandsetMessage[]> {
+  if (!hasToken(o, 'admin')) await o.fetchTokens('admin');
   const r = await o.as('admin').get(`/simulator/sms/handsets/${msisdn(phone)}/messages`);
   expect(r.status, r.text).toBe(200);
   return r.body.data;
