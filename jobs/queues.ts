@@ -124,6 +124,15 @@ export const QUEUES = {
     payload: z.object({ recipientId: z.number().int().positive() }).strict(),
     options: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
   },
+  /**
+   * A client-area sign-in code, after the request was answered (docs/client-area.md "Sign-in"): a client's handset
+   * gets a fresh code by SMS, a stranger nothing. A lost job is a code never sent: the customer asks again.
+   */
+  clientAreaOtp: {
+    name: 'client-area.otp',
+    payload: z.object({ tenantId: z.number().int().positive(), otpId: z.number().int().positive() }).strict(),
+    options: { retryLimit: 3, retryDelay: 1, retryBackoff: true, expireInSeconds: 60 },
+  },
   /** Every minute: recipients left queued (a lost job) or due a retry are sent again. */
   sweepSms: {
     name: 'sms.sweep',

@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { AppServices } from '../src/context.ts';
+import { clientAreaService } from '../src/modules/client-area/client-area.service.ts';
 import { currentCallbackToken } from '../src/modules/payments/callback-token.ts';
 import { SMS_REPORT_PATH, smsService } from '../src/modules/sms/sms.service.ts';
 import { deliverSimReport, SmsSimulator } from './rails/sms-simulator.ts';
@@ -8,6 +9,7 @@ import { QUEUES } from './queues.ts';
 /**
  * The SMS gateway (the simulator until a real adapter replaces it), the send queue and the report URL, on the app's
  * SMS port. Also called by a process that only enqueues (src/process/enqueue.ts): its sends are queued at once.
+ * Also the client area's code queue (app.clientArea): its job sends the code through the SMS service.
  * The report URL carries the organisation's M-Pesa callback token (the same gate as the rails' callbacks:
  * src/http/mpesa-callback.ts railCallback), which lives in the payments module: jobs/ may reach it, sms/ may not.
  */
@@ -25,6 +27,12 @@ export function registerSmsGateway(boss: PgBoss, app: AppServices): void {
         return currentCallbackToken(app, tx, tenantId, paybill);
       });
       return `${origin}${SMS_REPORT_PATH}/${token}`;
+    },
+  };
+  app.clientArea = {
+    async queueCode(tenantId, otpId) {
+      const q = QUEUES.clientAreaOtp;
+      await boss.send(q.name, q.payload.parse({ tenantId, otpId }));
     },
   };
 }
@@ -48,6 +56,21 @@ export async function registerSmsWorkers(boss: PgBoss, app: AppServices): Promis
       }),
     );
   });
+
+  const otpQ = QUEUES.clientAreaOtp;
+  await boss.work<{ tenantId: number; otpId: number }>(
+    otpQ.name,
+    { pollingIntervalSeconds: 0.5, batchSize: 10 },
+    async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          const { tenantId, otpId } = otpQ.payload.parse(job.data);
+          const outcome = await clientAreaService.sendCode(app, tenantId, otpId);
+          app.log.info({ job: otpQ.name, otp_id: otpId, outcome }, 'one-time code handled');
+        }),
+      );
+    },
+  );
 
   await boss.work<{ gatewayMessageId: string }>(
     simQ.name,

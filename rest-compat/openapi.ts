@@ -267,6 +267,7 @@ function routeOperation(r: AnyRoute): OperationObject {
     security: [{ bearer: r.scopes }, { oauth2: r.scopes }],
     'x-scopes': r.scopes,
     ...(r.serviceOnly ? { 'x-service-only': true } : {}),
+    ...(r.simulatorOnly ? { 'x-simulator-only': true } : {}),
     parameters: [
       ...pathParams,
       ...(r.queryParams ?? []),

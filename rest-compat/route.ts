@@ -141,6 +141,8 @@ interface RouteInfo {
    */
   idempotent: boolean | 'operation' | 'outside-transaction';
   serviceOnly?: boolean;
+  /** Served only while a rail is its simulator and never in production (`x-simulator-only` in the OpenAPI document). */
+  simulatorOnly?: boolean;
   queryParams?: ParameterObject[];
   /** The request body's OpenAPI schema (JSON, or the form's parts when `multipart`). */
   requestBody?: SchemaObject;

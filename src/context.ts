@@ -50,6 +50,8 @@ export interface AppServices {
   lender?: IpfLenderPort;
   /** What /metrics counts (src/ports/metrics.ts): modules report through it, e.g. `app.metrics.paymentResult(…)`. */
   metrics: MetricsPort;
+  /** Queues the sending of a client-area one-time code (the `client-area.otp` job, jobs/sms.worker.ts); set where pg-boss runs. */
+  clientArea?: { queueCode(tenantId: number, otpId: number): Promise<void> };
   /** Queues a sandbox organisation's clock advance (jobs/sandbox.worker.ts); set where pg-boss runs. */
   sandbox?: { queueAdvance(tenantId: number): Promise<void> };
 }

@@ -30,10 +30,13 @@ afterEach(() => {
 
 const phoneOf = (org: Org, clientNo: string) =>
   t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo } })).then((c) => c.phone);
-const codesSentTo = (org: Org, phone: string) =>
-  t.db.tenant(org.id, (tx) =>
-    tx.smsMessage.count({ where: { purpose: 'otp', recipients: { some: { phone: msisdn(phone) } } } }),
-  );
+/** Codes issued for a handset (rows written; this kit runs no jobs, so nothing is sent). */
+const codesIssuedTo = (org: Org, phone: string) =>
+  t.db.tenant(org.id, (tx) => tx.clientOtp.count({ where: { phone: msisdn(phone) } }));
+const smsTo = (org: Org, phone: string) =>
+  t.db.tenant(org.id, (tx) => tx.smsMessage.count({ where: { recipients: { some: { phone: msisdn(phone) } } } }));
+const idNoOf = (org: Org, clientNo: string) =>
+  t.db.tenant(org.id, (tx) => tx.client.findFirstOrThrow({ where: { clientNo } })).then((c) => c.idNo);
 /** A stranger's number (no client has it): throttled alike, sent nothing. */
 const stranger = (i: number) => `0799 3${String(i).padStart(5, '0')}`;
 
@@ -50,7 +53,7 @@ describe('per phone: 5 codes an hour', () => {
   it('sends 5 codes a cool-down apart, then refuses the 6th from any address; other phones and organisations go on', async () => {
     const pol = await o.pendingPolicy();
     const phone = await phoneOf(o, pol.client_no);
-    const before = await codesSentTo(o, phone);
+    const before = await codesIssuedTo(o, phone);
     for (let i = 0; i < OTP_RULES.perPhonePerHour; i++) {
       if (i > 0) moveSystemClock(OTP_RULES.resendCooldownSeconds + 1);
       const r = await requestCode(o, { phone });
@@ -62,7 +65,7 @@ describe('per phone: 5 codes an hour', () => {
     expectThrottled(sixth, /at most 5 codes per phone per hour/);
     // Registering with that phone counts against the same phone.
     expectThrottled(await requestCode(o, { phone, purpose: 'register' }), /per phone per hour/);
-    expect(await codesSentTo(o, phone)).toBe(before + OTP_RULES.perPhonePerHour);
+    expect(await codesIssuedTo(o, phone)).toBe(before + OTP_RULES.perPhonePerHour);
     // Another phone, and the same phone at another organisation, have their own allowance.
     expect((await requestCode(o, { phone: stranger(1) })).status).toBe(202);
     expect((await requestCode(other, { phone })).status).toBe(202);
@@ -92,5 +95,71 @@ describe('per address: 20 codes an hour', () => {
     expectThrottled(await ask(stranger(300 + OTP_RULES.perIpPerHour)), /per address per hour/);
     // The app naming its customer's address is counted there instead.
     expect((await requestCode(o, { phone: stranger(300 + OTP_RULES.perIpPerHour) })).status).toBe(202);
+  });
+});
+
+describe('one handset, however the client is named', () => {
+  it('holds the cool-down for the handset whether the client is named by phone or by client number and ID number', async () => {
+    const a = await o.pendingPolicy();
+    const b = await o.pendingPolicy();
+    const [phoneA, idA, phoneB, idB] = await Promise.all([
+      phoneOf(o, a.client_no),
+      idNoOf(o, a.client_no),
+      phoneOf(o, b.client_no),
+      idNoOf(o, b.client_no),
+    ]);
+    expect((await requestCode(o, { phone: phoneA })).status).toBe(202);
+    const byNumber = await requestCode(o, { client_no: a.client_no, id_no: idA });
+    expectProblem(byNumber, 422, 'validation_failed', 'otp');
+    expect(byNumber.body.errors[0].message).toMatch(/a code was sent moments ago/);
+    // The other way round.
+    expect((await requestCode(o, { client_no: b.client_no, id_no: idB })).status).toBe(202);
+    expectProblem(await requestCode(o, { phone: phoneB }), 422, 'validation_failed', 'otp');
+    expect(await codesIssuedTo(o, phoneA)).toBe(1);
+    expect(await codesIssuedTo(o, phoneB)).toBe(1);
+  });
+
+  it('counts the hourly allowance per handset across both ways of naming the client', async () => {
+    const pol = await o.pendingPolicy();
+    const [phone, idNo] = await Promise.all([phoneOf(o, pol.client_no), idNoOf(o, pol.client_no)]);
+    for (let i = 0; i < OTP_RULES.perPhonePerHour; i++) {
+      if (i > 0) moveSystemClock(OTP_RULES.resendCooldownSeconds + 1);
+      const r = await requestCode(o, i % 2 ? { client_no: pol.client_no, id_no: idNo } : { phone });
+      expect(r.status, `code ${i + 1}: ${r.text}`).toBe(202);
+    }
+    moveSystemClock(OTP_RULES.resendCooldownSeconds + 1);
+    expectThrottled(await requestCode(o, { client_no: pol.client_no, id_no: idNo }), /per phone per hour/);
+    expectThrottled(await requestCode(o, { phone }), /per phone per hour/);
+  });
+
+  it('answers before any SMS is recorded, with the same writes for a client, a stranger and an unknown client number', async () => {
+    // This kit runs no jobs: whatever the request itself does is all that happens. The SMS is the job's work.
+    const pol = await o.pendingPolicy();
+    const phone = await phoneOf(o, pol.client_no);
+    const smsBefore = await smsTo(o, phone);
+    const rowsBefore = await t.db.tenant(o.id, (tx) => tx.clientOtp.count());
+    const client = await requestCode(o, { phone });
+    const strange = await requestCode(o, { phone: stranger(500) });
+    const unknown = await requestCode(o, { client_no: 'C-999998', id_no: '20000001' });
+    for (const r of [client, strange, unknown]) {
+      expect(r.status, r.text).toBe(202);
+      expect(r.body).toEqual(client.body);
+    }
+    expect(await smsTo(o, phone)).toBe(smsBefore);
+    const rows = await t.db.tenant(o.id, (tx) =>
+      tx.clientOtp.findMany({ where: {}, orderBy: { id: 'asc' }, skip: rowsBefore }),
+    );
+    // One code row each, alike: a hash of a code nobody was told, no message, nothing spent.
+    expect(rows).toHaveLength(3);
+    for (const row of rows)
+      expect(row).toMatchObject({
+        codeHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        smsMessageId: null,
+        attempts: 0,
+        consumedAt: null,
+      });
+    expect(rows.map((r) => r.phone)).toEqual([phone, msisdn(stranger(500)), null]);
+    // Without the simulated gateway (no job runner here) the handset inspection does not exist.
+    expectProblem(await o.as('admin').get(`/simulator/sms/handsets/${phone}/messages`), 404, 'not_found');
   });
 });

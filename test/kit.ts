@@ -40,7 +40,17 @@ export {
   type CoverPolicy,
   type CoverPolicyOptions,
 } from './kit/cover-policy.ts';
-export { clientHeaders, lastCode, msisdn, nextIp, requestCode, signIn, signInByClientNo } from './kit/client-area.ts';
+export {
+  clientHeaders,
+  lastCode,
+  msisdn,
+  nextIp,
+  pastCoolDown,
+  requestCode,
+  signIn,
+  signInByClientNo,
+} from './kit/client-area.ts';
+export { codeOnHandset, handsetMessages } from './kit/handset.ts';
 export { Api, expectProblem, type CallOptions, type HttpResult } from './helpers/http.ts';
 export { setClock, TEST_NOW, THIS_YEAR, TODAY, withClock } from './helpers/clock.ts';
 export { Live, PHONES, wsClient } from './kit/live.ts';

@@ -191,6 +191,11 @@ describe("two months of a policy's life in seconds", () => {
     expect((await ready(year)).today).toBe('2026-08-15');
     const v = await year.as('staff').post('/client-area/verify-otp', { body: { phone, code } });
     expectProblem(v, 422, 'validation_failed', 'otp');
-    expect(v.body.errors[0].message).toMatch(/expired/);
+    // Refused in the words of every refusal (docs/client-area.md "Sign-in"); expired, not wrong: no attempt spent.
+    expect(v.body.errors[0].message).toMatch(/^wrong code, or no live code/);
+    const otp = await year.t.db.tenant(year.id, (tx) =>
+      tx.clientOtp.findFirstOrThrow({ where: { phone: c.phone }, orderBy: { id: 'desc' } }),
+    );
+    expect(otp).toMatchObject({ attempts: 0, consumedAt: null });
   });
 });

@@ -5,6 +5,7 @@ import type { SmsSimMessage as Booking } from '../../src/generated/prisma/client
 import { decryptSecret, encryptSecret, masterKey } from '../../src/lib/secret-box.ts';
 import { segmentsOf } from '../../src/lib/sms-segments.ts';
 import {
+  type HandsetMessage,
   SMS_STATUS,
   type SmsDeliveryReport,
   type SmsDeliveryStatus,
@@ -31,6 +32,19 @@ export const SMS_SIM_NUMBERS = {
 
 const SENDER = /^[A-Za-z][A-Za-z0-9]{0,10}$/;
 const SEALED_URL_AAD = (id: string) => `sms_sim:${id}`;
+/** The text a handset received is kept sealed too: it may carry a one-time code (docs/sms.md "One-time codes"). */
+const SEALED_BODY_AAD = (id: string) => `sms_sim_body:${id}`;
+/** Messages the handset inspection returns, newest first. */
+const HANDSET_LIMIT = 50;
+
+/** A booked text, opened; null for one kept before texts were sealed (emptied by the migration). */
+function openBody(app: AppServices, b: Pick<Booking, 'gatewayMessageId' | 'bodySealed'>): string | null {
+  try {
+    return decryptSecret(masterKey(app.config), b.bodySealed, SEALED_BODY_AAD(b.gatewayMessageId));
+  } catch {
+    return null;
+  }
+}
 /** What one segment costs at the simulated gateway (a display figure: the service charges in units). */
 const COST_PER_SEGMENT = 0.8;
 
@@ -39,10 +53,10 @@ async function statusFor(app: AppServices, req: SmsSendRequest, phone: string): 
   if (phone === SMS_SIM_NUMBERS.blacklisted) return 406;
   if (phone === SMS_SIM_NUMBERS.gatewayDown) return 501;
   if (phone === SMS_SIM_NUMBERS.flaky) {
-    const failedBefore = await app.db.system((tx) =>
-      tx.smsSimMessage.count({ where: { phone, senderId: req.from, body: req.message, statusCode: 500 } }),
+    const failed = await app.db.system((tx) =>
+      tx.smsSimMessage.findMany({ where: { phone, senderId: req.from, statusCode: 500 } }),
     );
-    return failedBefore ? 101 : 500;
+    return failed.some((b) => openBody(app, b) === req.message) ? 101 : 500;
   }
   return 101;
 }
@@ -73,9 +87,10 @@ export class SmsSimulator implements SmsGateway {
         tx.smsSimMessage.createMany({
           data: {
             gatewayMessageId: id,
+            account: req.username,
             senderId: req.from,
             phone,
-            body: req.message,
+            bodySealed: encryptSecret(masterKey(this.app.config), req.message, SEALED_BODY_AAD(id)),
             statusCode: code,
             reportUrlSealed: encryptSecret(masterKey(this.app.config), req.reportUrl, SEALED_URL_AAD(id)),
           },
@@ -107,6 +122,22 @@ export class SmsSimulator implements SmsGateway {
       status,
       failureReason: status === 'Failed' ? deliveryOf(b!.phone).failureReason : null,
     };
+  }
+
+  async handset(account: string, phone: string): Promise<HandsetMessage[]> {
+    const rows = await this.app.db.system((tx) =>
+      tx.smsSimMessage.findMany({
+        where: { account, phone, statusCode: 101 },
+        orderBy: [{ createdAt: 'desc' }, { gatewayMessageId: 'asc' }],
+        take: HANDSET_LIMIT,
+      }),
+    );
+    return rows.flatMap((b) => {
+      const body = openBody(this.app, b);
+      if (body === null) return [];
+      const at = { receivedAt: b.createdAt, deliveryStatus: b.deliveryStatus };
+      return [{ gatewayMessageId: b.gatewayMessageId, senderId: b.senderId, phone: b.phone, body, ...at }];
+    });
   }
 
   private async queueReport(gatewayMessageId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type {
   SendSmsInput,
+  SimulatorHandsetMessagesQuery,
   SmsBalanceFieldsFragment,
   SmsMessageFieldsFragment,
   SmsMessageRecordFragment,
@@ -94,4 +95,16 @@ export function senderIdToRest(s: SmsSenderIdFieldsFragment) {
 
 export function templateToRest(t: SmsTemplateFieldsFragment) {
   return { id: t.databaseId, code: t.code, body: t.body, active: t.active, updated_at: t.updatedAt };
+}
+
+/** GraphQL SimulatorHandsetMessage → the simulator's handset inspection item. */
+export function handsetMessageToRest(m: SimulatorHandsetMessagesQuery['simulatorHandsetMessages'][number]) {
+  return {
+    gateway_message_id: m.gatewayMessageId,
+    sender_id: m.senderId,
+    phone: m.phone,
+    message: m.body,
+    received_at: m.receivedAt,
+    delivery_status: m.deliveryStatus,
+  };
 }

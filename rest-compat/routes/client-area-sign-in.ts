@@ -20,9 +20,11 @@ export const clientAreaSignInRoutes: AnyRoute[] = [
     summary: 'Send a one-time sign-in (or registration) code by SMS',
     description:
       'By phone, or by client_no with id_no. 6 digits, valid 5 minutes, 5 attempts; a new code replaces the earlier one. ' +
-      'The answer is the same whether or not the details belong to a client. A new code for the same phone and purpose ' +
-      'is refused for 60 s, and at most 5 per phone and 20 per address per hour: 422 validation_failed on `otp` with ' +
-      'Retry-After. No Idempotency-Key: a repeated request is answered by the cool-down, never by a second code.',
+      'The answer, and the work done before it, are the same whether or not the details belong to a client: the SMS ' +
+      'goes after the 202, by a job, and the outbox shows the code masked. A new code for the same handset and ' +
+      'purpose is refused for 60 s however the client is named (phone, or client_no with id_no), and at most 5 per ' +
+      'handset and 20 per address per hour: 422 validation_failed on `otp` with Retry-After. No Idempotency-Key: a ' +
+      'repeated request is answered by the cool-down, never by a second code.',
     scopes: ['crm'],
     idempotent: false,
     operation: RequestClientOtpDocument,
@@ -53,7 +55,8 @@ export const clientAreaSignInRoutes: AnyRoute[] = [
     path: '/client-area/verify-otp',
     summary: 'Sign in with the code: client_no and client_key',
     description:
-      "A wrong, expired, used or exhausted code is 422 validation_failed on `otp`. The client's earlier app keys stop " +
+      'A wrong, expired, used or exhausted code, and one for details that are no client’s, are 422 validation_failed ' +
+      "on `otp` with the same words (a wrong guess spends one of the handset code's 5 attempts). The client's earlier app keys stop " +
       'working; keys from policy saves keep working. The key is shown once (no Idempotency-Key: it would store it).',
     scopes: ['crm'],
     idempotent: false,

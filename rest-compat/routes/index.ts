@@ -18,6 +18,7 @@ import { claimDocumentsRoutes } from './claim-documents.ts';
 import { claimPaymentsRoutes } from './claim-payments.ts';
 import { prospectsRoutes } from './prospects.ts';
 import { smsRoutes } from './sms.ts';
+import { smsSimulatorRoutes } from './sms-simulator.ts';
 import { clientAreaRoutes } from './client-area.ts';
 import { clientAreaSignInRoutes } from './client-area-sign-in.ts';
 import { ipfApplicationsRoutes } from './ipf-applications.ts';
@@ -47,6 +48,7 @@ export const ROUTES: AnyRoute[] = [
   ...claimDocumentsRoutes,
   ...claimPaymentsRoutes,
   ...smsRoutes,
+  ...smsSimulatorRoutes,
   ...ipfLoansRoutes,
   ...ipfApplicationsRoutes,
   ...ipfSettlementRoutes,

@@ -21,7 +21,7 @@ const message = {
   id: int(),
   uuid: str(),
   sender_id: str(),
-  message: str('The text sent'),
+  message: str('The text sent, except that a one-time code in it is shown masked (******): only the handset reads it'),
   encoding: oneOf(['gsm7', 'ucs2']),
   segments: int('GSM-7: 160 alone / 153 per part; UCS-2: 70 / 67'),
   purpose: str('api, otp, receipt, policy_activated, renewal_due …'),
@@ -95,6 +95,14 @@ export const smsSchemas = {
     { status: oneOf(SMS_VALUES.senderStatuses), is_default: bool('Registered sender IDs only') },
     [],
   ),
+  SimulatorHandsetMessage: obj({
+    gateway_message_id: str(),
+    sender_id: str(),
+    phone: str('2547XXXXXXXX'),
+    message: str('The text as the handset shows it, one-time codes in full'),
+    received_at: timestamp(),
+    delivery_status: nullable(str('Success or Failed; null before the handset answered')),
+  }),
   SmsTemplate: obj({ id: int(), code: str(), body: str(), active: bool(), updated_at: timestamp() }),
   SmsTemplateInput: obj({ code: str('lower_case'), body: str('With {{placeholders}}'), active: bool() }, [
     'code',

@@ -605,7 +605,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time sign-in (or registration) code by SMS
-         * @description By phone, or by client_no with id_no. 6 digits, valid 5 minutes, 5 attempts; a new code replaces the earlier one. The answer is the same whether or not the details belong to a client. A new code for the same phone and purpose is refused for 60 s, and at most 5 per phone and 20 per address per hour: 422 validation_failed on `otp` with Retry-After. No Idempotency-Key: a repeated request is answered by the cool-down, never by a second code.
+         * @description By phone, or by client_no with id_no. 6 digits, valid 5 minutes, 5 attempts; a new code replaces the earlier one. The answer, and the work done before it, are the same whether or not the details belong to a client: the SMS goes after the 202, by a job, and the outbox shows the code masked. A new code for the same handset and purpose is refused for 60 s however the client is named (phone, or client_no with id_no), and at most 5 per handset and 20 per address per hour: 422 validation_failed on `otp` with Retry-After. No Idempotency-Key: a repeated request is answered by the cool-down, never by a second code.
          */
         post: operations["requestClientOtp"];
         delete?: never;
@@ -705,7 +705,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the code: client_no and client_key
-         * @description A wrong, expired, used or exhausted code is 422 validation_failed on `otp`. The client's earlier app keys stop working; keys from policy saves keep working. The key is shown once (no Idempotency-Key: it would store it).
+         * @description A wrong, expired, used or exhausted code, and one for details that are no client’s, are 422 validation_failed on `otp` with the same words (a wrong guess spends one of the handset code's 5 attempts). The client's earlier app keys stop working; keys from policy saves keep working. The key is shown once (no Idempotency-Key: it would store it).
          */
         post: operations["verifyClientOtp"];
         delete?: never;
@@ -1858,6 +1858,26 @@ export interface paths {
          * @description Moves the clock forward to `to` (an instant) or by `days` (one of the two), at least a minute and at most 731 days on; it never goes back. Answers 202 at once with status `advancing`: each day's daily jobs (policy lifecycle, claim service levels, prospect follow-ups, premium finance) then run on the organisation clock, in order, with their events and webhooks, and `sandbox.clock_ready` follows when the clock stands at the target (poll GET /sandbox/clock or take the webhook). One advance at a time: 409 invalid_state while one runs. Needs scope admin and an admin user (403 actor_forbidden otherwise); 403 sandbox_only for a live organisation.
          */
         post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulator/sms/handsets/{phone}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Simulator only: what a handset received from this organisation, one-time codes in full
+         * @description What the simulated SMS gateway delivered to the handset `phone` (any Kenyan format) from this organisation, newest first, at most 50: the texts as the customer reads them, one-time codes in full (the outbox, GET /sms, shows every code masked). For demos and tests only: served while the SMS rail is the simulator and never under NODE_ENV=production, where the path answers 404 not_found. Needs scope admin and an admin user.
+         */
+        get: operations["listSimulatorHandsetMessages"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6366,7 +6386,7 @@ export interface components {
             id: number;
             uuid: string;
             sender_id: string;
-            /** @description The text sent */
+            /** @description The text sent, except that a one-time code in it is shown masked (******): only the handset reads it */
             message: string;
             /** @enum {string} */
             encoding: "gsm7" | "ucs2";
@@ -6392,7 +6412,7 @@ export interface components {
             id: number;
             uuid: string;
             sender_id: string;
-            /** @description The text sent */
+            /** @description The text sent, except that a one-time code in it is shown masked (******): only the handset reads it */
             message: string;
             /** @enum {string} */
             encoding: "gsm7" | "ucs2";
@@ -6505,6 +6525,21 @@ export interface components {
             status?: "pending" | "registered" | "rejected";
             /** @description Registered sender IDs only */
             is_default?: boolean;
+        };
+        SimulatorHandsetMessage: {
+            gateway_message_id: string;
+            sender_id: string;
+            /** @description 2547XXXXXXXX */
+            phone: string;
+            /** @description The text as the handset shows it, one-time codes in full */
+            message: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with offset
+             */
+            received_at: string;
+            /** @description Success or Failed; null before the handset answered */
+            delivery_status: string | null;
         };
         SmsTemplate: {
             id: number;
@@ -18736,6 +18771,86 @@ export interface operations {
                 };
             };
             /** @description `validation_failed`: Validation failed; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSimulatorHandsetMessages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this agent (with X-Agent-Key) */
+                "X-Agent-Code"?: components["parameters"]["AgentCode"];
+                /** @description The agent's key; required with X-Agent-Code */
+                "X-Agent-Key"?: components["parameters"]["AgentKey"];
+            };
+            path: {
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Messages, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatorHandsetMessage"][];
+                    };
+                };
+            };
+            /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -35,6 +35,7 @@ import '../modules/claims/claim-document.type.ts';
 import '../modules/claims/claim-payment.type.ts';
 import '../modules/sms/sms.type.ts';
 import '../modules/sms/sms.mutations.ts';
+import '../modules/sms/sms-simulator.type.ts';
 import '../modules/finance/ipf-application.type.ts';
 import '../modules/finance/ipf-loan.type.ts';
 import '../modules/finance/application.mutations.ts';

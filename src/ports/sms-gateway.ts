@@ -88,6 +88,22 @@ export interface SmsGateway {
    * gateway's source addresses and the organisation's token, and says so (docs/sms.md "SMS").
    */
   query(gatewayMessageId: string): Promise<SmsDeliveryStatus>;
+  /**
+   * A simulator's inspection, never a real gateway's: what one handset received from one account (the request's
+   * username), newest first, one-time codes included (docs/sms.md "The simulated gateway"). Absent on a real adapter.
+   */
+  handset?(account: string, phone: string): Promise<HandsetMessage[]>;
+}
+
+/** One message as a simulated handset received it. */
+export interface HandsetMessage {
+  gatewayMessageId: string;
+  senderId: string;
+  phone: string;
+  body: string;
+  receivedAt: Date;
+  /** Success or Failed once the handset answered; null before. */
+  deliveryStatus: string | null;
 }
 
 /** The SMS port on AppServices (registered where pg-boss runs: jobs/sms.worker.ts). */

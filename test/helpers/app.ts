@@ -17,7 +17,7 @@ export interface TestApp {
 /** A real server on a free port over its own database cloned from the migrated template. */
 export async function startTestApp(
   overrides: Partial<Config> = {},
-  opts: { jobs?: boolean; databaseUrl?: string } = {},
+  opts: { jobs?: boolean; databaseUrl?: string; logTo?: NodeJS.WritableStream } = {},
 ): Promise<TestApp> {
   const database = opts.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? database!.url;
@@ -29,7 +29,10 @@ export async function startTestApp(
     tokenRateLimitPerMinute: 10_000,
     ...overrides,
   };
-  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  // A test that reads the log lines gets every line, debug included, as JSON on its own stream.
+  const log = opts.logTo
+    ? createLogger('debug', 'json', opts.logTo)
+    : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const app = await startApp({ config, log, databaseUrl, migrate: false, jobs: opts.jobs ?? false });
   const db = await Database.connect(databaseUrl, { poolSize: 5 });
   return {

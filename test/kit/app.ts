@@ -22,6 +22,8 @@ export interface KitOptions {
   jobs?: boolean;
   /** Serve the database of another kit instead of a fresh clone (a second server on the same data). */
   sharing?: Kit;
+  /** Write the server's log lines (every level, JSON) to this stream, for a test that reads them. */
+  logTo?: NodeJS.WritableStream;
 }
 
 /**
@@ -70,7 +72,11 @@ export class Kit implements TestApp {
   }
 
   async start(): Promise<void> {
-    this.#t = await startTestApp(this.config, { jobs: this.opts.jobs, databaseUrl: this.opts.sharing?.databaseUrl });
+    this.#t = await startTestApp(this.config, {
+      jobs: this.opts.jobs,
+      databaseUrl: this.opts.sharing?.databaseUrl,
+      logTo: this.opts.logTo,
+    });
   }
 
   async stop(): Promise<void> {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { msisdn } from './client-area.ts';
+import { codeOnHandset, msisdn } from './handset.ts';
 import type { Org } from './org.ts';
 import type { Bound } from './policies.ts';
 import { waitFor } from './wait.ts';
 
 /**
  * The application flow through the public API (test/ipf-applications*.test.ts): apply for a policy bound with
- * payment_mode ipf, wait for the lender's decision (the real pg-boss job), read the signing code from the outbox.
+ * payment_mode ipf, wait for the lender's decision (the real pg-boss job), read the signing code on the handset.
  */
 
 export const MKOPO = 'Mkopo Premium Finance';
@@ -76,7 +76,7 @@ export async function decidedApplication(o: Org, pol: Bound, extra: Record<strin
   return decided(o, a.uuid);
 }
 
-/** The newest signing code sent to `phone` (from the outbox), or null. */
+/** The newest signing code sent to `phone`, as the handset received it (the outbox shows it masked), or null. */
 export async function lastSigningCode(o: Org, phone: string): Promise<string | null> {
   const m = await o.t.db.tenant(o.id, (tx) =>
     tx.smsMessage.findFirst({
@@ -84,15 +84,15 @@ export async function lastSigningCode(o: Org, phone: string): Promise<string | n
       orderBy: { id: 'desc' },
     }),
   );
-  return m ? (/\b(\d{6})\b/.exec(m.body)?.[1] ?? null) : null;
+  return m ? codeOnHandset(o, m.id) : null;
 }
 
-/** Requests a signing code (200 asserted) and reads it from the outbox. */
+/** Requests a signing code (200 asserted) and reads it on the client's handset. */
 export async function signingCode(o: Org, a: { uuid: string; client: { client_no: string } }) {
   const r = await command(o, a.uuid, 'signing-code');
   expect(r.status, r.text).toBe(200);
   const holder = await holderOf(o, a.client);
   const code = await lastSigningCode(o, holder.phone);
-  expect(code, 'a signing code in the outbox').toMatch(/^\d{6}$/);
+  expect(code, 'a signing code on the handset').toMatch(/^\d{6}$/);
   return { sent: r.body.data, code: code!, phone: holder.phone };
 }

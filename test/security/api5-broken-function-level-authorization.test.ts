@@ -96,6 +96,8 @@ const QUERY: Record<string, Rule> = {
   smsBalance: staffOnly('read', 'crm'),
   smsSenderIds: staffOnly('read', 'crm'),
   smsTemplates: staffOnly('read', 'crm'),
+  // The simulated gateway's handset inspection shows one-time codes in full: the admin's, and simulator only.
+  simulatorHandsetMessages: staffOnly('admin'),
   // The ERP exports are the organisation's whole book: staff only, scope read (docs/erp-exports.md "ERP exports").
   erpClients: staffOnly('read'),
   erpPolicies: staffOnly('read'),

@@ -1,5 +1,5 @@
 import { registerClient, verifyOtp } from './sign-in/sign-in.ts';
-import { requestOtp } from './sign-in/request.ts';
+import { requestOtp, sendCode } from './sign-in/request.ts';
 import { updateViewerContact, viewerPay, viewerRegisterClaim } from './viewer/actions.ts';
 import { viewerClaims, viewerDetails, viewerLoans, viewerPolicies } from './viewer/read.ts';
 import { viewerStatement } from './viewer/statement.ts';
@@ -11,6 +11,8 @@ import { viewerStatement } from './viewer/statement.ts';
  */
 export const clientAreaService = {
   requestOtp,
+  /** The `client-area.otp` job: the code a request asked for, to a client's handset. */
+  sendCode,
   verifyOtp,
   register: registerClient,
   details: viewerDetails,

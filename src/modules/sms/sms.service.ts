@@ -2,6 +2,7 @@ import type { AppServices, Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { getBalance, ledger, topUp } from './balance.ts';
 import { deliverRecipient } from './gateway/deliver.ts';
+import { handsetMessages } from './gateway/handset.ts';
 import { receiveReport } from './gateway/report.ts';
 import { sweepSms } from './gateway/sweep.ts';
 import { getMessage, listMessages } from './message/read.ts';
@@ -59,6 +60,8 @@ export const smsService = {
   receiveReport,
   /** The `sms.sweep` job. */
   sweep: sweepSms,
+  /** The simulated gateway's handset inspection (simulator only, never in production). */
+  handsetMessages,
   /** The event dispatcher (jobs/events.worker.ts): the client's notice for payment.received, policy.* events. */
   noticeForEvent,
 };

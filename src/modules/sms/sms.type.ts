@@ -50,7 +50,10 @@ builder.prismaNode('SmsMessage', {
     databaseId: t.exposeInt('id'),
     uuid: t.exposeString('uuid'),
     senderId: t.exposeString('senderId'),
-    body: t.exposeString('body'),
+    body: t.exposeString('body', {
+      description:
+        'The text sent, except that a one-time code in it is shown masked (******): only the handset reads it',
+    }),
     encoding: t.exposeString('encoding', { description: 'gsm7 or ucs2' }),
     segments: t.exposeInt('segments'),
     purpose: t.exposeString('purpose', { description: 'api, otp, receipt, policy_activated, renewal_due …' }),

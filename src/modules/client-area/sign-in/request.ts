@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from '../../../context.ts';
+import type { AppServices, Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { now as clockNow } from '../../../lib/clock.ts';
 import { sha256Hex } from '../../../lib/crypto.ts';
 import { normaliseIdNo, normalisePhone } from '../../../lib/identifiers.ts';
-import { AppError, type FieldError, ValidationError } from '../../../lib/problem.ts';
+import { AppError, type FieldError, isAppError, ValidationError } from '../../../lib/problem.ts';
 import type { RateLimitRule } from '../../../lib/rate-limit.ts';
 import { smsService } from '../../sms/sms.service.ts';
 import { hashOtp, newOtpCode, OTP_RULES } from '../../sms/otp-code.ts';
@@ -59,34 +59,35 @@ function validate(input: OtpRequestInput): Target {
 }
 
 /**
- * Sends a one-time code (docs/client-area.md "Client area"). Throttles come first and are keyed on what was sent, never on what
- * exists, so an unknown phone is refused and answered exactly like a known one; for an unknown phone a code row is
- * still written (never sent), so verifying against it reads "wrong code" as for a client. A new code supersedes the
- * phone's earlier ones for the same purpose.
+ * Asks for a one-time code (docs/client-area.md "Sign-in"). The answer must not tell a client from a stranger, in its
+ * words or in its timing, so the request does the same work whoever is named: one lookup of the handset, the
+ * throttles keyed on that handset (the same allowance whether the client is named by phone or by client number and
+ * ID number), one code row written, one job queued. The row's hash is of a random code nobody is ever told; the job
+ * (sendCode, after the answer) gives a client's handset, or the phone being registered, a fresh code in its place and
+ * sends it by SMS, and gives a stranger nothing. Verifying against a stranger's row therefore reads "wrong code" as
+ * for a client. A new code supersedes the handset's earlier ones for the same purpose.
  */
 export async function requestOtp(ctx: Context, input: OtpRequestInput): Promise<OtpRequested> {
   const p = ctx.principal!;
   const target = validate(input);
   const ip = input.customerIp?.trim() || ctx.peerIp || `api-client:${p.apiClient.id}`;
-  await throttle(ctx, target, ip);
-  const issued = await ctx.tx(async (tx) => {
+  const otpId = await ctx.tx(async (tx) => {
     const recipient = await recipientOf(tx, target);
-    if (!recipient.phone) return null;
-    return { ...(await storeCode(ctx, tx, target.purpose, recipient, ip)), recipient };
+    await throttle(ctx, target.purpose, handsetKey(target, recipient), ip);
+    return storeCode(ctx, tx, target.purpose, recipient, ip);
   });
-  if (issued?.recipient.send) await sendCode(ctx, issued.otpId, issued.code, issued.recipient);
+  await queueCode(ctx, p.tenant.id, otpId);
   return ANSWER;
 }
 
 interface Recipient {
+  /** The handset: a client's registered phone, or the phone given; null for an unknown client number. */
   phone: string | null;
   clientId: number | null;
-  /** Only a client's phone (sign-in) or the phone being registered gets an SMS. */
-  send: boolean;
 }
 
 async function recipientOf(tx: Tx, t: Target): Promise<Recipient> {
-  if (t.purpose === 'register') return { phone: t.phone, clientId: null, send: true };
+  if (t.purpose === 'register') return { phone: t.phone, clientId: null };
   const client = t.phone
     ? await tx.client.findFirst({
         where: { phone: t.phone },
@@ -94,66 +95,96 @@ async function recipientOf(tx: Tx, t: Target): Promise<Recipient> {
         select: { id: true, phone: true },
       })
     : await tx.client.findFirst({ where: { clientNo: t.clientNo!, idNo: t.idNo }, select: { id: true, phone: true } });
-  if (client) return { phone: client.phone, clientId: client.id, send: true };
-  return { phone: t.phone, clientId: null, send: false };
+  if (client) return { phone: client.phone, clientId: client.id };
+  return { phone: t.phone, clientId: null };
 }
 
-async function storeCode(ctx: Context, tx: Tx, purpose: OtpPurpose, r: Recipient, ip: string) {
+/** One allowance per handset, however the client was named; an unknown client number stands for itself. */
+const handsetKey = (t: Target, r: Recipient) => r.phone ?? `client:${t.clientNo}`;
+
+async function storeCode(ctx: Context, tx: Tx, purpose: OtpPurpose, r: Recipient, ip: string): Promise<number> {
   const now = clockNow();
   await tx.clientOtp.updateMany({
-    where: { phone: r.phone!, purpose, consumedAt: null },
+    where: { phone: r.phone, purpose, consumedAt: null },
     data: { consumedAt: now },
   });
   const uuid = randomUUID();
-  const code = newOtpCode();
   const row = await tx.clientOtp.create({
     data: {
       tenantId: ctx.principal!.tenant.id,
       uuid,
-      phone: r.phone!,
+      phone: r.phone,
       clientId: r.clientId,
       purpose,
-      codeHash: hashOtp(ctx.app.config, uuid, code),
+      // A code nobody is told: the job replaces it with the one it sends (a stranger's row keeps it).
+      codeHash: hashOtp(ctx.app.config, uuid, newOtpCode()),
       expiresAt: new Date(now.getTime() + OTP_RULES.ttlSeconds * 1000),
       requestIp: ip,
     },
   });
-  return { otpId: row.id, code };
+  return row.id;
+}
+
+/** After commit, for every request alike: the job decides whether anything is sent. */
+async function queueCode(ctx: Context, tenantId: number, otpId: number): Promise<void> {
+  const port = ctx.app.clientArea;
+  if (!port) {
+    ctx.log.warn({ otp_id: otpId }, 'no job queue here: the one-time code is not sent');
+    return;
+  }
+  await port
+    .queueCode(tenantId, otpId)
+    .catch((err) => ctx.log.warn({ err, otp_id: otpId }, 'one-time code not queued'));
 }
 
 /**
- * The SMS goes in its own transaction after the code is stored: a send the SMS service refuses (no balance) must not
- * change the answer (that would tell a client's phone from a stranger's); it is logged for the organisation instead.
+ * The `client-area.otp` job: a live code row of a client's handset (or of a phone being registered) gets a fresh
+ * code, which goes by SMS with the code masked in the outbox (sealed for the gateway alone: docs/sms.md "One-time
+ * codes"); a stranger's row, or one superseded, used or expired meanwhile, gets nothing. A refusal of the SMS service
+ * (no balance) is logged for the organisation: the customer was answered long ago. Safe to repeat: a row that has its
+ * message is left alone.
  */
-async function sendCode(ctx: Context, otpId: number, code: string, r: Recipient): Promise<void> {
+export async function sendCode(app: AppServices, tenantId: number, otpId: number): Promise<'sent' | 'nothing'> {
   try {
-    await ctx.tx(async (tx) => {
-      const { messageId } = await smsService.sendServiceMessage(ctx, tx, {
-        tenantId: ctx.principal!.tenant.id,
-        phone: r.phone!,
+    return await app.db.tenant(tenantId, async (tx) => {
+      const [otp] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM client_otps WHERE id = ${otpId} FOR UPDATE`;
+      const row = otp && (await tx.clientOtp.findUniqueOrThrow({ where: { id: otp.id } }));
+      const sendable = row && row.phone && (row.clientId !== null || row.purpose === 'register');
+      if (!sendable || row.consumedAt || row.smsMessageId || row.expiresAt <= clockNow()) return 'nothing';
+      const code = newOtpCode();
+      const { messageId } = await smsService.sendServiceMessage(app, tx, {
+        tenantId: row.tenantId,
+        phone: row.phone!,
         templateCode: 'otp',
-        vars: { code, minutes: OTP_RULES.ttlSeconds / 60 },
+        vars: { minutes: OTP_RULES.ttlSeconds / 60 },
+        secrets: { code },
         purpose: 'otp',
-        clientId: r.clientId,
+        clientId: row.clientId,
       });
-      await tx.clientOtp.update({ where: { id: otpId }, data: { smsMessageId: messageId } });
+      await tx.clientOtp.update({
+        where: { id: row.id },
+        data: { codeHash: hashOtp(app.config, row.uuid, code), smsMessageId: messageId },
+      });
+      return 'sent';
     });
   } catch (err) {
-    ctx.log.warn({ err, otp_id: otpId }, 'one-time code could not be sent by SMS');
+    if (!isAppError(err)) throw err;
+    app.log.warn({ err, otp_id: otpId }, 'one-time code could not be sent by SMS');
+    return 'nothing';
   }
 }
 
 const HOUR = 3600;
 
-/** Cool-down and hourly allowances per phone (or client number) and per address, per organisation. */
-async function throttle(ctx: Context, t: Target, ip: string): Promise<void> {
+/** Cool-down and hourly allowances per handset and per address, per organisation. */
+async function throttle(ctx: Context, purpose: OtpPurpose, handset: string, ip: string): Promise<void> {
   const tenant = ctx.principal!.tenant.id;
   // Hashed: the rate-limit store (possibly Redis) never holds phone numbers in the clear.
-  const who = sha256Hex(t.phone ?? `client:${t.clientNo}`).slice(0, 32);
+  const who = sha256Hex(handset).slice(0, 32);
   const checks: { rule: RateLimitRule; key: string; message: string }[] = [
     {
       rule: { name: 'otp-resend', limit: 1, windowSeconds: OTP_RULES.resendCooldownSeconds },
-      key: `otp:cool:${tenant}:${t.purpose}:${who}`,
+      key: `otp:cool:${tenant}:${purpose}:${who}`,
       message: 'a code was sent moments ago; wait before asking for another',
     },
     {

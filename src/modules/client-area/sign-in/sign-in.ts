@@ -32,7 +32,8 @@ export async function verifyOtp(ctx: Context, input: VerifyInput): Promise<Clien
       ? await tx.client.findFirst({ where: { clientNo }, select: { id: true, clientNo: true, phone: true } })
       : null;
     const target = named?.phone ?? (clientNo ? null : phone);
-    if (!target) return { check: { ok: false, reason: 'no code was requested for this client' } as CodeCheck };
+    // An unknown client number has no code to spend: refused with the very words of a wrong code.
+    if (!target) return { check: { ok: false } as CodeCheck };
     const check = await checkCode(ctx, tx, { phone: target, purpose: 'signin', code });
     if (!check.ok) return { check };
     const client =
@@ -41,14 +42,14 @@ export async function verifyOtp(ctx: Context, input: VerifyInput): Promise<Clien
         ? await tx.client.findUnique({ where: { id: check.clientId }, select: { id: true, clientNo: true } })
         : null);
     // A code for a phone that is no client's was never sent; typing it right is a guess and reads as wrong.
-    if (!client) return { check: { ok: false, reason: 'wrong code' } as CodeCheck };
+    if (!client) return { check: { ok: false } as CodeCheck };
     return {
       check,
       session: { clientNo: client.clientNo, clientKey: await issueAppKey(ctx, tx, client, 'verify_otp') },
     };
   });
   // Thrown after the transaction committed, so the spent attempt counts.
-  if (!out.session) throw otpFailure((out.check as { reason: string }).reason);
+  if (!out.session) throw otpFailure();
   return out.session;
 }
 
@@ -88,6 +89,6 @@ export async function registerClient(ctx: Context, input: RegisterInput): Promis
       });
     return { check, session: { clientNo: client.clientNo, clientKey: await issueAppKey(ctx, tx, client, 'register') } };
   });
-  if (!out.session) throw otpFailure((out.check as { reason: string }).reason);
+  if (!out.session) throw otpFailure();
   return out.session;
 }

@@ -7,10 +7,17 @@ import { recordAudit } from '../../audit/audit.service.ts';
 import { otpMatches, OTP_RULES } from '../../sms/otp-code.ts';
 import type { OtpPurpose } from './request.ts';
 
-export type CodeCheck = { ok: true; otpId: number; clientId: number | null } | { ok: false; reason: string };
+export type CodeCheck = { ok: true; otpId: number; clientId: number | null } | { ok: false };
+
+/**
+ * Every refusal of a well-formed code reads exactly the same (docs/client-area.md "Sign-in"): a wrong code, an
+ * expired, used-up or superseded one, a phone or client number nobody asked a code for, or one that is no client's.
+ * Saying which (or how many attempts are left) would tell a caller whether the number named is a client's.
+ */
+export const CODE_REFUSED = 'wrong code, or no live code for these details; check it or request a new one';
 
 /** Every one-time-code failure reads the same way: 422 validation_failed with the reason on `otp`. */
-export function otpFailure(reason: string): ValidationError {
+export function otpFailure(reason: string = CODE_REFUSED): ValidationError {
   return new ValidationError([{ field: 'otp', message: reason }]);
 }
 
@@ -23,7 +30,8 @@ export function parseCode(code: unknown): string {
 
 /**
  * Checks `code` against the phone's newest live code for `purpose`, under a row lock so concurrent guesses are
- * counted one by one. A wrong code spends an attempt (the caller commits that and then refuses); the right one is
+ * counted one by one. A wrong code spends an attempt of that code, whichever way the caller named the client (phone
+ * or client number: both check the handset's code); the caller commits that and then refuses. The right one is
  * consumed. Expired, exhausted, superseded and never-requested codes are refused whatever is typed.
  */
 export async function checkCode(
@@ -34,20 +42,13 @@ export async function checkCode(
   const [latest] = await tx.$queryRaw<{ id: number }[]>`
     SELECT id FROM client_otps WHERE phone = ${q.phone} AND purpose = ${q.purpose} AND consumed_at IS NULL
      ORDER BY id DESC LIMIT 1 FOR UPDATE`;
-  if (!latest) return { ok: false, reason: 'no code was requested for this phone, or it was already used' };
+  if (!latest) return { ok: false };
   const otp = await tx.clientOtp.findUniqueOrThrow({ where: { id: latest.id } });
   const now = clockNow();
-  if (otp.expiresAt <= now) return { ok: false, reason: 'the code has expired; request a new one' };
-  if (otp.attempts >= OTP_RULES.maxAttempts) {
-    return { ok: false, reason: 'too many wrong attempts; request a new code' };
-  }
+  if (otp.expiresAt <= now || otp.attempts >= OTP_RULES.maxAttempts) return { ok: false };
   if (!otpMatches(ctx.app.config, otp.uuid, q.code, otp.codeHash)) {
-    const left = OTP_RULES.maxAttempts - otp.attempts - 1;
     await tx.clientOtp.update({ where: { id: otp.id }, data: { attempts: { increment: 1 } } });
-    return {
-      ok: false,
-      reason: left > 0 ? `wrong code; ${left} attempt(s) left` : 'wrong code; no attempts left, request a new code',
-    };
+    return { ok: false };
   }
   await tx.clientOtp.update({ where: { id: otp.id }, data: { consumedAt: now, attempts: { increment: 1 } } });
   return { ok: true, otpId: otp.id, clientId: otp.clientId };

@@ -31,7 +31,8 @@ const PER_PHONE: RateLimitRule = { name: 'otp-phone', limit: OTP_RULES.perPhoneP
  * Sends the client the code that signs an approved application (docs/premium-finance.md "Premium finance: signing"). Renders the
  * agreement for today and stores it with its SHA-256; the code (OTP_RULES: 6 digits, 5 minutes, 5 attempts) is kept
  * only as an HMAC bound to the application's uuid and that hash, and goes by SMS (template `ipf_sign`, through the
- * outbox in the same transaction) to the client's registered phone. A new code replaces the previous one. One code
+ * outbox in the same transaction, where it is recorded masked and sealed for the gateway alone) to the client's
+ * registered phone: staff can never read it. A new code replaces the previous one. One code
  * per application per cool-down (60 s), and at most OTP_RULES.perPhonePerHour codes per phone per hour: either
  * refusal is 422 validation_failed on `otp` with Retry-After, as the client area answers.
  */
@@ -91,8 +92,9 @@ async function sendCode(ctx: Context, tx: Tx, a: ApplicationRow, code: string): 
       tenantId: a.tenantId,
       phone: a.signingPhone!,
       templateCode: 'ipf_sign',
+      // The code for the gateway alone: the outbox shows it masked (docs/sms.md "One-time codes").
+      secrets: { code },
       vars: {
-        code,
         minutes: OTP_RULES.ttlSeconds / 60,
         application_no: a.applicationNo,
         lender: lender.name,

@@ -6,6 +6,7 @@ import {
   type SmsRecipientAnswer,
   type SmsSendRequest,
 } from '../../../ports/sms-gateway.ts';
+import { bodyToSend } from '../message/sealed-body.ts';
 import { failUnsent, moveRecipient } from '../recipient-state.ts';
 
 /** Attempts per recipient before transient answers (500/501, or no answer) fail it for good, units released. */
@@ -45,7 +46,7 @@ export async function deliverRecipient(
   if (!head) return { outcome: 'missing' };
   const { tenantId } = head;
   const reportUrl = await port.reportUrl(tenantId);
-  const req = await app.db.tenant(tenantId, (tx) => claim(tx, recipientId, reportUrl, now));
+  const req = await app.db.tenant(tenantId, (tx) => claim(app, tx, recipientId, reportUrl, now));
   if (!req) return { outcome: 'skipped' };
   let answer: SmsRecipientAnswer | undefined;
   try {
@@ -57,7 +58,7 @@ export async function deliverRecipient(
   return app.db.tenant(tenantId, (tx) => record(app, tx, recipientId, req.attempts, answer));
 }
 
-async function claim(tx: Tx, id: number, reportUrl: string, now: Date) {
+async function claim(app: AppServices, tx: Tx, id: number, reportUrl: string, now: Date) {
   const fresh = await moveRecipient(
     tx,
     id,
@@ -84,7 +85,8 @@ async function claim(tx: Tx, id: number, reportUrl: string, now: Date) {
   const request: SmsSendRequest = {
     username: tenant.code.toLowerCase(),
     to: `+${r.phone}`,
-    message: r.message.body,
+    // The text as sent: a one-time code is opened here, for the gateway alone (docs/sms.md "One-time codes").
+    message: bodyToSend(app.config, r.message),
     from: r.message.senderId,
     clientRef: `${r.tenantId}-${r.id}-${r.attempts}`,
     reportUrl,
@@ -106,20 +108,36 @@ async function record(
       statusText: a.status,
       sentAt: new Date(),
     });
+    await forgetSealedBody(tx, id);
     return { outcome: moved ? 'sent' : 'skipped' };
   }
   const outcome = a ? { statusCode: a.statusCode, statusText: a.status } : { statusCode: null, statusText: 'NoAnswer' };
   if (a && !SMS_TRANSIENT.includes(a.statusCode)) {
     await failUnsent(tx, id, ['sending'], outcome);
+    await forgetSealedBody(tx, id);
     return { outcome: 'refused' };
   }
   if (attempts >= MAX_ATTEMPTS) {
     await failUnsent(tx, id, ['sending'], outcome);
+    await forgetSealedBody(tx, id);
     return { outcome: 'failed' };
   }
   const retryAt = new Date(Date.now() + backoffMs(app, attempts));
   await moveRecipient(tx, id, ['sending'], 'queued', { ...outcome, nextAttemptAt: retryAt });
   return { outcome: 'retry', retryAt };
+}
+
+/** Once no recipient of the message is left to send, its sealed text (a one-time code) is kept no longer. */
+async function forgetSealedBody(tx: Tx, recipientId: number): Promise<void> {
+  const r = await tx.smsRecipient.findUniqueOrThrow({ where: { id: recipientId }, select: { messageId: true } });
+  await tx.smsMessage.updateMany({
+    where: {
+      id: r.messageId,
+      bodySealed: { not: null },
+      recipients: { none: { status: { in: ['queued', 'sending'] } } },
+    },
+    data: { bodySealed: null },
+  });
 }
 
 function withTimeout<T>(call: Promise<T>, ms: number): Promise<T> {

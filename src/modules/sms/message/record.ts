@@ -30,8 +30,13 @@ export function addressees(to: readonly string[]): Addressee[] {
 
 export interface NewMessage {
   tenantId: number;
+  /** Given when the caller sealed a text to this uuid (sealed-body.ts); otherwise a new one. */
+  uuid?: string;
   senderId: string;
+  /** The text as shown: a one-time code in it already masked (sealed-body.ts). */
   body: string;
+  /** The text as the gateway is to send it, sealed to `uuid`, when it differs from `body`. */
+  bodySealed?: string | null;
   purpose: string;
   templateCode?: string | null;
   eventId?: string | null;
@@ -62,9 +67,10 @@ export async function recordMessage(tx: Tx, m: NewMessage): Promise<{ id: number
   const message = await tx.smsMessage.create({
     data: {
       tenantId: m.tenantId,
-      uuid: randomUUID(),
+      uuid: m.uuid ?? randomUUID(),
       senderId: m.senderId,
       body: m.body,
+      bodySealed: m.bodySealed ?? null,
       encoding: seg.encoding,
       segments: seg.segments,
       purpose: m.purpose,

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
 import { ValidationError } from '../../../lib/problem.ts';
 import { senderFor } from '../sender-ids.ts';
 import { activeTemplate, render } from '../templates.ts';
 import { addressees, queueAfterCommit, recordMessage } from './record.ts';
+import { maskSecrets, sealBody } from './sealed-body.ts';
 
 /** A message the service sends on its own account (one-time codes, receipts, notices), from a template. */
 export interface ServiceMessage {
@@ -13,6 +15,11 @@ export interface ServiceMessage {
   /** The organisation's template (sms_templates.code): otp, receipt, policy_activated, renewal_due … */
   templateCode: string;
   vars: Record<string, string | number>;
+  /**
+   * Template values that prove the customer's presence (one-time codes, `code`): only the gateway is given them. The
+   * recorded message shows each masked, and the text as sent is kept sealed until it is handed over (sealed-body.ts).
+   */
+  secrets?: Record<string, string>;
   /** Why it is sent (sms_messages.purpose). */
   purpose: string;
   clientId?: number | null;
@@ -22,7 +29,7 @@ export interface ServiceMessage {
 
 /**
  * A message the service sends on its own account (one-time codes, receipts, notices): the organisation's template
- * filled with `vars`, from its default registered sender ID, recorded in the outbox and charged like any other. One
+ * filled with `vars` (and `secrets`, recorded masked), from its default registered sender ID, recorded in the outbox and charged like any other. One
  * message per event: a repeat for the same `eventId` returns the message already recorded (and charges nothing).
  * Refused with 422 (nothing recorded by this call) when the phone is not a Kenyan mobile number, the template or a
  * registered sender ID is missing, or the balance cannot cover it.
@@ -41,12 +48,19 @@ export async function sendServiceMessage(
   const template = await activeTemplate(tx, m.templateCode);
   // {{org}} is the organisation's name unless the caller says otherwise.
   const org = await tx.tenant.findUniqueOrThrow({ where: { id: m.tenantId }, select: { name: true } });
-  const body = render(template.body, { org: org.name, ...m.vars }, 'vars');
+  const vars = { org: org.name, ...m.vars };
+  const secrets = m.secrets ?? {};
+  const body = render(template.body, { ...vars, ...maskSecrets(secrets) }, 'vars');
+  const sent = render(template.body, { ...vars, ...secrets }, 'vars');
+  const uuid = randomUUID();
+  const app = 'afterCommit' in from ? from.app : from;
   const principal = 'afterCommit' in from ? from.principal : undefined;
   const rec = await recordMessage(tx, {
     tenantId: m.tenantId,
+    uuid,
     senderId: await senderFor(tx, null),
     body,
+    bodySealed: sent === body ? null : sealBody(app.config, uuid, sent),
     purpose: m.purpose,
     templateCode: template.code,
     eventId: m.eventId ?? null,
