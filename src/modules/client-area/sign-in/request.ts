@@ -59,13 +59,14 @@ function validate(input: OtpRequestInput): Target {
 }
 
 /**
- * Asks for a one-time code (docs/client-area.md "Sign-in"). The answer must not tell a client from a stranger, in its
- * words or in its timing, so the request does the same work whoever is named: one lookup of the handset, the
- * throttles keyed on that handset (the same allowance whether the client is named by phone or by client number and
- * ID number), one code row written, one job queued. The row's hash is of a random code nobody is ever told; the job
- * (sendCode, after the answer) gives a client's handset, or the phone being registered, a fresh code in its place and
- * sends it by SMS, and gives a stranger nothing. Verifying against a stranger's row therefore reads "wrong code" as
- * for a client. A new code supersedes the handset's earlier ones for the same purpose.
+ * Asks for a one-time code (docs/client-area.md "Sign-in"). The answer must not tell a client from a stranger, nor a
+ * right ID number from a wrong one, in its words, its status or its timing, so the request does the same work whoever
+ * is named: one lookup, the visible throttles keyed on what the caller named (the phone, or the client number whatever
+ * ID number came with it), one code row written, one job queued. The row's hash is of a random code nobody is ever
+ * told; the job (sendCode, after the answer) gives a client's handset, or the phone being registered, a fresh code in
+ * its place and sends it by SMS, and gives a stranger nothing. The handset's own allowance (one code a cool-down, so
+ * many an hour, however the client was named) is kept by the job, silently: a request it holds back is answered like
+ * any other and sends nothing, and the handset's live code stays the one it has.
  */
 export async function requestOtp(ctx: Context, input: OtpRequestInput): Promise<OtpRequested> {
   const p = ctx.principal!;
@@ -73,7 +74,7 @@ export async function requestOtp(ctx: Context, input: OtpRequestInput): Promise<
   const ip = input.customerIp?.trim() || ctx.peerIp || `api-client:${p.apiClient.id}`;
   const otpId = await ctx.tx(async (tx) => {
     const recipient = await recipientOf(tx, target);
-    await throttle(ctx, target.purpose, handsetKey(target, recipient), ip);
+    await throttle(ctx, target.purpose, target, ip);
     return storeCode(ctx, tx, target.purpose, recipient, ip);
   });
   await queueCode(ctx, p.tenant.id, otpId);
@@ -99,15 +100,15 @@ async function recipientOf(tx: Tx, t: Target): Promise<Recipient> {
   return { phone: t.phone, clientId: null };
 }
 
-/** One allowance per handset, however the client was named; an unknown client number stands for itself. */
-const handsetKey = (t: Target, r: Recipient) => r.phone ?? `client:${t.clientNo}`;
+/**
+ * What the caller named, for the visible throttles: the phone, or the client number alone. Keyed on the handset a
+ * client number leads to, a wrong ID number (no handset found) and a right one were throttled apart, and which of the
+ * two answered 422 after a first request told whether an ID number was the client's.
+ */
+const namedKey = (t: Target) => (t.phone ? `phone:${t.phone}` : `client:${t.clientNo}`);
 
 async function storeCode(ctx: Context, tx: Tx, purpose: OtpPurpose, r: Recipient, ip: string): Promise<number> {
   const now = clockNow();
-  await tx.clientOtp.updateMany({
-    where: { phone: r.phone, purpose, consumedAt: null },
-    data: { consumedAt: now },
-  });
   const uuid = randomUUID();
   const row = await tx.clientOtp.create({
     data: {
@@ -144,13 +145,23 @@ async function queueCode(ctx: Context, tenantId: number, otpId: number): Promise
  * (no balance) is logged for the organisation: the customer was answered long ago. Safe to repeat: a row that has its
  * message is left alone.
  */
-export async function sendCode(app: AppServices, tenantId: number, otpId: number): Promise<'sent' | 'nothing'> {
+export async function sendCode(
+  app: AppServices,
+  tenantId: number,
+  otpId: number,
+): Promise<'sent' | 'held' | 'nothing'> {
   try {
     return await app.db.tenant(tenantId, async (tx) => {
       const [otp] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM client_otps WHERE id = ${otpId} FOR UPDATE`;
       const row = otp && (await tx.clientOtp.findUniqueOrThrow({ where: { id: otp.id } }));
       const sendable = row && row.phone && (row.clientId !== null || row.purpose === 'register');
       if (!sendable || row.consumedAt || row.smsMessageId || row.expiresAt <= clockNow()) return 'nothing';
+      if (!(await handsetAllows(app, row.tenantId, row.purpose, row.phone!))) return 'held';
+      // The code sent supersedes the handset's earlier ones for the purpose (a held request superseded nothing).
+      await tx.clientOtp.updateMany({
+        where: { phone: row.phone, purpose: row.purpose, consumedAt: null, id: { lt: row.id } },
+        data: { consumedAt: clockNow() },
+      });
       const code = newOtpCode();
       const { messageId } = await smsService.sendServiceMessage(app, tx, {
         tenantId: row.tenantId,
@@ -176,11 +187,34 @@ export async function sendCode(app: AppServices, tenantId: number, otpId: number
 
 const HOUR = 3600;
 
-/** Cool-down and hourly allowances per handset and per address, per organisation. */
-async function throttle(ctx: Context, purpose: OtpPurpose, handset: string, ip: string): Promise<void> {
+/**
+ * The handset's own allowance, kept by the job whichever way the client was named: one code a cool-down and so many an
+ * hour. Silent: the caller was answered before this runs, alike for every request.
+ */
+async function handsetAllows(app: AppServices, tenant: number, purpose: string, phone: string): Promise<boolean> {
+  const who = sha256Hex(phone).slice(0, 32);
+  const rules: { rule: RateLimitRule; key: string }[] = [
+    {
+      rule: { name: 'otp-handset-resend', limit: 1, windowSeconds: OTP_RULES.resendCooldownSeconds },
+      key: `otp:handset-cool:${tenant}:${purpose}:${who}`,
+    },
+    {
+      // The same hourly allowance as the premium-finance signing code's (finance/application/signing-code.ts).
+      rule: { name: 'otp-phone', limit: OTP_RULES.perPhonePerHour, windowSeconds: HOUR },
+      key: `otp:phone:${tenant}:${who}`,
+    },
+  ];
+  for (const r of rules) if (!(await app.rateLimits.peek(r.rule, r.key)).allowed) return false;
+  for (const r of rules) await app.rateLimits.hit(r.rule, r.key);
+  return true;
+}
+
+/** Cool-down and hourly allowances per name asked by (phone or client number) and per address, per organisation. */
+async function throttle(ctx: Context, purpose: OtpPurpose, t: Target, ip: string): Promise<void> {
   const tenant = ctx.principal!.tenant.id;
   // Hashed: the rate-limit store (possibly Redis) never holds phone numbers in the clear.
-  const who = sha256Hex(handset).slice(0, 32);
+  const who = sha256Hex(namedKey(t)).slice(0, 32);
+  const name = t.phone ? 'phone' : 'client number';
   const checks: { rule: RateLimitRule; key: string; message: string }[] = [
     {
       rule: { name: 'otp-resend', limit: 1, windowSeconds: OTP_RULES.resendCooldownSeconds },
@@ -188,9 +222,9 @@ async function throttle(ctx: Context, purpose: OtpPurpose, handset: string, ip: 
       message: 'a code was sent moments ago; wait before asking for another',
     },
     {
-      rule: { name: 'otp-phone', limit: OTP_RULES.perPhonePerHour, windowSeconds: HOUR },
-      key: `otp:phone:${tenant}:${who}`,
-      message: `at most ${OTP_RULES.perPhonePerHour} codes per phone per hour`,
+      rule: { name: 'otp-named', limit: OTP_RULES.perPhonePerHour, windowSeconds: HOUR },
+      key: `otp:named:${tenant}:${who}`,
+      message: `at most ${OTP_RULES.perPhonePerHour} codes per ${name} per hour`,
     },
     {
       rule: { name: 'otp-ip', limit: OTP_RULES.perIpPerHour, windowSeconds: HOUR },

@@ -29,7 +29,8 @@ export function parseCode(code: unknown): string {
 }
 
 /**
- * Checks `code` against the phone's newest live code for `purpose`, under a row lock so concurrent guesses are
+ * Checks `code` against the phone's newest live code for `purpose` that was sent (a row the job held back or that is
+ * still waiting for it is no code: the handset's earlier one stays live), under a row lock so concurrent guesses are
  * counted one by one. A wrong code spends an attempt of that code, whichever way the caller named the client (phone
  * or client number: both check the handset's code); the caller commits that and then refuses. The right one is
  * consumed. Expired, exhausted, superseded and never-requested codes are refused whatever is typed.
@@ -41,6 +42,7 @@ export async function checkCode(
 ): Promise<CodeCheck> {
   const [latest] = await tx.$queryRaw<{ id: number }[]>`
     SELECT id FROM client_otps WHERE phone = ${q.phone} AND purpose = ${q.purpose} AND consumed_at IS NULL
+       AND sms_message_id IS NOT NULL
      ORDER BY id DESC LIMIT 1 FOR UPDATE`;
   if (!latest) return { ok: false };
   const otp = await tx.clientOtp.findUniqueOrThrow({ where: { id: latest.id } });
