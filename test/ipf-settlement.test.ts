@@ -138,6 +138,12 @@ describe('early settlement: quote, confirm, pay', () => {
         payment: { checkoutRequestId: payment.checkout_request_id, paymentRequest: { status: 'pending' } },
       });
       expect(JSON.stringify((await replayGql()).body)).toBe(JSON.stringify(g1.body));
+      // The same key with another phone is another request.
+      expectProblem(
+        await settle(loan.uuid, { confirm: true, phone: '0722000111' }, key),
+        422,
+        'idempotency_key_reused',
+      );
       const prompts = await t.db.tenant(o.id, (tx) => tx.paymentRequest.count({ where: { loanId: loan.id } }));
       expect(prompts).toBe(5); // the deposit, lines 2–4 and the one payoff
     });

@@ -39,7 +39,7 @@ export async function settleIpfLoanEarly(ctx: Context, input: SettleIpfLoanEarly
   if (input.phone != null && !normalisePhone(input.phone))
     throw new ValidationError([{ field: 'phone', message: 'a Kenyan mobile number (07…, 01…, +254…)' }]);
   const key = input.idempotencyKey ?? null;
-  const replay = key ? await replayConfirmation(ctx, input.uuid, key) : null;
+  const replay = key ? await replayConfirmation(ctx, input.uuid, key, input.phone ?? null) : null;
   if (replay) return replay;
   const held = await settleEarly(ctx, input.uuid, true);
   if (held.loan.status !== 'active') return { ...held, payment: null };
@@ -57,7 +57,12 @@ export async function settleIpfLoanEarly(ctx: Context, input: SettleIpfLoanEarly
 }
 
 /** The confirmation an earlier use of the key made (its figure and push, replayed), or null when the key is new. */
-async function replayConfirmation(ctx: Context, uuid: string, key: string): Promise<EarlySettlementAnswer | null> {
+async function replayConfirmation(
+  ctx: Context,
+  uuid: string,
+  key: string,
+  phone: string | null,
+): Promise<EarlySettlementAnswer | null> {
   const p = ctx.principal!;
   const prior = await ctx.tx((tx) =>
     tx.paymentRequest.findUnique({
@@ -70,7 +75,8 @@ async function replayConfirmation(ctx: Context, uuid: string, key: string): Prom
       detail: 'Idempotency-Key was first used for a different request; use a new key for a new request',
     });
   const stored = settlementAnswered(prior);
-  if (stored && stored.loan.uuid !== uuid) throw reused();
+  // The same request is the same loan and, when one is named, the same phone (absent: the one the first chose).
+  if ((stored && stored.loan.uuid !== uuid) || (phone != null && normalisePhone(phone) !== prior.phone)) throw reused();
   // Fixed by the first attempt: answered as it was, whatever the loan became since. Not fixed (the first attempt
   // died, or its push was in doubt, before it could be): the figure held then, fixed now by the first retry answered.
   const held = stored ?? (await heldEarlySettlement(ctx, uuid));
