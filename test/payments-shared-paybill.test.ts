@@ -5,6 +5,7 @@ import { resolveInDoubt } from '../src/modules/payments/confirm/in-doubt.ts';
 import { reconcileStatement } from '../src/modules/payments/confirm/statement.ts';
 import type { MobileMoneyRail } from '../src/ports/mobile-money.ts';
 import { INSTANT_RAIL, type Org, PHONES, useKit, waitFor } from './kit.ts';
+import { signedLoan } from './kit/ipf.ts';
 
 /**
  * Two organisations on one paybill (every test organisation, like the sandbox, is on 522533) with the same account
@@ -46,9 +47,9 @@ function railThatLosesAcks() {
 }
 
 /** A push left in doubt, with its prompt paid on the rail and its callback stored (open). */
-async function pushInDoubt(o: Org, account: string) {
+async function pushInDoubt(o: Org, account: string, purpose = 'premium') {
   const key = randomUUID();
-  const r = await o.push({ phone: PHONES.success, amount: 5, account }, o.tokens.staff, key);
+  const r = await o.push({ phone: PHONES.success, amount: 5, account, purpose }, o.tokens.staff, key);
   expect(r.status, r.text).toBe(503);
   const pr = await t.db.tenant(o.id, (tx) => tx.paymentRequest.findFirstOrThrow({ where: { idempotencyKey: key } }));
   expect(pr).toMatchObject({ status: 'sending', checkoutRequestId: null, shortcode: '522533' });
@@ -148,6 +149,31 @@ describe('payments in doubt on a shared paybill', () => {
       const s = await o.status(x.prompt.checkoutRequestId);
       expect(s.status, s.text).toBe(200);
       expect(s.body.data).toMatchObject({ status: 'succeeded', mpesa_receipt_number: x.prompt.receiptNo });
+    }
+  }, 60_000);
+
+  it('the same for loan repayments: two organisations, the same loan number, both in doubt, each settled by its own callback', async () => {
+    const a = await signedLoan(first);
+    const b = await signedLoan(second);
+    expect(b.loan.loanNo).toBe(a.loan.loanNo);
+    const rail = railThatLosesAcks();
+    const one = await pushInDoubt(first, a.loan.loanNo, 'ipf_repayment');
+    const two = await pushInDoubt(second, b.loan.loanNo, 'ipf_repayment');
+    expect(await resolveInDoubt(app(), two.pr.id)).toBe('in_doubt');
+    expect(await resolveInDoubt(app(), one.pr.id)).toBe('in_doubt');
+    rail.queryable = true;
+    for (const o of [second, first]) {
+      const open = await t.db.tenant(o.id, (tx) => tx.mpesaCallback.findMany({ where: { processedAt: null } }));
+      expect(open.length).toBe(1);
+      expect(await confirmCallback(app(), open[0].id)).toBe('settled');
+    }
+    for (const [o, x, loanId] of [
+      [first, one, a.loan.id],
+      [second, two, b.loan.id],
+    ] as const) {
+      const pr = await requestOf(o, x.pr.id);
+      expect(pr).toMatchObject({ status: 'succeeded', checkoutRequestId: x.prompt.checkoutRequestId, loanId });
+      expect(pr.receipt).toMatchObject({ transactionRef: x.prompt.receiptNo, amountMinor: 500n, loanId });
     }
   }, 60_000);
 
