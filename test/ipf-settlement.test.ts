@@ -108,12 +108,42 @@ describe('early settlement: quote, confirm, pay', () => {
         [6, 846_150n, 66_850n],
       ]);
 
-      // The Idempotency-Key: the same answer (the figure held then, the same prompt), nothing sent again.
+      // The Idempotency-Key: the first answer byte for byte (the loan as it was, active, the figure held then, the
+      // push as first answered), although the loan has since been paid and settled; nothing sent again.
+      expect(confirmed.body.data.loan.status).toBe('active');
       const again = await settle(loan.uuid, { confirm: true }, key);
       expect(again.status, again.text).toBe(202);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(again.body.data).toMatchObject({ status: 'confirmed', ...QUOTE, loan: { status: 'settled' } });
-      expect(again.body.data.payment.checkout_request_id).toBe(payment.checkout_request_id);
+      expect(again.text).toBe(confirmed.text);
+      // GraphQL, the same key (the same API client): the same first answer, replayed.
+      const replayGql = () =>
+        o.as('staff').gql(
+          `mutation($i: SettleIpfLoanEarlyInput!) { settleIpfLoanEarly(input: $i) {
+            __typename ... on IpfEarlySettlement { loanNo loanStatus phase asOf payoff { amountMinor }
+              instalmentsWaived { instalment amount { amountMinor } } validUntil replayed
+              payment { checkoutRequestId paymentRequest { status } } } } }`,
+          { i: { uuid: loan.uuid, confirm: true, idempotencyKey: key } },
+        );
+      const g1 = await replayGql();
+      expect(g1.body.data.settleIpfLoanEarly).toEqual({
+        __typename: 'IpfEarlySettlement',
+        loanNo: loan.loanNo,
+        loanStatus: 'active',
+        phase: 'confirmed',
+        asOf: '2026-09-15',
+        payoff: { amountMinor: 1_759_125 },
+        instalmentsWaived: [{ instalment: 6, amount: { amountMinor: 66_850 } }],
+        validUntil: '2026-09-22',
+        replayed: true,
+        payment: { checkoutRequestId: payment.checkout_request_id, paymentRequest: { status: 'pending' } },
+      });
+      expect(JSON.stringify((await replayGql()).body)).toBe(JSON.stringify(g1.body));
+      // The same key with another phone is another request.
+      expectProblem(
+        await settle(loan.uuid, { confirm: true, phone: '0722000111' }, key),
+        422,
+        'idempotency_key_reused',
+      );
       const prompts = await t.db.tenant(o.id, (tx) => tx.paymentRequest.count({ where: { loanId: loan.id } }));
       expect(prompts).toBe(5); // the deposit, lines 2–4 and the one payoff
     });

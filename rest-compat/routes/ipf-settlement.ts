@@ -19,8 +19,8 @@ export const ipfSettlementRoutes: AnyRoute[] = [
       "account the loan number) to `phone` or the client's phone, for the payoff rounded up to a whole shilling (the cents over go to the " +
       "client's credit), at most 250,000 (the rest by further ipf_repayment pushes); answers 202 with `payment` (follow it with GET " +
       '/payment/stk/{checkout_request_id}). Repayments that reach the held payoff by valid_until settle the loan (ipf.settled, early: true) ' +
-      'with the rebate waived. The Idempotency-Key makes the confirmation exactly-once: a retry answers the figure held then and the same ' +
-      'push (Idempotent-Replayed), never a second prompt. A loan that is not active: 409 invalid_state; outside your reach: 404; a SACCO or ' +
+      'with the rebate waived. The Idempotency-Key makes the confirmation exactly-once: a retry answers the first answer byte for byte (the ' +
+      'loan as it was then, the figure held then and the same push; Idempotent-Replayed), never a second prompt. A loan that is not active: 409 invalid_state; outside your reach: 404; a SACCO or ' +
       'microfinance organisation: 403 ipf_not_offered.',
     scopes: ['bind'],
     idempotent: 'operation',

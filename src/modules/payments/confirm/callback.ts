@@ -133,6 +133,8 @@ async function answerWithoutRequest(
     const matched = await matchPaidPrompt(app, row.tenantId, paid);
     if (matched === 'in_doubt')
       return keep('a request in doubt may have sent this prompt; its line is not on the statement yet');
+    if (matched === 'ambiguous')
+      return keep('more than one request in doubt could have sent this prompt: attributed to none (manual review)');
     if (matched) return close(matched, contradiction);
   }
   const recent = Date.now() - row.receivedAt.getTime() < statementGraceMs(app);

@@ -2,12 +2,14 @@ import type { AppServices } from '../../../context.ts';
 import type { DarajaCallbackItem } from '../../../ports/mobile-money.ts';
 import { transitionPaymentRequest } from '../payment-request-state.ts';
 import { applyRailResult, type SettleOutcome, shillingsToMinor } from '../settle.service.ts';
+import { possibleOwners } from './owners.ts';
 import { lineItems, pull, receipted, sameMsisdn } from './rail.ts';
 
 /**
  * A request left `sending` past its call (the process died between the push and recording its acknowledgement, or
  * the rail never answered): the rail's statement says whether its prompt was paid. Paid → receipted from the
- * statement line; not on the statement once MPESA_PROMPT_TTL_SECONDS have passed → failed (the prompt, if it ever
+ * statement line, only when no other request on the paybill, in any organisation, could own that line
+ * (confirm/owners.ts; when one could, both stay in doubt for their own callbacks, never failed meanwhile); not on the statement once MPESA_PROMPT_TTL_SECONDS have passed → failed (the prompt, if it ever
  * reached the phone, has expired); otherwise it stays in doubt for the next look.
  */
 export async function resolveInDoubt(
@@ -23,6 +25,7 @@ export async function resolveInDoubt(
     new Date(pr.createdAt.getTime() - 60_000),
     new Date(now.getTime() + 60_000),
   );
+  let ambiguous = false;
   for (const line of lines) {
     const amountMinor = shillingsToMinor(line.amount);
     if (
@@ -33,6 +36,12 @@ export async function resolveInDoubt(
     )
       continue;
     if (await receipted(app, line.transactionId)) continue;
+    // Another organisation's request (or another of ours) could own this line as well: it is no proof of ours.
+    const owners = await possibleOwners(app, pr.shortcode, line);
+    if (owners.length !== 1 || owners[0].id !== pr.id) {
+      ambiguous = true;
+      continue;
+    }
     return applyRailResult(
       app,
       pr.tenantId,
@@ -41,7 +50,8 @@ export async function resolveInDoubt(
       'statement',
     );
   }
-  if (now.getTime() - pr.createdAt.getTime() < app.config.mpesaPromptTtlSeconds * 1000) return 'in_doubt';
+  // A paid line that may be its own keeps it in doubt past the prompt's life: never failed while its money may be in.
+  if (ambiguous || now.getTime() - pr.createdAt.getTime() < app.config.mpesaPromptTtlSeconds * 1000) return 'in_doubt';
   await app.db.tenant(pr.tenantId, (tx) =>
     transitionPaymentRequest(tx, pr.id, 'sending', 'failed', {
       resultDesc: `Not confirmed: the rail never acknowledged this prompt and no payment for it reached the statement within ${app.config.mpesaPromptTtlSeconds} s`,
@@ -70,14 +80,17 @@ export interface PaidPrompt {
  * `sending`. Matched, the request takes the rail's ids and is settled ('callback'); money already receipted (the
  * statement settled it first) only gives its request the ids ('duplicate'). 'in_doubt' while a request could be its
  * own but the statement does not show the line yet (wait: never filed as unmatched money meanwhile); null when no
- * request of ours is in doubt for it.
+ * request of ours is in doubt for it. Only this organisation's requests are candidates: the callback came to its own
+ * CallBackURL and the rail confirmed the checkout id, so no other organisation's request on a shared paybill sent
+ * it. 'ambiguous' when two of its requests in doubt could have (same phone, account, an amount fitting both): neither
+ * takes it (confirm/owners.ts, the rule for every match by what a line says).
  */
 export async function matchPaidPrompt(
   app: AppServices,
   tenantId: number,
   paid: PaidPrompt,
   now = new Date(),
-): Promise<SettleOutcome | 'in_doubt' | null> {
+): Promise<SettleOutcome | 'in_doubt' | 'ambiguous' | null> {
   const receipt = await app.db.tenant(tenantId, (tx) =>
     tx.receipt.findFirst({ where: { transactionRef: paid.ref }, select: { paymentRequestId: true } }),
   );
@@ -104,10 +117,13 @@ export async function matchPaidPrompt(
       (l) => l.transactionId === paid.ref,
     );
     if (!line) continue;
-    const pr = candidates.find(
+    const mine = candidates.filter(
       (c) => c.shortcode === shortcode && c.accountReference === line.billreference && sameMsisdn(line, c.phone),
     );
-    if (!pr) return null;
+    if (!mine.length) return null;
+    // Two of this organisation's requests in doubt could have sent it: the prompt names neither, so neither takes it.
+    if (mine.length > 1) return 'ambiguous';
+    const pr = mine[0];
     await attachRailIds(app, tenantId, pr.id, paid);
     return applyRailResult(
       app,

@@ -15,7 +15,8 @@ type IntentRow = Awaited<ReturnType<Tx['paymentRequest']['findUniqueOrThrow']>>;
 function encode(row: IntentRow): Snapshot {
   const out: Snapshot = {};
   for (const [k, v] of Object.entries(row)) {
-    if (k === 'firstAnswer') continue;
+    // The early-settlement answer is kept beside it (settlement-answer.ts), not in the push's own.
+    if (k === 'firstAnswer' || k === 'settlementAnswer') continue;
     if (typeof v === 'bigint') out[k] = { $bigint: v.toString() };
     else if (v instanceof Date) out[k] = { $date: v.toISOString() };
     else out[k] = v;
