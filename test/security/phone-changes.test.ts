@@ -14,10 +14,10 @@ import {
   waitFor,
   withClock,
   type Org,
-} from './kit.ts';
-import { now } from '../src/lib/clock.ts';
-import { ipfPolicy } from './kit/ipf.ts';
-import { command, decidedApplication, holderOf, lastSigningCode } from './kit/ipf-application.ts';
+} from '../kit.ts';
+import { now } from '../../src/lib/clock.ts';
+import { ipfPolicy } from '../kit/ipf.ts';
+import { command, decidedApplication, holderOf, lastSigningCode } from '../kit/ipf-application.ts';
 
 /**
  * A phone the organisation changes is not trusted for one-time codes for 72 hours (docs/motor-and-clients.md "Phone
