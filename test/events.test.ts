@@ -49,6 +49,7 @@ describe('event catalogue', () => {
       'certificate.issued',
       'certificate.failed',
       'certificate.cancelled',
+      'client.phone_changed',
       'claim.registered',
       'claim.moved',
       'claim.approved',

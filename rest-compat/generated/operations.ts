@@ -892,6 +892,8 @@ export type UpdateSmsSenderIdInput = {
 export type UpdateViewerContactInput = {
   altPhone?: InputMaybe<Scalars['String']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
+  /** The client’s phone: signed in with a one-time code, trusted for codes at once; the previous phone is told by SMS */
+  phone?: InputMaybe<Scalars['String']['input']>;
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
 };
 

@@ -47,19 +47,22 @@ export const clientAreaRoutes: AnyRoute[] = [
     operationId: 'updateViewerContact',
     method: 'PATCH',
     path: '/client-area/me',
-    summary: "Change the signed-in client's email, alternative phone or physical address (audited)",
-    description: CUSTOMER,
+    summary: "Change the signed-in client's phone, email, alternative phone or physical address (audited)",
+    description:
+      CUSTOMER +
+      'A phone changed here by a client signed in with a one-time code is trusted for codes at once (with a key from a policy save it is ' +
+      "held 72 hours like the organisation's change); the previous phone is told by SMS. Another client's phone: 409 duplicate_client, no matches listed.",
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateViewerContactDocument,
     requestBody: contactBody,
     toVariables: ({ body }) => {
       const b = asObject(body);
-      return { input: { email: b.email, altPhone: b.alt_phone, physicalAddress: b.physical_address } };
+      return { input: { phone: b.phone, email: b.email, altPhone: b.alt_phone, physicalAddress: b.physical_address } };
     },
     toResponse: (d) => ({ status: 200, body: { data: viewerToRest(d.updateViewerContact) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('Viewer')) },
-    errors: ['invalid_client_key', 'validation_failed', 'actor_forbidden'],
+    errors: ['invalid_client_key', 'validation_failed', 'duplicate_client', 'actor_forbidden'],
   }),
   route({
     ...common,

@@ -85,6 +85,10 @@ export const clientRoutes: AnyRoute[] = [
     method: 'PATCH',
     path: '/clients/{client_no}',
     summary: 'Change a client (send only changed fields; audited)',
+    description:
+      'A changed phone is not trusted for one-time codes (client-area sign-in, premium-finance signing) for 72 hours on the ' +
+      "organisation's clock: codes go to the phone trusted before the change meanwhile, and that phone is told of the change by SMS " +
+      '(event client.phone_changed). Changing it back to that phone ends the hold. The audit row says who changed it.',
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,

@@ -141,8 +141,10 @@ export const ipfApplicationsRoutes: AnyRoute[] = [
     ),
     description:
       'Six digits, valid 5 minutes, 5 attempts, bound to this agreement’s SHA-256; a new code replaces the last. One code per 60 s ' +
-      '(and at most 5 per phone per hour): 422 validation_failed on otp with Retry-After.',
+      '(and at most 5 per phone per hour): 422 validation_failed on otp with Retry-After. While a change of the client’s phone by the ' +
+      'organisation is held (72 hours), the code goes to the phone trusted before it; 409 phone_recently_changed on phone if there is none.',
     operation: RequestIpfSigningCodeDocument,
+    errors: [...writeErrors, 'phone_recently_changed'],
     toVariables: ({ params }) => ({ input: { uuid: params.uuid } }),
     toResponse: (d) => ({ status: 200, body: { data: signingCodeToRest(d.requestIpfSigningCode) } }),
     response: { status: 200, description: 'The code was sent', schema: dataOf(ref('IpfSigningCode')) },

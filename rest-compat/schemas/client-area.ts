@@ -160,7 +160,17 @@ export const registerBody = obj(
   },
   ['name', 'phone', 'code'],
 );
-export const contactBody = obj({ email: str(), alt_phone: str(), physical_address: str() }, []);
+export const contactBody = obj(
+  {
+    phone: str(
+      'Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS',
+    ),
+    email: str(),
+    alt_phone: str(),
+    physical_address: str(),
+  },
+  [],
+);
 export const payBody = obj(
   {
     debit_note_no: str('One of your open debit notes, e.g. DN-MTR-2026-000001-1/2'),

@@ -588,8 +588,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the signed-in client's email, alternative phone or physical address (audited)
-         * @description Acts for the client signed in with X-Client-No and X-Client-Key (sent with the bearer token); without them, or with a replaced key or one of another organisation, 401 invalid_client_key.
+         * Change the signed-in client's phone, email, alternative phone or physical address (audited)
+         * @description Acts for the client signed in with X-Client-No and X-Client-Key (sent with the bearer token); without them, or with a replaced key or one of another organisation, 401 invalid_client_key. A phone changed here by a client signed in with a one-time code is trusted for codes at once (with a key from a policy save it is held 72 hours like the organisation's change); the previous phone is told by SMS. Another client's phone: 409 duplicate_client, no matches listed.
          */
         patch: operations["updateViewerContact"];
         trace?: never;
@@ -746,7 +746,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a client (send only changed fields; audited) */
+        /**
+         * Change a client (send only changed fields; audited)
+         * @description A changed phone is not trusted for one-time codes (client-area sign-in, premium-finance signing) for 72 hours on the organisation's clock: codes go to the phone trusted before the change meanwhile, and that phone is told of the change by SMS (event client.phone_changed). Changing it back to that phone ends the hold. The audit row says who changed it.
+         */
         patch: operations["updateClient"];
         trace?: never;
     };
@@ -1007,7 +1010,7 @@ export interface paths {
         put?: never;
         /**
          * Render the agreement of an approved application and send the client a signing code by SMS
-         * @description Six digits, valid 5 minutes, 5 attempts, bound to this agreement’s SHA-256; a new code replaces the last. One code per 60 s (and at most 5 per phone per hour): 422 validation_failed on otp with Retry-After.
+         * @description Six digits, valid 5 minutes, 5 attempts, bound to this agreement’s SHA-256; a new code replaces the last. One code per 60 s (and at most 5 per phone per hour): 422 validation_failed on otp with Retry-After. While a change of the client’s phone by the organisation is held (72 hours), the code goes to the phone trusted before it; 409 phone_recently_changed on phone if there is none.
          */
         post: operations["requestIpfSigningCode"];
         delete?: never;
@@ -2532,6 +2535,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "client.phone_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * client.phone_changed
+         * @description A client's phone was changed; the previous phone is sent the phone_changed notice. A change by the organisation holds the new phone for one-time codes.
+         *
+         *     Delivered as a signed POST to every endpoint subscribed to `client.phone_changed` (or `*`).
+         */
+        post: operations["webhook_client_phone_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "claim.registered": {
         parameters: {
             query?: never;
@@ -2809,7 +2834,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "idempotency_key_required" | "idempotency_key_invalid" | "invalid_client" | "unauthenticated" | "invalid_token" | "tenant_inactive" | "actor_disabled" | "invalid_client_key" | "insufficient_scope" | "actor_forbidden" | "agent_denied" | "ipf_not_offered" | "sandbox_only" | "not_found" | "method_not_allowed" | "request_timeout" | "duplicate_client" | "price_changed" | "invalid_state" | "preview_stale" | "preview_expired" | "double_insurance" | "registry_refused" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "validation_failed" | "idempotency_key_reused" | "premium_mismatch" | "no_quote" | "domain_rule" | "query_too_complex" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "idempotency_key_required" | "idempotency_key_invalid" | "invalid_client" | "unauthenticated" | "invalid_token" | "tenant_inactive" | "actor_disabled" | "invalid_client_key" | "insufficient_scope" | "actor_forbidden" | "agent_denied" | "ipf_not_offered" | "sandbox_only" | "not_found" | "method_not_allowed" | "request_timeout" | "duplicate_client" | "price_changed" | "invalid_state" | "preview_stale" | "preview_expired" | "double_insurance" | "phone_recently_changed" | "registry_refused" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "validation_failed" | "idempotency_key_reused" | "premium_mismatch" | "no_quote" | "domain_rule" | "query_too_complex" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Path of the request */
             instance?: string;
             request_id: string;
@@ -11607,6 +11632,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS */
+                    phone?: string;
                     email?: string;
                     alt_phone?: string;
                     physical_address?: string;
@@ -11656,6 +11683,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `duplicate_client`: Client already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DuplicateClientProblem"] | components["schemas"]["Problem"];
                 };
             };
             /** @description `payload_too_large`: Request body too large */
@@ -13994,7 +14030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_state`: The record's state does not allow this */
+            /** @description `invalid_state`: The record's state does not allow this; `phone_recently_changed`: The phone was changed recently: no code can be sent yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22236,6 +22272,69 @@ export interface operations {
                         reason_id: number;
                         /** @description ISO 8601 with offset */
                         cancelled_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer in time) is retried with back-off. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_client_phone_changed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint secret>`; a second `v1` (previous secret) during rotation grace. See "Verifying webhook signatures" in the introduction. */
+                "Service-Signature": string;
+                /** @description The event name, as in `event` */
+                "Service-Event": string;
+                /** @description The event id: identical on every attempt and every endpoint (deduplicate on it) */
+                "Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Event id (also the Service-Delivery header)
+                     */
+                    id: string;
+                    /** @constant */
+                    event: "client.phone_changed";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with offset
+                     */
+                    created_at: string;
+                    /** @constant */
+                    api_version: "v1";
+                    /** @description The organisation the event belongs to */
+                    tenant: {
+                        code: string;
+                        name: string;
+                    };
+                    data: {
+                        client_no: string;
+                        /** @description The phone before the change, 2547XXXXXXXX: it is sent the notice */
+                        previous_phone: string;
+                        /**
+                         * @description client: the client in the client area, signed in by a one-time code; organisation: anyone else
+                         * @enum {string}
+                         */
+                        changed_by: "client" | "organisation";
+                        /** @description ISO 8601 with offset, on the organisation clock */
+                        changed_at: string;
+                        /** @description Until when one-time codes still go to the phone trusted before the change (null: not held) */
+                        codes_held_until: string | null;
                     };
                 };
             };

@@ -40,6 +40,7 @@ export const PROBLEM_CATALOGUE = {
   preview_stale: { status: 409, title: 'The policy changed since this was priced' },
   preview_expired: { status: 409, title: 'This preview has expired' },
   double_insurance: { status: 409, title: 'The vehicle is already insured for these dates' },
+  phone_recently_changed: { status: 409, title: 'The phone was changed recently: no code can be sent yet' },
   registry_refused: { status: 422, title: 'The certificate registry refused the request' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

@@ -14,6 +14,8 @@ export const SMS_TEMPLATES: Record<string, string> = {
     'Dear {{name}}, your policy {{policy_no}} expires on {{end_date}} ({{days}} days). Renew to stay covered. {{org}}',
   ipf_sign:
     '{{code}} signs your {{org}} premium loan {{application_no}} with {{lender}}: {{total}} repayable. Expires in {{minutes}} minutes. Do not share it.',
+  phone_changed:
+    'Dear {{name}}, the phone number on your {{org}} account was changed on {{changed_on}}. If you did not ask for this, contact {{org}} at once.',
   ipf_reminder:
     'Dear {{name}}, KES {{amount}} of your premium loan {{loan_no}} is due on {{due_on}}. Pay by M-Pesa paybill {{paybill}}, account {{loan_no}}. {{org}}',
 };

@@ -67,7 +67,15 @@ const RegisterInput = builder.inputType('RegisterClientAreaClientInput', {
   }),
 });
 const ContactInput = builder.inputType('UpdateViewerContactInput', {
-  fields: (t) => ({ email: t.string(), altPhone: t.string(), physicalAddress: t.string() }),
+  fields: (t) => ({
+    phone: t.string({
+      description:
+        'The client’s phone: signed in with a one-time code, trusted for codes at once; the previous phone is told by SMS',
+    }),
+    email: t.string(),
+    altPhone: t.string(),
+    physicalAddress: t.string(),
+  }),
 });
 const PayInput = builder.inputType('ViewerPayInput', {
   fields: (t) => ({
@@ -131,7 +139,7 @@ builder.mutationFields((t) => ({
     type: ViewerRef,
     authScopes: { crm: true },
     errors: errors('UpdateViewerContact'),
-    description: "The signed-in client's email, alternative phone and physical address (audited).",
+    description: "The signed-in client's phone, email, alternative phone and physical address (audited).",
     args: { input: t.arg({ type: ContactInput, required: true }) },
     resolve: (_r, { input }, ctx) => clientAreaService.updateContact(ctx, input),
   }),

@@ -10,6 +10,7 @@ import { updateClient } from './client/update.ts';
 export { type ClientQuery, type ClientListFilters, clientListWhere } from './client/read.ts';
 export { lockIdentifiers, type MatchCandidate, findIdentityMatches, describeMatches } from './client/identity.ts';
 export { contactFields } from './client/input.ts';
+export { PHONE_HOLD_HOURS, phoneForCodes, phoneHeld, requirePhoneForCodes } from './client/phone-hold.ts';
 
 export const clientService = {
   list: listClients,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLAIM_EVENTS } from './catalogue-claims.ts';
+import { CLIENT_EVENTS } from './catalogue-clients.ts';
 import { FINANCE_EVENTS, ipfInstalmentAllocation } from './catalogue-finance.ts';
 import { SANDBOX_EVENTS } from './catalogue-sandbox.ts';
 import { certificateCancelled, certificateFailed, certificateIssued } from './catalogue-certificates.ts';
@@ -228,6 +229,7 @@ export const CATALOGUE = {
     data: certificateFailed,
   },
   'certificate.cancelled': { description: 'A certificate was cancelled at the registry.', data: certificateCancelled },
+  ...CLIENT_EVENTS,
   ...CLAIM_EVENTS,
   ...FINANCE_EVENTS,
   ...SANDBOX_EVENTS,

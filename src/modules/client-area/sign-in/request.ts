@@ -6,6 +6,7 @@ import { sha256Hex } from '../../../lib/crypto.ts';
 import { normaliseIdNo, normalisePhone } from '../../../lib/identifiers.ts';
 import { AppError, type FieldError, isAppError, ValidationError } from '../../../lib/problem.ts';
 import type { RateLimitRule } from '../../../lib/rate-limit.ts';
+import { phoneForCodes } from '../../clients/client.service.ts';
 import { smsService } from '../../sms/sms.service.ts';
 import { hashOtp, newOtpCode, OTP_RULES } from '../../sms/otp-code.ts';
 
@@ -87,16 +88,23 @@ interface Recipient {
   clientId: number | null;
 }
 
+const HOLD_FIELDS = { id: true, phone: true, phoneHeldUntil: true, codesPhone: true } as const;
+
+/**
+ * The client named and the phone its code goes to: while the organisation's change of the phone is held, the phone
+ * trusted before it (docs/motor-and-clients.md "Phone changes"), which also still names the client. A held change with
+ * no trusted phone left gets a row without a handset, like an unknown client number: nothing is sent, same answer.
+ */
 async function recipientOf(tx: Tx, t: Target): Promise<Recipient> {
   if (t.purpose === 'register') return { phone: t.phone, clientId: null };
   const client = t.phone
     ? await tx.client.findFirst({
-        where: { phone: t.phone },
+        where: { OR: [{ phone: t.phone }, { codesPhone: t.phone, phoneHeldUntil: { gt: clockNow() } }] },
         orderBy: { id: 'asc' },
-        select: { id: true, phone: true },
+        select: HOLD_FIELDS,
       })
-    : await tx.client.findFirst({ where: { clientNo: t.clientNo!, idNo: t.idNo }, select: { id: true, phone: true } });
-  if (client) return { phone: client.phone, clientId: client.id };
+    : await tx.client.findFirst({ where: { clientNo: t.clientNo!, idNo: t.idNo }, select: HOLD_FIELDS });
+  if (client) return { phone: phoneForCodes(client), clientId: client.id };
   return { phone: t.phone, clientId: null };
 }
 

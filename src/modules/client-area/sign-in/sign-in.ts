@@ -1,7 +1,7 @@
 import type { Context } from '../../../context.ts';
 import { normalisePhone } from '../../../lib/identifiers.ts';
 import { AppError, DuplicateClientError, ValidationError } from '../../../lib/problem.ts';
-import { clientService } from '../../clients/client.service.ts';
+import { clientService, phoneForCodes } from '../../clients/client.service.ts';
 import { type CodeCheck, checkCode, issueAppKey, otpFailure, parseCode } from './verify.ts';
 
 export interface ClientAreaSession {
@@ -29,9 +29,13 @@ export async function verifyOtp(ctx: Context, input: VerifyInput): Promise<Clien
   }
   const out = await ctx.tx(async (tx) => {
     const named = clientNo
-      ? await tx.client.findFirst({ where: { clientNo }, select: { id: true, clientNo: true, phone: true } })
+      ? await tx.client.findFirst({
+          where: { clientNo },
+          select: { id: true, clientNo: true, phone: true, phoneHeldUntil: true, codesPhone: true },
+        })
       : null;
-    const target = named?.phone ?? (clientNo ? null : phone);
+    // By client number, the handset its codes go to (while a change of phone is held, the phone trusted before it).
+    const target = (named ? phoneForCodes(named) : null) ?? (clientNo ? null : phone);
     // An unknown client number has no code to spend: refused with the very words of a wrong code.
     if (!target) return { check: { ok: false } as CodeCheck };
     const check = await checkCode(ctx, tx, { phone: target, purpose: 'signin', code });

@@ -1,7 +1,7 @@
 import { requireCustomer } from '../../../auth/customer.ts';
 import type { Context } from '../../../context.ts';
 import { isUuid, normalisePhone } from '../../../lib/identifiers.ts';
-import { AppError, type FieldError, ValidationError } from '../../../lib/problem.ts';
+import { AppError, DuplicateClientError, type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { claimService } from '../../claims/claim.service.ts';
 import { clientService } from '../../clients/client.service.ts';
 import { paymentService, STK_MAX_AMOUNT } from '../../payments/payment.service.ts';
@@ -15,18 +15,31 @@ import { promptShillings } from '../../../lib/money.ts';
  */
 
 export interface ContactInput {
+  phone?: string | null;
   email?: string | null;
   altPhone?: string | null;
   physicalAddress?: string | null;
 }
 
-/** The customer's own contact fields only (name, phone and identity stay with the organisation); audited. */
+/**
+ * The customer's own contact fields only (name and identity stay with the organisation); audited. A phone changed here
+ * by a client signed in with a one-time code is trusted for codes at once (docs/motor-and-clients.md "Phone changes").
+ */
 export async function updateViewerContact(ctx: Context, input: ContactInput) {
   const { clientNo } = requireCustomer(ctx);
   const patch = Object.fromEntries(
-    (['email', 'altPhone', 'physicalAddress'] as const).filter((k) => input[k] !== undefined).map((k) => [k, input[k]]),
+    (['phone', 'email', 'altPhone', 'physicalAddress'] as const)
+      .filter((k) => input[k] !== undefined)
+      .map((k) => [k, input[k]]),
   );
-  return clientService.update(ctx, clientNo, patch);
+  return clientService.update(ctx, clientNo, patch).catch((e: unknown) => {
+    if (!(e instanceof DuplicateClientError)) throw e;
+    // Never who holds the phone: the caller is a member of the public (as registration answers).
+    throw new AppError('duplicate_client', {
+      detail: 'This phone is registered to another client: use another number, or ask the organisation',
+      extra: { matches: [] },
+    });
+  });
 }
 
 export interface ViewerPayInput {

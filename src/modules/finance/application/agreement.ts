@@ -4,6 +4,7 @@ import { fromDbDate } from '../../../lib/dates.ts';
 import { ipfSchedule, type ScheduleLine } from '../../reference/ipf-terms.ts';
 import type { ApplicationRow } from './common.ts';
 import { maskIdNumber, maskKraPin, maskPhone } from './mask.ts';
+import { phoneForCodes } from '../../clients/client.service.ts';
 
 /**
  * The loan agreement (docs/premium-finance.md "Premium finance: the agreement"): plain text, rendered deterministically from the
@@ -109,7 +110,8 @@ export async function agreementFacts(tx: Tx, a: ApplicationRow, signedOn: string
     signedOn,
     organisation: tenant.name,
     lender: { name: lender.name, defaultGraceDays: lender.defaultGraceDays },
-    client: { name: client.name, clientNo: client.clientNo, phone: client.phone },
+    // The phone the signing code goes to: while the organisation's change of it is held, the one trusted before.
+    client: { name: client.name, clientNo: client.clientNo, phone: phoneForCodes(client) ?? client.phone },
     kyc: { idNumber: a.idNumber, kraPin: a.kraPin, incomeBand: a.incomeBand, consentAt: a.consentAt },
     policy: {
       policyNo: policy.policyNo,

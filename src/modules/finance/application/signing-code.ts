@@ -8,6 +8,7 @@ import { AppError, isAppError } from '../../../lib/problem.ts';
 import type { RateLimitRule } from '../../../lib/rate-limit.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { hashOtp, newOtpCode, OTP_RULES } from '../../sms/otp-code.ts';
+import { requirePhoneForCodes } from '../../clients/client.service.ts';
 import { smsService } from '../../sms/sms.service.ts';
 import { assertIpfMove } from '../ipf-state.ts';
 import { requireFinanceOffered } from '../offered.ts';
@@ -47,7 +48,9 @@ export async function requestSigningCode(ctx: Context, uuid: string): Promise<Si
     requireNotExpired(a, now);
     coolDown(a, now);
     const client = await tx.client.findUniqueOrThrow({ where: { id: a.clientId } });
-    await throttle(ctx, client.phone, 'peek');
+    // Never a phone the organisation set less than PHONE_HOLD_HOURS ago (docs/premium-finance.md, signing).
+    const phone = requirePhoneForCodes(client, now);
+    await throttle(ctx, phone, 'peek');
     const agreement = await agreementFor(tx, a, todayNairobi(now));
     const code = newOtpCode();
     const expiresAt = new Date(now.getTime() + OTP_RULES.ttlSeconds * 1000);
@@ -56,7 +59,7 @@ export async function requestSigningCode(ctx: Context, uuid: string): Promise<Si
       data: {
         agreementText: agreement.text,
         agreementSha256: agreement.sha256,
-        signingPhone: client.phone,
+        signingPhone: phone,
         signingCodeHash: hashOtp(ctx.app.config, signingBinding(a.uuid, agreement.sha256), code, 'ipf-sign'),
         signingCodeExpires: expiresAt,
         signingCodeSentAt: now,
@@ -70,7 +73,7 @@ export async function requestSigningCode(ctx: Context, uuid: string): Promise<Si
       entityId: a.applicationNo,
       changes: { agreement_sha256: agreement.sha256 },
     });
-    return { application: row, phone: client.phone, expiresAt, agreementSha256: agreement.sha256 };
+    return { application: row, phone, expiresAt, agreementSha256: agreement.sha256 };
   });
   await throttle(ctx, sent.phone, 'hit');
   return {
