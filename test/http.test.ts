@@ -239,18 +239,23 @@ describe('problem documents', () => {
   it('caller-made junk in the path, query or body is refused as 400, never a 500', async () => {
     // Bad percent-encoding cannot be decoded into a path parameter at all.
     expectFullProblem(await api.get('/api-clients/%E0%A4%A', { token: admin }), 400, 'invalid_request');
-    // PostgreSQL text cannot hold U+0000.
-    expectFullProblem(await api.get('/insurers?search=a%00b', { token: staff }), 400, 'invalid_request');
-    expectFullProblem(await api.get('/api-clients/bgc_%00', { token: admin }), 400, 'invalid_request');
-    expectFullProblem(
-      await api.post('/api-clients', {
-        token: admin,
-        idempotencyKey: 'nul-body',
-        body: { name: 'a\u0000b', scopes: ['read'] },
-      }),
-      400,
-      'invalid_request',
-    );
+    // PostgreSQL text cannot hold U+0000: a 422 naming the parameter or field, in the REST spelling.
+    const nul = (field: string) => [
+      { field, code: 'invalid_text', message: expect.stringMatching(/^must not contain/) },
+    ];
+    const search = await api.get('/insurers?search=a%00b', { token: staff });
+    expectFullProblem(search, 422, 'validation_failed');
+    expect(search.body.errors).toEqual(nul('search'));
+    const param = await api.get('/api-clients/bgc_%00', { token: admin });
+    expectFullProblem(param, 422, 'validation_failed');
+    expect(param.body.errors).toEqual(nul('client_id'));
+    const body = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: 'nul-body',
+      body: { name: 'a\u0000b', scopes: ['read'] },
+    });
+    expectFullProblem(body, 422, 'validation_failed');
+    expect(body.body.errors).toEqual(nul('name'));
     // SQL in a search term is just text.
     const sqlish = await api.get(`/insurers?search=${encodeURIComponent("' OR 1=1 --")}`, { token: staff });
     expect(sqlish.status).toBe(200);
