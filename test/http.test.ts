@@ -187,7 +187,7 @@ describe('problem documents', () => {
     });
     // Read and validated (the name is over 100 characters), not refused as too large.
     expectFullProblem(r, 422, 'validation_failed');
-    expect(r.body.errors).toEqual([{ field: 'name', message: expect.any(String) }]);
+    expect(r.body.errors).toEqual([{ field: 'name', code: 'too_large', message: 'at most 100 characters' }]);
   });
 
   it('400 invalid_request for malformed JSON', async () => {
@@ -223,7 +223,7 @@ describe('problem documents', () => {
     expect(r.status, r.text).toBe(201);
   });
 
-  it('422 validation_failed lists {field, message} per invalid field', async () => {
+  it('422 validation_failed lists {field, message} per invalid field, with a code for a refused shape', async () => {
     const r = await api.post('/api-clients', {
       token: admin,
       idempotencyKey: 'invalid-1',
@@ -231,7 +231,12 @@ describe('problem documents', () => {
     });
     expectFullProblem(r, 422, 'validation_failed', '/api/v1/api-clients');
     expect(r.body.errors).toHaveLength(2);
-    for (const e of r.body.errors) expect(Object.keys(e).sort()).toEqual(['field', 'message']);
+    for (const e of r.body.errors) expect(['code', 'field', 'message']).toEqual(expect.arrayContaining(Object.keys(e)));
+    expect(r.body.errors.find((e: { field: string }) => e.field === 'name')).toEqual({
+      field: 'name',
+      code: 'required',
+      message: 'required',
+    });
     expect(r.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'scopes.0']);
     expect(r.body.errors.find((e: { field: string }) => e.field === 'scopes.0').message).toContain('read');
   });
