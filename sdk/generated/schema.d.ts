@@ -1894,7 +1894,10 @@ export interface paths {
         /** The outbox, newest first (cursor pagination) */
         get: operations["listSms"];
         put?: never;
-        /** Send one message to one or many numbers (text, or a template with variables); cost reserved at once */
+        /**
+         * Send one message to one or many numbers (text, or a template with variables); cost reserved at once
+         * @description The one-time-code templates (otp, ipf_sign) are the service's own: naming one is 422 validation_failed on template.
+         */
         post: operations["sendSms"];
         delete?: never;
         options?: never;
@@ -1981,7 +1984,10 @@ export interface paths {
         /** The organisation's message templates */
         get: operations["listSmsTemplates"];
         put?: never;
-        /** Create or replace a template by code */
+        /**
+         * Create or replace a template by code
+         * @description The one-time-code templates (otp, ipf_sign) are the service's own and cannot be saved: 422 validation_failed on code.
+         */
         post: operations["saveSmsTemplate"];
         delete?: never;
         options?: never;
