@@ -262,7 +262,7 @@ describe('impossible dates', () => {
 });
 
 describe('smaller 500s the fuzzer found', () => {
-  it('U+0000 or an unpaired surrogate: 400 at the token endpoint and in GraphQL, 422 naming the REST field', async () => {
+  it('U+0000 or an unpaired surrogate: 400 at the token endpoint and in a GraphQL document, else 422 naming the field', async () => {
     expectProblem(
       await api.post('/oauth/token', { body: { client_id: '\u0000', client_secret: 'x' } }),
       400,
@@ -283,7 +283,12 @@ describe('smaller 500s the fuzzer found', () => {
     const r = await gqlRaw(
       '{"query":"query($s: String) { clients(search: $s) { edges { cursor } } }","variables":{"s":"\\udc00x"}}',
     );
-    expect(gqlCode(r), JSON.stringify(r.body)).toBe('invalid_request');
+    expect(gqlCode(r), JSON.stringify(r.body)).toBe('validation_failed');
+    expect(r.body.errors?.[0].extensions.errors, JSON.stringify(r.body)).toEqual([
+      { field: 's', code: 'invalid_text', message: expect.stringMatching(/^must not contain/) },
+    ]);
+    const inDocument = await gqlRaw('{"query":"{ clients(search: \\"\\u0000\\") { edges { cursor } } }"}');
+    expect(gqlCode(inDocument), JSON.stringify(inDocument.body)).toBe('invalid_request');
   });
 
   it('null for a required number is 422 naming the field', async () => {
