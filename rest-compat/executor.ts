@@ -116,7 +116,10 @@ function problemFromResult(value: unknown): AppError | null {
   const v = value as Record<string, unknown>;
   if (typeof v.__typename !== 'string' || !v.__typename.endsWith('Problem')) return null;
   if (typeof v.code !== 'string') throw new Error(`${v.__typename} selected without ...ProblemFields`);
-  const errors = (v.fieldErrors as FieldError[] | undefined) ?? undefined;
+  // A field error's code is null in GraphQL when the rule words itself; the problem document leaves it out then.
+  const errors = (v.fieldErrors as (FieldError | { field: string; message: string; code: null })[] | undefined)?.map(
+    ({ code, ...e }) => (code == null ? e : { ...e, code }),
+  );
   if (v.code === 'validation_failed') return new ValidationError(errors ?? [], v.detail as string);
   const { __typename: _typename, code, status, title: _title, detail, fieldErrors: _fieldErrors, ...extra } = v;
   return new AppError(code as never, {

@@ -127,7 +127,8 @@ function documentHead(): OpenApiBuilder {
                   type: 'string',
                   enum: [...FIELD_ERROR_CODES],
                   description:
-                    'Present when the value itself was refused before any rule ran (missing, wrong type, not one of the allowed values)',
+                    'Present when the value itself was refused for its shape or bounds (missing, wrong type, not one of the ' +
+                    'allowed values, too small or too large, text with NUL or a lone surrogate)',
                 },
               },
               ['field', 'message'],

@@ -282,7 +282,7 @@ describe('rotate-secret', () => {
     const { client } = await created({ name: 'Grace', scopes: ['read'] });
     const r = await write('POST', `/api-clients/${client.client_id}/rotate-secret`, { grace_hours: 169 });
     expectProblem(r, 422, 'validation_failed');
-    expect(r.body.errors).toEqual([{ field: 'grace_hours', message: expect.any(String) }]);
+    expect(r.body.errors).toEqual([{ field: 'grace_hours', code: 'too_large', message: expect.any(String) }]);
   });
 });
 

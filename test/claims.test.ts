@@ -408,7 +408,7 @@ describe('reads and visibility', () => {
       expect(r.status, `${q}: ${r.text}`).toBe(422);
       expect(r.body.code).toBe('validation_failed');
     }
-    expectProblem(await get('/claims?search=%00'), 400, 'invalid_request');
+    expectProblem(await get('/claims?search=%00'), 422, 'validation_failed', 'search');
     expect((await get('/claims?policy_uuid=not-a-uuid')).body.data).toEqual([]);
   });
 

@@ -187,7 +187,7 @@ describe('problem documents', () => {
     });
     // Read and validated (the name is over 100 characters), not refused as too large.
     expectFullProblem(r, 422, 'validation_failed');
-    expect(r.body.errors).toEqual([{ field: 'name', message: expect.any(String) }]);
+    expect(r.body.errors).toEqual([{ field: 'name', code: 'too_large', message: 'at most 100 characters' }]);
   });
 
   it('400 invalid_request for malformed JSON', async () => {
@@ -223,7 +223,7 @@ describe('problem documents', () => {
     expect(r.status, r.text).toBe(201);
   });
 
-  it('422 validation_failed lists {field, message} per invalid field', async () => {
+  it('422 validation_failed lists {field, message} per invalid field, with a code for a refused shape', async () => {
     const r = await api.post('/api-clients', {
       token: admin,
       idempotencyKey: 'invalid-1',
@@ -231,7 +231,12 @@ describe('problem documents', () => {
     });
     expectFullProblem(r, 422, 'validation_failed', '/api/v1/api-clients');
     expect(r.body.errors).toHaveLength(2);
-    for (const e of r.body.errors) expect(Object.keys(e).sort()).toEqual(['field', 'message']);
+    for (const e of r.body.errors) expect(['code', 'field', 'message']).toEqual(expect.arrayContaining(Object.keys(e)));
+    expect(r.body.errors.find((e: { field: string }) => e.field === 'name')).toEqual({
+      field: 'name',
+      code: 'required',
+      message: 'required',
+    });
     expect(r.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'scopes.0']);
     expect(r.body.errors.find((e: { field: string }) => e.field === 'scopes.0').message).toContain('read');
   });
@@ -239,18 +244,23 @@ describe('problem documents', () => {
   it('caller-made junk in the path, query or body is refused as 400, never a 500', async () => {
     // Bad percent-encoding cannot be decoded into a path parameter at all.
     expectFullProblem(await api.get('/api-clients/%E0%A4%A', { token: admin }), 400, 'invalid_request');
-    // PostgreSQL text cannot hold U+0000.
-    expectFullProblem(await api.get('/insurers?search=a%00b', { token: staff }), 400, 'invalid_request');
-    expectFullProblem(await api.get('/api-clients/bgc_%00', { token: admin }), 400, 'invalid_request');
-    expectFullProblem(
-      await api.post('/api-clients', {
-        token: admin,
-        idempotencyKey: 'nul-body',
-        body: { name: 'a\u0000b', scopes: ['read'] },
-      }),
-      400,
-      'invalid_request',
-    );
+    // PostgreSQL text cannot hold U+0000: a 422 naming the parameter or field, in the REST spelling.
+    const nul = (field: string) => [
+      { field, code: 'invalid_text', message: expect.stringMatching(/^must not contain/) },
+    ];
+    const search = await api.get('/insurers?search=a%00b', { token: staff });
+    expectFullProblem(search, 422, 'validation_failed');
+    expect(search.body.errors).toEqual(nul('search'));
+    const param = await api.get('/api-clients/bgc_%00', { token: admin });
+    expectFullProblem(param, 422, 'validation_failed');
+    expect(param.body.errors).toEqual(nul('client_id'));
+    const body = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: 'nul-body',
+      body: { name: 'a\u0000b', scopes: ['read'] },
+    });
+    expectFullProblem(body, 422, 'validation_failed');
+    expect(body.body.errors).toEqual(nul('name'));
     // SQL in a search term is just text.
     const sqlish = await api.get(`/insurers?search=${encodeURIComponent("' OR 1=1 --")}`, { token: staff });
     expect(sqlish.status).toBe(200);

@@ -266,31 +266,43 @@ describe('POST /ipf/quote refusals', () => {
     expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'tenor_months', message: expect.any(String) }]);
   });
 
-  it('no premium source, both, a bad premium or an unusable policy: errors.ipf', async () => {
+  it('no premium source, both or a bad premium name premium; an unusable policy names policy', async () => {
     const active = await o.activePolicy();
     const theirs = await o.pendingPolicy();
-    for (const body of [
-      {},
-      { premium: 43_211, policy: theirs.uuid },
-      { premium: 0 },
-      { premium: -5 },
-      { premium: 'lots' },
-      { premium: 1e12 },
-      { policy: 'not-a-uuid' },
-      { policy: randomUUID() },
-      { policy: active.uuid },
-      { policy: 42 },
-    ]) {
+    for (const [body, field] of [
+      [{}, 'premium'],
+      [{ premium: 43_211, policy: theirs.uuid }, 'premium'],
+      [{ premium: 0 }, 'premium'],
+      [{ premium: -5 }, 'premium'],
+      [{ premium: 'lots' }, 'premium'],
+      [{ premium: 1e12 }, 'premium'],
+      [{ premium: 1_000_000_001 }, 'premium'],
+      [{ policy: 'not-a-uuid' }, 'policy'],
+      [{ policy: randomUUID() }, 'policy'],
+      [{ policy: active.uuid }, 'policy'],
+      [{ policy: 42 }, 'policy'],
+      [{ policy_uuid: randomUUID() }, 'policy'],
+    ] as const) {
       const r = await quote(body);
-      expectProblem(r, 422, 'validation_failed', 'ipf');
+      expectProblem(r, 422, 'validation_failed', field);
       expect(
         r.body.errors.map((e: { field: string }) => e.field),
         JSON.stringify(body),
-      ).toEqual(['ipf']);
+      ).toEqual([field]);
+      for (const e of r.body.errors) expect(e.message, r.text).not.toMatch(/^(premium|policy):/);
     }
+    expect((await quote({ premium: 'abc' })).body.errors).toEqual([
+      { field: 'premium', code: 'not_a_number', message: 'must be a number' },
+    ]);
+    expect((await quote({ premium: 1_000_000_001 })).body.errors).toEqual([
+      { field: 'premium', message: 'a positive amount in whole shillings, at most 1,000,000,000' },
+    ]);
     // A policy out of the agent's reach reads as missing.
     const agentsView = await quote({ policy: theirs.uuid }, o.tokens.agent);
-    expectProblem(agentsView, 422, 'validation_failed', 'ipf');
+    expectProblem(agentsView, 422, 'validation_failed', 'policy');
+    // GraphQL names its own spelling.
+    const g = await gqlQuote({ premium: -5 });
+    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'premium', message: expect.any(String) }]);
   });
 
   it('a lender not on the panel, an impossible start date', async () => {

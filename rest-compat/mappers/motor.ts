@@ -9,7 +9,7 @@ import type {
   QuotedFiguresInput,
   SaveMotorQuoteMutationVariables,
 } from '../generated/operations.ts';
-import { asObject, listOrAsSent, type Resolved, type SentInput } from '../route.ts';
+import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -91,8 +91,12 @@ export function optionToRest(o: MotorQuote['options'][number]) {
 }
 
 /** The spec's client object (legacy `idno`, `pin`, `agentcode` accepted as written) → InsuredInput. */
-export function insuredFromRest(raw: unknown): SentInput<InsuredInput> {
-  const c = asObject(raw);
+export function insuredFromRest(raw: unknown): SentInput<InsuredInput> | AsSent {
+  // Absent reads as empty (its own fields are then named); a client that is not an object is refused as `client`.
+  return raw == null ? insuredFields({}) : objectOrAsSent(raw, insuredFields);
+}
+
+function insuredFields(c: Record<string, unknown>): SentInput<InsuredInput> {
   return {
     name: c.name,
     phone: c.phone,

@@ -26,7 +26,8 @@ export const ipfLoansRoutes: AnyRoute[] = [
     description:
       NOT_OFFERED +
       'Send `premium` (whole shillings) or `policy` (the uuid of a policy pending payment that the caller may see: its ' +
-      'gross premium); neither, both, a bad premium or an unusable policy is 422 validation_failed under errors.ipf. ' +
+      'gross premium); neither or both is 422 validation_failed naming premium, a bad premium names premium, a ' +
+      'policy that is unknown, out of reach or not pending payment names policy. ' +
       '`lender_id` and `tenor_months` narrow the offers: a lender not on the panel is refused under errors.lender_id, ' +
       'a tenor outside 3–10 months or not offered under errors.tenor_months. Each offer gives the deposit, the ' +
       'instalment, the charge (cost of credit), the total repayable, apr_bps and the schedule with due dates from ' +
@@ -38,8 +39,8 @@ export const ipfLoansRoutes: AnyRoute[] = [
     requestBody: ref('IpfQuoteRequest'),
     toVariables: ({ body }) => ({ input: ipfQuoteFromRest(asObject(body)) }),
     toResponse: (d) => ({ status: 200, body: { data: ipfQuoteToRest(d.ipfQuote) } }),
-    // A premium or policy GraphQL cannot even coerce is a bad premium source too: errors.ipf.
-    fieldNames: { premium: 'ipf', policy_uuid: 'ipf' },
+    // The core's policyUuid is the body's `policy` (policy_uuid is accepted for it).
+    fieldNames: { policy_uuid: 'policy' },
     response: { status: 200, description: 'The offers', schema: dataOf(ref('IpfQuote')) },
     errors: ['validation_failed', 'ipf_not_offered'],
   }),

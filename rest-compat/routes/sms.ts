@@ -53,6 +53,9 @@ export const smsRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/sms',
     summary: 'Send one message to one or many numbers (text, or a template with variables); cost reserved at once',
+    description:
+      "The one-time-code templates (otp, ipf_sign) are the service's own: naming one is 422 validation_failed on " +
+      'template.',
     scopes: ['crm'],
     idempotent: true,
     operation: SendSmsDocument,
@@ -185,6 +188,9 @@ export const smsRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/sms/templates',
     summary: 'Create or replace a template by code',
+    description:
+      "The one-time-code templates (otp, ipf_sign) are the service's own and cannot be saved: 422 validation_failed " +
+      'on code.',
     scopes: ['admin'],
     idempotent: true,
     operation: SaveSmsTemplateDocument,

@@ -19,7 +19,12 @@ export const bool = (description?: string): SchemaObject => ({
   type: 'boolean',
   ...(description ? { description } : {}),
 });
-export const nullable = (s: SchemaObject): SchemaObject => ({ ...s, type: [s.type as string, 'null'] as never });
+/** The schema or null; an enum's values include null too, or a 2020-12 validator refuses every null answer. */
+export const nullable = (s: SchemaObject): SchemaObject => ({
+  ...s,
+  type: [s.type as string, 'null'] as never,
+  ...(s.enum && !s.enum.includes(null) ? { enum: [...(s.enum as unknown[]), null] } : {}),
+});
 export const date = (): SchemaObject => ({ type: 'string', format: 'date', description: 'Y-m-d' });
 export const timestamp = (): SchemaObject => ({
   type: 'string',

@@ -1130,7 +1130,7 @@ export interface paths {
         put?: never;
         /**
          * Premium-finance offers per lender and tenor for a premium or a policy pending payment (nothing stored)
-         * @description A SACCO or microfinance organisation gets 403 ipf_not_offered. Send `premium` (whole shillings) or `policy` (the uuid of a policy pending payment that the caller may see: its gross premium); neither, both, a bad premium or an unusable policy is 422 validation_failed under errors.ipf. `lender_id` and `tenor_months` narrow the offers: a lender not on the panel is refused under errors.lender_id, a tenor outside 3–10 months or not offered under errors.tenor_months. Each offer gives the deposit, the instalment, the charge (cost of credit), the total repayable, apr_bps and the schedule with due dates from `start_date` (default and earliest today): the arithmetic of the motor quote’s ipf_offers. `ipf_reason` says why nothing is offered.
+         * @description A SACCO or microfinance organisation gets 403 ipf_not_offered. Send `premium` (whole shillings) or `policy` (the uuid of a policy pending payment that the caller may see: its gross premium); neither or both is 422 validation_failed naming premium, a bad premium names premium, a policy that is unknown, out of reach or not pending payment names policy. `lender_id` and `tenor_months` narrow the offers: a lender not on the panel is refused under errors.lender_id, a tenor outside 3–10 months or not offered under errors.tenor_months. Each offer gives the deposit, the instalment, the charge (cost of credit), the total repayable, apr_bps and the schedule with due dates from `start_date` (default and earliest today): the arithmetic of the motor quote’s ipf_offers. `ipf_reason` says why nothing is offered.
          */
         post: operations["ipfQuote"];
         delete?: never;
@@ -1897,7 +1897,10 @@ export interface paths {
         /** The outbox, newest first (cursor pagination) */
         get: operations["listSms"];
         put?: never;
-        /** Send one message to one or many numbers (text, or a template with variables); cost reserved at once */
+        /**
+         * Send one message to one or many numbers (text, or a template with variables); cost reserved at once
+         * @description The one-time-code templates (otp, ipf_sign) are the service's own: naming one is 422 validation_failed on template.
+         */
         post: operations["sendSms"];
         delete?: never;
         options?: never;
@@ -1984,7 +1987,10 @@ export interface paths {
         /** The organisation's message templates */
         get: operations["listSmsTemplates"];
         put?: never;
-        /** Create or replace a template by code */
+        /**
+         * Create or replace a template by code
+         * @description The one-time-code templates (otp, ipf_sign) are the service's own and cannot be saved: 422 validation_failed on code.
+         */
         post: operations["saveSmsTemplate"];
         delete?: never;
         options?: never;
@@ -2844,10 +2850,10 @@ export interface components {
                 /** @description Plain words for a person; never parse it */
                 message: string;
                 /**
-                 * @description Present when the value itself was refused before any rule ran (missing, wrong type, not one of the allowed values)
+                 * @description Present when the value itself was refused for its shape or bounds (missing, wrong type, not one of the allowed values, too small or too large, text with NUL or a lone surrogate)
                  * @enum {string}
                  */
-                code?: "required" | "not_an_object" | "unknown_field" | "not_a_string" | "not_a_whole_number" | "out_of_range" | "not_a_number" | "not_a_boolean" | "not_an_id" | "invalid_value" | "not_one_of";
+                code?: "required" | "not_an_object" | "unknown_field" | "not_a_string" | "not_a_whole_number" | "out_of_range" | "not_a_number" | "not_a_boolean" | "not_an_id" | "invalid_value" | "invalid_text" | "not_one_of" | "too_small" | "too_large";
             }[];
         };
         TokenResponse: {

@@ -34,6 +34,13 @@ export const FieldErrorRef = builder.objectRef<FieldError>('FieldError').impleme
   fields: (t) => ({
     field: t.exposeString('field', { description: 'Dotted path of the offending input field.' }),
     message: t.exposeString('message'),
+    code: t.string({
+      nullable: true,
+      description:
+        'What kind of refusal, when the value was refused for its shape or bounds (required, not_one_of, too_large …); ' +
+        'null for a rule worded in its own terms.',
+      resolve: (e) => e.code ?? null,
+    }),
   }),
 });
 

@@ -15,7 +15,14 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { getDatamodel } from '../generated/pothos-types.ts';
-import { hasUnstorableText, jsonValueDepthExceeds, MAX_JSON_DEPTH, UNSTORABLE_TEXT } from '../http/body.ts';
+import {
+  hasUnstorableText,
+  jsonValueDepthExceeds,
+  MAX_JSON_DEPTH,
+  UNSTORABLE_TEXT,
+  unstorableTextAt,
+  unstorableTextError,
+} from '../http/body.ts';
 import { AppError, type FieldError, ValidationError } from '../lib/problem.ts';
 import { toGraphQLError } from './errors.ts';
 
@@ -71,7 +78,10 @@ export function requestShapeError(params: {
   if (typeof params.query === 'string' && documentNestingExceeds(params.query, MAX_DOCUMENT_NESTING)) {
     return refuse(`The document may nest braces, brackets and parentheses at most ${MAX_DOCUMENT_NESTING} levels deep`);
   }
-  if (hasUnstorableText([params.query, params.variables, params.extensions])) return refuse(UNSTORABLE_TEXT);
+  // In a variable it is the caller's value: 422 naming it (`input.lossPlace`), as REST names its field.
+  const inVariables = unstorableTextAt(params.variables);
+  if (inVariables !== null) return toGraphQLError(unstorableTextError(inVariables));
+  if (hasUnstorableText([params.query, params.extensions])) return refuse(UNSTORABLE_TEXT);
   return null;
 }
 

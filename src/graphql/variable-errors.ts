@@ -12,6 +12,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import type { FieldError } from '../lib/problem.ts';
+import { ZOD_FIELD_CODES } from '../lib/zod-issues.ts';
 
 /**
  * Why a value was refused, as data: a stable code per kind of refusal and a plain message that names no GraphQL type.
@@ -29,13 +30,18 @@ export const FIELD_ERROR_MESSAGES = {
   not_a_boolean: 'must be true or false',
   not_an_id: 'must be a string or a whole number',
   invalid_value: 'is not a valid value',
+  invalid_text: 'must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate',
 } as const;
 
-export type FieldErrorCode = keyof typeof FIELD_ERROR_MESSAGES | 'not_one_of';
-/** Every code a refused value can carry (`not_one_of`'s message lists the allowed values). */
+export type FieldErrorCode = keyof typeof FIELD_ERROR_MESSAGES | 'not_one_of' | (typeof ZOD_FIELD_CODES)[number];
+/**
+ * Every code a refused value can carry (`not_one_of`'s message lists the allowed values; `too_small`/`too_large`
+ * come from a module's own bounds, src/lib/zod-issues.ts; `invalid_text` from the REST body check, src/http/body.ts).
+ */
 export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
   ...(Object.keys(FIELD_ERROR_MESSAGES) as FieldErrorCode[]),
   'not_one_of',
+  ...ZOD_FIELD_CODES,
 ];
 
 const INT_MIN = -(2 ** 31);

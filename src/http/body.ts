@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AppError } from '../lib/problem.ts';
+import { AppError, ValidationError } from '../lib/problem.ts';
 
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -63,23 +63,40 @@ export function jsonValueDepthExceeds(value: unknown, max: number): boolean {
 /** U+0000, or a UTF-16 surrogate without its pair: valid in a JS string and in JSON, not in PostgreSQL text. */
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this looks for
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 export const UNSTORABLE_TEXT = 'Text must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate';
+const UNSTORABLE_MESSAGE = 'must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate';
 
-/** Whether any string (or object key) in a parsed value is text PostgreSQL cannot store; walked with an explicit stack. */
+/** Whether any string (or object key) in a parsed value is text PostgreSQL cannot store. */
 export function hasUnstorableText(value: unknown): boolean {
-  const stack: unknown[] = [value];
+  return unstorableTextAt(value) !== null;
+}
+
+/**
+ * The dotted path (`loss_place`, `vehicles.0.regno`; `''` for the value itself) of the first string or object key
+ * PostgreSQL cannot store, or null; walked with an explicit stack. A key that is itself unstorable is named with
+ * U+FFFD in place of its bad characters, so the answer naming it is storable text too.
+ */
+export function unstorableTextAt(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
   while (stack.length) {
-    const v = stack.pop();
+    const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (UNSTORABLE.test(v)) return true;
+      if (UNSTORABLE.test(v)) return path;
     } else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        if (UNSTORABLE.test(k)) return true;
-        stack.push(x);
+        if (UNSTORABLE.test(k)) return join(path, k.replace(UNSTORABLE_ALL, '\uFFFD'));
+        stack.push([x, join(path, k)]);
       }
     }
   }
-  return false;
+  return null;
+}
+
+/** The field error for unstorable text at `field` (422 validation_failed, code `invalid_text`). */
+export function unstorableTextError(field: string): ValidationError {
+  return new ValidationError([{ field: field || 'body', code: 'invalid_text', message: UNSTORABLE_MESSAGE }]);
 }
 
 /** JSON request bodies; an empty body is `undefined`. */
@@ -152,7 +169,7 @@ export async function parseForm(raw: Buffer, req: IncomingMessage): Promise<Form
     if (name in out) throw new AppError('invalid_request', { detail: `Form field ${name} sent more than once` });
     const text = typeof value === 'string' ? value : value.name;
     if (hasUnstorableText(name) || hasUnstorableText(text))
-      throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
+      throw unstorableTextError(unstorableTextAt({ [name]: text })!);
     out[name] =
       typeof value === 'string'
         ? value

@@ -12,11 +12,11 @@ import {
   canonicalJson,
   type FormBody,
   formDigest,
-  hasUnstorableText,
   parseForm,
   parseJson,
   readBody,
-  UNSTORABLE_TEXT,
+  unstorableTextAt,
+  unstorableTextError,
 } from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { streamCsv, wantsCsv } from './csv-stream.ts';
@@ -169,10 +169,12 @@ async function readRouteBody(app: AppServices, { req, params, url, compiled }: R
       : parseJson(await readBody(req, app.config.maxBodyBytes), req);
   // PostgreSQL text cannot hold U+0000 or an unpaired surrogate ("\ud800" in JSON): refuse them here instead of
   // failing inside a query as a 500.
-  const unstorable = hasUnstorableText(params) || hasUnstorableText([...url.searchParams]);
-  if (unstorable || (!route.multipart && hasUnstorableText(body))) {
-    throw new AppError('invalid_request', { detail: UNSTORABLE_TEXT });
-  }
+  // A query parameter is named as sent (`until`, even when given twice); a body field by its path (`vehicles.0.regno`).
+  const query = Object.fromEntries([...url.searchParams].map(([k, v]) => [k, v]));
+  for (const [k, v] of url.searchParams) if (unstorableTextAt(v) !== null) query[k] = v;
+  const unstorable =
+    unstorableTextAt(params) ?? unstorableTextAt(query) ?? (route.multipart ? null : unstorableTextAt(body));
+  if (unstorable !== null) throw unstorableTextError(unstorable);
   return body;
 }
 

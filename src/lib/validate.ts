@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from './dates.ts';
 import { ValidationError } from './problem.ts';
+import { issuesToFieldErrors, plainIssueMessage } from './zod-issues.ts';
 
-/** Parses service input with a zod schema; failures become one 422 with a field error per issue. */
+/** Parses service input with a zod schema; failures become one 422 with a field error per issue (zod-issues.ts). */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const r = schema.safeParse(input);
+  const r = schema.safeParse(input, { error: plainIssueMessage });
   if (r.success) return r.data;
-  throw new ValidationError(
-    r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(body)', message: i.message })),
-  );
+  throw new ValidationError(issuesToFieldErrors(r.error.issues));
 }
 
 /** A date input under the one date rule (isYmd); later refinements see only real dates. */

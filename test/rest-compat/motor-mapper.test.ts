@@ -141,7 +141,11 @@ describe('motor mapper: requests', () => {
       kraPin: 'P1',
       salesPersonId: 5,
     });
-    expect(insuredFromRest({ idno: 'legacy', id_no: 'current' }).idNo).toBe('legacy');
+    expect(insuredFromRest({ idno: 'legacy', id_no: 'current' })).toMatchObject({ idNo: 'legacy' });
+    // Absent reads as empty (its fields are named); anything but an object passes as sent, refused as `client`.
+    expect(insuredFromRest(undefined)).toMatchObject({ name: undefined });
+    expect(insuredFromRest('Achieng')).toBe('Achieng');
+    expect(insuredFromRest(['Achieng'])).toEqual(['Achieng']);
   });
 
   it('save quote: the vehicle by `reg_no` or `regno`; junk quotes pass as sent', () => {

@@ -262,7 +262,7 @@ describe('impossible dates', () => {
 });
 
 describe('smaller 500s the fuzzer found', () => {
-  it('U+0000 or an unpaired surrogate is 400 invalid_request: token request, webhook test message, GraphQL variables', async () => {
+  it('U+0000 or an unpaired surrogate: 400 at the token endpoint and in a GraphQL document, else 422 naming the field', async () => {
     expectProblem(
       await api.post('/oauth/token', { body: { client_id: '\u0000', client_secret: 'x' } }),
       400,
@@ -279,11 +279,16 @@ describe('smaller 500s the fuzzer found', () => {
       headers: { 'content-type': 'application/json' },
       idempotencyKey: randomUUID(),
     });
-    expectProblem(test, 400, 'invalid_request');
+    expectProblem(test, 422, 'validation_failed', 'message');
     const r = await gqlRaw(
       '{"query":"query($s: String) { clients(search: $s) { edges { cursor } } }","variables":{"s":"\\udc00x"}}',
     );
-    expect(gqlCode(r), JSON.stringify(r.body)).toBe('invalid_request');
+    expect(gqlCode(r), JSON.stringify(r.body)).toBe('validation_failed');
+    expect(r.body.errors?.[0].extensions.errors, JSON.stringify(r.body)).toEqual([
+      { field: 's', code: 'invalid_text', message: expect.stringMatching(/^must not contain/) },
+    ]);
+    const inDocument = await gqlRaw('{"query":"{ clients(search: \\"\\u0000\\") { edges { cursor } } }"}');
+    expect(gqlCode(inDocument), JSON.stringify(inDocument.body)).toBe('invalid_request');
   });
 
   it('null for a required number is 422 naming the field', async () => {

@@ -5,8 +5,8 @@
  * out-of-range dates and date-times (0000-01-01, 2027-02-30T00:00:00Z, 9999-12-31T24:00:00Z), huge and negative
  * integers, a parameter given twice (an array for a scalar) — alongside arbitrary Unicode, every byte percent-encoded.
  *
- * The property: never a 5xx; every 4xx is a problem document (application/problem+json) with a string `code`, and a
- * 422 names a field for each of its errors, each one of the list's own query parameters (as the caller spells it:
+ * The property: never a 5xx; every 4xx is a problem document (application/problem+json) with a string `code`; a
+ * refused value is never a bare 400 but a 422 that names a field for each of its errors, each one of the list's own query parameters (as the caller spells it:
  * `cursor`, not `after`; `until` when a cursor comes without it). Seeded: a failure prints the request to replay.
  */
 import fc from 'fast-check';
@@ -127,6 +127,8 @@ describe('hostile values in the filters of every GET list', () => {
         if (r.status < 400) return;
         expect(r.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
         expect(typeof r.body.code, what).toBe('string');
+        // A refusal of a value (NUL included) names it: a 400 without errors[].field hid which parameter it was.
+        expect(r.status, what).not.toBe(400);
         if (r.status !== 422) return;
         const fields: string[] = (r.body.errors ?? []).map((e: { field: string }) => e.field);
         expect(fields.length, what).toBeGreaterThan(0);

@@ -53,14 +53,18 @@ function checkInput(input: IpfQuoteInput, today: string): { startDate: string } 
   const hasPremium = input.premium != null;
   const hasPolicy = input.policyUuid != null && input.policyUuid !== '';
   if (hasPremium === hasPolicy) {
+    // Neither or both: the pair is refused under premium, the field a caller most often means to send.
     errors.push({
-      field: 'ipf',
+      field: 'premium',
       message: hasPremium
         ? 'send premium or policy, not both'
         : 'send premium (whole shillings) or policy (the uuid of a policy pending payment)',
     });
   } else if (hasPremium && !(Number.isFinite(input.premium) && input.premium! > 0 && input.premium! <= MAX_PREMIUM)) {
-    errors.push({ field: 'ipf', message: 'premium: a positive amount in whole shillings' });
+    errors.push({
+      field: 'premium',
+      message: `a positive amount in whole shillings, at most ${MAX_PREMIUM.toLocaleString('en')}`,
+    });
   }
   const t = input.tenorMonths;
   if (t != null && !(Number.isInteger(t) && t >= IPF_RULES.minTenorMonths && t <= IPF_RULES.maxTenorMonths))
@@ -109,9 +113,9 @@ async function premiumOf(ctx: Context, input: IpfQuoteInput): Promise<{ premiumM
         }),
       )
     : null;
-  if (!policy) throw new ValidationError([{ field: 'ipf', message: 'policy: no such policy' }]);
+  if (!policy) throw new ValidationError([{ field: 'policyUuid', message: 'no such policy' }]);
   if (policy.status !== 'pending_payment')
-    throw new ValidationError([{ field: 'ipf', message: `policy: ${policy.status}, not pending payment` }]);
+    throw new ValidationError([{ field: 'policyUuid', message: `${policy.status}, not pending payment` }]);
   return {
     premiumMinor: policy.totalMinor,
     eligible: (policy.motorProduct ?? policy.coverProduct)?.ipfEligible ?? false,

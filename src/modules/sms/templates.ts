@@ -8,9 +8,19 @@ import { recordAudit } from '../audit/audit.service.ts';
 
 /**
  * Message templates per organisation (docs/sms.md "SMS"): `{{name}}` placeholders filled from variables. The service's
- * own messages use the codes otp, receipt, policy_activated and renewal_due (seeded, src/seed/sms-data.ts); an
- * organisation may change their wording or add its own.
+ * own messages use the codes otp, ipf_sign, receipt, policy_activated and renewal_due (seeded, src/seed/sms-data.ts);
+ * an organisation may change the wording of those without a one-time code or add its own.
  */
+/**
+ * Templates that carry the service's one-time codes (client-area sign-in, premium-finance signing): only the service
+ * sends them, with the code masked in the record (docs/sms.md "One-time codes"). Sent by staff they would be a
+ * convincing fake code from the organisation's sender ID, stored unmasked; saved, they would replace what the
+ * service sends.
+ */
+export const SERVICE_CODE_TEMPLATES: readonly string[] = ['otp', 'ipf_sign'];
+export const RESERVED_TEMPLATE = "is reserved for the service's one-time codes";
+export const isServiceCodeTemplate = (code: string) => SERVICE_CODE_TEMPLATES.includes(code.trim().toLowerCase());
+
 const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/gi;
 const CODE = /^[a-z][a-z0-9_]{0,39}$/;
 
@@ -51,6 +61,7 @@ export async function saveTemplate(ctx: Context, input: unknown) {
   const p = ctx.principal!;
   requireAbility(p, 'sms.manage');
   const d = parseInput(saveSchema, input);
+  if (isServiceCodeTemplate(d.code)) throw new ValidationError([{ field: 'code', message: RESERVED_TEMPLATE }]);
   return ctx.tx(async (tx) => {
     const data = { body: d.body, active: d.active ?? true };
     const row = await tx.smsTemplate.upsert({

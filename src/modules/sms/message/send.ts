@@ -5,7 +5,7 @@ import { ValidationError } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { senderFor } from '../sender-ids.ts';
-import { activeTemplate, render } from '../templates.ts';
+import { activeTemplate, isServiceCodeTemplate, render, RESERVED_TEMPLATE } from '../templates.ts';
 import { type SmsMessageQuery, reread } from './read.ts';
 import { addressees, MAX_RECIPIENTS, queueAfterCommit, queueRecipients, recordMessage } from './record.ts';
 
@@ -31,6 +31,8 @@ export async function sendSms(ctx: Context, input: unknown, query: SmsMessageQue
   const d = parseInput(sendSchema, input);
   if (!d.message === !d.template)
     throw new ValidationError([{ field: 'message', message: 'send either a message or a template' }]);
+  if (d.template && isServiceCodeTemplate(d.template))
+    throw new ValidationError([{ field: 'template', message: RESERVED_TEMPLATE }]);
   let queued: number[] = [];
   const row = await ctx.tx(async (tx) => {
     const senderId = await senderFor(tx, d.senderId);

@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import type { FieldError } from './problem.ts';
+
+/**
+ * Zod issues as field errors of the same kind the facade gives a refused variable (src/graphql/variable-errors.ts):
+ * a stable `code` and plain words. A message a schema gives in its own words (`.refine(f, 'our words')`,
+ * `.min(1, 'required')`) is kept; zod's own wording ("Invalid option: expected one of …", "Too big: …") never
+ * reaches a caller. docs/api-conventions.md has the table of codes.
+ */
+
+/** Codes zod refusals carry beyond the variable-coercion ones (listed in the OpenAPI document with them). */
+export const ZOD_FIELD_CODES = ['too_small', 'too_large'] as const;
+
+type Issue = z.core.$ZodRawIssue;
+
+/** "must be at least 3", "must be at most 2000 characters", "must have at least 1 item". */
+function bound(origin: string, words: string, n: number | bigint): string {
+  const unit = origin === 'string' ? 'character' : origin === 'array' || origin === 'set' ? 'item' : '';
+  if (!unit) return `must be ${words} ${n}`;
+  const verb = unit === 'item' ? 'have' : 'be';
+  return `must ${verb} ${words} ${n} ${unit}${Number(n) === 1 ? '' : 's'}`;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'must be a string',
+  number: 'must be a number',
+  int: 'must be a whole number',
+  boolean: 'must be true or false',
+  object: 'must be an object',
+  array: 'must be a list',
+};
+
+/** Plain words for an issue a schema did not word itself (zod's per-parse error map: a schema's own message wins). */
+export function plainIssueMessage(iss: Issue): string {
+  if (iss.input === undefined || (iss.input === null && iss.code === 'invalid_type')) return 'required';
+  switch (iss.code) {
+    case 'invalid_type':
+      return TYPE_WORDS[iss.expected] ?? 'is not a valid value';
+    case 'invalid_value':
+      return `must be one of: ${iss.values.map(String).join(', ')}`;
+    case 'too_small':
+      if (iss.origin === 'string' && Number(iss.minimum) === 1) return 'must not be empty';
+      return bound(iss.origin, iss.exact ? 'exactly' : iss.inclusive === false ? 'more than' : 'at least', iss.minimum);
+    case 'too_big':
+      return bound(iss.origin, iss.exact ? 'exactly' : iss.inclusive === false ? 'less than' : 'at most', iss.maximum);
+    case 'unrecognized_keys':
+      return 'is not a known field';
+    case 'not_multiple_of':
+      return `must be a multiple of ${iss.divisor}`;
+    default:
+      return 'is not a valid value';
+  }
+}
+
+const TYPE_CODES: Record<string, string> = {
+  string: 'not_a_string',
+  number: 'not_a_number',
+  int: 'not_a_whole_number',
+  boolean: 'not_a_boolean',
+  object: 'not_an_object',
+};
+
+/** The stable code of a (final) issue; a schema's own words with no kind of their own (`custom`) carry none. */
+function issueCode(i: z.core.$ZodIssue): string | undefined {
+  if (i.message === 'required') return 'required';
+  switch (i.code) {
+    case 'invalid_type':
+      return TYPE_CODES[i.expected] ?? 'invalid_value';
+    case 'invalid_value':
+      return 'not_one_of';
+    case 'too_small':
+      return 'too_small';
+    case 'too_big':
+      return 'too_large';
+    case 'unrecognized_keys':
+      return 'unknown_field';
+    case 'custom':
+      return undefined;
+    default:
+      return 'invalid_value';
+  }
+}
+
+/** One field error per issue (per unknown key), path dotted in the input's own spelling; `(body)` for the whole. */
+export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.flatMap((i) => {
+    const path = i.path.map(String);
+    const field = path.join('.') || '(body)';
+    const code = issueCode(i);
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ field: [...path, k].join('.'), code: 'unknown_field', message: i.message }));
+    return [code ? { field, code, message: i.message } : { field, message: i.message }];
+  });
+}
