@@ -12,26 +12,10 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import type { FieldError } from '../lib/problem.ts';
+import { FIELD_ERROR_MESSAGES } from '../lib/field-errors.ts';
 import { ZOD_FIELD_CODES } from '../lib/zod-issues.ts';
 
-/**
- * Why a value was refused, as data: a stable code per kind of refusal and a plain message that names no GraphQL type.
- * A custom scalar says what it wants in its own words through `extensions.invalidValue` (scalars.ts); one that does
- * not is "is not a valid value".
- */
-export const FIELD_ERROR_MESSAGES = {
-  required: 'required',
-  not_an_object: 'must be an object',
-  unknown_field: 'is not a known field',
-  not_a_string: 'must be a string',
-  not_a_whole_number: 'must be a whole number',
-  out_of_range: 'must be a whole number within its range',
-  not_a_number: 'must be a number',
-  not_a_boolean: 'must be true or false',
-  not_an_id: 'must be a string or a whole number',
-  invalid_value: 'is not a valid value',
-  invalid_text: 'must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate',
-} as const;
+export { FIELD_ERROR_MESSAGES };
 
 export type FieldErrorCode = keyof typeof FIELD_ERROR_MESSAGES | 'not_one_of' | (typeof ZOD_FIELD_CODES)[number];
 /**

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { FIELD_ERROR_MESSAGES } from './field-errors.ts';
 import type { FieldError } from './problem.ts';
 
 /**
@@ -21,21 +22,15 @@ function bound(origin: string, words: string, n: number | bigint): string {
   return `must ${verb} ${words} ${n} ${unit}${Number(n) === 1 ? '' : 's'}`;
 }
 
-const TYPE_WORDS: Record<string, string> = {
-  string: 'must be a string',
-  number: 'must be a number',
-  int: 'must be a whole number',
-  boolean: 'must be true or false',
-  object: 'must be an object',
-  array: 'must be a list',
-};
-
 /** Plain words for an issue a schema did not word itself (zod's per-parse error map: a schema's own message wins). */
 export function plainIssueMessage(iss: Issue): string {
   if (iss.input === undefined || (iss.input === null && iss.code === 'invalid_type')) return 'required';
   switch (iss.code) {
-    case 'invalid_type':
-      return TYPE_WORDS[iss.expected] ?? 'is not a valid value';
+    case 'invalid_type': {
+      const code = TYPE_CODES[iss.expected];
+      if (code) return FIELD_ERROR_MESSAGES[code];
+      return iss.expected === 'array' ? 'must be a list' : FIELD_ERROR_MESSAGES.invalid_value;
+    }
     case 'invalid_value':
       return `must be one of: ${iss.values.map(String).join(', ')}`;
     case 'too_small':
@@ -52,7 +47,7 @@ export function plainIssueMessage(iss: Issue): string {
   }
 }
 
-const TYPE_CODES: Record<string, string> = {
+const TYPE_CODES: Record<string, keyof typeof FIELD_ERROR_MESSAGES> = {
   string: 'not_a_string',
   number: 'not_a_number',
   int: 'not_a_whole_number',
