@@ -25,7 +25,8 @@ import {
   ValidationError,
   validationDetail,
 } from '../src/lib/problem.ts';
-import { type AnyRoute, snake } from './route.ts';
+import { parseInput } from '../src/lib/validate.ts';
+import { type AnyRoute, type RestInput, snake } from './route.ts';
 
 export interface CompiledRoute {
   route: AnyRoute;
@@ -231,4 +232,14 @@ async function execute0(
     if (problem) throw problem;
   }
   return data;
+}
+
+/**
+ * The request as `toVariables` takes it: with `parseBody`, the body parsed by the route's `requestBody` (its one
+ * definition, builders.ts) — refused as 422 validation_failed naming each field in the REST spelling, else coerced
+ * and stripped of unknown keys. Without it, the body as sent (GraphQL's coercion checks it).
+ */
+export function parsedBody(route: AnyRoute, input: RestInput): RestInput {
+  if (!route.parseBody || !route.requestBody) return input;
+  return { ...input, body: parseInput(route.requestBody, input.body) };
 }

@@ -1,17 +1,12 @@
-import {
-  OpenApiBuilder,
-  type OperationObject,
-  type PathItemObject,
-  type ResponsesObject,
-  type SchemaObject,
-} from 'openapi3-ts/oas31';
+import { OpenApiBuilder, type OperationObject, type ResponsesObject } from 'openapi3-ts/oas31';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { FIELD_ERROR_CODES } from '../src/graphql/variable-errors.ts';
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../src/lib/problem.ts';
 import type { AnyRoute } from './route.ts';
 import { ROUTES } from './routes/index.ts';
-import { arr, int, obj, str } from './schemas/builders.ts';
+import { arr, int, obj, oneOf, str } from './schemas/builders.ts';
 import { COMPONENT_SCHEMAS } from './schemas/index.ts';
+import { componentSchemas, jsonSchemaOf, type PathItemWithZod, withJsonSchemas } from './schemas/json-schema.ts';
 import { b2cResultPaths } from './schemas/claim-payment.ts';
 import { stkCallbackPaths } from './schemas/payment.ts';
 import { smsReportPaths } from './schemas/sms.ts';
@@ -27,6 +22,10 @@ const COMMON_ERRORS: ProblemCode[] = [
   'insufficient_scope',
   'agent_denied',
   'rate_limited',
+  // Any operation may answer these: a fault of ours (logged with the request id), or the organisation's share of the
+  // database busy (Retry-After; docs/api-conventions.md "Each organisation's share").
+  'internal_error',
+  'service_unavailable',
 ];
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
@@ -49,11 +48,13 @@ function problemResponses(codes: ProblemCode[]): ResponsesObject {
   for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const specials = cs.map((c) => SPECIAL_PROBLEMS[c]).filter((x): x is string => !!x);
     const schema = specials.length
-      ? { oneOf: [...specials.map((n) => ({ $ref: `#/components/schemas/${n}` })), problemRef] }
+      ? // anyOf, not oneOf: a specialised problem is a Problem too, so a real body matches both branches.
+        { anyOf: [...specials.map((n) => ({ $ref: `#/components/schemas/${n}` })), problemRef] }
       : problemRef;
     out[String(status)] = {
       description: cs.map((c) => `\`${c}\`: ${PROBLEM_CATALOGUE[c].title}`).join('; '),
-      headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
+      headers:
+        status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : undefined,
       content: { 'application/problem+json': { schema, example: problemExample(cs[0]) } },
     };
   }
@@ -76,7 +77,8 @@ const rateHeaders = {
 export function buildOpenApi(events: readonly WebhookEventDoc[] = []): Record<string, unknown> {
   const b = documentHead();
   for (const [name, item] of Object.entries(webhookItems(events))) b.addWebhook(name, item);
-  for (const [name, s] of Object.entries(COMPONENT_SCHEMAS)) b.addSchema(name, s);
+  const components = componentSchemas();
+  for (const name of Object.keys(COMPONENT_SCHEMAS)) b.addSchema(name, components[name]);
   addSharedComponents(b);
   addTransportPaths(b);
   const paths = new Map<string, Record<string, OperationObject>>();
@@ -105,53 +107,59 @@ function documentHead(): OpenApiBuilder {
       type: 'oauth2',
       flows: { clientCredentials: { tokenUrl: '/api/v1/oauth/token', scopes: { ...SCOPES } } },
     })
-    .addSchema(
-      'Problem',
-      obj(
-        {
-          type: str('URI of the problem type'),
-          title: str(),
-          status: int(),
-          detail: str(),
-          code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
-          instance: str('Path of the request'),
-          request_id: str(),
-          errors: arr(
-            obj(
-              {
-                field: str(
-                  'Dotted path in the request body, in its own spelling (e.g. `loss_place`, `vehicles.0.regno`)',
-                ),
-                message: str('Plain words for a person; never parse it'),
-                code: {
-                  type: 'string',
-                  enum: [...FIELD_ERROR_CODES],
-                  description:
-                    'Present when the value itself was refused for its shape or bounds (missing, wrong type, not one of the ' +
-                    'allowed values, too small or too large, text with NUL or a lone surrogate)',
-                },
-              },
-              ['field', 'message'],
-            ),
-          ),
-        },
-        ['type', 'title', 'status', 'detail', 'code', 'request_id'],
-      ),
-    )
+    .addSchema('Problem', problemSchema())
     .addSchema(
       'TokenResponse',
-      obj({
-        access_token: str(),
-        token_type: { type: 'string', enum: ['Bearer'] },
-        expires_in: int('Seconds (86400 by default)'),
-        scope: str('Space-separated granted scopes'),
-      }),
+      jsonSchemaOf(
+        obj({
+          access_token: str(),
+          token_type: oneOf(['Bearer']),
+          expires_in: int('Seconds (86400 by default)'),
+          scope: str('Space-separated granted scopes'),
+        }),
+      ),
     );
+}
+
+/** The common problem document (RFC 9457 with our members). */
+function problemSchema() {
+  return jsonSchemaOf(
+    obj(
+      {
+        type: str('URI of the problem type'),
+        title: str(),
+        status: int(),
+        detail: str(),
+        code: { type: 'string', enum: Object.keys(PROBLEM_CATALOGUE), description: 'Stable machine-readable code' },
+        instance: str('Path of the request'),
+        request_id: str(),
+        errors: arr(
+          obj(
+            {
+              field: str(
+                'Dotted path in the request body, in its own spelling (e.g. `loss_place`, `vehicles.0.regno`)',
+              ),
+              message: str('Plain words for a person; never parse it'),
+              code: {
+                type: 'string',
+                enum: [...FIELD_ERROR_CODES],
+                description:
+                  'Present when the value itself was refused for its shape or bounds (missing, wrong type, not one of the ' +
+                  'allowed values, too small or too large, text with NUL or a lone surrogate)',
+              },
+            },
+            ['field', 'message'],
+          ),
+        ),
+      },
+      ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+    ),
+  );
 }
 
 /** The headers and parameters operations refer to by $ref. */
 function addSharedComponents(b: OpenApiBuilder): void {
-  const headers: Record<string, { description: string; schema: SchemaObject }> = {
+  const headers: Record<string, { description: string; schema: unknown }> = {
     'X-Request-Id': { description: 'Request id (a sane incoming X-Request-Id is kept)', schema: str() },
     'Retry-After': { description: 'Seconds to wait before retrying', schema: int() },
     'RateLimit-Limit': { description: 'Requests allowed in the window', schema: int() },
@@ -163,7 +171,7 @@ function addSharedComponents(b: OpenApiBuilder): void {
       schema: str(),
     },
   };
-  for (const [name, h] of Object.entries(headers)) b.addHeader(name, h);
+  for (const [name, h] of Object.entries(headers)) b.addHeader(name, withJsonSchemas(h));
   b.addParameter('IdempotencyKey', {
     name: 'Idempotency-Key',
     in: 'header',
@@ -176,69 +184,74 @@ function addSharedComponents(b: OpenApiBuilder): void {
     name: 'X-Agent-Code',
     in: 'header',
     required: false,
-    schema: str(),
+    schema: { type: 'string' },
     description: 'Act as this agent (with X-Agent-Key)',
   });
   b.addParameter('AgentKey', {
     name: 'X-Agent-Key',
     in: 'header',
     required: false,
-    schema: str(),
+    schema: { type: 'string' },
     description: "The agent's key; required with X-Agent-Code",
   });
 }
 
 /** Paths served outside the route table: the token endpoint, the rails' callbacks and the SMS delivery reports. */
 function addTransportPaths(b: OpenApiBuilder): void {
-  b.addPath('/oauth/token', {
-    post: {
-      operationId: 'createToken',
-      tags: ['Authentication'],
-      summary: 'OAuth 2.0 client-credentials token',
-      description:
-        'JSON or form body; HTTP Basic client authentication or the legacy {key, passkey} also accepted. Limit: 10 requests per minute per IP address.',
-      security: [],
-      requestBody: {
-        required: false,
-        content: Object.fromEntries(
-          ['application/json', 'application/x-www-form-urlencoded'].map((t) => [
-            t,
-            {
-              schema: obj(
-                {
-                  grant_type: { type: 'string', enum: ['client_credentials'] },
-                  client_id: str(),
-                  client_secret: str(),
-                  scope: str(),
-                  key: str('Alias of client_id'),
-                  passkey: str('Alias of client_secret'),
-                },
-                [],
-              ),
-            },
+  b.addPath(
+    '/oauth/token',
+    withJsonSchemas({
+      post: {
+        operationId: 'createToken',
+        tags: ['Authentication'],
+        summary: 'OAuth 2.0 client-credentials token',
+        description:
+          'JSON or form body; HTTP Basic client authentication or the legacy {key, passkey} also accepted. Limit: 10 requests per minute per IP address.',
+        security: [],
+        requestBody: {
+          required: false,
+          content: Object.fromEntries(
+            ['application/json', 'application/x-www-form-urlencoded'].map((t) => [
+              t,
+              {
+                schema: obj(
+                  {
+                    grant_type: { type: 'string', enum: ['client_credentials'] },
+                    client_id: str(),
+                    client_secret: str(),
+                    scope: str(),
+                    key: str('Alias of client_id'),
+                    passkey: str('Alias of client_secret'),
+                  },
+                  [],
+                ),
+              },
+            ]),
+          ),
+        },
+        responses: {
+          '200': {
+            description: 'Token',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } },
+          },
+          ...problemResponses([
+            'invalid_request',
+            'invalid_scope',
+            'unsupported_grant_type',
+            'invalid_client',
+            'actor_disabled',
+            'rate_limited',
+            'internal_error',
+            'service_unavailable',
           ]),
-        ),
-      },
-      responses: {
-        '200': {
-          description: 'Token',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } },
-        },
-        ...problemResponses([
-          'invalid_request',
-          'invalid_scope',
-          'unsupported_grant_type',
-          'invalid_client',
-          'actor_disabled',
-          'rate_limited',
-        ]),
-        '403': {
-          description: '`tenant_inactive`: organisation suspended or in KYC review',
-          content: { 'application/problem+json': { schema: problemRef } },
+          '403': {
+            description: '`tenant_inactive`: organisation suspended or in KYC review',
+            content: { 'application/problem+json': { schema: problemRef } },
+          },
         },
       },
-    },
-  });
+    }),
+  );
 
   addRailPaths(b, stkCallbackPaths, ['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']);
   addRailPaths(b, b2cResultPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
@@ -246,19 +259,26 @@ function addTransportPaths(b: OpenApiBuilder): void {
 }
 
 /** Endpoints the rails and the SMS gateway call (STK, B2C Result and timeout, delivery reports) and their problems. */
-function addRailPaths(b: OpenApiBuilder, paths: Record<string, PathItemObject>, problems: ProblemCode[]): void {
+function addRailPaths(b: OpenApiBuilder, paths: Record<string, PathItemWithZod>, problems: ProblemCode[]): void {
   for (const [p, { post }] of Object.entries(paths)) {
-    b.addPath(p, { post: { ...post!, responses: { ...post!.responses, ...problemResponses(problems) } } });
+    b.addPath(
+      p,
+      withJsonSchemas({ post: { ...post!, responses: { ...post!.responses, ...problemResponses(problems) } } }),
+    );
   }
 }
 
 /** One route of the table as an OpenAPI operation. */
 function routeOperation(r: AnyRoute): OperationObject {
+  return withJsonSchemas(routeOperationWithZod(r));
+}
+
+function routeOperationWithZod(r: AnyRoute) {
   const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1],
     in: 'path' as const,
     required: true,
-    schema: str(),
+    schema: { type: 'string' as const },
   }));
   return {
     operationId: r.operationId,

@@ -1,8 +1,8 @@
-import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ParameterObject } from 'openapi3-ts/oas31';
 import { cursorProblem } from '../src/graphql/request-shape.plugin.ts';
 import { ValidationError } from '../src/lib/problem.ts';
 import { intParam, type RestInput, type RestOutput } from './route.ts';
-import { arr, bool, int, nullable, obj, str } from './schemas/builders.ts';
+import { arr, bool, int, nullable, obj, str, type Schema } from './schemas/builders.ts';
 
 /**
  * The highest `page`: its offset ((page − 1) × 100 at most) stays a GraphQL Int, so a huge page is refused on `page`
@@ -76,7 +76,7 @@ export function connectionPage<N, T>(
   };
 }
 
-export function pageSchema(item: SchemaObject): SchemaObject {
+export function pageSchema<S extends Schema>(item: S) {
   return obj({
     data: arr(item),
     meta: obj({ limit: int(), has_more: bool(), count: int('Items in this page') }),
@@ -87,7 +87,7 @@ export function pageSchema(item: SchemaObject): SchemaObject {
 export function pageParams(opts: { pages?: boolean } = {}): ParameterObject[] {
   return [
     { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
-    { name: 'cursor', in: 'query', schema: str(), description: 'From links.next' },
+    { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'From links.next' },
     ...((opts.pages ?? true)
       ? ([
           {

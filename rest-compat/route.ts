@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { DocumentNode } from 'graphql';
-import type { HeaderObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { HeaderObject, ParameterObject } from 'openapi3-ts/oas31';
+import type { z } from 'zod';
 import type { Scope } from '../src/auth/scopes.ts';
 import type { FormBody } from '../src/http/body.ts';
 import type { Config } from '../src/lib/config.ts';
@@ -143,9 +144,18 @@ interface RouteInfo {
   serviceOnly?: boolean;
   /** Served only while a rail is its simulator and never in production (`x-simulator-only` in the OpenAPI document). */
   simulatorOnly?: boolean;
-  queryParams?: ParameterObject[];
-  /** The request body's OpenAPI schema (JSON, or the form's parts when `multipart`). */
-  requestBody?: SchemaObject;
+  /** Their schemas may be zod (converted when the document is built). */
+  queryParams?: (ParameterObject | (Omit<ParameterObject, 'schema'> & { schema: z.ZodType }))[];
+  /**
+   * The request body's definition (JSON, or the form's parts when `multipart`): the OpenAPI document's schema and,
+   * with `parseBody`, the check the body passes before `toVariables` sees it (builders.ts).
+   */
+  requestBody?: z.ZodType;
+  /**
+   * The body is parsed with `requestBody` first: a body it refuses is 422 validation_failed naming each field (the
+   * one message table, src/lib/zod-issues.ts), and `toVariables` gets the parsed body (coerced, unknown keys dropped).
+   */
+  parseBody?: boolean;
   /**
    * The body is multipart/form-data (an upload) instead of JSON: read up to `maxBytes` of the configuration (413
    * beyond), any other content type 415, and handed to the route as a FormBody (`asForm`).
@@ -154,7 +164,7 @@ interface RouteInfo {
   response: {
     status: number;
     description: string;
-    schema: SchemaObject;
+    schema: z.ZodType;
     /** The answer is bytes (a BinaryBody) in one of these media types, not JSON. */
     mediaTypes?: string[];
     /** Headers of the answer worth documenting beyond the common ones. */
@@ -206,6 +216,12 @@ export interface AnyRoute extends RouteInfo {
 }
 
 export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV>): AnyRoute => r;
+
+/**
+ * The body of a `parseBody` route, as its `requestBody` parsed it (the facade parsed it before `toVariables` runs, so
+ * the type is what the definition outputs): `bodyOf(input, SaveQuoteRequest)`.
+ */
+export const bodyOf = <S extends z.ZodType>(input: RestInput, _schema: S): z.output<S> => input.body as z.output<S>;
 
 /** A JSON body as an object (anything else reads as empty, so field validation reports what is missing). */
 export function asObject(b: unknown): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import {
   CancelCertificateDocument,
   CertificateDocument,
@@ -79,8 +80,8 @@ export const certificateRoutes: AnyRoute[] = [
     idempotent: false,
     operation: CheckCertificateDocument,
     queryParams: [
-      { name: 'certificate_no', in: 'query', schema: str('e.g. CC0000123') },
-      { name: 'regno', in: 'query', schema: str('Registration, any spacing') },
+      { name: 'certificate_no', in: 'query', schema: jsonSchemaOf(str('e.g. CC0000123')) },
+      { name: 'regno', in: 'query', schema: jsonSchemaOf(str('Registration, any spacing')) },
     ],
     toVariables: ({ query }) => ({
       certificateNo: query.get('certificate_no') || undefined,

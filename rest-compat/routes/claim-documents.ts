@@ -13,7 +13,7 @@ import {
   claimDocumentNextRange,
 } from '../mappers/claim-document.ts';
 import { type AnyRoute, asForm, asObject, route } from '../route.ts';
-import { arr, bool, dataOf, obj, ref, str } from '../schemas/builders.ts';
+import { arr, bool, dataOf, obj, ref, str, json } from '../schemas/builders.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 
@@ -29,7 +29,7 @@ const DOWNLOAD_RANGE_BYTES = 512 * 1024;
 /** The upload's file parts are reported on the form's field, `file`, whichever part of it was wrong. */
 const fileFields = { file_name: 'file', content_type: 'file', content_base64: 'file' };
 
-const binary = { type: 'string', format: 'binary' } as const;
+const binary = json({ type: 'string', format: 'binary' });
 
 export const claimDocumentsRoutes: AnyRoute[] = [
   route({
@@ -128,9 +128,9 @@ export const claimDocumentsRoutes: AnyRoute[] = [
       headers: {
         'Content-Disposition': {
           description: 'attachment; filename="…" (ASCII) and filename*=UTF-8\'\'… (the name as uploaded)',
-          schema: str(),
+          schema: { type: 'string' },
         },
-        ETag: { description: 'The SHA-256 of the bytes, quoted', schema: str() },
+        ETag: { description: 'The SHA-256 of the bytes, quoted', schema: { type: 'string' } },
       },
     },
     errors: ['not_found', 'service_unavailable'],

@@ -1,3 +1,4 @@
+import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import {
   UpdateViewerContactDocument,
   ViewerClaimsDocument,
@@ -17,7 +18,7 @@ import {
   viewerToRest,
 } from '../mappers/client-area.ts';
 import { type AnyRoute, asObject, BinaryBody, type RestOutput, route } from '../route.ts';
-import { dataOf, ref } from '../schemas/builders.ts';
+import { dataOf, ref, oneOf } from '../schemas/builders.ts';
 import { claimBody, contactBody, listOf, payBody } from '../schemas/client-area.ts';
 
 const common = { tag: 'Client area', serviceOnly: true };
@@ -91,7 +92,7 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['read'],
     idempotent: false,
     operation: ViewerStatementDocument,
-    queryParams: [{ name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'html'] } }],
+    queryParams: [{ name: 'format', in: 'query', schema: jsonSchemaOf(oneOf(['json', 'html'])) }],
     toVariables: ({ query }) => ({ html: query.get('format') === 'html' }),
     toResponse: (d): RestOutput => {
       const html = d.viewer.statement.html;

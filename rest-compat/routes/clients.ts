@@ -7,7 +7,7 @@ import {
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str } from '../schemas/builders.ts';
+import { dataOf, int, ref, str, describe } from '../schemas/builders.ts';
 
 const filterParams = [
   {
@@ -92,7 +92,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: { ...ref('ClientInput'), description: 'Same fields as POST /clients, all optional' },
+    requestBody: describe(ref('ClientInput'), 'Same fields as POST /clients, all optional'),
     toVariables: ({ params, body }) => ({
       input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
     }),

@@ -1,3 +1,4 @@
+import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import {
   ClientBalanceDocument,
   InitiateStkPushDocument,
@@ -106,8 +107,8 @@ export const paymentRoutes: AnyRoute[] = [
     idempotent: false,
     operation: ReceiptsDocument,
     queryParams: [
-      { name: 'client_no', in: 'query', schema: str() },
-      { name: 'policy_no', in: 'query', schema: str() },
+      { name: 'client_no', in: 'query', schema: jsonSchemaOf(str()) },
+      { name: 'policy_no', in: 'query', schema: jsonSchemaOf(str()) },
       ...pageParams({ pages: false }),
     ],
     toVariables: ({ query }) => ({

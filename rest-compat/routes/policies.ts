@@ -2,15 +2,12 @@ import { PoliciesDocument, PolicyDocument } from '../generated/operations.ts';
 import { policyDetailToRest } from '../mappers/policy.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, intParam, route } from '../route.ts';
-import { dataOf, dateInput, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { dataOf, dateInput, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
 
 const q = queryParam;
 
 const filterParams = [
-  q('status', {
-    type: 'string',
-    enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
-  }),
+  q('status', oneOf(['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'])),
   q('client_no', str()),
   q('product_line', str(), 'e.g. motor'),
   q('insurer_id', int()),

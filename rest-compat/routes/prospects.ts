@@ -10,15 +10,15 @@ import {
 import { convertFromRest, prospectFromRest, prospectRecordToRest, prospectToRest } from '../mappers/prospect.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
-import { bool, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { bool, dataOf, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
 import { PROSPECT_VALUES } from '../schemas/prospect.ts';
 
 const q = queryParam;
 const listParams = [
-  q('status', { type: 'string', enum: [...PROSPECT_VALUES.statuses] }),
+  q('status', oneOf([...PROSPECT_VALUES.statuses])),
   q('assignee_id', int()),
-  q('source', { type: 'string', enum: [...PROSPECT_VALUES.sources] }),
-  q('interest', { type: 'string', enum: [...PROSPECT_VALUES.interests] }),
+  q('source', oneOf([...PROSPECT_VALUES.sources])),
+  q('interest', oneOf([...PROSPECT_VALUES.interests])),
   q('follow_up_due', bool(), 'true: open prospects whose follow-up date is today (Nairobi) or past'),
   q('search', str(), 'Name, prospect number, phone, ID number or tax PIN'),
   ...pageParams(),

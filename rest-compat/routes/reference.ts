@@ -62,7 +62,7 @@ export const referenceRoutes: AnyRoute[] = [
         name: 'search',
         in: 'query',
         required: false,
-        schema: str(),
+        schema: { type: 'string' },
         description: 'Case-insensitive match on short or legal name',
       },
     ],

@@ -20,12 +20,12 @@ import {
 } from '../mappers/sms.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { arr, dataOf, dateInput, int, queryParam, ref, str } from '../schemas/builders.ts';
+import { arr, dataOf, dateInput, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
 import { SMS_VALUES } from '../schemas/sms.ts';
 
 const q = queryParam;
 const listParams = [
-  q('status', { type: 'string', enum: [...SMS_VALUES.recipientStatuses] }, 'Messages with a recipient in this state'),
+  q('status', oneOf([...SMS_VALUES.recipientStatuses]), 'Messages with a recipient in this state'),
   q('purpose', str(), 'api, otp, receipt, policy_activated, renewal_due …'),
   q('phone', str(), 'Messages to this number (any Kenyan format)'),
   q('from_date', dateInput(), 'Sent on or after this Nairobi day (Y-m-d)'),

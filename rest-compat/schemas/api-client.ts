@@ -1,4 +1,4 @@
-import { arr, int, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, int, nullable, obj, ref, str, timestamp, oneOf, allOf } from './builders.ts';
 
 export const apiClientSchemas = {
   ApiClient: obj({
@@ -19,9 +19,10 @@ export const apiClientSchemas = {
 
 export const apiClientSecretResponse = obj(
   {
-    data: {
-      allOf: [ref('ApiClient'), obj({ client_secret: nullable(str('Shown once; null on an Idempotency-Key replay')) })],
-    },
+    data: allOf(
+      ref('ApiClient'),
+      obj({ client_secret: nullable(str('Shown once; null on an Idempotency-Key replay')) }),
+    ),
     replay_note: str('Present on a replayed response'),
   },
   ['data'],
@@ -30,7 +31,7 @@ export const apiClientSecretResponse = obj(
 export const createApiClientBody = obj(
   {
     name: str(),
-    scopes: arr({ type: 'string', enum: ['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'] }),
+    scopes: arr(oneOf(['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'])),
     actor_user_id: int('User the key acts as; default the creating user'),
     rate_limit_per_minute: int(
       "The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it",

@@ -1,86 +1,132 @@
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import { z } from 'zod';
 import { MAX_MINOR, MAX_SHILLINGS } from '../../src/lib/money.ts';
 import { DATE_TIME_MESSAGE, YMD_MESSAGE } from '../../src/lib/dates.ts';
+import { jsonSchemaOf } from './json-schema.ts';
 
-/** Small builders for the OpenAPI response schemas of the legacy shapes. */
-export const str = (description?: string): SchemaObject => ({
-  type: 'string',
-  ...(description ? { description } : {}),
-});
-export const int = (description?: string): SchemaObject => ({
-  type: 'integer',
-  ...(description ? { description } : {}),
-});
-export const num = (description?: string): SchemaObject => ({
-  type: 'number',
-  ...(description ? { description } : {}),
-});
-export const bool = (description?: string): SchemaObject => ({
-  type: 'boolean',
-  ...(description ? { description } : {}),
-});
-/** The schema or null; an enum's values include null too, or a 2020-12 validator refuses every null answer. */
-export const nullable = (s: SchemaObject): SchemaObject => ({
-  ...s,
-  type: [s.type as string, 'null'] as never,
-  ...(s.enum && !s.enum.includes(null) ? { enum: [...(s.enum as unknown[]), null] } : {}),
-});
-export const date = (): SchemaObject => ({ type: 'string', format: 'date', description: 'Y-m-d' });
-export const timestamp = (): SchemaObject => ({
-  type: 'string',
-  format: 'date-time',
-  description: 'ISO 8601 with offset',
-});
+/**
+ * The builders of the REST payloads: each makes a zod schema, the ONE definition of a payload. The OpenAPI document
+ * is generated from it (zod's JSON Schema output, rest-compat/schemas/json-schema.ts), the facade validates and
+ * coerces a request body with it (rest-compat/executor.ts), and a mapper's answer is typed by it (`z.input` of the
+ * route's response schema, route.ts). docs/api-conventions.md "Where the contract is defined".
+ */
+export type Schema = z.ZodType;
+/** What goes over the wire for a definition: a mapper's answer is typed `Wire<typeof SavedPolicy>`. */
+export type Wire<S extends z.ZodType> = z.input<S>;
+
+/** A plain OpenAPI schema object not yet written as zod: documented as it is, checked by nothing (transitional). */
+export const json = (s: SchemaObject): z.ZodUnknown => z.unknown().meta(s as Record<string, unknown>);
+
+const isZod = (s: unknown): s is z.ZodType => s instanceof z.ZodType;
+/** A zod schema as it is; a plain schema object wrapped (see `json`). */
+type AsZod<S> = S extends z.ZodType ? S : z.ZodUnknown;
+export const asZod = <S extends Schema | SchemaObject>(s: S): AsZod<S> =>
+  (isZod(s) ? s : json(s)) as AsZod<S>;
+
+const described = <S extends z.ZodType>(s: S, description?: string): S => (description ? s.describe(description) : s);
+/** `s` with a description (a `$ref`'d component keeps its own and gains this one where it is used). */
+export const describe = <S extends z.ZodType>(s: S, description: string): S => s.describe(description);
+
+export const str = (description?: string) => described(z.string(), description);
+export const int = (description?: string) => described(z.int(), description);
+export const num = (description?: string) => described(z.number(), description);
+export const bool = (description?: string) => described(z.boolean(), description);
+/** One of these strings. */
+export const oneOf = <const T extends readonly string[]>(values: T, description?: string) =>
+  described(z.enum(values as unknown as readonly [T[number], ...T[number][]]), description);
+/** Any of these (a body that may match several, e.g. a specialised problem and the common one). */
+export const anyOf = <const T extends readonly [Schema, Schema, ...Schema[]]>(schemas: T, description?: string) =>
+  described(z.union(schemas), description);
+/** All of these at once (a component with members added). */
+export const allOf = <A extends Schema, B extends Schema>(a: A, b: B, description?: string) =>
+  described(z.intersection(a, b), description);
+/** The schema or null (an enum's null is a branch of its own: `anyOf [{enum}, {type: null}]`). */
+export const nullable = <S extends Schema | SchemaObject>(s: S) => asZod(s).nullable();
+export const date = () => z.iso.date().describe('Y-m-d');
+export const timestamp = () => z.iso.datetime({ offset: true }).describe('ISO 8601 with offset');
 /** A date the caller sends (query or body): the one date rule (src/lib/dates.ts isYmd); else 422 naming it. */
-export const dateInput = (description?: string): SchemaObject => ({
-  type: 'string',
-  format: 'date',
-  description: `${description ? `${description}: ` : ''}${YMD_MESSAGE}`,
-});
+export const dateInput = (description?: string) =>
+  z.iso.date().describe(`${description ? `${description}: ` : ''}${YMD_MESSAGE}`);
 /** A date-time the caller sends (query or body): the one date-time rule (parseDateTime); else 422 naming it. */
-export const dateTimeInput = (description?: string): SchemaObject => ({
-  type: 'string',
-  format: 'date-time',
-  description: `${description ? `${description}: ` : ''}${DATE_TIME_MESSAGE}`,
-});
-export const arr = (items: SchemaObject): SchemaObject => ({ type: 'array', items });
-export const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
-export function obj(
-  properties: Record<string, SchemaObject>,
-  required: string[] = Object.keys(properties),
+export const dateTimeInput = (description?: string) =>
+  z.iso.datetime({ offset: true }).describe(`${description ? `${description}: ` : ''}${DATE_TIME_MESSAGE}`);
+export const arr = <S extends Schema | SchemaObject>(items: S) => z.array(asZod(items));
+
+/** The components by name, for `ref` (filled by schemas/index.ts; a `$ref` in the document). */
+const COMPONENTS = new Map<string, z.ZodType>();
+/** Names each schema as a component of the document (its `$ref` wherever it is used). */
+export function registerComponents(schemas: Record<string, Schema | SchemaObject>): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  for (const [name, s] of Object.entries(schemas)) {
+    const schema = asZod(s);
+    z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id: name });
+    COMPONENTS.set(name, schema);
+    out[name] = schema;
+  }
+  return out;
+}
+/** A component by name, as a `$ref` (untyped: import the component itself where its type should check a mapper). */
+export const ref = (name: string): z.ZodType =>
+  z.lazy(() => {
+    const s = COMPONENTS.get(name);
+    if (!s) throw new Error(`no component schema named ${name}`);
+    return s;
+  });
+
+type Props = Record<string, Schema | SchemaObject>;
+type Shape<P extends Props, R extends keyof P> = {
+  [K in keyof P]: K extends R ? AsZod<P[K]> : z.ZodOptional<AsZod<P[K]>>;
+};
+/** An object of `properties`, the `required` ones (all by default) required, the others optional. */
+export function obj<P extends Props, R extends keyof P = keyof P>(
+  properties: P,
+  required?: readonly R[],
   description?: string,
-): SchemaObject {
-  return { type: 'object', properties, required, ...(description ? { description } : {}) };
+): z.ZodObject<Shape<P, R>>;
+/** Required names computed at run time (`Object.keys(…)`): typed as if all were optional. */
+export function obj<P extends Props>(
+  properties: P,
+  required: readonly string[],
+  description?: string,
+): z.ZodObject<Shape<P, never>>;
+export function obj<P extends Props>(
+  properties: P,
+  required?: readonly string[],
+  description?: string,
+): z.ZodObject<Shape<P, keyof P>> {
+  const req = new Set<string>(required ?? Object.keys(properties));
+  const shape = Object.fromEntries(
+    Object.entries(properties).map(([k, v]) => [k, req.has(k) ? asZod(v) : asZod(v).optional()]),
+  ) as Shape<P, keyof P>;
+  return described(z.object(shape), description);
 }
 /** `{data: …}` envelope of single records and reference lists. */
-export const dataOf = (s: SchemaObject): SchemaObject => obj({ data: s });
+export const dataOf = <S extends Schema | SchemaObject>(s: S) => obj({ data: s });
+
+const WHOLE = 'Whole shillings, derived from the cents: rounded half away from zero';
+const MINOR = 'Integer cents (exact)';
 /** Whole shillings plus the `_minor` cents companion (the spec's money convention). */
-export function money(name: string, nullableToo = false): Record<string, SchemaObject> {
-  const whole = int('Whole shillings, derived from the cents: rounded half away from zero');
-  const minor = int('Integer cents (exact)');
-  return { [name]: nullableToo ? nullable(whole) : whole, [`${name}_minor`]: nullableToo ? nullable(minor) : minor };
+export function money<N extends string>(name: N): Record<N | `${N}_minor`, z.ZodInt>;
+export function money<N extends string>(name: N, nullableToo: true): Record<N | `${N}_minor`, z.ZodNullable<z.ZodInt>>;
+export function money(name: string, nullableToo = false): Record<string, z.ZodType> {
+  const whole = int(WHOLE);
+  const minor = int(MINOR);
+  return { [name]: nullableToo ? whole.nullable() : whole, [`${name}_minor`]: nullableToo ? minor.nullable() : minor };
 }
 
 /**
  * A request amount in whole shillings: a JSON integer up to MAX_SHILLINGS (its cents a safe JSON integer; docs/
  * api-conventions.md, Money). Above it, or with a fraction, the request is 422 validation_failed naming the field.
  */
-export const shillingsIn = (description: string, minimum = 0): SchemaObject => ({
-  ...int(description),
-  minimum,
-  maximum: MAX_SHILLINGS,
-});
+export const shillingsIn = (description: string, minimum = 0) =>
+  z.int().min(minimum).max(MAX_SHILLINGS).describe(description);
 /** A request amount in cents: a JSON integer up to MAX_MINOR (Number.MAX_SAFE_INTEGER). */
-export const centsIn = (description: string, minimum = 0): SchemaObject => ({
-  ...int(description),
-  minimum,
-  maximum: MAX_MINOR,
-});
+export const centsIn = (description: string, minimum = 0) => z.int().min(minimum).max(MAX_MINOR).describe(description);
 
 /** A query parameter of a route, as the OpenAPI document lists it. */
-export const queryParam = (name: string, schema: SchemaObject, description?: string): ParameterObject => ({
+export const queryParam = (name: string, schema: Schema | SchemaObject, description?: string): ParameterObject => ({
   name,
   in: 'query',
-  schema,
+  schema: jsonSchemaOf(asZod(schema)),
   ...(description ? { description } : {}),
 });

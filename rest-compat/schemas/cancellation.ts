@@ -1,15 +1,12 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
-const line = (extra: Record<string, SchemaObject> = {}) =>
-  obj({ code: str(), name: str(), ...money('amount'), ...extra });
+const line = (extra: Record<string, Schema> = {}) => obj({ code: str(), name: str(), ...money('amount'), ...extra });
 
 export const cancellationSchemas = {
   CancellationInput: obj(
     {
-      reason: {
-        type: 'string',
-        enum: [
+      reason: oneOf(
+        [
           'insured_request',
           'vehicle_sold',
           'non_payment',
@@ -18,14 +15,13 @@ export const cancellationSchemas = {
           'insurer_request',
           'duplicate_cover',
         ],
-        description: 'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
-      },
-      requested_by: { type: 'string', enum: ['insured', 'intermediary', 'insurer', 'lender'] },
-      effective_date: {
-        ...date(),
-        description:
-          'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
-      },
+        'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
+      ),
+      requested_by: oneOf(['insured', 'intermediary', 'insurer', 'lender']),
+      effective_date: describe(
+        date(),
+        'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
+      ),
       note: str('At most 500 characters'),
     },
     ['reason', 'requested_by'],
@@ -35,16 +31,15 @@ export const cancellationSchemas = {
     id: int(),
     uuid: str(),
     policy: obj({ uuid: str(), policy_no: str(), status: str() }),
-    status: {
-      type: 'string',
-      enum: ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'],
-      description: 'expired: a quoted preview past expires_at',
-    },
+    status: oneOf(
+      ['quoted', 'confirmed', 'discarded', 'expired', 'reinstated'],
+      'expired: a quoted preview past expires_at',
+    ),
     reason: str(),
     registry_reason_id: nullable(int('Registry certificate cancellation reason id (motor); null for other lines')),
     requested_by: str(),
     note: nullable(str()),
-    effective_date: { ...date(), description: 'Y-m-d: the first day without cover' },
+    effective_date: describe(date(), 'Y-m-d: the first day without cover'),
     based_on_revision: int('Policy revision priced on; a confirmed change since makes the preview stale'),
     refund: obj({
       days: obj({
@@ -53,25 +48,20 @@ export const cancellationSchemas = {
         unearned: int('Days from the effective date to the end inclusive'),
       }),
       ...money('basic_premium'),
-      levies: { ...arr(line()), description: "Each percent levy's share, term by term" },
+      levies: describe(arr(line()), "Each percent levy's share, term by term"),
       ...money('taxes'),
-      non_refundable: {
-        ...arr(line({ reason: str() })),
-        description: 'Flat duties (stamp duty): charged once, never refunded',
-      },
+      non_refundable: describe(arr(line({ reason: str() })), 'Flat duties (stamp duty): charged once, never refunded'),
       ...money('credit_total'),
-      applied_to_debit_notes: {
-        ...arr(obj({ debit_note_no: str(), ...money('amount') })),
-        description: 'Open debit notes written off by the credit, oldest due first',
-      },
+      applied_to_debit_notes: describe(
+        arr(obj({ debit_note_no: str(), ...money('amount') })),
+        'Open debit notes written off by the credit, oldest due first',
+      ),
       ...money('applied_total'),
       ...money('refund_to_client'),
-      refund_payee: {
-        type: 'string',
-        enum: ['client', 'lender'],
-        description:
-          "Who the rest of the credit goes to: client (added to the client's credit balance, refund_to_client) or lender (the premium-finance lender that paid the premium, refund_to_lender; refund_to_client is then 0)",
-      },
+      refund_payee: oneOf(
+        ['client', 'lender'],
+        "Who the rest of the credit goes to: client (added to the client's credit balance, refund_to_client) or lender (the premium-finance lender that paid the premium, refund_to_lender; refund_to_client is then 0)",
+      ),
       ...money('refund_to_lender'),
       ...money('outstanding_after'),
       items: arr(
@@ -89,24 +79,22 @@ export const cancellationSchemas = {
         }),
       ),
     }),
-    credit_note: {
-      ...nullable(
+    credit_note: describe(
+      nullable(
         obj({
           number: str('CN-<policy>-<n>'),
           ...money('amount'),
           ...money('applied'),
           ...money('refunded'),
-          refund_payee: { type: 'string', enum: ['client', 'lender'] },
+          refund_payee: oneOf(['client', 'lender']),
         }),
       ),
-      description:
-        'Raised on confirmation: applied to open debit notes, the rest refunded to refund_payee (the client credit balance, or the premium-finance lender)',
-    },
-    reinstatement_debit_note: {
-      ...nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),
-      description:
-        'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
-    },
+      'Raised on confirmation: applied to open debit notes, the rest refunded to refund_payee (the client credit balance, or the premium-finance lender)',
+    ),
+    reinstatement_debit_note: describe(
+      nullable(obj({ number: str('DN-<policy>-R<n>'), ...money('amount'), ...money('credited') })),
+      'Raised by a reinstatement for the credit note amount; credited with what was applied and recovered from the client credit',
+    ),
     expires_at: timestamp(),
     confirmed_at: nullable(timestamp()),
     reinstated_at: nullable(timestamp()),

@@ -1,8 +1,8 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, nullable, obj, str, timestamp } from './builders.ts';
+import { z } from 'zod';
+import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
 
 /** A certificate answer's envelope: `{success: true, data}`. */
-export const okOf = (s: SchemaObject): SchemaObject => obj({ success: { type: 'boolean', const: true }, data: s });
+export const okOf = <S extends Schema>(s: S) => obj({ success: z.literal(true), data: s });
 
 export const cancelCertificateBody = obj({
   reason_id: int(
@@ -10,23 +10,16 @@ export const cancelCertificateBody = obj({
   ),
 });
 
-export const certificateSchemas: Record<string, SchemaObject> = {
+export const certificateSchemas: Record<string, Schema> = {
   Certificate: obj({
     uuid: str(),
     certificate_no: nullable(str('C<class><7 digits>, once issued')),
-    status: {
-      type: 'string',
-      enum: ['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void'],
-    },
+    status: oneOf(['pending', 'issuing', 'issued', 'failed', 'cancel_pending', 'cancelled', 'cancel_refused', 'void']),
     policy_no: str(),
     policy_uuid: str(),
     regno: str(),
     chassis_no: nullable(str()),
-    certificate_class: {
-      type: 'string',
-      enum: ['A', 'B', 'C', 'D'],
-      description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers',
-    },
+    certificate_class: oneOf(['A', 'B', 'C', 'D'], 'A PSV, B commercial, C private, D motorcycles and three-wheelers'),
     cover_code: { type: 'integer', enum: [100, 200, 300], description: '100 COMP, 200 TPO, 300 TPFT' },
     cover: str('Cover name'),
     stage: int('1-based stage of an instalment plan'),

@@ -1,5 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, bool, int, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
 
 const DOCUMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', 'image/heic', 'image/webp'];
 
@@ -7,7 +6,7 @@ export const claimDocumentSchemas = {
   ClaimDocumentFile: obj({
     uuid: str(),
     file_name: str('As uploaded (last path segment, control characters removed)'),
-    content_type: { type: 'string', enum: DOCUMENT_TYPES },
+    content_type: oneOf(DOCUMENT_TYPES),
     size_bytes: int(),
     sha256: str('Hex SHA-256 of the bytes (also the download’s ETag)'),
     uploaded_at: timestamp(),
@@ -17,7 +16,7 @@ export const claimDocumentSchemas = {
     {
       kind: str("A kind of the cause's checklist (claim_form, police_abstract …), or the extras other and photo"),
       required: bool('Holds the claim in documents_pending until received or waived'),
-      status: { type: 'string', enum: ['pending', 'received', 'waived'] },
+      status: oneOf(['pending', 'received', 'waived']),
       note: nullable(str('Why it was waived, or a note on the decision')),
       decided_at: nullable(timestamp()),
       files: arr({ $ref: '#/components/schemas/ClaimDocumentFile' }),
@@ -38,13 +37,12 @@ export const claimDocumentSchemas = {
   ),
   ClaimDocumentMark: obj(
     {
-      status: {
-        type: 'string',
-        enum: ['received', 'waived', 'pending'],
-        description: 'received: the original seen on paper (no file needed); waived: note required; pending: again',
-      },
+      status: oneOf(
+        ['received', 'waived', 'pending'],
+        'received: the original seen on paper (no file needed); waived: note required; pending: again',
+      ),
       note: str('The reason, required to waive'),
     },
     ['status'],
   ),
-} satisfies Record<string, SchemaObject>;
+} satisfies Record<string, Schema>;

@@ -1,18 +1,16 @@
-import type { PathItemObject } from 'openapi3-ts/oas31';
-import { arr, bool, dataOf, int, money, nullable, obj, ref, shillingsIn, str, timestamp } from './builders.ts';
+import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
+import { arr, bool, dataOf, int, money, nullable, obj, ref, shillingsIn, str, timestamp, oneOf } from './builders.ts';
 
 export const claimPaymentSchemas = {
   ClaimPayment: obj({
     uuid: str(),
-    method: { type: 'string', enum: ['mpesa_b2c', 'bank_transfer'] },
-    status: {
-      type: 'string',
-      enum: ['pending', 'sending', 'sent', 'paid', 'failed'],
-      description:
-        "pending: recorded, its amount committed; sending: the rail is being called; sent: the rail accepted it; paid or failed only once the rail's status query confirmed it (a bank transfer is recorded paid)",
-    },
+    method: oneOf(['mpesa_b2c', 'bank_transfer']),
+    status: oneOf(
+      ['pending', 'sending', 'sent', 'paid', 'failed'],
+      "pending: recorded, its amount committed; sending: the rail is being called; sent: the rail accepted it; paid or failed only once the rail's status query confirmed it (a bank transfer is recorded paid)",
+    ),
     payee: obj({
-      type: { type: 'string', enum: ['claimant', 'garage', 'other'] },
+      type: oneOf(['claimant', 'garage', 'other']),
       name: str(),
       phone: nullable(str('mpesa_b2c: the receiving phone, 2547XXXXXXXX')),
       bank: nullable(obj({ name: nullable(str()), account: nullable(str()) }, ['name', 'account'], 'bank_transfer')),
@@ -46,8 +44,8 @@ export const payClaimBody = obj(
   {
     amount: shillingsIn('Whole shillings; omit with final: true. M-Pesa: 10–250,000', 1),
     final: bool('Pay exactly what remains (net payable − paid − instructed), cents included'),
-    method: { type: 'string', enum: ['mpesa_b2c', 'bank_transfer'] },
-    payee_type: { type: 'string', enum: ['claimant', 'garage', 'other'], default: 'claimant' },
+    method: oneOf(['mpesa_b2c', 'bank_transfer']),
+    payee_type: oneOf(['claimant', 'garage', 'other']).default('claimant'),
     payee_name: str(),
     phone: str('mpesa_b2c: Kenyan mobile, any format'),
     bank_name: str('bank_transfer'),
@@ -62,7 +60,7 @@ export const claimPaymentResponse = dataOf(ref('ClaimPayment'));
 export const claimPaymentsResponse = dataOf(arr(ref('ClaimPayment')));
 
 /** The B2C rail's Result and queue-timeout endpoints, served outside the route table (src/http/b2c-result.ts). */
-function b2cResultPath(kind: 'result' | 'timeout'): PathItemObject {
+function b2cResultPath(kind: 'result' | 'timeout'): PathItemWithZod {
   return {
     post: {
       operationId: kind === 'result' ? 'b2cResult' : 'b2cQueueTimeout',
@@ -77,22 +75,24 @@ function b2cResultPath(kind: 'result' | 'timeout'): PathItemObject {
         "rail's status query: only the rail's answer is applied. A Result the rail denies, for a payout we do not know, or " +
         'repeating a final one changes nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
       security: [],
-      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: jsonSchemaOf(str()) }],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: obj({ Result: { type: 'object' } }) } },
+        content: { 'application/json': { schema: jsonSchemaOf(obj({ Result: { type: 'object' } })) } },
       },
       responses: {
         '200': {
           description: 'Accepted',
-          content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } },
+          content: {
+            'application/json': { schema: jsonSchemaOf(obj({ ResultCode: { type: 'integer' }, ResultDesc: str() })) },
+          },
         },
       },
     },
   };
 }
 
-export const b2cResultPaths: Record<string, PathItemObject> = {
+export const b2cResultPaths: Record<string, PathItemWithZod> = {
   '/payment/b2c/result/{callback_token}': b2cResultPath('result'),
   '/payment/b2c/timeout/{callback_token}': b2cResultPath('timeout'),
 };

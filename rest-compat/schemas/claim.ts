@@ -1,4 +1,3 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
 import {
   arr,
   bool,
@@ -13,6 +12,8 @@ import {
   shillingsIn,
   str,
   timestamp,
+  type Schema,
+  oneOf,
 } from './builders.ts';
 
 export const CLAIM_STATUSES = [
@@ -39,8 +40,8 @@ export const REPUDIATION_REASONS = [
   'documents_not_provided',
   'below_excess',
 ];
-const status = (description?: string): SchemaObject => ({ type: 'string', enum: CLAIM_STATUSES, description });
-const shillings = (description: string): SchemaObject => shillingsIn(description);
+const status = (description?: string): Schema => oneOf(CLAIM_STATUSES, description);
+const shillings = (description: string): Schema => shillingsIn(description);
 
 const thirdParty = obj(
   {
@@ -80,7 +81,7 @@ const claim = {
   police_abstract_no: nullable(str()),
   anti_theft_device: nullable(bool()),
   reporter: obj({ name: str(), phone: nullable(str()), relationship: nullable(str()) }),
-  channel: { type: 'string', enum: CLAIM_CHANNELS } as SchemaObject,
+  channel: oneOf(CLAIM_CHANNELS),
   reported_at: timestamp(),
   late_notification: bool('Reported more than 48 hours after the loss'),
   ...money('estimated_loss', true),
@@ -146,7 +147,7 @@ export const claimSchemas = {
       ...money('committed'),
       reserve_movements: arr(
         obj({
-          kind: { type: 'string', enum: ['initial', 'adjustment', 'approval', 'payment', 'release', 'reopen'] },
+          kind: oneOf(['initial', 'adjustment', 'approval', 'payment', 'release', 'reopen']),
           ...money('amount'),
           ...money('balance_after'),
           reason: str(),
@@ -186,7 +187,7 @@ export const claimSchemas = {
       police_abstract_no: str(),
       anti_theft_device: bool('Theft: an approved anti-theft device was fitted (decides the theft excess)'),
       reporter: obj({ name: str(), phone: str(), relationship: str() }, [], 'Default: the policyholder'),
-      channel: { type: 'string', enum: CLAIM_CHANNELS, description: 'Default api' },
+      channel: oneOf(CLAIM_CHANNELS, 'Default api'),
       reported_at: dateTimeInput('When the notice was received, not in the future (default now)'),
       estimated_loss: shillings(
         "Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured)",
@@ -213,6 +214,6 @@ export const claimSchemas = {
     { approved_amount: shillings('Whole shillings, before the excess; at most the sum insured'), reason: str() },
     ['approved_amount'],
   ),
-  ClaimRepudiateInput: obj({ reason: { type: 'string', enum: REPUDIATION_REASONS }, note: str() }, ['reason']),
+  ClaimRepudiateInput: obj({ reason: oneOf(REPUDIATION_REASONS), note: str() }, ['reason']),
   ClaimReopenInput: obj({ reason: str(), reserve: shillings('Whole shillings: a new reserve') }, ['reason']),
 };

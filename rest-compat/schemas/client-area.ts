@@ -1,4 +1,19 @@
-import { arr, bool, centsIn, dataOf, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import {
+  arr,
+  bool,
+  centsIn,
+  dataOf,
+  date,
+  int,
+  money,
+  nullable,
+  obj,
+  ref,
+  str,
+  timestamp,
+  describe,
+  oneOf,
+} from './builders.ts';
 
 const cents = (d = 'Integer cents') => int(d);
 
@@ -41,8 +56,8 @@ export const clientAreaSchemas = {
     ...money('premium'),
     ...money('outstanding'),
     vehicles: arr(obj({ reg_no: str(), make: nullable(str()), model: nullable(str()) })),
-    insured: {
-      ...arr(
+    insured: describe(
+      arr(
         obj({
           id: int('Names this insured on a claim (insured_id)'),
           kind: str('member, traveller or item'),
@@ -50,8 +65,8 @@ export const clientAreaSchemas = {
           relationship: nullable(str()),
         }),
       ),
-      description: 'Medical, travel and standard policies: who or what is on cover; empty for motor',
-    },
+      'Medical, travel and standard policies: who or what is on cover; empty for motor',
+    ),
     debit_notes: arr(obj({ number: str(), due_on: date(), ...money('amount'), ...money('outstanding') })),
   }),
   ViewerStatement: obj({
@@ -65,7 +80,7 @@ export const clientAreaSchemas = {
     lines: arr(
       obj({
         at: timestamp(),
-        kind: { type: 'string', enum: ['debit_note', 'receipt', 'credit_note'] },
+        kind: oneOf(['debit_note', 'receipt', 'credit_note']),
         number: str(),
         policy_no: nullable(str()),
         description: str(),
@@ -137,7 +152,7 @@ export const otpRequestBody = obj(
     phone: str('The registered phone (sign-in), or the phone to register'),
     client_no: str('Sign-in by client number, with id_no'),
     id_no: str(),
-    purpose: { type: 'string', enum: ['signin', 'register'], description: 'Default signin' },
+    purpose: oneOf(['signin', 'register'], 'Default signin'),
     customer_ip: str("The customer's address as your app saw it (the per-address throttle)"),
   },
   [],

@@ -1,14 +1,13 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf, allOf, json } from './builders.ts';
 
-const ref2 = (extra: Record<string, SchemaObject> = {}) => nullable(obj({ id: int(), name: str(), ...extra }));
+const ref2 = (extra: Record<string, Schema> = {}) => nullable(obj({ id: int(), name: str(), ...extra }));
 const personSchema = nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) }));
 
 export const clientSchemas = {
   Client: obj({
     id: int(),
     client_no: str('Sequential per organisation, prefix C-'),
-    type: { type: 'string', enum: ['individual', 'corporate'] },
+    type: oneOf(['individual', 'corporate']),
     name: str(),
     id_no: nullable(str('Normalised national ID or passport number')),
     kra_pin: nullable(str('Upper case')),
@@ -30,33 +29,31 @@ export const clientSchemas = {
     created_at: timestamp(),
     updated_at: timestamp(),
   }),
-  DuplicateClientProblem: {
-    allOf: [
-      { $ref: '#/components/schemas/Problem' },
-      obj({
-        matches: arr(
-          obj(
-            {
-              client_no: nullable(str('Null for a client the caller may not see')),
-              name: nullable(str('Null for a client the caller may not see')),
-              matched: arr(str('phone, id_no or kra_pin')),
-              redacted: {
-                type: 'boolean',
-                description:
-                  'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.',
-              },
-              kind: { type: 'string', enum: ['client', 'prospect'], description: 'On /prospects paths only' },
-              prospect_no: nullable(str('On /prospects paths only: a matching prospect the caller may see')),
+  DuplicateClientProblem: allOf(
+    json({ $ref: '#/components/schemas/Problem' }),
+    obj({
+      matches: arr(
+        obj(
+          {
+            client_no: nullable(str('Null for a client the caller may not see')),
+            name: nullable(str('Null for a client the caller may not see')),
+            matched: arr(str('phone, id_no or kra_pin')),
+            redacted: {
+              type: 'boolean',
+              description:
+                'True when the caller may not see that client (client_no and name are then null): only which identifier collided is told.',
             },
-            ['client_no', 'name', 'matched', 'redacted'],
-          ),
+            kind: oneOf(['client', 'prospect'], 'On /prospects paths only'),
+            prospect_no: nullable(str('On /prospects paths only: a matching prospect the caller may see')),
+          },
+          ['client_no', 'name', 'matched', 'redacted'],
         ),
-      }),
-    ],
-  } as SchemaObject,
+      ),
+    }),
+  ),
   ClientInput: obj(
     {
-      type: { type: 'string', enum: ['individual', 'corporate'], default: 'individual' },
+      type: oneOf(['individual', 'corporate']).default('individual'),
       name: str(),
       phone: str('Kenyan mobile, any format; duplicate-checked'),
       email: str(),

@@ -1,24 +1,34 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, num, obj, ref, str } from './builders.ts';
+import {
+  arr,
+  bool,
+  date,
+  int,
+  money,
+  nullable,
+  num,
+  obj,
+  ref,
+  str,
+  describe,
+  type Schema,
+  oneOf,
+  anyOf,
+} from './builders.ts';
 
-const insurerIds = {
-  oneOf: [int(), arr(int())],
-  description:
-    'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
-};
-const insurerIdAlias = {
-  oneOf: [int(), arr(int())],
-  description: 'Alias of insurer_ids (the motor spelling); both sent add up',
-};
+const insurerIds = anyOf(
+  [int(), arr(int())],
+  'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
+);
+const insurerIdAlias = anyOf([int(), arr(int())], 'Alias of insurer_ids (the motor spelling); both sent add up');
 
 const medicalRequest = obj(
   {
-    cover_type: { type: 'string', enum: ['family', 'group'], default: 'family' },
+    cover_type: oneOf(['family', 'group']).default('family'),
     inpatient_limit: int("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
     riders: arr(
       obj(
         {
-          code: { type: 'string', enum: ['outpatient', 'maternity', 'dental', 'optical'] },
+          code: oneOf(['outpatient', 'maternity', 'dental', 'optical']),
           limit: int("Whole shillings: one of the rider's limit bands"),
         },
         ['code', 'limit'],
@@ -28,12 +38,11 @@ const medicalRequest = obj(
       obj(
         {
           name: str('Required to bind'),
-          relationship: {
-            type: 'string',
-            enum: ['principal', 'spouse', 'child', 'employee'],
-            description: 'Family: one principal, at most one spouse, children; group: employees with their dependants',
-          },
-          date_of_birth: { ...date(), description: 'Y-m-d; or age' },
+          relationship: oneOf(
+            ['principal', 'spouse', 'child', 'employee'],
+            'Family: one principal, at most one spouse, children; group: employees with their dependants',
+          ),
+          date_of_birth: describe(date(), 'Y-m-d; or age'),
           age: int('Whole years, when no date of birth is given'),
           in_school: bool('A child in full-time education (covered to a higher age)'),
           id_no: str('National ID, passport or birth certificate number; `idno` also accepted'),
@@ -41,7 +50,7 @@ const medicalRequest = obj(
         ['relationship'],
       ),
     ),
-    start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
+    start_date: describe(date(), 'Y-m-d; a past date starts today'),
     insurer_ids: insurerIds,
     insurer_id: insurerIdAlias,
   },
@@ -53,12 +62,12 @@ const tripRequest = obj(
     plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER)"),
     region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide'),
     destination: str('Countries visited'),
-    departure_date: { ...date(), description: 'First day of cover: today or later' },
-    return_date: { ...date(), description: 'Last day of cover' },
+    departure_date: describe(date(), 'First day of cover: today or later'),
+    return_date: describe(date(), 'Last day of cover'),
     travellers: arr(
       obj({
         name: str('Required to bind'),
-        date_of_birth: { ...date(), description: 'Y-m-d; or age' },
+        date_of_birth: describe(date(), 'Y-m-d; or age'),
         age: int('Whole years'),
         passport_no: str(),
       }),
@@ -81,7 +90,7 @@ const standardRequest = obj(
     ),
     headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
     extensions: arr(str('An optional extension by code (the option terms list them)')),
-    start_date: { ...date(), description: 'Y-m-d; a past date starts today' },
+    start_date: describe(date(), 'Y-m-d; a past date starts today'),
     insurer_ids: insurerIds,
     insurer_id: insurerIdAlias,
   },
@@ -96,21 +105,21 @@ const quotesShown = arr(
 
 const bindPolicy = obj(
   {
-    start_date: { ...date(), description: 'Required except for a trip, which starts on its departure date' },
+    start_date: describe(date(), 'Required except for a trip, which starts on its departure date'),
     insurer_id: int(),
     total_basic: num('Whole shillings; checked when sent'),
     taxes: num('Whole shillings; checked when sent'),
     premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
     premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-    payment_mode: { type: 'string', enum: ['full', 'ipf'], default: 'full' },
+    payment_mode: oneOf(['full', 'ipf']).default('full'),
     product_version: int("Rating version priced on (an option's product_version); a newer one answers price_changed"),
   },
   ['insurer_id', 'premium'],
 );
 
-const saveQuote = (key: string, risk: SchemaObject) =>
+const saveQuote = (key: string, risk: Schema) =>
   obj({ client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: str() }, ['client', key]);
-const bind = (key: string, risk: SchemaObject) =>
+const bind = (key: string, risk: Schema) =>
   obj({ client: ref('InsuredClient'), policy: bindPolicy, [key]: risk, prospect_uuid: str() }, [
     'client',
     'policy',
@@ -149,7 +158,7 @@ const option = obj({
 });
 
 const sumInsured = { ...money('sum_insured', true) };
-const listOf = (items: SchemaObject, description: string): SchemaObject => ({ ...arr(items), description });
+const listOf = (items: Schema | Schema, description: string) => describe(arr(items), description);
 
 /** The cover as understood (a quote's echo) or as bound (the policy's `cover`, with the option's `terms`): snake_case at any depth. */
 const coverDetails = obj(
@@ -161,8 +170,8 @@ const coverDetails = obj(
     plan: str('Travel'),
     region: str('Travel: africa, schengen or worldwide'),
     destination: nullable(str('Travel')),
-    departure_date: { ...date(), description: 'Travel: first day of cover' },
-    return_date: { ...date(), description: 'Travel: last day of cover' },
+    departure_date: describe(date(), 'Travel: first day of cover'),
+    return_date: describe(date(), 'Travel: last day of cover'),
     travellers: listOf(
       obj({
         name: nullable(str()),
@@ -187,7 +196,7 @@ const coverDetails = obj(
   'The cover as understood, per line (the fields of the other lines absent), every key snake_case at any depth',
 );
 
-export const coverSchemas: Record<string, SchemaObject> = {
+export const coverSchemas: Record<string, Schema> = {
   CoverDetails: coverDetails,
   MedicalQuoteRequest: medicalRequest,
   TravelQuoteRequest: tripRequest,
@@ -195,16 +204,16 @@ export const coverSchemas: Record<string, SchemaObject> = {
   CoverQuoteResponse: obj({
     message: str(),
     quote: obj({
-      product_line: { type: 'string', enum: ['medical', 'travel', 'standard'] },
+      product_line: oneOf(['medical', 'travel', 'standard']),
       product: str(),
-      cover_period: { type: 'string', enum: ['annual', 'trip'] },
+      cover_period: oneOf(['annual', 'trip']),
       start_date: date(),
       end_date: date(),
       days: int(),
       cover: ref('CoverDetails'),
       insured: arr(
         obj({
-          kind: { type: 'string', enum: ['member', 'traveller', 'item'] },
+          kind: oneOf(['member', 'traveller', 'item']),
           name: str(),
           relationship: nullable(str()),
           date_of_birth: nullable(date()),

@@ -1,5 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf, num } from './builders.ts';
 
 const OPERATIONS = [
   'add_vehicle',
@@ -11,7 +10,7 @@ const OPERATIONS = [
   'change_sum_insured',
 ];
 
-const vehicleProps: Record<string, SchemaObject> = {
+const vehicleProps: Record<string, Schema> = {
   regno: str('Registration, any spacing (also `reg_no`)'),
   chassis_no: str('Required: the registry certificate needs it'),
   engine_no: str(),
@@ -20,20 +19,19 @@ const vehicleProps: Record<string, SchemaObject> = {
   yom: int('Year of manufacture'),
   value: int('Sum insured, whole shillings (required on comprehensive cover)'),
   body_type: str(),
-  tonnage: { type: 'number', description: 'Tonnes (commercial vehicles)' },
+  tonnage: num('Tonnes (commercial vehicles)'),
   pll: int('Passengers (PLL), priced per seat'),
   coverage: str("Defaults to the first vehicle's coverage; must rate in the policy's class"),
 };
 
-export const endorsementSchemas: Record<string, SchemaObject> = {
+export const endorsementSchemas: Record<string, Schema> = {
   EndorsementRequest: obj(
     {
-      operation: { type: 'string', enum: OPERATIONS },
-      effective_date: {
-        ...date(),
-        description:
-          'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.',
-      },
+      operation: oneOf(OPERATIONS),
+      effective_date: describe(
+        date(),
+        'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.',
+      ),
       regno: str(
         'remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy',
       ),
@@ -75,8 +73,8 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
   Endorsement: obj({
     uuid: str(),
     number: str('END-<policy_no>-<n>'),
-    operation: { type: 'string', enum: OPERATIONS },
-    status: { type: 'string', enum: ['pending', 'confirmed', 'discarded', 'expired'] },
+    operation: oneOf(OPERATIONS),
+    status: oneOf(['pending', 'confirmed', 'discarded', 'expired']),
     effective_date: date(),
     policy: obj({ uuid: str(), policy_no: str() }),
     changes: {
@@ -115,7 +113,7 @@ export const endorsementSchemas: Record<string, SchemaObject> = {
     note: nullable(
       obj(
         {
-          kind: { type: 'string', enum: ['debit', 'credit'] },
+          kind: oneOf(['debit', 'credit']),
           number: str('DN-<policy_no>-E<n> or CN-<policy_no>-<n>'),
           ...money('amount'),
           due_on: date(),

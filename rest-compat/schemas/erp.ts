@@ -1,5 +1,18 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import {
+  arr,
+  bool,
+  date,
+  int,
+  money,
+  nullable,
+  obj,
+  ref,
+  str,
+  timestamp,
+  describe,
+  type Schema,
+  oneOf,
+} from './builders.ts';
 
 /** The ERP exports' records (docs/erp-exports.md "ERP exports"): flat, `agents[]` the only list. */
 const ns = () => nullable(str());
@@ -118,7 +131,7 @@ const creditNote = obj({
   ...agents,
 });
 
-export const erpSchemas: Record<string, SchemaObject> = {
+export const erpSchemas: Record<string, Schema> = {
   ErpAgent: obj({
     id: int(),
     name: str(),
@@ -137,16 +150,16 @@ export const erpSchemas: Record<string, SchemaObject> = {
     count: int('Records in this page'),
     has_more: bool(),
     updated_since: nts(),
-    until: { ...timestamp(), description: 'The window’s end, fixed by the first page: the next sync’s updated_since' },
+    until: describe(timestamp(), 'The window’s end, fixed by the first page: the next sync’s updated_since'),
     next_cursor: ns(),
   }),
   ErpLinks: obj({ self: str(), next: nullable(str('The next page of the same window; null at the end')) }),
 };
 
 /** `{status, <key>[], meta, links}` of one export. */
-export const erpPage = (key: string, record: string): SchemaObject =>
+export const erpPage = (key: string, record: string): Schema =>
   obj({
-    status: { type: 'string', enum: ['success'] },
+    status: oneOf(['success']),
     [key]: arr(ref(record)),
     meta: ref('ErpMeta'),
     links: ref('ErpLinks'),

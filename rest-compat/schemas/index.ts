@@ -21,8 +21,10 @@ import { ipfLoanSchemas } from './ipf-loan.ts';
 import { ipfSettlementSchemas } from './ipf-settlement.ts';
 import { erpSchemas } from './erp.ts';
 
-/** The OpenAPI component schemas of the legacy resources, in the document's order. */
-export const COMPONENT_SCHEMAS = {
+import { registerComponents } from './builders.ts';
+
+/** The OpenAPI component schemas of the legacy resources, in the document's order (each a `$ref` where used). */
+export const COMPONENT_SCHEMAS = registerComponents({
   ...referenceSchemas,
   ...apiClientSchemas,
   ...clientSchemas,
@@ -45,4 +47,4 @@ export const COMPONENT_SCHEMAS = {
   ...ipfLoanSchemas,
   ...ipfSettlementSchemas,
   ...erpSchemas,
-};
+});

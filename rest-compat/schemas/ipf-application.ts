@@ -1,5 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
 
 /**
  * The premium-finance application statuses and income bands, written out (the facade imports no module);
@@ -17,11 +16,7 @@ export const IPF_APPLICATION_STATUSES = [
 ];
 export const IPF_INCOME_BANDS = ['below_20k', '20k_50k', '50k_100k', '100k_250k', 'above_250k'];
 
-const status = (description?: string): SchemaObject => ({
-  type: 'string',
-  enum: IPF_APPLICATION_STATUSES,
-  ...(description ? { description } : {}),
-});
+const status = (description?: string) => oneOf(IPF_APPLICATION_STATUSES, description);
 
 const application = {
   id: int(),
@@ -43,7 +38,7 @@ const application = {
   kyc: obj({
     id_number: str('Partly shown: the last four characters'),
     kra_pin: str('Partly shown: the kind letter and the last four characters'),
-    income_band: { type: 'string', enum: IPF_INCOME_BANDS },
+    income_band: oneOf(IPF_INCOME_BANDS),
     consent_at: timestamp(),
   }),
   decision: nullable(
@@ -94,7 +89,7 @@ export const ipfApplicationSchemas = {
       tenor_months: int('3–10, one the lender offers'),
       id_number: str("The applicant's national ID or passport number (also `idno`)"),
       kra_pin: str('A or P, 9 digits and a letter (also `pin`)'),
-      income_band: { type: 'string', enum: IPF_INCOME_BANDS, description: 'Declared monthly income' },
+      income_band: oneOf(IPF_INCOME_BANDS, 'Declared monthly income'),
       consent: bool('Must be true: consent to the credit check and to the use of these details'),
       submit: bool('Submit to the lender at once (default false: a draft)'),
     },

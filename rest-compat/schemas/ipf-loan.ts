@@ -1,15 +1,10 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];
 export const IPF_INSTALMENT_STATUSES = ['paid', 'due', 'overdue', 'waived', 'upcoming'];
 
-const enumOf = (values: string[], description?: string): SchemaObject => ({
-  type: 'string',
-  enum: values,
-  ...(description ? { description } : {}),
-});
+const enumOf = (values: readonly string[], description?: string) => oneOf(values, description);
 
 const scheduleLine = obj({ instalment: int('1 is the deposit'), due_on: date(), ...money('amount') });
 

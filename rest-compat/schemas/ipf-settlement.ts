@@ -1,9 +1,8 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, str } from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, str, type Schema, oneOf, describe } from './builders.ts';
 import { stkPushResponse } from './payment.ts';
 
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */
-const stkPush = (stkPushResponse.properties as Record<string, SchemaObject>).data;
+const stkPush = stkPushResponse.shape.data;
 
 export const ipfSettlementSchemas = {
   EarlySettlementInput: obj(
@@ -17,16 +16,16 @@ export const ipfSettlementSchemas = {
   ),
   EarlySettlement: obj({
     loan: obj({ uuid: str(), loan_no: str('IPF-YYYY-NNNNNN'), status: str('The loan after this call') }),
-    status: { type: 'string', enum: ['quoted', 'confirmed'] },
+    status: oneOf(['quoted', 'confirmed']),
     as_of: date(),
     ...money('outstanding'),
     ...money('rebate'),
     ...money('payoff'),
     instalments_waived: arr(obj({ instalment: int('1 is the deposit'), due_on: date(), ...money('amount') })),
     valid_until: date(),
-    payment: nullable({
-      ...stkPush,
-      description: 'The STK push collecting the payoff (confirmed only; null when nothing was left to pay)',
-    }),
+    payment: describe(
+      nullable(stkPush),
+      'The STK push collecting the payoff (confirmed only; null when nothing was left to pay)',
+    ),
   }),
 };

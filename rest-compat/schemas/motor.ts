@@ -1,5 +1,4 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, int, money, nullable, num, obj, ref, str } from './builders.ts';
+import { arr, int, money, nullable, num, obj, ref, str, type Schema, oneOf, anyOf, allOf, json } from './builders.ts';
 
 const clientObject = obj(
   {
@@ -14,13 +13,13 @@ const clientObject = obj(
     agentcode: str(),
     client_no: str('Service-only: link an existing client the caller can see'),
     force: { type: 'boolean', description: 'Service-only: add a new client despite duplicate_client matches' },
-    type: { type: 'string', enum: ['individual', 'corporate'] },
+    type: oneOf(['individual', 'corporate']),
   },
   ['name', 'phone'],
 );
 const moneyTriple = obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') });
 
-export const motorSchemas: Record<string, SchemaObject> = {
+export const motorSchemas: Record<string, Schema> = {
   MotorQuoteRequest: obj(
     {
       class: str('Motor, Tuktuk or Motorcycle (case-insensitive)'),
@@ -28,17 +27,16 @@ export const motorSchemas: Record<string, SchemaObject> = {
         'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…)',
       ),
       scope: str('Comprehensive or TPO; "third party only" accepted'),
-      cover_period: { type: 'string', enum: ['annual', 'tor'], default: 'annual' },
+      cover_period: oneOf(['annual', 'tor']).default('annual'),
       days: { type: 'integer', minimum: 1, maximum: 364, description: 'Required for tor' },
       year: int('Year of manufacture'),
       value: int('Whole shillings; required for comprehensive'),
       tonnage: num('Tonnes (commercial)'),
       pll: int('Passengers for passenger legal liability'),
-      insurer_id: {
-        oneOf: [int(), arr(int())],
-        description:
-          'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
-      },
+      insurer_id: anyOf(
+        [int(), arr(int())],
+        'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
+      ),
       start_date: { type: 'string', format: 'date', description: 'Service-only; a past date starts today' },
     },
     ['class', 'scope', 'year'],
@@ -47,8 +45,8 @@ export const motorSchemas: Record<string, SchemaObject> = {
     class: str(),
     coverage: str(),
     scope: str(),
-    vehicle_class: { type: 'string', enum: ['private', 'commercial', 'psv', 'motorcycle'] },
-    cover_type: { type: 'string', enum: ['comprehensive', 'tpo', 'tpft'] },
+    vehicle_class: oneOf(['private', 'commercial', 'psv', 'motorcycle']),
+    cover_type: oneOf(['comprehensive', 'tpo', 'tpft']),
     cover_period: str(),
     days: int(),
     start_date: { type: 'string', format: 'date' },
@@ -91,7 +89,7 @@ export const motorSchemas: Record<string, SchemaObject> = {
   InsuredClient: clientObject,
   SaveQuoteRequest: obj(
     {
-      client: { $ref: '#/components/schemas/InsuredClient' },
+      client: ref('InsuredClient'),
       vehicle: obj(
         {
           value: int(),
@@ -101,7 +99,7 @@ export const motorSchemas: Record<string, SchemaObject> = {
           scope: str(),
           make: str(),
           model: str(),
-          class: { type: 'string', enum: ['Motor', 'Tuktuk', 'Motorcycle'], default: 'Motor' },
+          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']).default('Motor'),
         },
         ['year', 'scope'],
       ),
@@ -134,7 +132,7 @@ export const motorSchemas: Record<string, SchemaObject> = {
     data: obj({
       uuid: str(),
       product_line: str(),
-      status: { type: 'string', enum: ['presented'] },
+      status: oneOf(['presented']),
       options: arr(
         obj({ option_id: int(), insurer_id: int(), insurer_name: str(), rate: nullable(num()), ...money('total') }),
       ),
@@ -142,7 +140,7 @@ export const motorSchemas: Record<string, SchemaObject> = {
   }),
   BindRequest: obj(
     {
-      client: { $ref: '#/components/schemas/InsuredClient' },
+      client: ref('InsuredClient'),
       policy: obj(
         {
           start_date: {
@@ -156,20 +154,16 @@ export const motorSchemas: Record<string, SchemaObject> = {
             description: 'Ignored for annual cover; for tor without days it sets the days',
           },
           insurer_id: int(),
-          class: { type: 'string', enum: ['Motor', 'Tuktuk', 'Motorcycle'] },
+          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']),
           coverage: str(),
-          scope: { type: 'string', enum: ['Comprehensive', 'TPO'] },
-          cover_period: { type: 'string', enum: ['annual', 'tor'] },
+          scope: oneOf(['Comprehensive', 'TPO']),
+          cover_period: oneOf(['annual', 'tor']),
           days: int(),
           total_basic: num('Whole shillings; checked when sent'),
           taxes: num('Whole shillings; checked when sent'),
           premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
           premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-          payment_mode: {
-            type: 'string',
-            enum: ['full', 'ipf'],
-            description: 'Service-only; ipf is always one instalment',
-          },
+          payment_mode: oneOf(['full', 'ipf'], 'Service-only; ipf is always one instalment'),
           limits_of_liability: arr(obj({ benefit_id: str(), item: str(), limit: nullable(int()) }, [])),
           product_version: int(
             'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
@@ -178,31 +172,27 @@ export const motorSchemas: Record<string, SchemaObject> = {
         ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
       ),
       taxes: arr(obj({ tax_id: int(), rate: num(), amount: num() }, [])),
-      vehicles: {
-        ...arr(
-          obj(
-            {
-              regno: str('Or reg_no'),
-              chassis_no: str('Needed for the registry certificate'),
-              make: str(),
-              model: str(),
-              yom: int(),
-              value: int(),
-              coverage: str(),
-              engine_no: str(),
-              body_type: str(),
-              tonnage: num(),
-              pll: int(),
-              basic_premium: num(),
-              rate: num(),
-              benefits: arr(str()),
-            },
-            ['regno', 'yom'],
-          ),
+      vehicles: arr(
+        obj(
+          {
+            regno: str('Or reg_no'),
+            chassis_no: str('Needed for the registry certificate'),
+            make: str(),
+            model: str(),
+            yom: int(),
+            value: int(),
+            coverage: str(),
+            engine_no: str(),
+            body_type: str(),
+            tonnage: num(),
+            pll: int(),
+            basic_premium: num(),
+            rate: num(),
+            benefits: arr(str()),
+          },
+          ['regno', 'yom'],
         ),
-        minItems: 1,
-        maxItems: 1,
-      },
+      ).length(1),
       prospect_uuid: str(
         'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
       ),
@@ -218,11 +208,11 @@ export const motorSchemas: Record<string, SchemaObject> = {
       policy_no: str(),
       client_no: str(),
       client_key: nullable(str('Only when the client had no client-area key; null on a replay')),
-      status: { type: 'string', enum: ['pending_payment'] },
+      status: oneOf(['pending_payment']),
       product_line: str(),
       start_date: { type: 'string', format: 'date' },
       end_date: { type: 'string', format: 'date' },
-      payment_mode: { type: 'string', enum: ['full', 'ipf'] },
+      payment_mode: oneOf(['full', 'ipf']),
       instalments: int(),
       premium: moneyTriple,
       debit_note: obj({
@@ -262,12 +252,10 @@ export const motorSchemas: Record<string, SchemaObject> = {
       'links',
     ],
   ),
-  PremiumMismatchProblem: {
-    allOf: [
-      { $ref: '#/components/schemas/Problem' },
-      obj({ server: arr(obj({ insurer_id: int(), ...money('basic_premium'), ...money('taxes'), ...money('total') })) }),
-    ],
-  },
+  PremiumMismatchProblem: allOf(
+    json({ $ref: '#/components/schemas/Problem' }),
+    obj({ server: arr(obj({ insurer_id: int(), ...money('basic_premium'), ...money('taxes'), ...money('total') })) }),
+  ),
 };
 
 export const motorQuoteResponse = obj({ message: str(), quote: ref('MotorRisk'), options: arr(ref('MotorOption')) });

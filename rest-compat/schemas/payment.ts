@@ -1,5 +1,5 @@
-import type { PathItemObject } from 'openapi3-ts/oas31';
-import { arr, dataOf, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
+import { arr, dataOf, date, int, money, nullable, obj, str, timestamp, describe, oneOf } from './builders.ts';
 
 const moneyObj = obj(money('amount'));
 
@@ -8,28 +8,26 @@ export const paymentSchemas = {
     id: str('Payment request id (UUID)'),
     merchant_request_id: nullable(str('Null while `sending`')),
     checkout_request_id: nullable(str('Null while `sending`: follow the request by its id')),
-    status: {
-      type: 'string',
-      enum: ['sending', 'pending', 'succeeded', 'failed'],
-      description:
-        "sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone",
-    },
+    status: oneOf(
+      ['sending', 'pending', 'succeeded', 'failed'],
+      "sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone",
+    ),
     phone: str('2547XXXXXXXX'),
     ...money('amount'),
     account: str(),
-    purpose: { type: 'string', enum: ['premium', 'ipf_repayment'] },
+    purpose: oneOf(['premium', 'ipf_repayment']),
     result_code: nullable(
       int('Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, …'),
     ),
     result_desc: nullable(str()),
     mpesa_receipt_number: nullable(str()),
     receipt_no: nullable(str('Our receipt once succeeded')),
-    resolved_via: nullable({
-      type: 'string',
-      enum: ['callback', 'query', 'statement', 'push'],
-      description:
+    resolved_via: nullable(
+      oneOf(
+        ['callback', 'query', 'statement', 'push'],
         "How the rail's result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)",
-    }),
+      ),
+    ),
     resolved_at: nullable(timestamp()),
     created_at: timestamp(),
   }),
@@ -56,7 +54,7 @@ export const stkPushBody = obj(
     phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
     amount: int('Whole shillings, 1–250,000'),
     account: str('Policy number, debit note number, or premium-finance loan reference'),
-    purpose: { type: 'string', enum: ['premium', 'ipf_repayment'], default: 'premium' },
+    purpose: oneOf(['premium', 'ipf_repayment']).default('premium'),
   },
   ['phone', 'amount', 'account'],
 );
@@ -83,10 +81,10 @@ export const callbackTokenResponse = dataOf(
     shortcode: str('The paybill'),
     generation: int('Which token new prompts carry'),
     rotated_at: timestamp(),
-    previous_valid_until: {
-      ...timestamp(),
-      description: 'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
-    },
+    previous_valid_until: describe(
+      timestamp(),
+      'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
+    ),
   }),
 );
 
@@ -109,7 +107,7 @@ export const clientBalanceResponse = dataOf(
 );
 
 /** POST /payment/callback/mpesa/{callback_token}: the rail's STK callback (openapi.ts adds its problem answers). */
-export const stkCallbackPaths: Record<string, PathItemObject> = {
+export const stkCallbackPaths: Record<string, PathItemWithZod> = {
   '/payment/callback/mpesa/{callback_token}': {
     post: {
       operationId: 'mpesaCallback',
@@ -120,15 +118,19 @@ export const stkCallbackPaths: Record<string, PathItemObject> = {
         'in constant time; unknown → 404 and nothing recorded). The raw body is recorded before it is acted on; duplicate ' +
         'callbacks (same CheckoutRequestID or MpesaReceiptNumber) change nothing. Always answers {ResultCode: 0, ResultDesc: "Accepted"}.',
       security: [],
-      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: jsonSchemaOf(str()) }],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: obj({ Body: obj({ stkCallback: { type: 'object' } }) }) } },
+        content: {
+          'application/json': { schema: jsonSchemaOf(obj({ Body: obj({ stkCallback: { type: 'object' } }) })) },
+        },
       },
       responses: {
         '200': {
           description: 'Accepted',
-          content: { 'application/json': { schema: obj({ ResultCode: { type: 'integer' }, ResultDesc: str() }) } },
+          content: {
+            'application/json': { schema: jsonSchemaOf(obj({ ResultCode: { type: 'integer' }, ResultDesc: str() })) },
+          },
         },
       },
     },

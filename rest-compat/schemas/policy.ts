@@ -1,24 +1,20 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, date, int, money, nullable, obj, ref, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
-const amountOnly = (extra: Record<string, SchemaObject> = {}) => ({ ...extra, ...money('amount') });
+const amountOnly = (extra: Record<string, Schema> = {}) => ({ ...extra, ...money('amount') });
 
 const policyRecord = obj({
   id: int(),
   uuid: str(),
   policy_no: str('MTR-YYYY-000001 (motor), MED-, TRV- or STD- for medical, travel and standard products'),
   risknote: str(),
-  status: {
-    type: 'string',
-    enum: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'],
-  },
+  status: oneOf(['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up']),
   product_line: str('motor, medical, travel or standard'),
   class: nullable(str('Motor: the vehicle class; null for other lines')),
   scope: nullable(str('Motor: the cover type; null for other lines')),
   cover_period: str('annual or tor'),
   start_date: date(),
   end_date: date(),
-  payment_mode: { type: 'string', enum: ['full', 'ipf'] },
+  payment_mode: oneOf(['full', 'ipf']),
   instalments: int(),
   client: obj({ client_no: str(), name: str(), phone: str() }),
   insurer: obj({ id: int(), name: str() }),
@@ -40,16 +36,15 @@ const policyRecord = obj({
       "Medical, travel and standard policies: the insurer's cover product; null for motor",
     ),
   ),
-  cover: {
-    oneOf: [ref('CoverDetails'), { type: 'null' }],
-    description:
-      "Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor",
-  },
-  insured: {
-    ...arr(
+  cover: describe(
+    nullable(ref('CoverDetails')),
+    "Medical, travel and standard policies: the cover as bound, with the option's terms (snake_case at any depth); null for motor",
+  ),
+  insured: describe(
+    arr(
       obj({
         id: int('Names this insured on a claim (insured_id) or an endorsement (remove_member, change_sum_insured)'),
-        kind: { type: 'string', enum: ['member', 'traveller', 'item'] },
+        kind: oneOf(['member', 'traveller', 'item']),
         name: str("The person's name, or what the item is"),
         relationship: nullable(str('Medical: principal, spouse, child or employee')),
         age: nullable(int('Whole years at the start of cover (or when added)')),
@@ -58,13 +53,13 @@ const policyRecord = obj({
         id_no: nullable(str('National ID or passport number')),
         ...money('sum_insured', true),
         details: { type: ['object', 'null'] },
-        status: { type: 'string', enum: ['active', 'removed'] },
+        status: oneOf(['active', 'removed']),
         added_on: nullable(date()),
-        removed_on: nullable({ ...date(), description: 'Y-m-d: the first day without cover' }),
+        removed_on: nullable(describe(date(), 'Y-m-d: the first day without cover')),
       }),
     ),
-    description: 'Medical, travel and standard policies: insured persons, travellers or items; empty for motor',
-  },
+    'Medical, travel and standard policies: insured persons, travellers or items; empty for motor',
+  ),
   vehicles: arr(
     obj({
       regno: str('Normalised: no spaces, upper case'),
@@ -83,7 +78,7 @@ const policyRecord = obj({
       number: str(
         'DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement)',
       ),
-      kind: { type: 'string', enum: ['instalment', 'endorsement', 'reinstatement'] },
+      kind: oneOf(['instalment', 'endorsement', 'reinstatement']),
       instalment_no: int('0 for endorsement and reinstatement notes'),
       due_on: date(),
       ...money('amount'),
@@ -95,7 +90,7 @@ const policyRecord = obj({
   credit_notes: arr(
     obj({
       number: str('CN-<policy>-<n>'),
-      kind: { type: 'string', enum: ['endorsement', 'cancellation'] },
+      kind: oneOf(['endorsement', 'cancellation']),
       ...money('amount'),
       ...money('basic_premium'),
       ...money('taxes'),
@@ -119,8 +114,8 @@ const policyRecord = obj({
   endorsements: arr(ref('Endorsement')),
   cancellations: arr(ref('Cancellation')),
   certificates: arr(ref('Certificate')),
-  status_history: {
-    ...arr(
+  status_history: describe(
+    arr(
       obj({
         from: nullable(str()),
         to: str(),
@@ -129,8 +124,8 @@ const policyRecord = obj({
         at: timestamp(),
       }),
     ),
-    description: 'Every status the policy has had, oldest first',
-  },
+    'Every status the policy has had, oldest first',
+  ),
   renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),
   renewed_by: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
   created_at: timestamp(),
@@ -139,8 +134,5 @@ const policyRecord = obj({
 export const policySchemas = {
   PolicyRecord: policyRecord,
   /** GET /policies/{uuid}: the record and the claims registered against the policy. */
-  PolicyDetail: obj({ ...policyRecord.properties, claims: arr(ref('ClaimSummary')) }, [
-    ...(policyRecord.required ?? []),
-    'claims',
-  ]),
+  PolicyDetail: policyRecord.extend({ claims: arr(ref('ClaimSummary')) }),
 };

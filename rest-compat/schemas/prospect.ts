@@ -1,5 +1,17 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import {
+  arr,
+  bool,
+  date,
+  int,
+  money,
+  nullable,
+  obj,
+  str,
+  timestamp,
+  describe,
+  type Schema,
+  oneOf,
+} from './builders.ts';
 
 /**
  * The values of the GraphQL enums and of PROSPECT_RULES (src/modules/prospects/prospect-state.ts), written out because
@@ -12,11 +24,6 @@ export const PROSPECT_VALUES = {
   interests: ['motor', 'medical', 'travel', 'standard', 'ipf'],
   lostReasons: ['price', 'competitor', 'no_need', 'unreachable', 'not_eligible', 'duplicate', 'other'],
 } as const;
-const oneOf = (values: readonly string[], description?: string): SchemaObject => ({
-  type: 'string',
-  enum: [...values],
-  ...(description ? { description } : {}),
-});
 const personSchema = nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) }));
 
 const prospect = {
@@ -45,7 +52,7 @@ const prospect = {
 
 /** The fields create and update take; PATCH sends only what changes (a null clears the fields that say so). */
 const inputFields = {
-  type: { ...oneOf(PROSPECT_VALUES.types), default: 'individual' },
+  type: oneOf(PROSPECT_VALUES.types).default('individual'),
   name: str(),
   phone: str('Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH)'),
   email: str('null clears on PATCH'),
@@ -53,14 +60,12 @@ const inputFields = {
   kra_pin: str('Duplicate-checked (null clears on PATCH)'),
   source: oneOf(PROSPECT_VALUES.sources, 'null clears on PATCH'),
   interests: arr(oneOf(PROSPECT_VALUES.interests)),
-  estimated_premium: {
-    ...int('Whole shillings a year (null clears on PATCH)'),
-    minimum: 0,
-    maximum: 10_000_000_000,
-    example: 1_200_000,
-  },
+  estimated_premium: int('Whole shillings a year (null clears on PATCH)')
+    .min(0)
+    .max(10_000_000_000)
+    .meta({ example: 1_200_000 }),
   assignee_id: int('A user who may work prospects; default the acting agent (null unassigns on PATCH)'),
-  next_follow_up_on: { ...date(), description: 'Y-m-d, today or later (null clears on PATCH)' },
+  next_follow_up_on: describe(date(), 'Y-m-d, today or later (null clears on PATCH)'),
   note: str('Added to the timeline; with a status move, why it moved'),
   force: bool('Save despite a matching phone, ID number or tax PIN (recorded in the audit trail)'),
 };

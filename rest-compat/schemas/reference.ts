@@ -1,4 +1,4 @@
-import { arr, dataOf, int, money, nullable, num, obj, ref, str } from './builders.ts';
+import { arr, dataOf, int, money, nullable, num, obj, ref, str, oneOf } from './builders.ts';
 
 export const referenceSchemas = {
   Insurer: obj({
@@ -24,7 +24,7 @@ export const referenceSchemas = {
     id: int(),
     code: str('TL, PHCF, SD …'),
     name: str(),
-    basis: { type: 'string', enum: ['percent', 'flat'] },
+    basis: oneOf(['percent', 'flat']),
     rate_bps: nullable(int('Percent items, else null')),
     rate_percent: nullable(num('Percent items, else null')),
     ...money('amount', true),

@@ -1,26 +1,25 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { arr, date, int, money, nullable, obj, str, timestamp } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
-const moneyObj = (): SchemaObject => obj({ amount: int('Whole shillings'), amount_minor: int('Cents') });
+const moneyObj = (): Schema => obj({ amount: int('Whole shillings'), amount_minor: int('Cents') });
 
-export const renewalSchemas: Record<string, SchemaObject> = {
+export const renewalSchemas: Record<string, Schema> = {
   RenewalQuoteRequest: obj(
     {
-      vehicles: {
-        ...arr(
+      vehicles: describe(
+        arr(
           obj({
             regno: str('A registration on cover under the policy'),
             value: int('New sum insured, whole shillings'),
           }),
         ),
-        description: 'Optional new sums insured; other vehicles keep their current value',
-      },
+        'Optional new sums insured; other vehicles keep their current value',
+      ),
     },
     [],
   ),
   RenewalQuote: obj({
     uuid: str(),
-    status: { type: 'string', enum: ['quoted', 'bound', 'expired'] },
+    status: oneOf(['quoted', 'bound', 'expired']),
     policy_uuid: str(),
     policy_no: str(),
     start_date: date(),
@@ -35,8 +34,8 @@ export const renewalSchemas: Record<string, SchemaObject> = {
         ...money('renewal_annual_basic'),
       }),
     ),
-    insured: {
-      ...arr(
+    insured: describe(
+      arr(
         obj({
           id: int("The insured on the expiring policy (its record's insured[].id)"),
           kind: str('member or item'),
@@ -47,8 +46,8 @@ export const renewalSchemas: Record<string, SchemaObject> = {
           ...money('renewal_annual_basic', true),
         }),
       ),
-      description: 'Medical and standard policies: the insured renewed, each priced on current rates; empty for motor',
-    },
+      'Medical and standard policies: the insured renewed, each priced on current rates; empty for motor',
+    ),
     cover_premium: nullable(
       obj(
         { ...money('previous_annual_basic', true), ...money('renewal_annual_basic') },
@@ -56,22 +55,19 @@ export const renewalSchemas: Record<string, SchemaObject> = {
         'A standard cover priced as a whole: its annual basic premium before and after; null otherwise',
       ),
     ),
-    previous: {
-      ...obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') }),
-      description: "The expiring period's figures",
-    },
+    previous: describe(
+      obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') }),
+      "The expiring period's figures",
+    ),
     renewal: obj({
       ...money('basic_premium'),
       levies: arr(obj({ code: str(), name: str(), ...money('amount') })),
       ...money('taxes'),
       ...money('total'),
     }),
-    change: {
-      ...obj({ ...money('total') }),
-      description: 'Renewal total minus the expiring total (negative when cheaper)',
-    },
+    change: describe(obj({ ...money('total') }), 'Renewal total minus the expiring total (negative when cheaper)'),
     instalment_options: arr(obj({ parts: int(), amounts: arr(moneyObj()) })),
-    valid_until: { ...date(), description: 'Y-m-d: last day the quote can be bound' },
+    valid_until: describe(date(), 'Y-m-d: last day the quote can be bound'),
     new_policy: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
     created_at: timestamp(),
   }),

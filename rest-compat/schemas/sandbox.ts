@@ -1,7 +1,18 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
-import { date, dataOf, dateTimeInput, int, nullable, obj, str, timestamp } from './builders.ts';
+import {
+  date,
+  dataOf,
+  dateTimeInput,
+  int,
+  nullable,
+  obj,
+  str,
+  timestamp,
+  describe,
+  type Schema,
+  oneOf,
+} from './builders.ts';
 
-const status: SchemaObject = { type: 'string', enum: ['ready', 'advancing'] };
+const status: Schema = oneOf(['ready', 'advancing']);
 
 export const advanceSandboxClockBody = obj(
   {
@@ -13,9 +24,9 @@ export const advanceSandboxClockBody = obj(
 
 export const sandboxClockResponse = dataOf(
   obj({
-    now: { ...timestamp(), description: "The organisation's now" },
-    today: { ...date(), description: "The organisation's business day (Nairobi), Y-m-d" },
-    status: { ...status, description: 'ready, or advancing while an advance runs its days' },
+    now: describe(timestamp(), "The organisation's now"),
+    today: describe(date(), "The organisation's business day (Nairobi), Y-m-d"),
+    status: describe(status, 'ready, or advancing while an advance runs its days'),
     advancing_to: nullable(timestamp()),
     ahead_seconds: int('How far ahead of the real clock it runs, in whole seconds'),
     last_advance: nullable(

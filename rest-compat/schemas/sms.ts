@@ -1,5 +1,5 @@
-import type { PathItemObject, SchemaObject } from 'openapi3-ts/oas31';
-import { arr, bool, int, nullable, obj, str, timestamp } from './builders.ts';
+import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
+import { arr, bool, int, nullable, obj, str, timestamp, type Schema, oneOf, anyOf } from './builders.ts';
 
 /**
  * Values of the SMS module's states, written out because the facade imports no module
@@ -11,11 +11,6 @@ export const SMS_VALUES = {
   /** src/modules/sms/gateway/report.ts ReportOutcome. */
   reportOutcomes: ['delivered', 'failed', 'pending', 'unknown', 'already_final', 'malformed'],
 } as const;
-const oneOf = (values: readonly string[], description?: string): SchemaObject => ({
-  type: 'string',
-  enum: [...values],
-  ...(description ? { description } : {}),
-});
 
 const message = {
   id: int(),
@@ -53,7 +48,7 @@ export const smsSchemas = {
   SmsMessageRecord: obj({ ...message, recipients: arr(recipient) }),
   SmsSendInput: obj(
     {
-      to: { oneOf: [str(), arr(str())], description: 'One Kenyan mobile number or a list (1–1000), any format' },
+      to: anyOf([str(), arr(str())], 'One Kenyan mobile number or a list (1–1000), any format'),
       message: str('The text; or `template` with `variables`'),
       template: str('A template code'),
       variables: {
@@ -126,7 +121,7 @@ const deliveryReport = obj(
  * POST /sms/delivery-report/{callback_token}: the SMS gateway's delivery reports, served outside the route table
  * (src/http/sms-delivery-report.ts); openapi.ts adds its problem answers, as for the rails' callbacks.
  */
-export const smsReportPaths: Record<string, PathItemObject> = {
+export const smsReportPaths: Record<string, PathItemWithZod> = {
   '/sms/delivery-report/{callback_token}': {
     post: {
       operationId: 'smsDeliveryReport',
@@ -140,7 +135,7 @@ export const smsReportPaths: Record<string, PathItemObject> = {
         'changes nothing. Answers 200 whatever the outcome (an unreadable body included), so the gateway does not ' +
         'retry it.',
       security: [],
-      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: str() }],
+      parameters: [{ name: 'callback_token', in: 'path', required: true, schema: jsonSchemaOf(str()) }],
       requestBody: {
         required: true,
         content: {

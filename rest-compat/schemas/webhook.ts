@@ -1,4 +1,4 @@
-import { arr, bool, int, nullable, obj, ref, str, timestamp } from './builders.ts';
+import { arr, bool, int, nullable, obj, ref, str, timestamp, type Schema, oneOf, allOf } from './builders.ts';
 
 export const webhookSchemas = {
   WebhookEndpoint: obj({
@@ -18,7 +18,7 @@ export const webhookSchemas = {
     event: str('Event name'),
     event_created_at: timestamp(),
     endpoint_id: str(),
-    status: { type: 'string', enum: ['pending', 'retry_scheduled', 'delivered', 'failed'] },
+    status: oneOf(['pending', 'retry_scheduled', 'delivered', 'failed']),
     attempt_count: int(),
     next_attempt_at: nullable(timestamp()),
     delivered_at: nullable(timestamp()),
@@ -45,12 +45,10 @@ export const webhookSchemas = {
 
 export const webhookSecretResponse = obj(
   {
-    data: {
-      allOf: [
-        ref('WebhookEndpoint'),
-        obj({ secret: nullable(str('Signing secret whsec_…, shown once; null on an Idempotency-Key replay')) }),
-      ],
-    },
+    data: allOf(
+      ref('WebhookEndpoint'),
+      obj({ secret: nullable(str('Signing secret whsec_…, shown once; null on an Idempotency-Key replay')) }),
+    ),
     replay_note: str('Present on a replayed response'),
   },
   ['data'],

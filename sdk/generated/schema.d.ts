@@ -2890,7 +2890,6 @@ export interface components {
             phone: string;
             /** @description account_exec or agent */
             role: string;
-            /** @description Agent code, what X-Agent-Code expects */
             code: string | null;
             branch_id: number | null;
         };
@@ -2901,13 +2900,9 @@ export interface components {
             name: string;
             /** @enum {string} */
             basis: "percent" | "flat";
-            /** @description Percent items, else null */
             rate_bps: number | null;
-            /** @description Percent items, else null */
             rate_percent: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             amount: number | null;
-            /** @description Integer cents (exact) */
             amount_minor: number | null;
         };
         MotorBenefit: {
@@ -2938,20 +2933,8 @@ export interface components {
             rate_limit_per_minute: number;
             actor_user_id: number | null;
             created_by_user_id: number | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             revoked_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             secret_rotated_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             previous_secret_expires_at: string | null;
             /**
              * Format: date-time
@@ -2966,17 +2949,11 @@ export interface components {
             /** @enum {string} */
             type: "individual" | "corporate";
             name: string;
-            /** @description Normalised national ID or passport number */
             id_no: string | null;
-            /** @description Upper case */
             kra_pin: string | null;
             /** @description Normalised 2547XXXXXXXX / 2541XXXXXXXX */
             phone: string;
             email: string | null;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
             date_of_birth: string | null;
             physical_address: string | null;
             branch: {
@@ -3025,9 +3002,7 @@ export interface components {
         };
         DuplicateClientProblem: components["schemas"]["Problem"] & {
             matches: {
-                /** @description Null for a client the caller may not see */
                 client_no: string | null;
-                /** @description Null for a client the caller may not see */
                 name: string | null;
                 matched: string[];
                 /** @description True when the caller may not see that client (client_no and name are then null): only which identifier collided is told. */
@@ -3037,7 +3012,6 @@ export interface components {
                  * @enum {string}
                  */
                 kind?: "client" | "prospect";
-                /** @description On /prospects paths only: a matching prospect the caller may see */
                 prospect_no?: string | null;
             }[];
         };
@@ -3123,9 +3097,7 @@ export interface components {
             year: number;
             tonnage: number | null;
             pll: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             value: number | null;
-            /** @description Integer cents (exact) */
             value_minor: number | null;
         };
         MotorOption: {
@@ -3135,12 +3107,9 @@ export interface components {
             motor_product_id: number;
             vehicle_class: string;
             cover_type: string;
-            /** @description Percent */
             rate: number | null;
             rate_bps: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             value: number | null;
-            /** @description Integer cents (exact) */
             value_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             basic_premium: number;
@@ -3170,7 +3139,6 @@ export interface components {
             limits_of_liability: {
                 benefit_id: string;
                 item: string;
-                /** @description Whole shillings; null is unlimited */
                 limit: number | null;
             }[];
             excess: string;
@@ -3194,7 +3162,6 @@ export interface components {
                 apr_bps: number;
                 lender_name: string;
             }[];
-            /** @description Why premium finance is not offered */
             ipf_reason: string | null;
             /** @description Rating version (service-only) */
             product_version: number;
@@ -3352,7 +3319,6 @@ export interface components {
             risknote: string;
             policy_no: string;
             client_no: string;
-            /** @description Only when the client had no client-area key; null on a replay */
             client_key: string | null;
             /** @enum {string} */
             status: "pending_payment";
@@ -3444,7 +3410,6 @@ export interface components {
             plan?: string;
             /** @description Travel: africa, schengen or worldwide */
             region?: string;
-            /** @description Travel */
             destination?: string | null;
             /**
              * Format: date
@@ -3459,10 +3424,6 @@ export interface components {
             /** @description Travel */
             travellers?: {
                 name: string | null;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
                 date_of_birth: string | null;
                 age: number | null;
                 passport_no: string | null;
@@ -3485,13 +3446,10 @@ export interface components {
             /** @description Standard */
             items?: {
                 description: string | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 sum_insured: number | null;
-                /** @description Integer cents (exact) */
                 sum_insured_minor: number | null;
                 id_no: string | null;
             }[];
-            /** @description Medical: members; standard: people covered */
             headcount?: number | null;
             /** @description Standard: cents */
             total_sum_insured_minor?: number;
@@ -3627,17 +3585,11 @@ export interface components {
                     kind: "member" | "traveller" | "item";
                     name: string;
                     relationship: string | null;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
                     date_of_birth: string | null;
                     age: number | null;
                     in_school: boolean | null;
                     id_no: string | null;
-                    /** @description Whole shillings, derived from the cents: rounded half away from zero */
                     sum_insured: number | null;
-                    /** @description Integer cents (exact) */
                     sum_insured_minor: number | null;
                 }[];
             };
@@ -3651,7 +3603,6 @@ export interface components {
                 product_name: string;
                 /** @description Rating version; send it back as policy.product_version */
                 product_version: number;
-                /** @description Percent, where the premium is a rate of a sum insured */
                 rate: number | null;
                 rate_bps: number | null;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -3675,9 +3626,7 @@ export interface components {
                 terms: Record<string, never>;
                 benefits: {
                     name: string;
-                    /** @description Whole shillings, derived from the cents: rounded half away from zero */
                     limit: number | null;
-                    /** @description Integer cents (exact) */
                     limit_minor: number | null;
                 }[];
                 excess: string;
@@ -3721,50 +3670,7 @@ export interface components {
         };
         SaveMedicalQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
-            medical: {
-                /**
-                 * @default family
-                 * @enum {string}
-                 */
-                cover_type?: "family" | "group";
-                /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
-                inpatient_limit: number;
-                riders?: {
-                    /** @enum {string} */
-                    code: "outpatient" | "maternity" | "dental" | "optical";
-                    /** @description Whole shillings: one of the rider's limit bands */
-                    limit: number;
-                }[];
-                members: {
-                    /** @description Required to bind */
-                    name?: string;
-                    /**
-                     * @description Family: one principal, at most one spouse, children; group: employees with their dependants
-                     * @enum {string}
-                     */
-                    relationship: "principal" | "spouse" | "child" | "employee";
-                    /**
-                     * Format: date
-                     * @description Y-m-d; or age
-                     */
-                    date_of_birth?: string;
-                    /** @description Whole years, when no date of birth is given */
-                    age?: number;
-                    /** @description A child in full-time education (covered to a higher age) */
-                    in_school?: boolean;
-                    /** @description National ID, passport or birth certificate number; `idno` also accepted */
-                    id_no?: string;
-                }[];
-                /**
-                 * Format: date
-                 * @description Y-m-d; a past date starts today
-                 */
-                start_date?: string;
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
                 insurer_id: number;
                 rate?: number;
@@ -3777,40 +3683,7 @@ export interface components {
         };
         SaveTravelQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
-            trip: {
-                /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
-                plan: string;
-                /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
-                region: string;
-                /** @description Countries visited */
-                destination?: string;
-                /**
-                 * Format: date
-                 * @description First day of cover: today or later
-                 */
-                departure_date: string;
-                /**
-                 * Format: date
-                 * @description Last day of cover
-                 */
-                return_date: string;
-                travellers: {
-                    /** @description Required to bind */
-                    name: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d; or age
-                     */
-                    date_of_birth: string;
-                    /** @description Whole years */
-                    age: number;
-                    passport_no: string;
-                }[];
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
                 insurer_id: number;
                 rate?: number;
@@ -3823,30 +3696,7 @@ export interface components {
         };
         SaveStandardQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
-            cover: {
-                /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
-                product: string;
-                items?: {
-                    /** @description What is insured, or the insured person; required to bind */
-                    description: string;
-                    /** @description Whole shillings; required for products rated on the sum insured */
-                    sum_insured: number;
-                    /** @description Insured persons: national ID or passport */
-                    id_no: string;
-                }[];
-                /** @description Headcount-driven products (WIBA): people covered when not listed as items */
-                headcount?: number;
-                extensions?: string[];
-                /**
-                 * Format: date
-                 * @description Y-m-d; a past date starts today
-                 */
-                start_date?: string;
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
                 insurer_id: number;
                 rate?: number;
@@ -3882,50 +3732,7 @@ export interface components {
                 /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
                 product_version?: number;
             };
-            medical: {
-                /**
-                 * @default family
-                 * @enum {string}
-                 */
-                cover_type?: "family" | "group";
-                /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
-                inpatient_limit: number;
-                riders?: {
-                    /** @enum {string} */
-                    code: "outpatient" | "maternity" | "dental" | "optical";
-                    /** @description Whole shillings: one of the rider's limit bands */
-                    limit: number;
-                }[];
-                members: {
-                    /** @description Required to bind */
-                    name?: string;
-                    /**
-                     * @description Family: one principal, at most one spouse, children; group: employees with their dependants
-                     * @enum {string}
-                     */
-                    relationship: "principal" | "spouse" | "child" | "employee";
-                    /**
-                     * Format: date
-                     * @description Y-m-d; or age
-                     */
-                    date_of_birth?: string;
-                    /** @description Whole years, when no date of birth is given */
-                    age?: number;
-                    /** @description A child in full-time education (covered to a higher age) */
-                    in_school?: boolean;
-                    /** @description National ID, passport or birth certificate number; `idno` also accepted */
-                    id_no?: string;
-                }[];
-                /**
-                 * Format: date
-                 * @description Y-m-d; a past date starts today
-                 */
-                start_date?: string;
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            medical: components["schemas"]["MedicalQuoteRequest"];
             prospect_uuid?: string;
         };
         BindTravelRequest: {
@@ -3953,40 +3760,7 @@ export interface components {
                 /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
                 product_version?: number;
             };
-            trip: {
-                /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
-                plan: string;
-                /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
-                region: string;
-                /** @description Countries visited */
-                destination?: string;
-                /**
-                 * Format: date
-                 * @description First day of cover: today or later
-                 */
-                departure_date: string;
-                /**
-                 * Format: date
-                 * @description Last day of cover
-                 */
-                return_date: string;
-                travellers: {
-                    /** @description Required to bind */
-                    name: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d; or age
-                     */
-                    date_of_birth: string;
-                    /** @description Whole years */
-                    age: number;
-                    passport_no: string;
-                }[];
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            trip: components["schemas"]["TravelQuoteRequest"];
             prospect_uuid?: string;
         };
         BindStandardRequest: {
@@ -4014,30 +3788,7 @@ export interface components {
                 /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
                 product_version?: number;
             };
-            cover: {
-                /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
-                product: string;
-                items?: {
-                    /** @description What is insured, or the insured person; required to bind */
-                    description: string;
-                    /** @description Whole shillings; required for products rated on the sum insured */
-                    sum_insured: number;
-                    /** @description Insured persons: national ID or passport */
-                    id_no: string;
-                }[];
-                /** @description Headcount-driven products (WIBA): people covered when not listed as items */
-                headcount?: number;
-                extensions?: string[];
-                /**
-                 * Format: date
-                 * @description Y-m-d; a past date starts today
-                 */
-                start_date?: string;
-                /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-                insurer_ids?: number | number[];
-                /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-                insurer_id?: number | number[];
-            };
+            cover: components["schemas"]["StandardQuoteRequest"];
             prospect_uuid?: string;
         };
         PolicyRecord: {
@@ -4050,9 +3801,7 @@ export interface components {
             status: "pending_payment" | "active" | "cancelled" | "expired" | "lapsed" | "renewed" | "not_taken_up";
             /** @description motor, medical, travel or standard */
             product_line: string;
-            /** @description Motor: the vehicle class; null for other lines */
             class: string | null;
-            /** @description Motor: the cover type; null for other lines */
             scope: string | null;
             /** @description annual or tor */
             cover_period: string;
@@ -4106,7 +3855,6 @@ export interface components {
                     amount_minor: number;
                 }[];
             };
-            /** @description Medical, travel and standard policies: the insurer's cover product; null for motor */
             product: {
                 id: number;
                 /** @description MEDICAL, TRAVEL, or the standard product (PA, DOMESTIC, WIBA, FIRE, GOLFER) */
@@ -4123,34 +3871,17 @@ export interface components {
                 kind: "member" | "traveller" | "item";
                 /** @description The person's name, or what the item is */
                 name: string;
-                /** @description Medical: principal, spouse, child or employee */
                 relationship: string | null;
-                /** @description Whole years at the start of cover (or when added) */
                 age: number | null;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
                 date_of_birth: string | null;
                 in_school: boolean | null;
-                /** @description National ID or passport number */
                 id_no: string | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 sum_insured: number | null;
-                /** @description Integer cents (exact) */
                 sum_insured_minor: number | null;
                 details: Record<string, never> | null;
                 /** @enum {string} */
                 status: "active" | "removed";
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
                 added_on: string | null;
-                /**
-                 * Format: date
-                 * @description Y-m-d: the first day without cover
-                 */
                 removed_on: string | null;
             }[];
             vehicles: {
@@ -4161,9 +3892,7 @@ export interface components {
                 make: string | null;
                 model: string | null;
                 yom: number;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 value: number | null;
-                /** @description Integer cents (exact) */
                 value_minor: number | null;
                 body_type: string | null;
                 coverage: string | null;
@@ -4301,9 +4030,7 @@ export interface components {
             status: "pending_payment" | "active" | "cancelled" | "expired" | "lapsed" | "renewed" | "not_taken_up";
             /** @description motor, medical, travel or standard */
             product_line: string;
-            /** @description Motor: the vehicle class; null for other lines */
             class: string | null;
-            /** @description Motor: the cover type; null for other lines */
             scope: string | null;
             /** @description annual or tor */
             cover_period: string;
@@ -4357,7 +4084,6 @@ export interface components {
                     amount_minor: number;
                 }[];
             };
-            /** @description Medical, travel and standard policies: the insurer's cover product; null for motor */
             product: {
                 id: number;
                 /** @description MEDICAL, TRAVEL, or the standard product (PA, DOMESTIC, WIBA, FIRE, GOLFER) */
@@ -4374,34 +4100,17 @@ export interface components {
                 kind: "member" | "traveller" | "item";
                 /** @description The person's name, or what the item is */
                 name: string;
-                /** @description Medical: principal, spouse, child or employee */
                 relationship: string | null;
-                /** @description Whole years at the start of cover (or when added) */
                 age: number | null;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
                 date_of_birth: string | null;
                 in_school: boolean | null;
-                /** @description National ID or passport number */
                 id_no: string | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 sum_insured: number | null;
-                /** @description Integer cents (exact) */
                 sum_insured_minor: number | null;
                 details: Record<string, never> | null;
                 /** @enum {string} */
                 status: "active" | "removed";
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
                 added_on: string | null;
-                /**
-                 * Format: date
-                 * @description Y-m-d: the first day without cover
-                 */
                 removed_on: string | null;
             }[];
             vehicles: {
@@ -4412,9 +4121,7 @@ export interface components {
                 make: string | null;
                 model: string | null;
                 yom: number;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 value: number | null;
-                /** @description Integer cents (exact) */
                 value_minor: number | null;
                 body_type: string | null;
                 coverage: string | null;
@@ -4659,20 +4366,13 @@ export interface components {
                 remaining: number;
             };
             items: {
-                /** @description Motor: the vehicle; null for other lines */
                 regno: string | null;
-                /** @description Medical and standard: the insured person or item; null for a cover priced as a whole */
                 insured: string | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 annual_basic_before: number | null;
-                /** @description Integer cents (exact) */
                 annual_basic_before_minor: number | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 annual_basic_after: number | null;
-                /** @description Integer cents (exact) */
                 annual_basic_after_minor: number | null;
             }[];
-            /** @description Null until confirmed (and for change_details). A debit note carries due_on; a credit note what was applied to open debit notes and what was refunded to the client's credit */
             note: {
                 /** @enum {string} */
                 kind: "debit" | "credit";
@@ -4716,15 +4416,7 @@ export interface components {
              * @description ISO 8601 with offset
              */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             confirmed_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             discarded_at: string | null;
         };
         CancellationInput: {
@@ -4761,7 +4453,6 @@ export interface components {
              */
             status: "quoted" | "confirmed" | "discarded" | "expired" | "reinstated";
             reason: string;
-            /** @description Registry certificate cancellation reason id (motor); null for other lines */
             registry_reason_id: number | null;
             requested_by: string;
             note: string | null;
@@ -4842,9 +4533,7 @@ export interface components {
                 /** @description Integer cents (exact) */
                 outstanding_after_minor: number;
                 items: {
-                    /** @description Motor: the vehicle; null for other lines */
                     regno: string | null;
-                    /** @description Medical, travel and standard policies: the insured person, traveller or item; null for motor and for a standard cover priced as a whole */
                     insured: string | null;
                     /** @description Whole shillings, derived from the cents: rounded half away from zero */
                     annual_basic_premium: number;
@@ -4903,15 +4592,7 @@ export interface components {
              * @description ISO 8601 with offset
              */
             expires_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             confirmed_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             reinstated_at: string | null;
             /**
              * Format: date-time
@@ -4921,7 +4602,6 @@ export interface components {
         };
         Certificate: {
             uuid: string;
-            /** @description C<class><7 digits>, once issued */
             certificate_no: string | null;
             /** @enum {string} */
             status: "pending" | "issuing" | "issued" | "failed" | "cancel_pending" | "cancelled" | "cancel_refused" | "void";
@@ -4963,15 +4643,7 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             issued_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             cancelled_at: string | null;
             cancel_reason_id: number | null;
         };
@@ -5042,9 +4714,7 @@ export interface components {
             product_version: number;
             vehicles: {
                 regno: string;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 value: number | null;
-                /** @description Integer cents (exact) */
                 value_minor: number | null;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 previous_annual_basic: number;
@@ -5062,26 +4732,16 @@ export interface components {
                 /** @description member or item */
                 kind: string;
                 name: string;
-                /** @description Medical: age at the start of the renewal period */
                 age: number | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 sum_insured: number | null;
-                /** @description Integer cents (exact) */
                 sum_insured_minor: number | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 previous_annual_basic: number | null;
-                /** @description Integer cents (exact) */
                 previous_annual_basic_minor: number | null;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 renewal_annual_basic: number | null;
-                /** @description Integer cents (exact) */
                 renewal_annual_basic_minor: number | null;
             }[];
-            /** @description A standard cover priced as a whole: its annual basic premium before and after; null otherwise */
             cover_premium: {
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 previous_annual_basic: number | null;
-                /** @description Integer cents (exact) */
                 previous_annual_basic_minor: number | null;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 renewal_annual_basic: number;
@@ -5171,15 +4831,7 @@ export interface components {
             description: string | null;
             events: string[];
             enabled: boolean;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             secret_rotated_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             previous_secret_expires_at: string | null;
             /**
              * Format: date-time
@@ -5208,20 +4860,8 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "retry_scheduled" | "delivered" | "failed";
             attempt_count: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             next_attempt_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             delivered_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             failed_at: string | null;
             /**
              * Format: date-time
@@ -5232,7 +4872,6 @@ export interface components {
                 number: number;
                 status_code: number | null;
                 duration_ms: number;
-                /** @description At most 1 kB of the answer */
                 response_excerpt: string | null;
                 error: string | null;
                 /**
@@ -5256,9 +4895,7 @@ export interface components {
         PaymentRequest: {
             /** @description Payment request id (UUID) */
             id: string;
-            /** @description Null while `sending` */
             merchant_request_id: string | null;
-            /** @description Null while `sending`: follow the request by its id */
             checkout_request_id: string | null;
             /**
              * @description sending: recorded, the rail's acknowledgement not yet (after a fault the paybill statement settles it); pending: on the phone
@@ -5274,21 +4911,11 @@ export interface components {
             account: string;
             /** @enum {string} */
             purpose: "premium" | "ipf_repayment";
-            /** @description Daraja ResultCode: 0 success, 1 insufficient funds, 1032 cancelled, 1037 timeout, 2001 wrong PIN, … */
             result_code: number | null;
             result_desc: string | null;
             mpesa_receipt_number: string | null;
-            /** @description Our receipt once succeeded */
             receipt_no: string | null;
-            /**
-             * @description How the rail's result became known: a callback confirmed by the status query, the query, the paybill statement, or the push itself (refused)
-             * @enum {string|null}
-             */
-            resolved_via: "callback" | "query" | "statement" | "push" | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
+            resolved_via: ("callback" | "query" | "statement" | "push") | null;
             resolved_at: string | null;
             /**
              * Format: date-time
@@ -5344,27 +4971,17 @@ export interface components {
             /** @enum {string} */
             type: "individual" | "business";
             name: string;
-            /** @description Normalised 2547XXXXXXXX / 2541XXXXXXXX */
             phone: string | null;
             email: string | null;
-            /** @description Normalised national ID or passport number */
             id_no: string | null;
-            /** @description Upper case */
             kra_pin: string | null;
-            /** @enum {string|null} */
-            source: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other" | null;
+            source: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
             interests: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_premium: number | null;
-            /** @description Integer cents (exact) */
             estimated_premium_minor: number | null;
             /** @enum {string} */
             status: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost";
-            /**
-             * @description Set while the prospect is lost
-             * @enum {string|null}
-             */
-            lost_reason: "price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other" | null;
+            lost_reason: ("price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other") | null;
             assignee: {
                 id: number;
                 name: string;
@@ -5377,12 +4994,7 @@ export interface components {
                 role: string;
                 code: string | null;
             } | null;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
             next_follow_up_on: string | null;
-            /** @description The client it became or was linked to; null when the caller may not see that client */
             client_no: string | null;
             /**
              * Format: date-time
@@ -5408,27 +5020,17 @@ export interface components {
             /** @enum {string} */
             type: "individual" | "business";
             name: string;
-            /** @description Normalised 2547XXXXXXXX / 2541XXXXXXXX */
             phone: string | null;
             email: string | null;
-            /** @description Normalised national ID or passport number */
             id_no: string | null;
-            /** @description Upper case */
             kra_pin: string | null;
-            /** @enum {string|null} */
-            source: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other" | null;
+            source: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
             interests: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_premium: number | null;
-            /** @description Integer cents (exact) */
             estimated_premium_minor: number | null;
             /** @enum {string} */
             status: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost";
-            /**
-             * @description Set while the prospect is lost
-             * @enum {string|null}
-             */
-            lost_reason: "price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other" | null;
+            lost_reason: ("price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other") | null;
             assignee: {
                 id: number;
                 name: string;
@@ -5441,12 +5043,7 @@ export interface components {
                 role: string;
                 code: string | null;
             } | null;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
             next_follow_up_on: string | null;
-            /** @description The client it became or was linked to; null when the caller may not see that client */
             client_no: string | null;
             /**
              * Format: date-time
@@ -5467,13 +5064,9 @@ export interface components {
                 id: number;
                 /** @enum {string} */
                 kind: "created" | "note" | "status_changed" | "converted" | "quote_saved" | "policy_bound";
-                /** @description The note, or why the status moved (a lost reason, a quote or policy number) */
                 body: string | null;
-                /** @enum {string|null} */
-                from_status: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost" | null;
-                /** @enum {string|null} */
-                to_status: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost" | null;
-                /** @description The user who wrote or moved it */
+                from_status: ("new" | "contacted" | "qualified" | "quoted" | "won" | "lost") | null;
+                to_status: ("new" | "contacted" | "qualified" | "quoted" | "won" | "lost") | null;
                 actor_id: number | null;
                 /**
                  * Format: date-time
@@ -5627,9 +5220,7 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @description The vehicle (motor) */
             registration: string | null;
-            /** @description Medical, travel and standard policies: the insured person, traveller or item the loss is about; null for motor */
             insured: {
                 /** @description The policy record's insured[].id */
                 id: number;
@@ -5646,17 +5237,14 @@ export interface components {
                  * @description Y-m-d
                  */
                 date: string;
-                /** @description HH:MM, Nairobi */
                 time: string | null;
                 place: string;
                 description: string;
             };
             third_parties: {
                 name: string;
-                /** @description 2547XXXXXXXX */
                 phone?: string | null;
                 id_no?: string | null;
-                /** @description The third party's vehicle */
                 registration?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
@@ -5683,13 +5271,9 @@ export interface components {
             reported_at: string;
             /** @description Reported more than 48 hours after the loss */
             late_notification: boolean;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_loss: number | null;
-            /** @description Integer cents (exact) */
             estimated_loss_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             sum_insured: number | null;
-            /** @description Integer cents (exact) */
             sum_insured_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             reserve: number;
@@ -5710,9 +5294,7 @@ export interface components {
                 assessed_amount: number;
                 /** @description Integer cents (exact) */
                 assessed_amount_minor: number;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 salvage: number | null;
-                /** @description Integer cents (exact) */
                 salvage_minor: number | null;
                 notes: string | null;
                 /**
@@ -5721,30 +5303,18 @@ export interface components {
                  */
                 assessed_at: string;
             } | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             approved_amount: number | null;
-            /** @description Integer cents (exact) */
             approved_amount_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             excess: number | null;
-            /** @description Integer cents (exact) */
             excess_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             net_payable: number | null;
-            /** @description Integer cents (exact) */
             net_payable_minor: number | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             approved_at: string | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             paid: number;
             /** @description Integer cents (exact) */
             paid_minor: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             outstanding: number | null;
-            /** @description Integer cents (exact) */
             outstanding_minor: number | null;
             repudiation: {
                 reason: string;
@@ -5760,18 +5330,10 @@ export interface components {
                  * @description ISO 8601 with offset
                  */
                 status_since: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 due_at: string | null;
                 /** @description Open and past the service level of its current status */
                 breached: boolean;
             };
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -5803,9 +5365,7 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @description The vehicle (motor) */
             registration: string | null;
-            /** @description Medical, travel and standard policies: the insured person, traveller or item the loss is about; null for motor */
             insured: {
                 /** @description The policy record's insured[].id */
                 id: number;
@@ -5822,17 +5382,14 @@ export interface components {
                  * @description Y-m-d
                  */
                 date: string;
-                /** @description HH:MM, Nairobi */
                 time: string | null;
                 place: string;
                 description: string;
             };
             third_parties: {
                 name: string;
-                /** @description 2547XXXXXXXX */
                 phone?: string | null;
                 id_no?: string | null;
-                /** @description The third party's vehicle */
                 registration?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
@@ -5859,13 +5416,9 @@ export interface components {
             reported_at: string;
             /** @description Reported more than 48 hours after the loss */
             late_notification: boolean;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_loss: number | null;
-            /** @description Integer cents (exact) */
             estimated_loss_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             sum_insured: number | null;
-            /** @description Integer cents (exact) */
             sum_insured_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             reserve: number;
@@ -5886,9 +5439,7 @@ export interface components {
                 assessed_amount: number;
                 /** @description Integer cents (exact) */
                 assessed_amount_minor: number;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 salvage: number | null;
-                /** @description Integer cents (exact) */
                 salvage_minor: number | null;
                 notes: string | null;
                 /**
@@ -5897,30 +5448,18 @@ export interface components {
                  */
                 assessed_at: string;
             } | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             approved_amount: number | null;
-            /** @description Integer cents (exact) */
             approved_amount_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             excess: number | null;
-            /** @description Integer cents (exact) */
             excess_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             net_payable: number | null;
-            /** @description Integer cents (exact) */
             net_payable_minor: number | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             approved_at: string | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             paid: number;
             /** @description Integer cents (exact) */
             paid_minor: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             outstanding: number | null;
-            /** @description Integer cents (exact) */
             outstanding_minor: number | null;
             repudiation: {
                 reason: string;
@@ -5936,18 +5475,10 @@ export interface components {
                  * @description ISO 8601 with offset
                  */
                 status_since: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 due_at: string | null;
                 /** @description Open and past the service level of its current status */
                 breached: boolean;
             };
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -5960,8 +5491,7 @@ export interface components {
              */
             updated_at: string;
             history: {
-                /** @enum {string|null} */
-                from: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn" | null;
+                from: ("registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn") | null;
                 /** @enum {string} */
                 to: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn";
                 /** @description api, payment, schedule or system */
@@ -5997,9 +5527,7 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @description The vehicle (motor) */
             registration: string | null;
-            /** @description Medical, travel and standard policies: the insured person, traveller or item the loss is about; null for motor */
             insured: {
                 /** @description The policy record's insured[].id */
                 id: number;
@@ -6016,17 +5544,14 @@ export interface components {
                  * @description Y-m-d
                  */
                 date: string;
-                /** @description HH:MM, Nairobi */
                 time: string | null;
                 place: string;
                 description: string;
             };
             third_parties: {
                 name: string;
-                /** @description 2547XXXXXXXX */
                 phone?: string | null;
                 id_no?: string | null;
-                /** @description The third party's vehicle */
                 registration?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
@@ -6053,13 +5578,9 @@ export interface components {
             reported_at: string;
             /** @description Reported more than 48 hours after the loss */
             late_notification: boolean;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_loss: number | null;
-            /** @description Integer cents (exact) */
             estimated_loss_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             sum_insured: number | null;
-            /** @description Integer cents (exact) */
             sum_insured_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             reserve: number;
@@ -6080,9 +5601,7 @@ export interface components {
                 assessed_amount: number;
                 /** @description Integer cents (exact) */
                 assessed_amount_minor: number;
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 salvage: number | null;
-                /** @description Integer cents (exact) */
                 salvage_minor: number | null;
                 notes: string | null;
                 /**
@@ -6091,30 +5610,18 @@ export interface components {
                  */
                 assessed_at: string;
             } | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             approved_amount: number | null;
-            /** @description Integer cents (exact) */
             approved_amount_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             excess: number | null;
-            /** @description Integer cents (exact) */
             excess_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             net_payable: number | null;
-            /** @description Integer cents (exact) */
             net_payable_minor: number | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             approved_at: string | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             paid: number;
             /** @description Integer cents (exact) */
             paid_minor: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             outstanding: number | null;
-            /** @description Integer cents (exact) */
             outstanding_minor: number | null;
             repudiation: {
                 reason: string;
@@ -6130,18 +5637,10 @@ export interface components {
                  * @description ISO 8601 with offset
                  */
                 status_since: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 due_at: string | null;
                 /** @description Open and past the service level of its current status */
                 breached: boolean;
             };
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -6154,8 +5653,7 @@ export interface components {
              */
             updated_at: string;
             history: {
-                /** @enum {string|null} */
-                from: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn" | null;
+                from: ("registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn") | null;
                 /** @enum {string} */
                 to: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn";
                 /** @description api, payment, schedule or system */
@@ -6219,10 +5717,8 @@ export interface components {
             description: string;
             third_parties?: {
                 name: string;
-                /** @description 2547XXXXXXXX */
                 phone?: string | null;
                 id_no?: string | null;
-                /** @description The third party's vehicle */
                 registration?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
@@ -6258,7 +5754,6 @@ export interface components {
             assignee_id?: number;
         };
         ClaimUpdateInput: {
-            /** @description null unassigns */
             assignee_id?: number | null;
             police_abstract_no?: string | null;
         };
@@ -6329,12 +5824,7 @@ export interface components {
             required: boolean;
             /** @enum {string} */
             status: "pending" | "received" | "waived";
-            /** @description Why it was waived, or a note on the decision */
             note: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             decided_at: string | null;
             files: components["schemas"]["ClaimDocumentFile"][];
         };
@@ -6369,9 +5859,7 @@ export interface components {
                 /** @enum {string} */
                 type: "claimant" | "garage" | "other";
                 name: string;
-                /** @description mpesa_b2c: the receiving phone, 2547XXXXXXXX */
                 phone: string | null;
-                /** @description bank_transfer */
                 bank: {
                     name: string | null;
                     account: string | null;
@@ -6383,11 +5871,8 @@ export interface components {
             amount_minor: number;
             /** @description Our OriginatorConversationID (mpesa_b2c) or the bank transfer's reference */
             reference: string;
-            /** @description The M-Pesa receipt once paid */
             transaction_id: string | null;
-            /** @description The rail's confirmed result (or its refusal) */
             result: {
-                /** @description Daraja ResultCode: 0 paid, 1 insufficient balance, 2001 initiator invalid, 2040 not an M-Pesa customer, 8006 credential locked, … */
                 code: number | null;
                 description: string | null;
             } | null;
@@ -6397,20 +5882,8 @@ export interface components {
              * @description ISO 8601 with offset
              */
             requested_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             sent_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             paid_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             failed_at: string | null;
         };
         SmsMessage: {
@@ -6469,32 +5942,15 @@ export interface components {
                 phone: string;
                 /** @enum {string} */
                 status: "queued" | "sending" | "sent" | "delivered" | "failed";
-                /** @description Gateway code: 101 sent, 403 invalid number, 406 blacklisted, 500/501 transient */
                 status_code: number | null;
                 status_text: string | null;
                 gateway_message_id: string | null;
                 attempts: number;
                 units: number;
                 released: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 next_attempt_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 sent_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 delivered_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 failed_at: string | null;
             }[];
         };
@@ -6569,7 +6025,6 @@ export interface components {
              * @description ISO 8601 with offset
              */
             received_at: string;
-            /** @description Success or Failed; null before the handset answered */
             delivery_status: string | null;
         };
         SmsTemplate: {
@@ -6611,10 +6066,6 @@ export interface components {
             physical_address: string | null;
             id_no: string | null;
             kra_pin: string | null;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
             date_of_birth: string | null;
             /** @description api, save, client_area … */
             onboarded_via: string;
@@ -6623,7 +6074,6 @@ export interface components {
             uuid: string;
             policy_no: string;
             product_line: string;
-            /** @description Medical, travel and standard policies: the cover product's name; null for motor */
             product_name: string | null;
             /**
              * @description 1 for active cover, 0 for every other status
@@ -6749,9 +6199,7 @@ export interface components {
              * @description ISO 8601 with offset
              */
             reported_at: string;
-            /** @description Integer cents */
             estimated_loss_minor: number | null;
-            /** @description Integer cents */
             approved_amount_minor: number | null;
             /** @description Integer cents */
             paid_minor: number;
@@ -6911,28 +6359,13 @@ export interface components {
                     message: string;
                 }[];
             } | null;
-            /** @description SHA-256 (hex) of the agreement the signing code was sent with */
             agreement_sha256: string | null;
             signing: {
-                /** @description Partly shown */
                 phone: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 code_sent_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 code_expires_at: string | null;
-                /** @description Null when no code is outstanding */
                 attempts_left: number | null;
             };
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             signed_at: string | null;
             /**
              * Format: date-time
@@ -7041,28 +6474,13 @@ export interface components {
                     message: string;
                 }[];
             } | null;
-            /** @description SHA-256 (hex) of the agreement the signing code was sent with */
             agreement_sha256: string | null;
             signing: {
-                /** @description Partly shown */
                 phone: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 code_sent_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 code_expires_at: string | null;
-                /** @description Null when no code is outstanding */
                 attempts_left: number | null;
             };
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             signed_at: string | null;
             /**
              * Format: date-time
@@ -7227,28 +6645,13 @@ export interface components {
                         message: string;
                     }[];
                 } | null;
-                /** @description SHA-256 (hex) of the agreement the signing code was sent with */
                 agreement_sha256: string | null;
                 signing: {
-                    /** @description Partly shown */
                     phone: string | null;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 with offset
-                     */
                     code_sent_at: string | null;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 with offset
-                     */
                     code_expires_at: string | null;
-                    /** @description Null when no code is outstanding */
                     attempts_left: number | null;
                 };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 with offset
-                 */
                 signed_at: string | null;
                 /**
                  * Format: date-time
@@ -7348,7 +6751,6 @@ export interface components {
                     amount_minor: number;
                 }[];
             }[];
-            /** @description Why nothing is offered */
             ipf_reason: string | null;
         };
         IpfLender: {
@@ -7358,15 +6760,12 @@ export interface components {
             pricing: "rate_per_tenor" | "flat_fee_by_band";
             /** @enum {string} */
             deposit_rule: "one_instalment" | "percent";
-            /** @description percent: the deposit, basis points of the total repayable */
             deposit_bps: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             min_premium: number;
             /** @description Integer cents (exact) */
             min_premium_minor: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             max_premium: number | null;
-            /** @description Integer cents (exact) */
             max_premium_minor: number | null;
             /** @description Days past a due date before an unpaid instalment defaults the loan */
             grace_days: number;
@@ -7376,9 +6775,7 @@ export interface components {
                 charge_bps: number;
             }[];
             fee_bands: {
-                /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 up_to_premium: number | null;
-                /** @description Integer cents (exact) */
                 up_to_premium_minor: number | null;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 fee: number;
@@ -7447,7 +6844,6 @@ export interface components {
                 /** @description Integer cents (exact) */
                 amount_minor: number;
             } | null;
-            /** @description A confirmed early-settlement figure, held until valid_until */
             settlement: {
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 payoff: number;
@@ -7472,15 +6868,7 @@ export interface components {
              * @description ISO 8601 with offset
              */
             signed_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             funded_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -7554,7 +6942,6 @@ export interface components {
                 /** @description Integer cents (exact) */
                 amount_minor: number;
             } | null;
-            /** @description A confirmed early-settlement figure, held until valid_until */
             settlement: {
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 payoff: number;
@@ -7579,15 +6966,7 @@ export interface components {
              * @description ISO 8601 with offset
              */
             signed_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             funded_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -7718,9 +7097,7 @@ export interface components {
                 /** @description Payment request id */
                 id: string;
                 merchant_request_id: string | null;
-                /** @description Null only while the request is `sending` after a fault */
                 checkout_request_id: string | null;
-                /** @description "0" when accepted */
                 response_code: string | null;
                 response_description: string | null;
                 customer_message: string | null;
@@ -7745,7 +7122,6 @@ export interface components {
             role: string;
             /** @description admin, account_exec, agent or viewer */
             user_role: string;
-            /** @description Agent code (agents only) */
             code: string | null;
         };
         ErpClient: {
@@ -7759,10 +7135,6 @@ export interface components {
             /** @description 2547XXXXXXXX */
             phone: string;
             email: string | null;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
             date_of_birth: string | null;
             physical_address: string | null;
             branch: string | null;
@@ -7791,12 +7163,9 @@ export interface components {
             client_name: string;
             insurer: string;
             product_line: string;
-            /** @description Medical, travel and standard policies: the cover product's code; null for motor */
             product_code: string | null;
             status: string;
-            /** @description Motor only */
             vehicle_class: string | null;
-            /** @description Motor only */
             cover_type: string | null;
             cover_period: string;
             /**
@@ -7823,7 +7192,6 @@ export interface components {
             total_premium: number;
             /** @description Integer cents (exact) */
             total_premium_minor: number;
-            /** @description Policy number this one renews */
             renewal_of: string | null;
             /**
              * Format: date-time
@@ -7860,47 +7228,27 @@ export interface components {
              * @description ISO 8601 with offset
              */
             reported_at: string;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             estimated_loss: number | null;
-            /** @description Integer cents (exact) */
             estimated_loss_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             sum_insured: number | null;
-            /** @description Integer cents (exact) */
             sum_insured_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             reserve: number;
             /** @description Integer cents (exact) */
             reserve_minor: number;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             assessed_amount: number | null;
-            /** @description Integer cents (exact) */
             assessed_amount_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             approved_amount: number | null;
-            /** @description Integer cents (exact) */
             approved_amount_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             excess: number | null;
-            /** @description Integer cents (exact) */
             excess_minor: number | null;
-            /** @description Whole shillings, derived from the cents: rounded half away from zero */
             net_payable: number | null;
-            /** @description Integer cents (exact) */
             net_payable_minor: number | null;
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
             paid: number;
             /** @description Integer cents (exact) */
             paid_minor: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             approved_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -7984,10 +7332,6 @@ export interface components {
             /** @description Records in this page */
             count: number;
             has_more: boolean;
-            /**
-             * Format: date-time
-             * @description ISO 8601 with offset
-             */
             updated_since: string | null;
             /**
              * Format: date-time
@@ -7998,7 +7342,6 @@ export interface components {
         };
         ErpLinks: {
             self: string;
-            /** @description The next page of the same window; null at the end */
             next: string | null;
         };
     };
@@ -8104,6 +7447,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -8432,6 +7794,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApiClient: {
@@ -8475,7 +7856,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ApiClient"] & {
-                            /** @description Shown once; null on an Idempotency-Key replay */
                             client_secret: string | null;
                         };
                         /** @description Present on a replayed response */
@@ -8539,6 +7919,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -8618,6 +8017,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateApiClient: {
@@ -8642,7 +8060,6 @@ export interface operations {
                     name?: string;
                     scopes?: string[];
                     actor_user_id?: number;
-                    /** @description The client's own limit (1–100000); null: removes it, so the deployment's default applies; omitted: unchanged */
                     rate_limit_per_minute?: number | null;
                 };
             };
@@ -8730,6 +8147,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -8830,6 +8266,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateApiClientSecret: {
@@ -8871,7 +8326,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ApiClient"] & {
-                            /** @description Shown once; null on an Idempotency-Key replay */
                             client_secret: string | null;
                         };
                         /** @description Present on a replayed response */
@@ -8952,6 +8406,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listBranches: {
@@ -9004,6 +8477,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -9077,6 +8569,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -9213,6 +8724,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     checkCertificate: {
@@ -9287,6 +8817,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClaims: {
@@ -9349,7 +8898,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -9384,6 +8932,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -9495,6 +9062,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClaim: {
@@ -9558,6 +9144,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -9689,6 +9294,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     approveClaim: {
@@ -9804,6 +9428,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -9935,6 +9578,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     appointClaimAssessor: {
@@ -10058,6 +9720,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClaimDocuments: {
@@ -10126,6 +9807,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -10261,6 +9961,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     downloadClaimDocument: {
@@ -10339,9 +10058,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `service_unavailable`: Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10472,6 +10201,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClaimPayments: {
@@ -10535,6 +10283,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -10688,6 +10455,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClaimPayment: {
@@ -10752,6 +10538,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -10883,6 +10688,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     repudiateClaim: {
@@ -10998,6 +10822,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -11129,6 +10972,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     moveClaim: {
@@ -11252,6 +11114,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClaimCauses: {
@@ -11315,6 +11196,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listViewerClaims: {
@@ -11367,6 +11267,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -11499,6 +11418,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listViewerLoans: {
@@ -11559,6 +11497,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getViewer: {
@@ -11611,6 +11568,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -11737,6 +11713,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     requestClientOtp: {
@@ -11842,6 +11837,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -11960,9 +11974,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `service_unavailable`: Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12021,6 +12045,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -12152,6 +12195,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getViewerStatement: {
@@ -12209,6 +12271,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -12322,6 +12403,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClients: {
@@ -12371,7 +12471,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -12406,6 +12505,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -12526,6 +12644,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClient: {
@@ -12589,6 +12726,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -12720,6 +12876,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClientBalance: {
@@ -12826,6 +13001,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportErpClaims: {
@@ -12903,6 +13097,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -12996,6 +13209,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportErpCreditNotes: {
@@ -13073,6 +13305,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -13166,6 +13417,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportErpReceipts: {
@@ -13251,6 +13521,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getEventCatalogue: {
@@ -13303,6 +13592,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -13374,6 +13682,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listIpfApplications: {
@@ -13420,7 +13747,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -13455,6 +13781,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -13575,6 +13920,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getIpfApplication: {
@@ -13646,6 +14010,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getIpfApplicationAgreement: {
@@ -13709,6 +14092,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -13840,6 +14242,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     signIpfApplication: {
@@ -13963,6 +14384,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     requestIpfSigningCode: {
@@ -14056,6 +14496,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -14165,6 +14624,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listIpfLenders: {
@@ -14225,6 +14703,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listIpfLoans: {
@@ -14272,7 +14769,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -14307,6 +14803,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -14378,6 +14893,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -14509,9 +15043,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `service_unavailable`: Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14618,6 +15162,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getMe: {
@@ -14703,6 +15266,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -14801,6 +15383,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -14919,6 +15520,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     saveMedicalQuote: {
@@ -15029,6 +15649,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMotorBenefits: {
@@ -15081,6 +15720,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -15183,6 +15841,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -15301,6 +15978,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     saveMotorQuote: {
@@ -15411,6 +16107,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateMpesaCallbackToken: {
@@ -15507,6 +16222,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     stkPushStatus: {
@@ -15578,6 +16312,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     stkPush: {
@@ -15629,9 +16382,7 @@ export interface operations {
                             /** @description Payment request id */
                             id: string;
                             merchant_request_id: string | null;
-                            /** @description Null only while the request is `sending` after a fault */
                             checkout_request_id: string | null;
-                            /** @description "0" when accepted */
                             response_code: string | null;
                             response_description: string | null;
                             customer_message: string | null;
@@ -15715,9 +16466,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `service_unavailable`: Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15780,7 +16541,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -15815,6 +16575,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -15886,6 +16665,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -16017,6 +16815,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listCancellations: {
@@ -16080,6 +16897,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -16190,6 +17026,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     discardCancellation: {
@@ -16292,6 +17147,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listPolicyCertificates: {
@@ -16357,6 +17231,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -16468,9 +17361,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `service_unavailable`: Service unavailable */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16600,6 +17503,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEndorsements: {
@@ -16663,6 +17585,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -16773,6 +17714,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     discardEndorsement: {
@@ -16867,6 +17827,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -16998,6 +17977,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     renewPolicy: {
@@ -17113,6 +18111,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -17244,6 +18261,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRenewalsDue: {
@@ -17285,7 +18321,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -17320,6 +18355,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -17380,6 +18434,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -17451,6 +18524,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listProspects: {
@@ -17503,7 +18595,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -17538,6 +18629,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -17658,6 +18768,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getProspect: {
@@ -17721,6 +18850,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -17852,6 +19000,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     convertProspect: {
@@ -17975,6 +19142,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     addProspectNote: {
@@ -18089,6 +19275,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listProspectFollowUps: {
@@ -18130,7 +19335,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -18165,6 +19369,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -18215,7 +19438,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -18250,6 +19472,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -18329,6 +19570,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRiskManagers: {
@@ -18381,6 +19641,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -18449,6 +19728,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     issueAgentKey: {
@@ -18485,7 +19783,6 @@ export interface operations {
                         data: {
                             user_id: number;
                             code: string;
-                            /** @description Shown once */
                             key: string | null;
                         };
                         replay_note?: string;
@@ -18547,6 +19844,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSandboxClock: {
@@ -18591,10 +19907,6 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "ready" | "advancing";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with offset
-                             */
                             advancing_to: string | null;
                             /** @description How far ahead of the real clock it runs, in whole seconds */
                             ahead_seconds: number;
@@ -18612,7 +19924,6 @@ export interface operations {
                                  * @description ISO 8601 with offset
                                  */
                                 to: string;
-                                /** @description The last day whose daily jobs have run on the organisation's clock (Y-m-d) */
                                 last_day: string | null;
                                 days_run: number;
                                 requested_by: string | null;
@@ -18621,10 +19932,6 @@ export interface operations {
                                  * @description ISO 8601 with offset
                                  */
                                 requested_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with offset
-                                 */
                                 finished_at: string | null;
                             } | null;
                         };
@@ -18651,6 +19958,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -18718,10 +20044,6 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "ready" | "advancing";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with offset
-                             */
                             advancing_to: string | null;
                             /** @description How far ahead of the real clock it runs, in whole seconds */
                             ahead_seconds: number;
@@ -18739,7 +20061,6 @@ export interface operations {
                                  * @description ISO 8601 with offset
                                  */
                                 to: string;
-                                /** @description The last day whose daily jobs have run on the organisation's clock (Y-m-d) */
                                 last_day: string | null;
                                 days_run: number;
                                 requested_by: string | null;
@@ -18748,10 +20069,6 @@ export interface operations {
                                  * @description ISO 8601 with offset
                                  */
                                 requested_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with offset
-                                 */
                                 finished_at: string | null;
                             } | null;
                         };
@@ -18823,6 +20140,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -18911,6 +20247,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSms: {
@@ -18961,7 +20316,6 @@ export interface operations {
                             count: number;
                         };
                         links: {
-                            /** @description Path of the next page; null at the end */
                             next: string | null;
                         };
                     };
@@ -18996,6 +20350,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -19107,6 +20480,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSms: {
@@ -19178,6 +20570,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSmsBalance: {
@@ -19240,6 +20651,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSmsSenderIds: {
@@ -19292,6 +20722,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -19404,6 +20853,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -19535,6 +21003,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSmsTemplates: {
@@ -19587,6 +21074,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -19698,6 +21204,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     topUpSms: {
@@ -19801,6 +21326,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     standardQuote: {
@@ -19891,6 +21435,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -20009,6 +21572,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     saveStandardQuote: {
@@ -20119,6 +21701,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     travelQuote: {
@@ -20209,6 +21810,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -20327,6 +21947,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     saveTravelQuote: {
@@ -20437,6 +22076,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -20529,6 +22187,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -20589,6 +22266,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createWebhookEndpoint: {
@@ -20629,7 +22325,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"] & {
-                            /** @description Signing secret whsec_…, shown once; null on an Idempotency-Key replay */
                             secret: string | null;
                         };
                         /** @description Present on a replayed response */
@@ -20701,6 +22396,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -20764,6 +22478,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -20856,6 +22589,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -20983,6 +22735,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -21065,6 +22836,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -21106,7 +22896,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"] & {
-                            /** @description Signing secret whsec_…, shown once; null on an Idempotency-Key replay */
                             secret: string | null;
                         };
                         /** @description Present on a replayed response */
@@ -21179,6 +22968,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -21296,6 +23104,25 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
-import { type CompiledRoute, compileRoutes, runOperation } from '../../rest-compat/executor.ts';
+import { type CompiledRoute, compileRoutes, parsedBody, runOperation } from '../../rest-compat/executor.ts';
 import { type AnyRoute, BinaryBody, type RestInput, type RestOutput } from '../../rest-compat/route.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { requireScope } from '../auth/principal.ts';
@@ -134,7 +134,7 @@ async function runRoute(app: AppServices, schema: GraphQLSchema, call: RouteCall
     idempotencyKey: route.idempotent === 'operation' ? checkIdempotencyKey(req.headers['idempotency-key']) : undefined,
   };
   const run = async () => {
-    const data = await runOperation(schema, compiled, ctx, route.toVariables(input));
+    const data = await runOperation(schema, compiled, ctx, route.toVariables(parsedBody(route, input)));
     return route.toResponse(data, input);
   };
   if (route.idempotent === 'operation') {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { checkAnswer } from './contract.ts';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -41,7 +42,8 @@ export class Api {
       body = JSON.stringify(o.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(path.startsWith('http') ? path : `${this.base}${path}`, { method, headers, body });
+    const url = path.startsWith('http') ? path : `${this.base}${path}`;
+    const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -49,7 +51,9 @@ export class Api {
     } catch {
       /* not JSON */
     }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    const result = { status: res.status, headers: res.headers, body: parsed as T, text };
+    checkAnswer(method, url, result);
+    return result;
   }
 
   get<T = any>(path: string, o?: CallOptions) {
