@@ -18,7 +18,7 @@ import {
   webhookEndpointWithSecretToRest,
 } from '../mappers/webhook.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { arr, dataOf, ref, type Schema } from '../schemas/builders.ts';
+import { arr, dataOf, ref } from '../schemas/builders.ts';
 import {
   createWebhookEndpointBody,
   rotateWebhookSecretBody,

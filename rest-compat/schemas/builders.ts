@@ -20,8 +20,7 @@ export const json = (s: SchemaObject): z.ZodUnknown => z.unknown().meta(s as Rec
 const isZod = (s: unknown): s is z.ZodType => s instanceof z.ZodType;
 /** A zod schema as it is; a plain schema object wrapped (see `json`). */
 type AsZod<S> = S extends z.ZodType ? S : z.ZodUnknown;
-export const asZod = <S extends Schema | SchemaObject>(s: S): AsZod<S> =>
-  (isZod(s) ? s : json(s)) as AsZod<S>;
+export const asZod = <S extends Schema | SchemaObject>(s: S): AsZod<S> => (isZod(s) ? s : json(s)) as AsZod<S>;
 
 const described = <S extends z.ZodType>(s: S, description?: string): S => (description ? s.describe(description) : s);
 /** `s` with a description (a `$ref`'d component keeps its own and gains this one where it is used). */

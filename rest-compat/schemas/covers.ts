@@ -158,7 +158,7 @@ const option = obj({
 });
 
 const sumInsured = { ...money('sum_insured', true) };
-const listOf = (items: Schema | Schema, description: string) => describe(arr(items), description);
+const listOf = (items: Schema, description: string) => describe(arr(items), description);
 
 /** The cover as understood (a quote's echo) or as bound (the policy's `cover`, with the option's `terms`): snake_case at any depth. */
 const coverDetails = obj(

@@ -1,4 +1,4 @@
-import { arr, bool, date, int, money, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /**
  * The premium-finance application statuses and income bands, written out (the facade imports no module);

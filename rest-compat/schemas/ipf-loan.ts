@@ -1,4 +1,4 @@
-import { arr, date, int, money, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];

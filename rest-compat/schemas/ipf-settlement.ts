@@ -1,4 +1,4 @@
-import { arr, bool, date, int, money, nullable, obj, str, type Schema, oneOf, describe } from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, str, oneOf, describe } from './builders.ts';
 import { stkPushResponse } from './payment.ts';
 
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */

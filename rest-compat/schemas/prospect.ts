@@ -1,17 +1,4 @@
-import {
-  arr,
-  bool,
-  date,
-  int,
-  money,
-  nullable,
-  obj,
-  str,
-  timestamp,
-  describe,
-  type Schema,
-  oneOf,
-} from './builders.ts';
+import { arr, bool, date, int, money, nullable, obj, str, timestamp, describe, oneOf } from './builders.ts';
 
 /**
  * The values of the GraphQL enums and of PROSPECT_RULES (src/modules/prospects/prospect-state.ts), written out because

@@ -1,5 +1,5 @@
 import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
-import { arr, bool, int, nullable, obj, str, timestamp, type Schema, oneOf, anyOf } from './builders.ts';
+import { arr, bool, int, nullable, obj, str, timestamp, oneOf, anyOf } from './builders.ts';
 
 /**
  * Values of the SMS module's states, written out because the facade imports no module

@@ -1,4 +1,4 @@
-import { arr, bool, int, nullable, obj, ref, str, timestamp, type Schema, oneOf, allOf } from './builders.ts';
+import { arr, bool, int, nullable, obj, ref, str, timestamp, oneOf, allOf } from './builders.ts';
 
 export const webhookSchemas = {
   WebhookEndpoint: obj({
