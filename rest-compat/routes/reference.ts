@@ -18,7 +18,7 @@ import {
   staffToRest,
 } from '../mappers/reference.ts';
 import { type AnyRoute, type RestRoute, type Resolved, route, type SentInput } from '../route.ts';
-import { arr, dataOf, ref, str } from '../schemas/builders.ts';
+import { arr, dataOf, ref } from '../schemas/builders.ts';
 import { productsResponse } from '../schemas/reference.ts';
 
 /** Reference-data lists: `{data: [...]}`, unpaginated, scoped to the token's tenant. */
