@@ -5,7 +5,8 @@
  *   operation (rest-compat/operations/*.graphql, with the shared fragments in operations/fragments/), by GraphQL Code
  *   Generator against that schema;
  * - schema/openapi.json: from the REST route table;
- * - sdk/generated/: the TypeScript SDK's types (openapi-typescript) and keyed operations, from that document.
+ * - sdk/generated/ and sdk/package.json's version: the TypeScript SDK's types (openapi-typescript) and keyed
+ *   operations, and the package version (the document's info.version), from that document.
  * `--check` writes nothing and exits 1 when a committed file differs (CI drift check). The operations are written
  * before the route table is imported, since the table imports their documents.
  */

@@ -4,8 +4,13 @@
  * - schema.d.ts: openapi-typescript's types of every path, operation and component (what openapi-fetch checks calls
  *   against);
  * - idempotent.ts: the operations whose document declares the `Idempotency-Key` header parameter, as `METHOD /path`
- *   (the SDK adds a key to exactly these).
+ *   (the SDK adds a key to exactly these);
+ * - sdk/package.json (the package `@bima/gateway-sdk`, hand-written otherwise): its `version` set to the document's
+ *   `info.version` and its `openapi-fetch` dependency to the root's, so the package cannot drift from either (the
+ *   drift check fails until `npm run generate` is run and its result committed).
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 
 const HEADER =
@@ -20,6 +25,7 @@ interface Parameter {
 type Operation = { parameters?: Parameter[] };
 type PathItem = Partial<Record<(typeof METHODS)[number], Operation>> & { parameters?: Parameter[] };
 interface Document {
+  info?: { version?: string };
   paths: Record<string, PathItem>;
   components?: { parameters?: Record<string, Parameter> };
 }
@@ -60,8 +66,30 @@ export function withoutExamples(node: unknown, inProperties = false): unknown {
   return out;
 }
 
+type PackageJson = { version?: string; dependencies?: Record<string, string> };
+
+/** sdk/package.json as it must read: `current` with the document's version and the root's openapi-fetch version. */
+export function sdkPackageJson(current: string, documentVersion: string, rootPackage: PackageJson): string {
+  const pkg = JSON.parse(current) as PackageJson;
+  const openapiFetch = rootPackage.dependencies?.['openapi-fetch'];
+  if (!openapiFetch) throw new Error('package.json has no openapi-fetch dependency: the SDK needs one to pin');
+  pkg.version = documentVersion;
+  pkg.dependencies = { ...pkg.dependencies, 'openapi-fetch': openapiFetch };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
 /** The SDK's generated files, by path from the repository root. */
 export async function sdkArtifacts(doc: object): Promise<[string, string][]> {
+  const version = (doc as Document).info?.version;
+  if (!version) throw new Error('the OpenAPI document has no info.version: the SDK package takes its version from it');
+  const read = (rel: string) => readFile(path.join(ROOT, rel), 'utf8');
+  const packageJson = sdkPackageJson(
+    await read('sdk/package.json'),
+    version,
+    JSON.parse(await read('package.json')) as PackageJson,
+  );
   // A copy (openapi-typescript bundles its input in place). A field with a default stays optional: a request may
   // leave it out.
   const ast = await openapiTS(withoutExamples(doc) as never, { silent: true, defaultNonNullable: false });
@@ -76,5 +104,6 @@ export async function sdkArtifacts(doc: object): Promise<[string, string][]> {
       `${HEADER}\n/** Operations (\`METHOD /path\` as in the document) that take an Idempotency-Key. */\n` +
         `export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([\n${keyed}]);\n`,
     ],
+    ['sdk/package.json', packageJson],
   ];
 }

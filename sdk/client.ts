@@ -1,11 +1,12 @@
 /**
  * `createBimaClient`: openapi-fetch's typed client over the API (`client.GET('/policies/{uuid}', …)`), with the
  * OAuth token fetched and refreshed for you, an Idempotency-Key on every write whose operation takes one (unless you
- * pass your own), and retries of 429 and 503 that honour `Retry-After` (the same key on every attempt).
+ * pass your own), and retries of network errors, 429 and 503 for the calls that are safe to repeat: reads, and writes
+ * carrying a key (the same key on every attempt); jittered backoff, `Retry-After` honoured (retry.ts).
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { IDEMPOTENT_OPERATIONS } from './generated/idempotent.ts';
-import type { paths } from './generated/schema.d.ts';
+import type { paths } from './generated/schema.js';
 import { retrying, type RetryOptions } from './retry.ts';
 import { TokenSource, type TokenOptions } from './token.ts';
 

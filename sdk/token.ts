@@ -3,7 +3,7 @@
  * shortly before it expires, then fetched again; callers that ask at the same moment share one request.
  */
 import type { Client } from 'openapi-fetch';
-import type { components, paths } from './generated/schema.d.ts';
+import type { components, paths } from './generated/schema.js';
 
 type Problem = components['schemas']['Problem'];
 

@@ -214,8 +214,8 @@ describe('webhook signatures', () => {
   });
 });
 
-describe('the example (sdk/examples/quote-bind-pay.ts)', () => {
-  it('quotes, binds, pays by STK and sees the policy active', async () => {
+describe('the example (sdk/examples/quote-bind-pay-claim.ts; packed and installed: sdk-package.test.ts)', () => {
+  it('quotes, binds, pays by STK, sees the policy active and registers a claim on it', async () => {
     // The demo credentials file's shape, for this organisation on the kit's server.
     const dir = await mkdtemp(path.join(tmpdir(), 'sdk-example-'));
     const file = path.join(dir, 'demo-credentials.json');
@@ -223,7 +223,7 @@ describe('the example (sdk/examples/quote-bind-pay.ts)', () => {
     await writeFile(file, JSON.stringify({ base_url: t.base, tenants: { brokerage: { api_clients: { staff } } } }));
     const run = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'sdk/examples/quote-bind-pay.ts', file],
+      ['--import', 'tsx', 'sdk/examples/quote-bind-pay-claim.ts', file],
       {
         cwd: path.resolve(import.meta.dirname, '..'),
         timeout: 90_000,
@@ -233,6 +233,10 @@ describe('the example (sdk/examples/quote-bind-pay.ts)', () => {
     expect(activated, run.stdout + run.stderr).not.toBeNull();
     const policy = await t.db.tenant(o.id, (tx) => tx.policy.findFirstOrThrow({ where: { policyNo: activated![1] } }));
     expect(policy.status).toBe('active');
+    const claimed = /claim\.registered: (CLM-\d{4}-\d{6}) \(registered\) on (\S+),/.exec(run.stdout);
+    expect(claimed, run.stdout + run.stderr).not.toBeNull();
+    const claim = await t.db.tenant(o.id, (tx) => tx.claim.findFirstOrThrow({ where: { claimNo: claimed![1] } }));
+    expect(claim.policyId).toBe(policy.id);
   });
 });
 
