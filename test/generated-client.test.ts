@@ -11,7 +11,8 @@ import { INSTANT_RAIL, useKit } from './kit.ts';
 // document the running server serves, with every response parsed by those schemas (the SDK's `validator.response`).
 // A small driver that uses only that client (no casts, no `any`, no hand-written types or schema patches) is
 // typechecked with tsc --strict and run against the kit's server: token, quote, bind, STK push, the policy active,
-// a claim registered. Nothing of ours (sdk/, rest-compat/) is imported by the driver.
+// a claim registered, then everything it made read back. Nothing of ours (sdk/, rest-compat/) is imported by the
+// driver. docs/testing.md "A client nobody here wrote".
 const t = useKit({ ...INSTANT_RAIL, tokenRateLimitPerMinute: 1_000 }, { jobs: true });
 const o = t.useOrg({ fast: true, tokens: ['staff'] });
 
@@ -28,13 +29,24 @@ import { randomUUID } from 'node:crypto';
 import { client } from './client/client.gen.js';
 import {
   createToken,
+  getClaim,
+  getClient,
+  getClientBalance,
+  getMe,
   getPolicy,
   listClaimCauses,
+  listClaimDocuments,
+  listClaims,
+  listPolicies,
+  listReceipts,
   motorQuote,
   registerClaim,
   saveMotorPolicy,
   stkPush,
+  stkPushStatus,
+  type BindRequest,
 } from './client/index.js';
+import { zDuplicateClientProblem, zPremiumMismatchProblem } from './client/zod.gen.js';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -68,18 +80,19 @@ async function main(): Promise<void> {
 
   step = 'bind';
   const regno = 'KDG 424G';
+  const bindPolicy: BindRequest['policy'] = {
+    start_date: quote.data.quote.start_date,
+    insurer_id: option.insurer_id,
+    class: 'Motor',
+    coverage: 'Private',
+    scope: 'Comprehensive',
+    premium: option.total,
+  };
   const bound = await saveMotorPolicy({
     headers: { 'Idempotency-Key': randomUUID() },
     body: {
       client: { name: 'Wambui Generated Njoroge', phone: '0712 424 242', idno: '24242424' },
-      policy: {
-        start_date: quote.data.quote.start_date,
-        insurer_id: option.insurer_id,
-        class: 'Motor',
-        coverage: 'Private',
-        scope: 'Comprehensive',
-        premium: option.total,
-      },
+      policy: bindPolicy,
       vehicles: [{ regno, chassis_no: 'GEN-424', make: 'Toyota', model: 'Axio', yom: year, value: 1_500_000 }],
     },
     throwOnError: true,
@@ -127,6 +140,31 @@ async function main(): Promise<void> {
   });
   console.log('claim: ' + claim.data.data.claim_no + ' (' + claim.data.data.status + ')');
 
+  // Refusals are typed too (the SDK does not validate error bodies: they are parsed here by the generated schemas
+  // of the problems the document names for them).
+  step = 'refusals';
+  const mismatch = await saveMotorPolicy({
+    headers: { 'Idempotency-Key': randomUUID() },
+    body: {
+      client: { name: 'Otieno Mismatch Ouma', phone: '0712 525 252', idno: '25252525' },
+      policy: { ...bindPolicy, premium: option.total + 500 },
+      vehicles: [{ regno: 'KDG 525G', yom: year, value: 1_500_000 }],
+    },
+  });
+  const duplicate = await saveMotorPolicy({
+    headers: { 'Idempotency-Key': randomUUID() },
+    body: {
+      // The phone of the client bound above, with another name and ID number.
+      client: { name: 'Kipchoge Duplicate Rotich', phone: '0712 424 242', idno: '26262626' },
+      policy: bindPolicy,
+      vehicles: [{ regno: 'KDG 626G', yom: year, value: 1_500_000 }],
+    },
+  });
+  const refusals = {
+    premium_mismatch: [mismatch.response.status, zPremiumMismatchProblem.safeParse(mismatch.error).success],
+    duplicate_client: [duplicate.response.status, zDuplicateClientProblem.safeParse(duplicate.error).success],
+  };
+
   // Validation is on: an answer off its schema (here a policy with an unknown status and no other field, served by
   // a stand-in fetch) is refused by the generated client, never handed over.
   step = 'an answer off its schema';
@@ -149,8 +187,31 @@ async function main(): Promise<void> {
         claim_no: claim.data.data.claim_no,
         claim_status: claim.data.data.status,
         off_schema_answer: offSchema,
+        refusals,
       }),
   );
+
+  // Everything the flow made, read back: each answer parsed by its schema. One line each, so that one read whose
+  // answer the document describes wrongly does not hide the others.
+  const reads: [string, () => Promise<unknown>][] = [
+    ['getMe', () => getMe({ throwOnError: true })],
+    ['stkPushStatus', () => stkPushStatus({ path: { checkout_request_id: push.data.data.id }, throwOnError: true })],
+    ['getClient', () => getClient({ path: { client_no: bound.data.client_no }, throwOnError: true })],
+    ['getClientBalance', () => getClientBalance({ path: { client_no: bound.data.client_no }, throwOnError: true })],
+    ['listReceipts', () => listReceipts({ query: { policy_no: policy.policy_no }, throwOnError: true })],
+    ['listPolicies', () => listPolicies({ query: { status: 'active' }, throwOnError: true })],
+    ['getClaim', () => getClaim({ path: { uuid: claim.data.data.uuid }, throwOnError: true })],
+    ['listClaims', () => listClaims({ query: { policy_uuid: policy.uuid }, throwOnError: true })],
+    ['listClaimDocuments', () => listClaimDocuments({ path: { uuid: claim.data.data.uuid }, throwOnError: true })],
+  ];
+  for (const [name, read] of reads) {
+    step = 'read ' + name;
+    const outcome = await read().then(
+      () => 'ok',
+      (e: unknown) => (e instanceof Error ? e.message : JSON.stringify(e)),
+    );
+    console.log('READ ' + name + ' ' + JSON.stringify(outcome));
+  }
 }
 
 main().catch((e: unknown) => {
@@ -223,28 +284,33 @@ afterAll(async () => {
 describe('a client generated by @hey-api/openapi-ts from the served document, responses validated by zod', () => {
   it('was generated from GET /api/v1/openapi.json with a response validator on every operation the driver calls', async () => {
     const sdk = await readFile(path.join(dir, 'client', 'sdk.gen.ts'), 'utf8');
-    const calls = ['createToken', 'motorQuote', 'saveMotorPolicy', 'stkPush', 'getPolicy', 'listClaimCauses'];
-    for (const op of [...calls, 'registerClaim']) {
+    const flow = ['createToken', 'motorQuote', 'saveMotorPolicy', 'stkPush', 'getPolicy', 'listClaimCauses'];
+    const reads = ['getMe', 'stkPushStatus', 'getClient', 'getClientBalance', 'listReceipts', 'listPolicies'];
+    for (const op of [...flow, 'registerClaim', ...reads, 'getClaim', 'listClaims', 'listClaimDocuments']) {
       expect(sdk, op).toMatch(new RegExp(`export const ${op} = [^]*?responseValidator: async \\(data\\) => await z`));
     }
     // The driver holds no cast, `any`, non-null assertion, directive or type argument of its own.
     expect(DRIVER).not.toMatch(/\bas\b|\bany\b|@ts-|!\.|!\)|!;|<[A-Z]\w*>/);
   });
 
+  let driven: Ran;
+
   it('drives token → quote → bind → STK push → policy active → claim, every answer valid against its schema', async () => {
-    const driver = await node(['--import', 'tsx', 'driver.ts'], {
+    driven = await node(['--import', 'tsx', 'driver.ts'], {
       ...process.env,
       BIMA_BASE_URL: t.base,
       BIMA_CLIENT_ID: o.clients.staff.clientId,
       BIMA_CLIENT_SECRET: o.clients.staff.secret,
     });
-    const line = /^RESULT (.*)$/m.exec(driver.stdout);
-    expect(line, driver.stdout + driver.stderr).not.toBeNull();
-    const result = JSON.parse(line![1]) as Record<string, string>;
+    const line = /^RESULT (.*)$/m.exec(driven.stdout);
+    expect(line, driven.stdout + driven.stderr).not.toBeNull();
+    const result = JSON.parse(line![1]);
     expect(result).toMatchObject({
       policy_status: 'active',
       claim_status: 'registered',
       off_schema_answer: 'ZodError',
+      // [status, the body parses with the problem's generated schema]
+      refusals: { premium_mismatch: [422, true], duplicate_client: [409, true] },
     });
     const policy = await t.db.tenant(o.id, (tx) =>
       tx.policy.findUniqueOrThrow({ where: { uuid: result.policy_uuid } }),
@@ -253,6 +319,18 @@ describe('a client generated by @hey-api/openapi-ts from the served document, re
     const claim = await t.db.tenant(o.id, (tx) => tx.claim.findUniqueOrThrow({ where: { uuid: result.claim_uuid } }));
     expect(claim).toMatchObject({ claimNo: result.claim_no, policyId: policy.id });
   }, 100_000);
+
+  it('reads back what the flow made (client, balance, receipts, payment request, claim, checklist), each answer valid', () => {
+    const reads = Object.fromEntries(
+      [...(driven?.stdout ?? '').matchAll(/^READ (\w+) (.*)$/gm)].map(([, name, outcome]) => [
+        name,
+        JSON.parse(outcome),
+      ]),
+    );
+    const names = ['getMe', 'stkPushStatus', 'getClient', 'getClientBalance', 'listReceipts', 'listPolicies'];
+    names.push('getClaim', 'listClaims', 'listClaimDocuments');
+    expect(reads, driven.stderr).toEqual(Object.fromEntries(names.map((n) => [n, 'ok'])));
+  });
 
   it('typechecks the driver and the whole generated client under tsc --strict (noUncheckedIndexedAccess)', async () => {
     const tsc = await typecheck;
