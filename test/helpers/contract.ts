@@ -7,7 +7,27 @@
  * `CONTRACT_CHECK=off` turns it off (never in CI); `CONTRACT_CHECK=record:<file>` appends each violation as a JSON
  * line to the file instead of throwing (to take stock of a change of the document).
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import {
+  buildSchema,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  getOperationAST,
+  type GraphQLInterfaceType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  isEnumType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+  Kind,
+  parse,
+  type SelectionSetNode,
+} from 'graphql';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -156,4 +176,146 @@ function violations(
   }
   void doc;
   return out;
+}
+
+let sdl: GraphQLSchema | undefined;
+
+/**
+ * A GraphQL answer a test reads checked against the SDL (schema/schema.graphql, drift-checked): each selected field's
+ * value has its type (a non-null field is never null, a list is an array, Int a whole number, an enum one of its
+ * values, an object an object), through aliases, fragments and `__typename`-resolved abstract types. Checked only when
+ * the answer has no errors (a field error nulls its way up by the spec's rules).
+ */
+export function checkGraphqlAnswer(query: string, variables: Record<string, unknown>, body: unknown): void {
+  if (mode() === 'off') return;
+  const b = body as { data?: unknown; errors?: unknown[] } | undefined;
+  if (!b || b.errors?.length || b.data == null) return;
+  let doc: DocumentNode;
+  try {
+    doc = parse(query);
+  } catch {
+    return;
+  }
+  sdl ??= buildSchema(readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8'));
+  const op = getOperationAST(doc);
+  if (!op) return;
+  const root =
+    op.operation === 'query' ? sdl.getQueryType() : op.operation === 'mutation' ? sdl.getMutationType() : null;
+  if (!root) return;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const problems: string[] = [];
+  checkSelection(sdl, root, op.selectionSet, b.data, 'data', fragments, problems);
+  void variables;
+  if (!problems.length) return;
+  const m = mode();
+  if (typeof m === 'object') {
+    appendFileSync(m.record, `${JSON.stringify({ where: 'graphql', problems, query: query.slice(0, 200) })}\n`);
+    return;
+  }
+  throw new ContractViolation(
+    `The GraphQL answer breaks the SDL (test/helpers/contract.ts):\n- ${problems.slice(0, 8).join('\n- ')}\nquery: ${query.slice(0, 300)}`,
+  );
+}
+
+function checkSelection(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType | GraphQLInterfaceType,
+  selectionSet: SelectionSetNode,
+  value: unknown,
+  path: string,
+  fragments: Map<string, FragmentDefinitionNode>,
+  out: string[],
+): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    out.push(`${path}: expected an object of ${type.name}`);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const typename = typeof obj.__typename === 'string' ? obj.__typename : undefined;
+  for (const sel of selectionSet.selections) {
+    if (sel.kind === Kind.FIELD) {
+      const name = sel.name.value;
+      if (name === '__typename') continue;
+      const field = type.getFields()[name];
+      if (!field) continue;
+      const key = sel.alias?.value ?? name;
+      if (!(key in obj)) continue;
+      checkValue(schema, field.type, sel.selectionSet, obj[key], `${path}.${key}`, fragments, out);
+      continue;
+    }
+    const condition =
+      sel.kind === Kind.INLINE_FRAGMENT
+        ? sel.typeCondition?.name.value
+        : fragments.get(sel.name.value)?.typeCondition.name.value;
+    const set = sel.kind === Kind.INLINE_FRAGMENT ? sel.selectionSet : fragments.get(sel.name.value)?.selectionSet;
+    if (!set) continue;
+    const target = condition ? schema.getType(condition) : type;
+    if (!target || !(isObjectType(target) || isInterfaceType(target))) continue;
+    if (target.name !== type.name) {
+      // A fragment on another type applies when the object is of that type (known only from __typename).
+      const concrete = typename ? schema.getType(typename) : undefined;
+      if (!concrete || !isObjectType(concrete)) continue;
+      const applies =
+        concrete.name === target.name || (isInterfaceType(target) && concrete.getInterfaces().includes(target));
+      if (!applies) continue;
+    }
+    checkSelection(schema, target, set, value, path, fragments, out);
+  }
+}
+
+function checkValue(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  value: unknown,
+  path: string,
+  fragments: Map<string, FragmentDefinitionNode>,
+  out: string[],
+): void {
+  if (isNonNullType(type)) {
+    if (value === null || value === undefined) out.push(`${path}: null for the non-null ${String(type)}`);
+    else checkValue(schema, type.ofType, selectionSet, value, path, fragments, out);
+    return;
+  }
+  if (value === null) return;
+  if (isListType(type)) {
+    if (!Array.isArray(value)) out.push(`${path}: expected a list (${String(type)})`);
+    else value.forEach((v, i) => checkValue(schema, type.ofType, selectionSet, v, `${path}.${i}`, fragments, out));
+    return;
+  }
+  if (isEnumType(type)) {
+    if (!type.getValues().some((v) => v.name === value))
+      out.push(`${path}: ${JSON.stringify(value)} is not a ${type.name}`);
+    return;
+  }
+  if (isScalarType(type)) {
+    const ok =
+      type.name === 'Int'
+        ? Number.isInteger(value)
+        : type.name === 'Float'
+          ? typeof value === 'number'
+          : type.name === 'String'
+            ? typeof value === 'string'
+            : type.name === 'Boolean'
+              ? typeof value === 'boolean'
+              : type.name === 'ID'
+                ? typeof value === 'string'
+                : true;
+    if (!ok) out.push(`${path}: ${JSON.stringify(value)} is not a ${type.name}`);
+    return;
+  }
+  if (!selectionSet) return;
+  if (isObjectType(type) || isInterfaceType(type)) {
+    checkSelection(schema, type, selectionSet, value, path, fragments, out);
+    return;
+  }
+  if (isUnionType(type)) {
+    const t = (value as { __typename?: unknown }).__typename;
+    const concrete = typeof t === 'string' ? schema.getType(t) : undefined;
+    if (typeof t === 'string' && (!concrete || !isObjectType(concrete) || !type.getTypes().includes(concrete)))
+      out.push(`${path}: ${t} is not a member of ${type.name}`);
+    else if (concrete && isObjectType(concrete))
+      checkSelection(schema, concrete, selectionSet, value, path, fragments, out);
+  }
 }

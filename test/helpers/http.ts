@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { checkAnswer } from './contract.ts';
+import { checkAnswer, checkGraphqlAnswer } from './contract.ts';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -88,7 +88,9 @@ export class Api {
       },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: T; errors?: any[] } };
+    const body = (await res.json()) as { data?: T; errors?: any[] };
+    checkGraphqlAnswer(query, variables, body);
+    return { status: res.status, headers: res.headers, body };
   }
 }
 
