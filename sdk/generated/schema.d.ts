@@ -8004,7 +8004,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+        /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
         IdempotencyKey: string;
         /** @description Act as this agent (with X-Agent-Key) */
         AgentCode: string;
@@ -8442,7 +8442,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8628,7 +8628,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8748,7 +8748,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8840,7 +8840,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9095,7 +9095,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9402,7 +9402,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9576,7 +9576,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9699,7 +9699,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9822,7 +9822,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9945,7 +9945,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10144,7 +10144,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10358,7 +10358,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10553,7 +10553,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10770,7 +10770,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10893,7 +10893,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -11016,7 +11016,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -11139,7 +11139,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -11385,7 +11385,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -11629,7 +11629,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -11860,7 +11860,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -12424,7 +12424,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -12607,7 +12607,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -13473,7 +13473,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -13727,7 +13727,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -13850,7 +13850,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -13973,7 +13973,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14074,7 +14074,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14396,7 +14396,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14819,7 +14819,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -14929,7 +14929,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15201,7 +15201,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15311,7 +15311,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15421,7 +15421,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15588,7 +15588,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15904,7 +15904,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16098,7 +16098,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16200,7 +16200,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16375,7 +16375,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16487,7 +16487,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16681,7 +16681,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16783,7 +16783,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16885,7 +16885,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17008,7 +17008,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17131,7 +17131,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17556,7 +17556,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -17739,7 +17739,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17862,7 +17862,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17985,7 +17985,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -18459,7 +18459,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -18669,7 +18669,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -19014,7 +19014,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -19310,7 +19310,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -19422,7 +19422,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -19605,7 +19605,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -19708,7 +19708,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -19909,7 +19909,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20019,7 +20019,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20227,7 +20227,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20337,7 +20337,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20447,7 +20447,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -20599,7 +20599,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20782,7 +20782,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -20874,7 +20874,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -21075,7 +21075,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -21197,7 +21197,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
