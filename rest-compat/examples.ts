@@ -13,34 +13,67 @@ type Components = Record<string, Schema>;
 /** Deep enough for every schema of the document; a `$ref` met again on its own path (a cycle) stops there. */
 const MAX_DEPTH = 16;
 
+/**
+ * Values by the property's place (its dotted path of property names, an array's items keeping the array's name):
+ * first the rules that need the parent (a levy's name is not a person's), then those on the property name alone.
+ */
+const BY_PLACE: [RegExp, unknown][] = [
+  [/(^|\.)(taxes|levies)\.name$/, 'Insurance training levy'],
+  [/(^|\.)benefits\.name$/, 'Windscreen'],
+  [/(^|\.)(insurers?|panel)\.name$|(^|\.)insurer(_name)?$/, 'Simba General'],
+  [/(^|\.)lenders?\.name$|lender_name$/, 'Mkopo Premium Finance'],
+  [/(^|\.)(products?|standard_products|cover_products)\.name$|product_name$/, 'Domestic package'],
+  [/(^|\.)branch(es)?\.name$|branch_name$/, 'Nairobi CBD'],
+  [/(^|\.)(templates?)\.name$/, 'Renewal reminder'],
+  [/(^|\.)(api_clients?|clients)\.name$/, 'Savannah mobile app'],
+];
+
 /** Values by property name, for the fields whose name says more than their type. */
 const BY_NAME: [RegExp, unknown][] = [
   [/^(phone|msisdn)$|_phone$/, '254712345678'],
-  [/email$/, 'jane@example.co.ke'],
+  [/email$/, 'wanjiru.kamau@gmail.com'],
   [/^currency$/, 'KES'],
   [/(^|_)uuid$|^id$/, '3f1c2b9e-8a4d-4c6b-9e2f-5d7a1b3c4e6f'],
-  [/^registration$/, 'KDA 123A'],
-  [/^kra_pin$/, 'A012345678Z'],
-  [/^(id_no|national_id)$/, '12345678'],
+  [/^(registration|regno|reg_no)$/, 'KDJ 214M'],
+  [/^(kra_pin|pin)$/, 'A012345678Z'],
+  [/^(id_no|idno|national_id|id_number)$/, '28456731'],
   [/^client_no$/, 'C-000123'],
-  [/^policy_no$/, 'POL-2025-000123'],
-  [/^claim_no$/, 'CLM-2025-000045'],
-  [/^receipt_no$/, 'R-000001'],
+  [/^policy_no$/, 'MTR-2026-000123'],
+  [/^claim_no$/, 'CLM-2026-000045'],
+  [/^receipt_no$/, 'RCT-2026-000001'],
+  [/^(debit_note_no|debit_note|number)$/, 'DN-MTR-2026-000123-1/1'],
+  [/^(quote_no)$/, 'QT-2026-000078'],
   [/_minor$/, 500000],
   [/^(amount|premium|sum_insured|value)$/, 5000],
-  [/(^|_)name$/, 'Jane Wanjiku'],
-  [/_at$/, '2025-07-01T09:30:00+03:00'],
-  [/(^|_)(date|start|end|on)$|^(dob|date_of_birth)$/, '2025-07-01'],
-  [/(^|_)url$/, 'https://example.co.ke/hooks/bima'],
-  [/^events$/, 'payment.received'],
+  [/(^|_)name$/, 'Wanjiru Kamau'],
+  [/_at$/, '2026-06-15T09:30:00+03:00'],
+  [/(^|_)(end|to|until|expiry|expires|return)(_date|_on)?$/, '2027-06-14'],
+  [/(^|_)(date|start|on|from)$|^(dob|date_of_birth)$/, '2026-06-15'],
+  [/(^|_)url$|^link|^href$/, 'https://hooks.savannahbrokers.co.ke/bima'],
+  [/^events?$/, 'payment.received'],
+  [/^(make)$/, 'Toyota'],
+  [/^(model)$/, 'Fielder'],
+  [/^(chassis_no)$/, 'NZE161-7045821'],
+  [/^(engine_no)$/, '1NZ-4458120'],
+  [/^(body_type)$/, 'Saloon'],
+  [/^(city|town|place|loss_place|physical_address|address)$/, 'Kilimani, Nairobi'],
+  [/^(monogram)$/, 'SG'],
+  [/^(code)$/, 'TL'],
+  [/^(status|state)$/, 'active'],
+  [/^(scope|scopes)$/, 'read quote bind'],
+  [/^(sender_id)$/, 'SAVANNAH'],
+  [/^(checkout_request_id)$/, 'ws_CO_150620260930001234'],
+  [/^(mpesa_receipt|transaction_id|receipt)$/, 'SFJ4K2L9XQ'],
+  [/(secret|key|token)$/, 'sk_demo_0000000000000000000000000000'],
+  [/(note|notes|reason|description|message|detail|statement|body|text|excess|narrative)$/, 'As agreed with the client'],
 ];
 
 const BY_FORMAT: Record<string, unknown> = {
-  date: '2025-07-01',
-  'date-time': '2025-07-01T09:30:00+03:00',
+  date: '2026-06-15',
+  'date-time': '2026-06-15T09:30:00+03:00',
   uuid: '3f1c2b9e-8a4d-4c6b-9e2f-5d7a1b3c4e6f',
-  uri: 'https://example.co.ke/hooks/bima',
-  email: 'jane@example.co.ke',
+  uri: 'https://hooks.savannahbrokers.co.ke/bima',
+  email: 'wanjiru.kamau@gmail.com',
   binary: '(file bytes)',
 };
 
@@ -49,23 +82,37 @@ function typeOf(s: Schema): string | undefined {
   return Array.isArray(t) ? t.find((x) => x !== 'null') : t;
 }
 
-function scalar(s: Schema, type: string | undefined, name: string): unknown {
-  const named = BY_NAME.find(([re]) => re.test(name));
+/** The property's words as a value ("vehicle_class" → "Vehicle class"): never the literal "string". */
+function words(name: string): string {
+  const w = name.replace(/_/g, ' ').trim();
+  return w ? `${w[0].toUpperCase()}${w.slice(1)}` : 'Savannah Insurance Brokers';
+}
+
+function scalar(s: Schema, type: string | undefined, place: string): unknown {
+  const name = place.slice(place.lastIndexOf('.') + 1);
+  const named = BY_PLACE.find(([re]) => re.test(place)) ?? BY_NAME.find(([re]) => re.test(name));
   if (type === 'integer' || type === 'number') {
     if (typeof named?.[1] === 'number') return named[1];
     return s.minimum ?? s.exclusiveMinimum ?? 1;
   }
   if (type === 'boolean') return true;
+  const dated = s.format === 'date' || s.format === 'date-time' || s.description?.startsWith('Y-m-d');
+  if (dated && typeof named?.[1] === 'string' && /^\d{4}-\d\d-\d\d/.test(named[1])) {
+    const day = named[1].slice(0, 10);
+    return s.format === 'date-time' ? `${day}T09:30:00+03:00` : day;
+  }
   if (s.format && s.format in BY_FORMAT) return BY_FORMAT[s.format];
   if (s.description?.startsWith('Y-m-d')) return BY_FORMAT.date;
   if (s.description?.startsWith('ISO 8601')) return BY_FORMAT['date-time'];
   if (typeof named?.[1] === 'string') return named[1];
-  if (type === 'string' || type === undefined)
-    return s.minLength && s.minLength > 6 ? 'x'.repeat(s.minLength) : 'string';
+  if (type === 'string' || type === undefined) {
+    const text = words(name);
+    return s.minLength && text.length < s.minLength ? text.padEnd(s.minLength, '.') : text;
+  }
   return null;
 }
 
-/** A sample value of `schema`; `$ref`s resolve against `components`. */
+/** A sample value of `schema` at `name` (its dotted place); `$ref`s resolve against `components`. */
 export function sampleOf(
   schema: Schema | undefined,
   components: Components,
@@ -95,7 +142,8 @@ export function sampleOf(
   const type = typeOf(schema);
   if (type === 'object' || schema.properties) {
     const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
-    return Object.fromEntries(props.map(([k, v]) => [k, sampleOf(v, components, k, depth + 1, path)]));
+    const at = (k: string) => (name ? `${name}.${k}` : k);
+    return Object.fromEntries(props.map(([k, v]) => [k, sampleOf(v, components, at(k), depth + 1, path)]));
   }
   if (type === 'array') {
     const item = sampleOf(schema.items as Schema | undefined, components, name, depth + 1, path);

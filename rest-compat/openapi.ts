@@ -11,6 +11,7 @@ import { b2cResultPaths } from './schemas/claim-payment.ts';
 import { stkCallbackPaths } from './schemas/payment.ts';
 import { smsReportPaths } from './schemas/sms.ts';
 import { addExamples, problemExample } from './examples.ts';
+import { addRecordedExamples } from './examples/apply.ts';
 import { documentIntroduction } from './openapi-guide.ts';
 import { type WebhookEventDoc, webhookItems } from './webhook-events.ts';
 
@@ -89,6 +90,8 @@ export function buildOpenApi(events: readonly WebhookEventDoc[] = []): Record<st
   }
   for (const [p, ops] of [...paths].sort((a, b) => a[0].localeCompare(b[0]))) b.addPath(p, ops);
   const spec = structuredClone(b.getSpec());
+  // Hand-written request examples and captured answers first (rest-compat/examples/); the sampler fills the rest.
+  addRecordedExamples(spec.paths, spec.components);
   addExamples(spec.paths, spec.components?.schemas);
   addExamples(spec.webhooks, spec.components?.schemas);
   return spec as unknown as Record<string, unknown>;

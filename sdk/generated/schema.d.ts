@@ -7347,7 +7347,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+        /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
         IdempotencyKey: string;
         /** @description Act as this agent (with X-Agent-Key) */
         AgentCode: string;
@@ -7823,7 +7823,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8046,7 +8046,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8184,7 +8184,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8295,7 +8295,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8606,7 +8606,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8969,7 +8969,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9181,7 +9181,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9323,7 +9323,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9465,7 +9465,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9607,7 +9607,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9844,7 +9844,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10087,7 +10087,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10320,7 +10320,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10575,7 +10575,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10717,7 +10717,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10859,7 +10859,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -11001,7 +11001,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -11304,7 +11304,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -11605,7 +11605,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -11874,7 +11874,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -12542,7 +12542,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -12763,7 +12763,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -13818,7 +13818,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -14129,7 +14129,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14271,7 +14271,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14413,7 +14413,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14533,7 +14533,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -14930,7 +14930,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -15420,7 +15420,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15549,7 +15549,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -15878,7 +15878,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -16007,7 +16007,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -16136,7 +16136,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -16341,7 +16341,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -16702,7 +16702,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -16934,7 +16934,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17055,7 +17055,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17268,7 +17268,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17390,7 +17390,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17622,7 +17622,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17743,7 +17743,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -17864,7 +17864,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -18006,7 +18006,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -18148,7 +18148,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -18666,7 +18666,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -18887,7 +18887,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -19029,7 +19029,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -19171,7 +19171,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -19757,7 +19757,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -19995,7 +19995,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20387,7 +20387,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20759,7 +20759,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -20890,7 +20890,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -21111,7 +21111,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -21233,7 +21233,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -21472,7 +21472,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -21601,7 +21601,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -21847,7 +21847,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -21976,7 +21976,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -22105,7 +22105,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -22295,7 +22295,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -22515,7 +22515,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -22626,7 +22626,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -22865,7 +22865,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -23005,7 +23005,7 @@ export interface operations {
                 "X-Agent-Code"?: components["parameters"]["AgentCode"];
                 /** @description The agent's key; required with X-Agent-Code */
                 "X-Agent-Key"?: components["parameters"]["AgentKey"];
-                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. */
+                /** @description Unique per write (e.g. a UUID). A retry with the same key and body replays the first response; with another body → 422 idempotency_key_reused. Missing → 400 idempotency_key_required. The example is one such key; send a new one with every write (the reference's "Test request" does). */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
