@@ -113,22 +113,29 @@ const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateChec
 });
 
 builder.objectType(DoubleInsuranceError, {
+  description:
+    'double_insurance (409): the vehicle already has other cover for these dates: the registry refused it as double insurance (ER005) when issuing, or another policy of ours covers it when reinstating.',
   name: 'DoubleInsuranceProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(DoubleInsuranceError),
   fields: (t) => ({
     certificateNo: t.string({
       nullable: true,
-      description: 'The existing certificate',
+      description:
+        'The certificate already in force, when the registry named it; null otherwise (always null on reinstatement).',
       resolve: (e) => e.certificateNo,
     }),
   }),
 });
 builder.objectType(RegistryRefusedError, {
+  description:
+    'registry_refused (422): the certificate registry refused the request; registryCode is its own code, detail its words.',
   name: 'RegistryRefusedProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(RegistryRefusedError),
-  fields: (t) => ({ registryCode: t.string({ description: 'ER001 …', resolve: (e) => e.registryCode }) }),
+  fields: (t) => ({
+    registryCode: t.string({ description: "The registry's own error code (ER001 …).", resolve: (e) => e.registryCode }),
+  }),
 });
 
 const IssuedCertificatesRef = builder

@@ -15,6 +15,8 @@ const ServerFigures = builder.objectRef<PremiumMismatchError['server'][number]>(
 });
 
 builder.objectType(PremiumMismatchError, {
+  description:
+    "premium_mismatch (422): the premium sent differs from what the server prices today; server lists the server's figures per insurer.",
   name: 'PremiumMismatchProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(PremiumMismatchError),

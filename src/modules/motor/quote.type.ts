@@ -10,6 +10,7 @@ import {
 } from './quote.service.ts';
 
 builder.objectType(NoQuoteError, {
+  description: 'no_quote (422): no insurer on the panel rates this risk; detail says why.',
   name: 'NoQuoteProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(NoQuoteError),
