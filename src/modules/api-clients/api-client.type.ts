@@ -39,10 +39,10 @@ builder.queryFields((t) => ({
     description: "The organisation's API clients (secrets are never shown again).",
     resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
   }),
-  apiClient: t.prismaField({
+  apiClient: t.prismaField({ description: 'One API client of the organisation by its client_id. Scope admin.',
     type: 'ApiClient',
     authScopes: { $all: { admin: true, staff: true } },
-    args: { clientId: t.arg.string({ required: true }) },
+    args: { clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }) },
     resolve: (query, _r, args, ctx) => apiClientService.get(ctx, args.clientId, query),
   }),
 }));

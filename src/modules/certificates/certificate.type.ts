@@ -160,7 +160,7 @@ builder.queryFields((t) => ({
     type: 'Certificate',
     authScopes: { read: true },
     description: 'One of our certificates by its registry number (visibility through its policy).',
-    args: { certificateNo: t.arg.string({ required: true }) },
+    args: { certificateNo: t.arg.string({ description: 'The certificate number.', required: true }) },
     resolve: async (query, _r, a, ctx) => {
       const c = await certificateService.get(ctx, a.certificateNo);
       return certificateService.byId(ctx, c.id, query);
@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
     type: CertificateCheckRef,
     authScopes: { read: true },
     description: 'Checks a certificate number, or a registration, at the registry.',
-    args: { certificateNo: t.arg.string(), regNo: t.arg.string() },
+    args: { certificateNo: t.arg.string({ description: 'A certificate number to check (or give regNo).' }), regNo: t.arg.string({ description: 'A vehicle registration to check (any spacing; or give certificateNo).' }) },
     resolve: (_r, a, ctx) => certificateService.check(ctx, a),
   }),
 }));
@@ -186,7 +186,7 @@ builder.mutationFields((t) => ({
     },
     description:
       'Issues what is due now for an active motor policy and retries failed certificates, synchronously (DomainRuleProblem for a medical, travel or standard policy: no registry certificates).',
-    args: { policyUuid: t.arg.string({ required: true }) },
+    args: { policyUuid: t.arg.string({ description: 'The active motor policy (its uuid).', required: true }) },
     resolve: (_r, a, ctx) => certificateService.issue(ctx, a.policyUuid),
   }),
   cancelCertificate: t.prismaField({
@@ -199,7 +199,7 @@ builder.mutationFields((t) => ({
     },
     description: 'Cancels a certificate at the registry (within 24 hours of issue).',
     args: {
-      certificateNo: t.arg.string({ required: true }),
+      certificateNo: t.arg.string({ description: 'The certificate number to cancel at the registry.', required: true }),
       reasonId: t.arg.int({ required: true, description: '8, 14, 15, 21, 29 or 30' }),
     },
     resolve: async (query, _r, a, ctx) => {

@@ -94,9 +94,9 @@ builder.mutationFields((t) => ({
     errors: { types: saveOrBindProblems, directResult: true, union: { name: 'SaveMotorQuoteResult' } },
     description: "Matches or creates the client and stores the quote with every insurer's option (valid 14 days).",
     args: {
-      client: t.arg({ type: InsuredInputRef, required: true }),
-      vehicle: t.arg({ type: SaveQuoteVehicleInput, required: true }),
-      quotes: t.arg({ type: [QuotedFiguresInput] }),
+      client: t.arg({ description: 'The client the quote is for: an existing one by clientNo, or the details of one to match or add.', type: InsuredInputRef, required: true }),
+      vehicle: t.arg({ description: 'The vehicle and cover to price.', type: SaveQuoteVehicleInput, required: true }),
+      quotes: t.arg({ description: 'The figures the caller was shown, per insurer; each must be within KES 1 of the server\'s price (premium_mismatch otherwise).', type: [QuotedFiguresInput] }),
       prospectUuid: t.arg.string({ description: 'The prospect this quote is for: it moves to quoted' }),
     },
     resolve: (_r, args, ctx) =>

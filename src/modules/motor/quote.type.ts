@@ -154,7 +154,7 @@ builder.queryField('motorQuote', (t) =>
     authScopes: { quote: true },
     errors: { types: [ValidationError, NoQuoteError], directResult: true, union: { name: 'MotorQuoteResult' } },
     description: 'Prices motor cover with every insurer that rates it. Nothing is stored.',
-    args: { input: t.arg({ type: MotorQuoteInputRef, required: true }) },
+    args: { input: t.arg({ description: 'The vehicle and cover to price.', type: MotorQuoteInputRef, required: true }) },
     resolve: (_root, { input }, ctx) => motorQuoteService.quote(ctx, input),
   }),
 );

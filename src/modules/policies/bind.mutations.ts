@@ -74,9 +74,9 @@ builder.mutationFields((t) => ({
     description:
       'Re-prices with the chosen insurer, matches or creates the client, and raises the policy pending payment with 1–4 debit notes.',
     args: {
-      client: t.arg({ type: InsuredInputRef, required: true }),
-      policy: t.arg({ type: BindPolicyInput, required: true }),
-      vehicles: t.arg({ type: [BindVehicleInput], required: true }),
+      client: t.arg({ description: 'The policyholder: an existing client by clientNo, or the details of one to match or add.', type: InsuredInputRef, required: true }),
+      policy: t.arg({ description: 'The cover: insurer, dates, payment mode and the premium the caller was shown.', type: BindPolicyInput, required: true }),
+      vehicles: t.arg({ description: 'The vehicles to insure, each with its registration and value.', type: [BindVehicleInput], required: true }),
       prospectUuid: t.arg.string({ description: 'The prospect this policy is for: it moves to won' }),
     },
     resolve: (_r, args, ctx) => bindService.bind(ctx, args),

@@ -91,13 +91,13 @@ builder.queryFields((t) => ({
     description:
       'Prospects the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
-      status: t.arg({ type: ProspectStatusEnum }),
-      assigneeId: t.arg.int(),
-      source: t.arg({ type: ProspectSourceEnum }),
-      interest: t.arg({ type: ProspectInterestEnum }),
+      status: t.arg({ description: 'Only prospects in this state.', type: ProspectStatusEnum }),
+      assigneeId: t.arg.int({ description: 'Only prospects assigned to this user (databaseId).' }),
+      source: t.arg({ description: 'Only prospects that came through this source.', type: ProspectSourceEnum }),
+      interest: t.arg({ description: 'Only prospects interested in this line.', type: ProspectInterestEnum }),
       followUpDue: t.arg.boolean({ description: 'Open prospects whose follow-up date is today (Nairobi) or past' }),
       search: t.arg.string({ description: 'Name, prospect number, phone, ID number or tax PIN' }),
-      offset: t.arg.int(),
+      offset: t.arg.int({ description: 'Page-number pagination: skip this many prospects (used only when after is absent).' }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
@@ -109,14 +109,14 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: { $any: { read: true, crm: true } },
     description: 'Open prospects due for a follow-up (date today or past, Nairobi), the oldest date first.',
-    args: { assigneeId: t.arg.int() },
+    args: { assigneeId: t.arg.int({ description: 'Only follow-ups of prospects assigned to this user (databaseId).' }) },
     resolve: (query, _root, args, ctx) => prospectService.followUps(ctx, args, query),
   }),
   prospect: t.prismaField({
     type: 'Prospect',
     authScopes: { $any: { read: true, crm: true } },
     description: 'A prospect by uuid; not_found when missing or not visible to the caller.',
-    args: { uuid: t.arg.string({ required: true }) },
+    args: { uuid: t.arg.string({ description: 'The prospect (its uuid).', required: true }) },
     resolve: (query, _root, args, ctx) => prospectService.get(ctx, args.uuid, query),
   }),
 }));

@@ -105,20 +105,20 @@ builder.queryFields((t) => ({
     type: ['Insurer'],
     authScopes: { read: true },
     description: "The insurers on the organisation's panel. `search` matches short or legal name, case-insensitively.",
-    args: { search: t.arg.string({ required: false }) },
+    args: { search: t.arg.string({ description: 'Part of the short or legal name, any case.', required: false }) },
     resolve: (query, _root, args, ctx) => referenceService.insurers(ctx, args.search, query),
   }),
-  branches: t.prismaField({
+  branches: t.prismaField({ description: 'The organisation\'s branches.',
     type: ['Branch'],
     authScopes: { read: true },
     resolve: (query, _root, _args, ctx) => referenceService.branches(ctx, query),
   }),
-  riskManagers: t.prismaField({
+  riskManagers: t.prismaField({ description: 'The organisation\'s account executives (users who may be a client\'s risk manager).',
     type: ['User'],
     authScopes: { read: true },
     resolve: (query, _root, _args, ctx) => referenceService.staff(ctx, 'risk_managers', query),
   }),
-  salesPeople: t.prismaField({
+  salesPeople: t.prismaField({ description: 'The organisation\'s sales people (agents who may be credited with a client or policy).',
     type: ['User'],
     authScopes: { read: true },
     resolve: (query, _root, _args, ctx) => referenceService.staff(ctx, 'sales_people', query),
@@ -134,7 +134,7 @@ builder.queryFields((t) => ({
     description: "Distinct benefit names across the organisation's motor products.",
     resolve: (_root, _args, ctx) => referenceService.motorBenefits(ctx),
   }),
-  products: t.field({
+  products: t.field({ description: 'What the organisation sells: motor classes and covers, and the medical, travel and standard products of its insurers.',
     type: ProductsRef,
     authScopes: { read: true },
     resolve: () => ({}),
