@@ -140,6 +140,6 @@ function failedScopes(f: AuthFailure): string[] {
 builder.queryType({ description: 'Reads: every root field needs a bearer token with the scopes it names.' });
 builder.mutationType({
   description:
-    'Writes. Expected business failures are typed results (a Problem type in the field\'s result union); bugs and authorization failures are errors with extensions.code.',
+    "Writes. Expected business failures are typed results (a Problem type in the field's result union); bugs and authorization failures are errors with extensions.code.",
 });
 builder.subscriptionType({ description: 'Live events over graphql-ws (the same /graphql endpoint, WebSocket).' });

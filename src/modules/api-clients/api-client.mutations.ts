@@ -50,24 +50,41 @@ const errors = (name: string) => ({
 });
 
 builder.mutationFields((t) => ({
-  createApiClient: t.field({ description: 'A new API client (key) with its scopes; its secret is shown once, in this answer only. Scope admin.',
+  createApiClient: t.field({
+    description: 'A new API client (key) with its scopes; its secret is shown once, in this answer only. Scope admin.',
     type: ApiClientSecretPayload,
     authScopes: { admin: true },
     errors: errors('CreateApiClient'),
-    args: { input: t.arg({ description: 'Name, scopes and acting user of the new API client.', type: CreateApiClientInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'Name, scopes and acting user of the new API client.',
+        type: CreateApiClientInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => apiClientService.create(ctx, input),
   }),
-  updateApiClient: t.prismaField({ description: 'Renames an API client or changes its scopes or acting user; its tokens\' scopes follow at once. Scope admin.',
+  updateApiClient: t.prismaField({
+    description:
+      "Renames an API client or changes its scopes or acting user; its tokens' scopes follow at once. Scope admin.",
     type: 'ApiClient',
     authScopes: { admin: true },
     errors: errors('UpdateApiClient'),
-    args: { input: t.arg({ description: 'The client_id and the fields to change.', type: UpdateApiClientInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The client_id and the fields to change.',
+        type: UpdateApiClientInput,
+        required: true,
+      }),
+    },
     resolve: (_q, _r, { input }, ctx) => {
       const { clientId, ...patch } = input;
       return apiClientService.update(ctx, clientId, patch);
     },
   }),
-  rotateApiClientSecret: t.field({ description: 'A new secret for an API client, shown once; the previous one stays valid for grace_hours (default 24).',
+  rotateApiClientSecret: t.field({
+    description:
+      'A new secret for an API client, shown once; the previous one stays valid for grace_hours (default 24).',
     type: ApiClientSecretPayload,
     authScopes: { admin: true },
     errors: errors('RotateApiClientSecret'),
@@ -77,7 +94,8 @@ builder.mutationFields((t) => ({
     },
     resolve: (_r, args, ctx) => apiClientService.rotateSecret(ctx, args.clientId, args.graceHours),
   }),
-  revokeApiClient: t.prismaField({ description: 'Revokes an API client and every token it holds, at once. Scope admin.',
+  revokeApiClient: t.prismaField({
+    description: 'Revokes an API client and every token it holds, at once. Scope admin.',
     type: 'ApiClient',
     authScopes: { admin: true },
     args: { clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }) },

@@ -39,7 +39,8 @@ builder.queryFields((t) => ({
     description: "The organisation's API clients (secrets are never shown again).",
     resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
   }),
-  apiClient: t.prismaField({ description: 'One API client of the organisation by its client_id. Scope admin.',
+  apiClient: t.prismaField({
+    description: 'One API client of the organisation by its client_id. Scope admin.',
     type: 'ApiClient',
     authScopes: { $all: { admin: true, staff: true } },
     args: { clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }) },

@@ -34,7 +34,10 @@ const CertificateStatusEnum = builder.enumType('CertificateStatus', {
 const CertificateErrorRef = builder.objectRef<{ code: string; message: string }>('CertificateError').implement({
   description:
     "The registry's (or our) last refusal: ER005 double insurance, ER006 no stock, ER007 cancellation refused …",
-  fields: (t) => ({ code: t.exposeString('code', { description: 'The code: the registry\'s ERnnn, or ours.' }), message: t.exposeString('message', { description: 'The refusal in words.' }) }),
+  fields: (t) => ({
+    code: t.exposeString('code', { description: "The code: the registry's ERnnn, or ours." }),
+    message: t.exposeString('message', { description: 'The refusal in words.' }),
+  }),
 });
 
 builder.prismaObject('Certificate', {
@@ -42,16 +45,25 @@ builder.prismaObject('Certificate', {
   description:
     'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
   fields: (t) => ({
-    uuid: t.exposeString('uuid', { description: 'The certificate row\'s UUID.' }),
+    uuid: t.exposeString('uuid', { description: "The certificate row's UUID." }),
     certificateNo: t.exposeString('certificateNo', {
       nullable: true,
       description: "The registry's number (C<class><7 digits>) once issued.",
     }),
-    status: t.field({ description: 'Where the certificate is (see CertificateStatus).', type: CertificateStatusEnum, resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number] }),
+    status: t.field({
+      description: 'Where the certificate is (see CertificateStatus).',
+      type: CertificateStatusEnum,
+      resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number],
+    }),
     policy: t.relation('policy', { description: 'The motor policy.' }),
     vehicle: t.relation('vehicle', { description: 'The insured vehicle.' }),
-    regNo: t.string({ description: 'The vehicle\'s registration.', select: { vehicle: { select: { regNo: true } } }, resolve: (c) => c.vehicle.regNo }),
-    chassisNo: t.string({ description: 'The vehicle\'s chassis number; null when not given.',
+    regNo: t.string({
+      description: "The vehicle's registration.",
+      select: { vehicle: { select: { regNo: true } } },
+      resolve: (c) => c.vehicle.regNo,
+    }),
+    chassisNo: t.string({
+      description: "The vehicle's chassis number; null when not given.",
       nullable: true,
       select: { vehicle: { select: { chassisNo: true } } },
       resolve: (c) => c.vehicle.chassisNo,
@@ -60,24 +72,44 @@ builder.prismaObject('Certificate', {
       description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.',
     }),
     coverCode: t.exposeInt('coverCode', { description: '100 COMP, 200 TPO, 300 TPFT.' }),
-    coverName: t.string({ description: 'The cover in words (COMP, TPO, TPFT).', resolve: (c) => COVER_NAMES[c.coverCode] ?? String(c.coverCode) }),
+    coverName: t.string({
+      description: 'The cover in words (COMP, TPO, TPFT).',
+      resolve: (c) => COVER_NAMES[c.coverCode] ?? String(c.coverCode),
+    }),
     stage: t.exposeInt('stage', { description: 'Which stage of the cover period this certificate covers (1-based).' }),
-    stageCount: t.exposeInt('stageCount', { description: 'How many stages the cover period is split into (1 unless paid by instalments).' }),
+    stageCount: t.exposeInt('stageCount', {
+      description: 'How many stages the cover period is split into (1 unless paid by instalments).',
+    }),
     series: t.exposeInt('series', {
       description: "1; a reinstated policy's re-issued certificates are the next series.",
     }),
     startDate: t.expose('startDate', { description: 'First day this certificate covers.', type: 'Date' }),
     endDate: t.expose('endDate', { description: 'Last day this certificate covers.', type: 'Date' }),
-    registryRef: t.exposeString('registryRef', { description: 'The registry\'s reference for the issue; null before.', nullable: true }),
+    registryRef: t.exposeString('registryRef', {
+      description: "The registry's reference for the issue; null before.",
+      nullable: true,
+    }),
     attempts: t.exposeInt('attempts', { description: 'How many times the registry has been asked.' }),
-    error: t.field({ description: 'The last refusal; null when none.',
+    error: t.field({
+      description: 'The last refusal; null when none.',
       type: CertificateErrorRef,
       nullable: true,
       resolve: (c) => (c.errorCode ? { code: c.errorCode, message: c.errorMessage ?? '' } : null),
     }),
-    issuedAt: t.expose('issuedAt', { description: 'When the registry issued it; null before.', type: 'DateTime', nullable: true }),
-    cancelledAt: t.expose('cancelledAt', { description: 'When it was cancelled at the registry; null unless cancelled.', type: 'DateTime', nullable: true }),
-    cancelReasonId: t.exposeInt('cancelReasonId', { description: 'The registry\'s cancellation reason id; null unless a cancellation was asked.', nullable: true }),
+    issuedAt: t.expose('issuedAt', {
+      description: 'When the registry issued it; null before.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    cancelledAt: t.expose('cancelledAt', {
+      description: 'When it was cancelled at the registry; null unless cancelled.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    cancelReasonId: t.exposeInt('cancelReasonId', {
+      description: "The registry's cancellation reason id; null unless a cancellation was asked.",
+      nullable: true,
+    }),
   }),
 });
 
@@ -92,10 +124,14 @@ const RegistryCertificateRef = builder.objectRef<CertificateRecord>('RegistryCer
   description: "The registry's public record of a certificate (any insurer's): no holder details.",
   fields: (t) => ({
     certificateNo: t.exposeString('certificateNo', { description: 'The certificate number.' }),
-    certificateClass: t.exposeString('certificateClass', { description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.' }),
+    certificateClass: t.exposeString('certificateClass', {
+      description: 'A PSV, B commercial, C private, D motorcycles and three-wheelers.',
+    }),
     coverCode: t.exposeInt('typeOfCover', { description: '100 COMP, 200 TPO, 300 TPFT.' }),
     insurer: t.exposeString('insurer', { description: 'The issuing insurer, as the registry names it.' }),
-    memberCompanyId: t.exposeInt('memberCompanyId', { description: 'The insurer\'s member company id at the registry.' }),
+    memberCompanyId: t.exposeInt('memberCompanyId', {
+      description: "The insurer's member company id at the registry.",
+    }),
     registration: t.exposeString('registrationNumber', { description: 'The vehicle registration.' }),
     startDate: t.string({ description: 'Y-m-d', resolve: (r) => ymd(r.commencingDate) }),
     endDate: t.string({ description: 'Y-m-d', resolve: (r) => ymd(r.expiringDate) }),
@@ -104,24 +140,35 @@ const RegistryCertificateRef = builder.objectRef<CertificateRecord>('RegistryCer
 });
 const ymd = (d: string) => `${d.slice(6, 10)}-${d.slice(3, 5)}-${d.slice(0, 2)}`;
 
-const ConflictRef = builder.objectRef<CertificateCheck['conflicts'][number]>('CertificateConflict').implement({ description: 'Another certificate in force for the same vehicle, as the registry reports it.',
+const ConflictRef = builder.objectRef<CertificateCheck['conflicts'][number]>('CertificateConflict').implement({
+  description: 'Another certificate in force for the same vehicle, as the registry reports it.',
   fields: (t) => ({
     certificateNo: t.exposeString('certificateNo', { description: 'Its certificate number.' }),
     insurer: t.exposeString('insurer', { description: 'Its insurer, as the registry names it.' }),
     coverEnds: t.string({ description: 'Y-m-d', resolve: (c) => ymd(c.coverEndDate) }),
-    message: t.exposeString('message', { description: 'The registry\'s words.' }),
+    message: t.exposeString('message', { description: "The registry's words." }),
   }),
 });
 
-const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateCheck').implement({ description: 'The registry\'s answer to a certificate check.',
+const CertificateCheckRef = builder.objectRef<CertificateCheck>('CertificateCheck').implement({
+  description: "The registry's answer to a certificate check.",
   fields: (t) => ({
     valid: t.exposeBoolean('valid', {
       description:
         'By number: active and in force today. By registration: the vehicle has an active certificate today.',
     }),
-    message: t.exposeString('message', { description: 'The registry\'s answer in words.' }),
-    certificate: t.field({ description: 'The certificate found; null when none.', type: RegistryCertificateRef, nullable: true, resolve: (c) => c.certificate }),
-    conflicts: t.field({ description: 'Other certificates in force for the same vehicle; empty when none.', type: [ConflictRef], resolve: (c) => c.conflicts }),
+    message: t.exposeString('message', { description: "The registry's answer in words." }),
+    certificate: t.field({
+      description: 'The certificate found; null when none.',
+      type: RegistryCertificateRef,
+      nullable: true,
+      resolve: (c) => c.certificate,
+    }),
+    conflicts: t.field({
+      description: 'Other certificates in force for the same vehicle; empty when none.',
+      type: [ConflictRef],
+      resolve: (c) => c.conflicts,
+    }),
   }),
 });
 
@@ -153,10 +200,12 @@ builder.objectType(RegistryRefusedError, {
 
 const IssuedCertificatesRef = builder
   .objectRef<Awaited<ReturnType<typeof certificateService.issue>>>('IssuedCertificates')
-  .implement({ description: 'What issueCertificates answers.',
+  .implement({
+    description: 'What issueCertificates answers.',
     fields: (t) => ({
       issued: t.exposeInt('issued', { description: 'How many this call issued' }),
-      certificates: t.prismaField({ description: 'The certificates of the answer (issued shows how many this call issued).',
+      certificates: t.prismaField({
+        description: 'The certificates of the answer (issued shows how many this call issued).',
         type: ['Certificate'],
         resolve: (query, r, _a, ctx) =>
           certificateService.byIds(
@@ -183,7 +232,10 @@ builder.queryFields((t) => ({
     type: CertificateCheckRef,
     authScopes: { read: true },
     description: 'Checks a certificate number, or a registration, at the registry.',
-    args: { certificateNo: t.arg.string({ description: 'A certificate number to check (or give regNo).' }), regNo: t.arg.string({ description: 'A vehicle registration to check (any spacing; or give certificateNo).' }) },
+    args: {
+      certificateNo: t.arg.string({ description: 'A certificate number to check (or give regNo).' }),
+      regNo: t.arg.string({ description: 'A vehicle registration to check (any spacing; or give certificateNo).' }),
+    },
     resolve: (_r, a, ctx) => certificateService.check(ctx, a),
   }),
 }));

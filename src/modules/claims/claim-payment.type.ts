@@ -51,10 +51,21 @@ builder.prismaObject('ClaimReserveMovement', {
   fields: (t) => ({
     kind: t.exposeString('kind', { description: 'initial, adjustment, approval, payment or release.' }),
     amount: t.field({ type: MoneyRef, description: 'Signed change', resolve: (m) => money(m.amountMinor)! }),
-    amountMinor: t.field({ description: 'The same signed change in cents.', type: 'Cents', resolve: (m) => m.amountMinor }),
-    balanceAfter: t.field({ description: 'The reserve after this line.', type: MoneyRef, resolve: (m) => money(m.balanceAfterMinor)! }),
+    amountMinor: t.field({
+      description: 'The same signed change in cents.',
+      type: 'Cents',
+      resolve: (m) => m.amountMinor,
+    }),
+    balanceAfter: t.field({
+      description: 'The reserve after this line.',
+      type: MoneyRef,
+      resolve: (m) => money(m.balanceAfterMinor)!,
+    }),
     reason: t.exposeString('reason', { description: 'Why, in words.' }),
-    actorUserId: t.exposeInt('actorUserId', { description: 'The user who made the movement (databaseId); null for a system movement.', nullable: true }),
+    actorUserId: t.exposeInt('actorUserId', {
+      description: 'The user who made the movement (databaseId); null for a system movement.',
+      nullable: true,
+    }),
     at: t.expose('at', { description: 'When.', type: 'DateTime' }),
   }),
 });

@@ -124,7 +124,13 @@ builder.mutationFields((t) => {
       errors: { types: problems, directResult: true, union: { name: 'RegisterClaimResult' } },
       description:
         'First notice of loss against a policy in force on the loss date: numbered, reserved, checklist opened.',
-      args: { input: t.arg({ description: 'The policy, the loss and who reports it.', type: RegisterClaimInput, required: true }) },
+      args: {
+        input: t.arg({
+          description: 'The policy, the loss and who reports it.',
+          type: RegisterClaimInput,
+          required: true,
+        }),
+      },
       resolve: async (query, _r, args, ctx) => reload(ctx, query, await claimService.register(ctx, args.input)),
     }),
     moveClaim: claimCommand(

@@ -3,49 +3,114 @@ import { clientReach } from '../access/client.visibility.ts';
 import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 
-builder.prismaObject('BusinessSource', { description: 'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
+builder.prismaObject('BusinessSource', {
+  description:
+    'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({ databaseId: t.exposeInt('id', { description: 'The REST id of the business source (send as businessSourceId).' }), name: t.exposeString('name', { description: 'The name shown to people.' }) }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id of the business source (send as businessSourceId).' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
 });
-builder.prismaObject('ProspectType', { description: 'A kind of prospect or client the organisation tracks, from its reference list.',
+builder.prismaObject('ProspectType', {
+  description: 'A kind of prospect or client the organisation tracks, from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({ databaseId: t.exposeInt('id', { description: 'The REST id (send as prospectTypeId).' }), code: t.exposeString('code', { description: 'Short stable code.' }), name: t.exposeString('name', { description: 'The name shown to people.' }) }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id (send as prospectTypeId).' }),
+    code: t.exposeString('code', { description: 'Short stable code.' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
 });
 
-const ClientTypeEnum = builder.enumType('ClientType', { description: 'Whether a client is a person or an organisation.', values: {
+const ClientTypeEnum = builder.enumType('ClientType', {
+  description: 'Whether a client is a person or an organisation.',
+  values: {
     individual: { description: 'A person.' },
     corporate: { description: 'A company or other organisation.' },
-  } as const });
+  } as const,
+});
 
 /** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
-builder.prismaNode('Client', { description: 'A policyholder of the organisation: a person or a company, with its contacts and who looks after it.',
+builder.prismaNode('Client', {
+  description: 'A policyholder of the organisation: a person or a company, with its contacts and who looks after it.',
   ...nodeAccess<{ id: number }>(
     { scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } },
     clientReach,
   ),
   id: { field: 'id' },
   fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The REST id of the client (an integer); REST paths use clientNo instead.' }),
-    clientNo: t.exposeString('clientNo', { description: 'The client number (C-000123): the key REST paths and most arguments use.' }),
+    databaseId: t.exposeInt('id', {
+      description: 'The REST id of the client (an integer); REST paths use clientNo instead.',
+    }),
+    clientNo: t.exposeString('clientNo', {
+      description: 'The client number (C-000123): the key REST paths and most arguments use.',
+    }),
     type: t.exposeString('type', { description: 'individual or corporate.' }),
-    name: t.exposeString('name', { description: 'Full name of the person or the company\'s registered name.' }),
-    idNo: t.exposeString('idNo', { description: 'National ID or passport number, normalised (upper case, no spaces); null when not given.', nullable: true }),
-    kraPin: t.exposeString('kraPin', { description: 'KRA PIN (A or P, 9 digits, a letter), upper case; null when not given.', nullable: true }),
+    name: t.exposeString('name', { description: "Full name of the person or the company's registered name." }),
+    idNo: t.exposeString('idNo', {
+      description: 'National ID or passport number, normalised (upper case, no spaces); null when not given.',
+      nullable: true,
+    }),
+    kraPin: t.exposeString('kraPin', {
+      description: 'KRA PIN (A or P, 9 digits, a letter), upper case; null when not given.',
+      nullable: true,
+    }),
     phone: t.exposeString('phone', { description: 'Normalised: 2547XXXXXXXX or 2541XXXXXXXX.' }),
     email: t.exposeString('email', { description: 'Email address, lower case; null when not given.', nullable: true }),
-    dateOfBirth: t.expose('dateOfBirth', { description: 'Date of birth (people); null when not given.', type: 'Date', nullable: true }),
-    physicalAddress: t.exposeString('physicalAddress', { description: 'Postal or physical address as given; null when not given.', nullable: true }),
-    branch: t.relation('branch', { description: 'The branch the client belongs to (the creating user\'s branch unless one was given); null when none.', nullable: true }),
-    riskManager: t.relation('riskManager', { description: 'The account executive responsible; null when none.', nullable: true }),
-    salesPerson: t.relation('salesPerson', { description: 'The sales person (agent) credited with the client, who then sees its policies and claims; null when none.', nullable: true }),
-    businessSource: t.relation('businessSource', { description: 'How the client came to the organisation; null when not recorded.', nullable: true }),
-    prospectType: t.relation('prospectType', { description: 'The kind of prospect the client was recorded as; null when not recorded.', nullable: true }),
-    sector: t.exposeString('sector', { description: 'Business sector (corporate clients), as given; null when not given.', nullable: true }),
-    altName: t.exposeString('altName', { description: 'An alternative contact person\'s name; null when none.', nullable: true }),
-    altPhone: t.exposeString('altPhone', { description: 'An alternative phone, normalised as phone (2547…/2541…); null when none.', nullable: true }),
-    altEmail: t.exposeString('altEmail', { description: 'An alternative email, lower case; null when none.', nullable: true }),
-    kycStatus: t.exposeString('kycStatus', { description: 'Know-your-customer state; unverified unless the organisation has verified the client.' }),
-    onboardedVia: t.exposeString('onboardedVia', { description: 'Where the client was first recorded: api (a create or a bind), prospect (a converted prospect) or client_area (self-registration).' }),
+    dateOfBirth: t.expose('dateOfBirth', {
+      description: 'Date of birth (people); null when not given.',
+      type: 'Date',
+      nullable: true,
+    }),
+    physicalAddress: t.exposeString('physicalAddress', {
+      description: 'Postal or physical address as given; null when not given.',
+      nullable: true,
+    }),
+    branch: t.relation('branch', {
+      description:
+        "The branch the client belongs to (the creating user's branch unless one was given); null when none.",
+      nullable: true,
+    }),
+    riskManager: t.relation('riskManager', {
+      description: 'The account executive responsible; null when none.',
+      nullable: true,
+    }),
+    salesPerson: t.relation('salesPerson', {
+      description:
+        'The sales person (agent) credited with the client, who then sees its policies and claims; null when none.',
+      nullable: true,
+    }),
+    businessSource: t.relation('businessSource', {
+      description: 'How the client came to the organisation; null when not recorded.',
+      nullable: true,
+    }),
+    prospectType: t.relation('prospectType', {
+      description: 'The kind of prospect the client was recorded as; null when not recorded.',
+      nullable: true,
+    }),
+    sector: t.exposeString('sector', {
+      description: 'Business sector (corporate clients), as given; null when not given.',
+      nullable: true,
+    }),
+    altName: t.exposeString('altName', {
+      description: "An alternative contact person's name; null when none.",
+      nullable: true,
+    }),
+    altPhone: t.exposeString('altPhone', {
+      description: 'An alternative phone, normalised as phone (2547…/2541…); null when none.',
+      nullable: true,
+    }),
+    altEmail: t.exposeString('altEmail', {
+      description: 'An alternative email, lower case; null when none.',
+      nullable: true,
+    }),
+    kycStatus: t.exposeString('kycStatus', {
+      description: 'Know-your-customer state; unverified unless the organisation has verified the client.',
+    }),
+    onboardedVia: t.exposeString('onboardedVia', {
+      description:
+        'Where the client was first recorded: api (a create or a bind), prospect (a converted prospect) or client_area (self-registration).',
+    }),
     createdAt: t.expose('createdAt', { description: 'When the client was recorded.', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When any field last changed.', type: 'DateTime' }),
   }),
@@ -63,7 +128,9 @@ builder.queryFields((t) => ({
       type: t.arg({ description: 'individual or corporate only; all when absent.', type: ClientTypeEnum }),
       salesPersonId: t.arg.int({ description: 'Only clients of this sales person (user databaseId).' }),
       riskManagerId: t.arg.int({ description: 'Only clients of this account executive (user databaseId).' }),
-      offset: t.arg.int({ description: 'Page-number pagination: skip this many clients (used only when after is absent).' }),
+      offset: t.arg.int({
+        description: 'Page-number pagination: skip this many clients (used only when after is absent).',
+      }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;

@@ -1,7 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
 
 /** The policyholder of a save or a bind: matched to an existing client or added (src/modules/clients/client-matching.ts). */
-export const InsuredInputRef = builder.inputType('InsuredInput', { description: 'The policyholder of a save or a bind: an existing client by clientNo, else the details of a client to match or add.',
+export const InsuredInputRef = builder.inputType('InsuredInput', {
+  description:
+    'The policyholder of a save or a bind: an existing client by clientNo, else the details of a client to match or add.',
   fields: (t) => ({
     name: t.string({ description: 'Full name (required unless clientNo is given).' }),
     phone: t.string({ description: 'Kenyan mobile, any format' }),

@@ -189,7 +189,8 @@ for (const l of LINE_FIELDS) {
         client: t.arg({
           type: InsuredInputRef,
           required: true,
-          description: 'The client the quote is for: an existing one by clientNo, or the details of one to match or add.',
+          description:
+            'The client the quote is for: an existing one by clientNo, or the details of one to match or add.',
         }),
         [l.arg]: t.arg({ type: l.input, required: true, description: `The ${l.what} to price and store.` }),
         quotes: t.arg({

@@ -107,7 +107,13 @@ builder.mutationFields((t) => {
       errors: errors('RequestIpfSigningCode'),
       description:
         'Renders the loan agreement of an approved application and sends the client a one-time code by SMS to sign it (errors on otp: cool-down, per-phone limit).',
-      args: { input: t.arg({ description: 'The premium-finance application to sign.', type: SigningCodeInput, required: true }) },
+      args: {
+        input: t.arg({
+          description: 'The premium-finance application to sign.',
+          type: SigningCodeInput,
+          required: true,
+        }),
+      },
       resolve: (_r, { input }, ctx) => ipfApplicationService.requestSigningCode(ctx, input.uuid),
     }),
     signIpfApplication: command(

@@ -189,8 +189,8 @@ builder.queryFields((t) => ({
     args: {
       status: t.arg({ description: 'Only loans in one of these states.', type: [IpfLoanStatusEnum] }),
       policyUuid: t.arg.string({ description: 'Only the loan of this policy (its uuid).' }),
-      clientNo: t.arg.string({ description: 'Only this client\'s loans (client number).' }),
-      lenderId: t.arg.int({ description: 'Only this lender\'s loans (lender databaseId).' }),
+      clientNo: t.arg.string({ description: "Only this client's loans (client number)." }),
+      lenderId: t.arg.int({ description: "Only this lender's loans (lender databaseId)." }),
       inArrears: t.arg.boolean({ description: 'true: something due on or before today is unpaid' }),
     },
     resolve: (query, _root, args, ctx) => listLoans(ctx, args, query),

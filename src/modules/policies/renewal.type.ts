@@ -221,7 +221,11 @@ builder.mutationFields((t) => ({
     description: 'Binds a renewal quote into a new policy pending payment, linked to the old one.',
     args: {
       policyUuid: t.arg.string({ description: 'The policy to renew (its uuid).', required: true }),
-      input: t.arg({ description: 'The renewal quote to bind and how it is paid.', type: RenewPolicyInput, required: true }),
+      input: t.arg({
+        description: 'The renewal quote to bind and how it is paid.',
+        type: RenewPolicyInput,
+        required: true,
+      }),
     },
     resolve: (_r, args, ctx) => renewalService.renew(ctx, args.policyUuid, args.input),
   }),

@@ -74,14 +74,23 @@ builder.prismaObject('ProspectNote', {
       description: 'note, created, status_changed, converted, quote_saved or policy_bound',
     }),
     body: t.exposeString('body', { nullable: true, description: 'The note, or why the status moved' }),
-    fromStatus: t.expose('fromStatus', { description: 'Status moves: the status before; null for other rows.', type: ProspectStatusEnum, nullable: true }),
-    toStatus: t.expose('toStatus', { description: 'Status moves: the status after; null for other rows.', type: ProspectStatusEnum, nullable: true }),
+    fromStatus: t.expose('fromStatus', {
+      description: 'Status moves: the status before; null for other rows.',
+      type: ProspectStatusEnum,
+      nullable: true,
+    }),
+    toStatus: t.expose('toStatus', {
+      description: 'Status moves: the status after; null for other rows.',
+      type: ProspectStatusEnum,
+      nullable: true,
+    }),
     actorId: t.exposeInt('actorUserId', { nullable: true, description: 'The user who wrote or moved it' }),
     at: t.expose('at', { description: 'When.', type: 'DateTime' }),
   }),
 });
 
-builder.prismaNode('Prospect', { description: 'A possible client the organisation is working towards a sale with, and its timeline.',
+builder.prismaNode('Prospect', {
+  description: 'A possible client the organisation is working towards a sale with, and its timeline.',
   ...nodeAccess<{ id: number }>(
     { scopes: PROSPECT_SCOPES, reach: { via: prospectReach, id: (r) => r.id } },
     prospectReach,
@@ -89,38 +98,64 @@ builder.prismaNode('Prospect', { description: 'A possible client the organisatio
   id: { field: 'id' },
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The integer id of the prospect; REST paths use uuid.' }),
-    uuid: t.exposeString('uuid', { description: 'The prospect\'s UUID: the key of REST paths and prospect mutations.' }),
+    uuid: t.exposeString('uuid', { description: "The prospect's UUID: the key of REST paths and prospect mutations." }),
     prospectNo: t.exposeString('prospectNo', { description: 'P-NNNNNN, sequential per organisation' }),
     type: t.exposeString('type', { description: 'individual or business' }),
     name: t.exposeString('name', { description: 'Name of the person or business.' }),
     phone: t.exposeString('phone', { nullable: true, description: 'Normalised like a client’s: 2547XXXXXXXX' }),
     email: t.exposeString('email', { description: 'Email, lower case; null when not given.', nullable: true }),
-    idNo: t.exposeString('idNo', { description: 'National ID or passport number, normalised; null when not given.', nullable: true }),
+    idNo: t.exposeString('idNo', {
+      description: 'National ID or passport number, normalised; null when not given.',
+      nullable: true,
+    }),
     kraPin: t.exposeString('kraPin', { description: 'KRA PIN, upper case; null when not given.', nullable: true }),
-    source: t.exposeString('source', { description: 'How the prospect came (see ProspectSource); null when not recorded.', nullable: true }),
+    source: t.exposeString('source', {
+      description: 'How the prospect came (see ProspectSource); null when not recorded.',
+      nullable: true,
+    }),
     interests: t.exposeStringList('interests', { description: 'Product lines of interest (see ProspectInterest).' }),
-    estimatedPremium: t.field({ description: 'The premium the organisation expects to write; null when not estimated.',
+    estimatedPremium: t.field({
+      description: 'The premium the organisation expects to write; null when not estimated.',
       type: MoneyRef,
       nullable: true,
       resolve: (r) => money(r.estimatedPremiumMinor),
     }),
     status: t.expose('status', { description: 'Where the prospect stands.', type: ProspectStatusEnum }),
-    lostReason: t.exposeString('lostReason', { description: 'Why it was lost (see ProspectLostReason); null unless lost.', nullable: true }),
-    assignee: t.relation('assignee', { description: 'The user working the prospect; null when unassigned.', nullable: true }),
-    createdBy: t.relation('createdByUser', { description: 'The user who recorded it; null when recorded by a key without a user.', nullable: true }),
-    nextFollowUpOn: t.expose('nextFollowUpOn', { description: 'When to follow up next, Y-m-d; null when not planned.', type: 'Date', nullable: true }),
+    lostReason: t.exposeString('lostReason', {
+      description: 'Why it was lost (see ProspectLostReason); null unless lost.',
+      nullable: true,
+    }),
+    assignee: t.relation('assignee', {
+      description: 'The user working the prospect; null when unassigned.',
+      nullable: true,
+    }),
+    createdBy: t.relation('createdByUser', {
+      description: 'The user who recorded it; null when recorded by a key without a user.',
+      nullable: true,
+    }),
+    nextFollowUpOn: t.expose('nextFollowUpOn', {
+      description: 'When to follow up next, Y-m-d; null when not planned.',
+      type: 'Date',
+      nullable: true,
+    }),
     clientNo: t.string({
       nullable: true,
       description: 'The client it became or was linked to; null before, or when the caller may not see that client.',
       select: { client: { select: { clientNo: true, createdByUserId: true, salesPersonId: true } } },
       resolve: (r, _a, ctx) => (r.client && ownsClient(ctx.principal!, r.client) ? r.client.clientNo : null),
     }),
-    client: t.relation('client', { description: 'The client it became or was linked to; null before, or when the caller may not see it.', nullable: true }),
+    client: t.relation('client', {
+      description: 'The client it became or was linked to; null before, or when the caller may not see it.',
+      nullable: true,
+    }),
     timeline: t.relation('timeline', {
       description: 'Notes and every move, oldest first.',
       query: { orderBy: { id: 'asc' } },
     }),
-    statusChangedAt: t.expose('statusChangedAt', { description: 'When the prospect entered its current status.', type: 'DateTime' }),
+    statusChangedAt: t.expose('statusChangedAt', {
+      description: 'When the prospect entered its current status.',
+      type: 'DateTime',
+    }),
     createdAt: t.expose('createdAt', { description: 'When it was recorded.', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed.', type: 'DateTime' }),
   }),
@@ -140,7 +175,9 @@ builder.queryFields((t) => ({
       interest: t.arg({ description: 'Only prospects interested in this line.', type: ProspectInterestEnum }),
       followUpDue: t.arg.boolean({ description: 'Open prospects whose follow-up date is today (Nairobi) or past' }),
       search: t.arg.string({ description: 'Name, prospect number, phone, ID number or tax PIN' }),
-      offset: t.arg.int({ description: 'Page-number pagination: skip this many prospects (used only when after is absent).' }),
+      offset: t.arg.int({
+        description: 'Page-number pagination: skip this many prospects (used only when after is absent).',
+      }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
@@ -152,7 +189,9 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: { $any: { read: true, crm: true } },
     description: 'Open prospects due for a follow-up (date today or past, Nairobi), the oldest date first.',
-    args: { assigneeId: t.arg.int({ description: 'Only follow-ups of prospects assigned to this user (databaseId).' }) },
+    args: {
+      assigneeId: t.arg.int({ description: 'Only follow-ups of prospects assigned to this user (databaseId).' }),
+    },
     resolve: (query, _root, args, ctx) => prospectService.followUps(ctx, args, query),
   }),
   prospect: t.prismaField({

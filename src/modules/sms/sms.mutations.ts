@@ -72,7 +72,9 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('UpdateSmsSenderId', [ValidationError, InvalidStateError]),
     description: 'Records the networks’ answer, or makes a registered sender ID the default.',
-    args: { input: t.arg({ description: 'The sender id and what changes.', type: UpdateSmsSenderIdInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The sender id and what changes.', type: UpdateSmsSenderIdInput, required: true }),
+    },
     resolve: (_q, _r, { input }, ctx) => smsService.updateSenderId(ctx, input),
   }),
   topUpSms: t.field({
@@ -88,7 +90,9 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('SaveSmsTemplate', [ValidationError]),
     description: 'Creates or replaces a template by code.',
-    args: { input: t.arg({ description: 'The template code and its text.', type: SaveSmsTemplateInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The template code and its text.', type: SaveSmsTemplateInput, required: true }),
+    },
     resolve: (_q, _r, { input }, ctx) => smsService.saveTemplate(ctx, input),
   }),
 }));

@@ -128,7 +128,9 @@ builder.queryFields((t) => ({
     description: 'The outbox, newest first.',
     args: {
       status: t.arg({ type: SmsRecipientStatusEnum, description: 'Messages with a recipient in this state' }),
-      purpose: t.arg.string({ description: 'Only messages sent for this purpose (its template code: otp, phone_changed …).' }),
+      purpose: t.arg.string({
+        description: 'Only messages sent for this purpose (its template code: otp, phone_changed …).',
+      }),
       phone: t.arg.string({ description: 'Messages to this number (any Kenyan format)' }),
       fromDate: t.arg.string({ description: 'Y-m-d (Nairobi), inclusive' }),
       toDate: t.arg.string({ description: 'Y-m-d (Nairobi), inclusive' }),
@@ -142,17 +144,20 @@ builder.queryFields((t) => ({
     args: { uuid: t.arg.string({ description: 'The message (its uuid).', required: true }) },
     resolve: (query, _root, args, ctx) => smsService.get(ctx, args.uuid, query),
   }),
-  smsBalance: t.field({ description: 'The organisation\'s SMS units and their ledger.',
+  smsBalance: t.field({
+    description: "The organisation's SMS units and their ledger.",
     type: SmsBalanceRef,
     authScopes: ROOT_SCOPES,
     resolve: (_root, _args, ctx) => smsService.balance(ctx),
   }),
-  smsSenderIds: t.prismaField({ description: 'The organisation\'s SMS sender ids.',
+  smsSenderIds: t.prismaField({
+    description: "The organisation's SMS sender ids.",
     type: ['SmsSenderId'],
     authScopes: ROOT_SCOPES,
     resolve: (_q, _root, _args, ctx) => smsService.senderIds(ctx),
   }),
-  smsTemplates: t.prismaField({ description: 'The organisation\'s SMS templates.',
+  smsTemplates: t.prismaField({
+    description: "The organisation's SMS templates.",
     type: ['SmsTemplate'],
     authScopes: ROOT_SCOPES,
     resolve: (_q, _root, _args, ctx) => smsService.templates(ctx),

@@ -67,7 +67,8 @@ builder.queryFields((t) => ({
     description: "The organisation's webhook endpoints (signing secrets are never shown again).",
     resolve: (_q, _r, _a, ctx) => webhookService.list(ctx),
   }),
-  webhookEndpoint: t.prismaField({ description: 'One webhook endpoint of the organisation by id.',
+  webhookEndpoint: t.prismaField({
+    description: 'One webhook endpoint of the organisation by id.',
     type: 'WebhookEndpoint',
     authScopes: { $all: { webhooks: true, staff: true } },
     args: { id: t.arg.id({ description: 'The endpoint id.', required: true }) },
