@@ -49,42 +49,69 @@ export type ApproveClaimInput = {
   reason?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The cover of a motor bind: insurer, class, dates, and the figures the caller was shown. */
 export type BindPolicyInput = {
+  /** Motor, Tuktuk or Motorcycle (case-insensitive). */
   class: Scalars['String']['input'];
+  /** annual (default) or tor. */
   coverPeriod?: InputMaybe<Scalars['String']['input']>;
+  /** Private (default), a commercial class or a PSV class. */
   coverage?: InputMaybe<Scalars['String']['input']>;
+  /** Time on risk, 1–364 (with coverPeriod tor). */
   days?: InputMaybe<Scalars['Int']['input']>;
+  /** Y-m-d; with coverPeriod tor and no days, the days of cover run to it. */
   endDate?: InputMaybe<Scalars['String']['input']>;
+  /** The insurer chosen (databaseId, from the quote's options). */
   insurerId: Scalars['Int']['input'];
+  /** Limits of liability as shown, stored with the policy. */
   limitsOfLiability?: InputMaybe<Scalars['JSON']['input']>;
   /** full (default) or ipf */
   paymentMode?: InputMaybe<Scalars['String']['input']>;
   /** Gross premium, whole shillings; within KES 1 of the server price */
   premium: Scalars['Float']['input'];
+  /** How many instalments (1–4 where the insurer allows); 1 when absent. */
   premiumInstalments?: InputMaybe<Scalars['Int']['input']>;
   /** Rating version priced on; a newer one answers price_changed */
   productVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** Comprehensive or TPO (or "third party only"). */
   scope: Scalars['String']['input'];
+  /** First day of cover, Y-m-d. */
   startDate: Scalars['String']['input'];
+  /** Levies and duties shown, whole shillings; checked when sent. */
   taxes?: InputMaybe<Scalars['Float']['input']>;
+  /** Basic premium shown, whole shillings; checked against the server price when sent. */
   totalBasic?: InputMaybe<Scalars['Float']['input']>;
 };
 
+/** One vehicle of a motor bind. */
 export type BindVehicleInput = {
+  /** The basic premium shown for this vehicle, whole shillings (informational; the server prices the bind). */
   basicPremium?: InputMaybe<Scalars['Float']['input']>;
+  /** Benefits shown (informational; the product decides what is included). */
   benefits?: InputMaybe<Scalars['JSON']['input']>;
+  /** Body type (saloon, pickup …). */
   bodyType?: InputMaybe<Scalars['String']['input']>;
   /** Needed for the registry certificate */
   chassisNo?: InputMaybe<Scalars['String']['input']>;
+  /** Private (default), a commercial class or a PSV class. */
   coverage?: InputMaybe<Scalars['String']['input']>;
+  /** Engine number. */
   engineNo?: InputMaybe<Scalars['String']['input']>;
+  /** Vehicle make. */
   make?: InputMaybe<Scalars['String']['input']>;
+  /** Vehicle model. */
   model?: InputMaybe<Scalars['String']['input']>;
+  /** Passengers covered for passenger legal liability. */
   pll?: InputMaybe<Scalars['Int']['input']>;
+  /** The rate shown, percent (informational). */
   rate?: InputMaybe<Scalars['Float']['input']>;
+  /** Registration, any spacing; stored upper case without spaces. */
   regNo: Scalars['String']['input'];
+  /** Commercial vehicles: tonnage. */
   tonnage?: InputMaybe<Scalars['Float']['input']>;
+  /** Vehicle value, whole shillings; required for comprehensive cover. */
   value?: InputMaybe<Scalars['Float']['input']>;
+  /** Year of manufacture. */
   yom: Scalars['Int']['input'];
 };
 
@@ -106,13 +133,21 @@ export type CancellationInput = {
 
 /** pending → issuing → issued | failed | void; failed → pending (manual retry); issued → cancel_pending → cancelled | cancel_refused (registry refused: past 24 hours). issuing: the registry call is under way, or got no answer and is retried; void: dropped before issue because the policy or vehicle was cancelled. */
 export type CertificateStatus =
+  /** Cancellation asked of the registry, not yet answered. */
   | 'cancel_pending'
+  /** The registry refused the cancellation (past 24 hours). */
   | 'cancel_refused'
+  /** Cancelled at the registry. */
   | 'cancelled'
+  /** Refused by the registry (see error); may be retried by hand (back to pending). */
   | 'failed'
+  /** Issued by the registry: certificateNo is set. */
   | 'issued'
+  /** The registry call is under way, or got no answer and is retried. */
   | 'issuing'
+  /** Waiting to be sent to the registry. */
   | 'pending'
+  /** Dropped before issue because the policy or vehicle was cancelled. */
   | 'void';
 
 /** pending until received (a file, or the original seen on paper) or waived with a reason. */
@@ -129,15 +164,25 @@ export type ClaimPaymentStatus =
   | 'sending'
   | 'sent';
 
+/** The states of a claim. Open: registered, documents_pending, with_underwriter, under_assessment, approved. Done: settled, repudiated, closed (reopened within 90 days to under_assessment), withdrawn. */
 export type ClaimStatus =
+  /** Approved amount, excess and net payable recorded; awaiting payment. */
   | 'approved'
+  /** Finished after settlement or repudiation; may be reopened within 90 days. */
   | 'closed'
+  /** Acknowledged; the documents checklist is open. */
   | 'documents_pending'
+  /** First notice of loss recorded: numbered and reserved. */
   | 'registered'
+  /** Declined by the underwriter, with a reason. */
   | 'repudiated'
+  /** The net payable is paid in full. */
   | 'settled'
+  /** Cover confirmed and an assessor appointed (or reopened after closing). */
   | 'under_assessment'
+  /** Every required document received or waived; the underwriter checks cover. */
   | 'with_underwriter'
+  /** Withdrawn by the claimant before any money was instructed. */
   | 'withdrawn';
 
 export type ClaimThirdPartyInput = {
@@ -157,8 +202,11 @@ export type ClaimWitnessInput = {
   statement?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Whether a client is a person or an organisation. */
 export type ClientType =
+  /** A company or other organisation. */
   | 'corporate'
+  /** A person. */
   | 'individual';
 
 export type ConvertProspectInput = {
@@ -208,14 +256,21 @@ export type CreateApiClientInput = {
   scopes: Array<Scalars['String']['input']>;
 };
 
+/** A new client. Name and phone are required; a match on phone, ID number or tax PIN is duplicate_client unless force is true. */
 export type CreateClientInput = {
+  /** Alternative email; stored lower case. */
   altEmail?: InputMaybe<Scalars['String']['input']>;
+  /** Alternative contact person, up to 200 characters. */
   altName?: InputMaybe<Scalars['String']['input']>;
+  /** Alternative Kenyan mobile, any format; stored normalised. */
   altPhone?: InputMaybe<Scalars['String']['input']>;
+  /** Branch (databaseId); the acting user's branch when absent at creation. */
   branchId?: InputMaybe<Scalars['Int']['input']>;
+  /** How the client came (BusinessSource databaseId). */
   businessSourceId?: InputMaybe<Scalars['Int']['input']>;
-  /** Y-m-d */
+  /** Date of birth, Y-m-d, in the past. */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Save despite a matching phone, ID number or tax PIN. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
@@ -223,13 +278,19 @@ export type CreateClientInput = {
   idNo?: InputMaybe<Scalars['String']['input']>;
   /** KRA PIN */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** Full name or registered company name, 2 to 200 characters. */
   name: Scalars['String']['input'];
+  /** Kenyan mobile, any format (07…, 01…, +254…); stored as 2547…/2541…. */
   phone: Scalars['String']['input'];
+  /** Postal or physical address, up to 500 characters. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
+  /** Kind of prospect (ProspectType databaseId). */
   prospectTypeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Account executive (user databaseId); the acting account executive when absent at creation. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
   /** That sales person then sees the client, its policies and claims. */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
+  /** Business sector, up to 100 characters. */
   sector?: InputMaybe<Scalars['String']['input']>;
   /** individual (default) or corporate */
   type?: InputMaybe<Scalars['String']['input']>;
@@ -360,22 +421,31 @@ export type EndorsementVehicleInput = {
   yom?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** The policyholder of a save or a bind: an existing client by clientNo, else the details of a client to match or add. */
 export type InsuredInput = {
   /** Instead of salesPersonId */
   agentCode?: InputMaybe<Scalars['String']['input']>;
+  /** Branch for a new client (databaseId). */
   branchId?: InputMaybe<Scalars['Int']['input']>;
   /** Link an existing client the caller can see */
   clientNo?: InputMaybe<Scalars['String']['input']>;
+  /** Email address. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Add a new client despite duplicate_client matches */
   force?: InputMaybe<Scalars['Boolean']['input']>;
+  /** National ID or passport number (matched against existing clients). */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** KRA PIN (matched against existing clients). */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** Full name (required unless clientNo is given). */
   name?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** Account executive for a new client (user databaseId). */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
+  /** Sales person credited with a new client (user databaseId). */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
+  /** individual (default) or corporate. */
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -461,6 +531,7 @@ export type MedicalRiderInput = {
   limit: Scalars['Float']['input'];
 };
 
+/** What to price: the vehicle, the cover and the period. */
 export type MotorQuoteInput = {
   /** Motor, Tuktuk or Motorcycle (case-insensitive) */
   class: Scalars['String']['input'];
@@ -478,9 +549,11 @@ export type MotorQuoteInput = {
   scope: Scalars['String']['input'];
   /** Y-m-d; a past date starts today */
   startDate?: InputMaybe<Scalars['String']['input']>;
+  /** Commercial vehicles: tonnage. */
   tonnage?: InputMaybe<Scalars['Float']['input']>;
   /** Whole shillings; required for comprehensive */
   value?: InputMaybe<Scalars['Float']['input']>;
+  /** Year of manufacture. */
   year: Scalars['Int']['input'];
 };
 
@@ -512,55 +585,96 @@ export type PayClaimInput = {
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The states of a policy. Moves: pending_payment → active or not_taken_up; active → cancelled, expired, lapsed or renewed; expired → renewed; cancelled or lapsed → active (reinstatement). */
 export type PolicyStatus =
+  /** On cover: the first instalment is paid. */
   | 'active'
+  /** Ended early by a confirmed cancellation; may be reinstated within 30 days. */
   | 'cancelled'
+  /** Past its end date without renewal. */
   | 'expired'
+  /** An instalment unpaid 14 days after its due date; paying the arrears within 30 days reinstates it. */
   | 'lapsed'
+  /** Never paid within 30 days of the later of its start and its bind. */
   | 'not_taken_up'
+  /** Bound; the first instalment is not yet paid in full (no cover yet). */
   | 'pending_payment'
+  /** Succeeded by its renewal policy, which became active. */
   | 'renewed';
 
 /** A product line the prospect is interested in. */
 export type ProspectInterest =
+  /** Premium finance (paying a premium by monthly instalments through a lender). */
   | 'ipf'
+  /** Medical cover. */
   | 'medical'
+  /** Motor insurance. */
   | 'motor'
+  /** A standard product (personal accident, domestic …). */
   | 'standard'
+  /** Travel cover. */
   | 'travel';
 
+/** Why a prospect was lost (required when the status becomes lost). */
 export type ProspectLostReason =
+  /** Went to a competitor. */
   | 'competitor'
+  /** A duplicate of another prospect or client. */
   | 'duplicate'
+  /** Has no need for cover. */
   | 'no_need'
+  /** Not eligible for the cover. */
   | 'not_eligible'
+  /** Any other reason (say which in the note). */
   | 'other'
+  /** The price was too high. */
   | 'price'
+  /** Could not be reached. */
   | 'unreachable';
 
+/** How a prospect came to the organisation. */
 export type ProspectSource =
+  /** Through a bank partner. */
   | 'bancassurance'
+  /** Reached by a cold call. */
   | 'cold_call'
+  /** Met at an event. */
   | 'event'
+  /** Any other way. */
   | 'other'
+  /** Referred by someone. */
   | 'referral'
+  /** Through social media. */
   | 'social_media'
+  /** Walked into a branch. */
   | 'walk_in'
+  /** Through the website. */
   | 'website';
 
+/** Where a prospect stands. new → contacted, qualified or lost; contacted → qualified or lost; qualified → quoted or lost; quoted → won, lost or back to qualified; lost → contacted (revived); won is final. */
 export type ProspectStatus =
+  /** Spoken to. */
   | 'contacted'
+  /** No sale, with a lostReason; may be revived to contacted. */
   | 'lost'
+  /** Recorded; nobody has spoken to them yet. */
   | 'new'
+  /** Has a need the organisation can meet. */
   | 'qualified'
+  /** A quote was saved for them (or moved by hand). */
   | 'quoted'
+  /** A policy was bound for them (or moved by hand): the sale is made. */
   | 'won';
 
+/** The figures the caller showed the client for one insurer, checked against the server's price. */
 export type QuotedFiguresInput = {
   /** Whole shillings */
   basic?: InputMaybe<Scalars['Float']['input']>;
+  /** Benefits as shown (informational; the server's product decides what is included). */
   benefits?: InputMaybe<Scalars['JSON']['input']>;
+  /** The insurer (databaseId) these figures are for. */
   insurerId: Scalars['Int']['input'];
+  /** Rate in percent, as shown; informational. */
   rate?: InputMaybe<Scalars['Float']['input']>;
   /** Whole shillings */
   taxes?: InputMaybe<Scalars['Float']['input']>;
@@ -672,20 +786,33 @@ export type SandboxClockStatus =
   | 'advancing'
   | 'ready';
 
+/** The vehicle and cover of a motor quote to save. */
 export type SaveQuoteVehicleInput = {
   /** Motor (default), Tuktuk, Motorcycle */
   class?: InputMaybe<Scalars['String']['input']>;
+  /** annual (default) or tor. */
   coverPeriod?: InputMaybe<Scalars['String']['input']>;
+  /** Private (default), a commercial class or a PSV class. */
   coverage?: InputMaybe<Scalars['String']['input']>;
+  /** Time on risk, 1–364 (with coverPeriod tor). */
   days?: InputMaybe<Scalars['Int']['input']>;
+  /** Vehicle make. */
   make?: InputMaybe<Scalars['String']['input']>;
+  /** Vehicle model. */
   model?: InputMaybe<Scalars['String']['input']>;
+  /** Passengers covered for passenger legal liability. */
   pll?: InputMaybe<Scalars['Int']['input']>;
+  /** Registration, any spacing; stored upper case without spaces. */
   regNo?: InputMaybe<Scalars['String']['input']>;
+  /** Comprehensive or TPO (or "third party only"). */
   scope: Scalars['String']['input'];
+  /** Y-m-d; a past date starts today. */
   startDate?: InputMaybe<Scalars['String']['input']>;
+  /** Commercial vehicles: tonnage. */
   tonnage?: InputMaybe<Scalars['Float']['input']>;
+  /** Whole shillings; required for comprehensive. */
   value?: InputMaybe<Scalars['Float']['input']>;
+  /** Year of manufacture. */
   year: Scalars['Int']['input'];
 };
 
@@ -822,15 +949,23 @@ export type UpdateClaimInput = {
   policeAbstractNo?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Changes to a client: only the fields sent change; null clears an optional field. */
 export type UpdateClientInput = {
+  /** Alternative email; stored lower case. */
   altEmail?: InputMaybe<Scalars['String']['input']>;
+  /** Alternative contact person, up to 200 characters. */
   altName?: InputMaybe<Scalars['String']['input']>;
+  /** Alternative Kenyan mobile, any format; stored normalised. */
   altPhone?: InputMaybe<Scalars['String']['input']>;
+  /** Branch (databaseId); the acting user's branch when absent at creation. */
   branchId?: InputMaybe<Scalars['Int']['input']>;
+  /** How the client came (BusinessSource databaseId). */
   businessSourceId?: InputMaybe<Scalars['Int']['input']>;
+  /** The client to change, by number (C-000123). */
   clientNo: Scalars['String']['input'];
-  /** Y-m-d */
+  /** Date of birth, Y-m-d, in the past. */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Save despite a matching phone, ID number or tax PIN. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
@@ -838,14 +973,19 @@ export type UpdateClientInput = {
   idNo?: InputMaybe<Scalars['String']['input']>;
   /** KRA PIN */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** New name, 2 to 200 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** Postal or physical address, up to 500 characters. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
+  /** Kind of prospect (ProspectType databaseId). */
   prospectTypeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Account executive (user databaseId); the acting account executive when absent at creation. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
   /** That sales person then sees the client, its policies and claims. */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
+  /** Business sector, up to 100 characters. */
   sector?: InputMaybe<Scalars['String']['input']>;
   /** individual (default) or corporate */
   type?: InputMaybe<Scalars['String']['input']>;

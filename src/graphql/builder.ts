@@ -69,13 +69,63 @@ export const builder = new SchemaBuilder<{
   },
   relay: {
     // node/nodes ask for a signed-in caller; what each returned record may show is its type's rule (access.ts).
-    nodeQueryOptions: { authScopes: { authenticated: true } },
-    nodesQueryOptions: { authScopes: { authenticated: true } },
     clientMutationId: 'omit',
     cursorType: 'String',
+    // Descriptions of what the relay plugin generates (Node, PageInfo, every …Connection and …Edge, their arguments).
+    nodeTypeOptions: {
+      description: 'A record that can be fetched again by its global `id` through `node` or `nodes`.',
+    },
+    idFieldOptions: {
+      description:
+        'Global id: opaque, stable, unique across types; pass it to `node`/`nodes`. Not the REST id (see `databaseId`).',
+    },
+    nodeQueryOptions: {
+      authScopes: { authenticated: true },
+      description:
+        'Any record by its global id; null when it does not exist or the caller may not see it (the two read alike).',
+      args: { id: { description: "A global id, as read from a record's `id` field." } },
+    },
+    nodesQueryOptions: {
+      authScopes: { authenticated: true },
+      description:
+        'Several records by global id, in the order asked; null in the place of each one missing or out of reach.',
+      args: { ids: { description: "Global ids, as read from records' `id` fields." } },
+    },
+    pageInfoTypeOptions: {
+      description: 'Where a page sits in the whole list, and the cursors to ask for the pages either side of it.',
+    },
+    hasNextPageFieldOptions: {
+      description: 'True when more records follow this page (ask again with `after: endCursor`).',
+    },
+    hasPreviousPageFieldOptions: {
+      description: 'True when records come before this page (ask again with `before: startCursor`).',
+    },
+    startCursorFieldOptions: { description: "The first edge's cursor; null when the page is empty." },
+    endCursorFieldOptions: { description: "The last edge's cursor; null when the page is empty." },
+    defaultConnectionTypeOptions: {
+      description: "One page of a list (Relay connection): its edges in the list's order, and where the page sits.",
+    },
+    edgesFieldOptions: { description: "The records of this page, each with its cursor, in the list's order." },
+    pageInfoFieldOptions: { description: 'Whether pages follow or precede this one, and the cursors to reach them.' },
+    defaultEdgeTypeOptions: { description: 'One record of a page, with the cursor that points at it.' },
+    nodeFieldOptions: { description: 'The record.' },
+    cursorFieldOptions: {
+      description: 'Opaque position of this record in the list: pass it as `after` or `before` to page from here.',
+    },
+    firstArgOptions: {
+      description: 'Page size counting forward from the start or from `after`: 25 when absent, at most 100.',
+    },
+    lastArgOptions: { description: 'Page size counting back from the end or from `before`; at most 100.' },
+    afterArgOptions: { description: "A cursor (`endCursor` or an edge's `cursor`): the page starts after it." },
+    beforeArgOptions: { description: "A cursor (`startCursor` or an edge's `cursor`): the page ends before it." },
   },
   errors: {
     defaultTypes: [],
+    defaultUnionOptions: {
+      description:
+        'What the mutation answers: its result on success, or one of the Problem types for an expected failure ' +
+        '(the same `code` and `status` the REST problem document shows). Select `__typename` to tell them apart.',
+    },
   },
 });
 
@@ -87,6 +137,9 @@ function failedScopes(f: AuthFailure): string[] {
   return [];
 }
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: 'Reads: every root field needs a bearer token with the scopes it names.' });
+builder.mutationType({
+  description:
+    "Writes. Expected business failures are typed results (a Problem type in the field's result union); bugs and authorization failures are errors with extensions.code.",
+});
+builder.subscriptionType({ description: 'Live events over graphql-ws (the same /graphql endpoint, WebSocket).' });

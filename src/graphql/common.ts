@@ -22,18 +22,31 @@ export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
   description:
     'An amount in KES. `amountMinor` (cents) is exact; `amount` is whole shillings, rounded half away from zero.',
   fields: (t) => ({
-    amount: t.field({ type: 'Shillings', resolve: (m) => roundedShillings(m.cents) }),
-    amountMinor: t.field({ type: 'Cents', resolve: (m) => m.cents }),
-    currency: t.string({ resolve: () => 'KES' }),
+    amount: t.field({
+      description:
+        'Whole shillings, rounded half away from zero from amountMinor; for display. Sums of rounded amounts may differ from the rounded sum: add amountMinor.',
+      type: 'Shillings',
+      resolve: (m) => roundedShillings(m.cents),
+    }),
+    amountMinor: t.field({
+      description: 'The exact amount in cents (1/100 KES), a JSON integer: the value to compute with.',
+      type: 'Cents',
+      resolve: (m) => m.cents,
+    }),
+    currency: t.string({ description: 'Always KES.', resolve: () => 'KES' }),
   }),
 });
 
 export const money = (cents: bigint | null | undefined): MoneyShape | null => (cents == null ? null : { cents });
 
 export const FieldErrorRef = builder.objectRef<FieldError>('FieldError').implement({
+  description:
+    "One refused input field of a ValidationProblem (or of a 422 validation_failed error's extensions.errors).",
   fields: (t) => ({
     field: t.exposeString('field', { description: 'Dotted path of the offending input field.' }),
-    message: t.exposeString('message'),
+    message: t.exposeString('message', {
+      description: 'Plain words for a person (e.g. "must be at least 1"): show it, never parse it; use code to branch.',
+    }),
     code: t.string({
       nullable: true,
       description:
@@ -57,11 +70,25 @@ export function syncTypeCheck(cls: abstract new (...args: never[]) => unknown) {
 export const ProblemRef = builder.interfaceRef<AppError>('Problem').implement({
   description: 'An expected failure, mirroring the RFC 9457 problem document of the REST API.',
   fields: (t) => ({
-    code: t.exposeString('code'),
-    status: t.exposeInt('status'),
-    title: t.exposeString('title'),
-    detail: t.exposeString('detail'),
-    fieldErrors: t.field({ type: [FieldErrorRef], resolve: (e) => e.errors ?? [] }),
+    code: t.exposeString('code', {
+      description:
+        'Stable machine code of the REST problem catalogue (validation_failed, invalid_state, duplicate_client …): branch on this.',
+    }),
+    status: t.exposeInt('status', {
+      description: 'The HTTP status the REST facade answers for the same failure (409, 422 …).',
+    }),
+    title: t.exposeString('title', {
+      description: 'Short summary of the kind of failure, the same for every occurrence of the code.',
+    }),
+    detail: t.exposeString('detail', {
+      description: 'What went wrong in this occurrence, in plain words for a person; never parse it.',
+    }),
+    fieldErrors: t.field({
+      description:
+        'The refused input fields, each with its path and (for a refusal of shape or bounds) a code; empty when the failure is not about one field.',
+      type: [FieldErrorRef],
+      resolve: (e) => e.errors ?? [],
+    }),
   }),
 });
 
@@ -110,14 +137,24 @@ for (const [cls, name, description] of [
   });
 }
 
-for (const [cls, name] of [
-  [DomainRuleError, 'DomainRuleProblem'],
-  [PriceChangedError, 'PriceChangedProblem'],
+for (const [cls, name, description] of [
+  [
+    DomainRuleError,
+    'DomainRuleProblem',
+    'domain_rule (422): a business rule refuses the call (cover starting too far ahead, a risk the insurer will not take); detail says which.',
+  ],
+  [
+    PriceChangedError,
+    'PriceChangedProblem',
+    "price_changed (409): the insurer's rates changed since the price the caller saw; quote again and resend.",
+  ],
 ] as const) {
-  builder.objectType(cls, { name, interfaces: [ProblemRef], ...syncTypeCheck(cls), fields: () => ({}) });
+  builder.objectType(cls, { name, description, interfaces: [ProblemRef], ...syncTypeCheck(cls), fields: () => ({}) });
 }
 
 builder.objectType(ValidationError, {
+  description:
+    'validation_failed (422): input fields were refused; fieldErrors lists each with its path and code. Nothing was written.',
   name: 'ValidationProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(ValidationError),
@@ -125,6 +162,7 @@ builder.objectType(ValidationError, {
 });
 
 const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').implement({
+  description: 'One existing client (or prospect) that a new or changed record matches by phone, ID number or tax PIN.',
   fields: (t) => ({
     clientNo: t.exposeString('clientNo', {
       nullable: true,
@@ -148,10 +186,16 @@ const DuplicateMatchRef = builder.objectRef<DuplicateMatch>('ClientMatch').imple
 });
 
 builder.objectType(DuplicateClientError, {
+  description:
+    'duplicate_client (409): the client matches existing clients; link one by its number or send force: true to save anyway.',
   name: 'DuplicateClientProblem',
   interfaces: [ProblemRef],
   ...syncTypeCheck(DuplicateClientError),
   fields: (t) => ({
-    matches: t.field({ type: [DuplicateMatchRef], resolve: (e) => e.matches }),
+    matches: t.field({
+      description: "Each matching record; those out of the caller's reach are redacted.",
+      type: [DuplicateMatchRef],
+      resolve: (e) => e.matches,
+    }),
   }),
 });

@@ -77,14 +77,17 @@ export function variableErrors(
   return [...out.values()];
 }
 
-/** What is wrong at `path` inside a value of `root`, from the type found there. */
-function refusalsAt(
+/**
+ * What is wrong at `path` inside a value of `root`, from the type found there; `prefix` is the variable's or the
+ * argument's name (src/graphql/literal-errors.ts checks an argument written in the document the same way).
+ */
+export function refusalsAt(
   root: GraphQLInputType,
   path: readonly (string | number)[],
   value: unknown,
-  variable: string,
+  prefix: string,
 ): FieldError[] {
-  const field = [variable, ...path].join('.');
+  const field = [prefix, ...path].join('.');
   const type = typeAt(root, path);
   if (!type) return [refusal(field, 'invalid_value')];
   if (value == null) return [refusal(field, 'required')];

@@ -1,7 +1,8 @@
-import { type DocumentNode, getOperationAST, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ValidationError } from '../lib/problem.ts';
 import { toGraphQLError } from './errors.ts';
+import { isCovered, literalErrors } from './literal-errors.ts';
 import { variableErrors } from './variable-errors.ts';
 
 /**
@@ -27,6 +28,17 @@ export function variablesPlugin(): Plugin {
     return errors.length ? { errors: [toGraphQLError(new ValidationError(errors))] } : null;
   };
   return {
+    // graphql-js's refusal of an argument written in the document (`first: "abc"`, an input object missing a required
+    // field) becomes the same structured refusal; its other validation errors (unknown fields …) stay as they are.
+    onValidate({ params }) {
+      return ({ result, setResult }) => {
+        if (!result.length) return;
+        const { errors, covered } = literalErrors(params.schema as GraphQLSchema, params.documentAST as DocumentNode);
+        if (!errors.length || !result.some((e) => e instanceof GraphQLError && isCovered(e, covered))) return;
+        const others = (result as Error[]).filter((e) => !(e instanceof GraphQLError && isCovered(e, covered)));
+        setResult([toGraphQLError(new ValidationError(errors)), ...others]);
+      };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const refused = check(args);
       if (refused) setResultAndStopExecution(refused);

@@ -51,36 +51,54 @@ const errors = (name: string) => ({
 
 builder.mutationFields((t) => ({
   createApiClient: t.field({
+    description: 'A new API client (key) with its scopes; its secret is shown once, in this answer only. Scope admin.',
     type: ApiClientSecretPayload,
     authScopes: { admin: true },
     errors: errors('CreateApiClient'),
-    args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'Name, scopes and acting user of the new API client.',
+        type: CreateApiClientInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => apiClientService.create(ctx, input),
   }),
   updateApiClient: t.prismaField({
+    description:
+      "Renames an API client or changes its scopes or acting user; its tokens' scopes follow at once. Scope admin.",
     type: 'ApiClient',
     authScopes: { admin: true },
     errors: errors('UpdateApiClient'),
-    args: { input: t.arg({ type: UpdateApiClientInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The client_id and the fields to change.',
+        type: UpdateApiClientInput,
+        required: true,
+      }),
+    },
     resolve: (_q, _r, { input }, ctx) => {
       const { clientId, ...patch } = input;
       return apiClientService.update(ctx, clientId, patch);
     },
   }),
   rotateApiClientSecret: t.field({
+    description:
+      'A new secret for an API client, shown once; the previous one stays valid for grace_hours (default 24).',
     type: ApiClientSecretPayload,
     authScopes: { admin: true },
     errors: errors('RotateApiClientSecret'),
     args: {
-      clientId: t.arg.string({ required: true }),
+      clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }),
       graceHours: t.arg.int({ description: 'How long the previous secret keeps working (0–168 h).' }),
     },
     resolve: (_r, args, ctx) => apiClientService.rotateSecret(ctx, args.clientId, args.graceHours),
   }),
   revokeApiClient: t.prismaField({
+    description: 'Revokes an API client and every token it holds, at once. Scope admin.',
     type: 'ApiClient',
     authScopes: { admin: true },
-    args: { clientId: t.arg.string({ required: true }) },
+    args: { clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }) },
     resolve: (_q, _r, args, ctx) => apiClientService.revoke(ctx, args.clientId),
   }),
 }));
@@ -100,7 +118,7 @@ builder.mutationField('issueAgentKey', (t) =>
     type: AgentKeyPayload,
     authScopes: { admin: true },
     description: 'Issues a new key for an agent, replacing any earlier key.',
-    args: { userId: t.arg.int({ required: true }) },
+    args: { userId: t.arg.int({ description: 'The agent user (databaseId) to issue a key for.', required: true }) },
     resolve: (_r, args, ctx) => apiClientService.issueAgentKey(ctx, args.userId),
   }),
 );

@@ -40,9 +40,10 @@ builder.queryFields((t) => ({
     resolve: (query, _r, _a, ctx) => apiClientService.list(ctx, query),
   }),
   apiClient: t.prismaField({
+    description: 'One API client of the organisation by its client_id. Scope admin.',
     type: 'ApiClient',
     authScopes: { $all: { admin: true, staff: true } },
-    args: { clientId: t.arg.string({ required: true }) },
+    args: { clientId: t.arg.string({ description: 'The client_id of the API client.', required: true }) },
     resolve: (query, _r, args, ctx) => apiClientService.get(ctx, args.clientId, query),
   }),
 }));

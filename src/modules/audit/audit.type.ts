@@ -26,7 +26,16 @@ builder.queryField('auditLog', (t) =>
     cursor: 'id',
     authScopes: { $all: { admin: true, staff: true } },
     description: "The organisation's audit trail, newest first (scope admin; not for agents).",
-    args: { entityType: t.arg.string({ required: false }), entityId: t.arg.string({ required: false }) },
+    args: {
+      entityType: t.arg.string({
+        description: 'Only entries about this kind of record (client, policy, claim …).',
+        required: false,
+      }),
+      entityId: t.arg.string({
+        description: 'Only entries about this record (its number or uuid, as the entry names it).',
+        required: false,
+      }),
+    },
     resolve: (query, _root, args, ctx) => auditService.list(ctx, args, query),
   }),
 );

@@ -70,7 +70,13 @@ builder.mutationFields((t) => ({
     description:
       "Adds a file to a claim's checklist line (agents too, on claims within reach) and marks the line received. " +
       'Open claims only (approved included). Larger than the limit: payload_too_large.',
-    args: { input: t.arg({ type: UploadClaimDocumentInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The claim, the document kind and its bytes.',
+        type: UploadClaimDocumentInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => {
       const { claimId, ...file } = input;
       return claimDocumentService.upload(ctx, claimId, file);
@@ -82,7 +88,13 @@ builder.mutationFields((t) => ({
     errors: errors('MarkClaimDocument', [ValidationError, InvalidStateError]),
     description:
       'Decides a checklist line by hand (claims staff): received on paper, waived with a reason, or pending.',
-    args: { input: t.arg({ type: MarkClaimDocumentInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The claim document and its new review state.',
+        type: MarkClaimDocumentInput,
+        required: true,
+      }),
+    },
     resolve: async (query, _r, { input }, ctx) => {
       const { claimId, ...decision } = input;
       const line = await claimDocumentService.mark(ctx, claimId, decision);

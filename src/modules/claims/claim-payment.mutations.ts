@@ -27,7 +27,9 @@ builder.mutationFields((t) => ({
       'Pays an approved claim, within what remains of its net payable. mpesa_b2c: recorded pending and sent to the B2C rail ' +
       'after commit; paid or failed once the rail confirms it. bank_transfer: the recorded transfer is the proof, paid at ' +
       'once. The payment that completes the net payable settles the claim. Needs a user who manages claims.',
-    args: { input: t.arg({ type: PayClaimInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The approved claim and the payment to make.', type: PayClaimInput, required: true }),
+    },
     resolve: async (query, _r, { input }, ctx) => {
       const { claimId, ...rest } = input;
       const payment = await claimPaymentService.pay(ctx, claimId, rest);

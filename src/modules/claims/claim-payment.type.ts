@@ -49,13 +49,24 @@ builder.prismaObject('ClaimReserveMovement', {
   description:
     "One line of a claim's reserve ledger: initial, adjustment, approval, payment (a payout consumes the reserve), release.",
   fields: (t) => ({
-    kind: t.exposeString('kind'),
+    kind: t.exposeString('kind', { description: 'initial, adjustment, approval, payment or release.' }),
     amount: t.field({ type: MoneyRef, description: 'Signed change', resolve: (m) => money(m.amountMinor)! }),
-    amountMinor: t.field({ type: 'Cents', resolve: (m) => m.amountMinor }),
-    balanceAfter: t.field({ type: MoneyRef, resolve: (m) => money(m.balanceAfterMinor)! }),
-    reason: t.exposeString('reason'),
-    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
-    at: t.expose('at', { type: 'DateTime' }),
+    amountMinor: t.field({
+      description: 'The same signed change in cents.',
+      type: 'Cents',
+      resolve: (m) => m.amountMinor,
+    }),
+    balanceAfter: t.field({
+      description: 'The reserve after this line.',
+      type: MoneyRef,
+      resolve: (m) => money(m.balanceAfterMinor)!,
+    }),
+    reason: t.exposeString('reason', { description: 'Why, in words.' }),
+    actorUserId: t.exposeInt('actorUserId', {
+      description: 'The user who made the movement (databaseId); null for a system movement.',
+      nullable: true,
+    }),
+    at: t.expose('at', { description: 'When.', type: 'DateTime' }),
   }),
 });
 

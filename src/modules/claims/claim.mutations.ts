@@ -111,7 +111,10 @@ builder.mutationFields((t) => {
       authScopes: { crm: true },
       errors: { types: problems, directResult: true, union: { name: `${name}Result` } },
       description,
-      args: { uuid: t.arg.string({ required: true }), input: t.arg({ type: input, required: true }) },
+      args: {
+        uuid: t.arg.string({ required: true, description: 'The claim (its uuid).' }),
+        input: t.arg({ type: input, required: true, description: 'What this step records; see the input type.' }),
+      },
       resolve: async (query, _r, args, ctx) => reload(ctx, query, await run(ctx, args.uuid, args.input)),
     });
   return {
@@ -121,7 +124,13 @@ builder.mutationFields((t) => {
       errors: { types: problems, directResult: true, union: { name: 'RegisterClaimResult' } },
       description:
         'First notice of loss against a policy in force on the loss date: numbered, reserved, checklist opened.',
-      args: { input: t.arg({ type: RegisterClaimInput, required: true }) },
+      args: {
+        input: t.arg({
+          description: 'The policy, the loss and who reports it.',
+          type: RegisterClaimInput,
+          required: true,
+        }),
+      },
       resolve: async (query, _r, args, ctx) => reload(ctx, query, await claimService.register(ctx, args.input)),
     }),
     moveClaim: claimCommand(

@@ -9,32 +9,63 @@ import { OPEN_CLAIM_STATES } from './claim-state.ts';
 import { claimService } from './claim.service.ts';
 import './claim.subscriptions.ts';
 
+const CLAIM_STATUS_DESCRIPTIONS: Record<ClaimStatus, string> = {
+  registered: 'First notice of loss recorded: numbered and reserved.',
+  documents_pending: 'Acknowledged; the documents checklist is open.',
+  with_underwriter: 'Every required document received or waived; the underwriter checks cover.',
+  under_assessment: 'Cover confirmed and an assessor appointed (or reopened after closing).',
+  approved: 'Approved amount, excess and net payable recorded; awaiting payment.',
+  settled: 'The net payable is paid in full.',
+  repudiated: 'Declined by the underwriter, with a reason.',
+  closed: 'Finished after settlement or repudiation; may be reopened within 90 days.',
+  withdrawn: 'Withdrawn by the claimant before any money was instructed.',
+};
+
 export const ClaimStatusEnum = builder.enumType('ClaimStatus', {
-  values: Object.values(ClaimStatus) as [ClaimStatus, ...ClaimStatus[]],
+  description:
+    'The states of a claim. Open: registered, documents_pending, with_underwriter, under_assessment, approved. ' +
+    'Done: settled, repudiated, closed (reopened within 90 days to under_assessment), withdrawn.',
+  values: Object.fromEntries(
+    Object.values(ClaimStatus).map((s) => [s, { description: CLAIM_STATUS_DESCRIPTIONS[s] }]),
+  ) as Record<ClaimStatus, { description: string }>,
 });
 
 builder.prismaObject('ClaimCause', {
   ...access({ scopes: ANY_SCOPE }),
   description: 'A cause of loss the organisation accepts for a product line, with its documents checklist.',
   fields: (t) => ({
-    productLine: t.exposeString('productLine'),
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
+    productLine: t.exposeString('productLine', { description: 'motor, medical, travel or standard.' }),
+    code: t.exposeString('code', { description: 'Stable code of the cause (send as cause when registering a claim).' }),
+    name: t.exposeString('name', { description: 'The cause in plain words.' }),
     documents: t.exposeStringList('documents', { description: 'Document kinds required, in checklist order' }),
     excessTerm: t.exposeString('excessTerm', { description: "Which of the product's excess terms applies" }),
   }),
 });
 
 builder.prismaObject('ClaimStatusChange', {
+  description: "One move of a claim's state, with who made it and why.",
   ...oneClaim,
   fields: (t) => ({
-    from: t.expose('fromStatus', { type: ClaimStatusEnum, nullable: true }),
-    to: t.expose('toStatus', { type: ClaimStatusEnum }),
+    from: t.expose('fromStatus', {
+      description: 'The state before; null for the first row (registration).',
+      type: ClaimStatusEnum,
+      nullable: true,
+    }),
+    to: t.expose('toStatus', { description: 'The state after.', type: ClaimStatusEnum }),
     source: t.exposeString('source', { description: 'api, payment, schedule or system' }),
-    reason: t.exposeString('reason', { nullable: true }),
-    actorName: t.exposeString('actorName', { nullable: true }),
-    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
-    at: t.expose('at', { type: 'DateTime' }),
+    reason: t.exposeString('reason', {
+      description: 'Why, as given with the move (a repudiation reason, a withdrawal note …); null when none.',
+      nullable: true,
+    }),
+    actorName: t.exposeString('actorName', {
+      description: 'Who made the move, as recorded then; null for a system move.',
+      nullable: true,
+    }),
+    actorUserId: t.exposeInt('actorUserId', {
+      description: 'The user who made the move (databaseId); null for a key without a user or a system move.',
+      nullable: true,
+    }),
+    at: t.expose('at', { description: 'When.', type: 'DateTime' }),
   }),
 });
 
@@ -49,23 +80,55 @@ const ClaimInsuredRef = builder.objectRef<{ id: number; kind: string; name: stri
 
 /** Claims: keys that read or manage the CRM; agents only the claims within their reach (claimVisibility). */
 builder.prismaNode('Claim', {
+  description:
+    'A claim against a policy: the loss, its assessment, the approved amount and what has been paid, through its states.',
   ...nodeAccess<{ id: number }>({ scopes: CLAIM_SCOPES, reach: { via: claimReach, id: (c) => c.id } }, claimReach),
   id: { field: 'id' },
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    uuid: t.exposeString('uuid'),
-    claimNo: t.exposeString('claimNo'),
-    status: t.expose('status', { type: ClaimStatusEnum }),
+    databaseId: t.exposeInt('id', { description: 'The integer id of the claim; REST paths use uuid.' }),
+    uuid: t.exposeString('uuid', {
+      description: "The claim's UUID: the key of REST paths (/claims/{uuid}) and of claim mutations.",
+    }),
+    claimNo: t.exposeString('claimNo', {
+      description: 'The claim number, CLM-<year>-<sequence> (gap-free per organisation and year).',
+    }),
+    status: t.expose('status', { description: "The claim's state (see ClaimStatus).", type: ClaimStatusEnum }),
     // A claims handler may be assigned a claim on a policy outside their own reach: the claim carries the policy's
     // and client's identifiers itself, and the records behind them keep their own rules (null, with not_found, there).
-    policy: t.relation('policy', { nullable: true }),
-    client: t.relation('client', { nullable: true }),
-    policyNo: t.string({ select: { policy: { select: { policyNo: true } } }, resolve: (c) => c.policy.policyNo }),
-    policyUuid: t.string({ select: { policy: { select: { uuid: true } } }, resolve: (c) => c.policy.uuid }),
-    clientNo: t.string({ select: { client: { select: { clientNo: true } } }, resolve: (c) => c.client.clientNo }),
-    clientName: t.string({ select: { client: { select: { name: true } } }, resolve: (c) => c.client.name }),
-    insurer: t.relation('insurer'),
-    registration: t.exposeString('regNo', { nullable: true }),
+    policy: t.relation('policy', {
+      description:
+        'The policy claimed on; null when the caller may not see it (policyNo and policyUuid still say which).',
+      nullable: true,
+    }),
+    client: t.relation('client', {
+      description: 'The claimant client; null when the caller may not see it (clientNo and clientName still say who).',
+      nullable: true,
+    }),
+    policyNo: t.string({
+      description: 'The policy number claimed on.',
+      select: { policy: { select: { policyNo: true } } },
+      resolve: (c) => c.policy.policyNo,
+    }),
+    policyUuid: t.string({
+      description: 'The uuid of the policy claimed on.',
+      select: { policy: { select: { uuid: true } } },
+      resolve: (c) => c.policy.uuid,
+    }),
+    clientNo: t.string({
+      description: "The claimant's client number.",
+      select: { client: { select: { clientNo: true } } },
+      resolve: (c) => c.client.clientNo,
+    }),
+    clientName: t.string({
+      description: "The claimant's name.",
+      select: { client: { select: { name: true } } },
+      resolve: (c) => c.client.name,
+    }),
+    insurer: t.relation('insurer', { description: 'The insurer of the policy.' }),
+    registration: t.exposeString('regNo', {
+      description: 'Motor: the registration of the vehicle in the loss; null for other lines.',
+      nullable: true,
+    }),
     insured: t.field({
       type: ClaimInsuredRef,
       nullable: true,
@@ -73,66 +136,185 @@ builder.prismaNode('Claim', {
       select: { risk: { select: { id: true, kind: true, name: true } } },
       resolve: (c) => c.risk,
     }),
-    productLine: t.exposeString('productLine'),
-    cause: t.exposeString('causeCode'),
-    lossDate: t.string({ resolve: (c) => fromDbDate(c.lossDate) }),
-    lossTime: t.exposeString('lossTime', { nullable: true }),
-    lossPlace: t.exposeString('lossPlace'),
-    description: t.exposeString('description'),
-    thirdParties: t.expose('thirdParties', { type: 'JSON' }),
-    witnesses: t.expose('witnesses', { type: 'JSON' }),
-    policeAbstractNo: t.exposeString('policeAbstractNo', { nullable: true }),
-    antiTheftDevice: t.exposeBoolean('antiTheftDevice', { nullable: true }),
-    reporterName: t.exposeString('reporterName'),
-    reporterPhone: t.exposeString('reporterPhone', { nullable: true }),
-    reporterRelationship: t.exposeString('reporterRelationship', { nullable: true }),
-    channel: t.exposeString('channel'),
-    reportedAt: t.expose('reportedAt', { type: 'DateTime' }),
-    lateNotification: t.exposeBoolean('lateNotification'),
-    estimatedLoss: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.estimatedLossMinor) }),
-    sumInsured: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.sumInsuredMinor) }),
-    reserve: t.field({ type: MoneyRef, resolve: (c) => money(c.reserveMinor)! }),
-    assessorName: t.exposeString('assessorName', { nullable: true }),
-    assessorPhone: t.exposeString('assessorPhone', { nullable: true }),
-    assessorFirm: t.exposeString('assessorFirm', { nullable: true }),
-    assessorAppointedAt: t.expose('assessorAppointedAt', { type: 'DateTime', nullable: true }),
-    assessedAmount: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.assessedAmountMinor) }),
-    salvage: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.salvageMinor) }),
-    assessmentNotes: t.exposeString('assessmentNotes', { nullable: true }),
-    assessedAt: t.expose('assessedAt', { type: 'DateTime', nullable: true }),
-    approvedAmount: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.approvedAmountMinor) }),
-    excess: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.excessMinor) }),
-    netPayable: t.field({ type: MoneyRef, nullable: true, resolve: (c) => money(c.netPayableMinor) }),
-    approvedAt: t.expose('approvedAt', { type: 'DateTime', nullable: true }),
-    paid: t.field({ type: MoneyRef, resolve: (c) => money(c.paidMinor)! }),
+    productLine: t.exposeString('productLine', {
+      description: "motor, medical, travel or standard (the policy's line).",
+    }),
+    cause: t.exposeString('causeCode', { description: 'The cause of loss code (see claimCauses).' }),
+    lossDate: t.string({ description: 'The day of the loss, Y-m-d.', resolve: (c) => fromDbDate(c.lossDate) }),
+    lossTime: t.exposeString('lossTime', {
+      description: 'The time of the loss, HH:MM, as given; null when not given.',
+      nullable: true,
+    }),
+    lossPlace: t.exposeString('lossPlace', { description: 'Where the loss happened, as given.' }),
+    description: t.exposeString('description', { description: 'What happened, as reported.' }),
+    thirdParties: t.expose('thirdParties', {
+      description: 'The third parties involved, as recorded at registration (a JSON list; empty when none).',
+      type: 'JSON',
+    }),
+    witnesses: t.expose('witnesses', {
+      description: 'The witnesses, as recorded at registration (a JSON list; empty when none).',
+      type: 'JSON',
+    }),
+    policeAbstractNo: t.exposeString('policeAbstractNo', {
+      description: 'The police abstract number; null when not given.',
+      nullable: true,
+    }),
+    antiTheftDevice: t.exposeBoolean('antiTheftDevice', {
+      description: 'Motor theft claims: whether an anti-theft device was fitted; null when not given.',
+      nullable: true,
+    }),
+    reporterName: t.exposeString('reporterName', { description: 'Who reported the loss.' }),
+    reporterPhone: t.exposeString('reporterPhone', {
+      description: "The reporter's phone, normalised; null when not given.",
+      nullable: true,
+    }),
+    reporterRelationship: t.exposeString('reporterRelationship', {
+      description: "The reporter's relationship to the insured (self, driver …); null when not given.",
+      nullable: true,
+    }),
+    channel: t.exposeString('channel', {
+      description: 'How the claim was reported: api, phone, email, walk_in, agent or client_area.',
+    }),
+    reportedAt: t.expose('reportedAt', { description: 'When the loss was reported (registration).', type: 'DateTime' }),
+    lateNotification: t.exposeBoolean('lateNotification', {
+      description: 'True when reported more than 48 hours after the loss.',
+    }),
+    estimatedLoss: t.field({
+      description: "The reporter's estimate of the loss; null when not given.",
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.estimatedLossMinor),
+    }),
+    sumInsured: t.field({
+      description: 'The sum insured of what is claimed on, as recorded at registration; null when none.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.sumInsuredMinor),
+    }),
+    reserve: t.field({
+      description: 'The amount currently reserved for the claim (see reserveMovements).',
+      type: MoneyRef,
+      resolve: (c) => money(c.reserveMinor)!,
+    }),
+    assessorName: t.exposeString('assessorName', {
+      description: 'The appointed assessor; null before appointment.',
+      nullable: true,
+    }),
+    assessorPhone: t.exposeString('assessorPhone', {
+      description: "The assessor's phone; null before appointment or when not given.",
+      nullable: true,
+    }),
+    assessorFirm: t.exposeString('assessorFirm', {
+      description: "The assessor's firm; null when not given.",
+      nullable: true,
+    }),
+    assessorAppointedAt: t.expose('assessorAppointedAt', {
+      description: 'When the assessor was appointed; null before.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    assessedAmount: t.field({
+      description: 'The loss as assessed; null before the assessment.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.assessedAmountMinor),
+    }),
+    salvage: t.field({
+      description: 'The salvage value the assessment recorded; null when none.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.salvageMinor),
+    }),
+    assessmentNotes: t.exposeString('assessmentNotes', {
+      description: "The assessor's notes; null when none.",
+      nullable: true,
+    }),
+    assessedAt: t.expose('assessedAt', {
+      description: 'When the assessment was recorded; null before.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    approvedAmount: t.field({
+      description: 'The amount approved; null before approval.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.approvedAmountMinor),
+    }),
+    excess: t.field({
+      description: 'The policy excess deducted on approval; null before approval.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.excessMinor),
+    }),
+    netPayable: t.field({
+      description: 'What is payable after the excess; null before approval.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (c) => money(c.netPayableMinor),
+    }),
+    approvedAt: t.expose('approvedAt', {
+      description: 'When the claim was approved; null before.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    paid: t.field({
+      description: 'What has been paid out on the claim so far.',
+      type: MoneyRef,
+      resolve: (c) => money(c.paidMinor)!,
+    }),
     outstanding: t.field({
       type: MoneyRef,
       nullable: true,
       description: 'Net payable not yet paid (null before approval)',
       resolve: (c) => (c.netPayableMinor == null ? null : money(c.netPayableMinor - c.paidMinor)),
     }),
-    repudiationReason: t.exposeString('repudiationReason', { nullable: true }),
-    repudiationNote: t.exposeString('repudiationNote', { nullable: true }),
-    assignee: t.relation('assignee', { nullable: true }),
-    statusChangedAt: t.expose('statusChangedAt', { type: 'DateTime' }),
-    slaDueAt: t.expose('slaDueAt', { type: 'DateTime', nullable: true }),
+    repudiationReason: t.exposeString('repudiationReason', {
+      description:
+        "Why the claim was repudiated (a code of the organisation's repudiation reasons); null unless repudiated.",
+      nullable: true,
+    }),
+    repudiationNote: t.exposeString('repudiationNote', {
+      description: "The underwriter's words on the repudiation; null when none.",
+      nullable: true,
+    }),
+    assignee: t.relation('assignee', {
+      description: 'The claims handler assigned; null when unassigned.',
+      nullable: true,
+    }),
+    statusChangedAt: t.expose('statusChangedAt', {
+      description: 'When the claim entered its current state (its service level counts from here).',
+      type: 'DateTime',
+    }),
+    slaDueAt: t.expose('slaDueAt', {
+      description: "When the current state's service level runs out; null for a state without one.",
+      type: 'DateTime',
+      nullable: true,
+    }),
     slaBreached: t.boolean({
       description: 'Open and past the service level of its current status',
       resolve: (c) => OPEN_CLAIM_STATES.includes(c.status) && c.slaDueAt != null && c.slaDueAt < clockNow(),
     }),
-    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
-    history: t.relation('history', { query: { orderBy: { id: 'asc' } } }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    closedAt: t.expose('closedAt', {
+      description: 'When the claim was closed; null while not closed.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    history: t.relation('history', {
+      description: 'Every state the claim has had, oldest first.',
+      query: { orderBy: { id: 'asc' } },
+    }),
+    createdAt: t.expose('createdAt', { description: 'When the claim was registered.', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When the claim last changed.', type: 'DateTime' }),
   }),
 });
 
 const ClaimStatusCountRef = builder
   .objectRef<Awaited<ReturnType<typeof claimService.counts>>[number]>('ClaimStatusCount')
   .implement({
+    description: 'How many claims are in one state.',
     fields: (t) => ({
-      status: t.expose('status', { type: ClaimStatusEnum }),
-      count: t.exposeInt('count'),
+      status: t.expose('status', { description: 'The state.', type: ClaimStatusEnum }),
+      count: t.exposeInt('count', { description: 'How many claims the caller may see are in it.' }),
       slaBreached: t.exposeInt('slaBreached', { description: 'Of these, open and past their service level' }),
     }),
   });
@@ -151,18 +333,22 @@ builder.queryFields((t) => ({
     description:
       'Claims the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
-      status: t.arg({ type: [ClaimStatusEnum] }),
-      policyUuid: t.arg.string(),
-      clientNo: t.arg.string(),
-      insurerId: t.arg.int(),
-      assigneeId: t.arg.int(),
-      reportedFrom: t.arg({ type: 'DateTime' }),
-      reportedTo: t.arg({ type: 'DateTime' }),
+      status: t.arg({ description: 'Only claims in one of these states.', type: [ClaimStatusEnum] }),
+      policyUuid: t.arg.string({ description: "Only this policy's claims (its uuid)." }),
+      clientNo: t.arg.string({ description: "Only this client's claims (client number)." }),
+      insurerId: t.arg.int({ description: "Only claims on this insurer's policies (insurer databaseId)." }),
+      assigneeId: t.arg.int({ description: 'Only claims assigned to this user (databaseId).' }),
+      reportedFrom: t.arg({ description: 'Only claims reported at or after this moment.', type: 'DateTime' }),
+      reportedTo: t.arg({ description: 'Only claims reported at or before this moment.', type: 'DateTime' }),
       lossFrom: t.arg.string({ description: 'Y-m-d' }),
       lossTo: t.arg.string({ description: 'Y-m-d' }),
-      slaBreached: t.arg.boolean(),
+      slaBreached: t.arg.boolean({
+        description: 'true: only claims past their service-level deadline; false: only those within it.',
+      }),
       search: t.arg.string({ description: 'Claim number or vehicle registration' }),
-      offset: t.arg.int(),
+      offset: t.arg.int({
+        description: 'Page-number pagination: skip this many claims (used only when after is absent).',
+      }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
@@ -173,14 +359,18 @@ builder.queryFields((t) => ({
     type: 'Claim',
     authScopes: { read: true, crm: true },
     description: 'A claim by uuid; not_found when missing or not visible to the caller.',
-    args: { uuid: t.arg.string({ required: true }) },
+    args: { uuid: t.arg.string({ description: 'The claim (its uuid).', required: true }) },
     resolve: (query, _root, args, ctx) => claimService.get(ctx, args.uuid, query),
   }),
   claimCauses: t.prismaField({
     type: ['ClaimCause'],
     authScopes: { read: true, crm: true },
     description: 'The causes of loss the organisation accepts, per product line, with their document checklists.',
-    args: { productLine: t.arg.string() },
+    args: {
+      productLine: t.arg.string({
+        description: 'Only the causes of this line: motor, medical, travel or standard; all when absent.',
+      }),
+    },
     resolve: (_query, _root, args, ctx) => claimService.causes(ctx, args.productLine),
   }),
 }));

@@ -116,7 +116,13 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('RequestClientOtp'),
     description: 'Sends a 6-digit one-time code by SMS (5 minutes, 5 attempts); the same answer for unknown details.',
-    args: { input: t.arg({ type: RequestOtpInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'Who asks for a code: phone or client number.',
+        type: RequestOtpInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => clientAreaService.requestOtp(ctx, input),
   }),
   verifyClientOtp: t.field({
@@ -124,7 +130,13 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('VerifyClientOtp'),
     description: "Signs in: a new app key; the client's earlier app keys stop working (policy keys do not).",
-    args: { input: t.arg({ type: VerifyOtpInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The phone or client number and the code received by SMS.',
+        type: VerifyOtpInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => clientAreaService.verifyOtp(ctx, input),
   }),
   registerClientAreaClient: t.field({
@@ -132,7 +144,13 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('RegisterClientAreaClient'),
     description: 'Creates a self-registered client (onboarded_via client_area) once the phone is proven, and signs in.',
-    args: { input: t.arg({ type: RegisterInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The new client area user: name, phone and identity.',
+        type: RegisterInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => clientAreaService.register(ctx, input),
   }),
   updateViewerContact: t.field({
@@ -140,7 +158,7 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('UpdateViewerContact'),
     description: "The signed-in client's phone, email, alternative phone and physical address (audited).",
-    args: { input: t.arg({ type: ContactInput, required: true }) },
+    args: { input: t.arg({ description: 'The new email or alternative phone.', type: ContactInput, required: true }) },
     resolve: (_r, { input }, ctx) => clientAreaService.updateContact(ctx, input),
   }),
   viewerPay: t.field({
@@ -148,7 +166,9 @@ builder.mutationFields((t) => ({
     authScopes: { bind: true },
     errors: errors('ViewerPay', [ValidationError, DomainRuleError]),
     description: "An M-Pesa STK push for one of the signed-in client's open debit notes (cents).",
-    args: { input: t.arg({ type: PayInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The debit note to pay and the phone to prompt.', type: PayInput, required: true }),
+    },
     resolve: (_r, { input }, ctx) => clientAreaService.pay(ctx, input),
   }),
   viewerRegisterClaim: t.field({
@@ -156,7 +176,7 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('ViewerRegisterClaim', [ValidationError, DomainRuleError]),
     description: "A first notice of loss on one of the signed-in client's policies (channel client_area; cents).",
-    args: { input: t.arg({ type: ClaimInput, required: true }) },
+    args: { input: t.arg({ description: 'The policy and the loss.', type: ClaimInput, required: true }) },
     resolve: (_r, { input }, ctx) => clientAreaService.registerClaim(ctx, input),
   }),
 }));

@@ -4,47 +4,115 @@ import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 
 builder.prismaObject('BusinessSource', {
+  description:
+    'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({ databaseId: t.exposeInt('id'), name: t.exposeString('name') }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id of the business source (send as businessSourceId).' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
 });
 builder.prismaObject('ProspectType', {
+  description: 'A kind of prospect or client the organisation tracks, from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({ databaseId: t.exposeInt('id'), code: t.exposeString('code'), name: t.exposeString('name') }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id (send as prospectTypeId).' }),
+    code: t.exposeString('code', { description: 'Short stable code.' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
 });
 
-const ClientTypeEnum = builder.enumType('ClientType', { values: ['individual', 'corporate'] as const });
+const ClientTypeEnum = builder.enumType('ClientType', {
+  description: 'Whether a client is a person or an organisation.',
+  values: {
+    individual: { description: 'A person.' },
+    corporate: { description: 'A company or other organisation.' },
+  } as const,
+});
 
 /** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
 builder.prismaNode('Client', {
+  description: 'A policyholder of the organisation: a person or a company, with its contacts and who looks after it.',
   ...nodeAccess<{ id: number }>(
     { scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } },
     clientReach,
   ),
   id: { field: 'id' },
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    clientNo: t.exposeString('clientNo'),
-    type: t.exposeString('type'),
-    name: t.exposeString('name'),
-    idNo: t.exposeString('idNo', { nullable: true }),
-    kraPin: t.exposeString('kraPin', { nullable: true }),
+    databaseId: t.exposeInt('id', {
+      description: 'The REST id of the client (an integer); REST paths use clientNo instead.',
+    }),
+    clientNo: t.exposeString('clientNo', {
+      description: 'The client number (C-000123): the key REST paths and most arguments use.',
+    }),
+    type: t.exposeString('type', { description: 'individual or corporate.' }),
+    name: t.exposeString('name', { description: "Full name of the person or the company's registered name." }),
+    idNo: t.exposeString('idNo', {
+      description: 'National ID or passport number, normalised (upper case, no spaces); null when not given.',
+      nullable: true,
+    }),
+    kraPin: t.exposeString('kraPin', {
+      description: 'KRA PIN (A or P, 9 digits, a letter), upper case; null when not given.',
+      nullable: true,
+    }),
     phone: t.exposeString('phone', { description: 'Normalised: 2547XXXXXXXX or 2541XXXXXXXX.' }),
-    email: t.exposeString('email', { nullable: true }),
-    dateOfBirth: t.expose('dateOfBirth', { type: 'Date', nullable: true }),
-    physicalAddress: t.exposeString('physicalAddress', { nullable: true }),
-    branch: t.relation('branch', { nullable: true }),
-    riskManager: t.relation('riskManager', { nullable: true }),
-    salesPerson: t.relation('salesPerson', { nullable: true }),
-    businessSource: t.relation('businessSource', { nullable: true }),
-    prospectType: t.relation('prospectType', { nullable: true }),
-    sector: t.exposeString('sector', { nullable: true }),
-    altName: t.exposeString('altName', { nullable: true }),
-    altPhone: t.exposeString('altPhone', { nullable: true }),
-    altEmail: t.exposeString('altEmail', { nullable: true }),
-    kycStatus: t.exposeString('kycStatus'),
-    onboardedVia: t.exposeString('onboardedVia'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    email: t.exposeString('email', { description: 'Email address, lower case; null when not given.', nullable: true }),
+    dateOfBirth: t.expose('dateOfBirth', {
+      description: 'Date of birth (people); null when not given.',
+      type: 'Date',
+      nullable: true,
+    }),
+    physicalAddress: t.exposeString('physicalAddress', {
+      description: 'Postal or physical address as given; null when not given.',
+      nullable: true,
+    }),
+    branch: t.relation('branch', {
+      description:
+        "The branch the client belongs to (the creating user's branch unless one was given); null when none.",
+      nullable: true,
+    }),
+    riskManager: t.relation('riskManager', {
+      description: 'The account executive responsible; null when none.',
+      nullable: true,
+    }),
+    salesPerson: t.relation('salesPerson', {
+      description:
+        'The sales person (agent) credited with the client, who then sees its policies and claims; null when none.',
+      nullable: true,
+    }),
+    businessSource: t.relation('businessSource', {
+      description: 'How the client came to the organisation; null when not recorded.',
+      nullable: true,
+    }),
+    prospectType: t.relation('prospectType', {
+      description: 'The kind of prospect the client was recorded as; null when not recorded.',
+      nullable: true,
+    }),
+    sector: t.exposeString('sector', {
+      description: 'Business sector (corporate clients), as given; null when not given.',
+      nullable: true,
+    }),
+    altName: t.exposeString('altName', {
+      description: "An alternative contact person's name; null when none.",
+      nullable: true,
+    }),
+    altPhone: t.exposeString('altPhone', {
+      description: 'An alternative phone, normalised as phone (2547…/2541…); null when none.',
+      nullable: true,
+    }),
+    altEmail: t.exposeString('altEmail', {
+      description: 'An alternative email, lower case; null when none.',
+      nullable: true,
+    }),
+    kycStatus: t.exposeString('kycStatus', {
+      description: 'Know-your-customer state; unverified unless the organisation has verified the client.',
+    }),
+    onboardedVia: t.exposeString('onboardedVia', {
+      description:
+        'Where the client was first recorded: api (a create or a bind), prospect (a converted prospect) or client_area (self-registration).',
+    }),
+    createdAt: t.expose('createdAt', { description: 'When the client was recorded.', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When any field last changed.', type: 'DateTime' }),
   }),
 });
 
@@ -57,10 +125,12 @@ builder.queryFields((t) => ({
       'Clients the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
       search: t.arg.string({ description: 'Name, client number, phone, ID number or tax PIN.' }),
-      type: t.arg({ type: ClientTypeEnum }),
-      salesPersonId: t.arg.int(),
-      riskManagerId: t.arg.int(),
-      offset: t.arg.int(),
+      type: t.arg({ description: 'individual or corporate only; all when absent.', type: ClientTypeEnum }),
+      salesPersonId: t.arg.int({ description: 'Only clients of this sales person (user databaseId).' }),
+      riskManagerId: t.arg.int({ description: 'Only clients of this account executive (user databaseId).' }),
+      offset: t.arg.int({
+        description: 'Page-number pagination: skip this many clients (used only when after is absent).',
+      }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
@@ -71,7 +141,7 @@ builder.queryFields((t) => ({
     type: 'Client',
     authScopes: { read: true },
     description: 'A client by number; not_found when missing or not visible to the caller.',
-    args: { clientNo: t.arg.string({ required: true }) },
+    args: { clientNo: t.arg.string({ description: 'The client number, e.g. C-000123.', required: true }) },
     resolve: (query, _root, args, ctx) => clientService.get(ctx, args.clientNo, query),
   }),
 }));

@@ -171,7 +171,7 @@ for (const l of LINE_FIELDS) {
         union: { name: `${l.quote[0].toUpperCase()}${l.quote.slice(1)}Result` },
       },
       description: `Prices ${l.what} with every insurer that rates it, cheapest first. Nothing is stored.`,
-      args: { input: t.arg({ type: l.input, required: true }) },
+      args: { input: t.arg({ type: l.input, required: true, description: `The ${l.what} to price.` }) },
       resolve: (_root, { input }, ctx) => coverQuoteService.quote(ctx, l.code, input),
     }),
   );
@@ -186,9 +186,18 @@ for (const l of LINE_FIELDS) {
       },
       description: `Matches or creates the client and stores the ${l.what} quote with every insurer's option (valid 14 days).`,
       args: {
-        client: t.arg({ type: InsuredInputRef, required: true }),
-        [l.arg]: t.arg({ type: l.input, required: true }),
-        quotes: t.arg({ type: [QuotedFiguresInput] }),
+        client: t.arg({
+          type: InsuredInputRef,
+          required: true,
+          description:
+            'The client the quote is for: an existing one by clientNo, or the details of one to match or add.',
+        }),
+        [l.arg]: t.arg({ type: l.input, required: true, description: `The ${l.what} to price and store.` }),
+        quotes: t.arg({
+          type: [QuotedFiguresInput],
+          description:
+            "The figures the caller was shown, per insurer; each must be within KES 1 of the server's price (premium_mismatch otherwise).",
+        }),
         prospectUuid: t.arg.string({ description: 'The prospect this quote is for: it moves to quoted' }),
       },
       resolve: (_r, args: Record<string, unknown>, ctx) =>

@@ -43,7 +43,13 @@ builder.subscriptionField('events', (t) =>
     authScopes: { read: true },
     description:
       'Live events of the organisation as they commit, optionally only the given names. Agents hear only of their own records.',
-    args: { names: t.arg.stringList({ required: false }) },
+    args: {
+      names: t.arg.stringList({
+        description:
+          'Only these event names (policy.activated, claim.moved …); every event the caller may see when absent.',
+        required: false,
+      }),
+    },
     subscribe: (_root, args, ctx) => {
       const names = args.names?.length ? new Set(args.names) : null;
       const p = ctx.principal!;

@@ -79,7 +79,7 @@ builder.mutationFields((t) => {
       authScopes: { bind: true },
       errors: errors(name),
       description,
-      args: { input: t.arg({ type: input, required: true }) },
+      args: { input: t.arg({ type: input, required: true, description: 'The application and what this step needs.' }) },
       resolve: async (query, _r, args, ctx) => reload(ctx, query, await run(ctx, (args as { input: I }).input)),
     });
   return {
@@ -107,7 +107,13 @@ builder.mutationFields((t) => {
       errors: errors('RequestIpfSigningCode'),
       description:
         'Renders the loan agreement of an approved application and sends the client a one-time code by SMS to sign it (errors on otp: cool-down, per-phone limit).',
-      args: { input: t.arg({ type: SigningCodeInput, required: true }) },
+      args: {
+        input: t.arg({
+          description: 'The premium-finance application to sign.',
+          type: SigningCodeInput,
+          required: true,
+        }),
+      },
       resolve: (_r, { input }, ctx) => ipfApplicationService.requestSigningCode(ctx, input.uuid),
     }),
     signIpfApplication: command(

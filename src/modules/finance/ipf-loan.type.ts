@@ -187,10 +187,10 @@ builder.queryFields((t) => ({
     authScopes: { read: true, bind: true },
     description: 'Premium-finance loans the caller may see, newest first.',
     args: {
-      status: t.arg({ type: [IpfLoanStatusEnum] }),
-      policyUuid: t.arg.string(),
-      clientNo: t.arg.string(),
-      lenderId: t.arg.int(),
+      status: t.arg({ description: 'Only loans in one of these states.', type: [IpfLoanStatusEnum] }),
+      policyUuid: t.arg.string({ description: 'Only the loan of this policy (its uuid).' }),
+      clientNo: t.arg.string({ description: "Only this client's loans (client number)." }),
+      lenderId: t.arg.int({ description: "Only this lender's loans (lender databaseId)." }),
       inArrears: t.arg.boolean({ description: 'true: something due on or before today is unpaid' }),
     },
     resolve: (query, _root, args, ctx) => listLoans(ctx, args, query),
@@ -200,7 +200,7 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { read: true, bind: true },
     description: 'A loan by uuid; null with not_found when missing or not visible to the caller.',
-    args: { uuid: t.arg.string({ required: true }) },
+    args: { uuid: t.arg.string({ description: 'The loan (its uuid).', required: true }) },
     resolve: (query, _root, args, ctx) => getLoan(ctx, args.uuid, query),
   }),
 }));

@@ -107,7 +107,13 @@ builder.queryFields((t) => ({
     authScopes: { quote: true },
     errors: { types: [ValidationError], directResult: true, union: { name: 'IpfQuoteResult' } },
     description: 'Premium-finance offers for a premium or a policy pending payment, with schedules. Nothing is stored.',
-    args: { input: t.arg({ type: IpfQuoteInputRef, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The premium to finance and the terms asked.',
+        type: IpfQuoteInputRef,
+        required: true,
+      }),
+    },
     resolve: (_root, { input }, ctx) => ipfQuote(ctx, input),
   }),
 }));

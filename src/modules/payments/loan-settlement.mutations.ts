@@ -86,7 +86,13 @@ builder.mutationField('settleIpfLoanEarly', (t) =>
     },
     description:
       'Quotes the early settlement of an active premium-finance loan (changes nothing) or, confirmed, holds the figure and collects the payoff by STK push.',
-    args: { input: t.arg({ type: SettleIpfLoanEarlyInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The loan to settle early, and whether to preview or confirm.',
+        type: SettleIpfLoanEarlyInput,
+        required: true,
+      }),
+    },
     resolve: (_r, args, ctx) => settleIpfLoanEarly(ctx, args.input),
   }),
 );

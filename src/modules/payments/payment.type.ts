@@ -170,7 +170,9 @@ builder.mutationField('initiateStkPush', (t) =>
     authScopes: { bind: true },
     errors: { types: [ValidationError, DomainRuleError], directResult: true, union: { name: 'InitiateStkPushResult' } },
     description: 'Sends an M-Pesa STK push prompt to the phone; the result arrives by callback (see stkPushStatus).',
-    args: { input: t.arg({ type: StkPushInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'What to collect and from which phone.', type: StkPushInput, required: true }),
+    },
     resolve: (_r, args, ctx) => paymentService.initiate(ctx, args.input),
   }),
 );
@@ -194,21 +196,24 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: { read: true },
     description: 'Receipts the caller may see, newest first.',
-    args: { clientNo: t.arg.string(), policyNo: t.arg.string() },
+    args: {
+      clientNo: t.arg.string({ description: "Only this client's receipts (client number)." }),
+      policyNo: t.arg.string({ description: 'Only receipts for this policy (policy number).' }),
+    },
     resolve: (query, _r, args, ctx) => paymentService.receipts(ctx, args, query),
   }),
   receipt: t.prismaField({
     type: 'Receipt',
     authScopes: { read: true },
     description: 'A receipt by number; not_found when missing or not visible.',
-    args: { receiptNo: t.arg.string({ required: true }) },
+    args: { receiptNo: t.arg.string({ description: 'The receipt number.', required: true }) },
     resolve: (query, _r, args, ctx) => paymentService.receipt(ctx, args.receiptNo, query),
   }),
   clientBalance: t.field({
     type: ClientBalanceRef,
     authScopes: { read: true },
     description: 'What a client owes (open debit notes) and their credit balance.',
-    args: { clientNo: t.arg.string({ required: true }) },
+    args: { clientNo: t.arg.string({ description: 'The client number.', required: true }) },
     resolve: (_r, args, ctx) => paymentService.balance(ctx, args.clientNo),
   }),
 }));

@@ -174,7 +174,7 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     description:
       "A policy's cancellations (previews included), newest first; not_found when the policy is missing or not visible.",
-    args: { policyUuid: t.arg.string({ required: true }) },
+    args: { policyUuid: t.arg.string({ description: 'The policy (its uuid).', required: true }) },
     resolve: (query, _r, args, ctx) => cancellationService.list(ctx, args.policyUuid, query),
   }),
 }));
@@ -202,7 +202,14 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'PreviewCancellationResult' } },
     description:
       'Prices a cancellation of an active policy: a quoted cancellation with the itemised refund, valid 72 hours.',
-    args: { policyUuid: t.arg.string({ required: true }), input: t.arg({ type: CancellationInput, required: true }) },
+    args: {
+      policyUuid: t.arg.string({ description: 'The policy to cancel (its uuid).', required: true }),
+      input: t.arg({
+        description: 'When the cancellation takes effect and why.',
+        type: CancellationInput,
+        required: true,
+      }),
+    },
     resolve: async (query, _r, args, ctx) =>
       reload(ctx, query, await cancellationService.preview(ctx, args.policyUuid, args.input)),
   }),
@@ -213,7 +220,10 @@ builder.mutationFields((t) => ({
     description:
       'Confirms a quoted cancellation: credit note, refund to client credit, policy cancelled, certificates cancelled at the registry.',
     args: {
-      uuid: t.arg.string({ required: true }),
+      uuid: t.arg.string({
+        description: 'The cancellation preview to confirm (its uuid from previewCancellation).',
+        required: true,
+      }),
       policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }),
     },
     resolve: async (query, _r, args, ctx) =>
@@ -225,7 +235,7 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'DiscardCancellationResult' } },
     description: 'Drops a quoted cancellation.',
     args: {
-      uuid: t.arg.string({ required: true }),
+      uuid: t.arg.string({ description: 'The cancellation preview to discard.', required: true }),
       policyUuid: t.arg.string({ description: 'When given, the cancellation must belong to this policy' }),
     },
     resolve: async (query, _r, args, ctx) =>
@@ -237,7 +247,10 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'ReinstatePolicyResult' } },
     description:
       'Reverses the latest confirmed cancellation within 30 days of its confirmation; returns that cancellation (status reinstated).',
-    args: { policyUuid: t.arg.string({ required: true }), note: t.arg.string() },
+    args: {
+      policyUuid: t.arg.string({ description: 'The cancelled policy (its uuid).', required: true }),
+      note: t.arg.string({ description: 'Why the policy is reinstated (recorded with the reinstatement).' }),
+    },
     resolve: async (query, _r, args, ctx) =>
       reload(ctx, query, await cancellationService.reinstate(ctx, args.policyUuid, args.note)),
   }),

@@ -24,9 +24,17 @@ for (const b of BINDS) {
       },
       description: `Binds ${b.what}: re-prices with the chosen insurer, matches or creates the client, and raises the policy pending payment with 1–4 debit notes.`,
       args: {
-        client: t.arg({ type: InsuredInputRef, required: true }),
-        policy: t.arg({ type: CoverBindPolicyInput, required: true }),
-        [b.arg]: t.arg({ type: b.input, required: true }),
+        client: t.arg({
+          type: InsuredInputRef,
+          required: true,
+          description: 'The policyholder: an existing client by clientNo, or the details of one to match or add.',
+        }),
+        policy: t.arg({
+          type: CoverBindPolicyInput,
+          required: true,
+          description: 'The insurer chosen, the start date, the instalments and the figures the caller was shown.',
+        }),
+        [b.arg]: t.arg({ type: b.input, required: true, description: `The ${b.what} to bind.` }),
         prospectUuid: t.arg.string({ description: 'The prospect this policy is for: it moves to won' }),
       },
       resolve: (_r, args: Record<string, unknown>, ctx) =>

@@ -220,7 +220,10 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'EndorsePolicyResult' } },
     description:
       'Prices a mid-term change of an active policy and stores it pending (valid 72 hours); nothing changes until confirmEndorsement.',
-    args: { policyUuid: t.arg.string({ required: true }), input: t.arg({ type: EndorsePolicyInput, required: true }) },
+    args: {
+      policyUuid: t.arg.string({ description: 'The policy to endorse (its uuid).', required: true }),
+      input: t.arg({ description: 'What changes and from when.', type: EndorsePolicyInput, required: true }),
+    },
     resolve: (_r, a, ctx) => endorsementService.endorse(ctx, a.policyUuid, a.input),
   }),
   confirmEndorsement: t.field({
@@ -229,7 +232,10 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'ConfirmEndorsementResult' } },
     description: 'Applies a pending endorsement: cover, a debit or credit note, policy totals; emits policy.endorsed.',
     args: {
-      uuid: t.arg.string({ required: true }),
+      uuid: t.arg.string({
+        description: 'The endorsement preview to confirm (its uuid from endorsePolicy).',
+        required: true,
+      }),
       policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }),
     },
     resolve: (_r, a, ctx) => endorsementService.confirm(ctx, a.uuid, a.policyUuid),
@@ -240,7 +246,7 @@ builder.mutationFields((t) => ({
     errors: { types: problems, directResult: true, union: { name: 'DiscardEndorsementResult' } },
     description: 'Drops a pending endorsement.',
     args: {
-      uuid: t.arg.string({ required: true }),
+      uuid: t.arg.string({ description: 'The endorsement preview to discard.', required: true }),
       policyUuid: t.arg.string({ description: 'When given, the endorsement must belong to this policy' }),
     },
     resolve: (_r, a, ctx) => endorsementService.discard(ctx, a.uuid, a.policyUuid),

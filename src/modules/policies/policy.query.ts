@@ -4,21 +4,51 @@ import { policyService } from './policy.service.ts';
 import { onePolicy } from '../access/policy.visibility.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
-  values: ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'] as const,
+  description:
+    'The states of a policy. Moves: pending_payment → active or not_taken_up; active → cancelled, expired, lapsed or renewed; expired → renewed; cancelled or lapsed → active (reinstatement).',
+  values: {
+    pending_payment: { description: 'Bound; the first instalment is not yet paid in full (no cover yet).' },
+    active: { description: 'On cover: the first instalment is paid.' },
+    cancelled: { description: 'Ended early by a confirmed cancellation; may be reinstated within 30 days.' },
+    expired: { description: 'Past its end date without renewal.' },
+    lapsed: {
+      description: 'An instalment unpaid 14 days after its due date; paying the arrears within 30 days reinstates it.',
+    },
+    renewed: { description: 'Succeeded by its renewal policy, which became active.' },
+    not_taken_up: { description: 'Never paid within 30 days of the later of its start and its bind.' },
+  } as const,
 });
 
 builder.prismaObject('PolicyVehicle', {
+  description: 'A vehicle insured by a motor policy.',
   ...onePolicy,
   fields: (t) => ({
     regNo: t.exposeString('regNo', { description: 'Normalised: no spaces, upper case.' }),
-    chassisNo: t.exposeString('chassisNo', { nullable: true }),
-    engineNo: t.exposeString('engineNo', { nullable: true }),
-    make: t.exposeString('make', { nullable: true }),
-    model: t.exposeString('model', { nullable: true }),
-    yearOfManufacture: t.exposeInt('yearOfManufacture'),
-    value: t.field({ type: MoneyRef, nullable: true, resolve: (v) => money(v.valueMinor) }),
-    bodyType: t.exposeString('bodyType', { nullable: true }),
-    coverage: t.exposeString('coverage', { nullable: true }),
+    chassisNo: t.exposeString('chassisNo', {
+      description: 'Chassis (VIN) number as given; null when not given.',
+      nullable: true,
+    }),
+    engineNo: t.exposeString('engineNo', {
+      description: 'Engine number as given; null when not given.',
+      nullable: true,
+    }),
+    make: t.exposeString('make', { description: 'Vehicle make (Toyota …); null when not given.', nullable: true }),
+    model: t.exposeString('model', { description: 'Vehicle model; null when not given.', nullable: true }),
+    yearOfManufacture: t.exposeInt('yearOfManufacture', { description: 'Year of manufacture.' }),
+    value: t.field({
+      description: 'Insured (sum insured) value; null for third-party covers rated without a value.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (v) => money(v.valueMinor),
+    }),
+    bodyType: t.exposeString('bodyType', {
+      description: 'Body type as given (saloon, pickup …); null when not given.',
+      nullable: true,
+    }),
+    coverage: t.exposeString('coverage', {
+      description: 'The motor coverage it is rated under (Private, Commercial …); null when not recorded.',
+      nullable: true,
+    }),
   }),
 });
 
@@ -26,9 +56,9 @@ builder.prismaObject('PolicyTax', {
   ...onePolicy,
   description: 'One levy or duty line of the premium.',
   fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (x) => money(x.amountMinor)! }),
+    code: t.exposeString('code', { description: 'Stable code of the levy or duty.' }),
+    name: t.exposeString('name', { description: 'Its name as printed on documents.' }),
+    amount: t.field({ description: 'The amount of this line.', type: MoneyRef, resolve: (x) => money(x.amountMinor)! }),
   }),
 });
 
@@ -42,12 +72,18 @@ builder.prismaObjectFields('DebitNote', (t) => ({
       return money(open > 0n ? open : 0n)!;
     },
   }),
-  allocations: t.relation('allocations', { query: { orderBy: { id: 'asc' } } }),
+  allocations: t.relation('allocations', {
+    description: "The receipts' payments allocated to this note, oldest first.",
+    query: { orderBy: { id: 'asc' } },
+  }),
 }));
 
 // Relations (not plain resolvers) so Pothos folds them into the parent's Prisma query: no query per policy.
 builder.prismaObjectFields('Policy', (t) => ({
-  vehicles: t.relation('vehicles', { query: { orderBy: { id: 'asc' } } }),
+  vehicles: t.relation('vehicles', {
+    description: 'Motor: the insured vehicles, in the order added; empty for other lines.',
+    query: { orderBy: { id: 'asc' } },
+  }),
   levies: t.relation('taxes', {
     description: 'The levy and duty lines that make up `taxes`.',
     query: { orderBy: { id: 'asc' } },
@@ -56,7 +92,10 @@ builder.prismaObjectFields('Policy', (t) => ({
     description: 'Receipts raised for this policy, with their allocations.',
     query: { orderBy: { id: 'asc' } },
   }),
-  salesPerson: t.relation('salesPerson', { nullable: true }),
+  salesPerson: t.relation('salesPerson', {
+    description: 'The sales person credited with the policy; null when none.',
+    nullable: true,
+  }),
 }));
 
 builder.prismaObject('PolicyStatusChange', {
@@ -83,7 +122,11 @@ builder.prismaObjectFields('Policy', (t) => ({
 const PolicyStatusCountRef = builder
   .objectRef<Awaited<ReturnType<typeof policyService.counts>>[number]>('PolicyStatusCount')
   .implement({
-    fields: (t) => ({ status: t.expose('status', { type: PolicyStatusEnum }), count: t.exposeInt('count') }),
+    description: 'How many policies are in one state.',
+    fields: (t) => ({
+      status: t.expose('status', { description: 'The state.', type: PolicyStatusEnum }),
+      count: t.exposeInt('count', { description: 'How many policies the caller may see are in it.' }),
+    }),
   });
 
 builder.queryFields((t) => ({
@@ -100,15 +143,17 @@ builder.queryFields((t) => ({
     description:
       'Policies the caller may see, newest first. `offset` serves page-number pagination when `after` is absent.',
     args: {
-      status: t.arg({ type: PolicyStatusEnum }),
-      clientNo: t.arg.string(),
-      productLine: t.arg.string(),
-      insurerId: t.arg.int(),
-      salesPersonId: t.arg.int(),
+      status: t.arg({ description: 'Only policies in this state.', type: PolicyStatusEnum }),
+      clientNo: t.arg.string({ description: "Only this client's policies (client number)." }),
+      productLine: t.arg.string({ description: 'Only this line: motor, medical, travel or standard.' }),
+      insurerId: t.arg.int({ description: "Only this insurer's policies (insurer databaseId)." }),
+      salesPersonId: t.arg.int({ description: 'Only policies credited to this sales person (user databaseId).' }),
       startFrom: t.arg.string({ description: 'Start date on or after (Y-m-d).' }),
       startTo: t.arg.string({ description: 'Start date on or before (Y-m-d).' }),
       search: t.arg.string({ description: 'Policy number or vehicle registration (any spacing).' }),
-      offset: t.arg.int(),
+      offset: t.arg.int({
+        description: 'Page-number pagination: skip this many policies (used only when after is absent).',
+      }),
     },
     resolve: (query, _root, args, ctx) => {
       const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
@@ -119,7 +164,7 @@ builder.queryFields((t) => ({
     type: 'Policy',
     authScopes: { read: true },
     description: 'A policy by UUID; not_found when missing or not visible to the caller.',
-    args: { uuid: t.arg.string({ required: true }) },
+    args: { uuid: t.arg.string({ description: "The policy's UUID.", required: true }) },
     resolve: (query, _root, args, ctx) => policyService.get(ctx, args.uuid, query),
   }),
 }));

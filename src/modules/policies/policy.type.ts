@@ -6,27 +6,68 @@ import { nodeAccess } from '../../graphql/access.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
 builder.prismaNode('Policy', {
+  description:
+    'An insurance policy bound for a client with one insurer: motor, medical, travel or a standard product; its premium, instalments and state.',
   ...nodeAccess<{ id: number }>({ scopes: POLICY_SCOPES, reach: { via: policyReach, id: (p) => p.id } }, policyReach),
   id: { field: 'id' },
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    uuid: t.exposeString('uuid'),
-    policyNo: t.exposeString('policyNo'),
-    riskNote: t.exposeString('riskNote'),
-    status: t.exposeString('status'),
-    productLine: t.exposeString('productLine'),
-    vehicleClass: t.exposeString('vehicleClass', { nullable: true }),
-    coverType: t.exposeString('coverType', { nullable: true }),
-    coverPeriod: t.exposeString('coverPeriod'),
-    startDate: t.string({ resolve: (p) => fromDbDate(p.startDate) }),
-    endDate: t.string({ resolve: (p) => fromDbDate(p.endDate) }),
-    paymentMode: t.exposeString('paymentMode'),
-    instalments: t.exposeInt('instalmentCount'),
-    basicPremium: t.field({ type: MoneyRef, resolve: (p) => money(p.basicMinor)! }),
-    taxes: t.field({ type: MoneyRef, resolve: (p) => money(p.taxesMinor)! }),
-    total: t.field({ type: MoneyRef, resolve: (p) => money(p.totalMinor)! }),
-    client: t.relation('client'),
-    insurer: t.relation('insurer'),
+    databaseId: t.exposeInt('id', { description: 'The integer id of the policy; REST paths use uuid.' }),
+    uuid: t.exposeString('uuid', {
+      description: "The policy's UUID: the key of REST paths (/policies/{uuid}) and of most arguments.",
+    }),
+    policyNo: t.exposeString('policyNo', {
+      description:
+        'The policy number, <line>-<year>-<sequence>: MTR motor, MED medical, TRV travel, STD standard products (MTR-2026-000123).',
+    }),
+    riskNote: t.exposeString('riskNote', {
+      description: 'The risk note number issued with the policy, RN-<year>-<sequence> (same sequence as policyNo).',
+    }),
+    status: t.exposeString('status', {
+      description:
+        'The policy state (see PolicyStatus): pending_payment, active, cancelled, expired, lapsed, renewed or not_taken_up.',
+    }),
+    productLine: t.exposeString('productLine', { description: 'motor, medical, travel or standard.' }),
+    vehicleClass: t.exposeString('vehicleClass', {
+      description: 'Motor: private, commercial, psv or motorcycle; null for other lines.',
+      nullable: true,
+    }),
+    coverType: t.exposeString('coverType', {
+      description:
+        'Motor: comprehensive, tpo (third party only) or tpft (third party, fire and theft); null for other lines.',
+      nullable: true,
+    }),
+    coverPeriod: t.exposeString('coverPeriod', {
+      description: 'The cover period the premium was rated for (motor: annual or tor, a shorter time-on-risk period).',
+    }),
+    startDate: t.string({ description: 'First day of cover, Y-m-d.', resolve: (p) => fromDbDate(p.startDate) }),
+    endDate: t.string({
+      description: 'Last day of cover, Y-m-d (the policy expires the day after).',
+      resolve: (p) => fromDbDate(p.endDate),
+    }),
+    paymentMode: t.exposeString('paymentMode', {
+      description:
+        "full (the client pays the insurer's instalments) or ipf (a lender's premium-finance loan pays the premium).",
+    }),
+    instalments: t.exposeInt('instalmentCount', {
+      description: 'How many instalments the premium is split into (1 when paid at once); each has a debit note.',
+    }),
+    basicPremium: t.field({
+      description: 'The premium before levies and duties.',
+      type: MoneyRef,
+      resolve: (p) => money(p.basicMinor)!,
+    }),
+    taxes: t.field({
+      description: 'The levies and duties on the premium (lines in levies).',
+      type: MoneyRef,
+      resolve: (p) => money(p.taxesMinor)!,
+    }),
+    total: t.field({
+      description: 'What the client pays: basicPremium + taxes.',
+      type: MoneyRef,
+      resolve: (p) => money(p.totalMinor)!,
+    }),
+    client: t.relation('client', { description: 'The policyholder.' }),
+    insurer: t.relation('insurer', { description: 'The insurer carrying the risk.' }),
     coverProduct: t.field({
       type: PolicyCoverProductRef,
       nullable: true,
@@ -49,7 +90,7 @@ builder.prismaNode('Policy', {
       description: 'Instalments by due date, then endorsement and reinstatement notes in the order raised.',
       query: { orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] },
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When the policy was bound.', type: 'DateTime' }),
   }),
 });
 
@@ -58,10 +99,10 @@ const PolicyCoverProductRef = builder
   .implement({
     description: "A policy's cover product (medical, travel or a standard product) of its insurer.",
     fields: (t) => ({
-      databaseId: t.exposeInt('id'),
+      databaseId: t.exposeInt('id', { description: 'The integer id of the cover product.' }),
       code: t.exposeString('code', { description: 'MEDICAL, TRAVEL, or the standard product (PA, DOMESTIC, …)' }),
-      name: t.exposeString('name'),
-      productLine: t.exposeString('productLine'),
+      name: t.exposeString('name', { description: "The product's name." }),
+      productLine: t.exposeString('productLine', { description: 'medical, travel or standard.' }),
     }),
   });
 
@@ -82,15 +123,34 @@ builder.prismaObject('PolicyRisk', {
       description: 'Whole years at the start of cover (or when added by an endorsement)',
     }),
     dateOfBirth: t.string({
+      description: 'Y-m-d; null when not given (items).',
       nullable: true,
       resolve: (r) => (r.dateOfBirth ? fromDbDate(r.dateOfBirth) : null),
     }),
-    inSchool: t.exposeBoolean('inSchool', { nullable: true }),
+    inSchool: t.exposeBoolean('inSchool', {
+      description: 'Medical children: whether in full-time education, as given; null when not given.',
+      nullable: true,
+    }),
     idNo: t.exposeString('idNo', { nullable: true, description: 'National ID or passport number' }),
-    sumInsured: t.field({ type: MoneyRef, nullable: true, resolve: (r) => money(r.sumInsuredMinor) }),
-    details: t.field({ type: 'JSON', nullable: true, resolve: (r) => r.details }),
+    sumInsured: t.field({
+      description: 'Standard products: the insured value of the item; null for persons.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (r) => money(r.sumInsuredMinor),
+    }),
+    details: t.field({
+      description: 'Line-specific details of this insured as bound (normalised); null when none.',
+      type: 'JSON',
+      nullable: true,
+      resolve: (r) => r.details,
+    }),
     status: t.exposeString('status', { description: 'active, or removed (by an endorsement)' }),
-    addedOn: t.string({ nullable: true, resolve: (r) => (r.addedOn ? fromDbDate(r.addedOn) : null) }),
+    addedOn: t.string({
+      description:
+        "Y-m-d: the first day of this insured's cover when added by an endorsement; null when on cover from the start.",
+      nullable: true,
+      resolve: (r) => (r.addedOn ? fromDbDate(r.addedOn) : null),
+    }),
     removedOn: t.string({
       nullable: true,
       description: 'Y-m-d: the first day without cover',
@@ -100,12 +160,20 @@ builder.prismaObject('PolicyRisk', {
 });
 
 builder.prismaObject('DebitNote', {
+  description:
+    "A debit note: one instalment of a policy's premium (or the charge of an endorsement or reinstatement), with what has been paid on it.",
   ...onePolicy,
   fields: (t) => ({
-    number: t.exposeString('number'),
-    instalmentNo: t.exposeInt('instalmentNo'),
-    dueOn: t.string({ resolve: (d) => fromDbDate(d.dueOn) }),
-    amount: t.field({ type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
-    paid: t.field({ type: MoneyRef, resolve: (d) => money(d.paidMinor)! }),
+    number: t.exposeString('number', { description: 'The debit note number.' }),
+    instalmentNo: t.exposeInt('instalmentNo', {
+      description: 'Which instalment (1 for the first); numbers the order of payment.',
+    }),
+    dueOn: t.string({ description: 'Due date, Y-m-d.', resolve: (d) => fromDbDate(d.dueOn) }),
+    amount: t.field({ description: 'What the note charges.', type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
+    paid: t.field({
+      description: 'What receipts have paid on it so far.',
+      type: MoneyRef,
+      resolve: (d) => money(d.paidMinor)!,
+    }),
   }),
 });

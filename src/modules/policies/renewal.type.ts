@@ -194,7 +194,7 @@ builder.mutationFields((t) => ({
     },
     description: 'Prices the next annual period of an active (or recently expired) policy on current rates.',
     args: {
-      policyUuid: t.arg.string({ required: true }),
+      policyUuid: t.arg.string({ description: 'The policy to price a renewal for (its uuid).', required: true }),
       vehicles: t.arg({ type: [RenewalVehicleInput], description: 'New sums insured for some vehicles' }),
     },
     resolve: async (_r, args, ctx) => {
@@ -220,8 +220,12 @@ builder.mutationFields((t) => ({
     },
     description: 'Binds a renewal quote into a new policy pending payment, linked to the old one.',
     args: {
-      policyUuid: t.arg.string({ required: true }),
-      input: t.arg({ type: RenewPolicyInput, required: true }),
+      policyUuid: t.arg.string({ description: 'The policy to renew (its uuid).', required: true }),
+      input: t.arg({
+        description: 'The renewal quote to bind and how it is paid.',
+        type: RenewPolicyInput,
+        required: true,
+      }),
     },
     resolve: (_r, args, ctx) => renewalService.renew(ctx, args.policyUuid, args.input),
   }),
@@ -234,7 +238,7 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     description:
       'Active policies the caller may see ending within `withinDays` (default 30, at most 120) with no renewal bound, ending soonest first.',
-    args: { withinDays: t.arg.int() },
+    args: { withinDays: t.arg.int({ description: 'How many days ahead to look: 30 when absent, at most 120.' }) },
     resolve: (query, _root, args, ctx) => renewalService.due(ctx, args.withinDays, query),
   }),
 }));

@@ -73,7 +73,7 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('CreateProspect', [ValidationError, DuplicateClientError]),
     description: 'Numbers the prospect, normalises its identifiers and checks them against clients and prospects.',
-    args: { input: t.arg({ type: CreateProspectInput, required: true }) },
+    args: { input: t.arg({ description: 'The new prospect.', type: CreateProspectInput, required: true }) },
     resolve: (query, _r, { input }, ctx) => prospectService.create(ctx, input, query),
   }),
   updateProspect: t.prismaField({
@@ -81,7 +81,13 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('UpdateProspect', [ValidationError, DuplicateClientError, InvalidStateError]),
     description: 'Changes only the fields sent; a status moves through the state machine; every change is audited.',
-    args: { input: t.arg({ type: UpdateProspectInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The prospect and the fields to change.',
+        type: UpdateProspectInput,
+        required: true,
+      }),
+    },
     resolve: (query, _r, { input }, ctx) => {
       const { uuid, ...patch } = input;
       return prospectService.update(ctx, uuid, patch, query);
@@ -92,7 +98,9 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('AddProspectNote', [ValidationError]),
     description: "Adds a note to the prospect's timeline.",
-    args: { input: t.arg({ type: AddProspectNoteInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The prospect and the note to add.', type: AddProspectNoteInput, required: true }),
+    },
     resolve: (query, _r, { input }, ctx) => prospectService.addNote(ctx, input.uuid, { body: input.body }, query),
   }),
   convertProspect: t.prismaField({
@@ -100,7 +108,13 @@ builder.mutationFields((t) => ({
     authScopes: { crm: true },
     errors: errors('ConvertProspect', [ValidationError, DuplicateClientError, InvalidStateError]),
     description: 'Makes a client of the prospect (or links a visible one); the prospect keeps its history.',
-    args: { input: t.arg({ type: ConvertProspectInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The prospect and the client it becomes (a new client, or an existing one by number).',
+        type: ConvertProspectInput,
+        required: true,
+      }),
+    },
     resolve: (query, _r, { input }, ctx) => {
       const { uuid, ...body } = input;
       return prospectService.convert(ctx, uuid, body, query);

@@ -63,8 +63,8 @@ builder.mutationField('advanceSandboxClock', (t) =>
       'the clock and sandbox.clock_ready follows. One advance at a time (409 invalid_state). Needs scope admin and an ' +
       'admin user; 403 sandbox_only for a live organisation.',
     args: {
-      to: t.arg({ type: 'DateTime', required: false }),
-      days: t.arg.int({ required: false }),
+      to: t.arg({ description: 'Advance to this moment (instead of days).', type: 'DateTime', required: false }),
+      days: t.arg.int({ description: 'Advance by this many days (instead of to).', required: false }),
     },
     resolve: (_r, a, ctx) => advanceSandboxClock(ctx, { to: a.to ?? undefined, days: a.days ?? undefined }),
   }),

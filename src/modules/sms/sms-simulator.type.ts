@@ -23,7 +23,9 @@ builder.queryField('simulatorHandsetMessages', (t) =>
       'Simulator only: what a handset received from this organisation at the simulated SMS gateway, newest first ' +
       '(at most 50), one-time codes in full. not_found unless the SMS rail is the simulator, and always under ' +
       'NODE_ENV=production. Needs scope admin and an admin user.',
-    args: { phone: t.arg.string({ required: true }) },
+    args: {
+      phone: t.arg.string({ description: 'The simulated handset (Kenyan mobile, any format).', required: true }),
+    },
     resolve: (_r, a, ctx) => smsService.handsetMessages(ctx, a.phone),
   }),
 );

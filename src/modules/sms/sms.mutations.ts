@@ -56,7 +56,7 @@ builder.mutationFields((t) => ({
     authScopes: SEND,
     errors: errors('SendSms', [ValidationError]),
     description: 'Records a message and reserves its cost (segments × recipients); the gateway sends it after commit.',
-    args: { input: t.arg({ type: SendSmsInput, required: true }) },
+    args: { input: t.arg({ description: 'Recipients and text.', type: SendSmsInput, required: true }) },
     resolve: (query, _r, { input }, ctx) => smsService.send(ctx, input, query),
   }),
   createSmsSenderId: t.prismaField({
@@ -64,7 +64,7 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('CreateSmsSenderId', [ValidationError, InvalidStateError]),
     description: 'A new sender ID, pending until the networks register it.',
-    args: { input: t.arg({ type: CreateSmsSenderIdInput, required: true }) },
+    args: { input: t.arg({ description: 'The sender id to register.', type: CreateSmsSenderIdInput, required: true }) },
     resolve: (_q, _r, { input }, ctx) => smsService.createSenderId(ctx, input),
   }),
   updateSmsSenderId: t.prismaField({
@@ -72,7 +72,9 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('UpdateSmsSenderId', [ValidationError, InvalidStateError]),
     description: 'Records the networks’ answer, or makes a registered sender ID the default.',
-    args: { input: t.arg({ type: UpdateSmsSenderIdInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The sender id and what changes.', type: UpdateSmsSenderIdInput, required: true }),
+    },
     resolve: (_q, _r, { input }, ctx) => smsService.updateSenderId(ctx, input),
   }),
   topUpSms: t.field({
@@ -80,7 +82,7 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('TopUpSms', [ValidationError]),
     description: 'Adds units to the balance (a ledger line with the reference).',
-    args: { input: t.arg({ type: TopUpSmsInput, required: true }) },
+    args: { input: t.arg({ description: 'How many SMS units to add.', type: TopUpSmsInput, required: true }) },
     resolve: (_r, { input }, ctx) => smsService.topUp(ctx, input),
   }),
   saveSmsTemplate: t.prismaField({
@@ -88,7 +90,9 @@ builder.mutationFields((t) => ({
     authScopes: MANAGE,
     errors: errors('SaveSmsTemplate', [ValidationError]),
     description: 'Creates or replaces a template by code.',
-    args: { input: t.arg({ type: SaveSmsTemplateInput, required: true }) },
+    args: {
+      input: t.arg({ description: 'The template code and its text.', type: SaveSmsTemplateInput, required: true }),
+    },
     resolve: (_q, _r, { input }, ctx) => smsService.saveTemplate(ctx, input),
   }),
 }));

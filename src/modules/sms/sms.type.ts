@@ -128,7 +128,9 @@ builder.queryFields((t) => ({
     description: 'The outbox, newest first.',
     args: {
       status: t.arg({ type: SmsRecipientStatusEnum, description: 'Messages with a recipient in this state' }),
-      purpose: t.arg.string(),
+      purpose: t.arg.string({
+        description: 'Only messages sent for this purpose (its template code: otp, phone_changed …).',
+      }),
       phone: t.arg.string({ description: 'Messages to this number (any Kenyan format)' }),
       fromDate: t.arg.string({ description: 'Y-m-d (Nairobi), inclusive' }),
       toDate: t.arg.string({ description: 'Y-m-d (Nairobi), inclusive' }),
@@ -139,20 +141,23 @@ builder.queryFields((t) => ({
     type: 'SmsMessage',
     authScopes: ROOT_SCOPES,
     description: 'A message with its recipients by uuid; not_found when missing.',
-    args: { uuid: t.arg.string({ required: true }) },
+    args: { uuid: t.arg.string({ description: 'The message (its uuid).', required: true }) },
     resolve: (query, _root, args, ctx) => smsService.get(ctx, args.uuid, query),
   }),
   smsBalance: t.field({
+    description: "The organisation's SMS units and their ledger.",
     type: SmsBalanceRef,
     authScopes: ROOT_SCOPES,
     resolve: (_root, _args, ctx) => smsService.balance(ctx),
   }),
   smsSenderIds: t.prismaField({
+    description: "The organisation's SMS sender ids.",
     type: ['SmsSenderId'],
     authScopes: ROOT_SCOPES,
     resolve: (_q, _root, _args, ctx) => smsService.senderIds(ctx),
   }),
   smsTemplates: t.prismaField({
+    description: "The organisation's SMS templates.",
     type: ['SmsTemplate'],
     authScopes: ROOT_SCOPES,
     resolve: (_q, _root, _args, ctx) => smsService.templates(ctx),

@@ -43,17 +43,31 @@ const errors = (name: string) => ({
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
+    description: 'A new webhook endpoint; its signing secret is shown once, in this answer only.',
     type: WebhookEndpointSecretPayload,
     authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('CreateWebhookEndpoint'),
-    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'URL, events subscribed and description of the new endpoint.',
+        type: CreateWebhookEndpointInput,
+        required: true,
+      }),
+    },
     resolve: (_r, { input }, ctx) => webhookService.create(ctx, input),
   }),
   updateWebhookEndpoint: t.prismaField({
+    description: "Changes an endpoint's URL, events, description or active flag; only the fields sent change.",
     type: 'WebhookEndpoint',
     authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('UpdateWebhookEndpoint'),
-    args: { input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
+    args: {
+      input: t.arg({
+        description: 'The endpoint id and the fields to change.',
+        type: UpdateWebhookEndpointInput,
+        required: true,
+      }),
+    },
     resolve: (_q, _r, { input }, ctx) => {
       const { id, ...patch } = input;
       return webhookService.update(ctx, String(id), patch);
@@ -63,15 +77,16 @@ builder.mutationFields((t) => ({
     type: 'WebhookEndpoint',
     authScopes: { $all: { webhooks: true, staff: true } },
     description: 'Deletes the endpoint and its delivery log; returns what was deleted (its `deliveries` are gone).',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The endpoint id.', required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.remove(ctx, String(args.id)),
   }),
   rotateWebhookSecret: t.field({
+    description: 'A new signing secret for a webhook endpoint, shown once; deliveries are signed with it from now on.',
     type: WebhookEndpointSecretPayload,
     authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('RotateWebhookSecret'),
     args: {
-      id: t.arg.id({ required: true }),
+      id: t.arg.id({ description: 'The endpoint id.', required: true }),
       graceHours: t.arg.int({ description: 'How long the previous secret keeps signing too (0–168 h, default 24).' }),
     },
     resolve: (_r, args, ctx) => webhookService.rotateSecret(ctx, String(args.id), args.graceHours),
@@ -81,7 +96,10 @@ builder.mutationFields((t) => ({
     authScopes: { $all: { webhooks: true, staff: true } },
     errors: errors('SendTestWebhook'),
     description: 'Delivers a `ping` to this endpoint whatever it subscribes to.',
-    args: { id: t.arg.id({ required: true }), message: t.arg.string() },
+    args: {
+      id: t.arg.id({ description: 'The endpoint id.', required: true }),
+      message: t.arg.string({ description: 'Text carried in the ping (optional).' }),
+    },
     resolve: (_q, _r, args, ctx) => webhookService.sendTest(ctx, String(args.id), args.message),
   }),
   retryWebhookDelivery: t.prismaField({
@@ -89,7 +107,7 @@ builder.mutationFields((t) => ({
     authScopes: { $all: { webhooks: true, staff: true } },
     description:
       'Re-sends a failed delivery at once; the delivery id and the event id (Service-Delivery) stay the same.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The failed delivery id.', required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.retry(ctx, String(args.id)),
   }),
 }));

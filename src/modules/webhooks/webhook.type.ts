@@ -68,9 +68,10 @@ builder.queryFields((t) => ({
     resolve: (_q, _r, _a, ctx) => webhookService.list(ctx),
   }),
   webhookEndpoint: t.prismaField({
+    description: 'One webhook endpoint of the organisation by id.',
     type: 'WebhookEndpoint',
     authScopes: { $all: { webhooks: true, staff: true } },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The endpoint id.', required: true }) },
     resolve: (_q, _r, args, ctx) => webhookService.get(ctx, String(args.id)),
   }),
 }));

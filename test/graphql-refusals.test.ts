@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { useKit } from './kit.ts';
+
+/**
+ * Issue 27: every refusal of GraphQL input says which field and what kind of refusal, as data. A refused variable or
+ * argument written in the document is one top-level error, 422 `validation_failed`, with `extensions.errors` of
+ * `{field, code, message}`; a module's own refusal is a ValidationProblem result with the same `fieldErrors` where the
+ * mutation declares one, else the same top-level error.
+ */
+
+const t = useKit({});
+const o = t.useOrg({ fast: true });
+
+interface Answer {
+  status: number;
+  body: { data?: any; errors?: { message: string; extensions?: Record<string, any> }[] };
+}
+const gql = (query: string, variables: Record<string, unknown> = {}): Promise<Answer> =>
+  o.as('staff').gql(query, variables);
+
+/** The one validation_failed error of an answer, with its field refusals. */
+function refused(r: Answer) {
+  const e = r.body.errors?.find((x) => x.extensions?.code === 'validation_failed');
+  expect(e, JSON.stringify(r.body)).toBeDefined();
+  expect(e!.extensions).toMatchObject({ code: 'validation_failed', status: 422 });
+  expect(r.body.data ?? null).toBeNull();
+  return e!.extensions!.errors as { field: string; code: string | null; message: string }[];
+}
+
+const LIST = 'query($n: Int) { clients(first: $n) { edges { cursor } } }';
+const CREATE = `mutation($i: CreateClientInput!) {
+  createClient(input: $i) {
+    __typename
+    ... on Client { clientNo }
+    ... on ValidationProblem { code status detail fieldErrors { field code message } }
+  }
+}`;
+
+describe('a variable of the wrong kind', () => {
+  it('is refused at the variable, not_a_whole_number, with no GraphQL type named', async () => {
+    const r = await gql(LIST, { n: 'abc' });
+    expect(r.status).toBe(422);
+    expect(refused(r)).toEqual([{ field: 'n', code: 'not_a_whole_number', message: 'must be a whole number' }]);
+    expect(JSON.stringify(r.body)).not.toMatch(/\bInt\b|abc/);
+  });
+
+  it('written in the document, is refused at the argument the same way (again when Yoga has cached the document)', async () => {
+    for (const _ of [1, 2]) {
+      const r = await gql('query { clients(first: "abc") { edges { cursor } } }');
+      expect(refused(r)).toEqual([{ field: 'first', code: 'not_a_whole_number', message: 'must be a whole number' }]);
+      expect(JSON.stringify(r.body)).not.toMatch(/\bInt\b|GRAPHQL_VALIDATION_FAILED/);
+    }
+  });
+
+  it("graphql-js's other validation errors stay as they are beside it", async () => {
+    const r = await gql('query { clients(first: "abc") { edges { cursor nope } } }');
+    expect(refused(r)).toEqual([{ field: 'first', code: 'not_a_whole_number', message: 'must be a whole number' }]);
+    expect(r.body.errors!.map((e) => e.extensions?.code)).toContain('GRAPHQL_VALIDATION_FAILED');
+  });
+});
+
+describe('a required input field left out', () => {
+  it('is required at its path inside the variable', async () => {
+    const r = await gql(CREATE, { i: { phone: '0712345678' } });
+    expect(r.status).toBe(422);
+    expect(refused(r)).toEqual([{ field: 'i.name', code: 'required', message: 'required' }]);
+  });
+
+  it('written in the document, is required at its path inside the argument', async () => {
+    const r = await gql('mutation { createClient(input: { phone: "0712345678" }) { __typename } }');
+    expect(refused(r)).toEqual([{ field: 'input.name', code: 'required', message: 'required' }]);
+    expect(JSON.stringify(r.body)).not.toMatch(/String!|CreateClientInput/);
+  });
+
+  it('a required argument left out is required at its name', async () => {
+    const r = await gql('mutation { createClient { __typename } }');
+    expect(refused(r)).toEqual([{ field: 'input', code: 'required', message: 'required' }]);
+  });
+});
+
+describe('a value out of range', () => {
+  it('a variable beyond a 32-bit whole number is out_of_range with the bounds', async () => {
+    const r = await gql(LIST, { n: 2 ** 31 });
+    expect(refused(r)).toEqual([
+      { field: 'n', code: 'out_of_range', message: 'must be a whole number from -2147483648 to 2147483647' },
+    ]);
+  });
+
+  it('written in the document, the same at the argument', async () => {
+    const r = await gql('query { clients(salesPersonId: 99999999999) { edges { cursor } } }');
+    expect(refused(r)).toEqual([
+      {
+        field: 'salesPersonId',
+        code: 'out_of_range',
+        message: 'must be a whole number from -2147483648 to 2147483647',
+      },
+    ]);
+  });
+});
+
+describe("a module's own refusal", () => {
+  it('createClient with a bad phone: a ValidationProblem naming the field, nothing written', async () => {
+    const r = await gql(CREATE, { i: { name: 'Refused Phone Otieno', phone: '12' } });
+    expect(r.body.errors).toBeUndefined();
+    const p = r.body.data.createClient;
+    expect(p).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
+    expect(p.fieldErrors).toEqual([{ field: 'phone', code: null, message: expect.stringMatching(/Kenyan mobile/) }]);
+  });
+
+  it('a bound of its own (a name too long) carries its code', async () => {
+    const r = await gql(CREATE, { i: { name: 'N'.repeat(201), phone: '0712345678' } });
+    const p = r.body.data.createClient;
+    expect(p.__typename).toBe('ValidationProblem');
+    expect(p.fieldErrors).toEqual([{ field: 'name', code: 'too_large', message: expect.any(String) }]);
+  });
+
+  it('where no typed result is declared, the same refusal is the top-level error', async () => {
+    const r = await gql('query { checkCertificate { valid } }');
+    // A module's own rule, worded in its own terms, carries no code (docs/api-conventions.md "Errors").
+    expect(refused(r)).toEqual([{ field: 'certificateNo', message: expect.any(String) }]);
+  });
+});
