@@ -57,6 +57,14 @@ describe('the OpenAPI document', () => {
     },
   );
 
+  it('validates with a second, independent validator (@readme/openapi-parser: structure, references, schemas)', async () => {
+    const { validate } = await import('@readme/openapi-parser');
+    // A copy: the parser dereferences in place.
+    const res = await validate(structuredClone(doc));
+    expect(res.valid ? [] : res.errors).toEqual([]);
+    expect(res.warnings).toEqual([]);
+  });
+
   it('declares OpenAPI 3.1.0, a title, a version and the /api/v1 server', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toEqual(expect.any(String));
