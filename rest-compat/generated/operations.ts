@@ -26,8 +26,11 @@ export type Scalars = {
   Shillings: { input: number; output: number; }
 };
 
+/** A note for a prospect's timeline. */
 export type AddProspectNoteInput = {
+  /** The note text; at most 2000 characters. */
   body: Scalars['String']['input'];
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
@@ -238,27 +241,37 @@ export type ClientType =
   /** A person. */
   | 'individual';
 
+/** Turning a prospect into a client: a new client from the prospect's details (corrected here), or an existing client linked. */
 export type ConvertProspectInput = {
+  /** Branch (databaseId); the acting user's branch when absent. */
   branchId?: InputMaybe<Scalars['Int']['input']>;
   /** Link this existing client (one you may see) instead of creating one */
   clientNo?: InputMaybe<Scalars['String']['input']>;
   /** Y-m-d */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's email; default the prospect's. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Create the client despite matching clients */
   force?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The new client's national ID or passport number; default the prospect's. */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's KRA PIN; default the prospect's. */
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Fills or corrects the prospect's details for the new client */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's physical address. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
+  /** Account executive (user databaseId); the acting account executive when absent. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
   /** Default: the prospect's assignee when they sell */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
+/** Binding a medical, travel or standard quote: the insurer's option and the premium agreed. */
 export type CoverBindPolicyInput = {
+  /** The insurer chosen (databaseId, from the quote's options). */
   insurerId: Scalars['Int']['input'];
   /** full (default) or ipf */
   paymentMode?: InputMaybe<Scalars['String']['input']>;
@@ -345,9 +358,11 @@ export type CreateIpfApplicationInput = {
   tenorMonths?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A new prospect: who they are, how to reach them, what they want. */
 export type CreateProspectInput = {
   /** A user who may work prospects; default the acting agent */
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
   estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
@@ -355,9 +370,11 @@ export type CreateProspectInput = {
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The covers they are interested in (replaces the list on update). */
   interests?: InputMaybe<Array<ProspectInterest>>;
   /** KRA PIN; duplicate-checked */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** The person's or business's name; 2 to 200 characters. */
   name: Scalars['String']['input'];
   /** Y-m-d, today or later */
   nextFollowUpOn?: InputMaybe<Scalars['String']['input']>;
@@ -365,6 +382,7 @@ export type CreateProspectInput = {
   note?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format; duplicate-checked against clients and prospects */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** How the prospect came to the organisation. */
   source?: InputMaybe<ProspectSource>;
   /** individual (default) or business */
   type?: InputMaybe<Scalars['String']['input']>;
@@ -543,6 +561,7 @@ export type MarkClaimDocumentInput = {
   status: ClaimDocumentStatus;
 };
 
+/** A medical risk to price: cover type, inpatient limit, riders and members. */
 export type MedicalCoverInput = {
   /** family (default) or group */
   coverType?: InputMaybe<Scalars['String']['input']>;
@@ -550,12 +569,15 @@ export type MedicalCoverInput = {
   inpatientLimit: Scalars['Float']['input'];
   /** Limit to these insurers */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
+  /** The people covered: a family has exactly one principal; a group lists an employee first. */
   members: Array<MedicalMemberInput>;
+  /** Optional riders; none when absent. */
   riders?: InputMaybe<Array<MedicalRiderInput>>;
   /** Y-m-d; a past date starts today (a bind takes policy.startDate) */
   startDate?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A person to cover under medical cover (family member or group employee). */
 export type MedicalMemberInput = {
   /** Whole years, when no date of birth is given */
   age?: InputMaybe<Scalars['Int']['input']>;
@@ -571,6 +593,7 @@ export type MedicalMemberInput = {
   relationship?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An optional benefit added to inpatient cover, at one of its limit bands. */
 export type MedicalRiderInput = {
   /** outpatient, maternity, dental or optical */
   code: Scalars['String']['input'];
@@ -930,6 +953,7 @@ export type SmsRecipientStatus =
   | 'sending'
   | 'sent';
 
+/** A standard-product risk to price: the product, its items or headcount, extensions. */
 export type StandardCoverInput = {
   /** Optional extensions by code */
   extensions?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -937,6 +961,7 @@ export type StandardCoverInput = {
   headcount?: InputMaybe<Scalars['Int']['input']>;
   /** Limit to these insurers */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
+  /** The items or persons insured (with sums insured where the product rates on them). */
   items?: InputMaybe<Array<StandardItemInput>>;
   /** A standard product code (GET /products): PA, DOMESTIC, … */
   product: Scalars['String']['input'];
@@ -944,6 +969,7 @@ export type StandardCoverInput = {
   startDate?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An item or insured person under a standard product. */
 export type StandardItemInput = {
   /** What is insured, or the insured person; required to bind */
   description?: InputMaybe<Scalars['String']['input']>;
@@ -978,6 +1004,7 @@ export type TopUpSmsInput = {
   units: Scalars['Int']['input'];
 };
 
+/** A person travelling, covered for the trip. */
 export type TravellerInput = {
   /** Whole years, when no date of birth is given */
   age?: InputMaybe<Scalars['Int']['input']>;
@@ -985,9 +1012,11 @@ export type TravellerInput = {
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
   /** Required to bind */
   name?: InputMaybe<Scalars['String']['input']>;
+  /** The traveller's passport number. */
   passportNo?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A single trip to price: plan, region, dates and travellers. */
 export type TripInput = {
   /** Y-m-d: first day of cover, today or later */
   departureDate: Scalars['String']['input'];
@@ -1001,6 +1030,7 @@ export type TripInput = {
   region: Scalars['String']['input'];
   /** Y-m-d: last day of cover */
   returnDate: Scalars['String']['input'];
+  /** The people travelling, at least one. */
   travellers: Array<TravellerInput>;
 };
 
@@ -1064,9 +1094,11 @@ export type UpdateClientInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Changes to a prospect: a field left out is unchanged, an explicit null clears it. */
 export type UpdateProspectInput = {
   /** A user who may work prospects; default the acting agent */
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
   estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
@@ -1074,11 +1106,13 @@ export type UpdateProspectInput = {
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The covers they are interested in (replaces the list on update). */
   interests?: InputMaybe<Array<ProspectInterest>>;
   /** KRA PIN; duplicate-checked */
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Required with status lost */
   lostReason?: InputMaybe<ProspectLostReason>;
+  /** The person's or business's name; 2 to 200 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** Y-m-d, today or later */
   nextFollowUpOn?: InputMaybe<Scalars['String']['input']>;
@@ -1086,11 +1120,13 @@ export type UpdateProspectInput = {
   note?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format; duplicate-checked against clients and prospects */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** How the prospect came to the organisation. */
   source?: InputMaybe<ProspectSource>;
   /** A move through the state machine */
   status?: InputMaybe<ProspectStatus>;
   /** individual (default) or business */
   type?: InputMaybe<Scalars['String']['input']>;
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
