@@ -26,26 +26,37 @@ export type Scalars = {
   Shillings: { input: number; output: number; }
 };
 
+/** A note for a prospect's timeline. */
 export type AddProspectNoteInput = {
+  /** The note text; at most 2000 characters. */
   body: Scalars['String']['input'];
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
+/** The new outstanding reserve and why. */
 export type AdjustClaimReserveInput = {
   /** Whole shillings: the new reserve */
   amount: Scalars['Shillings']['input'];
+  /** Why the reserve changes, kept with the reserve movement; 3 to 1000 characters. */
   reason: Scalars['String']['input'];
 };
 
+/** The assessor appointed (replaces any appointed before). */
 export type AppointClaimAssessorInput = {
+  /** The assessing firm; at most 200 characters. */
   firm?: InputMaybe<Scalars['String']['input']>;
+  /** The assessor's name; 2 to 200 characters. */
   name: Scalars['String']['input'];
+  /** The assessor's Kenyan mobile number. */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The amount approved; the excess and net payable follow from the product terms. */
 export type ApproveClaimInput = {
   /** Whole shillings, before the excess */
   approvedAmount: Scalars['Shillings']['input'];
+  /** A note on the approval, kept in the claim's history; at most 1000 characters. */
   reason?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -121,9 +132,11 @@ export type CancelIpfApplicationInput = {
   uuid: Scalars['String']['input'];
 };
 
+/** When a cancellation takes effect, why, and who asked for it. */
 export type CancellationInput = {
   /** Y-m-d: the first day without cover; default today (Nairobi). A date before the start is the start. */
   effectiveDate?: InputMaybe<Scalars['String']['input']>;
+  /** Free text kept with the cancellation (e.g. the letter or call it follows). */
   note?: InputMaybe<Scalars['String']['input']>;
   /** One of insured_request, vehicle_sold, non_payment, written_off, stolen, insurer_request, duplicate_cover */
   reason: Scalars['String']['input'];
@@ -152,16 +165,24 @@ export type CertificateStatus =
 
 /** pending until received (a file, or the original seen on paper) or waived with a reason. */
 export type ClaimDocumentStatus =
+  /** Not yet received: a required line holds the claim in documents_pending. */
   | 'pending'
+  /** A file was uploaded, or claims staff saw the original on paper. */
   | 'received'
+  /** Not needed for this claim; the reason is in note. */
   | 'waived';
 
 /** pending (recorded, amount committed) → sending (the rail is being called) → sent (the rail accepted it) → paid | failed, each only once the rail's status query confirmed it. A bank transfer is recorded paid. */
 export type ClaimPaymentStatus =
+  /** Final: the rail refused it or confirmed a failure (resultCode, resultDesc); the commitment is released. */
   | 'failed'
+  /** Final: the rail confirmed the payout (transactionId), or a bank transfer was recorded. */
   | 'paid'
+  /** Recorded and the amount committed; not yet handed to the rail (or released for a retry). */
   | 'pending'
+  /** The B2C rail is being called. */
   | 'sending'
+  /** The rail accepted the request (conversationId recorded); its result is awaited. */
   | 'sent';
 
 /** The states of a claim. Open: registered, documents_pending, with_underwriter, under_assessment, approved. Done: settled, repudiated, closed (reopened within 90 days to under_assessment), withdrawn. */
@@ -185,20 +206,31 @@ export type ClaimStatus =
   /** Withdrawn by the claimant before any money was instructed. */
   | 'withdrawn';
 
+/** Another party involved in the loss (kept as given, in Claim.thirdParties). */
 export type ClaimThirdPartyInput = {
+  /** Damage or injury to them, in words; at most 1000 characters. */
   damage?: InputMaybe<Scalars['String']['input']>;
+  /** Their national ID or passport number; at most 20 characters. */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** Whether they were injured; null when not known. */
   injured?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The third party's insurer, as named; at most 200 characters. */
   insurer?: InputMaybe<Scalars['String']['input']>;
+  /** Their name; at most 200 characters. */
   name: Scalars['String']['input'];
+  /** A Kenyan mobile number (07…, 01…, +254…). */
   phone?: InputMaybe<Scalars['String']['input']>;
   /** The third party's vehicle */
   registration?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A witness of the loss (kept as given, in Claim.witnesses). */
 export type ClaimWitnessInput = {
+  /** The witness's name; at most 200 characters. */
   name: Scalars['String']['input'];
+  /** A Kenyan mobile number (07…, 01…, +254…). */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** What they saw, in their words; at most 2000 characters. */
   statement?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -209,27 +241,37 @@ export type ClientType =
   /** A person. */
   | 'individual';
 
+/** Turning a prospect into a client: a new client from the prospect's details (corrected here), or an existing client linked. */
 export type ConvertProspectInput = {
+  /** Branch (databaseId); the acting user's branch when absent. */
   branchId?: InputMaybe<Scalars['Int']['input']>;
   /** Link this existing client (one you may see) instead of creating one */
   clientNo?: InputMaybe<Scalars['String']['input']>;
   /** Y-m-d */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's email; default the prospect's. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Create the client despite matching clients */
   force?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The new client's national ID or passport number; default the prospect's. */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's KRA PIN; default the prospect's. */
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Fills or corrects the prospect's details for the new client */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** The new client's physical address. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
+  /** Account executive (user databaseId); the acting account executive when absent. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
   /** Default: the prospect's assignee when they sell */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
+/** Binding a medical, travel or standard quote: the insurer's option and the premium agreed. */
 export type CoverBindPolicyInput = {
+  /** The insurer chosen (databaseId, from the quote's options). */
   insurerId: Scalars['Int']['input'];
   /** full (default) or ipf */
   paymentMode?: InputMaybe<Scalars['String']['input']>;
@@ -316,9 +358,11 @@ export type CreateIpfApplicationInput = {
   tenorMonths?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A new prospect: who they are, how to reach them, what they want. */
 export type CreateProspectInput = {
   /** A user who may work prospects; default the acting agent */
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
   estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
@@ -326,9 +370,11 @@ export type CreateProspectInput = {
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The covers they are interested in (replaces the list on update). */
   interests?: InputMaybe<Array<ProspectInterest>>;
   /** KRA PIN; duplicate-checked */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** The person's or business's name; 2 to 200 characters. */
   name: Scalars['String']['input'];
   /** Y-m-d, today or later */
   nextFollowUpOn?: InputMaybe<Scalars['String']['input']>;
@@ -336,6 +382,7 @@ export type CreateProspectInput = {
   note?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format; duplicate-checked against clients and prospects */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** How the prospect came to the organisation. */
   source?: InputMaybe<ProspectSource>;
   /** individual (default) or business */
   type?: InputMaybe<Scalars['String']['input']>;
@@ -354,6 +401,7 @@ export type CreateWebhookEndpointInput = {
   url: Scalars['String']['input'];
 };
 
+/** A mid-term change: the operation, from when, and the fields that operation reads. */
 export type EndorsePolicyInput = {
   /** change_details */
   details?: InputMaybe<EndorsementDetailsInput>;
@@ -377,13 +425,19 @@ export type EndorsePolicyInput = {
   vehicle?: InputMaybe<EndorsementVehicleInput>;
 };
 
+/** change_details: new particulars of the vehicle named by regNo, and/or the limits of liability; at least one; no premium effect. Fields left out stay as they are. */
 export type EndorsementDetailsInput = {
+  /** The vehicle's body type. */
   bodyType?: InputMaybe<Scalars['String']['input']>;
+  /** The vehicle's chassis number (replaces the one on cover). */
   chassisNo?: InputMaybe<Scalars['String']['input']>;
+  /** The vehicle's engine number. */
   engineNo?: InputMaybe<Scalars['String']['input']>;
   /** The policy's limits of liability, replaced whole */
   limitsOfLiability?: InputMaybe<Scalars['JSON']['input']>;
+  /** The vehicle's make. */
   make?: InputMaybe<Scalars['String']['input']>;
+  /** The vehicle's model. */
   model?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -393,6 +447,7 @@ export type EndorsementMemberInput = {
   age?: InputMaybe<Scalars['Int']['input']>;
   /** Y-m-d; or age */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** The member's national ID or passport number (optional); at most 50 characters. */
   idNo?: InputMaybe<Scalars['String']['input']>;
   /** A child in school (older children are covered while at school) */
   inSchool?: InputMaybe<Scalars['Boolean']['input']>;
@@ -402,22 +457,29 @@ export type EndorsementMemberInput = {
   relationship?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** add_vehicle: the vehicle to add, rated like a quote in the policy's class. */
 export type EndorsementVehicleInput = {
+  /** Body type as on the logbook (saloon, pick-up …). */
   bodyType?: InputMaybe<Scalars['String']['input']>;
   /** Required: the registry certificate needs it */
   chassisNo?: InputMaybe<Scalars['String']['input']>;
   /** Defaults to the first vehicle's coverage; must rate in the policy's class */
   coverage?: InputMaybe<Scalars['String']['input']>;
+  /** Engine number; stored upper case. */
   engineNo?: InputMaybe<Scalars['String']['input']>;
+  /** Required: vehicle make. */
   make?: InputMaybe<Scalars['String']['input']>;
+  /** Required: vehicle model. */
   model?: InputMaybe<Scalars['String']['input']>;
   /** Passengers (PLL), priced per seat */
   pll?: InputMaybe<Scalars['Int']['input']>;
   /** Required */
   regNo?: InputMaybe<Scalars['String']['input']>;
+  /** Commercial vehicles: tonnage (rated by tonnage band). */
   tonnage?: InputMaybe<Scalars['Float']['input']>;
   /** Sum insured, whole shillings (comprehensive cover) */
   value?: InputMaybe<Scalars['Float']['input']>;
+  /** Required: year of manufacture. */
   yom?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -487,15 +549,19 @@ export type IpfQuoteInput = {
   tenorMonths?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A decision on one checklist line, by hand. */
 export type MarkClaimDocumentInput = {
   /** The claim uuid */
   claimId: Scalars['String']['input'];
+  /** The line's kind (ClaimDocument.kind), e.g. claim_form. */
   kind: Scalars['String']['input'];
   /** Required to waive: the reason */
   note?: InputMaybe<Scalars['String']['input']>;
+  /** received (seen on paper, no file needed), waived (note required) or pending again (e.g. a file unreadable). */
   status: ClaimDocumentStatus;
 };
 
+/** A medical risk to price: cover type, inpatient limit, riders and members. */
 export type MedicalCoverInput = {
   /** family (default) or group */
   coverType?: InputMaybe<Scalars['String']['input']>;
@@ -503,12 +569,15 @@ export type MedicalCoverInput = {
   inpatientLimit: Scalars['Float']['input'];
   /** Limit to these insurers */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
+  /** The people covered: a family has exactly one principal; a group lists an employee first. */
   members: Array<MedicalMemberInput>;
+  /** Optional riders; none when absent. */
   riders?: InputMaybe<Array<MedicalRiderInput>>;
   /** Y-m-d; a past date starts today (a bind takes policy.startDate) */
   startDate?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A person to cover under medical cover (family member or group employee). */
 export type MedicalMemberInput = {
   /** Whole years, when no date of birth is given */
   age?: InputMaybe<Scalars['Int']['input']>;
@@ -524,6 +593,7 @@ export type MedicalMemberInput = {
   relationship?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An optional benefit added to inpatient cover, at one of its limit bands. */
 export type MedicalRiderInput = {
   /** outpatient, maternity, dental or optical */
   code: Scalars['String']['input'];
@@ -557,11 +627,15 @@ export type MotorQuoteInput = {
   year: Scalars['Int']['input'];
 };
 
+/** A plain move of the claim state machine, with an optional reason. */
 export type MoveClaimInput = {
+  /** Why, kept in the claim's history; at most 1000 characters. */
   reason?: InputMaybe<Scalars['String']['input']>;
+  /** The status to move to: documents_pending, with_underwriter (checklist complete), under_assessment, closed or withdrawn; the others have their own mutations. */
   to: ClaimStatus;
 };
 
+/** A payout on an approved claim: how much, by which method, to whom. */
 export type PayClaimInput = {
   /** Whole shillings; omit with final: true */
   amount?: InputMaybe<Scalars['Shillings']['input']>;
@@ -577,7 +651,9 @@ export type PayClaimInput = {
   final?: InputMaybe<Scalars['Boolean']['input']>;
   /** mpesa_b2c or bank_transfer */
   method: Scalars['String']['input'];
+  /** Free text kept with the payment; at most 1,000 characters. */
   note?: InputMaybe<Scalars['String']['input']>;
+  /** Who is paid, as shown on the payment; 1–200 characters. */
   payeeName: Scalars['String']['input'];
   /** claimant (default), garage or other */
   payeeType?: InputMaybe<Scalars['String']['input']>;
@@ -682,14 +758,17 @@ export type QuotedFiguresInput = {
   total?: InputMaybe<Scalars['Float']['input']>;
 };
 
+/** The assessor's report. */
 export type RecordClaimAssessmentInput = {
   /** Whole shillings */
   assessedAmount: Scalars['Shillings']['input'];
+  /** The assessor's findings in words; at most 5000 characters. */
   notes?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings */
   salvage?: InputMaybe<Scalars['Shillings']['input']>;
 };
 
+/** A first notice of loss: the policy and insured risk, the loss, and who reports it. */
 export type RegisterClaimInput = {
   /** Theft: an approved anti-theft device was fitted (excess terms) */
   antiTheftDevice?: InputMaybe<Scalars['Boolean']['input']>;
@@ -699,6 +778,7 @@ export type RegisterClaimInput = {
   cause: Scalars['String']['input'];
   /** api (default), phone, email, walk_in, agent or client_area */
   channel?: InputMaybe<Scalars['String']['input']>;
+  /** What happened; at most 5000 characters. */
   description: Scalars['String']['input'];
   /** Whole shillings: the reporter’s estimate (initial reserve) */
   estimatedLoss?: InputMaybe<Scalars['Shillings']['input']>;
@@ -706,9 +786,11 @@ export type RegisterClaimInput = {
   insuredId?: InputMaybe<Scalars['Int']['input']>;
   /** Y-m-d */
   lossDate: Scalars['String']['input'];
+  /** Where the loss happened, in words; at most 300 characters. */
   lossPlace: Scalars['String']['input'];
   /** HH:MM, Nairobi time */
   lossTime?: InputMaybe<Scalars['String']['input']>;
+  /** The police abstract number, when reported to the police (theft, third parties); at most 50 characters. */
   policeAbstractNo?: InputMaybe<Scalars['String']['input']>;
   /** The policy uuid */
   policyId: Scalars['String']['input'];
@@ -718,9 +800,13 @@ export type RegisterClaimInput = {
   reportedAt?: InputMaybe<Scalars['String']['input']>;
   /** Default: the policyholder */
   reporterName?: InputMaybe<Scalars['String']['input']>;
+  /** The reporter's Kenyan mobile number (07…, 01…, +254…). */
   reporterPhone?: InputMaybe<Scalars['String']['input']>;
+  /** How the reporter relates to the policyholder (driver, spouse, broker …), free text; at most 50 characters. */
   reporterRelationship?: InputMaybe<Scalars['String']['input']>;
+  /** Other parties involved; at most 20. */
   thirdParties?: InputMaybe<Array<ClaimThirdPartyInput>>;
+  /** Witnesses of the loss; at most 20. */
   witnesses?: InputMaybe<Array<ClaimWitnessInput>>;
 };
 
@@ -737,14 +823,17 @@ export type RegisterClientAreaClientInput = {
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The renewal quote to bind, the premium agreed and how many instalments. */
 export type RenewPolicyInput = {
   /** The quote's total, whole shillings; within KES 1 */
   premium?: InputMaybe<Scalars['Float']['input']>;
   /** 1 (default) up to the quote's instalment options */
   premiumInstalments?: InputMaybe<Scalars['Int']['input']>;
+  /** Required: the renewal quote (RenewalQuote.uuid), still quoted and valid. */
   renewalQuoteUuid?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A new sum insured for one vehicle of the policy, for the renewal period. */
 export type RenewalVehicleInput = {
   /** A registration on cover under the policy (any spacing) */
   regNo?: InputMaybe<Scalars['String']['input']>;
@@ -752,13 +841,17 @@ export type RenewalVehicleInput = {
   value?: InputMaybe<Scalars['Float']['input']>;
 };
 
+/** Why a closed claim is reopened and, optionally, a new reserve. */
 export type ReopenClaimInput = {
+  /** Why, kept in the claim's history; 3 to 1000 characters. */
   reason: Scalars['String']['input'];
   /** Whole shillings */
   reserve?: InputMaybe<Scalars['Shillings']['input']>;
 };
 
+/** Why the claim is repudiated: a reason code and an optional note. */
 export type RepudiateClaimInput = {
+  /** Free text beside the reason code; at most 2000 characters. */
   note?: InputMaybe<Scalars['String']['input']>;
   /** A reason code (docs/claims.md "Claims") */
   reason: Scalars['String']['input'];
@@ -860,6 +953,7 @@ export type SmsRecipientStatus =
   | 'sending'
   | 'sent';
 
+/** A standard-product risk to price: the product, its items or headcount, extensions. */
 export type StandardCoverInput = {
   /** Optional extensions by code */
   extensions?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -867,6 +961,7 @@ export type StandardCoverInput = {
   headcount?: InputMaybe<Scalars['Int']['input']>;
   /** Limit to these insurers */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
+  /** The items or persons insured (with sums insured where the product rates on them). */
   items?: InputMaybe<Array<StandardItemInput>>;
   /** A standard product code (GET /products): PA, DOMESTIC, … */
   product: Scalars['String']['input'];
@@ -874,6 +969,7 @@ export type StandardCoverInput = {
   startDate?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An item or insured person under a standard product. */
 export type StandardItemInput = {
   /** What is insured, or the insured person; required to bind */
   description?: InputMaybe<Scalars['String']['input']>;
@@ -883,6 +979,7 @@ export type StandardItemInput = {
   sumInsured?: InputMaybe<Scalars['Float']['input']>;
 };
 
+/** An M-Pesa STK push: the phone to prompt, the amount and what it pays. */
 export type StkPushInput = {
   /** Policy number, debit note number or premium-finance loan reference */
   account: Scalars['String']['input'];
@@ -907,6 +1004,7 @@ export type TopUpSmsInput = {
   units: Scalars['Int']['input'];
 };
 
+/** A person travelling, covered for the trip. */
 export type TravellerInput = {
   /** Whole years, when no date of birth is given */
   age?: InputMaybe<Scalars['Int']['input']>;
@@ -914,9 +1012,11 @@ export type TravellerInput = {
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
   /** Required to bind */
   name?: InputMaybe<Scalars['String']['input']>;
+  /** The traveller's passport number. */
   passportNo?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A single trip to price: plan, region, dates and travellers. */
 export type TripInput = {
   /** Y-m-d: first day of cover, today or later */
   departureDate: Scalars['String']['input'];
@@ -930,6 +1030,7 @@ export type TripInput = {
   region: Scalars['String']['input'];
   /** Y-m-d: last day of cover */
   returnDate: Scalars['String']['input'];
+  /** The people travelling, at least one. */
   travellers: Array<TravellerInput>;
 };
 
@@ -943,9 +1044,11 @@ export type UpdateApiClientInput = {
   scopes?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** The handler and the police abstract number; a field left out is unchanged. */
 export type UpdateClaimInput = {
   /** null unassigns */
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
+  /** The police abstract number; empty or null clears it; at most 50 characters. */
   policeAbstractNo?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -991,9 +1094,11 @@ export type UpdateClientInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Changes to a prospect: a field left out is unchanged, an explicit null clears it. */
 export type UpdateProspectInput = {
   /** A user who may work prospects; default the acting agent */
   assigneeId?: InputMaybe<Scalars['Int']['input']>;
+  /** Email address; stored lower case. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings a year */
   estimatedPremium?: InputMaybe<Scalars['Shillings']['input']>;
@@ -1001,11 +1106,13 @@ export type UpdateProspectInput = {
   force?: InputMaybe<Scalars['Boolean']['input']>;
   /** National ID or passport number; duplicate-checked */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** The covers they are interested in (replaces the list on update). */
   interests?: InputMaybe<Array<ProspectInterest>>;
   /** KRA PIN; duplicate-checked */
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Required with status lost */
   lostReason?: InputMaybe<ProspectLostReason>;
+  /** The person's or business's name; 2 to 200 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** Y-m-d, today or later */
   nextFollowUpOn?: InputMaybe<Scalars['String']['input']>;
@@ -1013,11 +1120,13 @@ export type UpdateProspectInput = {
   note?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format; duplicate-checked against clients and prospects */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** How the prospect came to the organisation. */
   source?: InputMaybe<ProspectSource>;
   /** A move through the state machine */
   status?: InputMaybe<ProspectStatus>;
   /** individual (default) or business */
   type?: InputMaybe<Scalars['String']['input']>;
+  /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
 };
 
@@ -1045,6 +1154,7 @@ export type UpdateWebhookEndpointInput = {
   url?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A file for a checklist line of a claim, sent inline as base64. */
 export type UploadClaimDocumentInput = {
   /** The claim uuid */
   claimId: Scalars['String']['input'];
@@ -1052,6 +1162,7 @@ export type UploadClaimDocumentInput = {
   contentBase64: Scalars['String']['input'];
   /** One of application/pdf, image/jpeg, image/png, image/webp, image/heic; the content's first bytes must agree */
   contentType: Scalars['String']['input'];
+  /** The name to show: its last path segment is kept, control characters removed, at most 200 characters; empty becomes <kind><extension>. */
   fileName: Scalars['String']['input'];
   /** A kind on the claim's checklist, or other / photo (extras) */
   kind: Scalars['String']['input'];

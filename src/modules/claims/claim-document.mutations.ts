@@ -5,10 +5,15 @@ import { claimDocumentService, DOCUMENT_TYPES } from './claim-document.service.t
 import { LINE_STATUSES } from './documents/checklist.ts';
 
 const UploadClaimDocumentInput = builder.inputType('UploadClaimDocumentInput', {
+  description: 'A file for a checklist line of a claim, sent inline as base64.',
   fields: (t) => ({
     claimId: t.string({ required: true, description: 'The claim uuid' }),
     kind: t.string({ required: true, description: "A kind on the claim's checklist, or other / photo (extras)" }),
-    fileName: t.string({ required: true }),
+    fileName: t.string({
+      required: true,
+      description:
+        'The name to show: its last path segment is kept, control characters removed, at most 200 characters; empty becomes <kind><extension>.',
+    }),
     contentType: t.string({
       required: true,
       description: `One of ${Object.keys(DOCUMENT_TYPES).join(', ')}; the content's first bytes must agree`,
@@ -23,14 +28,24 @@ const UploadClaimDocumentInput = builder.inputType('UploadClaimDocumentInput', {
 /** Defined here (the type file imports this one, so the dependency runs one way) and shown on ClaimDocument too. */
 export const ClaimDocumentStatusEnum = builder.enumType('ClaimDocumentStatus', {
   description: 'pending until received (a file, or the original seen on paper) or waived with a reason.',
-  values: LINE_STATUSES,
+  values: {
+    pending: { description: 'Not yet received: a required line holds the claim in documents_pending.' },
+    received: { description: 'A file was uploaded, or claims staff saw the original on paper.' },
+    waived: { description: 'Not needed for this claim; the reason is in note.' },
+  } satisfies Record<(typeof LINE_STATUSES)[number], { description: string }>,
 });
 
 const MarkClaimDocumentInput = builder.inputType('MarkClaimDocumentInput', {
+  description: 'A decision on one checklist line, by hand.',
   fields: (t) => ({
     claimId: t.string({ required: true, description: 'The claim uuid' }),
-    kind: t.string({ required: true }),
-    status: t.field({ type: ClaimDocumentStatusEnum, required: true }),
+    kind: t.string({ required: true, description: "The line's kind (ClaimDocument.kind), e.g. claim_form." }),
+    status: t.field({
+      type: ClaimDocumentStatusEnum,
+      required: true,
+      description:
+        'received (seen on paper, no file needed), waived (note required) or pending again (e.g. a file unreadable).',
+    }),
     note: t.string({ description: 'Required to waive: the reason' }),
   }),
 });
@@ -42,6 +57,7 @@ interface Uploaded {
 }
 
 const UploadPayload = builder.objectRef<Uploaded>('UploadClaimDocumentPayload').implement({
+  description: 'The outcome of uploadClaimDocument: the checklist line and the file stored (or already there).',
   fields: (t) => ({
     document: t.prismaField({
       type: 'ClaimDocument',
@@ -49,7 +65,11 @@ const UploadPayload = builder.objectRef<Uploaded>('UploadClaimDocumentPayload').
       resolve: (query, r, _a, ctx) => claimDocumentService.lineById(ctx, r.documentId, query),
     }),
     // The file's type exposes no relation: the row the upload returned already holds every field a query can ask for.
-    file: t.prismaField({ type: 'ClaimDocumentFile', resolve: (_query, r) => r.file }),
+    file: t.prismaField({
+      type: 'ClaimDocumentFile',
+      description: 'The file stored; when duplicate, the one already on the line.',
+      resolve: (_query, r) => r.file,
+    }),
     duplicate: t.exposeBoolean('duplicate', {
       description: 'The same bytes were already on this line: that file is answered, nothing new stored',
     }),

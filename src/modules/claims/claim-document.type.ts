@@ -16,9 +16,9 @@ builder.prismaObject('ClaimDocumentFile', {
       description: 'As uploaded (last path segment, control characters removed)',
     }),
     contentType: t.exposeString('contentType', { description: 'Declared and confirmed by the content' }),
-    sizeBytes: t.exposeInt('sizeBytes'),
+    sizeBytes: t.exposeInt('sizeBytes', { description: 'Size of the file in bytes (decoded).' }),
     sha256: t.exposeString('sha256', { description: 'Hex SHA-256 of the bytes' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was uploaded.' }),
     contentBase64: t.string({
       description:
         'The bytes, base64, read from the document store for this field only: the whole file, or `length` bytes ' +
@@ -39,9 +39,17 @@ builder.prismaObject('ClaimDocument', {
   fields: (t) => ({
     kind: t.exposeString('kind', { description: "A kind of the cause's checklist (claim_form …), or other / photo" }),
     required: t.exposeBoolean('required', { description: 'Holds the claim in documents_pending until decided' }),
-    status: t.field({ type: ClaimDocumentStatusEnum, resolve: (d) => d.status as LineStatus }),
+    status: t.field({
+      type: ClaimDocumentStatusEnum,
+      description: 'pending, received or waived.',
+      resolve: (d) => d.status as LineStatus,
+    }),
     note: t.exposeString('note', { nullable: true, description: 'Why it was waived, or a note on the decision' }),
-    decidedAt: t.expose('decidedAt', { type: 'DateTime', nullable: true }),
+    decidedAt: t.expose('decidedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was received (upload or by hand) or waived; null while pending.',
+    }),
     files: t.relation('files', { description: 'Uploaded files, oldest first', query: { orderBy: { id: 'asc' } } }),
   }),
 });

@@ -3,18 +3,19 @@ import { InvalidStateError, ValidationError } from '../../lib/problem.ts';
 import { claimPaymentService } from './claim-payment.service.ts';
 
 const PayClaimInput = builder.inputType('PayClaimInput', {
+  description: 'A payout on an approved claim: how much, by which method, to whom.',
   fields: (t) => ({
     claimId: t.string({ required: true, description: 'The claim uuid' }),
     amount: t.field({ type: 'Shillings', description: 'Whole shillings; omit with final: true' }),
     final: t.boolean({ description: 'Pay exactly what remains (net payable − paid − instructed), cents included' }),
     method: t.string({ required: true, description: 'mpesa_b2c or bank_transfer' }),
     payeeType: t.string({ description: 'claimant (default), garage or other' }),
-    payeeName: t.string({ required: true }),
+    payeeName: t.string({ required: true, description: 'Who is paid, as shown on the payment; 1–200 characters.' }),
     phone: t.string({ description: 'mpesa_b2c: the receiving Kenyan mobile, any format' }),
     bankName: t.string({ description: 'bank_transfer' }),
     bankAccount: t.string({ description: 'bank_transfer' }),
     bankReference: t.string({ description: "bank_transfer: the transfer's reference, once per organisation" }),
-    note: t.string(),
+    note: t.string({ description: 'Free text kept with the payment; at most 1,000 characters.' }),
   }),
 });
 

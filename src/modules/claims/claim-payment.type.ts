@@ -2,30 +2,57 @@ import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { oneClaim } from '../access/claim.visibility.ts';
 import { claimPaymentService } from './claim-payment.service.ts';
-import { CLAIM_PAYMENT_STATES, type ClaimPaymentStatus } from './settlement/payment-state.ts';
+import type { ClaimPaymentStatus } from './settlement/payment-state.ts';
 import './claim-payment.mutations.ts';
 
 const ClaimPaymentStatusEnum = builder.enumType('ClaimPaymentStatus', {
   description:
     'pending (recorded, amount committed) → sending (the rail is being called) → sent (the rail accepted it) → paid | failed, ' +
     "each only once the rail's status query confirmed it. A bank transfer is recorded paid.",
-  values: CLAIM_PAYMENT_STATES,
+  values: {
+    pending: {
+      description: 'Recorded and the amount committed; not yet handed to the rail (or released for a retry).',
+    },
+    sending: { description: 'The B2C rail is being called.' },
+    sent: { description: 'The rail accepted the request (conversationId recorded); its result is awaited.' },
+    paid: {
+      description: 'Final: the rail confirmed the payout (transactionId), or a bank transfer was recorded.',
+    },
+    failed: {
+      description:
+        'Final: the rail refused it or confirmed a failure (resultCode, resultDesc); the commitment is released.',
+    },
+  } satisfies Record<ClaimPaymentStatus, { description: string }>,
 });
 
 builder.prismaObject('ClaimPayment', {
   ...oneClaim,
   description: 'Money out on a claim: an M-Pesa B2C payout or a recorded bank transfer.',
   fields: (t) => ({
-    uuid: t.exposeString('uuid'),
+    uuid: t.exposeString('uuid', { description: 'The payment id (REST payment uuid).' }),
     method: t.exposeString('method', { description: 'mpesa_b2c or bank_transfer' }),
-    status: t.field({ type: ClaimPaymentStatusEnum, resolve: (p) => p.status as ClaimPaymentStatus }),
+    status: t.field({
+      type: ClaimPaymentStatusEnum,
+      description: 'Where the payment stands: pending, sending, sent, then paid or failed.',
+      resolve: (p) => p.status as ClaimPaymentStatus,
+    }),
     payeeType: t.exposeString('payeeType', { description: 'claimant, garage or other' }),
-    payeeName: t.exposeString('payeeName'),
+    payeeName: t.exposeString('payeeName', { description: 'Who is paid, as given (the claimant, the garage …).' }),
     phone: t.exposeString('phone', { nullable: true, description: 'The receiving phone (mpesa_b2c), 2547XXXXXXXX' }),
-    bankName: t.exposeString('bankName', { nullable: true }),
-    bankAccount: t.exposeString('bankAccount', { nullable: true }),
-    amount: t.field({ type: MoneyRef, resolve: (p) => money(p.amountMinor)! }),
-    amountMinor: t.field({ type: 'Cents', resolve: (p) => p.amountMinor }),
+    bankName: t.exposeString('bankName', {
+      nullable: true,
+      description: 'bank_transfer: the bank; null for mpesa_b2c.',
+    }),
+    bankAccount: t.exposeString('bankAccount', {
+      nullable: true,
+      description: 'bank_transfer: the account paid into; null for mpesa_b2c.',
+    }),
+    amount: t.field({ type: MoneyRef, description: 'The amount paid out.', resolve: (p) => money(p.amountMinor)! }),
+    amountMinor: t.field({
+      type: 'Cents',
+      description: 'The same amount in cents (as amount.amountMinor).',
+      resolve: (p) => p.amountMinor,
+    }),
     reference: t.exposeString('reference', {
       description: "Our OriginatorConversationID (mpesa_b2c) or the bank transfer's reference",
     }),
@@ -35,12 +62,31 @@ builder.prismaObject('ClaimPayment', {
       nullable: true,
       description: 'Daraja ResultCode the rail confirmed: 0 paid, 1 insufficient balance, 2001, 2040, 8006 …',
     }),
-    resultDesc: t.exposeString('resultDesc', { nullable: true }),
-    note: t.exposeString('note', { nullable: true }),
-    requestedAt: t.expose('requestedAt', { type: 'DateTime' }),
-    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true }),
-    paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
-    failedAt: t.expose('failedAt', { type: 'DateTime', nullable: true }),
+    resultDesc: t.exposeString('resultDesc', {
+      nullable: true,
+      description:
+        "The rail's ResultDesc (or why the call was refused), at most 500 characters; null for a bank transfer or while awaited.",
+    }),
+    note: t.exposeString('note', { nullable: true, description: 'Free text given with the payment; null when none.' }),
+    requestedAt: t.expose('requestedAt', {
+      type: 'DateTime',
+      description: 'When the payment was recorded (payClaim).',
+    }),
+    sentAt: t.expose('sentAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was last handed to the B2C rail; null for a bank transfer or before sending.',
+    }),
+    paidAt: t.expose('paidAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was confirmed paid; null otherwise.',
+    }),
+    failedAt: t.expose('failedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it failed; null otherwise.',
+    }),
   }),
 });
 

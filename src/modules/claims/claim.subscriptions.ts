@@ -15,16 +15,26 @@ const ClaimMovedEventRef = builder.objectRef<ClaimMovedLive>('ClaimMovedEvent').
   description: 'One move of a claim (event claim.moved), as delivered to webhooks.',
   fields: (t) => ({
     eventId: t.exposeID('id', { description: 'Event UUID (the webhook Service-Delivery id)' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was recorded.' }),
     data: t.field({ type: 'JSON', description: 'The event data, as in the catalogue', resolve: (e) => e.data }),
-    claimNo: t.string({ resolve: (e) => str(e, 'claim_no') }),
-    claimUuid: t.string({ resolve: (e) => str(e, 'claim_uuid') }),
-    policyNo: t.string({ resolve: (e) => str(e, 'policy_no') }),
-    policyUuid: t.string({ resolve: (e) => str(e, 'policy_uuid') }),
-    from: t.string({ resolve: (e) => str(e, 'from') }),
-    to: t.string({ resolve: (e) => str(e, 'to') }),
-    reason: t.string({ nullable: true, resolve: (e) => (e.data.reason as string | null) ?? null }),
-    movedAt: t.string({ resolve: (e) => str(e, 'moved_at') }),
+    claimNo: t.string({
+      description: 'The claim number, CLM-YYYY-NNNNNN (data.claim_no).',
+      resolve: (e) => str(e, 'claim_no'),
+    }),
+    claimUuid: t.string({ description: 'The claim uuid (data.claim_uuid).', resolve: (e) => str(e, 'claim_uuid') }),
+    policyNo: t.string({ description: 'The policy number (data.policy_no).', resolve: (e) => str(e, 'policy_no') }),
+    policyUuid: t.string({ description: 'The policy uuid (data.policy_uuid).', resolve: (e) => str(e, 'policy_uuid') }),
+    from: t.string({ description: 'The status left (a ClaimStatus value).', resolve: (e) => str(e, 'from') }),
+    to: t.string({ description: 'The status entered (a ClaimStatus value).', resolve: (e) => str(e, 'to') }),
+    reason: t.string({
+      nullable: true,
+      description: 'Why, as given with the move; null when none.',
+      resolve: (e) => (e.data.reason as string | null) ?? null,
+    }),
+    movedAt: t.string({
+      description: 'When the claim moved: ISO 8601 with the Nairobi offset (+03:00).',
+      resolve: (e) => str(e, 'moved_at'),
+    }),
   }),
 });
 

@@ -72,9 +72,9 @@ builder.prismaObject('ClaimStatusChange', {
 const ClaimInsuredRef = builder.objectRef<{ id: number; kind: string; name: string }>('ClaimInsured').implement({
   description: "The insured a non-motor claim is about, as the claim records it (the policy's insured[])",
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
+    databaseId: t.exposeInt('id', { description: "The insured's databaseId on the policy (Policy.insured)." }),
     kind: t.exposeString('kind', { description: 'member, traveller or item' }),
-    name: t.exposeString('name'),
+    name: t.exposeString('name', { description: "The person's name or the item's description." }),
   }),
 });
 

@@ -14,9 +14,17 @@ builder.prismaObject('Event', {
   description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event UUID: the webhook Service-Delivery id' }),
-    name: t.exposeString('name'),
-    data: t.expose('data', { type: 'JSON' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', {
+      description: 'The event name (envelope `event`), e.g. payment.received; see eventCatalogue.',
+    }),
+    data: t.expose('data', {
+      type: 'JSON',
+      description: "The event's data (envelope `data`), as the catalogue's schema describes.",
+    }),
+    createdAt: t.expose('createdAt', {
+      type: 'DateTime',
+      description: 'When the event was recorded (envelope `created_at`).',
+    }),
   }),
 });
 

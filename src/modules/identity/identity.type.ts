@@ -20,11 +20,12 @@ const IdentityClient = builder.objectRef<Principal['apiClient']>('IdentityClient
 });
 
 const TenantRef = builder.objectRef<Principal['tenant']>('Tenant').implement({
+  description: "The caller's organisation (tenant): every record read or written belongs to it.",
   fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    type: t.exposeString('type'),
-    paybill: t.exposeString('paybill'),
+    code: t.exposeString('code', { description: 'The organisation code, unique.' }),
+    name: t.exposeString('name', { description: 'The organisation name.' }),
+    type: t.exposeString('type', { description: 'brokerage, agency, sacco or microfinance' }),
+    paybill: t.exposeString('paybill', { description: 'The M-Pesa paybill number premiums are paid to.' }),
   }),
 });
 
@@ -39,9 +40,13 @@ const ActorRef = builder.objectRef<NonNullable<Principal['actor']>>('Actor').imp
 });
 
 const TokenInfo = builder.objectRef<Principal['token']>('TokenInfo').implement({
+  description: 'The access token this request carried.',
   fields: (t) => ({
-    expiresAt: t.field({ type: 'DateTime', resolve: (tok) => tok.expiresAt }),
-    expiresIn: t.int({ resolve: (tok) => Math.max(0, Math.floor((tok.expiresAt.getTime() - Date.now()) / 1000)) }),
+    expiresAt: t.field({ type: 'DateTime', description: 'When the token expires.', resolve: (tok) => tok.expiresAt }),
+    expiresIn: t.int({
+      description: 'Seconds until it expires (0 once expired).',
+      resolve: (tok) => Math.max(0, Math.floor((tok.expiresAt.getTime() - Date.now()) / 1000)),
+    }),
   }),
 });
 

@@ -12,7 +12,11 @@ const MpesaCallbackChannelRef = builder.objectRef<ChannelShape>('MpesaCallbackCh
     generation: t.exposeInt('generation', {
       description: 'Which callback token new prompts carry (1, then one more per rotation)',
     }),
-    rotatedAt: t.expose('rotatedAt', { type: 'DateTime', nullable: true }),
+    rotatedAt: t.expose('rotatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the callback token was last rotated; null before the first rotation.',
+    }),
     previousValidUntil: t.expose('previousValidUntil', {
       type: 'DateTime',
       nullable: true,

@@ -7,8 +7,8 @@ const CollectionsHourRef = builder.objectRef<CollectionsHour>('CollectionsHour')
   description: 'One hour of the Nairobi day: receipts raised in it.',
   fields: (t) => ({
     hour: t.exposeInt('hour', { description: '0–23, Nairobi time' }),
-    count: t.exposeInt('count'),
-    amount: t.field({ type: MoneyRef, resolve: (h) => money(h.amountMinor)! }),
+    count: t.exposeInt('count', { description: 'Receipts paid in this hour.' }),
+    amount: t.field({ type: MoneyRef, description: 'Their total.', resolve: (h) => money(h.amountMinor)! }),
   }),
 });
 
@@ -20,7 +20,7 @@ const PromptOutcomeRef = builder.objectRef<PromptOutcome>('PromptOutcome').imple
       nullable: true,
       description: 'Daraja ResultCode (0 success); null until known',
     }),
-    count: t.exposeInt('count'),
+    count: t.exposeInt('count', { description: 'How many prompts ended with this status and result code.' }),
   }),
 });
 

@@ -17,9 +17,13 @@ type Line = { code: string; name: string; amount_minor: string };
 const LevyShareRef = builder.objectRef<Line>('CancellationLevyShare').implement({
   description: "One percent levy's share of the refund (term by term).",
   fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amount_minor))! }),
+    code: t.exposeString('code', { description: 'The levy code (Levy.code in Query.levies).' }),
+    name: t.exposeString('name', { description: 'The levy as printed on the credit note.' }),
+    amount: t.field({
+      type: MoneyRef,
+      description: "This levy's share of the refund: its rate applied to the unearned basic premium.",
+      resolve: (l) => money(BigInt(l.amount_minor))!,
+    }),
   }),
 });
 const NonRefundableRef = builder
@@ -27,10 +31,16 @@ const NonRefundableRef = builder
   .implement({
     description: 'A charge kept by the insurer (flat duties such as stamp duty).',
     fields: (t) => ({
-      code: t.exposeString('code'),
-      name: t.exposeString('name'),
-      amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amount_minor))! }),
-      reason: t.exposeString('reason'),
+      code: t.exposeString('code', { description: 'The code of the flat levy kept (Levy.code).' }),
+      name: t.exposeString('name', { description: 'The charge as printed.' }),
+      amount: t.field({
+        type: MoneyRef,
+        description: 'The amount kept (as charged on the policy), not part of the credit.',
+        resolve: (l) => money(BigInt(l.amount_minor))!,
+      }),
+      reason: t.exposeString('reason', {
+        description: 'Why it is kept, in words (a flat duty is not pro-rated or refunded).',
+      }),
     }),
   });
 const AppliedRef = builder
@@ -38,11 +48,19 @@ const AppliedRef = builder
   .implement({
     description: 'Part of the credit written off an open debit note (instalment).',
     fields: (t) => ({
-      debitNoteNo: t.string({ resolve: (a) => a.number }),
-      amount: t.field({ type: MoneyRef, resolve: (a) => money(BigInt(a.amount_minor))! }),
+      debitNoteNo: t.string({
+        description: 'The debit note (instalment) number written off.',
+        resolve: (a) => a.number,
+      }),
+      amount: t.field({
+        type: MoneyRef,
+        description: 'How much of the credit went to this debit note (at most what was unpaid on it).',
+        resolve: (a) => money(BigInt(a.amount_minor))!,
+      }),
     }),
   });
 const DaysRef = builder.objectRef<RefundJson['days']>('CancellationDays').implement({
+  description: 'The day count behind the pro-rata refund: unearned days over days in the period.',
   fields: (t) => ({
     inPeriod: t.int({ resolve: (d) => d.in_period, description: 'Days in the policy period (start to end inclusive)' }),
     covered: t.exposeInt('covered', { description: 'Days on cover before the effective date' }),
@@ -53,16 +71,28 @@ const ItemRef = builder.objectRef<RefundJson['items'][number]>('CancellationItem
   description:
     "A premium item (one vehicle's, insured person's, traveller's or item's annual basic premium; or a standard cover's) ended by the cancellation.",
   fields: (t) => ({
-    regNo: t.string({ nullable: true, resolve: (i) => i.regno }),
+    regNo: t.string({
+      nullable: true,
+      description: "Motor: the vehicle's registration number; null for other lines (see insured).",
+      resolve: (i) => i.regno,
+    }),
     insured: t.string({
       nullable: true,
       description: 'Non-motor lines: the insured person, traveller or item',
       resolve: (i) => i.insured ?? null,
     }),
-    annualBasicPremium: t.field({ type: MoneyRef, resolve: (i) => money(BigInt(i.annual_basic_minor))! }),
+    annualBasicPremium: t.field({
+      type: MoneyRef,
+      description: "The item's annual basic premium (before levies) on the policy.",
+      resolve: (i) => money(BigInt(i.annual_basic_minor))!,
+    }),
     from: t.exposeString('from', { description: 'Y-m-d: first day on cover' }),
     to: t.exposeString('to', { description: 'Y-m-d: last day on cover before the cancellation' }),
-    unearnedBasicPremium: t.field({ type: MoneyRef, resolve: (i) => money(BigInt(i.unearned_minor))! }),
+    unearnedBasicPremium: t.field({
+      type: MoneyRef,
+      description: "The part of the item's basic premium refunded: pro rata to the unearned days.",
+      resolve: (i) => money(BigInt(i.unearned_minor))!,
+    }),
   }),
 });
 const m = (s: string) => money(BigInt(s))!;
@@ -70,11 +100,19 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
   description:
     "The itemised refund: unearned basic premium pro rata to the day, each percent levy's share, what is kept, and where the credit goes.",
   fields: (t) => ({
-    days: t.field({ type: DaysRef, resolve: (r) => r.days }),
+    days: t.field({ type: DaysRef, description: 'The day count the refund is pro-rated on.', resolve: (r) => r.days }),
     basicPremium: t.field({ type: MoneyRef, description: 'Unearned basic premium', resolve: (r) => m(r.basic_minor) }),
-    levies: t.field({ type: [LevyShareRef], resolve: (r) => r.levies }),
+    levies: t.field({
+      type: [LevyShareRef],
+      description: "Each percent levy's share of the refund (their sum is taxes).",
+      resolve: (r) => r.levies,
+    }),
     taxes: t.field({ type: MoneyRef, description: 'Sum of the levy shares', resolve: (r) => m(r.taxes_minor) }),
-    nonRefundable: t.field({ type: [NonRefundableRef], resolve: (r) => r.non_refundable }),
+    nonRefundable: t.field({
+      type: [NonRefundableRef],
+      description: 'Charges kept (flat duties), listed for the record; not part of the credit.',
+      resolve: (r) => r.non_refundable,
+    }),
     creditTotal: t.field({
       type: MoneyRef,
       description: 'The credit note: basic premium plus levy shares',
@@ -85,7 +123,11 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
       description: 'Open debit notes written off, oldest due first',
       resolve: (r) => r.applied_to_debit_notes,
     }),
-    appliedTotal: t.field({ type: MoneyRef, resolve: (r) => m(r.applied_total_minor) }),
+    appliedTotal: t.field({
+      type: MoneyRef,
+      description: 'Sum of appliedToDebitNotes: the part of the credit that wrote off open debit notes.',
+      resolve: (r) => m(r.applied_total_minor),
+    }),
     refundToClient: t.field({
       type: MoneyRef,
       description: "The rest of the credit, added to the client's credit balance (0 when refundPayee is lender)",
@@ -106,7 +148,11 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
       description: 'What the client still owes on this policy after the credit',
       resolve: (r) => m(r.outstanding_after_minor),
     }),
-    items: t.field({ type: [ItemRef], resolve: (r) => r.items }),
+    items: t.field({
+      type: [ItemRef],
+      description: 'The premium items ended and the unearned basic premium of each.',
+      resolve: (r) => r.items,
+    }),
   }),
 });
 
@@ -115,13 +161,17 @@ builder.prismaObject('Cancellation', {
   description:
     'A cancellation of a policy: quoted (a preview), confirmed, discarded, expired (a quoted preview past expiresAt) or reinstated.',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    uuid: t.exposeString('uuid'),
+    databaseId: t.exposeInt('id', { description: 'The numeric id (REST id).' }),
+    uuid: t.exposeString('uuid', {
+      description: 'The cancellation id to confirm or discard (REST cancellation uuid).',
+    }),
     status: t.string({
       description: 'quoted, confirmed, discarded, expired or reinstated',
       resolve: (c) => displayStatus(c),
     }),
-    reason: t.exposeString('reason'),
+    reason: t.exposeString('reason', {
+      description: `Why the policy is cancelled: one of ${Object.keys(CANCELLATION_REASONS).join(', ')}.`,
+    }),
     registryReasonId: t.int({
       nullable: true,
       description:
@@ -132,14 +182,23 @@ builder.prismaObject('Cancellation', {
           ? null
           : (CANCELLATION_REASONS[c.reason as CancellationReason]?.registryReasonId ?? 8),
     }),
-    requestedBy: t.exposeString('requestedBy'),
-    note: t.exposeString('note', { nullable: true }),
+    requestedBy: t.exposeString('requestedBy', {
+      description: 'Who asked for the cancellation: insured, intermediary, insurer or lender.',
+    }),
+    note: t.exposeString('note', { nullable: true, description: 'Free text given with the request; null when none.' }),
     effectiveDate: t.string({
       description: 'Y-m-d: the first day without cover',
       resolve: (c) => fromDbDate(c.effectiveDate),
     }),
-    basedOnRevision: t.exposeInt('basedOnRevision'),
-    refund: t.field({ type: RefundRef, resolve: (c) => c.refund as unknown as RefundJson }),
+    basedOnRevision: t.exposeInt('basedOnRevision', {
+      description:
+        'The policy revision the refund was priced on; a policy changed since (another endorsement or cancellation) makes confirmation refuse with preview_stale.',
+    }),
+    refund: t.field({
+      type: RefundRef,
+      description: 'The itemised refund as priced (fixed once confirmed).',
+      resolve: (c) => c.refund as unknown as RefundJson,
+    }),
     creditNote: t.relation('creditNote', {
       nullable: true,
       description: 'The credit note raised on confirmation (none when nothing was unearned).',
@@ -148,11 +207,25 @@ builder.prismaObject('Cancellation', {
       nullable: true,
       description: 'The debit note raised by the reinstatement that reversed this cancellation.',
     }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    confirmedAt: t.expose('confirmedAt', { type: 'DateTime', nullable: true }),
-    reinstatedAt: t.expose('reinstatedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    policy: t.relation('policy'),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'When a quoted preview stops being confirmable (72 hours after it was priced).',
+    }),
+    confirmedAt: t.expose('confirmedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was confirmed; null while quoted, or when discarded or expired.',
+    }),
+    reinstatedAt: t.expose('reinstatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the policy was reinstated (reversing this cancellation); null otherwise.',
+    }),
+    createdAt: t.expose('createdAt', {
+      type: 'DateTime',
+      description: 'When the cancellation was priced (previewed).',
+    }),
+    policy: t.relation('policy', { description: 'The policy cancelled.' }),
   }),
 });
 
@@ -160,7 +233,12 @@ builder.prismaObjectFields('Policy', (t) => ({
   cancellations: t.relation('cancellations', {
     description:
       'Cancellations of this policy, newest first: confirmed and reinstated ones; `all: true` adds previews (quoted, discarded, expired).',
-    args: { all: t.arg.boolean({ defaultValue: false }) },
+    args: {
+      all: t.arg.boolean({
+        defaultValue: false,
+        description: 'true: also previews (quoted, discarded, expired); false: confirmed and reinstated only.',
+      }),
+    },
     query: (args) => ({
       where: args.all ? {} : { status: { in: ['confirmed', 'reinstated'] } },
       orderBy: { id: 'desc' },
@@ -180,13 +258,14 @@ builder.queryFields((t) => ({
 }));
 
 const CancellationInput = builder.inputType('CancellationInput', {
+  description: 'When a cancellation takes effect, why, and who asked for it.',
   fields: (t) => ({
     reason: t.string({ required: true, description: `One of ${Object.keys(CANCELLATION_REASONS).join(', ')}` }),
     requestedBy: t.string({ required: true, description: 'insured, intermediary, insurer or lender' }),
     effectiveDate: t.string({
       description: 'Y-m-d: the first day without cover; default today (Nairobi). A date before the start is the start.',
     }),
-    note: t.string(),
+    note: t.string({ description: 'Free text kept with the cancellation (e.g. the letter or call it follows).' }),
   }),
 });
 

@@ -17,21 +17,32 @@ import { NoteLevyRef } from './notes.type.ts';
 const EffectRef = builder.objectRef<StoredEffect>('EndorsementPremiumEffect').implement({
   description: 'What the change costs for the rest of the period: Σ ±U(B, e) (proration.ts); negative is a credit.',
   fields: (t) => ({
-    basicPremium: t.field({ type: MoneyRef, resolve: (e) => money(BigInt(e.basic_minor))! }),
+    basicPremium: t.field({
+      type: MoneyRef,
+      description: 'Basic premium for the remaining days: annual after minus before, pro rata; negative is a credit.',
+      resolve: (e) => money(BigInt(e.basic_minor))!,
+    }),
     taxes: t.field({
       type: MoneyRef,
       description: 'Percent levies, term by term; flat levies are never pro-rated.',
       resolve: (e) => money(BigInt(e.taxes_minor))!,
     }),
-    total: t.field({ type: MoneyRef, resolve: (e) => money(BigInt(e.total_minor))! }),
+    total: t.field({
+      type: MoneyRef,
+      description:
+        'basicPremium plus taxes: the debit note (positive) or credit note (negative) raised on confirmation; 0 raises none.',
+      resolve: (e) => money(BigInt(e.total_minor))!,
+    }),
     levies: t.field({
       type: [NoteLevyRef],
+      description: "Each percent levy's part of taxes (signed like basicPremium).",
       resolve: (e) => e.levies.map((l) => ({ code: l.code, name: l.name, amountMinor: BigInt(l.amount_minor) })),
     }),
   }),
 });
 
 const DaysRef = builder.objectRef<StoredEffect['days']>('EndorsementDays').implement({
+  description: 'The day count the premium effect is pro-rated on: remaining days over days in the period.',
   fields: (t) => ({
     inPeriod: t.exposeInt('in_period', { description: 'D: days in the policy period, start to end inclusive.' }),
     remaining: t.exposeInt('remaining', { description: 'R(e): days from the effective date to the end inclusive.' }),
@@ -52,11 +63,15 @@ const ItemRef = builder.objectRef<StoredEffect['items'][number]>('EndorsementIte
     annualBasicBefore: t.field({
       type: MoneyRef,
       nullable: true,
+      description:
+        'Annual basic premium before the change; null when the item is added (or for change_details, no premium).',
       resolve: (i) => money(i.annual_basic_before_minor == null ? null : BigInt(i.annual_basic_before_minor)),
     }),
     annualBasicAfter: t.field({
       type: MoneyRef,
       nullable: true,
+      description:
+        'Annual basic premium after the change; null when the item is removed (or for change_details, no premium).',
       resolve: (i) => money(i.annual_basic_after_minor == null ? null : BigInt(i.annual_basic_after_minor)),
     }),
   }),
@@ -82,7 +97,7 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
   ...onePolicy,
   description: 'A mid-term change, two-phase: `pending` (priced), then `confirmed` or `discarded` (or `expired`).',
   fields: (t) => ({
-    uuid: t.exposeString('uuid'),
+    uuid: t.exposeString('uuid', { description: 'The endorsement id to confirm or discard (REST endorsement uuid).' }),
     number: t.exposeString('number', { description: 'END-<policy_no>-<n>' }),
     operation: t.exposeString('operation', {
       description:
@@ -107,9 +122,21 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
         '`changes` with each cents amount `x_minor` preceded by its whole shillings `x` (rounded half away from zero); limits of liability as given.',
       resolve: (e) => withShillings(e.changes),
     }),
-    premiumEffect: t.field({ type: EffectRef, resolve: (e) => e.effect as unknown as StoredEffect }),
-    days: t.field({ type: DaysRef, resolve: (e) => (e.effect as unknown as StoredEffect).days }),
-    items: t.field({ type: [ItemRef], resolve: (e) => (e.effect as unknown as StoredEffect).items }),
+    premiumEffect: t.field({
+      type: EffectRef,
+      description: 'What the change costs (or credits) for the rest of the period, as priced.',
+      resolve: (e) => e.effect as unknown as StoredEffect,
+    }),
+    days: t.field({
+      type: DaysRef,
+      description: 'The day count the effect is pro-rated on.',
+      resolve: (e) => (e.effect as unknown as StoredEffect).days,
+    }),
+    items: t.field({
+      type: [ItemRef],
+      description: 'The vehicles, insured persons or items the change touches, annual basic premium before and after.',
+      resolve: (e) => (e.effect as unknown as StoredEffect).items,
+    }),
     remark: t.string({
       nullable: true,
       description: "The caller's note on the request.",
@@ -124,11 +151,22 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
       nullable: true,
       description: 'Raised on confirmation for a negative effect.',
     }),
-    policy: t.relation('policy'),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    confirmedAt: t.expose('confirmedAt', { type: 'DateTime', nullable: true }),
-    discardedAt: t.expose('discardedAt', { type: 'DateTime', nullable: true }),
+    policy: t.relation('policy', { description: 'The policy endorsed.' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'When a pending endorsement stops being confirmable (72 hours after it was priced).',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was priced (endorsePolicy).' }),
+    confirmedAt: t.expose('confirmedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was confirmed and applied; null unless confirmed.',
+    }),
+    discardedAt: t.expose('discardedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was discarded; null unless discarded.',
+    }),
   }),
 });
 
@@ -137,7 +175,12 @@ builder.prismaObjectFields('Policy', (t) => ({
   endorsements: t.relation('endorsements', {
     description:
       'Endorsements of this policy, newest first: the confirmed ones (its changes); `all: true` adds previews (pending, discarded, expired).',
-    args: { all: t.arg.boolean({ defaultValue: false }) },
+    args: {
+      all: t.arg.boolean({
+        defaultValue: false,
+        description: 'true: also previews (pending, discarded, expired); false: confirmed ones only.',
+      }),
+    },
     query: (args) => ({
       where: args.all ? {} : { status: 'confirmed' },
       orderBy: { id: 'desc' },
@@ -146,28 +189,31 @@ builder.prismaObjectFields('Policy', (t) => ({
 }));
 
 const EndorsementVehicleInput = builder.inputType('EndorsementVehicleInput', {
+  description: "add_vehicle: the vehicle to add, rated like a quote in the policy's class.",
   fields: (t) => ({
     regNo: t.string({ description: 'Required' }),
     chassisNo: t.string({ description: 'Required: the registry certificate needs it' }),
-    engineNo: t.string(),
-    make: t.string(),
-    model: t.string(),
-    yom: t.int(),
+    engineNo: t.string({ description: 'Engine number; stored upper case.' }),
+    make: t.string({ description: 'Required: vehicle make.' }),
+    model: t.string({ description: 'Required: vehicle model.' }),
+    yom: t.int({ description: 'Required: year of manufacture.' }),
     value: t.float({ description: 'Sum insured, whole shillings (comprehensive cover)' }),
-    bodyType: t.string(),
-    tonnage: t.float(),
+    bodyType: t.string({ description: 'Body type as on the logbook (saloon, pick-up …).' }),
+    tonnage: t.float({ description: 'Commercial vehicles: tonnage (rated by tonnage band).' }),
     pll: t.int({ description: 'Passengers (PLL), priced per seat' }),
     coverage: t.string({ description: "Defaults to the first vehicle's coverage; must rate in the policy's class" }),
   }),
 });
 
 const EndorsementDetailsInput = builder.inputType('EndorsementDetailsInput', {
+  description:
+    'change_details: new particulars of the vehicle named by regNo, and/or the limits of liability; at least one; no premium effect. Fields left out stay as they are.',
   fields: (t) => ({
-    chassisNo: t.string(),
-    engineNo: t.string(),
-    make: t.string(),
-    model: t.string(),
-    bodyType: t.string(),
+    chassisNo: t.string({ description: "The vehicle's chassis number (replaces the one on cover)." }),
+    engineNo: t.string({ description: "The vehicle's engine number." }),
+    make: t.string({ description: "The vehicle's make." }),
+    model: t.string({ description: "The vehicle's model." }),
+    bodyType: t.string({ description: "The vehicle's body type." }),
     limitsOfLiability: t.field({ type: 'JSON', description: "The policy's limits of liability, replaced whole" }),
   }),
 });
@@ -182,11 +228,12 @@ const EndorsementMemberInput = builder.inputType('EndorsementMemberInput', {
     dateOfBirth: t.string({ description: 'Y-m-d; or age' }),
     age: t.int({ description: 'Whole years on the effective date (when no date of birth)' }),
     inSchool: t.boolean({ description: 'A child in school (older children are covered while at school)' }),
-    idNo: t.string(),
+    idNo: t.string({ description: "The member's national ID or passport number (optional); at most 50 characters." }),
   }),
 });
 
 const EndorsePolicyInput = builder.inputType('EndorsePolicyInput', {
+  description: 'A mid-term change: the operation, from when, and the fields that operation reads.',
   fields: (t) => ({
     operation: t.string({
       required: true,

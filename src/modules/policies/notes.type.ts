@@ -13,9 +13,13 @@ interface LevyLine {
 export const NoteLevyRef = builder.objectRef<LevyLine>('NoteLevyLine').implement({
   description: "One percent levy's share of a mid-term change (signed on an endorsement effect).",
   fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (l) => money(l.amountMinor)! }),
+    code: t.exposeString('code', { description: 'The levy code (Levy.code in Query.levies).' }),
+    name: t.exposeString('name', { description: 'The levy as printed on the note.' }),
+    amount: t.field({
+      type: MoneyRef,
+      description: "The levy's share; on an endorsement effect negative for a credit, on a credit note positive.",
+      resolve: (l) => money(l.amountMinor)!,
+    }),
   }),
 });
 
@@ -28,8 +32,12 @@ interface Application {
 const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplication').implement({
   description: 'Part of a credit note applied to one open debit note.',
   fields: (t) => ({
-    debitNoteNo: t.exposeString('number'),
-    amount: t.field({ type: MoneyRef, resolve: (a) => money(BigInt(a.amount_minor))! }),
+    debitNoteNo: t.exposeString('number', { description: 'The debit note number the credit was applied to.' }),
+    amount: t.field({
+      type: MoneyRef,
+      description: 'How much of the credit settled this debit note (added to its credited).',
+      resolve: (a) => money(BigInt(a.amount_minor))!,
+    }),
   }),
 });
 
@@ -40,11 +48,24 @@ builder.prismaObject('CreditNote', {
   fields: (t) => ({
     number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),
     kind: t.exposeString('kind', { description: 'endorsement or cancellation' }),
-    amount: t.field({ type: MoneyRef, resolve: (c) => money(c.amountMinor)! }),
-    basicPremium: t.field({ type: MoneyRef, resolve: (c) => money(c.basicMinor)! }),
-    taxes: t.field({ type: MoneyRef, resolve: (c) => money(c.taxesMinor)! }),
+    amount: t.field({
+      type: MoneyRef,
+      description: 'The credit: basicPremium plus taxes (always positive); applied plus refunded.',
+      resolve: (c) => money(c.amountMinor)!,
+    }),
+    basicPremium: t.field({
+      type: MoneyRef,
+      description: 'The basic premium credited (unearned, or the negative endorsement effect as a positive amount).',
+      resolve: (c) => money(c.basicMinor)!,
+    }),
+    taxes: t.field({
+      type: MoneyRef,
+      description: 'The percent levies credited (sum of levies).',
+      resolve: (c) => money(c.taxesMinor)!,
+    }),
     levies: t.field({
       type: [NoteLevyRef],
+      description: "Each percent levy's share of the credit.",
       resolve: (c) =>
         ((c.breakdown as { levies?: { code: string; name: string; amount_minor: string }[] } | null)?.levies ?? []).map(
           (l) => ({
@@ -61,6 +82,7 @@ builder.prismaObject('CreditNote', {
     }),
     applications: t.field({
       type: [CreditApplicationRef],
+      description: 'The open debit notes the credit settled, oldest due first (their sum is applied).',
       resolve: (c) => (c.applications as unknown as Application[]) ?? [],
     }),
     refunded: t.field({
@@ -71,8 +93,13 @@ builder.prismaObject('CreditNote', {
     refundPayee: t.exposeString('refundPayee', {
       description: "client (the client's credit balance) or lender (the policy's premium-finance lender)",
     }),
-    breakdown: t.field({ type: 'JSON', resolve: (c) => c.breakdown }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    breakdown: t.field({
+      type: 'JSON',
+      description:
+        'The stored itemisation: basic_minor, levies, taxes_minor, total_minor (cents, as strings) and explanation lines (days, vehicle, operation).',
+      resolve: (c) => c.breakdown,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the note was raised.' }),
   }),
 });
 

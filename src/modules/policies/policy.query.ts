@@ -103,10 +103,13 @@ builder.prismaObject('PolicyStatusChange', {
   description: 'One transition of the policy state machine.',
   fields: (t) => ({
     fromStatus: t.exposeString('fromStatus', { nullable: true, description: 'Null for the first row (bind)' }),
-    toStatus: t.exposeString('toStatus'),
+    toStatus: t.exposeString('toStatus', { description: 'The status entered (Policy.status values).' }),
     source: t.exposeString('source', { description: 'bind, payment, schedule, api, renewal or reinstatement' }),
-    reason: t.exposeString('reason', { nullable: true }),
-    at: t.expose('at', { type: 'DateTime' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why, in words (e.g. a cancellation reason); null when none.',
+    }),
+    at: t.expose('at', { type: 'DateTime', description: 'When the policy moved.' }),
   }),
 });
 

@@ -18,8 +18,9 @@ import { onePolicy } from '../access/policy.visibility.ts';
 type Figures = ReturnType<typeof figuresOf>;
 
 const RenewalVehicleRef = builder.objectRef<Figures['vehicles'][number]>('RenewalVehicle').implement({
+  description: 'Motor: a vehicle renewed, with its annual basic premium before and after.',
   fields: (t) => ({
-    regNo: t.exposeString('regNo'),
+    regNo: t.exposeString('regNo', { description: 'Registration number (upper case, no spaces).' }),
     value: t.field({
       type: MoneyRef,
       nullable: true,
@@ -45,10 +46,17 @@ const RenewalInsuredRef = builder.objectRef<NonNullable<Figures['insured']>[numb
   description: 'Medical and standard policies: an insured person or item renewed, with their premium before and after.',
   fields: (t) => ({
     databaseId: t.exposeInt('riskId', { description: "The insured on the expiring policy (its insured's databaseId)" }),
-    kind: t.exposeString('kind'),
-    name: t.exposeString('name'),
+    kind: t.exposeString('kind', {
+      description: 'member (medical), traveller (travel) or item (standard: an item or an insured person).',
+    }),
+    name: t.exposeString('name', { description: "The person's name or the item's description." }),
     age: t.exposeInt('ageYears', { nullable: true, description: 'Medical: age at the start of the renewal period' }),
-    sumInsured: t.field({ type: MoneyRef, nullable: true, resolve: (r) => optMoney(r.sumInsuredMinor) }),
+    sumInsured: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Sum insured carried into the renewal; null when the cover has none (e.g. medical members).',
+      resolve: (r) => optMoney(r.sumInsuredMinor),
+    }),
     previousAnnualBasic: t.field({
       type: MoneyRef,
       nullable: true,
@@ -69,31 +77,65 @@ const RenewalCoverPremiumRef = builder
   .implement({
     description: 'A standard cover priced as a whole: its annual basic premium before and after.',
     fields: (t) => ({
-      previousAnnualBasic: t.field({ type: MoneyRef, nullable: true, resolve: (p) => optMoney(p.previousMinor) }),
-      renewalAnnualBasic: t.field({ type: MoneyRef, resolve: (p) => money(BigInt(p.renewalMinor))! }),
+      previousAnnualBasic: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description:
+          'Annual basic premium of the expiring period; null when the policy carries no whole-cover premium item.',
+        resolve: (p) => optMoney(p.previousMinor),
+      }),
+      renewalAnnualBasic: t.field({
+        type: MoneyRef,
+        description: 'Annual basic premium on current rates.',
+        resolve: (p) => money(BigInt(p.renewalMinor))!,
+      }),
     }),
   });
 
 const RenewalLevyRef = builder.objectRef<Figures['levies'][number]>('RenewalLevy').implement({
+  description: 'One levy or duty on the renewal premium.',
   fields: (t) => ({
-    code: t.exposeString('code'),
-    name: t.exposeString('name'),
-    amount: t.field({ type: MoneyRef, resolve: (l) => money(BigInt(l.amountMinor))! }),
+    code: t.exposeString('code', { description: 'The levy code (Levy.code in Query.levies).' }),
+    name: t.exposeString('name', { description: 'The levy as printed on the debit note.' }),
+    amount: t.field({
+      type: MoneyRef,
+      description: 'The levy on the renewal premium (its sum over levies is taxes).',
+      resolve: (l) => money(BigInt(l.amountMinor))!,
+    }),
   }),
 });
 
 const RenewalInstalmentRef = builder.objectRef<Figures['instalments'][number]>('RenewalInstalmentOption').implement({
+  description:
+    "A way to pay the renewal total in parts, as the insurer allows (send parts as renewPolicy's premiumInstalments).",
   fields: (t) => ({
-    parts: t.exposeInt('parts'),
-    amounts: t.field({ type: [MoneyRef], resolve: (o) => o.amountsMinor.map((a) => money(BigInt(a))!) }),
+    parts: t.exposeInt('parts', { description: 'Number of instalments, 1–4.' }),
+    amounts: t.field({
+      type: [MoneyRef],
+      description: 'The instalment amounts in order; they add up to the total.',
+      resolve: (o) => o.amountsMinor.map((a) => money(BigInt(a))!),
+    }),
   }),
 });
 
 const PreviousPeriodRef = builder.objectRef<Figures['previous']>('RenewalPreviousPeriod').implement({
+  description: "The expiring period's premium, for comparison with the renewal.",
   fields: (t) => ({
-    basicPremium: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.basicMinor))! }),
-    taxes: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.taxesMinor))! }),
-    total: t.field({ type: MoneyRef, resolve: (x) => money(BigInt(x.totalMinor))! }),
+    basicPremium: t.field({
+      type: MoneyRef,
+      description: 'Basic premium of the expiring period (before levies).',
+      resolve: (x) => money(BigInt(x.basicMinor))!,
+    }),
+    taxes: t.field({
+      type: MoneyRef,
+      description: 'Levies and duties of the expiring period.',
+      resolve: (x) => money(BigInt(x.taxesMinor))!,
+    }),
+    total: t.field({
+      type: MoneyRef,
+      description: 'basicPremium plus taxes of the expiring period.',
+      resolve: (x) => money(BigInt(x.totalMinor))!,
+    }),
   }),
 });
 
@@ -102,10 +144,13 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
   description:
     'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
   fields: (t) => ({
-    uuid: t.exposeString('uuid'),
+    uuid: t.exposeString('uuid', { description: "The renewal quote's id (send as renewPolicy's renewalQuoteUuid)." }),
     status: t.exposeString('status', { description: 'quoted, bound or expired' }),
-    startDate: t.string({ resolve: (q) => fromDbDate(q.startDate) }),
-    endDate: t.string({ resolve: (q) => fromDbDate(q.endDate) }),
+    startDate: t.string({
+      description: 'Y-m-d: first day of the renewal period (the day after the expiring policy ends).',
+      resolve: (q) => fromDbDate(q.startDate),
+    }),
+    endDate: t.string({ description: 'Y-m-d: last day of the renewal period.', resolve: (q) => fromDbDate(q.endDate) }),
     productVersion: t.exposeInt('productVersion', {
       description: 'Rating version priced on; a newer one at bind answers price_changed',
     }),
@@ -113,15 +158,27 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
       description: 'Y-m-d: last day the quote can be bound',
       resolve: (q) => fromDbDate(q.validUntil),
     }),
-    basicPremium: t.field({ type: MoneyRef, resolve: (q) => money(q.basicMinor)! }),
-    taxes: t.field({ type: MoneyRef, resolve: (q) => money(q.taxesMinor)! }),
-    total: t.field({ type: MoneyRef, resolve: (q) => money(q.totalMinor)! }),
+    basicPremium: t.field({
+      type: MoneyRef,
+      description: 'Annual basic premium of the renewal period on current rates (before levies).',
+      resolve: (q) => money(q.basicMinor)!,
+    }),
+    taxes: t.field({ type: MoneyRef, description: 'Sum of the levies.', resolve: (q) => money(q.taxesMinor)! }),
+    total: t.field({
+      type: MoneyRef,
+      description: "basicPremium plus taxes: the premium to bind (renewPolicy's premium, in whole shillings).",
+      resolve: (q) => money(q.totalMinor)!,
+    }),
     levies: t.field({
       type: [RenewalLevyRef],
       description: 'Percent levies term by term, flat levies once',
       resolve: (q) => figuresOf(q).levies,
     }),
-    vehicles: t.field({ type: [RenewalVehicleRef], resolve: (q) => figuresOf(q).vehicles }),
+    vehicles: t.field({
+      type: [RenewalVehicleRef],
+      description: 'Motor: the vehicles renewed (empty for other lines).',
+      resolve: (q) => figuresOf(q).vehicles,
+    }),
     insured: t.field({
       type: [RenewalInsuredRef],
       description: 'Medical and standard policies: the insured renewed (empty for motor)',
@@ -143,10 +200,14 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
       description: "Renewal total minus the expiring period's total (may be negative)",
       resolve: (q) => money(q.totalMinor - BigInt(figuresOf(q).previous.totalMinor))!,
     }),
-    instalmentOptions: t.field({ type: [RenewalInstalmentRef], resolve: (q) => figuresOf(q).instalments }),
-    policy: t.relation('policy'),
+    instalmentOptions: t.field({
+      type: [RenewalInstalmentRef],
+      description: "The instalment plans allowed: 1 part up to the insurer's maximum (at most 4).",
+      resolve: (q) => figuresOf(q).instalments,
+    }),
+    policy: t.relation('policy', { description: 'The expiring policy this quote renews.' }),
     newPolicy: t.relation('newPolicy', { nullable: true, description: 'The renewal policy, once bound' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the renewal was priced.' }),
   }),
 });
 
@@ -158,6 +219,7 @@ builder.prismaObjectFields('Policy', (t) => ({
 }));
 
 const RenewalVehicleInput = builder.inputType('RenewalVehicleInput', {
+  description: 'A new sum insured for one vehicle of the policy, for the renewal period.',
   fields: (t) => ({
     regNo: t.string({ description: 'A registration on cover under the policy (any spacing)' }),
     value: t.float({ description: 'New sum insured, whole shillings' }),
@@ -165,8 +227,11 @@ const RenewalVehicleInput = builder.inputType('RenewalVehicleInput', {
 });
 
 const RenewPolicyInput = builder.inputType('RenewPolicyInput', {
+  description: 'The renewal quote to bind, the premium agreed and how many instalments.',
   fields: (t) => ({
-    renewalQuoteUuid: t.string(),
+    renewalQuoteUuid: t.string({
+      description: 'Required: the renewal quote (RenewalQuote.uuid), still quoted and valid.',
+    }),
     premium: t.float({ description: "The quote's total, whole shillings; within KES 1" }),
     premiumInstalments: t.int({ description: "1 (default) up to the quote's instalment options" }),
   }),
@@ -174,6 +239,7 @@ const RenewPolicyInput = builder.inputType('RenewPolicyInput', {
 
 type Renewed = Awaited<ReturnType<typeof renewalService.renew>>;
 const RenewedPolicyRef = builder.objectRef<Renewed>('RenewedPolicy').implement({
+  description: 'The outcome of renewPolicy: the new policy, pending payment of its first debit note.',
   fields: (t) => ({
     policy: t.prismaField({
       type: 'Policy',

@@ -14,11 +14,14 @@ type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T
 const prospectFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => ({
   type: t.string({ description: 'individual (default) or business' }),
   phone: t.string({ description: 'Kenyan mobile, any format; duplicate-checked against clients and prospects' }),
-  email: t.string(),
+  email: t.string({ description: 'Email address; stored lower case.' }),
   idNo: t.string({ description: 'National ID or passport number; duplicate-checked' }),
   kraPin: t.string({ description: 'KRA PIN; duplicate-checked' }),
-  source: t.field({ type: ProspectSourceEnum }),
-  interests: t.field({ type: [ProspectInterestEnum] }),
+  source: t.field({ type: ProspectSourceEnum, description: 'How the prospect came to the organisation.' }),
+  interests: t.field({
+    type: [ProspectInterestEnum],
+    description: 'The covers they are interested in (replaces the list on update).',
+  }),
   estimatedPremium: t.field({ type: 'Shillings', description: 'Whole shillings a year' }),
   assigneeId: t.int({ description: 'A user who may work prospects; default the acting agent' }),
   nextFollowUpOn: t.string({ description: 'Y-m-d, today or later' }),
@@ -27,33 +30,46 @@ const prospectFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObje
 });
 
 const CreateProspectInput = builder.inputType('CreateProspectInput', {
-  fields: (t) => ({ name: t.string({ required: true }), ...prospectFields(t) }),
+  description: 'A new prospect: who they are, how to reach them, what they want.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: "The person's or business's name; 2 to 200 characters." }),
+    ...prospectFields(t),
+  }),
 });
 const UpdateProspectInput = builder.inputType('UpdateProspectInput', {
+  description: 'Changes to a prospect: a field left out is unchanged, an explicit null clears it.',
   fields: (t) => ({
-    uuid: t.string({ required: true }),
-    name: t.string(),
+    uuid: t.string({ required: true, description: 'The prospect (its uuid).' }),
+    name: t.string({ description: "The person's or business's name; 2 to 200 characters." }),
     ...prospectFields(t),
     status: t.field({ type: ProspectStatusEnum, description: 'A move through the state machine' }),
     lostReason: t.field({ type: ProspectLostReasonEnum, description: 'Required with status lost' }),
   }),
 });
 const AddProspectNoteInput = builder.inputType('AddProspectNoteInput', {
-  fields: (t) => ({ uuid: t.string({ required: true }), body: t.string({ required: true }) }),
+  description: "A note for a prospect's timeline.",
+  fields: (t) => ({
+    uuid: t.string({ required: true, description: 'The prospect (its uuid).' }),
+    body: t.string({ required: true, description: 'The note text; at most 2000 characters.' }),
+  }),
 });
 const ConvertProspectInput = builder.inputType('ConvertProspectInput', {
+  description:
+    "Turning a prospect into a client: a new client from the prospect's details (corrected here), or an existing client linked.",
   fields: (t) => ({
-    uuid: t.string({ required: true }),
+    uuid: t.string({ required: true, description: 'The prospect (its uuid).' }),
     clientNo: t.string({ description: 'Link this existing client (one you may see) instead of creating one' }),
     force: t.boolean({ description: 'Create the client despite matching clients' }),
     phone: t.string({ description: "Fills or corrects the prospect's details for the new client" }),
-    email: t.string(),
-    idNo: t.string(),
-    kraPin: t.string(),
+    email: t.string({ description: "The new client's email; default the prospect's." }),
+    idNo: t.string({ description: "The new client's national ID or passport number; default the prospect's." }),
+    kraPin: t.string({ description: "The new client's KRA PIN; default the prospect's." }),
     dateOfBirth: t.string({ description: 'Y-m-d' }),
-    physicalAddress: t.string(),
-    branchId: t.int(),
-    riskManagerId: t.int(),
+    physicalAddress: t.string({ description: "The new client's physical address." }),
+    branchId: t.int({ description: "Branch (databaseId); the acting user's branch when absent." }),
+    riskManagerId: t.int({
+      description: 'Account executive (user databaseId); the acting account executive when absent.',
+    }),
     salesPersonId: t.int({ description: "Default: the prospect's assignee when they sell" }),
   }),
 });

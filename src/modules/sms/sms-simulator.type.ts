@@ -6,11 +6,13 @@ import { smsService } from './sms.service.ts';
 const HandsetMessageRef = builder.objectRef<HandsetMessage>('SimulatorHandsetMessage').implement({
   description: 'A message as a simulated handset received it, one-time codes in full (simulator only).',
   fields: (t) => ({
-    gatewayMessageId: t.exposeString('gatewayMessageId'),
-    senderId: t.exposeString('senderId'),
+    gatewayMessageId: t.exposeString('gatewayMessageId', {
+      description: "The simulated gateway's message id (as the send answered it).",
+    }),
+    senderId: t.exposeString('senderId', { description: 'The sender id the message was sent from.' }),
     phone: t.exposeString('phone', { description: 'Normalised 2547XXXXXXXX' }),
     body: t.exposeString('body', { description: 'The text as the handset shows it' }),
-    receivedAt: t.expose('receivedAt', { type: 'DateTime' }),
+    receivedAt: t.expose('receivedAt', { type: 'DateTime', description: 'When the simulated handset received it.' }),
     deliveryStatus: t.exposeString('deliveryStatus', { nullable: true, description: 'Success or Failed; null before' }),
   }),
 });
