@@ -308,21 +308,26 @@ function routeOperationWithZod(r: AnyRoute) {
         }
       : {}),
     responses: {
-      [String(r.response.status)]: {
-        description: r.response.description,
-        headers: {
-          ...rateHeaders,
-          ...r.response.headers,
-          ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
-        },
-        content: {
-          ...Object.fromEntries(
-            (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
-          ),
-          // The streamed CSV variant (`Accept: text/csv`), when the route has one.
-          ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
-        },
-      },
+      ...Object.fromEntries(
+        [r.response, ...(r.response.alsoStatuses ?? [])].map(({ status, description }) => [
+          String(status),
+          {
+            description,
+            headers: {
+              ...rateHeaders,
+              ...r.response.headers,
+              ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+            },
+            content: {
+              ...Object.fromEntries(
+                (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
+              ),
+              // The streamed CSV variant (`Accept: text/csv`), when the route has one.
+              ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
+            },
+          },
+        ]),
+      ),
       ...problemResponses([
         ...COMMON_ERRORS,
         ...r.errors,

@@ -1,28 +1,30 @@
 import type { CancellationFieldsFragment, CancellationInput } from '../generated/operations.ts';
-import { asObject, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { Wire } from '../schemas/builders.ts';
+import type { Cancellation, cancellationInput } from '../schemas/cancellation.ts';
 import { moneyPair } from './money.ts';
 
-/** REST body of POST /policies/{uuid}/cancellation → GraphQL CancellationInput (values passed as sent; the service validates). */
-export function cancellationInputFromRest(body: unknown): SentInput<CancellationInput> {
-  const b = asObject(body);
-  const s = (v: unknown) => (v == null ? undefined : v);
+/** REST body of POST /policies/{uuid}/cancellation (parsed by its definition) → GraphQL CancellationInput. */
+export function cancellationInputFromRest(b: z.output<typeof cancellationInput>): CancellationInput {
   return {
-    reason: s(b.reason) ?? '',
-    requestedBy: s(b.requested_by) ?? '',
-    effectiveDate: s(b.effective_date),
-    note: s(b.note),
+    reason: b.reason,
+    requestedBy: b.requested_by,
+    effectiveDate: b.effective_date ?? undefined,
+    note: b.note ?? undefined,
   };
 }
 
+type Payee = Wire<typeof Cancellation>['refund']['refund_payee'];
+
 /** GraphQL Cancellation → the REST record (money as whole shillings plus `_minor`, dates Y-m-d). */
-export function cancellationToRest(c: CancellationFieldsFragment) {
+export function cancellationToRest(c: CancellationFieldsFragment): Wire<typeof Cancellation> {
   const r = c.refund;
   return {
     id: c.databaseId,
     uuid: c.uuid,
     policy: { uuid: c.policy.uuid, policy_no: c.policy.policyNo, status: c.policy.status },
     // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
-    status: c.cancellationStatus,
+    status: c.cancellationStatus as Wire<typeof Cancellation>['status'],
     reason: c.reason,
     registry_reason_id: c.registryReasonId,
     requested_by: c.requestedBy,
@@ -47,7 +49,7 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
       })),
       ...moneyPair('applied_total', r.appliedTotal),
       ...moneyPair('refund_to_client', r.refundToClient),
-      refund_payee: r.refundPayee,
+      refund_payee: r.refundPayee as Payee,
       ...moneyPair('refund_to_lender', r.refundToLender),
       ...moneyPair('outstanding_after', r.outstandingAfter),
       items: r.items.map((i) => ({
@@ -65,7 +67,7 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
           ...moneyPair('amount', c.creditNote.amount),
           ...moneyPair('applied', c.creditNote.applied),
           ...moneyPair('refunded', c.creditNote.refunded),
-          refund_payee: c.creditNote.refundPayee,
+          refund_payee: c.creditNote.refundPayee as Payee,
         }
       : null,
     reinstatement_debit_note: c.reinstatementDebitNote

@@ -1,7 +1,9 @@
 import type { CertificateFieldsFragment, CheckCertificateQuery } from '../generated/operations.ts';
+import type { Wire } from '../schemas/builders.ts';
+import type { Certificate, CertificateCheck } from '../schemas/certificate.ts';
 
 /** A GraphQL Certificate (operations' CertificateFields) → the REST certificate record. */
-export function certificateToRest(c: CertificateFieldsFragment) {
+export function certificateToRest(c: CertificateFieldsFragment): Wire<typeof Certificate> {
   return {
     uuid: c.uuid,
     certificate_no: c.certificateNo,
@@ -11,8 +13,8 @@ export function certificateToRest(c: CertificateFieldsFragment) {
     policy_uuid: c.policy.uuid,
     regno: c.regNo,
     chassis_no: c.chassisNo,
-    certificate_class: c.certificateClass,
-    cover_code: c.coverCode,
+    certificate_class: c.certificateClass as Wire<typeof Certificate>['certificate_class'],
+    cover_code: c.coverCode as Wire<typeof Certificate>['cover_code'],
     cover: c.coverName,
     stage: c.stage,
     stage_count: c.stageCount,
@@ -29,7 +31,7 @@ export function certificateToRest(c: CertificateFieldsFragment) {
 }
 
 /** The registry check → REST (snake_case). */
-export function certificateCheckToRest(c: CheckCertificateQuery['checkCertificate']) {
+export function certificateCheckToRest(c: CheckCertificateQuery['checkCertificate']): Wire<typeof CertificateCheck> {
   const cert = c.certificate;
   return {
     valid: c.valid,

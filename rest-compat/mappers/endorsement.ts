@@ -1,56 +1,57 @@
-import type {
-  EndorsePolicyInput,
-  EndorsementDetailsInput,
-  EndorsementFieldsFragment,
-  EndorsementMemberInput,
-  EndorsementVehicleInput,
-} from '../generated/operations.ts';
-import { asObject, objectOrAsSent, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { EndorsePolicyInput, EndorsementFieldsFragment } from '../generated/operations.ts';
+import type { Wire } from '../schemas/builders.ts';
+import type { Endorsement, endorsementRequest } from '../schemas/endorsement.ts';
 import { moneyPair } from './money.ts';
 
-/** The legacy endorse body → EndorsePolicyInput. `regno` and `reg_no` are both accepted. */
-export function endorseFromRest(body: unknown): SentInput<EndorsePolicyInput> {
-  const b = asObject(body);
-  const details =
-    b.details != null
-      ? objectOrAsSent(b.details, (d): SentInput<EndorsementDetailsInput> => ({
-          chassisNo: d.chassis_no,
-          engineNo: d.engine_no,
-          make: d.make,
-          model: d.model,
-          bodyType: d.body_type,
-          limitsOfLiability: d.limits_of_liability ?? b.limits_of_liability,
-        }))
-      : b.limits_of_liability != null
-        ? { limitsOfLiability: b.limits_of_liability }
-        : undefined;
+/** The endorse body (parsed by its definition) → EndorsePolicyInput. `regno` and `reg_no` are both accepted. */
+export function endorseFromRest(b: z.output<typeof endorsementRequest>): EndorsePolicyInput {
+  const d = b.details;
+  const details = d
+    ? {
+        chassisNo: d.chassis_no,
+        engineNo: d.engine_no,
+        make: d.make,
+        model: d.model,
+        bodyType: d.body_type,
+        limitsOfLiability: d.limits_of_liability ?? b.limits_of_liability,
+      }
+    : b.limits_of_liability != null
+      ? { limitsOfLiability: b.limits_of_liability }
+      : undefined;
+  const v = b.vehicle;
+  const m = b.member;
   return {
-    operation: b.operation ?? '',
+    operation: b.operation,
     effectiveDate: b.effective_date,
     regNo: b.regno ?? b.reg_no,
-    vehicle: objectOrAsSent(b.vehicle, (v): SentInput<EndorsementVehicleInput> => ({
-      regNo: v.regno ?? v.reg_no,
-      chassisNo: v.chassis_no,
-      engineNo: v.engine_no,
-      make: v.make,
-      model: v.model,
-      yom: v.yom,
-      value: v.value,
-      bodyType: v.body_type,
-      tonnage: v.tonnage,
-      pll: v.pll,
-      coverage: v.coverage,
-    })),
+    vehicle: v
+      ? {
+          regNo: v.regno ?? v.reg_no,
+          chassisNo: v.chassis_no,
+          engineNo: v.engine_no,
+          make: v.make,
+          model: v.model,
+          yom: v.yom,
+          value: v.value,
+          bodyType: v.body_type,
+          tonnage: v.tonnage,
+          pll: v.pll,
+          coverage: v.coverage,
+        }
+      : v,
     value: b.value,
     details,
-    member: objectOrAsSent(b.member, (m): SentInput<EndorsementMemberInput> => ({
-      name: m.name,
-      relationship: m.relationship,
-      dateOfBirth: m.date_of_birth,
-      age: m.age,
-      inSchool: m.in_school,
-      idNo: m.id_no,
-    })),
+    member: m
+      ? {
+          name: m.name,
+          relationship: m.relationship,
+          dateOfBirth: m.date_of_birth,
+          age: m.age,
+          inSchool: m.in_school,
+          idNo: m.id_no,
+        }
+      : m,
     insuredId: b.insured_id,
     sumInsured: b.sum_insured,
     note: b.note,
@@ -72,18 +73,18 @@ function withoutVehicleIds(v: unknown): unknown {
 }
 
 /** GraphQL Endorsement → the REST record. */
-export function endorsementToRest(e: EndorsementFieldsFragment) {
+export function endorsementToRest(e: EndorsementFieldsFragment): Wire<typeof Endorsement> {
   const pe = e.premiumEffect;
   return {
     uuid: e.uuid,
     number: e.number,
-    operation: e.operation,
+    operation: e.operation as Wire<typeof Endorsement>['operation'],
     // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
-    status: e.endorsementStatus,
+    status: e.endorsementStatus as Wire<typeof Endorsement>['status'],
     effective_date: e.effectiveDate,
     policy: { uuid: e.policy.uuid, policy_no: e.policy.policyNo },
     // Money in the change comes as cents with its whole shillings from the core (`changesWithShillings`).
-    changes: withoutVehicleIds(e.changesWithShillings),
+    changes: withoutVehicleIds(e.changesWithShillings) as Record<string, unknown>,
     premium_effect: {
       ...moneyPair('basic_premium', pe.basicPremium),
       ...moneyPair('taxes', pe.taxes),

@@ -6,7 +6,9 @@ import type {
   IpfQuoteOfferFieldsFragment,
   IpfQuoteQuery,
 } from '../generated/operations.ts';
-import type { SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { Wire } from '../schemas/builders.ts';
+import type { IpfLender, IpfLoan, IpfLoanRecord, IpfQuote, ipfQuoteRequest } from '../schemas/ipf-loan.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
@@ -15,8 +17,8 @@ import { moneyPair } from './money.ts';
  * shillings plus `_minor` cents; the core computes every figure, balance and status.
  */
 
-/** POST /ipf/quote body → IpfQuoteInput (values as sent; the service validates). `policy_uuid` is accepted for `policy`. */
-export function ipfQuoteFromRest(b: Record<string, unknown>): SentInput<IpfQuoteInput> {
+/** POST /ipf/quote body (parsed by its definition) → IpfQuoteInput. `policy_uuid` is accepted for `policy`. */
+export function ipfQuoteFromRest(b: z.output<typeof ipfQuoteRequest>): IpfQuoteInput {
   return {
     premium: b.premium,
     policyUuid: b.policy ?? b.policy_uuid,
@@ -42,7 +44,7 @@ export function ipfOfferToRest(o: IpfQuoteOfferFieldsFragment) {
 
 type Quote = Extract<IpfQuoteQuery['ipfQuote'], { __typename: 'IpfQuote' }>;
 
-export function ipfQuoteToRest(q: Quote) {
+export function ipfQuoteToRest(q: Quote): Wire<typeof IpfQuote> {
   return {
     ...moneyPair('premium', q.premium),
     start_date: q.startDate,
@@ -51,7 +53,7 @@ export function ipfQuoteToRest(q: Quote) {
   };
 }
 
-export function ipfLenderToRest(l: IpfLenderFieldsFragment) {
+export function ipfLenderToRest(l: IpfLenderFieldsFragment): Wire<typeof IpfLender> {
   return {
     id: l.id,
     name: l.name,
@@ -67,7 +69,7 @@ export function ipfLenderToRest(l: IpfLenderFieldsFragment) {
 }
 
 /** A loan as lists show it: figures, balance, arrears and what is due next. */
-export function ipfLoanToRest(l: IpfLoanFieldsFragment) {
+export function ipfLoanToRest(l: IpfLoanFieldsFragment): Wire<typeof IpfLoan> {
   return {
     id: l.databaseId,
     uuid: l.uuid,
@@ -88,8 +90,9 @@ export function ipfLoanToRest(l: IpfLoanFieldsFragment) {
       : null,
     settlement: l.settlementValidUntil
       ? {
-          ...moneyPair('payoff', l.settlementPayoff),
-          ...moneyPair('rebate', l.settlementRebate),
+          // Held together: a figure is held with its payoff and rebate.
+          ...moneyPair('payoff', l.settlementPayoff!),
+          ...moneyPair('rebate', l.settlementRebate!),
           valid_until: l.settlementValidUntil,
         }
       : null,
@@ -103,7 +106,9 @@ export function ipfLoanToRest(l: IpfLoanFieldsFragment) {
 }
 
 /** GET /ipf/loans/{uuid}: the loan with its schedule, the receipts allocated to it and its status history. */
-export function ipfLoanDetailToRest(l: IpfLoanFieldsFragment & IpfLoanDetailFieldsFragment) {
+export function ipfLoanDetailToRest(
+  l: IpfLoanFieldsFragment & IpfLoanDetailFieldsFragment,
+): Wire<typeof IpfLoanRecord> {
   return {
     ...ipfLoanToRest(l),
     instalments: l.instalments.map((i) => ({

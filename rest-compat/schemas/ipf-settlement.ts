@@ -4,16 +4,23 @@ import { stkPushResponse } from './payment.ts';
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */
 const stkPush = stkPushResponse.shape.data;
 
-export const ipfSettlementSchemas = {
-  EarlySettlementInput: obj(
-    {
-      confirm: bool(
-        'false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
+/** POST /ipf/loans/{uuid}/early-settlement. */
+export const earlySettlementInput = obj(
+  {
+    confirm: nullable(
+      bool(
+        'false, null or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
       ),
-      phone: str("The phone to prompt when confirming, any Kenyan format (default the client's)"),
-    },
-    [],
-  ),
+    ),
+    phone: nullable(
+      str("The phone to prompt when confirming, any Kenyan format (default the client's); else 422 on phone"),
+    ),
+  },
+  [],
+);
+
+export const ipfSettlementSchemas = {
+  EarlySettlementInput: earlySettlementInput,
   EarlySettlement: obj({
     loan: obj({ uuid: str(), loan_no: str('IPF-YYYY-NNNNNN'), status: str('The loan after this call') }),
     status: oneOf(['quoted', 'confirmed']),
@@ -29,3 +36,5 @@ export const ipfSettlementSchemas = {
     ),
   }),
 };
+
+export const EarlySettlement = ipfSettlementSchemas.EarlySettlement;

@@ -3878,7 +3878,9 @@ export interface components {
                 id_no: string | null;
                 sum_insured: number | null;
                 sum_insured_minor: number | null;
-                details: Record<string, never> | null;
+                details: {
+                    [key: string]: unknown;
+                } | null;
                 /** @enum {string} */
                 status: "active" | "removed";
                 added_on: string | null;
@@ -4107,7 +4109,9 @@ export interface components {
                 id_no: string | null;
                 sum_insured: number | null;
                 sum_insured_minor: number | null;
-                details: Record<string, never> | null;
+                details: {
+                    [key: string]: unknown;
+                } | null;
                 /** @enum {string} */
                 status: "active" | "removed";
                 added_on: string | null;
@@ -4253,69 +4257,48 @@ export interface components {
         EndorsementRequest: {
             /** @enum {string} */
             operation: "add_vehicle" | "remove_vehicle" | "change_value" | "change_details" | "add_member" | "remove_member" | "change_sum_insured";
-            /**
-             * Format: date
-             * @description Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.
-             */
-            effective_date?: string;
-            /** @description remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy */
-            regno?: string;
-            /** @description add_vehicle */
+            effective_date?: string | null;
+            regno?: string | null;
+            reg_no?: string | null;
             vehicle?: {
-                /** @description Registration, any spacing (also `reg_no`) */
-                regno: string;
-                /** @description Required: the registry certificate needs it */
-                chassis_no: string;
-                engine_no?: string;
-                make: string;
-                model: string;
-                /** @description Year of manufacture */
-                yom: number;
-                /** @description Sum insured, whole shillings (required on comprehensive cover) */
-                value?: number;
-                body_type?: string;
-                /** @description Tonnes (commercial vehicles) */
-                tonnage?: number;
-                /** @description Passengers (PLL), priced per seat */
-                pll?: number;
-                /** @description Defaults to the first vehicle's coverage; must rate in the policy's class */
-                coverage?: string;
-            };
-            /** @description change_value: the new sum insured, whole shillings (comprehensive cover only) */
-            value?: number;
-            /** @description change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect */
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                yom?: number | null;
+                value?: number | null;
+                body_type?: string | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                coverage?: string | null;
+            } | null;
+            value?: number | null;
             details?: {
-                chassis_no?: string;
-                engine_no?: string;
-                make?: string;
-                model?: string;
-                body_type?: string;
-                /** @description The policy's limits of liability, replaced whole (object or list) */
-                limits_of_liability?: unknown;
-            };
-            /** @description Same as details.limits_of_liability */
-            limits_of_liability?: unknown;
-            /** @description add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date */
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                body_type?: string | null;
+                limits_of_liability?: ({
+                    [key: string]: unknown;
+                } | unknown[]) | null;
+            } | null;
+            limits_of_liability?: ({
+                [key: string]: unknown;
+            } | unknown[]) | null;
             member?: {
-                name: string;
-                /** @description principal, spouse or child (family cover); employee, spouse or child (group cover) */
-                relationship: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
-                date_of_birth?: string;
-                /** @description Whole years on the effective date, when no date of birth is given */
-                age?: number;
-                in_school?: boolean;
-                id_no?: string;
-            };
-            /** @description remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id) */
-            insured_id?: number;
-            /** @description change_sum_insured (standard): the item's new sum insured, whole shillings */
-            sum_insured?: number;
-            /** @description Free text kept with the endorsement (shown as remark), up to 500 characters */
-            note?: string;
+                name?: string | null;
+                relationship?: string | null;
+                date_of_birth?: string | null;
+                age?: number | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+            } | null;
+            insured_id?: number | null;
+            sum_insured?: number | null;
+            note?: string | null;
         };
         Endorsement: {
             uuid: string;
@@ -4335,7 +4318,9 @@ export interface components {
                 policy_no: string;
             };
             /** @description The requested change, normalised: registrations without spaces, money as whole shillings plus `_minor` cents, `previous_*` values for changes */
-            changes: Record<string, never>;
+            changes: {
+                [key: string]: unknown;
+            };
             /** @description Signed: Σ ±U(B, e) pro rata to the day, percent levies term by term; flat levies (stamp duty) never. Positive raises a debit note on confirmation, negative a credit note. */
             premium_effect: {
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -4427,17 +4412,11 @@ export interface components {
             reason: "insured_request" | "vehicle_sold" | "non_payment" | "written_off" | "stolen" | "insurer_request" | "duplicate_cover";
             /** @enum {string} */
             requested_by: "insured" | "intermediary" | "insurer" | "lender";
-            /**
-             * Format: date
-             * @description Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.
-             */
-            effective_date?: string;
-            /** @description At most 500 characters */
-            note?: string;
+            effective_date?: string | null;
+            note?: string | null;
         };
         ReinstateInput: {
-            /** @description At most 500 characters */
-            note?: string;
+            note?: string | null;
         };
         Cancellation: {
             id: number;
@@ -4616,7 +4595,7 @@ export interface components {
             certificate_class: "A" | "B" | "C" | "D";
             /**
              * @description 100 COMP, 200 TPO, 300 TPFT
-             * @enum {integer}
+             * @enum {number}
              */
             cover_code: 100 | 200 | 300;
             /** @description Cover name */
@@ -4682,13 +4661,13 @@ export interface components {
             }[];
         };
         RenewalQuoteRequest: {
-            /** @description Optional new sums insured; other vehicles keep their current value */
+            /** @description Optional new sums insured; other vehicles keep their current value (a policy without vehicles takes none) */
             vehicles?: {
-                /** @description A registration on cover under the policy */
+                /** @description A registration on cover under the policy, any spacing; each at most once */
                 regno: string;
-                /** @description New sum insured, whole shillings */
+                /** @description New sum insured, whole shillings (a fraction is kept to the cent), up to 1,000,000,000 */
                 value: number;
-            }[];
+            }[] | null;
         };
         RenewalQuote: {
             uuid: string;
@@ -4818,11 +4797,14 @@ export interface components {
             created_at: string;
         };
         RenewRequest: {
+            /**
+             * Format: uuid
+             * @description A renewal quote of this policy
+             */
             renewal_quote_uuid: string;
-            /** @description The quote's total premium, whole shillings (within KES 1) */
+            /** @description The quote's total premium, whole shillings (within KES 1), 0 to 1,000,000,000 */
             premium: number;
-            /** @description 1 (default) up to the number of instalment options */
-            premium_instalments?: number;
+            premium_instalments?: number | null;
         };
         WebhookEndpoint: {
             /** @description Endpoint UUID */
@@ -6520,17 +6502,17 @@ export interface components {
             }[];
         };
         IpfApplicationInput: {
-            /** @description The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no */
-            policy_uuid?: string;
-            policy_no?: string;
+            policy_uuid?: string | null;
+            policy?: string | null;
+            policy_no?: string | null;
             /** @description An active lender of the panel */
             lender_id: number;
             /** @description 3–10, one the lender offers */
             tenor_months: number;
-            /** @description The applicant's national ID or passport number (also `idno`) */
-            id_number: string;
-            /** @description A or P, 9 digits and a letter (also `pin`) */
-            kra_pin: string;
+            id_number?: string | null;
+            idno?: string | null;
+            kra_pin?: string | null;
+            pin?: string | null;
             /**
              * @description Declared monthly income
              * @enum {string}
@@ -6538,14 +6520,14 @@ export interface components {
             income_band: "below_20k" | "20k_50k" | "50k_100k" | "100k_250k" | "above_250k";
             /** @description Must be true: consent to the credit check and to the use of these details */
             consent: boolean;
-            /** @description Submit to the lender at once (default false: a draft) */
-            submit?: boolean;
+            submit?: boolean | null;
         };
         IpfApplicationCancelInput: {
+            /** @description Why, up to 500 characters */
             reason: string;
         };
         IpfApplicationSignInput: {
-            /** @description The six digits the client received by SMS */
+            /** @description The six digits the client received by SMS (anything else: 422 validation_failed on otp, no attempt spent) */
             code: string;
         };
         IpfSigningCode: {
@@ -6691,19 +6673,12 @@ export interface components {
         };
         /** @description premium or policy */
         IpfQuoteRequest: {
-            /** @description Whole shillings (or send policy) */
-            premium?: number;
-            /** @description The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid) */
-            policy?: string;
-            /** @description Only this lender (GET /ipf/lenders) */
-            lender_id?: number;
-            /** @description Only this tenor, 3–10 months */
-            tenor_months?: number;
-            /**
-             * Format: date
-             * @description The deposit’s due date; default and earliest today
-             */
-            start_date?: string;
+            premium?: number | null;
+            policy?: string | null;
+            policy_uuid?: string | null;
+            lender_id?: number | null;
+            tenor_months?: number | null;
+            start_date?: string | null;
         };
         IpfQuote: {
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -7042,10 +7017,8 @@ export interface components {
             }[];
         };
         EarlySettlementInput: {
-            /** @description false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff */
-            confirm?: boolean;
-            /** @description The phone to prompt when confirming, any Kenyan format (default the client's) */
-            phone?: string;
+            confirm?: boolean | null;
+            phone?: string | null;
         };
         EarlySettlement: {
             loan: {
@@ -7489,7 +7462,9 @@ export interface operations {
             content: {
                 "application/json": {
                     Body: {
-                        stkCallback: Record<string, never>;
+                        stkCallback: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -8617,8 +8592,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen */
-                    reason_id: number;
+                    /**
+                     * @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen
+                     * @enum {number}
+                     */
+                    reason_id: 8 | 14 | 15 | 21 | 29 | 30;
                 };
             };
         };
@@ -14944,8 +14922,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The quote (200), or the confirmed figure with the push collecting it (202) */
+            /** @description The quote, or a confirmation with nothing left to pay (no push) */
             200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EarlySettlement"];
+                    };
+                };
+            };
+            /** @description The confirmed figure with the push collecting it */
+            202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16354,13 +16349,9 @@ export interface operations {
                     phone: string;
                     /** @description Whole shillings, 1–250,000 */
                     amount: number;
-                    /** @description Policy number, debit note number, or premium-finance loan reference */
+                    /** @description Policy number, debit note number, or premium-finance loan reference (any case; trimmed) */
                     account: string;
-                    /**
-                     * @default premium
-                     * @enum {string}
-                     */
-                    purpose?: "premium" | "ipf_repayment";
+                    purpose?: ("premium" | "ipf_repayment") | null;
                 };
             };
         };
@@ -17278,7 +17269,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The policy's certificates (200 when nothing new was issued) */
+            /** @description The policy's certificates: nothing new was due */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Certificate"][];
+                    };
+                };
+            };
+            /** @description The policy's certificates: this call issued at least one */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
