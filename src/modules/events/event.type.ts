@@ -14,16 +14,25 @@ builder.prismaObject('Event', {
   description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event UUID: the webhook Service-Delivery id' }),
-    name: t.exposeString('name'),
-    data: t.expose('data', { type: 'JSON' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', {
+      description: 'The event name (policy.activated, claim.moved …; the envelope `event`), as in eventCatalogue.',
+    }),
+    data: t.expose('data', {
+      description: "The event's payload (the envelope `data`), shaped as its eventCatalogue schema says.",
+      type: 'JSON',
+    }),
+    createdAt: t.expose('createdAt', {
+      description: 'When the event happened (committed); the envelope `created_at`.',
+      type: 'DateTime',
+    }),
   }),
 });
 
 const EventCatalogueEntry = builder.objectRef<CatalogueEntry>('EventCatalogueEntry').implement({
+  description: 'One event a webhook endpoint or the events subscription can ask for, with the shape of its data.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
+    name: t.exposeString('name', { description: 'The event name to subscribe to (policy.activated …).' }),
+    description: t.exposeString('description', { description: 'When the event is raised, in words.' }),
     schema: t.expose('schema', { type: 'JSON', description: "JSON Schema (draft 2020-12) of the event's `data`" }),
   }),
 });
