@@ -115,9 +115,11 @@ export type BindVehicleInput = {
   yom: Scalars['Int']['input'];
 };
 
+/** An application to withdraw, and why. */
 export type CancelIpfApplicationInput = {
   /** Required: why */
   reason?: InputMaybe<Scalars['String']['input']>;
+  /** The application uuid */
   uuid: Scalars['String']['input'];
 };
 
@@ -299,6 +301,7 @@ export type CreateClientInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A premium-finance application for one policy: the offer chosen (lender, tenor) and the applicant’s KYC. */
 export type CreateIpfApplicationInput = {
   /** Must be true: the applicant consents to the credit check */
   consent?: InputMaybe<Scalars['Boolean']['input']>;
@@ -310,6 +313,7 @@ export type CreateIpfApplicationInput = {
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Required: an active lender of the panel */
   lenderId?: InputMaybe<Scalars['Int']['input']>;
+  /** The policy by its number (instead of policyUuid). */
   policyNo?: InputMaybe<Scalars['String']['input']>;
   /** The policy (pending payment, bound with payment mode ipf); or policyNo */
   policyUuid?: InputMaybe<Scalars['String']['input']>;
@@ -455,31 +459,52 @@ export type InsuredInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Where an application stands: draft → submitted → approved | declined; approved → signed → funded; or cancelled, expired. */
 export type IpfApplicationStatus =
+  /** The lender approved; the client may now sign the agreement with a one-time code. */
   | 'approved'
+  /** Withdrawn by the broker (a signed one only before any deposit). */
   | 'cancelled'
+  /** The lender declined, with decisionReasons. */
   | 'declined'
+  /** Created; KYC and consent may still be completed before it is submitted. */
   | 'draft'
+  /** Not signed, or its deposit not paid, in time. */
   | 'expired'
+  /** The deposit is paid and the lender has paid the insurer. */
   | 'funded'
+  /** The client signed; the loan exists and waits for the deposit. */
   | 'signed'
+  /** Sent to the lender; its decision is awaited. */
   | 'submitted';
 
 /** paid; waived (at early settlement); else by due date: overdue (past), due (today), upcoming */
 export type IpfInstalmentStatus =
+  /** Due today and not fully paid. */
   | 'due'
+  /** Due before today and not fully paid. */
   | 'overdue'
+  /** Paid in full. */
   | 'paid'
+  /** Due after today. */
   | 'upcoming'
+  /** Waived at early settlement. */
   | 'waived';
 
+/** Where a loan stands: awaiting_deposit → active → settled | defaulted, or cancelled before the deposit. */
 export type IpfLoanStatus =
+  /** Funded: the lender paid the insurer and the policy is active; instalments are being repaid. */
   | 'active'
+  /** Signed; waiting for the deposit and the lender to pay the insurer. */
   | 'awaiting_deposit'
+  /** The application was cancelled or expired before the deposit was paid. */
   | 'cancelled'
+  /** An instalment stayed unpaid past the lender’s grace days. */
   | 'defaulted'
+  /** Paid in full, or settled early. */
   | 'settled';
 
+/** The premium to finance (premium or policyUuid) and, optionally, the lender, tenor and start date. */
 export type IpfQuoteInput = {
   /** Only this lender */
   lenderId?: InputMaybe<Scalars['Int']['input']>;
@@ -791,6 +816,7 @@ export type RequestClientOtpInput = {
   purpose?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The application to act on. */
 export type RequestIpfSigningCodeInput = {
   /** The application uuid */
   uuid: Scalars['String']['input'];
@@ -857,6 +883,7 @@ export type SendSmsInput = {
   variables?: InputMaybe<Scalars['JSON']['input']>;
 };
 
+/** A loan to quote early settlement for, or to confirm it and prompt the payoff. */
 export type SettleIpfLoanEarlyInput = {
   /** false or absent: the quote only; true: hold the figure and prompt the phone for the payoff */
   confirm?: InputMaybe<Scalars['Boolean']['input']>;
@@ -868,9 +895,11 @@ export type SettleIpfLoanEarlyInput = {
   uuid: Scalars['String']['input'];
 };
 
+/** The client’s signature on an approved application: the one-time code sent to its phone. */
 export type SignIpfApplicationInput = {
   /** Required: the six digits the client received by SMS */
   code?: InputMaybe<Scalars['String']['input']>;
+  /** The application uuid */
   uuid: Scalars['String']['input'];
 };
 
@@ -923,6 +952,7 @@ export type StkPushInput = {
   purpose?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The application to act on. */
 export type SubmitIpfApplicationInput = {
   /** The application uuid */
   uuid: Scalars['String']['input'];
