@@ -126,9 +126,11 @@ export type BindVehicleInput = {
   yom: Scalars['Int']['input'];
 };
 
+/** An application to withdraw, and why. */
 export type CancelIpfApplicationInput = {
   /** Required: why */
   reason?: InputMaybe<Scalars['String']['input']>;
+  /** The application uuid */
   uuid: Scalars['String']['input'];
 };
 
@@ -289,12 +291,15 @@ export type CoverBindPolicyInput = {
   totalBasic?: InputMaybe<Scalars['Float']['input']>;
 };
 
+/** A new API client: its name, scopes, acting user and rate limit. */
 export type CreateApiClientInput = {
   /** User the key acts as; defaults to the creating user. */
   actorUserId?: InputMaybe<Scalars['Int']['input']>;
+  /** A name for the client (1–100 characters, trimmed). */
   name: Scalars['String']['input'];
   /** Requests per minute per token (1–100000), this client's own limit; omitted or null: it follows the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set), including later changes of it. */
   rateLimitPerMinute?: InputMaybe<Scalars['Int']['input']>;
+  /** At least one of read, quote, bind, crm, webhooks, admin; duplicates are dropped. */
   scopes: Array<Scalars['String']['input']>;
 };
 
@@ -338,6 +343,7 @@ export type CreateClientInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A premium-finance application for one policy: the offer chosen (lender, tenor) and the applicant’s KYC. */
 export type CreateIpfApplicationInput = {
   /** Must be true: the applicant consents to the credit check */
   consent?: InputMaybe<Scalars['Boolean']['input']>;
@@ -349,6 +355,7 @@ export type CreateIpfApplicationInput = {
   kraPin?: InputMaybe<Scalars['String']['input']>;
   /** Required: an active lender of the panel */
   lenderId?: InputMaybe<Scalars['Int']['input']>;
+  /** The policy by its number (instead of policyUuid). */
   policyNo?: InputMaybe<Scalars['String']['input']>;
   /** The policy (pending payment, bound with payment mode ipf); or policyNo */
   policyUuid?: InputMaybe<Scalars['String']['input']>;
@@ -388,12 +395,15 @@ export type CreateProspectInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A sender ID to ask the networks for; it starts pending. */
 export type CreateSmsSenderIdInput = {
   /** Alphanumeric, 1–11 characters, starting with a letter */
   senderId: Scalars['String']['input'];
 };
 
+/** A new webhook endpoint: where to send, which events, and a note. */
 export type CreateWebhookEndpointInput = {
+  /** A note on the endpoint (at most 500 characters); optional. */
   description?: InputMaybe<Scalars['String']['input']>;
   /** Event names from eventCatalogue, or `*` */
   events: Array<Scalars['String']['input']>;
@@ -511,31 +521,52 @@ export type InsuredInput = {
   type?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Where an application stands: draft → submitted → approved | declined; approved → signed → funded; or cancelled, expired. */
 export type IpfApplicationStatus =
+  /** The lender approved; the client may now sign the agreement with a one-time code. */
   | 'approved'
+  /** Withdrawn by the broker (a signed one only before any deposit). */
   | 'cancelled'
+  /** The lender declined, with decisionReasons. */
   | 'declined'
+  /** Created; KYC and consent may still be completed before it is submitted. */
   | 'draft'
+  /** Not signed, or its deposit not paid, in time. */
   | 'expired'
+  /** The deposit is paid and the lender has paid the insurer. */
   | 'funded'
+  /** The client signed; the loan exists and waits for the deposit. */
   | 'signed'
+  /** Sent to the lender; its decision is awaited. */
   | 'submitted';
 
 /** paid; waived (at early settlement); else by due date: overdue (past), due (today), upcoming */
 export type IpfInstalmentStatus =
+  /** Due today and not fully paid. */
   | 'due'
+  /** Due before today and not fully paid. */
   | 'overdue'
+  /** Paid in full. */
   | 'paid'
+  /** Due after today. */
   | 'upcoming'
+  /** Waived at early settlement. */
   | 'waived';
 
+/** Where a loan stands: awaiting_deposit → active → settled | defaulted, or cancelled before the deposit. */
 export type IpfLoanStatus =
+  /** Funded: the lender paid the insurer and the policy is active; instalments are being repaid. */
   | 'active'
+  /** Signed; waiting for the deposit and the lender to pay the insurer. */
   | 'awaiting_deposit'
+  /** The application was cancelled or expired before the deposit was paid. */
   | 'cancelled'
+  /** An instalment stayed unpaid past the lender’s grace days. */
   | 'defaulted'
+  /** Paid in full, or settled early. */
   | 'settled';
 
+/** The premium to finance (premium or policyUuid) and, optionally, the lender, tenor and start date. */
 export type IpfQuoteInput = {
   /** Only this lender */
   lenderId?: InputMaybe<Scalars['Int']['input']>;
@@ -810,16 +841,23 @@ export type RegisterClaimInput = {
   witnesses?: InputMaybe<Array<ClaimWitnessInput>>;
 };
 
+/** A person registering in the client area, proven by a code sent to the phone (purpose register). */
 export type RegisterClientAreaClientInput = {
   /** The code requested with purpose register */
   code: Scalars['String']['input'];
   /** Y-m-d */
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** Email address; optional. */
   email?: InputMaybe<Scalars['String']['input']>;
+  /** National ID or passport number; optional. */
   idNo?: InputMaybe<Scalars['String']['input']>;
+  /** KRA PIN (A or P, 9 digits, a letter); optional. */
   kraPin?: InputMaybe<Scalars['String']['input']>;
+  /** Full name. */
   name: Scalars['String']['input'];
+  /** Kenyan mobile the code was sent to (any format). */
   phone: Scalars['String']['input'];
+  /** Postal or physical address; optional. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -857,11 +895,13 @@ export type RepudiateClaimInput = {
   reason: Scalars['String']['input'];
 };
 
+/** Who asks for a one-time code: a phone, or a client number with its ID number. */
 export type RequestClientOtpInput = {
   /** Sign-in by client number, with idNo */
   clientNo?: InputMaybe<Scalars['String']['input']>;
   /** The customer's address as your app saw it (per-address throttle) */
   customerIp?: InputMaybe<Scalars['String']['input']>;
+  /** The client’s ID or passport number, with clientNo. */
   idNo?: InputMaybe<Scalars['String']['input']>;
   /** The registered phone (sign-in) or the phone to register */
   phone?: InputMaybe<Scalars['String']['input']>;
@@ -869,6 +909,7 @@ export type RequestClientOtpInput = {
   purpose?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The application to act on. */
 export type RequestIpfSigningCodeInput = {
   /** The application uuid */
   uuid: Scalars['String']['input'];
@@ -876,7 +917,9 @@ export type RequestIpfSigningCodeInput = {
 
 /** ready: the clock runs on and may be advanced; advancing: an advance is running its days. */
 export type SandboxClockStatus =
+  /** An advance is running the daily jobs of its days; another cannot start yet. */
   | 'advancing'
+  /** No advance is running: the clock runs on in real time (an advance: it has finished). */
   | 'ready';
 
 /** The vehicle and cover of a motor quote to save. */
@@ -909,13 +952,17 @@ export type SaveQuoteVehicleInput = {
   year: Scalars['Int']['input'];
 };
 
+/** A template to create, or to replace when its code exists. */
 export type SaveSmsTemplateInput = {
+  /** Whether it can be sent; omitted: true. */
   active?: InputMaybe<Scalars['Boolean']['input']>;
   /** With {{placeholders}} */
   body: Scalars['String']['input'];
+  /** Lower case letters, digits and _ (at most 40), starting with a letter; the service’s own codes are reserved. */
   code: Scalars['String']['input'];
 };
 
+/** An SMS to send: recipients, and either a text or a template with its values. */
 export type SendSmsInput = {
   /** The text; or `template` with `variables` */
   message?: InputMaybe<Scalars['String']['input']>;
@@ -929,6 +976,7 @@ export type SendSmsInput = {
   variables?: InputMaybe<Scalars['JSON']['input']>;
 };
 
+/** A loan to quote early settlement for, or to confirm it and prompt the payoff. */
 export type SettleIpfLoanEarlyInput = {
   /** false or absent: the quote only; true: hold the figure and prompt the phone for the payoff */
   confirm?: InputMaybe<Scalars['Boolean']['input']>;
@@ -940,17 +988,25 @@ export type SettleIpfLoanEarlyInput = {
   uuid: Scalars['String']['input'];
 };
 
+/** The client’s signature on an approved application: the one-time code sent to its phone. */
 export type SignIpfApplicationInput = {
   /** Required: the six digits the client received by SMS */
   code?: InputMaybe<Scalars['String']['input']>;
+  /** The application uuid */
   uuid: Scalars['String']['input'];
 };
 
+/** Where one recipient of a message stands: queued → sending → sent → delivered | failed. */
 export type SmsRecipientStatus =
+  /** The network reported it delivered to the handset. */
   | 'delivered'
+  /** Given up: an invalid or blacklisted number, retries exhausted or a failed delivery report. */
   | 'failed'
+  /** Waiting to be handed to the gateway (or for a retry after a transient failure). */
   | 'queued'
+  /** Being handed to the gateway now. */
   | 'sending'
+  /** The gateway accepted it (code 101); no delivery report yet. */
   | 'sent';
 
 /** A standard-product risk to price: the product, its items or headcount, extensions. */
@@ -993,14 +1049,17 @@ export type StkPushInput = {
   purpose?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The application to act on. */
 export type SubmitIpfApplicationInput = {
   /** The application uuid */
   uuid: Scalars['String']['input'];
 };
 
+/** Units bought from the SMS provider, added to the balance. */
 export type TopUpSmsInput = {
   /** The SMS provider’s invoice or payment reference */
   reference: Scalars['String']['input'];
+  /** Units to add (1–10000000). */
   units: Scalars['Int']['input'];
 };
 
@@ -1034,9 +1093,13 @@ export type TripInput = {
   travellers: Array<TravellerInput>;
 };
 
+/** Changes to an API client; omitted or null fields stay as they are (but rateLimitPerMinute). */
 export type UpdateApiClientInput = {
+  /** An active user of the organisation the key then acts as; omitted: unchanged. */
   actorUserId?: InputMaybe<Scalars['Int']['input']>;
+  /** The client_id of the API client to change. */
   clientId: Scalars['String']['input'];
+  /** A new name (1–100 characters, trimmed); omitted: unchanged. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** Sets the client's own per-minute limit (1–100000); null: removes it, so the client follows the deployment's default; omitted: unchanged. */
   rateLimitPerMinute?: InputMaybe<Scalars['Int']['input']>;
@@ -1130,27 +1193,39 @@ export type UpdateProspectInput = {
   uuid: Scalars['String']['input'];
 };
 
+/** The networks’ answer on a sender ID, or making it the default; omitted fields stay as they are. */
 export type UpdateSmsSenderIdInput = {
   /** true: the default (registered only) */
   isDefault?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The sender ID to change. */
   senderId: Scalars['String']['input'];
   /** The networks’ answer: registered or rejected (or pending) */
   status?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The signed-in client’s contact details to change; omitted fields stay as they are. */
 export type UpdateViewerContactInput = {
+  /** A new alternative phone (Kenyan mobile, any format). */
   altPhone?: InputMaybe<Scalars['String']['input']>;
+  /** A new email address. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** The client’s phone: signed in with a one-time code, trusted for codes at once; the previous phone is told by SMS */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** A new postal or physical address. */
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Changes to a webhook endpoint; omitted fields stay as they are. */
 export type UpdateWebhookEndpointInput = {
+  /** A new note (at most 500 characters). */
   description?: InputMaybe<Scalars['String']['input']>;
+  /** false stops sending (scheduled attempts too); true resumes. */
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Replaces the subscribed events: names from eventCatalogue, or `*`. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The endpoint id. */
   id: Scalars['ID']['input'];
+  /** A new https:// URL on a public address. */
   url?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -1168,12 +1243,17 @@ export type UploadClaimDocumentInput = {
   kind: Scalars['String']['input'];
 };
 
+/** The one-time code received by SMS, with the phone or client number it was requested for. */
 export type VerifyClientOtpInput = {
+  /** The client number the code was requested with (instead of phone). */
   clientNo?: InputMaybe<Scalars['String']['input']>;
+  /** The 6-digit code (5 minutes, 5 attempts). */
   code: Scalars['String']['input'];
+  /** The phone the code was requested with (any Kenyan format). */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An M-Pesa prompt for one of the signed-in client’s open debit notes. */
 export type ViewerPayInput = {
   /** Cents, a multiple of 100; default the outstanding amount */
   amountMinor?: InputMaybe<Scalars['Cents']['input']>;
@@ -1185,12 +1265,15 @@ export type ViewerPayInput = {
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A first notice of loss on one of the signed-in client’s policies. */
 export type ViewerRegisterClaimInput = {
+  /** Theft: an approved anti-theft device was fitted (excess terms). */
   antiTheftDevice?: InputMaybe<Scalars['Boolean']['input']>;
   /** Required: a cause code of the policy's product line */
   cause?: InputMaybe<Scalars['String']['input']>;
   /** Required */
   description?: InputMaybe<Scalars['String']['input']>;
+  /** The loss the claimant estimates, in cents; optional. */
   estimatedLossMinor?: InputMaybe<Scalars['Cents']['input']>;
   /** Required for medical, travel and standard: who or what of the policy (insured id) */
   insuredId?: InputMaybe<Scalars['Int']['input']>;
@@ -1200,6 +1283,7 @@ export type ViewerRegisterClaimInput = {
   lossPlace?: InputMaybe<Scalars['String']['input']>;
   /** HH:MM, Nairobi */
   lossTime?: InputMaybe<Scalars['String']['input']>;
+  /** The police abstract number, when the loss was reported to the police. */
   policeAbstractNo?: InputMaybe<Scalars['String']['input']>;
   /** One of your policies (required) */
   policyUuid?: InputMaybe<Scalars['String']['input']>;

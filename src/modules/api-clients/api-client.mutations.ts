@@ -8,8 +8,10 @@ interface SecretPayload {
 }
 
 const ApiClientSecretPayload = builder.objectRef<SecretPayload>('ApiClientSecretPayload').implement({
+  description: 'An API client together with its new secret, which this answer alone shows.',
   fields: (t) => ({
     apiClient: t.prismaField({
+      description: 'The API client created or rotated.',
       type: 'ApiClient',
       resolve: (query, p, _a, ctx) => apiClientService.byId(ctx, p.apiClient.id, query),
     }),
@@ -18,9 +20,13 @@ const ApiClientSecretPayload = builder.objectRef<SecretPayload>('ApiClientSecret
 });
 
 const CreateApiClientInput = builder.inputType('CreateApiClientInput', {
+  description: 'A new API client: its name, scopes, acting user and rate limit.',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    scopes: t.stringList({ required: true }),
+    name: t.string({ description: 'A name for the client (1–100 characters, trimmed).', required: true }),
+    scopes: t.stringList({
+      description: 'At least one of read, quote, bind, crm, webhooks, admin; duplicates are dropped.',
+      required: true,
+    }),
     actorUserId: t.int({ description: 'User the key acts as; defaults to the creating user.' }),
     rateLimitPerMinute: t.int({
       description:
@@ -30,11 +36,12 @@ const CreateApiClientInput = builder.inputType('CreateApiClientInput', {
 });
 
 const UpdateApiClientInput = builder.inputType('UpdateApiClientInput', {
+  description: 'Changes to an API client; omitted or null fields stay as they are (but rateLimitPerMinute).',
   fields: (t) => ({
-    clientId: t.string({ required: true }),
-    name: t.string(),
+    clientId: t.string({ description: 'The client_id of the API client to change.', required: true }),
+    name: t.string({ description: 'A new name (1–100 characters, trimmed); omitted: unchanged.' }),
     scopes: t.stringList({ description: 'Replaces the scopes; tokens already issued lose removed scopes at once.' }),
-    actorUserId: t.int(),
+    actorUserId: t.int({ description: 'An active user of the organisation the key then acts as; omitted: unchanged.' }),
     rateLimitPerMinute: t.int({
       description:
         "Sets the client's own per-minute limit (1–100000); null: removes it, so the client follows the deployment's default; omitted: unchanged.",
@@ -104,8 +111,10 @@ builder.mutationFields((t) => ({
 }));
 
 const AgentKeyPayload = builder.objectRef<{ agent: { id: number }; agentKey: string }>('AgentKeyPayload').implement({
+  description: 'An agent together with its new agent key, which this answer alone shows.',
   fields: (t) => ({
     agent: t.prismaField({
+      description: 'The agent the key was issued to.',
       type: 'User',
       resolve: (query, p, _a, ctx) => apiClientService.agentById(ctx, p.agent.id, query),
     }),

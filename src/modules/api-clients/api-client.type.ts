@@ -5,14 +5,18 @@ import { nodeAccess } from '../../graphql/access.ts';
 
 /** Organisation settings: admins of the organisation only, never an agent. */
 builder.prismaNode('ApiClient', {
+  description:
+    "An API client (key) of the organisation: a client_id and secret that obtain bearer tokens with the client's scopes.",
   ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
   id: { field: 'id' },
   fields: (t) => ({
     clientId: t.exposeString('clientId', {
       description: 'Public client id (send as client_id at the token endpoint).',
     }),
-    name: t.exposeString('name'),
-    scopes: t.exposeStringList('scopes'),
+    name: t.exposeString('name', { description: 'The name the organisation gave the client (1–100 characters).' }),
+    scopes: t.exposeStringList('scopes', {
+      description: 'The scopes its tokens may carry (read, quote, bind, crm, webhooks, admin), sorted.',
+    }),
     rateLimitPerMinute: t.int({
       description:
         "Requests per minute per token that apply to this client: its own limit (rateLimitOverride), else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
@@ -23,12 +27,31 @@ builder.prismaNode('ApiClient', {
       nullable: true,
       description: "The client's own per-minute limit; null when it follows the deployment's default.",
     }),
-    actorUser: t.relation('actorUser', { nullable: true }),
-    createdBy: t.relation('createdByUser', { nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    secretRotatedAt: t.expose('secretRotatedAt', { type: 'DateTime', nullable: true }),
-    previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    actorUser: t.relation('actorUser', {
+      description: 'The user calls made with this key act as; null: they act as the user who created it (createdBy).',
+      nullable: true,
+    }),
+    createdBy: t.relation('createdByUser', {
+      description: 'The user who created the client; null when it was created by the operator or seeded.',
+      nullable: true,
+    }),
+    revokedAt: t.expose('revokedAt', {
+      description: 'When the client and all its tokens were revoked; null while it is active.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    secretRotatedAt: t.expose('secretRotatedAt', {
+      description: 'When the secret was last rotated; null when it never was.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    previousSecretExpiresAt: t.expose('previousSecretExpiresAt', {
+      description:
+        'Until when the secret replaced by the last rotation still obtains tokens; null when there is no such grace period.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    createdAt: t.expose('createdAt', { description: 'When the client was created.', type: 'DateTime' }),
   }),
 });
 

@@ -6,17 +6,41 @@ import { nodeAccess } from '../../graphql/access.ts';
 builder.prismaNode('AuditLog', {
   ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
   name: 'AuditEntry',
+  description: 'One entry of the audit trail: who changed which record of the organisation, how, and when.',
   id: { field: 'id' },
   fields: (t) => ({
-    actorType: t.exposeString('actorType'),
-    actorUserId: t.exposeInt('actorUserId', { nullable: true }),
-    actorLabel: t.exposeString('actorLabel'),
-    action: t.exposeString('action'),
-    entityType: t.exposeString('entityType'),
-    entityId: t.exposeString('entityId'),
-    changes: t.expose('changes', { type: 'JSON', nullable: true }),
-    requestId: t.exposeString('requestId', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    actorType: t.exposeString('actorType', {
+      description: 'Who acted: user, agent, api_client (a key with no acting user), customer (client area) or system.',
+    }),
+    actorUserId: t.exposeInt('actorUserId', {
+      description: 'The REST id of the acting user or agent; null for API clients, customers and the system.',
+      nullable: true,
+    }),
+    actorLabel: t.exposeString('actorLabel', {
+      description:
+        'Who acted, for people: e.g. "user Jane Doe via API client bgc_…", "agent AG001 via API client bgc_…", "system".',
+    }),
+    action: t.exposeString('action', {
+      description: 'What was done, as entity.verb (client.created, api_client.updated, policy.cancelled …).',
+    }),
+    entityType: t.exposeString('entityType', {
+      description: 'The kind of record changed (client, policy, claim, api_client …).',
+    }),
+    entityId: t.exposeString('entityId', {
+      description: 'The record changed, by its public key: its number (clientNo, policyNo …), uuid or client_id.',
+    }),
+    changes: t.expose('changes', {
+      description:
+        'For updates {field: {from, to}}; for creations the values created; null when nothing is recorded. Secrets never appear.',
+      type: 'JSON',
+      nullable: true,
+    }),
+    requestId: t.exposeString('requestId', {
+      description:
+        'The request id (X-Request-Id) of the call that made the change, to match with logs; null when none was recorded.',
+      nullable: true,
+    }),
+    createdAt: t.expose('createdAt', { description: 'When the change was committed.', type: 'DateTime' }),
   }),
 });
 

@@ -15,16 +15,23 @@ import type { ClientAreaSession } from './sign-in/sign-in.ts';
 const OtpRequestedRef = builder.objectRef<OtpRequested>('ClientOtpRequested').implement({
   description: 'The same answer whether or not the details belong to a client.',
   fields: (t) => ({
-    message: t.exposeString('message'),
-    expiresInSeconds: t.exposeInt('expiresInSeconds'),
-    resendAfterSeconds: t.exposeInt('resendAfterSeconds'),
+    message: t.exposeString('message', { description: 'A sentence to show the customer.' }),
+    expiresInSeconds: t.exposeInt('expiresInSeconds', { description: 'How long a code sent stays valid (300).' }),
+    resendAfterSeconds: t.exposeInt('resendAfterSeconds', {
+      description: 'How long to wait before asking for another code for the same phone (60).',
+    }),
   }),
 });
 
 const SessionRef = builder.objectRef<ClientAreaSession>('ClientAreaSession').implement({
   description:
     'Client-area credentials: send X-Client-No and X-Client-Key with the bearer token. The key is shown once.',
-  fields: (t) => ({ clientNo: t.exposeString('clientNo'), clientKey: t.exposeString('clientKey') }),
+  fields: (t) => ({
+    clientNo: t.exposeString('clientNo', { description: 'The client number: send as X-Client-No.' }),
+    clientKey: t.exposeString('clientKey', {
+      description: 'The app key: send as X-Client-Key. Shown once; signing in again replaces it.',
+    }),
+  }),
 });
 
 type PayShape = Awaited<ReturnType<typeof clientAreaService.pay>>;
@@ -32,52 +39,78 @@ const ViewerPaymentRef = builder.objectRef<PayShape>('ViewerPayment').implement(
   description: 'An STK push sent for a debit note of the signed-in client. Amounts in cents only.',
   fields: (t) => ({
     id: t.id({ description: 'Payment request id (UUID)', resolve: (a) => a.request.id }),
-    checkoutRequestId: t.string({ nullable: true, resolve: (a) => a.request.checkoutRequestId }),
-    status: t.string({ resolve: (a) => a.request.status }),
-    customerMessage: t.string({ nullable: true, resolve: (a) => a.request.customerMessage }),
-    phone: t.string({ resolve: (a) => a.request.phone }),
-    amountMinor: t.field({ type: 'Cents', resolve: (a) => a.request.amountMinor }),
-    debitNoteNo: t.exposeString('debitNoteNo'),
-    replayed: t.exposeBoolean('replayed'),
+    checkoutRequestId: t.string({
+      description: 'Daraja CheckoutRequestID (follow it with stkPushStatus); null while the push is still sending.',
+      nullable: true,
+      resolve: (a) => a.request.checkoutRequestId,
+    }),
+    status: t.string({
+      description: 'sending, pending (on the phone), succeeded or failed, as when the push was answered.',
+      resolve: (a) => a.request.status,
+    }),
+    customerMessage: t.string({
+      description: 'Daraja’s message for the customer; null when the rail gave none.',
+      nullable: true,
+      resolve: (a) => a.request.customerMessage,
+    }),
+    phone: t.string({ description: 'The phone prompted (2547XXXXXXXX).', resolve: (a) => a.request.phone }),
+    amountMinor: t.field({
+      description: 'The amount asked, in cents.',
+      type: 'Cents',
+      resolve: (a) => a.request.amountMinor,
+    }),
+    debitNoteNo: t.exposeString('debitNoteNo', { description: 'The debit note the payment is for.' }),
+    replayed: t.exposeBoolean('replayed', {
+      description: 'True when this answers an earlier request with the same idempotency key (nothing was sent again).',
+    }),
   }),
 });
 
 const RequestOtpInput = builder.inputType('RequestClientOtpInput', {
+  description: 'Who asks for a one-time code: a phone, or a client number with its ID number.',
   fields: (t) => ({
     phone: t.string({ description: 'The registered phone (sign-in) or the phone to register' }),
     clientNo: t.string({ description: 'Sign-in by client number, with idNo' }),
-    idNo: t.string(),
+    idNo: t.string({ description: 'The client’s ID or passport number, with clientNo.' }),
     purpose: t.string({ description: 'signin (default) or register' }),
     customerIp: t.string({ description: "The customer's address as your app saw it (per-address throttle)" }),
   }),
 });
 const VerifyOtpInput = builder.inputType('VerifyClientOtpInput', {
-  fields: (t) => ({ phone: t.string(), clientNo: t.string(), code: t.string({ required: true }) }),
+  description: 'The one-time code received by SMS, with the phone or client number it was requested for.',
+  fields: (t) => ({
+    phone: t.string({ description: 'The phone the code was requested with (any Kenyan format).' }),
+    clientNo: t.string({ description: 'The client number the code was requested with (instead of phone).' }),
+    code: t.string({ description: 'The 6-digit code (5 minutes, 5 attempts).', required: true }),
+  }),
 });
 const RegisterInput = builder.inputType('RegisterClientAreaClientInput', {
+  description: 'A person registering in the client area, proven by a code sent to the phone (purpose register).',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    phone: t.string({ required: true }),
+    name: t.string({ description: 'Full name.', required: true }),
+    phone: t.string({ description: 'Kenyan mobile the code was sent to (any format).', required: true }),
     code: t.string({ required: true, description: 'The code requested with purpose register' }),
-    idNo: t.string(),
-    kraPin: t.string(),
-    email: t.string(),
+    idNo: t.string({ description: 'National ID or passport number; optional.' }),
+    kraPin: t.string({ description: 'KRA PIN (A or P, 9 digits, a letter); optional.' }),
+    email: t.string({ description: 'Email address; optional.' }),
     dateOfBirth: t.string({ description: 'Y-m-d' }),
-    physicalAddress: t.string(),
+    physicalAddress: t.string({ description: 'Postal or physical address; optional.' }),
   }),
 });
 const ContactInput = builder.inputType('UpdateViewerContactInput', {
+  description: 'The signed-in client’s contact details to change; omitted fields stay as they are.',
   fields: (t) => ({
     phone: t.string({
       description:
         'The client’s phone: signed in with a one-time code, trusted for codes at once; the previous phone is told by SMS',
     }),
-    email: t.string(),
-    altPhone: t.string(),
-    physicalAddress: t.string(),
+    email: t.string({ description: 'A new email address.' }),
+    altPhone: t.string({ description: 'A new alternative phone (Kenyan mobile, any format).' }),
+    physicalAddress: t.string({ description: 'A new postal or physical address.' }),
   }),
 });
 const PayInput = builder.inputType('ViewerPayInput', {
+  description: 'An M-Pesa prompt for one of the signed-in client’s open debit notes.',
   fields: (t) => ({
     debitNoteNo: t.string({ description: 'Required: one of your open debit notes' }),
     phone: t.string({ description: "Default: the client's phone" }),
@@ -87,6 +120,7 @@ const PayInput = builder.inputType('ViewerPayInput', {
 });
 // Fields are optional here and checked by the service: the customer check (401) then comes before any field check.
 const ClaimInput = builder.inputType('ViewerRegisterClaimInput', {
+  description: 'A first notice of loss on one of the signed-in client’s policies.',
   fields: (t) => ({
     policyUuid: t.string({ description: 'One of your policies (required)' }),
     registration: t.string({ description: 'Required for motor' }),
@@ -98,9 +132,11 @@ const ClaimInput = builder.inputType('ViewerRegisterClaimInput', {
     lossTime: t.string({ description: 'HH:MM, Nairobi' }),
     lossPlace: t.string({ description: 'Required' }),
     description: t.string({ description: 'Required' }),
-    policeAbstractNo: t.string(),
-    antiTheftDevice: t.boolean(),
-    estimatedLossMinor: t.field({ type: 'Cents' }),
+    policeAbstractNo: t.string({
+      description: 'The police abstract number, when the loss was reported to the police.',
+    }),
+    antiTheftDevice: t.boolean({ description: 'Theft: an approved anti-theft device was fitted (excess terms).' }),
+    estimatedLossMinor: t.field({ description: 'The loss the claimant estimates, in cents; optional.', type: 'Cents' }),
   }),
 });
 

@@ -18,12 +18,19 @@ const ErpPageMetaRef = builder.objectRef<ErpPageMeta>('ErpPageMeta').implement({
     'Where a page stands in its sync. `until` is the sync window’s end, fixed by the first page: pass it (with ' +
     '`nextCursor` as `after`) for the next page, and use it as `updatedSince` of the next sync.',
   fields: (t) => ({
-    page: t.exposeInt('page'),
-    perPage: t.exposeInt('perPage'),
+    page: t.exposeInt('page', { description: 'This page’s number, 1 first.' }),
+    perPage: t.exposeInt('perPage', { description: 'Records per page asked (or the default).' }),
     count: t.exposeInt('count', { description: 'Records in this page' }),
-    hasMore: t.exposeBoolean('hasMore'),
-    updatedSince: t.expose('updatedSince', { type: 'DateTime', nullable: true }),
-    until: t.expose('until', { type: 'DateTime' }),
+    hasMore: t.exposeBoolean('hasMore', { description: 'True when another page follows (ask with nextCursor).' }),
+    updatedSince: t.expose('updatedSince', {
+      description: 'The window’s start as asked (exclusive); null for a full export.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    until: t.expose('until', {
+      description: 'The window’s end (inclusive), fixed by the first page.',
+      type: 'DateTime',
+    }),
     nextCursor: t.exposeString('nextCursor', {
       nullable: true,
       description: 'The next page’s `after`; null at the end',
@@ -33,9 +40,10 @@ const ErpPageMetaRef = builder.objectRef<ErpPageMeta>('ErpPageMeta').implement({
 
 function pageType<Rec>(name: string, record: ObjectRef<SchemaTypes, Rec>) {
   return builder.objectRef<ErpPage<Rec>>(name).implement({
+    description: 'One page of an ERP export: its records, in (sync instant, id) order, and where the page stands.',
     fields: (t) => ({
-      records: t.expose('records', { type: [record] }),
-      meta: t.expose('meta', { type: ErpPageMetaRef }),
+      records: t.expose('records', { description: 'The records of this page.', type: [record] }),
+      meta: t.expose('meta', { description: 'Paging and the sync window.', type: ErpPageMetaRef }),
     }),
   });
 }

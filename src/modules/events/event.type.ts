@@ -15,23 +15,24 @@ builder.prismaObject('Event', {
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event UUID: the webhook Service-Delivery id' }),
     name: t.exposeString('name', {
-      description: 'The event name (envelope `event`), e.g. payment.received; see eventCatalogue.',
+      description: 'The event name (policy.activated, claim.moved …; the envelope `event`), as in eventCatalogue.',
     }),
     data: t.expose('data', {
+      description: "The event's payload (the envelope `data`), shaped as its eventCatalogue schema says.",
       type: 'JSON',
-      description: "The event's data (envelope `data`), as the catalogue's schema describes.",
     }),
     createdAt: t.expose('createdAt', {
+      description: 'When the event happened (committed); the envelope `created_at`.',
       type: 'DateTime',
-      description: 'When the event was recorded (envelope `created_at`).',
     }),
   }),
 });
 
 const EventCatalogueEntry = builder.objectRef<CatalogueEntry>('EventCatalogueEntry').implement({
+  description: 'One event a webhook endpoint or the events subscription can ask for, with the shape of its data.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
+    name: t.exposeString('name', { description: 'The event name to subscribe to (policy.activated …).' }),
+    description: t.exposeString('description', { description: 'When the event is raised, in words.' }),
     schema: t.expose('schema', { type: 'JSON', description: "JSON Schema (draft 2020-12) of the event's `data`" }),
   }),
 });

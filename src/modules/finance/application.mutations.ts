@@ -13,9 +13,11 @@ import { IpfApplicationRef } from './ipf-application.type.ts';
  */
 
 const CreateInput = builder.inputType('CreateIpfApplicationInput', {
+  description:
+    'A premium-finance application for one policy: the offer chosen (lender, tenor) and the applicant’s KYC.',
   fields: (t) => ({
     policyUuid: t.string({ description: 'The policy (pending payment, bound with payment mode ipf); or policyNo' }),
-    policyNo: t.string(),
+    policyNo: t.string({ description: 'The policy by its number (instead of policyUuid).' }),
     lenderId: t.int({ description: 'Required: an active lender of the panel' }),
     tenorMonths: t.int({ description: 'Required: 3–10, one the lender offers' }),
     idNumber: t.string({ description: "Required: the applicant's national ID or passport number" }),
@@ -29,30 +31,43 @@ const CreateInput = builder.inputType('CreateIpfApplicationInput', {
 });
 const UuidInput = (name: string) =>
   builder.inputType(name, {
+    description: 'The application to act on.',
     fields: (t) => ({ uuid: t.string({ required: true, description: 'The application uuid' }) }),
   });
 const SubmitInput = UuidInput('SubmitIpfApplicationInput');
 const SigningCodeInput = UuidInput('RequestIpfSigningCodeInput');
 const CancelInput = builder.inputType('CancelIpfApplicationInput', {
-  fields: (t) => ({ uuid: t.string({ required: true }), reason: t.string({ description: 'Required: why' }) }),
+  description: 'An application to withdraw, and why.',
+  fields: (t) => ({
+    uuid: t.string({ description: 'The application uuid', required: true }),
+    reason: t.string({ description: 'Required: why' }),
+  }),
 });
 const SignInput = builder.inputType('SignIpfApplicationInput', {
+  description: 'The client’s signature on an approved application: the one-time code sent to its phone.',
   fields: (t) => ({
-    uuid: t.string({ required: true }),
+    uuid: t.string({ description: 'The application uuid', required: true }),
     code: t.string({ description: 'Required: the six digits the client received by SMS' }),
   }),
 });
 
 const SigningCodePayload = builder.objectRef<SigningCodeSent>('RequestIpfSigningCodePayload').implement({
+  description: 'A signing code sent to the client, with the agreement it signs.',
   fields: (t) => ({
-    application: t.field({ type: IpfApplicationRef, resolve: (r) => r.application }),
+    application: t.field({
+      description: 'The application, its agreement now fixed.',
+      type: IpfApplicationRef,
+      resolve: (r) => r.application,
+    }),
     sentTo: t.string({
       description: "The client's registered phone, partly shown",
       resolve: (r) => maskPhone(r.phone),
     }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    expiresInSeconds: t.exposeInt('expiresInSeconds'),
-    resendAfterSeconds: t.exposeInt('resendAfterSeconds'),
+    expiresAt: t.expose('expiresAt', { description: 'When the code stops working.', type: 'DateTime' }),
+    expiresInSeconds: t.exposeInt('expiresInSeconds', { description: 'How long the code stays valid (300).' }),
+    resendAfterSeconds: t.exposeInt('resendAfterSeconds', {
+      description: 'How long to wait before asking for another code (60).',
+    }),
     agreementSha256: t.exposeString('agreementSha256', { description: 'The agreement the code signs' }),
   }),
 });

@@ -3,9 +3,8 @@ import { money, MoneyRef } from '../../graphql/common.ts';
 import { nodeAccess } from '../../graphql/access.ts';
 import { fromDbDate, todayNairobi } from '../../lib/dates.ts';
 import { IPF_SCOPES, ipfLoanReach, oneLoan } from '../access/ipf.visibility.ts';
-import { LOAN_STATUSES, type LoanStatus } from './ipf-state.ts';
+import type { LoanStatus } from './ipf-state.ts';
 import {
-  INSTALMENT_STATUSES,
   type InstalmentLine,
   type InstalmentStatus,
   type LoanFigures,
@@ -24,12 +23,27 @@ import './ipf-quote.type.ts';
  */
 
 export const IpfLoanStatusEnum = builder.enumType('IpfLoanStatus', {
-  values: LOAN_STATUSES as [LoanStatus, ...LoanStatus[]],
+  description: 'Where a loan stands: awaiting_deposit → active → settled | defaulted, or cancelled before the deposit.',
+  values: {
+    awaiting_deposit: { description: 'Signed; waiting for the deposit and the lender to pay the insurer.' },
+    active: {
+      description: 'Funded: the lender paid the insurer and the policy is active; instalments are being repaid.',
+    },
+    settled: { description: 'Paid in full, or settled early.' },
+    defaulted: { description: 'An instalment stayed unpaid past the lender’s grace days.' },
+    cancelled: { description: 'The application was cancelled or expired before the deposit was paid.' },
+  } as const satisfies Record<LoanStatus, { description: string }>,
 });
 
 const IpfInstalmentStatusEnum = builder.enumType('IpfInstalmentStatus', {
   description: 'paid; waived (at early settlement); else by due date: overdue (past), due (today), upcoming',
-  values: INSTALMENT_STATUSES as [InstalmentStatus, ...InstalmentStatus[]],
+  values: {
+    paid: { description: 'Paid in full.' },
+    waived: { description: 'Waived at early settlement.' },
+    overdue: { description: 'Due before today and not fully paid.' },
+    due: { description: 'Due today and not fully paid.' },
+    upcoming: { description: 'Due after today.' },
+  } as const satisfies Record<InstalmentStatus, { description: string }>,
 });
 
 builder.prismaObject('IpfInstalment', {
@@ -38,54 +52,74 @@ builder.prismaObject('IpfInstalment', {
   fields: (t) => ({
     instalment: t.exposeInt('seq', { description: '1 is the deposit' }),
     dueOn: t.string({ description: 'Y-m-d', resolve: (i) => fromDbDate(i.dueOn) }),
-    amount: t.field({ type: MoneyRef, resolve: (i) => money(i.amountMinor)! }),
-    paid: t.field({ type: MoneyRef, resolve: (i) => money(i.paidMinor)! }),
+    amount: t.field({ description: 'The instalment.', type: MoneyRef, resolve: (i) => money(i.amountMinor)! }),
+    paid: t.field({ description: 'Paid on it so far.', type: MoneyRef, resolve: (i) => money(i.paidMinor)! }),
     waived: t.field({
       type: MoneyRef,
       description: 'Rebated at early settlement',
       resolve: (i) => money(i.waivedMinor)!,
     }),
-    outstanding: t.field({ type: MoneyRef, resolve: (i) => money(lineOutstanding(i))! }),
-    status: t.field({ type: IpfInstalmentStatusEnum, resolve: (i) => lineStatus(i, todayNairobi()) }),
+    outstanding: t.field({
+      description: 'Amount − paid − waived.',
+      type: MoneyRef,
+      resolve: (i) => money(lineOutstanding(i))!,
+    }),
+    status: t.field({
+      description: 'Where it stands as of today (Nairobi).',
+      type: IpfInstalmentStatusEnum,
+      resolve: (i) => lineStatus(i, todayNairobi()),
+    }),
   }),
 });
 
 const IpfNextDueRef = builder.objectRef<NextDue>('IpfNextDue').implement({
   description: 'The oldest instalment with something outstanding (what a repayment pays first).',
   fields: (t) => ({
-    instalment: t.exposeInt('seq'),
+    instalment: t.exposeInt('seq', { description: 'Its line in the schedule (1 is the deposit).' }),
     dueOn: t.exposeString('dueOn', { description: 'Y-m-d' }),
     amount: t.field({ type: MoneyRef, description: 'Outstanding on it', resolve: (d) => money(d.amountMinor)! }),
   }),
 });
 
 const IpfAllocationRef = builder.objectRef<LoanPayment['allocations'][number]>('IpfPaymentAllocation').implement({
+  description: 'The part of a receipt that went to one instalment.',
   fields: (t) => ({
-    instalment: t.exposeInt('seq'),
-    amount: t.field({ type: MoneyRef, resolve: (a) => money(a.amountMinor)! }),
+    instalment: t.exposeInt('seq', { description: 'The instalment paid (1 is the deposit).' }),
+    amount: t.field({
+      description: 'How much of the receipt went to it.',
+      type: MoneyRef,
+      resolve: (a) => money(a.amountMinor)!,
+    }),
   }),
 });
 
 const IpfLoanPaymentRef = builder.objectRef<LoanPayment>('IpfLoanPayment').implement({
   description: 'A receipt allocated to the loan, with what of it went to which instalment.',
   fields: (t) => ({
-    receiptNo: t.exposeString('receiptNo'),
-    method: t.exposeString('method'),
-    transactionRef: t.exposeString('transactionRef'),
-    paidAt: t.field({ type: 'DateTime', resolve: (p) => p.paidAt }),
+    receiptNo: t.exposeString('receiptNo', { description: 'Our receipt number.' }),
+    method: t.exposeString('method', { description: 'How it was paid (mpesa for M-Pesa payments).' }),
+    transactionRef: t.exposeString('transactionRef', {
+      description: 'The payment’s own reference (the M-Pesa receipt number for mpesa).',
+    }),
+    paidAt: t.field({ description: 'When the money was paid.', type: 'DateTime', resolve: (p) => p.paidAt }),
     amount: t.field({ type: MoneyRef, description: 'The whole receipt', resolve: (p) => money(p.amountMinor)! }),
-    allocations: t.field({ type: [IpfAllocationRef], resolve: (p) => p.allocations }),
+    allocations: t.field({
+      description: 'What of the receipt went to which instalment, oldest instalment first.',
+      type: [IpfAllocationRef],
+      resolve: (p) => p.allocations,
+    }),
   }),
 });
 
 type HistoryRow = Awaited<ReturnType<typeof loanHistory>>[number];
 const IpfLoanStatusChangeRef = builder.objectRef<HistoryRow>('IpfLoanStatusChange').implement({
+  description: 'One status change of a loan: from, to, why, who and when.',
   fields: (t) => ({
-    from: t.exposeString('fromStatus'),
-    to: t.exposeString('toStatus'),
-    reason: t.exposeString('reason'),
+    from: t.exposeString('fromStatus', { description: 'The status before (an IpfLoanStatus value).' }),
+    to: t.exposeString('toStatus', { description: 'The status after (an IpfLoanStatus value).' }),
+    reason: t.exposeString('reason', { description: 'Why, in words.' }),
     actor: t.exposeString('actor', { description: 'A user’s or API client’s name, lender, client or system' }),
-    at: t.field({ type: 'DateTime', resolve: (h) => h.at }),
+    at: t.field({ description: 'When it changed.', type: 'DateTime', resolve: (h) => h.at }),
   }),
 });
 
@@ -103,28 +137,66 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
   id: { field: 'id' },
   description: 'A signed premium-finance loan: its schedule, payments, balance and arrears.',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    uuid: t.exposeString('uuid'),
+    databaseId: t.exposeInt('id', { description: 'The REST id of the loan (an integer).' }),
+    uuid: t.exposeString('uuid', { description: 'The loan id REST paths and ipfLoan(uuid:) use.' }),
     loanNo: t.exposeString('loanNo', { description: 'IPF-YYYY-NNNNNN: the account an ipf_repayment names' }),
-    status: t.field({ type: IpfLoanStatusEnum, resolve: (l) => l.status as LoanStatus }),
-    policy: t.relation('policy', { nullable: true }),
-    client: t.relation('client', { nullable: true }),
-    policyNo: t.string({ select: { policy: { select: { policyNo: true } } }, resolve: (l) => l.policy.policyNo }),
-    policyUuid: t.string({ select: { policy: { select: { uuid: true } } }, resolve: (l) => l.policy.uuid }),
-    clientNo: t.string({ select: { client: { select: { clientNo: true } } }, resolve: (l) => l.client.clientNo }),
-    clientName: t.string({ select: { client: { select: { name: true } } }, resolve: (l) => l.client.name }),
-    lenderId: t.exposeInt('lenderId'),
-    lenderName: t.string({ select: { lender: { select: { name: true } } }, resolve: (l) => l.lender.name }),
-    tenorMonths: t.exposeInt('tenorMonths'),
+    status: t.field({
+      description: 'Where the loan stands.',
+      type: IpfLoanStatusEnum,
+      resolve: (l) => l.status as LoanStatus,
+    }),
+    policy: t.relation('policy', {
+      description: 'The policy whose premium it finances; null when the caller may not see it.',
+      nullable: true,
+    }),
+    client: t.relation('client', {
+      description: 'The borrower; null when the caller may not see the client.',
+      nullable: true,
+    }),
+    policyNo: t.string({
+      description: 'The policy number.',
+      select: { policy: { select: { policyNo: true } } },
+      resolve: (l) => l.policy.policyNo,
+    }),
+    policyUuid: t.string({
+      description: 'The policy (its uuid).',
+      select: { policy: { select: { uuid: true } } },
+      resolve: (l) => l.policy.uuid,
+    }),
+    clientNo: t.string({
+      description: 'The borrower’s client number.',
+      select: { client: { select: { clientNo: true } } },
+      resolve: (l) => l.client.clientNo,
+    }),
+    clientName: t.string({
+      description: 'The borrower’s name.',
+      select: { client: { select: { name: true } } },
+      resolve: (l) => l.client.name,
+    }),
+    lenderId: t.exposeInt('lenderId', { description: 'The lender (IpfLender databaseId).' }),
+    lenderName: t.string({
+      description: 'The lender’s name.',
+      select: { lender: { select: { name: true } } },
+      resolve: (l) => l.lender.name,
+    }),
+    tenorMonths: t.exposeInt('tenorMonths', { description: 'Repayment period in months (3–10).' }),
     principal: t.field({
       type: MoneyRef,
       description: 'The premium financed',
       resolve: (l) => money(l.principalMinor)!,
     }),
     charge: t.field({ type: MoneyRef, description: 'The cost of credit', resolve: (l) => money(l.chargeMinor)! }),
-    totalRepayable: t.field({ type: MoneyRef, resolve: (l) => money(l.totalRepayableMinor)! }),
+    totalRepayable: t.field({
+      description: 'Principal + charge: what the schedule adds up to.',
+      type: MoneyRef,
+      resolve: (l) => money(l.totalRepayableMinor)!,
+    }),
     aprBps: t.exposeInt('aprBps', { description: 'The flat rate annualised, basis points' }),
-    paid: t.field({ type: MoneyRef, resolve: (l) => money(l.paidMinor)! }),
+    paid: t.field({
+      description: 'Repaid so far (deposit included).',
+      type: MoneyRef,
+      resolve: (l) => money(l.paidMinor)!,
+    }),
     rebate: t.field({
       type: MoneyRef,
       description: 'Charges waived at early settlement',
@@ -142,14 +214,25 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
       select: LINES,
       resolve: (l) => money(balanceOf(l).arrearsMinor)!,
     }),
-    nextDue: t.field({ type: IpfNextDueRef, nullable: true, select: LINES, resolve: (l) => balanceOf(l).nextDue }),
+    nextDue: t.field({
+      description: 'The next instalment to pay; null when nothing is outstanding.',
+      type: IpfNextDueRef,
+      nullable: true,
+      select: LINES,
+      resolve: (l) => balanceOf(l).nextDue,
+    }),
     settlementPayoff: t.field({
       type: MoneyRef,
       nullable: true,
       description: 'A confirmed early-settlement figure, held until settlementValidUntil (null when none)',
       resolve: (l) => money(l.settlementPayoffMinor),
     }),
-    settlementRebate: t.field({ type: MoneyRef, nullable: true, resolve: (l) => money(l.settlementRebateMinor) }),
+    settlementRebate: t.field({
+      description: 'The charges a confirmed early settlement waives; null when none is held.',
+      type: MoneyRef,
+      nullable: true,
+      resolve: (l) => money(l.settlementRebateMinor),
+    }),
     settlementValidUntil: t.string({
       nullable: true,
       description: 'Y-m-d',
@@ -160,10 +243,21 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
       description: 'Unearned premium the insurer refunded to the lender on default',
       resolve: (l) => money(l.lenderRefundMinor)!,
     }),
-    signedAt: t.expose('signedAt', { type: 'DateTime' }),
-    fundedAt: t.expose('fundedAt', { type: 'DateTime', nullable: true }),
-    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
-    instalments: t.relation('instalments', { query: { orderBy: { seq: 'asc' } } }),
+    signedAt: t.expose('signedAt', { description: 'When the client signed the agreement.', type: 'DateTime' }),
+    fundedAt: t.expose('fundedAt', {
+      description: 'When the lender paid the insurer (the loan became active); null before.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    closedAt: t.expose('closedAt', {
+      description: 'When it was settled, defaulted or cancelled; null while open.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    instalments: t.relation('instalments', {
+      description: 'The repayment schedule, deposit first.',
+      query: { orderBy: { seq: 'asc' } },
+    }),
     payments: t.field({
       type: [IpfLoanPaymentRef],
       description: 'Receipts allocated to the loan, in the order allocated',
@@ -175,8 +269,8 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
       description: 'Status changes, oldest first',
       resolve: (l, _a, ctx) => loanHistory(ctx, l.id),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When the loan was recorded.', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed.', type: 'DateTime' }),
   }),
 });
 

@@ -7,9 +7,10 @@ interface IdentityShape {
 }
 
 const IdentityClient = builder.objectRef<Principal['apiClient']>('IdentityClient').implement({
+  description: 'The API client (key) the bearer token was issued to.',
   fields: (t) => ({
     id: t.exposeString('clientId', { description: 'Public client id.' }),
-    name: t.exposeString('name'),
+    name: t.exposeString('name', { description: 'The name the organisation gave the API client.' }),
     rateLimitPerMinute: t.int({
       description:
         "Requests per minute per token that apply to this client: its own limit, else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
@@ -20,31 +21,45 @@ const IdentityClient = builder.objectRef<Principal['apiClient']>('IdentityClient
 });
 
 const TenantRef = builder.objectRef<Principal['tenant']>('Tenant').implement({
-  description: "The caller's organisation (tenant): every record read or written belongs to it.",
+  description: 'The organisation (tenant) the API client belongs to; every record the token reaches is its own.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'The organisation code, unique.' }),
-    name: t.exposeString('name', { description: 'The organisation name.' }),
-    type: t.exposeString('type', { description: 'brokerage, agency, sacco or microfinance' }),
-    paybill: t.exposeString('paybill', { description: 'The M-Pesa paybill number premiums are paid to.' }),
+    code: t.exposeString('code', { description: 'Short stable code of the organisation.' }),
+    name: t.exposeString('name', { description: 'The name of the organisation.' }),
+    type: t.exposeString('type', { description: 'Kind of organisation: brokerage, agency, sacco or microfinance.' }),
+    paybill: t.exposeString('paybill', {
+      description: 'The M-Pesa paybill number clients pay premiums to (the organisation’s collection account).',
+    }),
   }),
 });
 
 const ActorRef = builder.objectRef<NonNullable<Principal['actor']>>('Actor').implement({
+  description:
+    "The user the call acts as: the agent named by the X-Agent-Code/X-Agent-Key headers, else the key's actor user, else the user who created the key.",
   fields: (t) => ({
-    id: t.exposeInt('userId'),
-    name: t.exposeString('name'),
-    role: t.exposeString('role'),
-    code: t.exposeString('code', { nullable: true }),
-    ownRecordsOnly: t.exposeBoolean('ownRecordsOnly'),
+    id: t.exposeInt('userId', { description: 'The REST id of the user (an integer).' }),
+    name: t.exposeString('name', { description: 'Full name of the user.' }),
+    role: t.exposeString('role', { description: 'The user role: admin, account_exec, agent or viewer.' }),
+    code: t.exposeString('code', {
+      description: 'The agent code (what X-Agent-Code expects); null for users who are not agents.',
+      nullable: true,
+    }),
+    ownRecordsOnly: t.exposeBoolean('ownRecordsOnly', {
+      description:
+        'True when the actor is an agent: the call then sees only the clients, policies and claims within the agent’s reach (REST own_records_only).',
+    }),
   }),
 });
 
 const TokenInfo = builder.objectRef<Principal['token']>('TokenInfo').implement({
-  description: 'The access token this request carried.',
+  description: 'The bearer token used for this call.',
   fields: (t) => ({
-    expiresAt: t.field({ type: 'DateTime', description: 'When the token expires.', resolve: (tok) => tok.expiresAt }),
+    expiresAt: t.field({
+      description: 'When the token stops being accepted.',
+      type: 'DateTime',
+      resolve: (tok) => tok.expiresAt,
+    }),
     expiresIn: t.int({
-      description: 'Seconds until it expires (0 once expired).',
+      description: 'Whole seconds until the token expires (0 once expired); tokens live 24 hours by default.',
       resolve: (tok) => Math.max(0, Math.floor((tok.expiresAt.getTime() - Date.now()) / 1000)),
     }),
   }),
@@ -53,12 +68,35 @@ const TokenInfo = builder.objectRef<Principal['token']>('TokenInfo').implement({
 const IdentityRef = builder.objectRef<IdentityShape>('Identity').implement({
   description: 'Who is calling: the API client, its organisation, the granted scopes and the acting user.',
   fields: (t) => ({
-    client: t.field({ type: IdentityClient, resolve: (i) => i.principal.apiClient }),
-    tenant: t.field({ type: TenantRef, resolve: (i) => i.principal.tenant }),
-    scopes: t.stringList({ resolve: (i) => [...i.principal.scopes].sort() }),
-    actor: t.field({ type: ActorRef, nullable: true, resolve: (i) => i.principal.actor }),
-    token: t.field({ type: TokenInfo, resolve: (i) => i.principal.token }),
-    requestId: t.exposeString('requestId'),
+    client: t.field({
+      description: 'The API client the token was issued to.',
+      type: IdentityClient,
+      resolve: (i) => i.principal.apiClient,
+    }),
+    tenant: t.field({
+      description: 'The organisation the API client belongs to.',
+      type: TenantRef,
+      resolve: (i) => i.principal.tenant,
+    }),
+    scopes: t.stringList({
+      description: 'The scopes granted to the token (read, quote, bind, crm, webhooks, admin), sorted.',
+      resolve: (i) => [...i.principal.scopes].sort(),
+    }),
+    actor: t.field({
+      description: 'The user the call acts as; null when the key has no acting user.',
+      type: ActorRef,
+      nullable: true,
+      resolve: (i) => i.principal.actor,
+    }),
+    token: t.field({
+      description: 'The bearer token of this call.',
+      type: TokenInfo,
+      resolve: (i) => i.principal.token,
+    }),
+    requestId: t.exposeString('requestId', {
+      description:
+        'The id of this request (the X-Request-Id sent, when well-formed, else req_ and 32 hex digits; echoed as the X-Request-Id response header); quote it when reporting a problem.',
+    }),
   }),
 });
 

@@ -12,7 +12,11 @@ const WaivedRef = builder.objectRef<SettlementFigures['waived'][number]>('IpfSet
   fields: (t) => ({
     instalment: t.exposeInt('seq', { description: 'Schedule line (1 is the deposit)' }),
     dueOn: t.exposeString('dueOn', { description: 'Y-m-d' }),
-    amount: t.field({ type: MoneyRef, resolve: (w) => money(w.amountMinor)! }),
+    amount: t.field({
+      description: 'The amount waived on that line.',
+      type: MoneyRef,
+      resolve: (w) => money(w.amountMinor)!,
+    }),
   }),
 });
 
@@ -20,8 +24,8 @@ const EarlySettlementRef = builder.objectRef<EarlySettlementAnswer>('IpfEarlySet
   description:
     'An early-settlement figure of a loan: quoted (nothing held), or confirmed (held until validUntil) with the STK push collecting the payoff.',
   fields: (t) => ({
-    loanUuid: t.string({ resolve: (s) => s.loan.uuid }),
-    loanNo: t.string({ resolve: (s) => s.loan.loanNo }),
+    loanUuid: t.string({ description: 'The loan (its uuid).', resolve: (s) => s.loan.uuid }),
+    loanNo: t.string({ description: 'The loan number (IPF-YYYY-NNNNNN).', resolve: (s) => s.loan.loanNo }),
     loanStatus: t.string({ resolve: (s) => s.loan.status, description: 'The loan after this call' }),
     phase: t.string({
       description: 'quoted (nothing changed) or confirmed (the figure is held on the loan)',
@@ -43,7 +47,11 @@ const EarlySettlementRef = builder.objectRef<EarlySettlementAnswer>('IpfEarlySet
       description: 'What settles the loan: outstanding − rebate',
       resolve: (s) => money(s.figures.payoffMinor)!,
     }),
-    instalmentsWaived: t.field({ type: [WaivedRef], resolve: (s) => s.figures.waived }),
+    instalmentsWaived: t.field({
+      description: 'How the rebate is spread over the schedule lines not yet due, latest first.',
+      type: [WaivedRef],
+      resolve: (s) => s.figures.waived,
+    }),
     validUntil: t.string({
       description: 'Y-m-d: the last day repayments reaching the payoff settle the loan at this figure (once confirmed)',
       resolve: (s) => s.figures.validUntil,
@@ -62,6 +70,7 @@ const EarlySettlementRef = builder.objectRef<EarlySettlementAnswer>('IpfEarlySet
 });
 
 const SettleIpfLoanEarlyInput = builder.inputType('SettleIpfLoanEarlyInput', {
+  description: 'A loan to quote early settlement for, or to confirm it and prompt the payoff.',
   fields: (t) => ({
     uuid: t.string({ required: true, description: 'The loan' }),
     confirm: t.boolean({

@@ -7,12 +7,12 @@ const HandsetMessageRef = builder.objectRef<HandsetMessage>('SimulatorHandsetMes
   description: 'A message as a simulated handset received it, one-time codes in full (simulator only).',
   fields: (t) => ({
     gatewayMessageId: t.exposeString('gatewayMessageId', {
-      description: "The simulated gateway's message id (as the send answered it).",
+      description: 'The simulated gateway’s message id (the recipient’s gatewayMessageId in the outbox).',
     }),
-    senderId: t.exposeString('senderId', { description: 'The sender id the message was sent from.' }),
+    senderId: t.exposeString('senderId', { description: 'The sender ID the handset shows.' }),
     phone: t.exposeString('phone', { description: 'Normalised 2547XXXXXXXX' }),
     body: t.exposeString('body', { description: 'The text as the handset shows it' }),
-    receivedAt: t.expose('receivedAt', { type: 'DateTime', description: 'When the simulated handset received it.' }),
+    receivedAt: t.expose('receivedAt', { description: 'When the handset received it.', type: 'DateTime' }),
     deliveryStatus: t.exposeString('deliveryStatus', { nullable: true, description: 'Success or Failed; null before' }),
   }),
 });

@@ -4,6 +4,7 @@ import { smsService } from './sms.service.ts';
 import { SmsBalanceRef } from './sms.type.ts';
 
 const SendSmsInput = builder.inputType('SendSmsInput', {
+  description: 'An SMS to send: recipients, and either a text or a template with its values.',
   fields: (t) => ({
     to: t.stringList({ required: true, description: 'Kenyan mobile numbers, any format (1–1000)' }),
     message: t.string({ description: 'The text; or `template` with `variables`' }),
@@ -16,28 +17,36 @@ const SendSmsInput = builder.inputType('SendSmsInput', {
   }),
 });
 const CreateSmsSenderIdInput = builder.inputType('CreateSmsSenderIdInput', {
+  description: 'A sender ID to ask the networks for; it starts pending.',
   fields: (t) => ({
     senderId: t.string({ required: true, description: 'Alphanumeric, 1–11 characters, starting with a letter' }),
   }),
 });
 const UpdateSmsSenderIdInput = builder.inputType('UpdateSmsSenderIdInput', {
+  description: 'The networks’ answer on a sender ID, or making it the default; omitted fields stay as they are.',
   fields: (t) => ({
-    senderId: t.string({ required: true }),
+    senderId: t.string({ description: 'The sender ID to change.', required: true }),
     status: t.string({ description: 'The networks’ answer: registered or rejected (or pending)' }),
     isDefault: t.boolean({ description: 'true: the default (registered only)' }),
   }),
 });
 const TopUpSmsInput = builder.inputType('TopUpSmsInput', {
+  description: 'Units bought from the SMS provider, added to the balance.',
   fields: (t) => ({
-    units: t.int({ required: true }),
+    units: t.int({ description: 'Units to add (1–10000000).', required: true }),
     reference: t.string({ required: true, description: 'The SMS provider’s invoice or payment reference' }),
   }),
 });
 const SaveSmsTemplateInput = builder.inputType('SaveSmsTemplateInput', {
+  description: 'A template to create, or to replace when its code exists.',
   fields: (t) => ({
-    code: t.string({ required: true }),
+    code: t.string({
+      description:
+        'Lower case letters, digits and _ (at most 40), starting with a letter; the service’s own codes are reserved.',
+      required: true,
+    }),
     body: t.string({ required: true, description: 'With {{placeholders}}' }),
-    active: t.boolean(),
+    active: t.boolean({ description: 'Whether it can be sent; omitted: true.' }),
   }),
 });
 

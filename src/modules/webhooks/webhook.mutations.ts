@@ -8,8 +8,10 @@ interface SecretPayload {
 }
 
 const WebhookEndpointSecretPayload = builder.objectRef<SecretPayload>('WebhookEndpointSecretPayload').implement({
+  description: 'A webhook endpoint together with its new signing secret, which this answer alone shows.',
   fields: (t) => ({
     endpoint: t.prismaField({
+      description: 'The endpoint created or rotated.',
       type: 'WebhookEndpoint',
       resolve: (query, p, _a, ctx) => webhookService.byId(ctx, p.endpoint.id, query),
     }),
@@ -18,20 +20,22 @@ const WebhookEndpointSecretPayload = builder.objectRef<SecretPayload>('WebhookEn
 });
 
 const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
+  description: 'A new webhook endpoint: where to send, which events, and a note.',
   fields: (t) => ({
     url: t.string({ required: true, description: 'https:// URL on a public address' }),
     events: t.stringList({ required: true, description: 'Event names from eventCatalogue, or `*`' }),
-    description: t.string(),
+    description: t.string({ description: 'A note on the endpoint (at most 500 characters); optional.' }),
   }),
 });
 
 const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
+  description: 'Changes to a webhook endpoint; omitted fields stay as they are.',
   fields: (t) => ({
-    id: t.id({ required: true }),
-    url: t.string(),
-    events: t.stringList(),
-    enabled: t.boolean(),
-    description: t.string(),
+    id: t.id({ description: 'The endpoint id.', required: true }),
+    url: t.string({ description: 'A new https:// URL on a public address.' }),
+    events: t.stringList({ description: 'Replaces the subscribed events: names from eventCatalogue, or `*`.' }),
+    enabled: t.boolean({ description: 'false stops sending (scheduled attempts too); true resumes.' }),
+    description: t.string({ description: 'A new note (at most 500 characters).' }),
   }),
 });
 
