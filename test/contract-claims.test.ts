@@ -8,7 +8,7 @@ import { expectProblem, INSTANT_RAIL, useKit, type Org } from './kit.ts';
  * definition before the operation runs, so what the definition refuses is 422 naming the field, and the legacy
  * spellings it documents are read.
  */
-const t = useKit(INSTANT_RAIL);
+const t = useKit(INSTANT_RAIL, { jobs: true });
 const [o] = t.useOrgs(1, { fast: true });
 
 const post = (path: string, body: unknown) =>
