@@ -6,11 +6,20 @@ import type {
   ClaimHistoryFieldsFragment,
   RegisterClaimInput,
 } from '../generated/operations.ts';
-import type { SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { Wire } from '../schemas/builders.ts';
+import type {
+  Claim,
+  ClaimCause,
+  ClaimDetail,
+  ClaimInput,
+  ClaimReserveMovements,
+  ClaimSummary,
+} from '../schemas/claim.ts';
 import { moneyPair } from './money.ts';
 
 /** GraphQL Claim → the REST claim record (money as whole shillings plus `_minor`, dates Y-m-d, times ISO 8601). */
-export function claimToRest(c: ClaimFieldsFragment) {
+export function claimToRest(c: ClaimFieldsFragment): Wire<typeof Claim> {
   return {
     id: c.databaseId,
     uuid: c.uuid,
@@ -24,28 +33,31 @@ export function claimToRest(c: ClaimFieldsFragment) {
     product_line: c.productLine,
     cause: c.cause,
     loss: { date: c.lossDate, time: c.lossTime, place: c.lossPlace, description: c.description },
-    third_parties: c.thirdParties,
-    witnesses: c.witnesses,
+    // Kept as the wire shows them (snake_case JSON the claims module validated on the way in).
+    third_parties: c.thirdParties as Wire<typeof Claim>['third_parties'],
+    witnesses: c.witnesses as Wire<typeof Claim>['witnesses'],
     police_abstract_no: c.policeAbstractNo,
     anti_theft_device: c.antiTheftDevice,
     reporter: { name: c.reporterName, phone: c.reporterPhone, relationship: c.reporterRelationship },
-    channel: c.channel,
+    channel: c.channel as Wire<typeof Claim>['channel'],
     reported_at: c.reportedAt,
     late_notification: c.lateNotification,
     ...moneyPair('estimated_loss', c.estimatedLoss),
     ...moneyPair('sum_insured', c.sumInsured),
     ...moneyPair('reserve', c.reserve),
-    assessor: c.assessorName
-      ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
-      : null,
-    assessment: c.assessedAt
-      ? {
-          ...moneyPair('assessed_amount', c.assessedAmount),
-          ...moneyPair('salvage', c.salvage),
-          notes: c.assessmentNotes,
-          assessed_at: c.assessedAt,
-        }
-      : null,
+    assessor:
+      c.assessorName && c.assessorAppointedAt
+        ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
+        : null,
+    assessment:
+      c.assessedAt && c.assessedAmount != null
+        ? {
+            ...moneyPair('assessed_amount', c.assessedAmount),
+            ...moneyPair('salvage', c.salvage),
+            notes: c.assessmentNotes,
+            assessed_at: c.assessedAt,
+          }
+        : null,
     ...moneyPair('approved_amount', c.approvedAmount),
     ...moneyPair('excess', c.excess),
     ...moneyPair('net_payable', c.netPayable),
@@ -62,13 +74,13 @@ export function claimToRest(c: ClaimFieldsFragment) {
 }
 
 /** The claim with its history: what every write answers. */
-export const claimDetailToRest = (c: ClaimFieldsFragment & ClaimHistoryFieldsFragment) => ({
+export const claimDetailToRest = (c: ClaimFieldsFragment & ClaimHistoryFieldsFragment): Wire<typeof ClaimDetail> => ({
   ...claimToRest(c),
   history: claimHistoryToRest(c),
 });
 
 /** The claim's state history, oldest first: who moved it, when and why. */
-export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
+export function claimHistoryToRest(c: ClaimHistoryFieldsFragment): Wire<typeof ClaimDetail>['history'] {
   return c.history.map((h) => ({
     from: h.from,
     to: h.to,
@@ -80,9 +92,11 @@ export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
 }
 
 /** The reserve ledger, in order: each movement signed, with the balance after it. */
-export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>) {
+export function reserveMovementsToRest(
+  c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>,
+): Wire<typeof ClaimReserveMovements> {
   return c.reserveMovements.map((r) => ({
-    kind: r.kind,
+    kind: r.kind as Wire<typeof ClaimReserveMovements>[number]['kind'],
     ...moneyPair('amount', r.amount),
     ...moneyPair('balance_after', r.balanceAfter),
     reason: r.reason,
@@ -92,7 +106,7 @@ export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>,
 }
 
 /** A claim as the policy record lists it. */
-export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]) {
+export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]): Wire<typeof ClaimSummary> {
   return {
     uuid: c.uuid,
     claim_no: c.claimNo,
@@ -103,7 +117,7 @@ export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]) {
   };
 }
 
-export function claimCauseToRest(c: ClaimCauseFieldsFragment) {
+export function claimCauseToRest(c: ClaimCauseFieldsFragment): Wire<typeof ClaimCause> {
   return {
     product_line: c.productLine,
     code: c.code,
@@ -113,20 +127,14 @@ export function claimCauseToRest(c: ClaimCauseFieldsFragment) {
   };
 }
 
-/** Each object of a list renamed; anything else passed as sent (the service refuses it). */
-const list = <T>(v: unknown, map: (o: Record<string, unknown>) => T): unknown =>
-  Array.isArray(v)
-    ? (v as unknown[]).map((x) => (x && typeof x === 'object' ? map(x as Record<string, unknown>) : x))
-    : v;
-
 /**
- * REST first notice of loss → GraphQL RegisterClaimInput (values passed as sent; the service validates). The legacy
- * `regno` and `reg_no` spellings of the registration are accepted; `reporter` may be nested or flat.
+ * REST first notice of loss (as ClaimInput parsed it) → GraphQL RegisterClaimInput. The legacy `regno` and `reg_no`
+ * spellings of the registration (`idno`, `regno` of a third party) are read; `reporter` may be nested or flat.
  */
-export function registerClaimFromRest(b: Record<string, unknown>): SentInput<RegisterClaimInput> {
-  const reporter = (b.reporter && typeof b.reporter === 'object' ? b.reporter : {}) as Record<string, unknown>;
+export function registerClaimFromRest(b: z.output<typeof ClaimInput>): RegisterClaimInput {
+  const reporter = b.reporter ?? {};
   return {
-    policyId: b.policy_uuid ?? b.policy_id,
+    policyId: b.policy_uuid,
     registration: b.registration ?? b.reg_no ?? b.regno,
     insuredId: b.insured_id,
     cause: b.cause,
@@ -134,7 +142,7 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
     lossTime: b.loss_time,
     lossPlace: b.loss_place,
     description: b.description,
-    thirdParties: list(b.third_parties, (t) => ({
+    thirdParties: b.third_parties?.map((t) => ({
       name: t.name,
       phone: t.phone,
       idNo: t.id_no ?? t.idno,
@@ -143,7 +151,7 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
       injured: t.injured,
       damage: t.damage,
     })),
-    witnesses: list(b.witnesses, (w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
+    witnesses: b.witnesses?.map((w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
     policeAbstractNo: b.police_abstract_no,
     antiTheftDevice: b.anti_theft_device,
     reporterName: reporter.name ?? b.reporter_name,
@@ -153,5 +161,5 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
     reportedAt: b.reported_at,
     estimatedLoss: b.estimated_loss,
     assigneeId: b.assignee_id,
-  } as SentInput<RegisterClaimInput>;
+  };
 }

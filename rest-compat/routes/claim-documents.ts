@@ -12,8 +12,9 @@ import {
   claimDocumentFileToRest,
   claimDocumentNextRange,
 } from '../mappers/claim-document.ts';
-import { type AnyRoute, asForm, asObject, route } from '../route.ts';
-import { arr, bool, dataOf, obj, ref, str, json } from '../schemas/builders.ts';
+import { type AnyRoute, asForm, bodyOf, route } from '../route.ts';
+import { arr, bool, dataOf, obj, ref, str } from '../schemas/builders.ts';
+import { ClaimDocumentMark } from '../schemas/claim-document.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 
@@ -29,7 +30,7 @@ const DOWNLOAD_RANGE_BYTES = 512 * 1024;
 /** The upload's file parts are reported on the form's field, `file`, whichever part of it was wrong. */
 const fileFields = { file_name: 'file', content_type: 'file', content_base64: 'file' };
 
-const binary = json({ type: 'string', format: 'binary' });
+const binary = str().meta({ format: 'binary' });
 
 export const claimDocumentsRoutes: AnyRoute[] = [
   route({
@@ -144,8 +145,11 @@ export const claimDocumentsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: MarkClaimDocumentDocument,
-    requestBody: ref('ClaimDocumentMark'),
-    toVariables: ({ params, body }) => ({ input: claimDocumentMarkFromRest(params.uuid, params.kind, asObject(body)) }),
+    requestBody: ClaimDocumentMark,
+    parseBody: true,
+    toVariables: (input) => ({
+      input: claimDocumentMarkFromRest(input.params.uuid, input.params.kind, bodyOf(input, ClaimDocumentMark)),
+    }),
     toResponse: (d, { params }) => ({
       status: 200,
       body: { data: claimDocumentToRest(d.markClaimDocument, params.uuid) },

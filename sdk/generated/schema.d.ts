@@ -5679,13 +5679,14 @@ export interface components {
             }[];
             payments: components["schemas"]["ClaimPayment"][];
         };
+        /** @description A first notice of loss. Cross-field rules the service checks: a motor claim names its vehicle (registration), any other names insured_id. */
         ClaimInput: {
-            /** @description The policy (visible to the caller, in force on loss_date) */
+            /** @description The policy (visible to the caller, in force on loss_date); also `policy_id` */
             policy_uuid: string;
-            /** @description Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`) */
-            registration?: string;
-            /** @description Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates) */
-            insured_id?: number;
+            registration?: string | null;
+            regno?: string | null;
+            reg_no?: string | null;
+            insured_id?: number | null;
             /** @description A cause code of the policy’s product line (GET /claims/causes) */
             cause: string;
             /**
@@ -5693,47 +5694,45 @@ export interface components {
              * @description Not after today (Nairobi, on the organisation’s clock): a real calendar date, Y-m-d, in 1900–2199
              */
             loss_date: string;
-            /** @description HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification */
-            loss_time?: string;
+            loss_time?: string | null;
             loss_place: string;
             description: string;
             third_parties?: {
                 name: string;
                 phone?: string | null;
+                /** @description Also `idno` */
                 id_no?: string | null;
+                /** @description Legacy spelling of id_no */
+                idno?: string | null;
+                /** @description The third party's vehicle (also `regno`) */
                 registration?: string | null;
+                /** @description Legacy spelling of registration */
+                regno?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
                 damage?: string | null;
-            }[];
+            }[] | null;
             witnesses?: {
                 name: string;
                 phone?: string | null;
                 statement?: string | null;
-            }[];
-            police_abstract_no?: string;
-            /** @description Theft: an approved anti-theft device was fitted (decides the theft excess) */
-            anti_theft_device?: boolean;
-            /** @description Default: the policyholder */
+            }[] | null;
+            police_abstract_no?: string | null;
+            anti_theft_device?: boolean | null;
             reporter?: {
-                name?: string;
-                phone?: string;
-                relationship?: string;
-            };
-            /**
-             * @description Default api
-             * @enum {string}
-             */
-            channel?: "api" | "phone" | "email" | "walk_in" | "agent" | "client_area";
-            /**
-             * Format: date-time
-             * @description When the notice was received, not in the future (default now): an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
-             */
-            reported_at?: string;
-            /** @description Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured) */
-            estimated_loss?: number;
-            /** @description The claims handler (a user) */
-            assignee_id?: number;
+                name?: string | null;
+                phone?: string | null;
+                relationship?: string | null;
+            } | null;
+            /** @description Legacy flat spelling of reporter.name */
+            reporter_name?: string | null;
+            reporter_phone?: string | null;
+            /** @description Legacy flat spelling of reporter.relationship */
+            reporter_relationship?: string | null;
+            channel?: ("api" | "phone" | "email" | "walk_in" | "agent" | "client_area") | null;
+            reported_at?: string | null;
+            estimated_loss?: number | null;
+            assignee_id?: number | null;
         };
         ClaimUpdateInput: {
             assignee_id?: number | null;
@@ -5741,11 +5740,11 @@ export interface components {
         };
         ClaimMoveInput: {
             /**
-             * @description documents_pending, with_underwriter, under_assessment, closed or withdrawn
+             * @description documents_pending, with_underwriter, under_assessment, closed or withdrawn (the others: their own command)
              * @enum {string}
              */
             to: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn";
-            reason?: string;
+            reason?: string | null;
         };
         ClaimReserveInput: {
             /** @description Whole shillings: the new reserve */
@@ -5754,30 +5753,28 @@ export interface components {
         };
         ClaimAssessorInput: {
             name: string;
-            phone?: string;
-            firm?: string;
+            phone?: string | null;
+            firm?: string | null;
         };
         ClaimAssessmentInput: {
             /** @description Whole shillings */
             assessed_amount: number;
-            /** @description Whole shillings */
-            salvage?: number;
-            notes?: string;
+            salvage?: number | null;
+            notes?: string | null;
         };
         ClaimApproveInput: {
             /** @description Whole shillings, before the excess; at most the sum insured */
             approved_amount: number;
-            reason?: string;
+            reason?: string | null;
         };
         ClaimRepudiateInput: {
             /** @enum {string} */
             reason: "not_covered" | "policy_not_in_force" | "exclusion_applies" | "late_notification" | "fraud_suspected" | "non_disclosure" | "unlicensed_driver" | "documents_not_provided" | "below_excess";
-            note?: string;
+            note?: string | null;
         };
         ClaimReopenInput: {
             reason: string;
-            /** @description Whole shillings: a new reserve */
-            reserve?: number;
+            reserve?: number | null;
         };
         ClaimDocumentFile: {
             uuid: string;
@@ -5825,8 +5822,8 @@ export interface components {
              * @enum {string}
              */
             status: "received" | "waived" | "pending";
-            /** @description The reason, required to waive */
-            note?: string;
+            /** @description The reason, required to waive (the service refuses a waiver without one) */
+            note?: string | null;
         };
         ClaimPayment: {
             uuid: string;
@@ -7532,7 +7529,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Result: Record<string, never>;
+                    Result: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -7590,7 +7589,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Result: Record<string, never>;
+                    Result: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10309,27 +10310,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Whole shillings; omit with final: true. M-Pesa: 10–250,000 */
-                    amount?: number;
-                    /** @description Pay exactly what remains (net payable − paid − instructed), cents included */
-                    final?: boolean;
+                    amount?: number | null;
+                    final?: boolean | null;
                     /** @enum {string} */
                     method: "mpesa_b2c" | "bank_transfer";
-                    /**
-                     * @default claimant
-                     * @enum {string}
-                     */
-                    payee_type?: "claimant" | "garage" | "other";
+                    payee_type?: ("claimant" | "garage" | "other") | null;
                     payee_name: string;
-                    /** @description mpesa_b2c: Kenyan mobile, any format */
-                    phone?: string;
-                    /** @description bank_transfer */
-                    bank_name?: string;
-                    /** @description bank_transfer */
-                    bank_account?: string;
-                    /** @description bank_transfer: the transfer's reference (once per organisation) */
-                    bank_reference?: string;
-                    note?: string;
+                    phone?: string | null;
+                    /** @description bank_transfer (required there, refused for M-Pesa) */
+                    bank_name?: string | null;
+                    /** @description bank_transfer (required there, refused for M-Pesa) */
+                    bank_account?: string | null;
+                    /** @description bank_transfer (required there, refused for M-Pesa): the transfer's reference (once per organisation) */
+                    bank_reference?: string | null;
+                    note?: string | null;
                 };
             };
         };
