@@ -77,7 +77,7 @@ export const clientRoutes: AnyRoute[] = [
     toVariables: ({ params }) => ({ clientNo: params.client_no }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.client) } }),
     response: { status: 200, description: 'The client', schema: dataOf(ref('Client')) },
-    errors: ['not_found'],
+    errors: ['not_found', 'invalid_request'],
   }),
   route({
     ...common,
