@@ -7,7 +7,8 @@ import {
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str, describe } from '../schemas/builders.ts';
+import { dataOf, int, ref, str } from '../schemas/builders.ts';
+import { ClientPatch } from '../schemas/client.ts';
 
 const filterParams = [
   {
@@ -92,7 +93,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: describe(ref('ClientInput'), 'Same fields as POST /clients, all optional'),
+    requestBody: ClientPatch,
     toVariables: ({ params, body }) => ({
       input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
     }),

@@ -3025,10 +3025,14 @@ export interface components {
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
             email?: string;
-            /** @description Duplicate-checked */
+            /** @description Duplicate-checked; the legacy `idno` also accepted */
             id_no?: string;
-            /** @description Duplicate-checked */
+            /** @description Alias of id_no */
+            idno?: string;
+            /** @description Duplicate-checked; the legacy `pin` also accepted */
             kra_pin?: string;
+            /** @description Alias of kra_pin */
+            pin?: string;
             /**
              * Format: date
              * @description Y-m-d
@@ -5065,29 +5069,15 @@ export interface components {
              */
             type?: "individual" | "business";
             name?: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
-            /** @description null clears on PATCH */
-            email?: string;
-            /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
-            /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
+            phone?: string | null;
+            email?: string | null;
+            id_no?: string | null;
+            kra_pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
             interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
-            /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
-            /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
+            estimated_premium?: number | null;
+            assignee_id?: number | null;
+            next_follow_up_on?: string | null;
             /** @description Added to the timeline; with a status move, why it moved */
             note?: string;
             /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
@@ -12730,7 +12720,45 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ClientInput"];
+                "application/json": {
+                    /**
+                     * @default individual
+                     * @enum {string}
+                     */
+                    type?: "individual" | "corporate";
+                    name?: string;
+                    /** @description Kenyan mobile, any format; duplicate-checked */
+                    phone?: string;
+                    email?: string;
+                    /** @description Duplicate-checked; the legacy `idno` also accepted */
+                    id_no?: string;
+                    /** @description Alias of id_no */
+                    idno?: string;
+                    /** @description Duplicate-checked; the legacy `pin` also accepted */
+                    kra_pin?: string;
+                    /** @description Alias of kra_pin */
+                    pin?: string;
+                    /**
+                     * Format: date
+                     * @description Y-m-d
+                     */
+                    date_of_birth?: string;
+                    physical_address?: string;
+                    /** @description Default: the acting user's branch */
+                    branch_id?: number;
+                    /** @description Default: the acting account executive */
+                    risk_manager_id?: number;
+                    /** @description Default: the acting agent; that sales person then sees the client */
+                    sales_person_id?: number;
+                    business_source_id?: number;
+                    prospect_type_id?: number;
+                    sector?: string;
+                    alt_name?: string;
+                    alt_phone?: string;
+                    alt_email?: string;
+                    /** @description Create despite a matching phone, ID number or tax PIN */
+                    force?: boolean;
+                };
             };
         };
         responses: {
