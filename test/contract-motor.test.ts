@@ -24,7 +24,7 @@ describe('POST /motor/quote: the definition is enforced', () => {
     ['a missing year', { class: 'Motor', scope: 'TPO' }, 'year'],
     ['tonnage above 200', { ...ok, tonnage: 201 }, 'tonnage'],
     ['a negative value', { ...ok, value: -5 }, 'value'],
-    ['a text insurer id', { ...ok, insurer_id: ['x'] }, 'insurer_id.0'],
+    ['a text insurer id', { ...ok, insurer_id: ['x'] }, 'insurer_id'],
   ])('%s is 422 validation_failed naming it', async (_label, body, field) => {
     const r = await quote(body);
     expectProblem(r, 422, 'validation_failed');
