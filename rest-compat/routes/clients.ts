@@ -7,7 +7,8 @@ import {
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str, describe } from '../schemas/builders.ts';
+import { dataOf, int, ref, str } from '../schemas/builders.ts';
+import { ClientPatch } from '../schemas/client.ts';
 
 const filterParams = [
   {
@@ -77,7 +78,7 @@ export const clientRoutes: AnyRoute[] = [
     toVariables: ({ params }) => ({ clientNo: params.client_no }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.client) } }),
     response: { status: 200, description: 'The client', schema: dataOf(ref('Client')) },
-    errors: ['not_found'],
+    errors: ['not_found', 'invalid_request'],
   }),
   route({
     ...common,
@@ -92,7 +93,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: describe(ref('ClientInput'), 'Same fields as POST /clients, all optional'),
+    requestBody: ClientPatch,
     toVariables: ({ params, body }) => ({
       input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
     }),

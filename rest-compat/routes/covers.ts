@@ -24,8 +24,10 @@ import {
 import { boundPolicyToRest, redactBindReplay, savedQuoteToRest } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { BIND_ERRORS } from './motor.ts';
-import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
-import { ref } from '../schemas/builders.ts';
+import type { z } from 'zod';
+import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
+import { CoverQuoteResponse, MedicalBodies, StandardBodies, TravelBodies } from '../schemas/covers.ts';
+import { SavedPolicy, SavedQuote } from '../schemas/motor.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -41,6 +43,8 @@ interface Op<R, V, T> {
 }
 
 interface Line<Q, QV, S, SV, B, BV> {
+  /** The request bodies (schemas/covers.ts), each parsed before its operation runs. */
+  bodies: { quote: z.ZodType; save: z.ZodType; bind: z.ZodType };
   line: 'medical' | 'travel' | 'standard';
   tag: string;
   /** "medical cover (family or group)" */
@@ -65,10 +69,11 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote'],
       idempotent: false,
       operation: l.quote.operation,
-      requestBody: ref(`${l.schema}QuoteRequest`),
+      requestBody: l.bodies.quote,
+      parseBody: true,
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
-      response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
+      response: { status: 200, description: 'Options, cheapest first', schema: CoverQuoteResponse },
       errors: ['validation_failed', 'no_quote'],
     }),
     route({
@@ -80,12 +85,13 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote', 'bind'],
       idempotent: true,
       operation: l.save.operation,
-      requestBody: ref(`Save${l.schema}QuoteRequest`),
+      requestBody: l.bodies.save,
+      parseBody: true,
       toVariables: l.save.toVariables,
       toResponse: (d) => ({ status: 201, body: savedQuoteToRest(l.save.pick(d)) }),
       mapProblemExtra: serverFiguresToRest,
       fieldNames: CLIENT_FIELDS,
-      response: { status: 201, description: 'Saved quote', schema: ref('SavedQuote') },
+      response: { status: 201, description: 'Saved quote', schema: SavedQuote },
       errors: ['duplicate_client', 'validation_failed', 'premium_mismatch', 'no_quote', 'actor_forbidden'],
     }),
     route({
@@ -98,13 +104,14 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['bind'],
       idempotent: true,
       operation: l.bind.operation,
-      requestBody: ref(`Bind${l.schema}Request`),
+      requestBody: l.bodies.bind,
+      parseBody: true,
       toVariables: l.bind.toVariables,
       toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(l.bind.pick(d), input.url) }),
       redactForReplay: redactBindReplay,
       mapProblemExtra: serverFiguresToRest,
       fieldNames: CLIENT_FIELDS,
-      response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
+      response: { status: 201, description: 'Saved policy', schema: SavedPolicy },
       errors: [...BIND_ERRORS],
     }),
   ];
@@ -116,19 +123,20 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Medical',
     what: 'medical cover (family or group)',
     schema: 'Medical',
+    bodies: MedicalBodies,
     quote: {
       operation: MedicalQuoteDocument,
-      toVariables: ({ body }) => ({ input: medicalFromRest(body) }),
+      toVariables: (i) => ({ input: medicalFromRest(bodyOf(i, MedicalBodies.quote)) }),
       pick: (d) => d.medicalQuote,
     },
     save: {
       operation: SaveMedicalQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'medical', medicalFromRest),
+      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, MedicalBodies.save), 'medical', medicalFromRest),
       pick: (d) => d.saveMedicalQuote,
     },
     bind: {
       operation: BindMedicalPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'medical', medicalFromRest),
+      toVariables: (i) => bindCoverFromRest(bodyOf(i, MedicalBodies.bind), 'medical', medicalFromRest),
       pick: (d) => d.bindMedicalPolicy,
     },
   }),
@@ -137,19 +145,20 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Travel',
     what: 'a single trip',
     schema: 'Travel',
+    bodies: TravelBodies,
     quote: {
       operation: TravelQuoteDocument,
-      toVariables: ({ body }) => ({ input: tripFromRest(body) }),
+      toVariables: (i) => ({ input: tripFromRest(bodyOf(i, TravelBodies.quote)) }),
       pick: (d) => d.travelQuote,
     },
     save: {
       operation: SaveTravelQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'trip', tripFromRest),
+      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, TravelBodies.save), 'trip', tripFromRest),
       pick: (d) => d.saveTravelQuote,
     },
     bind: {
       operation: BindTravelPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'trip', tripFromRest),
+      toVariables: (i) => bindCoverFromRest(bodyOf(i, TravelBodies.bind), 'trip', tripFromRest),
       pick: (d) => d.bindTravelPolicy,
     },
   }),
@@ -158,19 +167,20 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Standard products',
     what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
     schema: 'Standard',
+    bodies: StandardBodies,
     quote: {
       operation: StandardQuoteDocument,
-      toVariables: ({ body }) => ({ input: standardFromRest(body) }),
+      toVariables: (i) => ({ input: standardFromRest(bodyOf(i, StandardBodies.quote)) }),
       pick: (d) => d.standardQuote,
     },
     save: {
       operation: SaveStandardQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'cover', standardFromRest),
+      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, StandardBodies.save), 'cover', standardFromRest),
       pick: (d) => d.saveStandardQuote,
     },
     bind: {
       operation: BindStandardPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'cover', standardFromRest),
+      toVariables: (i) => bindCoverFromRest(bodyOf(i, StandardBodies.bind), 'cover', standardFromRest),
       pick: (d) => d.bindStandardPolicy,
     },
   }),

@@ -10,9 +10,15 @@ import {
   saveQuoteFromRest,
 } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
-import { ref } from '../schemas/builders.ts';
-import { motorQuoteResponse } from '../schemas/motor.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import {
+  BindRequest,
+  MotorQuoteRequest,
+  MotorQuoteResponse,
+  SavedPolicy,
+  SavedQuote,
+  SaveQuoteRequest,
+} from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -37,8 +43,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote'],
     idempotent: false,
     operation: MotorQuoteDocument,
-    requestBody: ref('MotorQuoteRequest'),
-    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
+    requestBody: MotorQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => ({ input: quoteInputFromRest(bodyOf(input, MotorQuoteRequest)) }),
     toResponse: (d) => ({
       status: 200,
       body: {
@@ -51,7 +58,7 @@ export const motorRoutes: AnyRoute[] = [
     response: {
       status: 200,
       description: 'Options, cheapest first',
-      schema: motorQuoteResponse,
+      schema: MotorQuoteResponse,
     },
     errors: ['validation_failed', 'no_quote'],
   }),
@@ -64,12 +71,13 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote', 'bind'],
     idempotent: true,
     operation: SaveMotorQuoteDocument,
-    requestBody: ref('SaveQuoteRequest'),
-    toVariables: ({ body: b }) => saveQuoteFromRest(b),
+    requestBody: SaveQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => saveQuoteFromRest(bodyOf(input, SaveQuoteRequest)),
     toResponse: (d) => ({ status: 201, body: savedQuoteToRest(d.saveMotorQuote) }),
     mapProblemExtra: serverFiguresToRest,
     fieldNames: { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin', 'vehicle.reg_no': 'vehicle.reg_no' },
-    response: { status: 201, description: 'Saved quote', schema: ref('SavedQuote') },
+    response: { status: 201, description: 'Saved quote', schema: SavedQuote },
     errors: ['duplicate_client', 'validation_failed', 'premium_mismatch', 'no_quote', 'actor_forbidden'],
   }),
   route({
@@ -86,8 +94,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: BindMotorPolicyDocument,
-    requestBody: ref('BindRequest'),
-    toVariables: ({ body: b }) => bindFromRest(b),
+    requestBody: BindRequest,
+    parseBody: true,
+    toVariables: (input) => bindFromRest(bodyOf(input, BindRequest)),
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),
     redactForReplay: redactBindReplay,
     mapProblemExtra: serverFiguresToRest,
@@ -96,7 +105,7 @@ export const motorRoutes: AnyRoute[] = [
       'client.kra_pin': 'client.pin',
       'vehicles.0.reg_no': 'vehicles.0.regno',
     },
-    response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
+    response: { status: 201, description: 'Saved policy', schema: SavedPolicy },
     errors: [...BIND_ERRORS],
   }),
 ];

@@ -3025,10 +3025,14 @@ export interface components {
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
             email?: string;
-            /** @description Duplicate-checked */
+            /** @description Duplicate-checked; the legacy `idno` also accepted */
             id_no?: string;
-            /** @description Duplicate-checked */
+            /** @description Alias of id_no */
+            idno?: string;
+            /** @description Duplicate-checked; the legacy `pin` also accepted */
             kra_pin?: string;
+            /** @description Alias of kra_pin */
+            pin?: string;
             /**
              * Format: date
              * @description Y-m-d
@@ -3051,48 +3055,49 @@ export interface components {
             force?: boolean;
         };
         MotorQuoteRequest: {
-            /** @description Motor, Tuktuk or Motorcycle (case-insensitive) */
-            class: string;
-            /** @description Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…) */
-            coverage?: string;
-            /** @description Comprehensive or TPO; "third party only" accepted */
-            scope: string;
             /**
-             * @default annual
+             * @description Motor, Tuktuk or Motorcycle. Any case, spaces, hyphens and underscores ignored; car and motor vehicle (Motor), motorbike and boda boda (Motorcycle) also accepted
              * @enum {string}
              */
-            cover_period?: "annual" | "tor";
-            /** @description Required for tor */
-            days?: number;
-            /** @description Year of manufacture */
-            year: number;
-            /** @description Whole shillings; required for comprehensive */
-            value?: number;
-            /** @description Tonnes (commercial) */
-            tonnage?: number;
-            /** @description Passengers for passenger legal liability */
-            pll?: number;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
-            insurer_id?: number | number[];
+            class: "Motor" | "Tuktuk" | "Motorcycle";
+            coverage?: string | null;
             /**
-             * Format: date
-             * @description Service-only; a past date starts today
+             * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
+             * @enum {string}
              */
-            start_date?: string;
+            scope: "Comprehensive" | "TPO" | "TPFT";
+            cover_period?: ("annual" | "tor") | null;
+            days?: number | null;
+            /** @description Year of manufacture: 1950 to next year; a numeric string such as "2019" is read as the number */
+            year: number;
+            value?: number | null;
+            tonnage?: number | null;
+            pll?: number | null;
+            insurer_id?: (number | number[]) | null;
+            start_date?: string | null;
         };
         MotorRisk: {
+            /** @description As sent */
             class: string;
             coverage: string;
+            /** @description As sent */
             scope: string;
             /** @enum {string} */
             vehicle_class: "private" | "commercial" | "psv" | "motorcycle";
             /** @enum {string} */
             cover_type: "comprehensive" | "tpo" | "tpft";
-            cover_period: string;
+            /** @enum {string} */
+            cover_period: "annual" | "tor";
             days: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
             start_date: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
             end_date: string;
             year: number;
             tonnage: number | null;
@@ -3166,54 +3171,56 @@ export interface components {
             /** @description Rating version (service-only) */
             product_version: number;
         };
+        /** @description The insured: matched by phone, ID number or tax PIN, else created (name and phone then required) */
         InsuredClient: {
-            name: string;
-            /** @description Kenyan mobile, any format */
-            phone: string;
-            email?: string;
-            /** @description National ID or passport; `id_no` also accepted */
-            idno?: string;
-            /** @description Tax PIN; `kra_pin` also accepted */
-            pin?: string;
-            risk_manager_id?: number;
-            branch_id?: number;
-            /** @description `agentcode` (an agent code) accepted instead */
-            sales_person_id?: number;
-            agentcode?: string;
-            /** @description Service-only: link an existing client the caller can see */
-            client_no?: string;
-            /** @description Service-only: add a new client despite duplicate_client matches */
-            force?: boolean;
-            /** @enum {string} */
-            type?: "individual" | "corporate";
+            name?: string | null;
+            phone?: string | null;
+            email?: string | null;
+            idno?: string | null;
+            id_no?: string | null;
+            pin?: string | null;
+            kra_pin?: string | null;
+            risk_manager_id?: number | null;
+            branch_id?: number | null;
+            sales_person_id?: number | null;
+            agentcode?: string | null;
+            client_no?: string | null;
+            force?: boolean | null;
+            type?: ("individual" | "corporate") | null;
         };
         SaveQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             vehicle: {
-                value?: number;
-                year: number;
-                reg_no?: string;
-                coverage?: string;
-                scope: string;
-                make?: string;
-                model?: string;
+                reg_no?: string | null;
+                regno?: string | null;
+                make?: string | null;
+                model?: string | null;
+                class?: ("Motor" | "Tuktuk" | "Motorcycle") | null;
+                coverage?: string | null;
                 /**
-                 * @default Motor
+                 * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
                  * @enum {string}
                  */
-                class?: "Motor" | "Tuktuk" | "Motorcycle";
+                scope: "Comprehensive" | "TPO" | "TPFT";
+                cover_period?: ("annual" | "tor") | null;
+                days?: number | null;
+                /** @description Year of manufacture: 1950 to next year; a numeric string such as "2019" is read as the number */
+                year: number;
+                value?: number | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                start_date?: string | null;
             };
             quotes?: {
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 of the server price */
-                total?: number;
-                benefits?: string[];
-            }[];
-            /** @description Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
+                benefits?: string[] | null;
+            }[] | null;
+            prospect_uuid?: string | null;
         };
         SavedQuote: {
             message: string;
@@ -3248,69 +3255,59 @@ export interface components {
             policy: {
                 /**
                  * Format: date
-                 * @description A past date starts today; at most 90 days ahead
+                 * @description A past date starts today; at most 90 days ahead: a real calendar date, Y-m-d, in 1900–2199
                  */
                 start_date: string;
-                /**
-                 * Format: date
-                 * @description Ignored for annual cover; for tor without days it sets the days
-                 */
-                end_date?: string;
+                end_date?: string | null;
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                /** @enum {string} */
-                class: "Motor" | "Tuktuk" | "Motorcycle";
-                coverage?: string;
-                /** @enum {string} */
-                scope: "Comprehensive" | "TPO";
-                /** @enum {string} */
-                cover_period?: "annual" | "tor";
-                days?: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
                 /**
-                 * @description Service-only; ipf is always one instalment
+                 * @description Any case, spaces, hyphens and underscores ignored; car and motor vehicle (Motor), motorbike and boda boda (Motorcycle) also accepted
                  * @enum {string}
                  */
-                payment_mode?: "full" | "ipf";
+                class: "Motor" | "Tuktuk" | "Motorcycle";
+                coverage?: string | null;
+                /**
+                 * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
+                 * @enum {string}
+                 */
+                scope: "Comprehensive" | "TPO" | "TPFT";
+                cover_period?: ("annual" | "tor") | null;
+                days?: number | null;
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
+                premium: number;
+                premium_instalments?: number | null;
+                payment_mode?: ("full" | "ipf") | null;
                 limits_of_liability?: {
                     benefit_id?: string;
                     item?: string;
                     limit?: number | null;
-                }[];
-                /** @description Service-only: rating version priced on (from the quote option); a newer one answers price_changed */
-                product_version?: number;
+                }[] | null;
+                product_version?: number | null;
             };
-            taxes?: {
-                tax_id?: number;
-                rate?: number;
-                amount?: number;
-            }[];
+            /** @description Accepted for compatibility and ignored: the server computes the levies */
+            taxes?: unknown;
             vehicles: {
-                /** @description Or reg_no */
-                regno: string;
-                /** @description Needed for the registry certificate */
-                chassis_no?: string;
-                make?: string;
-                model?: string;
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @description Year of manufacture: 1950 to next year (refused on policy.year otherwise); a numeric string such as "2019" is read as the number */
                 yom: number;
-                value?: number;
-                coverage?: string;
-                engine_no?: string;
-                body_type?: string;
-                tonnage?: number;
-                pll?: number;
-                basic_premium?: number;
-                rate?: number;
-                benefits?: string[];
+                value?: number | null;
+                coverage?: string | null;
+                engine_no?: string | null;
+                body_type?: string | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                basic_premium?: number | null;
+                rate?: number | null;
+                benefits?: string[] | null;
             }[];
-            /** @description Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SavedPolicy: {
             message: string;
@@ -3323,9 +3320,15 @@ export interface components {
             /** @enum {string} */
             status: "pending_payment";
             product_line: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
             start_date: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Y-m-d
+             */
             end_date: string;
             /** @enum {string} */
             payment_mode: "full" | "ipf";
@@ -3346,7 +3349,10 @@ export interface components {
             };
             debit_note: {
                 number: string;
-                /** Format: date */
+                /**
+                 * Format: date
+                 * @description Y-m-d
+                 */
                 due_on: string;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 amount: number;
@@ -3356,7 +3362,10 @@ export interface components {
                     /** @description DN-<policy>-<n>/<total> */
                     number: string;
                     instalment_no: number;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @description Y-m-d
+                     */
                     due_on: string;
                     /** @description Whole shillings, derived from the cents: rounded half away from zero */
                     amount: number;
@@ -3456,109 +3465,80 @@ export interface components {
             /** @description Standard: extension codes */
             extensions?: string[];
             /** @description The policy's cover as bound: the option's terms */
-            terms?: Record<string, never>;
+            terms?: {
+                [key: string]: unknown;
+            };
         };
         MedicalQuoteRequest: {
-            /**
-             * @default family
-             * @enum {string}
-             */
-            cover_type?: "family" | "group";
-            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
+            cover_type?: ("family" | "group") | null;
+            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms); a numeric string such as "2019" is read as the number */
             inpatient_limit: number;
             riders?: {
-                /** @enum {string} */
-                code: "outpatient" | "maternity" | "dental" | "optical";
-                /** @description Whole shillings: one of the rider's limit bands */
-                limit: number;
-            }[];
-            members: {
-                /** @description Required to bind */
-                name?: string;
                 /**
-                 * @description Family: one principal, at most one spouse, children; group: employees with their dependants
+                 * @description Any case; each rider at most once
+                 * @enum {string}
+                 */
+                code: "outpatient" | "maternity" | "dental" | "optical";
+                /** @description Whole shillings: one of the rider's limit bands; a numeric string such as "2019" is read as the number */
+                limit: number;
+            }[] | null;
+            members: {
+                name?: string | null;
+                /**
+                 * @description Any case. Family: one principal, at most one spouse, children; group: employees with their dependants (spouse, child)
                  * @enum {string}
                  */
                 relationship: "principal" | "spouse" | "child" | "employee";
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth?: string;
-                /** @description Whole years, when no date of birth is given */
-                age?: number;
-                /** @description A child in full-time education (covered to a higher age) */
-                in_school?: boolean;
-                /** @description National ID, passport or birth certificate number; `idno` also accepted */
-                id_no?: string;
+                date_of_birth?: string | null;
+                age?: number | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+                idno?: string | null;
             }[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            start_date?: string | null;
+            insurer_ids?: (number | number[]) | null;
+            insurer_id?: (number | number[]) | null;
         };
         TravelQuoteRequest: {
-            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
+            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER); any case */
             plan: string;
-            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
+            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case */
             region: string;
-            /** @description Countries visited */
-            destination?: string;
+            destination?: string | null;
             /**
              * Format: date
-             * @description First day of cover: today or later
+             * @description First day of cover: today or later, at most a year ahead: a real calendar date, Y-m-d, in 1900–2199
              */
             departure_date: string;
             /**
              * Format: date
-             * @description Last day of cover
+             * @description Last day of cover: on or after departure_date, a trip of at most 365 days: a real calendar date, Y-m-d, in 1900–2199
              */
             return_date: string;
             travellers: {
-                /** @description Required to bind */
-                name: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth: string;
-                /** @description Whole years */
-                age: number;
-                passport_no: string;
+                name?: string | null;
+                date_of_birth?: string | null;
+                age?: number | null;
+                passport_no?: string | null;
             }[];
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            insurer_ids?: (number | number[]) | null;
+            insurer_id?: (number | number[]) | null;
         };
         StandardQuoteRequest: {
             /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
             product: string;
             items?: {
-                /** @description What is insured, or the insured person; required to bind */
-                description: string;
-                /** @description Whole shillings; required for products rated on the sum insured */
-                sum_insured: number;
-                /** @description Insured persons: national ID or passport */
-                id_no: string;
-            }[];
-            /** @description Headcount-driven products (WIBA): people covered when not listed as items */
-            headcount?: number;
-            extensions?: string[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+                description?: string | null;
+                name?: string | null;
+                sum_insured?: number | null;
+                id_no?: string | null;
+                idno?: string | null;
+            }[] | null;
+            headcount?: number | null;
+            extensions?: string[] | null;
+            start_date?: string | null;
+            insurer_ids?: (number | number[]) | null;
+            insurer_id?: (number | number[]) | null;
         };
         CoverQuoteResponse: {
             message: string;
@@ -3623,7 +3603,9 @@ export interface components {
                     amount_minor: number;
                 }[] | null;
                 /** @description Line terms: waiting periods (medical), plan and medical limit (travel), sum insured and extensions (standard) */
-                terms: Record<string, never>;
+                terms: {
+                    [key: string]: unknown;
+                };
                 benefits: {
                     name: string;
                     limit: number | null;
@@ -3672,124 +3654,94 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
-            }[];
-            prospect_uuid?: string;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
+                benefits?: string[] | null;
+            }[] | null;
+            prospect_uuid?: string | null;
         };
         SaveTravelQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
-            }[];
-            prospect_uuid?: string;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
+                benefits?: string[] | null;
+            }[] | null;
+            prospect_uuid?: string | null;
         };
         SaveStandardQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
-            }[];
-            prospect_uuid?: string;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
+                benefits?: string[] | null;
+            }[] | null;
+            prospect_uuid?: string | null;
         };
         BindMedicalRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
+                start_date?: string | null;
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
                 premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium_instalments?: number | null;
+                payment_mode?: ("full" | "ipf") | null;
+                product_version?: number | null;
             };
             medical: components["schemas"]["MedicalQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindTravelRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
+                start_date?: string | null;
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
                 premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium_instalments?: number | null;
+                payment_mode?: ("full" | "ipf") | null;
+                product_version?: number | null;
             };
             trip: components["schemas"]["TravelQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindStandardRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
+                start_date?: string | null;
+                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
                 premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium_instalments?: number | null;
+                payment_mode?: ("full" | "ipf") | null;
+                product_version?: number | null;
             };
             cover: components["schemas"]["StandardQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         PolicyRecord: {
             id: number;
@@ -5099,29 +5051,15 @@ export interface components {
              */
             type?: "individual" | "business";
             name?: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
-            /** @description null clears on PATCH */
-            email?: string;
-            /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
-            /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
+            phone?: string | null;
+            email?: string | null;
+            id_no?: string | null;
+            kra_pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
             interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
-            /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
-            /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
+            estimated_premium?: number | null;
+            assignee_id?: number | null;
+            next_follow_up_on?: string | null;
             /** @description Added to the timeline; with a status move, why it moved */
             note?: string;
             /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
@@ -12669,6 +12607,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -12745,7 +12692,45 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ClientInput"];
+                "application/json": {
+                    /**
+                     * @default individual
+                     * @enum {string}
+                     */
+                    type?: "individual" | "corporate";
+                    name?: string;
+                    /** @description Kenyan mobile, any format; duplicate-checked */
+                    phone?: string;
+                    email?: string;
+                    /** @description Duplicate-checked; the legacy `idno` also accepted */
+                    id_no?: string;
+                    /** @description Alias of id_no */
+                    idno?: string;
+                    /** @description Duplicate-checked; the legacy `pin` also accepted */
+                    kra_pin?: string;
+                    /** @description Alias of kra_pin */
+                    pin?: string;
+                    /**
+                     * Format: date
+                     * @description Y-m-d
+                     */
+                    date_of_birth?: string;
+                    physical_address?: string;
+                    /** @description Default: the acting user's branch */
+                    branch_id?: number;
+                    /** @description Default: the acting account executive */
+                    risk_manager_id?: number;
+                    /** @description Default: the acting agent; that sales person then sees the client */
+                    sales_person_id?: number;
+                    business_source_id?: number;
+                    prospect_type_id?: number;
+                    sector?: string;
+                    alt_name?: string;
+                    alt_phone?: string;
+                    alt_email?: string;
+                    /** @description Create despite a matching phone, ID number or tax PIN */
+                    force?: boolean;
+                };
             };
         };
         responses: {
