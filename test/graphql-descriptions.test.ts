@@ -2,13 +2,7 @@
  * Issue 27: GraphQL says as much as REST. Every type, field, argument, input field and enum value of the SDL carries a
  * description an integrator can act on; this walks the executable schema and lists whatever lacks one, so a new
  * field without a description fails here rather than reaching schema/schema.graphql bare.
- *
- * graphql-descriptions.todo.txt lists the schema coordinates not yet described (a ratchet while the backlog is worked
- * off): anything undescribed that is not on it fails, and so does an entry that is now described or gone, so the list
- * only shrinks. When it is empty, delete it.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   type GraphQLSchema,
@@ -48,20 +42,8 @@ export function undescribed(schema: GraphQLSchema): string[] {
   return missing.sort();
 }
 
-const TODO = path.join(import.meta.dirname, 'graphql-descriptions.todo.txt');
-const todo = readFileSync(TODO, 'utf8')
-  .split('\n')
-  .map((l) => l.trim())
-  .filter(Boolean);
-
 describe('SDL descriptions', () => {
-  const missing = undescribed(sortedSchema);
-
-  it('describes every type, field, argument, input field and enum value (but the listed backlog)', () => {
-    expect(missing.filter((c) => !todo.includes(c))).toEqual([]);
-  });
-
-  it('the backlog only shrinks: a coordinate described (or gone) leaves the list', () => {
-    expect(todo.filter((c) => !missing.includes(c))).toEqual([]);
+  it('describes every type, field, argument, input field and enum value', () => {
+    expect(undescribed(sortedSchema)).toEqual([]);
   });
 });
