@@ -1,18 +1,5 @@
 import { z } from 'zod';
-import {
-  arr,
-  bool,
-  date,
-  dateInput,
-  int,
-  money,
-  nullable,
-  obj,
-  str,
-  timestamp,
-  oneOf,
-  num,
-} from './builders.ts';
+import { arr, bool, date, dateInput, int, money, nullable, obj, str, timestamp, oneOf, num } from './builders.ts';
 
 const OPERATIONS = [
   'add_vehicle',

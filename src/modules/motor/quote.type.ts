@@ -57,15 +57,13 @@ export const TaxLineRef = builder.objectRef<{ code: string; name: string; amount
   }),
 });
 
-const BenefitRef = builder
-  .objectRef<{ id: string; name: string }>('OptionBenefit')
-  .implement({
-    description: 'A benefit included in a quoted option.',
-    fields: (t) => ({
-      id: t.exposeString('id', { description: 'Stable id of the benefit (a hash of its name; see motorBenefits).' }),
-      name: t.exposeString('name', { description: "The benefit's name." }),
-    }),
-  });
+const BenefitRef = builder.objectRef<{ id: string; name: string }>('OptionBenefit').implement({
+  description: 'A benefit included in a quoted option.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Stable id of the benefit (a hash of its name; see motorBenefits).' }),
+    name: t.exposeString('name', { description: "The benefit's name." }),
+  }),
+});
 
 const LimitRef = builder
   .objectRef<{ benefitId: string; item: string; limitMinor: bigint | null }>('LimitOfLiability')
