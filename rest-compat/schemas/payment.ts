@@ -1,3 +1,4 @@
+import { normalisePhone } from '../../src/lib/identifiers.ts';
 import { z } from 'zod';
 import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
 import { arr, dataOf, date, int, money, nullable, obj, str, timestamp, describe, oneOf } from './builders.ts';
@@ -59,7 +60,10 @@ const STK_ACCOUNT = 'a policy number, debit note number or premium-finance loan 
  */
 export const stkPushBody = obj(
   {
-    phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
+    phone: z
+      .string()
+      .refine((v) => normalisePhone(v) !== null, 'a Kenyan mobile number (07…, 01…, +254…)')
+      .describe('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
     amount: z.int().min(1, STK_AMOUNT).max(250_000, STK_AMOUNT).describe('Whole shillings, 1–250,000'),
     account: z
       .string()
