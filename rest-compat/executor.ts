@@ -241,10 +241,5 @@ async function execute0(
  */
 export function parsedBody(route: AnyRoute, input: RestInput): RestInput {
   if (!route.parseBody || !route.requestBody) return input;
-  // A body that is not a JSON object reads as empty when the definition refuses it as it is (as `asObject` reads it),
-  // so the refusal names each required field rather than the body as a whole.
-  const b = input.body;
-  const isObject = b != null && typeof b === 'object' && !Array.isArray(b);
-  const body = isObject || route.requestBody.safeParse(b).success ? b : {};
-  return { ...input, body: parseInput(route.requestBody, body) };
+  return { ...input, body: parseInput(route.requestBody, input.body) };
 }

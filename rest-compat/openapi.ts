@@ -308,26 +308,21 @@ function routeOperationWithZod(r: AnyRoute) {
         }
       : {}),
     responses: {
-      ...Object.fromEntries(
-        [r.response, ...(r.response.alsoStatuses ?? [])].map(({ status, description }) => [
-          String(status),
-          {
-            description,
-            headers: {
-              ...rateHeaders,
-              ...r.response.headers,
-              ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
-            },
-            content: {
-              ...Object.fromEntries(
-                (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
-              ),
-              // The streamed CSV variant (`Accept: text/csv`), when the route has one.
-              ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
-            },
-          },
-        ]),
-      ),
+      [String(r.response.status)]: {
+        description: r.response.description,
+        headers: {
+          ...rateHeaders,
+          ...r.response.headers,
+          ...(r.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+        },
+        content: {
+          ...Object.fromEntries(
+            (r.response.mediaTypes ?? ['application/json']).map((t) => [t, { schema: r.response.schema }]),
+          ),
+          // The streamed CSV variant (`Accept: text/csv`), when the route has one.
+          ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
+        },
+      },
       ...problemResponses([
         ...COMMON_ERRORS,
         ...r.errors,
@@ -337,6 +332,8 @@ function routeOperationWithZod(r: AnyRoute) {
         ...(r.requestBody
           ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[])
           : []),
+        // A path parameter that is not valid percent-encoded UTF-8 (or holds a NUL) is 400 invalid_request.
+        ...(pathParams.length ? (['invalid_request'] as ProblemCode[]) : []),
       ]),
     },
   };

@@ -1,30 +1,28 @@
 import type { CancellationFieldsFragment, CancellationInput } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { Wire } from '../schemas/builders.ts';
-import type { Cancellation, cancellationInput } from '../schemas/cancellation.ts';
+import { asObject, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 
-/** REST body of POST /policies/{uuid}/cancellation (parsed by its definition) → GraphQL CancellationInput. */
-export function cancellationInputFromRest(b: z.output<typeof cancellationInput>): CancellationInput {
+/** REST body of POST /policies/{uuid}/cancellation → GraphQL CancellationInput (values passed as sent; the service validates). */
+export function cancellationInputFromRest(body: unknown): SentInput<CancellationInput> {
+  const b = asObject(body);
+  const s = (v: unknown) => (v == null ? undefined : v);
   return {
-    reason: b.reason,
-    requestedBy: b.requested_by,
-    effectiveDate: b.effective_date ?? undefined,
-    note: b.note ?? undefined,
+    reason: s(b.reason) ?? '',
+    requestedBy: s(b.requested_by) ?? '',
+    effectiveDate: s(b.effective_date),
+    note: s(b.note),
   };
 }
 
-type Payee = Wire<typeof Cancellation>['refund']['refund_payee'];
-
 /** GraphQL Cancellation → the REST record (money as whole shillings plus `_minor`, dates Y-m-d). */
-export function cancellationToRest(c: CancellationFieldsFragment): Wire<typeof Cancellation> {
+export function cancellationToRest(c: CancellationFieldsFragment) {
   const r = c.refund;
   return {
     id: c.databaseId,
     uuid: c.uuid,
     policy: { uuid: c.policy.uuid, policy_no: c.policy.policyNo, status: c.policy.status },
     // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
-    status: c.cancellationStatus as Wire<typeof Cancellation>['status'],
+    status: c.cancellationStatus,
     reason: c.reason,
     registry_reason_id: c.registryReasonId,
     requested_by: c.requestedBy,
@@ -49,7 +47,7 @@ export function cancellationToRest(c: CancellationFieldsFragment): Wire<typeof C
       })),
       ...moneyPair('applied_total', r.appliedTotal),
       ...moneyPair('refund_to_client', r.refundToClient),
-      refund_payee: r.refundPayee as Payee,
+      refund_payee: r.refundPayee,
       ...moneyPair('refund_to_lender', r.refundToLender),
       ...moneyPair('outstanding_after', r.outstandingAfter),
       items: r.items.map((i) => ({
@@ -67,7 +65,7 @@ export function cancellationToRest(c: CancellationFieldsFragment): Wire<typeof C
           ...moneyPair('amount', c.creditNote.amount),
           ...moneyPair('applied', c.creditNote.applied),
           ...moneyPair('refunded', c.creditNote.refunded),
-          refund_payee: c.creditNote.refundPayee as Payee,
+          refund_payee: c.creditNote.refundPayee,
         }
       : null,
     reinstatement_debit_note: c.reinstatementDebitNote

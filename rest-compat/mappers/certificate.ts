@@ -1,9 +1,7 @@
 import type { CertificateFieldsFragment, CheckCertificateQuery } from '../generated/operations.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { Certificate, CertificateCheck } from '../schemas/certificate.ts';
 
 /** A GraphQL Certificate (operations' CertificateFields) → the REST certificate record. */
-export function certificateToRest(c: CertificateFieldsFragment): Wire<typeof Certificate> {
+export function certificateToRest(c: CertificateFieldsFragment) {
   return {
     uuid: c.uuid,
     certificate_no: c.certificateNo,
@@ -13,8 +11,8 @@ export function certificateToRest(c: CertificateFieldsFragment): Wire<typeof Cer
     policy_uuid: c.policy.uuid,
     regno: c.regNo,
     chassis_no: c.chassisNo,
-    certificate_class: c.certificateClass as Wire<typeof Certificate>['certificate_class'],
-    cover_code: c.coverCode as Wire<typeof Certificate>['cover_code'],
+    certificate_class: c.certificateClass,
+    cover_code: c.coverCode,
     cover: c.coverName,
     stage: c.stage,
     stage_count: c.stageCount,
@@ -31,7 +29,7 @@ export function certificateToRest(c: CertificateFieldsFragment): Wire<typeof Cer
 }
 
 /** The registry check → REST (snake_case). */
-export function certificateCheckToRest(c: CheckCertificateQuery['checkCertificate']): Wire<typeof CertificateCheck> {
+export function certificateCheckToRest(c: CheckCertificateQuery['checkCertificate']) {
   const cert = c.certificate;
   return {
     valid: c.valid,

@@ -6,10 +6,7 @@ import type {
   UploadClaimDocumentInput,
 } from '../generated/operations.ts';
 import { type FormBody, isUploadedFile } from '../../src/http/body.ts';
-import type { z } from 'zod';
 import { BinaryBody, type SentInput } from '../route.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { ClaimDocument, ClaimDocumentFile, ClaimDocumentMark } from '../schemas/claim-document.ts';
 
 /** Where a claim's file is downloaded (the REST path of GET /claims/{uuid}/documents/{file_uuid}). */
 export function claimDocumentDownloadPath(claimUuid: string, fileUuid: string): string {
@@ -17,14 +14,11 @@ export function claimDocumentDownloadPath(claimUuid: string, fileUuid: string): 
 }
 
 /** GraphQL ClaimDocumentFile → REST file (metadata; the bytes are behind `links.download`). */
-export function claimDocumentFileToRest(
-  f: ClaimDocumentFileFieldsFragment,
-  claimUuid: string,
-): Wire<typeof ClaimDocumentFile> {
+export function claimDocumentFileToRest(f: ClaimDocumentFileFieldsFragment, claimUuid: string) {
   return {
     uuid: f.id,
     file_name: f.fileName,
-    content_type: f.contentType as Wire<typeof ClaimDocumentFile>['content_type'],
+    content_type: f.contentType,
     size_bytes: f.sizeBytes,
     sha256: f.sha256,
     uploaded_at: f.createdAt,
@@ -33,7 +27,7 @@ export function claimDocumentFileToRest(
 }
 
 /** GraphQL ClaimDocument (a checklist line with its files) → REST ClaimDocument. */
-export function claimDocumentToRest(d: ClaimDocumentFieldsFragment, claimUuid: string): Wire<typeof ClaimDocument> {
+export function claimDocumentToRest(d: ClaimDocumentFieldsFragment, claimUuid: string) {
   return {
     kind: d.kind,
     required: d.required,
@@ -60,12 +54,12 @@ export function claimDocumentUploadFromRest(claimUuid: string, form: FormBody): 
   };
 }
 
-/** REST `{status, note}` (as ClaimDocumentMark parsed it) for the line of `kind` → GraphQL MarkClaimDocumentInput. */
+/** REST `{status, note}` for the line of `kind` → GraphQL MarkClaimDocumentInput (values as sent). */
 export function claimDocumentMarkFromRest(
   claimUuid: string,
   kind: string,
-  b: z.output<typeof ClaimDocumentMark>,
-): MarkClaimDocumentInput {
+  b: Record<string, unknown>,
+): SentInput<MarkClaimDocumentInput> {
   return { claimId: claimUuid, kind, status: b.status, note: b.note };
 }
 

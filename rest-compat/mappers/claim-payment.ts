@@ -1,19 +1,17 @@
 import type { ClaimPaymentFieldsFragment } from '../generated/operations.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { ClaimPayment } from '../schemas/claim-payment.ts';
 import { moneyPair } from './money.ts';
 
 /**
  * A claim payment in the REST spelling (`ClaimPaymentFields` → the ClaimPayment schema): the payee as one object
  * (its phone for M-Pesa, its bank for a transfer; the other null), the rail's result as one object once there is one.
  */
-export function claimPaymentToRest(p: ClaimPaymentFieldsFragment): Wire<typeof ClaimPayment> {
+export function claimPaymentToRest(p: ClaimPaymentFieldsFragment) {
   const bank = p.bankName == null && p.bankAccount == null ? null : { name: p.bankName, account: p.bankAccount };
   return {
     uuid: p.uuid,
-    method: p.method as Wire<typeof ClaimPayment>['method'],
+    method: p.method,
     status: p.paymentStatus,
-    payee: { type: p.payeeType as Wire<typeof ClaimPayment>['payee']['type'], name: p.payeeName, phone: p.phone, bank },
+    payee: { type: p.payeeType, name: p.payeeName, phone: p.phone, bank },
     ...moneyPair('amount', p.amount),
     reference: p.reference,
     transaction_id: p.transactionId,

@@ -6,20 +6,11 @@ import type {
   ClaimHistoryFieldsFragment,
   RegisterClaimInput,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { Wire } from '../schemas/builders.ts';
-import type {
-  Claim,
-  ClaimCause,
-  ClaimDetail,
-  ClaimInput,
-  ClaimReserveMovements,
-  ClaimSummary,
-} from '../schemas/claim.ts';
+import type { SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 
 /** GraphQL Claim → the REST claim record (money as whole shillings plus `_minor`, dates Y-m-d, times ISO 8601). */
-export function claimToRest(c: ClaimFieldsFragment): Wire<typeof Claim> {
+export function claimToRest(c: ClaimFieldsFragment) {
   return {
     id: c.databaseId,
     uuid: c.uuid,
@@ -33,31 +24,28 @@ export function claimToRest(c: ClaimFieldsFragment): Wire<typeof Claim> {
     product_line: c.productLine,
     cause: c.cause,
     loss: { date: c.lossDate, time: c.lossTime, place: c.lossPlace, description: c.description },
-    // Kept as the wire shows them (snake_case JSON the claims module validated on the way in).
-    third_parties: c.thirdParties as Wire<typeof Claim>['third_parties'],
-    witnesses: c.witnesses as Wire<typeof Claim>['witnesses'],
+    third_parties: c.thirdParties,
+    witnesses: c.witnesses,
     police_abstract_no: c.policeAbstractNo,
     anti_theft_device: c.antiTheftDevice,
     reporter: { name: c.reporterName, phone: c.reporterPhone, relationship: c.reporterRelationship },
-    channel: c.channel as Wire<typeof Claim>['channel'],
+    channel: c.channel,
     reported_at: c.reportedAt,
     late_notification: c.lateNotification,
     ...moneyPair('estimated_loss', c.estimatedLoss),
     ...moneyPair('sum_insured', c.sumInsured),
     ...moneyPair('reserve', c.reserve),
-    assessor:
-      c.assessorName && c.assessorAppointedAt
-        ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
-        : null,
-    assessment:
-      c.assessedAt && c.assessedAmount != null
-        ? {
-            ...moneyPair('assessed_amount', c.assessedAmount),
-            ...moneyPair('salvage', c.salvage),
-            notes: c.assessmentNotes,
-            assessed_at: c.assessedAt,
-          }
-        : null,
+    assessor: c.assessorName
+      ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
+      : null,
+    assessment: c.assessedAt
+      ? {
+          ...moneyPair('assessed_amount', c.assessedAmount),
+          ...moneyPair('salvage', c.salvage),
+          notes: c.assessmentNotes,
+          assessed_at: c.assessedAt,
+        }
+      : null,
     ...moneyPair('approved_amount', c.approvedAmount),
     ...moneyPair('excess', c.excess),
     ...moneyPair('net_payable', c.netPayable),
@@ -74,13 +62,13 @@ export function claimToRest(c: ClaimFieldsFragment): Wire<typeof Claim> {
 }
 
 /** The claim with its history: what every write answers. */
-export const claimDetailToRest = (c: ClaimFieldsFragment & ClaimHistoryFieldsFragment): Wire<typeof ClaimDetail> => ({
+export const claimDetailToRest = (c: ClaimFieldsFragment & ClaimHistoryFieldsFragment) => ({
   ...claimToRest(c),
   history: claimHistoryToRest(c),
 });
 
 /** The claim's state history, oldest first: who moved it, when and why. */
-export function claimHistoryToRest(c: ClaimHistoryFieldsFragment): Wire<typeof ClaimDetail>['history'] {
+export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
   return c.history.map((h) => ({
     from: h.from,
     to: h.to,
@@ -92,11 +80,9 @@ export function claimHistoryToRest(c: ClaimHistoryFieldsFragment): Wire<typeof C
 }
 
 /** The reserve ledger, in order: each movement signed, with the balance after it. */
-export function reserveMovementsToRest(
-  c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>,
-): Wire<typeof ClaimReserveMovements> {
+export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>) {
   return c.reserveMovements.map((r) => ({
-    kind: r.kind as Wire<typeof ClaimReserveMovements>[number]['kind'],
+    kind: r.kind,
     ...moneyPair('amount', r.amount),
     ...moneyPair('balance_after', r.balanceAfter),
     reason: r.reason,
@@ -106,7 +92,7 @@ export function reserveMovementsToRest(
 }
 
 /** A claim as the policy record lists it. */
-export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]): Wire<typeof ClaimSummary> {
+export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]) {
   return {
     uuid: c.uuid,
     claim_no: c.claimNo,
@@ -117,7 +103,7 @@ export function claimSummaryToRest(c: PolicyDetailFragment['claims'][number]): W
   };
 }
 
-export function claimCauseToRest(c: ClaimCauseFieldsFragment): Wire<typeof ClaimCause> {
+export function claimCauseToRest(c: ClaimCauseFieldsFragment) {
   return {
     product_line: c.productLine,
     code: c.code,
@@ -127,14 +113,20 @@ export function claimCauseToRest(c: ClaimCauseFieldsFragment): Wire<typeof Claim
   };
 }
 
+/** Each object of a list renamed; anything else passed as sent (the service refuses it). */
+const list = <T>(v: unknown, map: (o: Record<string, unknown>) => T): unknown =>
+  Array.isArray(v)
+    ? (v as unknown[]).map((x) => (x && typeof x === 'object' ? map(x as Record<string, unknown>) : x))
+    : v;
+
 /**
- * REST first notice of loss (as ClaimInput parsed it) → GraphQL RegisterClaimInput. The legacy `regno` and `reg_no`
- * spellings of the registration (`idno`, `regno` of a third party) are read; `reporter` may be nested or flat.
+ * REST first notice of loss → GraphQL RegisterClaimInput (values passed as sent; the service validates). The legacy
+ * `regno` and `reg_no` spellings of the registration are accepted; `reporter` may be nested or flat.
  */
-export function registerClaimFromRest(b: z.output<typeof ClaimInput>): RegisterClaimInput {
-  const reporter = b.reporter ?? {};
+export function registerClaimFromRest(b: Record<string, unknown>): SentInput<RegisterClaimInput> {
+  const reporter = (b.reporter && typeof b.reporter === 'object' ? b.reporter : {}) as Record<string, unknown>;
   return {
-    policyId: b.policy_uuid,
+    policyId: b.policy_uuid ?? b.policy_id,
     registration: b.registration ?? b.reg_no ?? b.regno,
     insuredId: b.insured_id,
     cause: b.cause,
@@ -142,7 +134,7 @@ export function registerClaimFromRest(b: z.output<typeof ClaimInput>): RegisterC
     lossTime: b.loss_time,
     lossPlace: b.loss_place,
     description: b.description,
-    thirdParties: b.third_parties?.map((t) => ({
+    thirdParties: list(b.third_parties, (t) => ({
       name: t.name,
       phone: t.phone,
       idNo: t.id_no ?? t.idno,
@@ -151,7 +143,7 @@ export function registerClaimFromRest(b: z.output<typeof ClaimInput>): RegisterC
       injured: t.injured,
       damage: t.damage,
     })),
-    witnesses: b.witnesses?.map((w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
+    witnesses: list(b.witnesses, (w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
     policeAbstractNo: b.police_abstract_no,
     antiTheftDevice: b.anti_theft_device,
     reporterName: reporter.name ?? b.reporter_name,
@@ -161,5 +153,5 @@ export function registerClaimFromRest(b: z.output<typeof ClaimInput>): RegisterC
     reportedAt: b.reported_at,
     estimatedLoss: b.estimated_loss,
     assigneeId: b.assignee_id,
-  };
+  } as SentInput<RegisterClaimInput>;
 }

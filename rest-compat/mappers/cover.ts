@@ -4,36 +4,21 @@ import type {
   StandardCoverInput,
   TripInput,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { SentInput } from '../route.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type {
-  CoverDetails,
-  CoverOption,
-  CoverQuoteResponse,
-  MedicalBodies,
-  StandardBodies,
-  TravelBodies,
-} from '../schemas/covers.ts';
-import type { InsuredClient, quotedFigures } from '../schemas/motor.ts';
+import { asObject, listOrAsSent, type SentInput } from '../route.ts';
 import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
-import { idList, insuredFromRest, known, quotesFromRest } from './motor.ts';
+import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
-
-type Medical = z.output<typeof MedicalBodies.quote>;
-type Trip = z.output<typeof TravelBodies.quote>;
-type Standard = z.output<typeof StandardBodies.quote>;
 
 /**
  * The quote's insurer filter: `insurer_ids` (docs/covers.md), one id or a list; motor's spelling `insurer_id` is
  * accepted as its alias, and both sent add up.
  */
-function insurerIdsFromRest(b: Pick<Medical, 'insurer_ids' | 'insurer_id'>): number[] | undefined {
-  const ids = idList(b.insurer_ids);
-  const alias = idList(b.insurer_id);
+function insurerIdsFromRest(b: Record<string, unknown>): unknown {
+  const ids = intList(b.insurer_ids);
+  const alias = intList(b.insurer_id);
   if (ids === undefined || alias === undefined) return ids ?? alias;
-  return [...ids, ...alias];
+  return [...(ids as unknown[]), ...(alias as unknown[])];
 }
 
 /**
@@ -41,50 +26,62 @@ function insurerIdsFromRest(b: Pick<Medical, 'insurer_ids' | 'insurer_id'>): num
  * quote or a save carries it under `medical`, `trip` or `cover`, beside `client` (and `policy` for a save).
  */
 
-export function medicalFromRest(b: Medical): SentInput<MedicalCoverInput> {
+export function medicalFromRest(raw: unknown): SentInput<MedicalCoverInput> {
+  const b = asObject(raw);
   return {
     coverType: b.cover_type,
-    inpatientLimit: b.inpatient_limit,
-    riders: b.riders?.map((r) => ({ code: r.code, limit: r.limit })),
-    members: b.members.map((x) => ({
-      name: x.name,
-      relationship: x.relationship,
-      dateOfBirth: x.date_of_birth,
-      age: x.age,
-      inSchool: x.in_school,
-      idNo: x.idno ?? x.id_no,
-    })),
+    inpatientLimit: num0(b.inpatient_limit),
+    riders:
+      b.riders == null
+        ? undefined
+        : listOrAsSent(b.riders, (r) => {
+            const x = asObject(r);
+            return { code: x.code, limit: num0(x.limit) };
+          }),
+    members: listOrAsSent(b.members, (m) => {
+      const x = asObject(m);
+      return {
+        name: x.name,
+        relationship: x.relationship,
+        dateOfBirth: x.date_of_birth,
+        age: num0(x.age),
+        inSchool: x.in_school,
+        idNo: x.idno ?? x.id_no,
+      };
+    }),
     startDate: b.start_date,
     insurerIds: insurerIdsFromRest(b),
   };
 }
 
-export function tripFromRest(b: Trip): SentInput<TripInput> {
+export function tripFromRest(raw: unknown): SentInput<TripInput> {
+  const b = asObject(raw);
   return {
     plan: b.plan,
     region: b.region,
     destination: b.destination,
     departureDate: b.departure_date,
     returnDate: b.return_date,
-    travellers: b.travellers.map((x) => ({
-      name: x.name,
-      dateOfBirth: x.date_of_birth,
-      age: x.age,
-      passportNo: x.passport_no,
-    })),
+    travellers: listOrAsSent(b.travellers, (t) => {
+      const x = asObject(t);
+      return { name: x.name, dateOfBirth: x.date_of_birth, age: num0(x.age), passportNo: x.passport_no };
+    }),
     insurerIds: insurerIdsFromRest(b),
   };
 }
 
-export function standardFromRest(b: Standard): SentInput<StandardCoverInput> {
+export function standardFromRest(raw: unknown): SentInput<StandardCoverInput> {
+  const b = asObject(raw);
   return {
     product: b.product,
-    items: b.items?.map((x) => ({
-      description: x.description ?? x.name,
-      sumInsured: x.sum_insured,
-      idNo: x.idno ?? x.id_no,
-    })),
-    headcount: b.headcount,
+    items:
+      b.items == null
+        ? undefined
+        : listOrAsSent(b.items, (i) => {
+            const x = asObject(i);
+            return { description: x.description ?? x.name, sumInsured: num0(x.sum_insured), idNo: x.idno ?? x.id_no };
+          }),
+    headcount: num0(b.headcount),
     extensions: b.extensions,
     startDate: b.start_date,
     insurerIds: insurerIdsFromRest(b),
@@ -93,21 +90,20 @@ export function standardFromRest(b: Standard): SentInput<StandardCoverInput> {
 
 type Quote = CoverQuoteFieldsFragment;
 
-export function coverQuoteToRest(q: Quote): Wire<typeof CoverQuoteResponse> {
+export function coverQuoteToRest(q: Quote) {
   const r = q.quote;
   return {
     message: q.message,
     quote: {
-      product_line: known(['medical', 'travel', 'standard'], r.productLine),
+      product_line: r.productLine,
       product: r.product,
-      cover_period: known(['annual', 'trip'], r.coverPeriod),
+      cover_period: r.coverPeriod,
       start_date: r.startDate,
       end_date: r.endDate,
       days: r.days,
-      // The cover is GraphQL JSON (its keys camelCase at any depth): CoverDetails documents it, the kit checks it.
-      cover: snakeKeys(r.cover) as Wire<typeof CoverDetails>,
+      cover: snakeKeys(r.cover),
       insured: r.insured.map((i) => ({
-        kind: known(['member', 'traveller', 'item'], i.kind),
+        kind: i.kind,
         name: i.name,
         relationship: i.relationship,
         date_of_birth: i.dateOfBirth,
@@ -121,7 +117,7 @@ export function coverQuoteToRest(q: Quote): Wire<typeof CoverQuoteResponse> {
   };
 }
 
-function coverOptionToRest(o: Quote['options'][number]): Wire<typeof CoverOption> {
+function coverOptionToRest(o: Quote['options'][number]) {
   return {
     insurer_id: o.insurerId,
     insurer_name: o.insurerName,
@@ -135,7 +131,7 @@ function coverOptionToRest(o: Quote['options'][number]): Wire<typeof CoverOption
     ...moneyPair('basic_premium', o.basicPremium),
     breakdown: o.breakdown.map((b) => ({ item: b.item, ...moneyPair('amount', b.amount) })),
     insured_premiums: o.insuredPremiums?.map((m) => moneyPair('amount', m)) ?? null,
-    terms: snakeKeys(o.terms) as Record<string, unknown>,
+    terms: snakeKeys(o.terms),
     benefits: o.benefits.map((b) => ({ name: b.name, ...moneyPair('limit', b.limit) })),
     excess: o.excess,
     taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),
@@ -148,15 +144,9 @@ function coverOptionToRest(o: Quote['options'][number]): Wire<typeof CoverOption
 
 /** The save-quote body: the client, the risk under `key`, figures shown to the client. */
 type RiskKey = 'medical' | 'trip' | 'cover';
-type Insured = z.output<typeof InsuredClient>;
-type Figures = z.output<typeof quotedFigures>;
-type BindPolicy = z.output<typeof MedicalBodies.bind>['policy'];
 
-export function saveCoverQuoteFromRest<K extends RiskKey, B, R>(
-  b: { client: Insured; quotes?: Figures | null; prospect_uuid?: string | null } & Record<K, B>,
-  key: K,
-  risk: (b: B) => R,
-) {
+export function saveCoverQuoteFromRest<K extends RiskKey, R>(raw: unknown, key: K, risk: (b: unknown) => R) {
+  const b = asObject(raw);
   const base = {
     client: insuredFromRest(b.client),
     quotes: quotesFromRest(b.quotes),
@@ -165,23 +155,20 @@ export function saveCoverQuoteFromRest<K extends RiskKey, B, R>(
   return { ...base, [key]: risk(b[key]) } as typeof base & Record<K, R>;
 }
 
-export function bindCoverFromRest<K extends RiskKey, B, R>(
-  b: { client: Insured; policy: BindPolicy; prospect_uuid?: string | null } & Record<K, B>,
-  key: K,
-  risk: (b: B) => R,
-) {
-  const p = b.policy;
+export function bindCoverFromRest<K extends RiskKey, R>(raw: unknown, key: K, risk: (b: unknown) => R) {
+  const b = asObject(raw);
+  const p = asObject(b.policy);
   const base = {
     client: insuredFromRest(b.client),
     policy: {
       startDate: p.start_date,
-      insurerId: p.insurer_id,
-      totalBasic: p.total_basic,
-      taxes: p.taxes,
-      premium: p.premium,
-      premiumInstalments: p.premium_instalments,
+      insurerId: num0(p.insurer_id),
+      totalBasic: num0(p.total_basic),
+      taxes: num0(p.taxes),
+      premium: num0(p.premium),
+      premiumInstalments: num0(p.premium_instalments),
       paymentMode: p.payment_mode,
-      productVersion: p.product_version,
+      productVersion: num0(p.product_version),
     },
     prospectUuid: b.prospect_uuid,
   };

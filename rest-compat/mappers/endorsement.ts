@@ -1,57 +1,56 @@
-import type { z } from 'zod';
-import type { EndorsePolicyInput, EndorsementFieldsFragment } from '../generated/operations.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { Endorsement, endorsementRequest } from '../schemas/endorsement.ts';
+import type {
+  EndorsePolicyInput,
+  EndorsementDetailsInput,
+  EndorsementFieldsFragment,
+  EndorsementMemberInput,
+  EndorsementVehicleInput,
+} from '../generated/operations.ts';
+import { asObject, objectOrAsSent, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 
-/** The endorse body (parsed by its definition) → EndorsePolicyInput. `regno` and `reg_no` are both accepted. */
-export function endorseFromRest(b: z.output<typeof endorsementRequest>): EndorsePolicyInput {
-  const d = b.details;
-  const details = d
-    ? {
-        chassisNo: d.chassis_no,
-        engineNo: d.engine_no,
-        make: d.make,
-        model: d.model,
-        bodyType: d.body_type,
-        limitsOfLiability: d.limits_of_liability ?? b.limits_of_liability,
-      }
-    : b.limits_of_liability != null
-      ? { limitsOfLiability: b.limits_of_liability }
-      : undefined;
-  const v = b.vehicle;
-  const m = b.member;
+/** The legacy endorse body → EndorsePolicyInput. `regno` and `reg_no` are both accepted. */
+export function endorseFromRest(body: unknown): SentInput<EndorsePolicyInput> {
+  const b = asObject(body);
+  const details =
+    b.details != null
+      ? objectOrAsSent(b.details, (d): SentInput<EndorsementDetailsInput> => ({
+          chassisNo: d.chassis_no,
+          engineNo: d.engine_no,
+          make: d.make,
+          model: d.model,
+          bodyType: d.body_type,
+          limitsOfLiability: d.limits_of_liability ?? b.limits_of_liability,
+        }))
+      : b.limits_of_liability != null
+        ? { limitsOfLiability: b.limits_of_liability }
+        : undefined;
   return {
-    operation: b.operation,
+    operation: b.operation ?? '',
     effectiveDate: b.effective_date,
     regNo: b.regno ?? b.reg_no,
-    vehicle: v
-      ? {
-          regNo: v.regno ?? v.reg_no,
-          chassisNo: v.chassis_no,
-          engineNo: v.engine_no,
-          make: v.make,
-          model: v.model,
-          yom: v.yom,
-          value: v.value,
-          bodyType: v.body_type,
-          tonnage: v.tonnage,
-          pll: v.pll,
-          coverage: v.coverage,
-        }
-      : v,
+    vehicle: objectOrAsSent(b.vehicle, (v): SentInput<EndorsementVehicleInput> => ({
+      regNo: v.regno ?? v.reg_no,
+      chassisNo: v.chassis_no,
+      engineNo: v.engine_no,
+      make: v.make,
+      model: v.model,
+      yom: v.yom,
+      value: v.value,
+      bodyType: v.body_type,
+      tonnage: v.tonnage,
+      pll: v.pll,
+      coverage: v.coverage,
+    })),
     value: b.value,
     details,
-    member: m
-      ? {
-          name: m.name,
-          relationship: m.relationship,
-          dateOfBirth: m.date_of_birth,
-          age: m.age,
-          inSchool: m.in_school,
-          idNo: m.id_no,
-        }
-      : m,
+    member: objectOrAsSent(b.member, (m): SentInput<EndorsementMemberInput> => ({
+      name: m.name,
+      relationship: m.relationship,
+      dateOfBirth: m.date_of_birth,
+      age: m.age,
+      inSchool: m.in_school,
+      idNo: m.id_no,
+    })),
     insuredId: b.insured_id,
     sumInsured: b.sum_insured,
     note: b.note,
@@ -73,18 +72,18 @@ function withoutVehicleIds(v: unknown): unknown {
 }
 
 /** GraphQL Endorsement → the REST record. */
-export function endorsementToRest(e: EndorsementFieldsFragment): Wire<typeof Endorsement> {
+export function endorsementToRest(e: EndorsementFieldsFragment) {
   const pe = e.premiumEffect;
   return {
     uuid: e.uuid,
     number: e.number,
-    operation: e.operation as Wire<typeof Endorsement>['operation'],
+    operation: e.operation,
     // Aliased in the operations: a Problem's `status` (the HTTP status) shares the selection.
-    status: e.endorsementStatus as Wire<typeof Endorsement>['status'],
+    status: e.endorsementStatus,
     effective_date: e.effectiveDate,
     policy: { uuid: e.policy.uuid, policy_no: e.policy.policyNo },
     // Money in the change comes as cents with its whole shillings from the core (`changesWithShillings`).
-    changes: withoutVehicleIds(e.changesWithShillings) as Record<string, unknown>,
+    changes: withoutVehicleIds(e.changesWithShillings),
     premium_effect: {
       ...moneyPair('basic_premium', pe.basicPremium),
       ...moneyPair('taxes', pe.taxes),

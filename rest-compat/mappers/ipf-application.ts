@@ -4,14 +4,7 @@ import type {
   IpfApplicationHistoryFieldsFragment,
   RequestIpfSigningCodeMutation,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { Wire } from '../schemas/builders.ts';
-import type {
-  IpfApplication,
-  IpfApplicationDetail,
-  ipfApplicationInput,
-  IpfSigningCode,
-} from '../schemas/ipf-application.ts';
+import type { SentInput } from '../route.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
@@ -19,7 +12,7 @@ import { moneyPair } from './money.ts';
  * GraphQL IpfApplication → the REST application record: money as whole shillings plus `_minor`, dates Y-m-d, times ISO
  * 8601; identifiers partly shown as the core gives them.
  */
-export function ipfApplicationToRest(a: IpfApplicationFieldsFragment): Wire<typeof IpfApplication> {
+export function ipfApplicationToRest(a: IpfApplicationFieldsFragment) {
   return {
     id: a.databaseId,
     uuid: a.uuid,
@@ -38,7 +31,7 @@ export function ipfApplicationToRest(a: IpfApplicationFieldsFragment): Wire<type
     kyc: {
       id_number: a.kyc.idNumber,
       kra_pin: a.kyc.kraPin,
-      income_band: a.kyc.incomeBand as Wire<typeof IpfApplication>['kyc']['income_band'],
+      income_band: a.kyc.incomeBand,
       consent_at: a.kyc.consentAt,
     },
     decision: a.decidedAt
@@ -61,18 +54,16 @@ export function ipfApplicationToRest(a: IpfApplicationFieldsFragment): Wire<type
 }
 
 /** The application with its history: what a single read and every write answer. */
-export const ipfApplicationDetailToRest = (
-  a: IpfApplicationFieldsFragment & IpfApplicationHistoryFieldsFragment,
-): Wire<typeof IpfApplicationDetail> => ({
+export const ipfApplicationDetailToRest = (a: IpfApplicationFieldsFragment & IpfApplicationHistoryFieldsFragment) => ({
   ...ipfApplicationToRest(a),
   history: a.history.map((h) => ({ from: h.from, to: h.to, reason: h.reason, by: h.actor, at: h.at })),
 });
 
 /**
  * POST /ipf/applications body → CreateIpfApplicationInput. Legacy spellings: `idno` for id_number, `pin` for kra_pin,
- * `policy` for policy_uuid. Parsed by its definition first; the service's rules refuse the rest by field.
+ * `policy` for policy_uuid. Values pass as sent: GraphQL coercion and the service's rules refuse bad ones by field.
  */
-export function createIpfApplicationFromRest(b: z.output<typeof ipfApplicationInput>): CreateIpfApplicationInput {
+export function createIpfApplicationFromRest(b: Record<string, unknown>): SentInput<CreateIpfApplicationInput> {
   return {
     policyUuid: b.policy_uuid ?? b.policy,
     policyNo: b.policy_no,
@@ -89,7 +80,7 @@ export function createIpfApplicationFromRest(b: z.output<typeof ipfApplicationIn
 /** The signing code's answer: where it went (partly shown), how long it lives, the agreement it signs. */
 export function signingCodeToRest(
   r: Extract<RequestIpfSigningCodeMutation['requestIpfSigningCode'], { __typename: 'RequestIpfSigningCodePayload' }>,
-): Wire<typeof IpfSigningCode> {
+) {
   return {
     message: 'A one-time code has been sent by SMS to the client’s registered phone',
     sent_to: r.sentTo,

@@ -6,9 +6,7 @@ import type {
   IpfQuoteOfferFieldsFragment,
   IpfQuoteQuery,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { Wire } from '../schemas/builders.ts';
-import type { IpfLender, IpfLoan, IpfLoanRecord, IpfQuote, ipfQuoteRequest } from '../schemas/ipf-loan.ts';
+import type { SentInput } from '../route.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
@@ -17,8 +15,8 @@ import { moneyPair } from './money.ts';
  * shillings plus `_minor` cents; the core computes every figure, balance and status.
  */
 
-/** POST /ipf/quote body (parsed by its definition) → IpfQuoteInput. `policy_uuid` is accepted for `policy`. */
-export function ipfQuoteFromRest(b: z.output<typeof ipfQuoteRequest>): IpfQuoteInput {
+/** POST /ipf/quote body → IpfQuoteInput (values as sent; the service validates). `policy_uuid` is accepted for `policy`. */
+export function ipfQuoteFromRest(b: Record<string, unknown>): SentInput<IpfQuoteInput> {
   return {
     premium: b.premium,
     policyUuid: b.policy ?? b.policy_uuid,
@@ -44,7 +42,7 @@ export function ipfOfferToRest(o: IpfQuoteOfferFieldsFragment) {
 
 type Quote = Extract<IpfQuoteQuery['ipfQuote'], { __typename: 'IpfQuote' }>;
 
-export function ipfQuoteToRest(q: Quote): Wire<typeof IpfQuote> {
+export function ipfQuoteToRest(q: Quote) {
   return {
     ...moneyPair('premium', q.premium),
     start_date: q.startDate,
@@ -53,7 +51,7 @@ export function ipfQuoteToRest(q: Quote): Wire<typeof IpfQuote> {
   };
 }
 
-export function ipfLenderToRest(l: IpfLenderFieldsFragment): Wire<typeof IpfLender> {
+export function ipfLenderToRest(l: IpfLenderFieldsFragment) {
   return {
     id: l.id,
     name: l.name,
@@ -69,7 +67,7 @@ export function ipfLenderToRest(l: IpfLenderFieldsFragment): Wire<typeof IpfLend
 }
 
 /** A loan as lists show it: figures, balance, arrears and what is due next. */
-export function ipfLoanToRest(l: IpfLoanFieldsFragment): Wire<typeof IpfLoan> {
+export function ipfLoanToRest(l: IpfLoanFieldsFragment) {
   return {
     id: l.databaseId,
     uuid: l.uuid,
@@ -90,9 +88,8 @@ export function ipfLoanToRest(l: IpfLoanFieldsFragment): Wire<typeof IpfLoan> {
       : null,
     settlement: l.settlementValidUntil
       ? {
-          // Held together: a figure is held with its payoff and rebate.
-          ...moneyPair('payoff', l.settlementPayoff!),
-          ...moneyPair('rebate', l.settlementRebate!),
+          ...moneyPair('payoff', l.settlementPayoff),
+          ...moneyPair('rebate', l.settlementRebate),
           valid_until: l.settlementValidUntil,
         }
       : null,
@@ -106,9 +103,7 @@ export function ipfLoanToRest(l: IpfLoanFieldsFragment): Wire<typeof IpfLoan> {
 }
 
 /** GET /ipf/loans/{uuid}: the loan with its schedule, the receipts allocated to it and its status history. */
-export function ipfLoanDetailToRest(
-  l: IpfLoanFieldsFragment & IpfLoanDetailFieldsFragment,
-): Wire<typeof IpfLoanRecord> {
+export function ipfLoanDetailToRest(l: IpfLoanFieldsFragment & IpfLoanDetailFieldsFragment) {
   return {
     ...ipfLoanToRest(l),
     instalments: l.instalments.map((i) => ({

@@ -1,17 +1,15 @@
 import type { SettleIpfLoanEarlyMutation } from '../generated/operations.ts';
 import type { Resolved } from '../route.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { EarlySettlement } from '../schemas/ipf-settlement.ts';
 import { moneyPair } from './money.ts';
 import { stkPushToRest } from './payment.ts';
 
-type EarlySettlementResult = Resolved<SettleIpfLoanEarlyMutation>['settleIpfLoanEarly'];
+type EarlySettlement = Resolved<SettleIpfLoanEarlyMutation>['settleIpfLoanEarly'];
 
 /** An early-settlement figure (quoted or confirmed) with the push collecting its payoff, in the REST spellings. */
-export function earlySettlementToRest(s: EarlySettlementResult): Wire<typeof EarlySettlement> {
+export function earlySettlementToRest(s: EarlySettlement) {
   return {
     loan: { uuid: s.loanUuid, loan_no: s.loanNo, status: s.loanStatus },
-    status: s.phase as Wire<typeof EarlySettlement>['status'],
+    status: s.phase,
     as_of: s.asOf,
     ...moneyPair('outstanding', s.outstanding),
     ...moneyPair('rebate', s.rebate),

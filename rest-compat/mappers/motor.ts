@@ -9,37 +9,11 @@ import type {
   QuotedFiguresInput,
   SaveMotorQuoteMutationVariables,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import { type Resolved, type SentInput } from '../route.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type {
-  BindRequest,
-  InsuredClient,
-  MotorOption,
-  MotorQuoteRequest,
-  MotorRisk,
-  quotedFigures,
-  SavedPolicy,
-  SavedQuote,
-  SaveQuoteRequest,
-} from '../schemas/motor.ts';
+import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
 type MotorQuote = Resolved<MotorQuoteQuery>['motorQuote'];
-
-type QuoteBody = z.output<typeof MotorQuoteRequest>;
-
-/**
- * A GraphQL string that the schema documents as one of `values` (the server only ever answers those), narrowed to
- * them; anything else is a server fault, never sent as if it were in the contract.
- */
-export function known<const T extends string>(values: readonly T[], v: string): T {
-  if ((values as readonly string[]).includes(v)) return v as T;
-  throw new Error(`unexpected value ${JSON.stringify(v)}; the contract says one of ${values.join(', ')}`);
-}
-type Insured = z.output<typeof InsuredClient>;
-type Quoted = NonNullable<z.output<typeof quotedFigures>>;
 
 /** Numbers sent as numeric strings by legacy clients ("2019") are read as numbers; anything else passes through. */
 export function num0(v: unknown): unknown {
@@ -51,35 +25,31 @@ export function intList(v: unknown): unknown {
   return Array.isArray(v) ? v.map(num0) : [num0(v)];
 }
 
-/** One insurer id or a list, as parsed (schemas/motor.ts insurerIdFilter) → the GraphQL list. */
-export const idList = (v: number | number[] | null | undefined): number[] | undefined =>
-  v == null ? undefined : Array.isArray(v) ? v : [v];
-
-/** REST quote body (parsed by MotorQuoteRequest) → MotorQuoteInput. */
-export function quoteInputFromRest(b: QuoteBody): SentInput<MotorQuoteInput> {
+/** REST quote body → MotorQuoteInput. */
+export function quoteInputFromRest(b: Record<string, unknown>): SentInput<MotorQuoteInput> {
   return {
     class: b.class,
     coverage: b.coverage,
     scope: b.scope,
     coverPeriod: b.cover_period,
-    days: b.days,
-    year: b.year,
-    value: b.value,
-    tonnage: b.tonnage,
-    pll: b.pll,
-    insurerIds: idList(b.insurer_id),
+    days: num0(b.days),
+    year: num0(b.year),
+    value: num0(b.value),
+    tonnage: num0(b.tonnage),
+    pll: num0(b.pll),
+    insurerIds: intList(b.insurer_id),
     startDate: b.start_date,
   };
 }
 
-export function riskToRest(q: MotorQuote['quote']): Wire<typeof MotorRisk> {
+export function riskToRest(q: MotorQuote['quote']) {
   return {
     class: q.class,
     coverage: q.coverage,
     scope: q.scope,
-    vehicle_class: known(['private', 'commercial', 'psv', 'motorcycle'], q.vehicleClass),
-    cover_type: known(['comprehensive', 'tpo', 'tpft'], q.coverType),
-    cover_period: known(['annual', 'tor'], q.coverPeriod),
+    vehicle_class: q.vehicleClass,
+    cover_type: q.coverType,
+    cover_period: q.coverPeriod,
     days: q.days,
     start_date: q.startDate,
     end_date: q.endDate,
@@ -90,7 +60,7 @@ export function riskToRest(q: MotorQuote['quote']): Wire<typeof MotorRisk> {
   };
 }
 
-export function optionToRest(o: MotorQuote['options'][number]): Wire<typeof MotorOption> {
+export function optionToRest(o: MotorQuote['options'][number]) {
   return {
     insurer_id: o.insurerId,
     insurer_name: o.insurerName,
@@ -120,17 +90,22 @@ export function optionToRest(o: MotorQuote['options'][number]): Wire<typeof Moto
   };
 }
 
-/** The spec's client object (parsed by InsuredClient: legacy `idno`, `pin`, `agentcode` as written) → InsuredInput. */
-export function insuredFromRest(c: Insured): SentInput<InsuredInput> {
+/** The spec's client object (legacy `idno`, `pin`, `agentcode` accepted as written) → InsuredInput. */
+export function insuredFromRest(raw: unknown): SentInput<InsuredInput> | AsSent {
+  // Absent reads as empty (its own fields are then named); a client that is not an object is refused as `client`.
+  return raw == null ? insuredFields({}) : objectOrAsSent(raw, insuredFields);
+}
+
+function insuredFields(c: Record<string, unknown>): SentInput<InsuredInput> {
   return {
     name: c.name,
     phone: c.phone,
     email: c.email,
     idNo: c.idno ?? c.id_no,
     kraPin: c.pin ?? c.kra_pin,
-    riskManagerId: c.risk_manager_id,
-    branchId: c.branch_id,
-    salesPersonId: c.sales_person_id,
+    riskManagerId: num0(c.risk_manager_id),
+    branchId: num0(c.branch_id),
+    salesPersonId: num0(c.sales_person_id),
     agentCode: c.agentcode,
     clientNo: c.client_no,
     force: c.force,
@@ -139,19 +114,23 @@ export function insuredFromRest(c: Insured): SentInput<InsuredInput> {
 }
 
 /** The figures shown to the client (`quotes[]` of a save quote), motor and every other line. */
-export function quotesFromRest(quotes: Quoted | null | undefined): SentInput<QuotedFiguresInput>[] | null | undefined {
-  return quotes?.map((q) => ({
-    insurerId: q.insurer_id,
-    rate: q.rate,
-    basic: q.basic,
-    taxes: q.taxes,
-    total: q.total,
-    benefits: q.benefits,
-  }));
+export function quotesFromRest(quotes: unknown) {
+  return listOrAsSent(quotes, (q): SentInput<QuotedFiguresInput> => {
+    const x = asObject(q);
+    return {
+      insurerId: num0(x.insurer_id),
+      rate: num0(x.rate),
+      basic: num0(x.basic),
+      taxes: num0(x.taxes),
+      total: num0(x.total),
+      benefits: x.benefits,
+    };
+  });
 }
 
-export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInput<SaveMotorQuoteMutationVariables> {
-  const v = b.vehicle;
+export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutationVariables> {
+  const b = asObject(raw);
+  const v = asObject(b.vehicle);
   return {
     client: insuredFromRest(b.client),
     vehicle: {
@@ -162,11 +141,11 @@ export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInp
       coverage: v.coverage,
       scope: v.scope,
       coverPeriod: v.cover_period,
-      days: v.days,
-      year: v.year,
-      value: v.value,
-      tonnage: v.tonnage,
-      pll: v.pll,
+      days: num0(v.days),
+      year: num0(v.year),
+      value: num0(v.value),
+      tonnage: num0(v.tonnage),
+      pll: num0(v.pll),
       startDate: v.start_date,
     },
     quotes: quotesFromRest(b.quotes),
@@ -174,49 +153,53 @@ export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInp
   };
 }
 
-export function bindFromRest(b: z.output<typeof BindRequest>): SentInput<BindMotorPolicyMutationVariables> {
-  const p = b.policy;
+export function bindFromRest(raw: unknown): SentInput<BindMotorPolicyMutationVariables> {
+  const b = asObject(raw);
+  const p = asObject(b.policy);
   return {
     client: insuredFromRest(b.client),
     policy: {
       startDate: p.start_date,
       endDate: p.end_date,
-      insurerId: p.insurer_id,
+      insurerId: num0(p.insurer_id),
       class: p.class,
       coverage: p.coverage,
       scope: p.scope,
       coverPeriod: p.cover_period,
-      days: p.days,
-      totalBasic: p.total_basic,
-      taxes: p.taxes,
-      premium: p.premium,
-      premiumInstalments: p.premium_instalments,
+      days: num0(p.days),
+      totalBasic: num0(p.total_basic),
+      taxes: num0(p.taxes),
+      premium: num0(p.premium),
+      premiumInstalments: num0(p.premium_instalments),
       paymentMode: p.payment_mode,
       limitsOfLiability: p.limits_of_liability,
-      productVersion: p.product_version,
+      productVersion: num0(p.product_version),
     },
     // `taxes` at the top level is accepted for compatibility and ignored: the server computes levies.
-    vehicles: b.vehicles.map((v): SentInput<BindVehicleInput> => ({
-      regNo: v.regno ?? v.reg_no,
-      chassisNo: v.chassis_no,
-      engineNo: v.engine_no,
-      make: v.make,
-      model: v.model,
-      yom: v.yom,
-      value: v.value,
-      coverage: v.coverage,
-      bodyType: v.body_type,
-      tonnage: v.tonnage,
-      pll: v.pll,
-      basicPremium: v.basic_premium,
-      rate: v.rate,
-      benefits: v.benefits,
-    })),
+    vehicles: listOrAsSent(b.vehicles, (raw): SentInput<BindVehicleInput> => {
+      const v = asObject(raw);
+      return {
+        regNo: v.regno ?? v.reg_no,
+        chassisNo: v.chassis_no,
+        engineNo: v.engine_no,
+        make: v.make,
+        model: v.model,
+        yom: num0(v.yom),
+        value: num0(v.value),
+        coverage: v.coverage,
+        bodyType: v.body_type,
+        tonnage: num0(v.tonnage),
+        pll: num0(v.pll),
+        basicPremium: num0(v.basic_premium),
+        rate: num0(v.rate),
+        benefits: v.benefits,
+      };
+    }),
     prospectUuid: b.prospect_uuid,
   };
 }
 
-export function savedQuoteToRest(q: SavedQuoteFieldsFragment): Wire<typeof SavedQuote> {
+export function savedQuoteToRest(q: SavedQuoteFieldsFragment) {
   return {
     message: 'Quote saved',
     id: q.databaseId,
@@ -227,7 +210,7 @@ export function savedQuoteToRest(q: SavedQuoteFieldsFragment): Wire<typeof Saved
     data: {
       uuid: q.uuid,
       product_line: q.productLine,
-      status: known(['presented'], q.quoteStatus),
+      status: q.quoteStatus,
       options: q.options.map((o) => ({
         option_id: o.optionId,
         insurer_id: o.insurerId,
@@ -243,7 +226,7 @@ export const PORTAL_NOTE = 'The client already has client-area credentials; they
 export const REPLAY_NOTE =
   'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
 
-export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL): Wire<typeof SavedPolicy> {
+export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL) {
   const p = b.policy;
   const dn = p.debitNotes;
   return {
@@ -254,11 +237,11 @@ export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL): Wire<
     policy_no: p.policyNo,
     client_no: b.clientNo,
     client_key: b.clientKey,
-    status: known(['pending_payment'], p.status),
+    status: p.status,
     product_line: p.productLine,
     start_date: p.startDate,
     end_date: p.endDate,
-    payment_mode: known(['full', 'ipf'], p.paymentMode),
+    payment_mode: p.paymentMode,
     instalments: p.instalments,
     premium: {
       ...moneyPair('basic_premium', p.basicPremium),
@@ -285,6 +268,6 @@ export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL): Wire<
   };
 }
 
-export function redactBindReplay(body: Wire<typeof SavedPolicy>): Wire<typeof SavedPolicy> {
+export function redactBindReplay(body: ReturnType<typeof boundPolicyToRest>) {
   return { ...body, client_key: null, portal: { ...body.portal, client_key: null }, replay_note: REPLAY_NOTE };
 }

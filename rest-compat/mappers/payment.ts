@@ -5,37 +5,29 @@ import type {
   StkPushAckFieldsFragment,
   StkPushStatusQuery,
 } from '../generated/operations.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type {
-  callbackTokenResponse,
-  clientBalanceResponse,
-  PaymentRequest,
-  Receipt,
-  StkPushAck,
-} from '../schemas/payment.ts';
 import { moneyObject, moneyPair } from './money.ts';
 
-export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']): Wire<typeof PaymentRequest> {
+export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']) {
   return {
     id: r.id,
     merchant_request_id: r.merchantRequestId,
     checkout_request_id: r.checkoutRequestId,
-    status: r.status as Wire<typeof PaymentRequest>['status'],
+    status: r.status,
     phone: r.phone,
     ...moneyPair('amount', r.amount),
     account: r.account,
-    purpose: r.purpose as Wire<typeof PaymentRequest>['purpose'],
+    purpose: r.purpose,
     result_code: r.resultCode,
     result_desc: r.resultDesc,
     mpesa_receipt_number: r.mpesaReceiptNumber,
     receipt_no: r.receiptNo,
-    resolved_via: r.resolvedVia as Wire<typeof PaymentRequest>['resolved_via'],
+    resolved_via: r.resolvedVia,
     resolved_at: r.resolvedAt,
     created_at: r.createdAt,
   };
 }
 
-export function receiptToRest(r: ReceiptFieldsFragment): Wire<typeof Receipt> {
+export function receiptToRest(r: ReceiptFieldsFragment) {
   return {
     receipt_no: r.receiptNo,
     ...moneyPair('amount', r.amount),
@@ -55,7 +47,7 @@ export function receiptToRest(r: ReceiptFieldsFragment): Wire<typeof Receipt> {
 }
 
 /** The rail's acknowledgement of an STK push, with the request it made and where to follow it. */
-export function stkPushToRest(a: StkPushAckFieldsFragment): Wire<typeof StkPushAck> {
+export function stkPushToRest(a: StkPushAckFieldsFragment) {
   return {
     id: a.id,
     merchant_request_id: a.merchantRequestId,
@@ -72,21 +64,16 @@ export function stkPushToRest(a: StkPushAckFieldsFragment): Wire<typeof StkPushA
   };
 }
 
-export function callbackTokenToRest(
-  c: RotateMpesaCallbackTokenMutation['rotateMpesaCallbackToken'],
-): Wire<typeof callbackTokenResponse>['data'] {
+export function callbackTokenToRest(c: RotateMpesaCallbackTokenMutation['rotateMpesaCallbackToken']) {
   return {
     shortcode: c.shortcode,
     generation: c.generation,
-    rotated_at: c.rotatedAt!,
-    // Set by every rotation (the previous token's grace).
-    previous_valid_until: c.previousValidUntil!,
+    rotated_at: c.rotatedAt,
+    previous_valid_until: c.previousValidUntil,
   };
 }
 
-export function clientBalanceToRest(
-  b: ClientBalanceQuery['clientBalance'],
-): Wire<typeof clientBalanceResponse>['data'] {
+export function clientBalanceToRest(b: ClientBalanceQuery['clientBalance']) {
   return {
     client_no: b.clientNo,
     outstanding: moneyObject(b.outstanding),

@@ -1,6 +1,4 @@
 import type { PolicyDetailFragment, PolicyRecordFragment } from '../generated/operations.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { PolicyDetail, PolicyRecord } from '../schemas/policy.ts';
 import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
 import { cancellationToRest } from './cancellation.ts';
@@ -8,26 +6,24 @@ import { certificateToRest } from './certificate.ts';
 import { claimSummaryToRest } from './claim.ts';
 import { endorsementToRest } from './endorsement.ts';
 
-type Rec = Wire<typeof PolicyRecord>;
-
 /** DateTime or Date → Y-m-d (the legacy date shape). */
-const ymd = (v: string) => v.slice(0, 10);
+const ymd = (v: string) => (v ? v.slice(0, 10) : null);
 
 /** GraphQL Policy → the spec's policy record (money as whole shillings plus `_minor`, dates Y-m-d). */
-export function policyToRest(p: PolicyRecordFragment): Wire<typeof PolicyRecord> {
+export function policyToRest(p: PolicyRecordFragment) {
   return {
     id: p.databaseId,
     uuid: p.uuid,
     policy_no: p.policyNo,
     risknote: p.riskNote,
-    status: p.status as Wire<typeof PolicyRecord>['status'],
+    status: p.status,
     product_line: p.productLine,
     class: p.vehicleClass,
     scope: p.coverType,
     cover_period: p.coverPeriod,
     start_date: ymd(p.startDate),
     end_date: ymd(p.endDate),
-    payment_mode: p.paymentMode as Wire<typeof PolicyRecord>['payment_mode'],
+    payment_mode: p.paymentMode,
     instalments: p.instalments,
     client: { client_no: p.client.clientNo, name: p.client.name, phone: p.client.phone },
     insurer: { id: p.insurer.databaseId, name: p.insurer.name },
@@ -66,7 +62,7 @@ export function policyToRest(p: PolicyRecordFragment): Wire<typeof PolicyRecord>
 }
 
 /** GET /policies (each item) and GET /policies/{uuid}: the record and its claims, newest first. */
-export function policyDetailToRest(p: PolicyDetailFragment): Wire<typeof PolicyDetail> {
+export function policyDetailToRest(p: PolicyDetailFragment) {
   return { ...policyToRest(p), claims: p.claims.map(claimSummaryToRest) };
 }
 
@@ -87,7 +83,7 @@ function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
 function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
   return {
     id: r.databaseId,
-    kind: r.kind as Rec['insured'][number]['kind'],
+    kind: r.kind,
     name: r.name,
     relationship: r.relationship,
     age: r.age,
@@ -95,8 +91,8 @@ function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
     in_school: r.inSchool,
     id_no: r.idNo,
     ...moneyPair('sum_insured', r.sumInsured),
-    details: snakeKeys(r.details ?? null) as Record<string, unknown> | null,
-    status: r.status as Rec['insured'][number]['status'],
+    details: snakeKeys(r.details ?? null),
+    status: r.status,
     added_on: r.addedOn,
     removed_on: r.removedOn,
   };
@@ -105,7 +101,7 @@ function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
 function debitNoteToRest(d: PolicyRecordFragment['debitNotes'][number]) {
   return {
     number: d.number,
-    kind: d.kind as Rec['debit_notes'][number]['kind'],
+    kind: d.kind,
     instalment_no: d.instalmentNo,
     due_on: ymd(d.dueOn),
     ...moneyPair('amount', d.amount),
@@ -118,7 +114,7 @@ function debitNoteToRest(d: PolicyRecordFragment['debitNotes'][number]) {
 function creditNoteToRest(c: PolicyRecordFragment['creditNotes'][number]) {
   return {
     number: c.number,
-    kind: c.kind as Rec['credit_notes'][number]['kind'],
+    kind: c.kind,
     ...moneyPair('amount', c.amount),
     ...moneyPair('basic_premium', c.basicPremium),
     ...moneyPair('taxes', c.taxes),

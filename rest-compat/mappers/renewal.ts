@@ -1,40 +1,38 @@
 import type {
   RenewalQuoteMutation,
   RenewalQuoteMutationVariables,
+  RenewalVehicleInput,
   RenewPolicyMutationVariables,
 } from '../generated/operations.ts';
-import type { z } from 'zod';
-import type { Resolved } from '../route.ts';
-import type { Wire } from '../schemas/builders.ts';
-import type { RenewalQuote, renewalQuoteRequest, renewRequest } from '../schemas/renewal.ts';
+import { asObject, listOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import { moneyObject, moneyPair } from './money.ts';
 
-/** REST body of POST /policies/{uuid}/renewal-quote (parsed by its definition) → GraphQL variables. */
-export function renewalQuoteFromRest(
-  uuid: string,
-  b: z.output<typeof renewalQuoteRequest>,
-): RenewalQuoteMutationVariables {
-  return { policyUuid: uuid, vehicles: b.vehicles?.map((v) => ({ regNo: v.regno, value: v.value })) };
-}
-
-/** REST body of POST /policies/{uuid}/renew (parsed by its definition) → GraphQL variables. */
-export function renewFromRest(uuid: string, b: z.output<typeof renewRequest>): RenewPolicyMutationVariables {
+/** REST body of POST /policies/{uuid}/renewal-quote → GraphQL variables (validation lives in the service). */
+export function renewalQuoteFromRest(uuid: string, body: unknown): SentInput<RenewalQuoteMutationVariables> {
   return {
     policyUuid: uuid,
-    input: {
-      renewalQuoteUuid: b.renewal_quote_uuid,
-      premium: b.premium,
-      premiumInstalments: b.premium_instalments ?? undefined,
-    },
+    vehicles: listOrAsSent(asObject(body).vehicles, (v): SentInput<RenewalVehicleInput> => ({
+      regNo: asObject(v).regno,
+      value: asObject(v).value,
+    })),
+  };
+}
+
+/** REST body of POST /policies/{uuid}/renew → GraphQL variables. */
+export function renewFromRest(uuid: string, body: unknown): SentInput<RenewPolicyMutationVariables> {
+  const b = asObject(body);
+  return {
+    policyUuid: uuid,
+    input: { renewalQuoteUuid: b.renewal_quote_uuid, premium: b.premium, premiumInstalments: b.premium_instalments },
   };
 }
 
 /** GraphQL RenewalQuote → the wire shape. */
-export function renewalQuoteToRest(q: Resolved<RenewalQuoteMutation>['renewalQuote']): Wire<typeof RenewalQuote> {
+export function renewalQuoteToRest(q: Resolved<RenewalQuoteMutation>['renewalQuote']) {
   return {
     uuid: q.uuid,
     // Aliased in the operation: a Problem's `status` (the HTTP status) shares the selection.
-    status: q.quoteStatus as Wire<typeof RenewalQuote>['status'],
+    status: q.quoteStatus,
     policy_uuid: q.policy.uuid,
     policy_no: q.policy.policyNo,
     start_date: q.startDate,

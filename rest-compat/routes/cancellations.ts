@@ -6,8 +6,7 @@ import {
   ReinstatePolicyDocument,
 } from '../generated/operations.ts';
 import { cancellationInputFromRest, cancellationToRest } from '../mappers/cancellation.ts';
-import { type AnyRoute, bodyOf, route } from '../route.ts';
-import { cancellationInput, reinstateInput } from '../schemas/cancellation.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
 import { arr, dataOf, obj, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
@@ -30,12 +29,8 @@ export const cancellationRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: PreviewCancellationDocument,
-    requestBody: cancellationInput,
-    parseBody: true,
-    toVariables: (input) => ({
-      policyUuid: input.params.uuid,
-      input: cancellationInputFromRest(bodyOf(input, cancellationInput)),
-    }),
+    requestBody: ref('CancellationInput'),
+    toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: cancellationInputFromRest(body) }),
     toResponse: (d) => ({ status: 201, body: { data: cancellationToRest(d.previewCancellation) } }),
     response: { status: 201, description: 'The quoted cancellation', schema: dataOf(ref('Cancellation')) },
     errors: [...writeErrors],
@@ -87,9 +82,11 @@ export const cancellationRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: ReinstatePolicyDocument,
-    requestBody: reinstateInput,
-    parseBody: true,
-    toVariables: (input) => ({ policyUuid: input.params.uuid, note: bodyOf(input, reinstateInput).note ?? undefined }),
+    requestBody: ref('ReinstateInput'),
+    toVariables: ({ params, body }) => {
+      const note = asObject(body).note;
+      return { policyUuid: params.uuid, note: note == null ? undefined : note };
+    },
     toResponse: (d) => ({ status: 200, body: { data: cancellationToRest(d.reinstatePolicy) } }),
     response: {
       status: 200,

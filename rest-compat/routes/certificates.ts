@@ -12,7 +12,7 @@ import {
   certificateProblemExtra,
   certificateToRest,
 } from '../mappers/certificate.ts';
-import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
 import { arr, ref, str } from '../schemas/builders.ts';
 import { cancelCertificateBody, okOf } from '../schemas/certificate.ts';
 
@@ -41,9 +41,8 @@ export const certificateRoutes: AnyRoute[] = [
       ok(d.issueCertificates.certificates.map(certificateToRest), d.issueCertificates.issued > 0 ? 201 : 200),
     response: {
       status: 201,
-      description: "The policy's certificates: this call issued at least one",
+      description: "The policy's certificates (200 when nothing new was issued)",
       schema: okOf(arr(ref('Certificate'))),
-      alsoStatuses: [{ status: 200, description: "The policy's certificates: nothing new was due" }],
     },
     errors: [
       'not_found',
@@ -119,11 +118,7 @@ export const certificateRoutes: AnyRoute[] = [
     idempotent: 'outside-transaction',
     operation: CancelCertificateDocument,
     requestBody: cancelCertificateBody,
-    parseBody: true,
-    toVariables: (input) => ({
-      certificateNo: input.params.certificate_no,
-      reasonId: bodyOf(input, cancelCertificateBody).reason_id,
-    }),
+    toVariables: ({ params, body }) => ({ certificateNo: params.certificate_no, reasonId: asObject(body).reason_id }),
     toResponse: (d) => ok(certificateToRest(d.cancelCertificate)),
     response: { status: 200, description: 'The cancelled certificate', schema: okOf(ref('Certificate')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'registry_refused', 'actor_forbidden'],

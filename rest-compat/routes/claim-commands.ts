@@ -8,17 +8,8 @@ import {
   RepudiateClaimDocument,
 } from '../generated/operations.ts';
 import { claimDetailToRest } from '../mappers/claim.ts';
-import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
-import {
-  ClaimApproveInput,
-  ClaimAssessmentInput,
-  ClaimAssessorInput,
-  ClaimMoveInput,
-  ClaimRepudiateInput,
-  ClaimReopenInput,
-  ClaimReserveInput,
-} from '../schemas/claim.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 const writeErrors = ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'actor_forbidden'] as const;
@@ -38,12 +29,10 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: MoveClaimDocument,
-    requestBody: ClaimMoveInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimMoveInput);
-      return { uuid: params.uuid, input: { to: b.to, reason: b.reason } };
+    requestBody: ref('ClaimMoveInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
+      return { uuid: params.uuid, input: { to: b.to as never, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.moveClaim) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
@@ -58,11 +47,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AdjustClaimReserveDocument,
-    requestBody: ClaimReserveInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimReserveInput);
+    requestBody: ref('ClaimReserveInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { amount: b.amount, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.adjustClaimReserve) } }),
@@ -78,11 +65,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AppointClaimAssessorDocument,
-    requestBody: ClaimAssessorInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimAssessorInput);
+    requestBody: ref('ClaimAssessorInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { name: b.name, phone: b.phone, firm: b.firm } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.appointClaimAssessor) } }),
@@ -98,11 +83,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: RecordClaimAssessmentDocument,
-    requestBody: ClaimAssessmentInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimAssessmentInput);
+    requestBody: ref('ClaimAssessmentInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { assessedAmount: b.assessed_amount, salvage: b.salvage, notes: b.notes } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.recordClaimAssessment) } }),
@@ -122,11 +105,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ApproveClaimDocument,
-    requestBody: ClaimApproveInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimApproveInput);
+    requestBody: ref('ClaimApproveInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { approvedAmount: b.approved_amount, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.approveClaim) } }),
@@ -142,11 +123,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: RepudiateClaimDocument,
-    requestBody: ClaimRepudiateInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimRepudiateInput);
+    requestBody: ref('ClaimRepudiateInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { reason: b.reason, note: b.note } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.repudiateClaim) } }),
@@ -162,11 +141,9 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ReopenClaimDocument,
-    requestBody: ClaimReopenInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const { params } = input;
-      const b = bodyOf(input, ClaimReopenInput);
+    requestBody: ref('ClaimReopenInput'),
+    toVariables: ({ params, body }) => {
+      const b = asObject(body);
       return { uuid: params.uuid, input: { reason: b.reason, reserve: b.reserve } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.reopenClaim) } }),

@@ -12,9 +12,8 @@ import {
   claimDocumentFileToRest,
   claimDocumentNextRange,
 } from '../mappers/claim-document.ts';
-import { type AnyRoute, asForm, bodyOf, route } from '../route.ts';
-import { arr, bool, dataOf, obj, ref, str } from '../schemas/builders.ts';
-import { ClaimDocumentMark } from '../schemas/claim-document.ts';
+import { type AnyRoute, asForm, asObject, route } from '../route.ts';
+import { arr, bool, dataOf, obj, ref, str, json } from '../schemas/builders.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 
@@ -30,7 +29,7 @@ const DOWNLOAD_RANGE_BYTES = 512 * 1024;
 /** The upload's file parts are reported on the form's field, `file`, whichever part of it was wrong. */
 const fileFields = { file_name: 'file', content_type: 'file', content_base64: 'file' };
 
-const binary = str().meta({ format: 'binary' });
+const binary = json({ type: 'string', format: 'binary' });
 
 export const claimDocumentsRoutes: AnyRoute[] = [
   route({
@@ -145,11 +144,8 @@ export const claimDocumentsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: MarkClaimDocumentDocument,
-    requestBody: ClaimDocumentMark,
-    parseBody: true,
-    toVariables: (input) => ({
-      input: claimDocumentMarkFromRest(input.params.uuid, input.params.kind, bodyOf(input, ClaimDocumentMark)),
-    }),
+    requestBody: ref('ClaimDocumentMark'),
+    toVariables: ({ params, body }) => ({ input: claimDocumentMarkFromRest(params.uuid, params.kind, asObject(body)) }),
     toResponse: (d, { params }) => ({
       status: 200,
       body: { data: claimDocumentToRest(d.markClaimDocument, params.uuid) },

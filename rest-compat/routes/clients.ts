@@ -7,8 +7,7 @@ import {
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str } from '../schemas/builders.ts';
-import { ClientPatch } from '../schemas/client.ts';
+import { dataOf, int, ref, str, describe } from '../schemas/builders.ts';
 
 const filterParams = [
   {
@@ -78,7 +77,7 @@ export const clientRoutes: AnyRoute[] = [
     toVariables: ({ params }) => ({ clientNo: params.client_no }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.client) } }),
     response: { status: 200, description: 'The client', schema: dataOf(ref('Client')) },
-    errors: ['not_found', 'invalid_request'],
+    errors: ['not_found'],
   }),
   route({
     ...common,
@@ -93,7 +92,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: ClientPatch,
+    requestBody: describe(ref('ClientInput'), 'Same fields as POST /clients, all optional'),
     toVariables: ({ params, body }) => ({
       input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
     }),

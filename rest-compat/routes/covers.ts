@@ -24,10 +24,8 @@ import {
 import { boundPolicyToRest, redactBindReplay, savedQuoteToRest } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { BIND_ERRORS } from './motor.ts';
-import type { z } from 'zod';
-import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
-import { CoverQuoteResponse, MedicalBodies, StandardBodies, TravelBodies } from '../schemas/covers.ts';
-import { SavedPolicy, SavedQuote } from '../schemas/motor.ts';
+import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
+import { ref } from '../schemas/builders.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -43,8 +41,6 @@ interface Op<R, V, T> {
 }
 
 interface Line<Q, QV, S, SV, B, BV> {
-  /** The request bodies (schemas/covers.ts), each parsed before its operation runs. */
-  bodies: { quote: z.ZodType; save: z.ZodType; bind: z.ZodType };
   line: 'medical' | 'travel' | 'standard';
   tag: string;
   /** "medical cover (family or group)" */
@@ -69,11 +65,10 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote'],
       idempotent: false,
       operation: l.quote.operation,
-      requestBody: l.bodies.quote,
-      parseBody: true,
+      requestBody: ref(`${l.schema}QuoteRequest`),
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
-      response: { status: 200, description: 'Options, cheapest first', schema: CoverQuoteResponse },
+      response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
       errors: ['validation_failed', 'no_quote'],
     }),
     route({
@@ -85,13 +80,12 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote', 'bind'],
       idempotent: true,
       operation: l.save.operation,
-      requestBody: l.bodies.save,
-      parseBody: true,
+      requestBody: ref(`Save${l.schema}QuoteRequest`),
       toVariables: l.save.toVariables,
       toResponse: (d) => ({ status: 201, body: savedQuoteToRest(l.save.pick(d)) }),
       mapProblemExtra: serverFiguresToRest,
       fieldNames: CLIENT_FIELDS,
-      response: { status: 201, description: 'Saved quote', schema: SavedQuote },
+      response: { status: 201, description: 'Saved quote', schema: ref('SavedQuote') },
       errors: ['duplicate_client', 'validation_failed', 'premium_mismatch', 'no_quote', 'actor_forbidden'],
     }),
     route({
@@ -104,14 +98,13 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['bind'],
       idempotent: true,
       operation: l.bind.operation,
-      requestBody: l.bodies.bind,
-      parseBody: true,
+      requestBody: ref(`Bind${l.schema}Request`),
       toVariables: l.bind.toVariables,
       toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(l.bind.pick(d), input.url) }),
       redactForReplay: redactBindReplay,
       mapProblemExtra: serverFiguresToRest,
       fieldNames: CLIENT_FIELDS,
-      response: { status: 201, description: 'Saved policy', schema: SavedPolicy },
+      response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
       errors: [...BIND_ERRORS],
     }),
   ];
@@ -123,20 +116,19 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Medical',
     what: 'medical cover (family or group)',
     schema: 'Medical',
-    bodies: MedicalBodies,
     quote: {
       operation: MedicalQuoteDocument,
-      toVariables: (i) => ({ input: medicalFromRest(bodyOf(i, MedicalBodies.quote)) }),
+      toVariables: ({ body }) => ({ input: medicalFromRest(body) }),
       pick: (d) => d.medicalQuote,
     },
     save: {
       operation: SaveMedicalQuoteDocument,
-      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, MedicalBodies.save), 'medical', medicalFromRest),
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'medical', medicalFromRest),
       pick: (d) => d.saveMedicalQuote,
     },
     bind: {
       operation: BindMedicalPolicyDocument,
-      toVariables: (i) => bindCoverFromRest(bodyOf(i, MedicalBodies.bind), 'medical', medicalFromRest),
+      toVariables: ({ body }) => bindCoverFromRest(body, 'medical', medicalFromRest),
       pick: (d) => d.bindMedicalPolicy,
     },
   }),
@@ -145,20 +137,19 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Travel',
     what: 'a single trip',
     schema: 'Travel',
-    bodies: TravelBodies,
     quote: {
       operation: TravelQuoteDocument,
-      toVariables: (i) => ({ input: tripFromRest(bodyOf(i, TravelBodies.quote)) }),
+      toVariables: ({ body }) => ({ input: tripFromRest(body) }),
       pick: (d) => d.travelQuote,
     },
     save: {
       operation: SaveTravelQuoteDocument,
-      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, TravelBodies.save), 'trip', tripFromRest),
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'trip', tripFromRest),
       pick: (d) => d.saveTravelQuote,
     },
     bind: {
       operation: BindTravelPolicyDocument,
-      toVariables: (i) => bindCoverFromRest(bodyOf(i, TravelBodies.bind), 'trip', tripFromRest),
+      toVariables: ({ body }) => bindCoverFromRest(body, 'trip', tripFromRest),
       pick: (d) => d.bindTravelPolicy,
     },
   }),
@@ -167,20 +158,19 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Standard products',
     what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
     schema: 'Standard',
-    bodies: StandardBodies,
     quote: {
       operation: StandardQuoteDocument,
-      toVariables: (i) => ({ input: standardFromRest(bodyOf(i, StandardBodies.quote)) }),
+      toVariables: ({ body }) => ({ input: standardFromRest(body) }),
       pick: (d) => d.standardQuote,
     },
     save: {
       operation: SaveStandardQuoteDocument,
-      toVariables: (i) => saveCoverQuoteFromRest(bodyOf(i, StandardBodies.save), 'cover', standardFromRest),
+      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'cover', standardFromRest),
       pick: (d) => d.saveStandardQuote,
     },
     bind: {
       operation: BindStandardPolicyDocument,
-      toVariables: (i) => bindCoverFromRest(bodyOf(i, StandardBodies.bind), 'cover', standardFromRest),
+      toVariables: ({ body }) => bindCoverFromRest(body, 'cover', standardFromRest),
       pick: (d) => d.bindStandardPolicy,
     },
   }),

@@ -1,7 +1,6 @@
 import { SettleIpfLoanEarlyDocument } from '../generated/operations.ts';
 import { earlySettlementToRest } from '../mappers/ipf-settlement.ts';
-import { type AnyRoute, bodyOf, route } from '../route.ts';
-import { earlySettlementInput } from '../schemas/ipf-settlement.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 
 /** Premium finance under /ipf (docs/premium-finance.md "Premium finance"). */
@@ -26,13 +25,10 @@ export const ipfSettlementRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: 'operation',
     operation: SettleIpfLoanEarlyDocument,
-    requestBody: earlySettlementInput,
-    parseBody: true,
-    toVariables: (input) => {
-      const b = bodyOf(input, earlySettlementInput);
-      return {
-        input: { uuid: input.params.uuid, confirm: b.confirm, phone: b.phone, idempotencyKey: input.idempotencyKey },
-      };
+    requestBody: ref('EarlySettlementInput'),
+    toVariables: ({ params, body, idempotencyKey }) => {
+      const b = asObject(body);
+      return { input: { uuid: params.uuid, confirm: b.confirm, phone: b.phone, idempotencyKey } };
     },
     toResponse: ({ settleIpfLoanEarly: s }) => ({
       status: s.payment ? 202 : 200,
@@ -41,9 +37,8 @@ export const ipfSettlementRoutes: AnyRoute[] = [
     }),
     response: {
       status: 200,
-      description: 'The quote, or a confirmation with nothing left to pay (no push)',
+      description: 'The quote (200), or the confirmed figure with the push collecting it (202)',
       schema: dataOf(ref('EarlySettlement')),
-      alsoStatuses: [{ status: 202, description: 'The confirmed figure with the push collecting it' }],
     },
     errors: [
       'not_found',

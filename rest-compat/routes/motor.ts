@@ -10,15 +10,9 @@ import {
   saveQuoteFromRest,
 } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
-import { type AnyRoute, bodyOf, route } from '../route.ts';
-import {
-  BindRequest,
-  MotorQuoteRequest,
-  MotorQuoteResponse,
-  SavedPolicy,
-  SavedQuote,
-  SaveQuoteRequest,
-} from '../schemas/motor.ts';
+import { type AnyRoute, asObject, route } from '../route.ts';
+import { ref } from '../schemas/builders.ts';
+import { motorQuoteResponse } from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -43,9 +37,8 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote'],
     idempotent: false,
     operation: MotorQuoteDocument,
-    requestBody: MotorQuoteRequest,
-    parseBody: true,
-    toVariables: (input) => ({ input: quoteInputFromRest(bodyOf(input, MotorQuoteRequest)) }),
+    requestBody: ref('MotorQuoteRequest'),
+    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
     toResponse: (d) => ({
       status: 200,
       body: {
@@ -58,7 +51,7 @@ export const motorRoutes: AnyRoute[] = [
     response: {
       status: 200,
       description: 'Options, cheapest first',
-      schema: MotorQuoteResponse,
+      schema: motorQuoteResponse,
     },
     errors: ['validation_failed', 'no_quote'],
   }),
@@ -71,13 +64,12 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote', 'bind'],
     idempotent: true,
     operation: SaveMotorQuoteDocument,
-    requestBody: SaveQuoteRequest,
-    parseBody: true,
-    toVariables: (input) => saveQuoteFromRest(bodyOf(input, SaveQuoteRequest)),
+    requestBody: ref('SaveQuoteRequest'),
+    toVariables: ({ body: b }) => saveQuoteFromRest(b),
     toResponse: (d) => ({ status: 201, body: savedQuoteToRest(d.saveMotorQuote) }),
     mapProblemExtra: serverFiguresToRest,
     fieldNames: { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin', 'vehicle.reg_no': 'vehicle.reg_no' },
-    response: { status: 201, description: 'Saved quote', schema: SavedQuote },
+    response: { status: 201, description: 'Saved quote', schema: ref('SavedQuote') },
     errors: ['duplicate_client', 'validation_failed', 'premium_mismatch', 'no_quote', 'actor_forbidden'],
   }),
   route({
@@ -94,9 +86,8 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: BindMotorPolicyDocument,
-    requestBody: BindRequest,
-    parseBody: true,
-    toVariables: (input) => bindFromRest(bodyOf(input, BindRequest)),
+    requestBody: ref('BindRequest'),
+    toVariables: ({ body: b }) => bindFromRest(b),
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),
     redactForReplay: redactBindReplay,
     mapProblemExtra: serverFiguresToRest,
@@ -105,7 +96,7 @@ export const motorRoutes: AnyRoute[] = [
       'client.kra_pin': 'client.pin',
       'vehicles.0.reg_no': 'vehicles.0.regno',
     },
-    response: { status: 201, description: 'Saved policy', schema: SavedPolicy },
+    response: { status: 201, description: 'Saved policy', schema: ref('SavedPolicy') },
     errors: [...BIND_ERRORS],
   }),
 ];

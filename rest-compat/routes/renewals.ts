@@ -3,9 +3,8 @@ import { serverFiguresToRest } from '../mappers/priced.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { renewalQuoteFromRest, renewalQuoteToRest, renewFromRest } from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
-import { renewalQuoteRequest, renewRequest } from '../schemas/renewal.ts';
-import { dataOf, int, queryParam, ref } from '../schemas/builders.ts';
+import { type AnyRoute, intParam, route } from '../route.ts';
+import { dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
 
@@ -21,7 +20,10 @@ export const renewalRoutes: AnyRoute[] = [
     scopes: ['read'],
     idempotent: false,
     operation: RenewalsDueDocument,
-    queryParams: [queryParam('within_days', int().min(0).max(120).default(30)), ...pageParams({ pages: false })],
+    queryParams: [
+      { name: 'within_days', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 120, default: 30 } },
+      ...pageParams({ pages: false }),
+    ],
     toVariables: ({ query }) => ({
       ...pageArgs(query, { pages: false }),
       withinDays: intParam(query.get('within_days')),
@@ -47,9 +49,8 @@ export const renewalRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: RenewalQuoteDocument,
-    requestBody: renewalQuoteRequest,
-    parseBody: true,
-    toVariables: (input) => renewalQuoteFromRest(input.params.uuid, bodyOf(input, renewalQuoteRequest)),
+    requestBody: ref('RenewalQuoteRequest'),
+    toVariables: ({ params, body }) => renewalQuoteFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: renewalQuoteToRest(d.renewalQuote) } }),
     response: { status: 201, description: 'The renewal quote', schema: dataOf(ref('RenewalQuote')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'no_quote', 'actor_forbidden'],
@@ -66,9 +67,8 @@ export const renewalRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: RenewPolicyDocument,
-    requestBody: renewRequest,
-    parseBody: true,
-    toVariables: (input) => renewFromRest(input.params.uuid, bodyOf(input, renewRequest)),
+    requestBody: ref('RenewRequest'),
+    toVariables: ({ params, body }) => renewFromRest(params.uuid, body),
     toResponse: (d) => ({ status: 201, body: { data: policyToRest(d.renewPolicy.policy) } }),
     mapProblemExtra: serverFiguresToRest,
     fieldNames: {

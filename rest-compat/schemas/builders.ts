@@ -40,11 +40,7 @@ export const anyOf = <const T extends readonly [Schema, Schema, ...Schema[]]>(sc
 export const allOf = <A extends Schema, B extends Schema>(a: A, b: B, description?: string) =>
   described(z.intersection(a, b), description);
 /** The schema or null (an enum's null is a branch of its own: `anyOf [{enum}, {type: null}]`). */
-export function nullable<S extends Schema>(s: S): z.ZodNullable<S>;
-export function nullable(s: SchemaObject): z.ZodNullable<z.ZodUnknown>;
-export function nullable(s: Schema | SchemaObject): z.ZodNullable<z.ZodType> {
-  return asZod(s).nullable();
-}
+export const nullable = <S extends Schema | SchemaObject>(s: S) => asZod(s).nullable();
 export const date = () => z.iso.date().describe('Y-m-d');
 export const timestamp = () => z.iso.datetime({ offset: true }).describe('ISO 8601 with offset');
 /** A date the caller sends (query or body): the one date rule (src/lib/dates.ts isYmd); else 422 naming it. */

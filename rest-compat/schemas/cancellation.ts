@@ -1,44 +1,32 @@
-import {
-  arr,
-  date,
-  dateInput,
-  int,
-  money,
-  nullable,
-  obj,
-  str,
-  timestamp,
-  describe,
-  type Schema,
-  oneOf,
-} from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
 const line = (extra: Record<string, Schema> = {}) => obj({ code: str(), name: str(), ...money('amount'), ...extra });
 
-/** POST /policies/{uuid}/cancellation. */
-export const cancellationInput = obj(
-  {
-    reason: oneOf(
-      ['insured_request', 'vehicle_sold', 'non_payment', 'written_off', 'stolen', 'insurer_request', 'duplicate_cover'],
-      'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
-    ),
-    requested_by: oneOf(['insured', 'intermediary', 'insurer', 'lender']),
-    effective_date: nullable(
-      dateInput(
-        'The first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start',
-      ),
-    ),
-    note: nullable(str('At most 500 characters').max(500)),
-  },
-  ['reason', 'requested_by'],
-);
-
-/** POST /policies/{uuid}/reinstate. */
-export const reinstateInput = obj({ note: nullable(str('At most 500 characters').max(500)) }, []);
-
 export const cancellationSchemas = {
-  CancellationInput: cancellationInput,
-  ReinstateInput: reinstateInput,
+  CancellationInput: obj(
+    {
+      reason: oneOf(
+        [
+          'insured_request',
+          'vehicle_sold',
+          'non_payment',
+          'written_off',
+          'stolen',
+          'insurer_request',
+          'duplicate_cover',
+        ],
+        'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
+      ),
+      requested_by: oneOf(['insured', 'intermediary', 'insurer', 'lender']),
+      effective_date: describe(
+        date(),
+        'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
+      ),
+      note: str('At most 500 characters'),
+    },
+    ['reason', 'requested_by'],
+  ),
+  ReinstateInput: obj({ note: str('At most 500 characters') }, []),
   Cancellation: obj({
     id: int(),
     uuid: str(),
@@ -113,4 +101,3 @@ export const cancellationSchemas = {
     created_at: timestamp(),
   }),
 };
-export const Cancellation = cancellationSchemas.Cancellation;

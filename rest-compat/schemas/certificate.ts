@@ -4,16 +4,13 @@ import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf
 /** A certificate answer's envelope: `{success: true, data}`. */
 export const okOf = <S extends Schema>(s: S) => obj({ success: z.literal(true), data: s });
 
-/** POST /certificates/{certificate_no}/cancel. */
 export const cancelCertificateBody = obj({
-  reason_id: z
-    .literal([8, 14, 15, 21, 29, 30])
-    .describe(
-      'Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen',
-    ),
+  reason_id: int(
+    'Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen',
+  ),
 });
 
-export const certificateSchemas = {
+export const certificateSchemas: Record<string, Schema> = {
   Certificate: obj({
     uuid: str(),
     certificate_no: nullable(str('C<class><7 digits>, once issued')),
@@ -23,7 +20,7 @@ export const certificateSchemas = {
     regno: str(),
     chassis_no: nullable(str()),
     certificate_class: oneOf(['A', 'B', 'C', 'D'], 'A PSV, B commercial, C private, D motorcycles and three-wheelers'),
-    cover_code: z.literal([100, 200, 300]).describe('100 COMP, 200 TPO, 300 TPFT'),
+    cover_code: { type: 'integer', enum: [100, 200, 300], description: '100 COMP, 200 TPO, 300 TPFT' },
     cover: str('Cover name'),
     stage: int('1-based stage of an instalment plan'),
     stage_count: int(),
@@ -58,6 +55,3 @@ export const certificateSchemas = {
     conflicts: arr(obj({ certificate_no: str(), insurer: str(), cover_ends: date(), message: str() })),
   }),
 };
-
-export const Certificate = certificateSchemas.Certificate;
-export const CertificateCheck = certificateSchemas.CertificateCheck;

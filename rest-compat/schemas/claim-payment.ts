@@ -1,79 +1,63 @@
 import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
-import { z } from 'zod';
-import { arr, bool, dataOf, int, money, nullable, obj, shillingsIn, str, timestamp, oneOf } from './builders.ts';
+import { arr, bool, dataOf, int, money, nullable, obj, ref, shillingsIn, str, timestamp, oneOf } from './builders.ts';
 
-export const ClaimPayment = obj({
-  uuid: str(),
-  method: oneOf(['mpesa_b2c', 'bank_transfer']),
-  status: oneOf(
-    ['pending', 'sending', 'sent', 'paid', 'failed'],
-    "pending: recorded, its amount committed; sending: the rail is being called; sent: the rail accepted it; paid or failed only once the rail's status query confirmed it (a bank transfer is recorded paid)",
-  ),
-  payee: obj({
-    type: oneOf(['claimant', 'garage', 'other']),
-    name: str(),
-    phone: nullable(str('mpesa_b2c: the receiving phone, 2547XXXXXXXX')),
-    bank: nullable(obj({ name: nullable(str()), account: nullable(str()) }, ['name', 'account'], 'bank_transfer')),
-  }),
-  ...money('amount'),
-  reference: str("Our OriginatorConversationID (mpesa_b2c) or the bank transfer's reference"),
-  transaction_id: nullable(str('The M-Pesa receipt once paid')),
-  result: nullable(
-    obj(
-      {
-        code: nullable(
-          int(
-            'Daraja ResultCode: 0 paid, 1 insufficient balance, 2001 initiator invalid, 2040 not an M-Pesa customer, 8006 credential locked, …',
-          ),
-        ),
-        description: nullable(str()),
-      },
-      ['code', 'description'],
-      "The rail's confirmed result (or its refusal)",
+export const claimPaymentSchemas = {
+  ClaimPayment: obj({
+    uuid: str(),
+    method: oneOf(['mpesa_b2c', 'bank_transfer']),
+    status: oneOf(
+      ['pending', 'sending', 'sent', 'paid', 'failed'],
+      "pending: recorded, its amount committed; sending: the rail is being called; sent: the rail accepted it; paid or failed only once the rail's status query confirmed it (a bank transfer is recorded paid)",
     ),
-  ),
-  note: nullable(str()),
-  requested_at: timestamp(),
-  sent_at: nullable(timestamp()),
-  paid_at: nullable(timestamp()),
-  failed_at: nullable(timestamp()),
-});
-
-export const claimPaymentSchemas = { ClaimPayment };
-
-/** Optional text the service trims (blank reads as absent), at most `max` characters (`message` beyond). */
-const optText = (max: number, message: string, description?: string) => {
-  const s = z.string().trim().max(max, message).nullable();
-  return description ? s.describe(description) : s;
+    payee: obj({
+      type: oneOf(['claimant', 'garage', 'other']),
+      name: str(),
+      phone: nullable(str('mpesa_b2c: the receiving phone, 2547XXXXXXXX')),
+      bank: nullable(obj({ name: nullable(str()), account: nullable(str()) }, ['name', 'account'], 'bank_transfer')),
+    }),
+    ...money('amount'),
+    reference: str("Our OriginatorConversationID (mpesa_b2c) or the bank transfer's reference"),
+    transaction_id: nullable(str('The M-Pesa receipt once paid')),
+    result: nullable(
+      obj(
+        {
+          code: nullable(
+            int(
+              'Daraja ResultCode: 0 paid, 1 insufficient balance, 2001 initiator invalid, 2040 not an M-Pesa customer, 8006 credential locked, …',
+            ),
+          ),
+          description: nullable(str()),
+        },
+        ['code', 'description'],
+        "The rail's confirmed result (or its refusal)",
+      ),
+    ),
+    note: nullable(str()),
+    requested_at: timestamp(),
+    sent_at: nullable(timestamp()),
+    paid_at: nullable(timestamp()),
+    failed_at: nullable(timestamp()),
+  }),
 };
 
 export const payClaimBody = obj(
   {
-    amount: nullable(shillingsIn('Whole shillings, at least 1; omit with final: true. M-Pesa: 10–250,000', 1)),
-    final: nullable(bool('Pay exactly what remains (net payable − paid − instructed), cents included')),
+    amount: shillingsIn('Whole shillings; omit with final: true. M-Pesa: 10–250,000', 1),
+    final: bool('Pay exactly what remains (net payable − paid − instructed), cents included'),
     method: oneOf(['mpesa_b2c', 'bank_transfer']),
-    payee_type: nullable(oneOf(['claimant', 'garage', 'other'], 'Default claimant')),
-    payee_name: z.string().trim().min(1, 'required').max(200, 'who is paid: 1–200 characters'),
-    phone: nullable(str('mpesa_b2c (required there, refused for a bank transfer): Kenyan mobile, any format')),
-    bank_name: optText(100, 'the bank: 1–100 characters', 'bank_transfer (required there, refused for M-Pesa)'),
-    bank_account: optText(
-      50,
-      'the account paid: 1–50 characters',
-      'bank_transfer (required there, refused for M-Pesa)',
-    ),
-    bank_reference: optText(
-      100,
-      "the transfer's reference: 1–100 characters",
-      "bank_transfer (required there, refused for M-Pesa): the transfer's reference (once per organisation)",
-    ),
-    note: optText(1000, 'at most 1,000 characters'),
+    payee_type: oneOf(['claimant', 'garage', 'other']).default('claimant'),
+    payee_name: str(),
+    phone: str('mpesa_b2c: Kenyan mobile, any format'),
+    bank_name: str('bank_transfer'),
+    bank_account: str('bank_transfer'),
+    bank_reference: str("bank_transfer: the transfer's reference (once per organisation)"),
+    note: str(),
   },
   ['method', 'payee_name'],
-  'amount is required unless final is true (the service checks it, and what the method requires)',
 );
 
-export const claimPaymentResponse = dataOf(ClaimPayment);
-export const claimPaymentsResponse = dataOf(arr(ClaimPayment));
+export const claimPaymentResponse = dataOf(ref('ClaimPayment'));
+export const claimPaymentsResponse = dataOf(arr(ref('ClaimPayment')));
 
 /** The B2C rail's Result and queue-timeout endpoints, served outside the route table (src/http/b2c-result.ts). */
 function b2cResultPath(kind: 'result' | 'timeout'): PathItemWithZod {
@@ -94,13 +78,13 @@ function b2cResultPath(kind: 'result' | 'timeout'): PathItemWithZod {
       parameters: [{ name: 'callback_token', in: 'path', required: true, schema: jsonSchemaOf(str()) }],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: jsonSchemaOf(obj({ Result: z.record(z.string(), z.unknown()) })) } },
+        content: { 'application/json': { schema: jsonSchemaOf(obj({ Result: { type: 'object' } })) } },
       },
       responses: {
         '200': {
           description: 'Accepted',
           content: {
-            'application/json': { schema: jsonSchemaOf(obj({ ResultCode: int(), ResultDesc: str() })) },
+            'application/json': { schema: jsonSchemaOf(obj({ ResultCode: { type: 'integer' }, ResultDesc: str() })) },
           },
         },
       },

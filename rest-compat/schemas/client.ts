@@ -57,10 +57,8 @@ export const clientSchemas = {
       name: str(),
       phone: str('Kenyan mobile, any format; duplicate-checked'),
       email: str(),
-      id_no: str('Duplicate-checked; the legacy `idno` also accepted'),
-      idno: str('Alias of id_no'),
-      kra_pin: str('Duplicate-checked; the legacy `pin` also accepted'),
-      pin: str('Alias of kra_pin'),
+      id_no: str('Duplicate-checked'),
+      kra_pin: str('Duplicate-checked'),
       date_of_birth: date(),
       physical_address: str(),
       branch_id: int("Default: the acting user's branch"),
@@ -77,5 +75,3 @@ export const clientSchemas = {
     ['name', 'phone'],
   ),
 };
-/** PATCH /clients/{client_no}: the same fields, all optional (only what changes is sent). */
-export const ClientPatch = clientSchemas.ClientInput.partial().describe('Same fields as POST /clients, all optional');

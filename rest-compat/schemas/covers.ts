@@ -1,199 +1,132 @@
-import { z } from 'zod';
 import {
   arr,
   bool,
   date,
-  dateInput,
-  describe,
   int,
   money,
   nullable,
   num,
   obj,
-  oneOf,
+  ref,
   str,
+  describe,
   type Schema,
+  oneOf,
+  anyOf,
 } from './builders.ts';
-import { InsuredClient, insurerIdFilter, numeric, orNull, quotedFigures, vocabulary } from './motor.ts';
 
-const insurerIds = insurerIdFilter(
+const insurerIds = anyOf(
+  [int(), arr(int())],
   'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
 );
-const insurerIdAlias = insurerIdFilter('Alias of insurer_ids (the motor spelling); both sent add up');
-const text = (description?: string) => orNull(str(description));
-const lower = (values: readonly string[]) => (v: string) => (values.includes(v.trim().toLowerCase()) ? v : null);
-const startDate = () => orNull(dateInput('a past date starts today'));
+const insurerIdAlias = anyOf([int(), arr(int())], 'Alias of insurer_ids (the motor spelling); both sent add up');
 
-const RIDERS = ['outpatient', 'maternity', 'dental', 'optical'] as const;
-const RELATIONSHIPS = ['principal', 'spouse', 'child', 'employee'] as const;
 const medicalRequest = obj(
   {
-    cover_type: orNull(
-      vocabulary(
-        ['family', 'group'],
-        lower(['family', 'group']),
-        'family or group',
-        'family (default) or group; any case',
-      ),
-    ),
-    inpatient_limit: numeric(num(), "Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
-    riders: orNull(
-      arr(
-        obj({
-          code: vocabulary(RIDERS, lower(RIDERS), `one of ${RIDERS.join(', ')}`, 'Any case; each rider at most once'),
-          limit: numeric(num(), "Whole shillings: one of the rider's limit bands"),
-        }),
+    cover_type: oneOf(['family', 'group']).default('family'),
+    inpatient_limit: int("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
+    riders: arr(
+      obj(
+        {
+          code: oneOf(['outpatient', 'maternity', 'dental', 'optical']),
+          limit: int("Whole shillings: one of the rider's limit bands"),
+        },
+        ['code', 'limit'],
       ),
     ),
     members: arr(
       obj(
         {
-          name: text('Required to bind'),
-          relationship: vocabulary(
-            RELATIONSHIPS,
-            lower(RELATIONSHIPS),
-            `one of ${RELATIONSHIPS.join(', ')}`,
-            'Any case. Family: one principal, at most one spouse, children; group: employees with their dependants (spouse, child)',
+          name: str('Required to bind'),
+          relationship: oneOf(
+            ['principal', 'spouse', 'child', 'employee'],
+            'Family: one principal, at most one spouse, children; group: employees with their dependants',
           ),
-          date_of_birth: orNull(dateInput('Y-m-d; or age')),
-          age: orNull(
-            numeric(
-              int().min(0, 'whole years, 0–120').max(120, 'whole years, 0–120'),
-              'Whole years, 0–120, when no date of birth is given (one of the two is required)',
-            ),
-          ),
-          in_school: orNull(bool('A child in full-time education (covered to a higher age)')),
-          id_no: text('National ID, passport or birth certificate number; `idno` also accepted'),
-          idno: text('Alias of id_no'),
+          date_of_birth: describe(date(), 'Y-m-d; or age'),
+          age: int('Whole years, when no date of birth is given'),
+          in_school: bool('A child in full-time education (covered to a higher age)'),
+          id_no: str('National ID, passport or birth certificate number; `idno` also accepted'),
         },
         ['relationship'],
       ),
-    ).max(500),
-    start_date: startDate(),
+    ),
+    start_date: describe(date(), 'Y-m-d; a past date starts today'),
     insurer_ids: insurerIds,
     insurer_id: insurerIdAlias,
   },
   ['inpatient_limit', 'members'],
 );
 
-const AGE = 'whole years, 0–120';
 const tripRequest = obj(
   {
-    plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER); any case"),
-    region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case'),
-    destination: text('Countries visited'),
-    departure_date: dateInput('First day of cover: today or later, at most a year ahead'),
-    return_date: dateInput('Last day of cover: on or after departure_date, a trip of at most 365 days'),
+    plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER)"),
+    region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide'),
+    destination: str('Countries visited'),
+    departure_date: describe(date(), 'First day of cover: today or later'),
+    return_date: describe(date(), 'Last day of cover'),
     travellers: arr(
-      obj(
-        {
-          name: text('The name as on the passport: required to bind'),
-          date_of_birth: orNull(dateInput('Y-m-d; or age (one of the two is required)')),
-          age: orNull(
-            numeric(
-              int()
-                .min(0, AGE)
-                .max(120, AGE)
-                .refine((a) => a !== 0, 'under one year: send date_of_birth (infants are rated by months)'),
-              'Whole years, 1–120, when no date of birth is given (an infant: send date_of_birth)',
-            ),
-          ),
-          passport_no: text('4–20 letters and digits'),
-        },
-        [],
-        'date_of_birth or age; a name to bind',
-      ),
-    )
-      .min(1, 'at least one traveller')
-      .max(50, 'at most 50 travellers a policy'),
+      obj({
+        name: str('Required to bind'),
+        date_of_birth: describe(date(), 'Y-m-d; or age'),
+        age: int('Whole years'),
+        passport_no: str(),
+      }),
+    ),
     insurer_ids: insurerIds,
     insurer_id: insurerIdAlias,
   },
   ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
 );
 
-const SUM_INSURED = 'a positive amount in whole shillings, at most 10,000,000,000';
 const standardRequest = obj(
   {
     product: str('A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER'),
-    items: orNull(
-      arr(
-        obj(
-          {
-            description: text('What is insured, or the insured person (`name` also accepted); required to bind'),
-            name: text('Alias of description'),
-            sum_insured: orNull(
-              numeric(
-                int().min(1, SUM_INSURED).max(10_000_000_000, SUM_INSURED),
-                'Whole shillings, up to 10,000,000,000; required for products rated on the sum insured',
-              ),
-            ),
-            id_no: text('Insured persons: national ID or passport; `idno` also accepted'),
-            idno: text('Alias of id_no'),
-          },
-          [],
-        ),
-      ).max(500, 'at most 500 items a policy'),
+    items: arr(
+      obj({
+        description: str('What is insured, or the insured person; required to bind'),
+        sum_insured: int('Whole shillings; required for products rated on the sum insured'),
+        id_no: str('Insured persons: national ID or passport'),
+      }),
     ),
-    headcount: orNull(
-      numeric(
-        int(),
-        'Headcount-driven products (WIBA): people covered (1–100,000) when not listed as items; with items, their number',
-      ),
-    ),
-    extensions: orNull(arr(str('An optional extension by code (the option terms list them)')).max(20)),
-    start_date: startDate(),
+    headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
+    extensions: arr(str('An optional extension by code (the option terms list them)')),
+    start_date: describe(date(), 'Y-m-d; a past date starts today'),
     insurer_ids: insurerIds,
     insurer_id: insurerIdAlias,
   },
   ['product'],
 );
 
+const quotesShown = arr(
+  obj({ insurer_id: int(), rate: num(), basic: num(), taxes: num(), total: num('Whole shillings; within KES 1') }, [
+    'insurer_id',
+  ]),
+);
+
 const bindPolicy = obj(
   {
-    start_date: orNull(dateInput('Required except for a trip, which starts on its departure date')),
-    insurer_id: numeric(int()),
-    total_basic: orNull(numeric(num(), 'Whole shillings; checked when sent')),
-    taxes: orNull(numeric(num(), 'Whole shillings; checked when sent')),
-    premium: numeric(num(), 'Gross premium, whole shillings; within KES 1 of the server price'),
-    premium_instalments: orNull(
-      numeric(int().min(1, '1–4').max(4, '1–4'), '1 (default) to 4, where the insurer allows'),
-    ),
-    payment_mode: orNull(
-      vocabulary(
-        ['full', 'ipf'],
-        (v) => (['full', 'ipf'].includes(v.toLowerCase()) ? v : null),
-        'full or ipf',
-        'full (default) or ipf; any case',
-      ),
-    ),
-    product_version: orNull(
-      numeric(int(), "Rating version priced on (an option's product_version); a newer one answers price_changed"),
-    ),
+    start_date: describe(date(), 'Required except for a trip, which starts on its departure date'),
+    insurer_id: int(),
+    total_basic: num('Whole shillings; checked when sent'),
+    taxes: num('Whole shillings; checked when sent'),
+    premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
+    premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
+    payment_mode: oneOf(['full', 'ipf']).default('full'),
+    product_version: int("Rating version priced on (an option's product_version); a newer one answers price_changed"),
   },
   ['insurer_id', 'premium'],
 );
 
-const saveQuote = <K extends string, R extends z.ZodType>(key: K, risk: R) =>
-  obj(
-    { client: InsuredClient, [key]: risk, quotes: orNull(quotedFigures), prospect_uuid: text() } as {
-      client: typeof InsuredClient;
-      quotes: z.ZodNullable<typeof quotedFigures>;
-      prospect_uuid: ReturnType<typeof text>;
-    } & Record<K, R>,
-    ['client', key],
-  );
-const bind = <K extends string, R extends z.ZodType>(key: K, risk: R) =>
-  obj(
-    { client: InsuredClient, policy: bindPolicy, [key]: risk, prospect_uuid: text() } as {
-      client: typeof InsuredClient;
-      policy: typeof bindPolicy;
-      prospect_uuid: ReturnType<typeof text>;
-    } & Record<K, R>,
-    ['client', 'policy', key],
-  );
+const saveQuote = (key: string, risk: Schema) =>
+  obj({ client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: str() }, ['client', key]);
+const bind = (key: string, risk: Schema) =>
+  obj({ client: ref('InsuredClient'), policy: bindPolicy, [key]: risk, prospect_uuid: str() }, [
+    'client',
+    'policy',
+    key,
+  ]);
 
-export const CoverOption = obj({
+const option = obj({
   insurer_id: int(),
   insurer_name: str(),
   monogram: str(),
@@ -206,11 +139,11 @@ export const CoverOption = obj({
   ...money('basic_premium'),
   breakdown: arr(obj({ item: str(), ...money('amount') })),
   insured_premiums: nullable(arr(obj({ ...money('amount') }))),
-  terms: z
-    .record(z.string(), z.unknown())
-    .describe(
+  terms: {
+    type: 'object',
+    description:
       'Line terms: waiting periods (medical), plan and medical limit (travel), sum insured and extensions (standard)',
-    ),
+  },
   benefits: arr(obj({ name: str(), ...money('limit', true) })),
   excess: str(),
   taxes: arr(obj({ code: str(), name: str(), ...money('amount') })),
@@ -228,7 +161,7 @@ const sumInsured = { ...money('sum_insured', true) };
 const listOf = (items: Schema, description: string) => describe(arr(items), description);
 
 /** The cover as understood (a quote's echo) or as bound (the policy's `cover`, with the option's `terms`): snake_case at any depth. */
-export const CoverDetails = obj(
+const coverDetails = obj(
   {
     cover_type: str('Medical: family or group'),
     inpatient_limit: int('Medical: whole shillings'),
@@ -257,65 +190,46 @@ export const CoverDetails = obj(
     headcount: nullable(int('Medical: members; standard: people covered')),
     total_sum_insured_minor: int('Standard: cents'),
     extensions: listOf(str(), 'Standard: extension codes'),
-    terms: z.record(z.string(), z.unknown()).describe("The policy's cover as bound: the option's terms"),
+    terms: { type: 'object', description: "The policy's cover as bound: the option's terms" },
   },
   [],
   'The cover as understood, per line (the fields of the other lines absent), every key snake_case at any depth',
 );
 
-export const CoverQuoteResponse = obj({
-  message: str(),
-  quote: obj({
-    product_line: oneOf(['medical', 'travel', 'standard']),
-    product: str(),
-    cover_period: oneOf(['annual', 'trip']),
-    start_date: date(),
-    end_date: date(),
-    days: int(),
-    cover: CoverDetails,
-    insured: arr(
-      obj({
-        kind: oneOf(['member', 'traveller', 'item']),
-        name: str(),
-        relationship: nullable(str()),
-        date_of_birth: nullable(date()),
-        age: nullable(int()),
-        in_school: nullable(bool()),
-        id_no: nullable(str()),
-        ...money('sum_insured', true),
-      }),
-    ),
-  }),
-  options: arr(CoverOption),
-});
-
-/** Each line's request bodies: the quote's, the save quote's and the save's (bind). */
-export const MedicalBodies = {
-  quote: medicalRequest,
-  save: saveQuote('medical', medicalRequest),
-  bind: bind('medical', medicalRequest),
-};
-export const TravelBodies = {
-  quote: tripRequest,
-  save: saveQuote('trip', tripRequest),
-  bind: bind('trip', tripRequest),
-};
-export const StandardBodies = {
-  quote: standardRequest,
-  save: saveQuote('cover', standardRequest),
-  bind: bind('cover', standardRequest),
-};
-
 export const coverSchemas: Record<string, Schema> = {
-  CoverDetails,
-  MedicalQuoteRequest: MedicalBodies.quote,
-  TravelQuoteRequest: TravelBodies.quote,
-  StandardQuoteRequest: StandardBodies.quote,
-  CoverQuoteResponse,
-  SaveMedicalQuoteRequest: MedicalBodies.save,
-  SaveTravelQuoteRequest: TravelBodies.save,
-  SaveStandardQuoteRequest: StandardBodies.save,
-  BindMedicalRequest: MedicalBodies.bind,
-  BindTravelRequest: TravelBodies.bind,
-  BindStandardRequest: StandardBodies.bind,
+  CoverDetails: coverDetails,
+  MedicalQuoteRequest: medicalRequest,
+  TravelQuoteRequest: tripRequest,
+  StandardQuoteRequest: standardRequest,
+  CoverQuoteResponse: obj({
+    message: str(),
+    quote: obj({
+      product_line: oneOf(['medical', 'travel', 'standard']),
+      product: str(),
+      cover_period: oneOf(['annual', 'trip']),
+      start_date: date(),
+      end_date: date(),
+      days: int(),
+      cover: ref('CoverDetails'),
+      insured: arr(
+        obj({
+          kind: oneOf(['member', 'traveller', 'item']),
+          name: str(),
+          relationship: nullable(str()),
+          date_of_birth: nullable(date()),
+          age: nullable(int()),
+          in_school: nullable(bool()),
+          id_no: nullable(str()),
+          ...money('sum_insured', true),
+        }),
+      ),
+    }),
+    options: arr(option),
+  }),
+  SaveMedicalQuoteRequest: saveQuote('medical', medicalRequest),
+  SaveTravelQuoteRequest: saveQuote('trip', tripRequest),
+  SaveStandardQuoteRequest: saveQuote('cover', standardRequest),
+  BindMedicalRequest: bind('medical', medicalRequest),
+  BindTravelRequest: bind('trip', tripRequest),
+  BindStandardRequest: bind('cover', standardRequest),
 };

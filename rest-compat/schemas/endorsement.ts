@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { arr, bool, date, dateInput, int, money, nullable, obj, str, timestamp, oneOf, num } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf, num } from './builders.ts';
 
 const OPERATIONS = [
   'add_vehicle',
@@ -9,98 +8,68 @@ const OPERATIONS = [
   'add_member',
   'remove_member',
   'change_sum_insured',
-] as const;
+];
 
-/** An object or a list, replaced whole (JSON). */
-const limits = (description: string) =>
-  nullable(z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).describe(description));
+const vehicleProps: Record<string, Schema> = {
+  regno: str('Registration, any spacing (also `reg_no`)'),
+  chassis_no: str('Required: the registry certificate needs it'),
+  engine_no: str(),
+  make: str(),
+  model: str(),
+  yom: int('Year of manufacture'),
+  value: int('Sum insured, whole shillings (required on comprehensive cover)'),
+  body_type: str(),
+  tonnage: num('Tonnes (commercial vehicles)'),
+  pll: int('Passengers (PLL), priced per seat'),
+  coverage: str("Defaults to the first vehicle's coverage; must rate in the policy's class"),
+};
 
-/**
- * POST /policies/{uuid}/endorse. Which members an operation needs is the service's rule (422 naming the field):
- * add_vehicle needs `vehicle` (regno, chassis_no, make, model, yom; value on comprehensive cover); remove_vehicle and
- * change_value need `regno` (change_value also `value`); change_details needs `details` (or `limits_of_liability`),
- * with `regno` for vehicle particulars; add_member needs `member` (name, relationship, date_of_birth or age);
- * remove_member needs `insured_id`; change_sum_insured `insured_id` and `sum_insured`. Absent and null are the same.
- */
-export const endorsementRequest = obj(
-  {
-    operation: oneOf(OPERATIONS),
-    effective_date: nullable(
-      dateInput(
-        'First day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement',
+export const endorsementSchemas: Record<string, Schema> = {
+  EndorsementRequest: obj(
+    {
+      operation: oneOf(OPERATIONS),
+      effective_date: describe(
+        date(),
+        'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.',
       ),
-    ),
-    regno: nullable(
-      str('remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy'),
-    ),
-    reg_no: nullable(str('Legacy spelling of regno (regno wins when both are sent)')),
-    vehicle: nullable(
-      obj(
-        {
-          regno: nullable(str('Registration, any spacing (required: this or `reg_no`)')),
-          reg_no: nullable(str('Legacy spelling of regno')),
-          chassis_no: nullable(str('Required: the registry certificate needs it')),
-          engine_no: nullable(str()),
-          make: nullable(str('Required')),
-          model: nullable(str('Required')),
-          yom: nullable(int('Year of manufacture (required)')),
-          value: nullable(num('Sum insured, whole shillings (required on comprehensive cover)')),
-          body_type: nullable(str()),
-          tonnage: nullable(num('Tonnes (commercial vehicles)')),
-          pll: nullable(int('Passengers (PLL), priced per seat')),
-          coverage: nullable(str("Defaults to the first vehicle's coverage; must rate in the policy's class")),
-        },
-        [],
-        'add_vehicle',
+      regno: str(
+        'remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy',
       ),
-    ),
-    value: nullable(
-      num('change_value: the new sum insured, a positive amount in whole shillings (comprehensive cover only)'),
-    ),
-    details: nullable(
-      obj(
+      vehicle: obj(vehicleProps, ['regno', 'chassis_no', 'make', 'model', 'yom'], 'add_vehicle'),
+      value: int('change_value: the new sum insured, whole shillings (comprehensive cover only)'),
+      details: obj(
         {
-          chassis_no: nullable(str()),
-          engine_no: nullable(str()),
-          make: nullable(str()),
-          model: nullable(str()),
-          body_type: nullable(str()),
-          limits_of_liability: limits("The policy's limits of liability, replaced whole (object or list)"),
+          chassis_no: str(),
+          engine_no: str(),
+          make: str(),
+          model: str(),
+          body_type: str(),
+          limits_of_liability: { description: "The policy's limits of liability, replaced whole (object or list)" },
         },
         [],
         "change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect",
       ),
-    ),
-    limits_of_liability: limits('Same as details.limits_of_liability (details.limits_of_liability wins)'),
-    member: nullable(
-      obj(
+      limits_of_liability: { description: 'Same as details.limits_of_liability' },
+      member: obj(
         {
-          name: nullable(str('Required')),
-          relationship: nullable(
-            str('Required: principal, spouse or child (family cover); employee, spouse or child (group cover)'),
-          ),
-          date_of_birth: nullable(dateInput('Or age')),
-          age: nullable(int('Whole years on the effective date, when no date of birth is given').min(0).max(120)),
-          in_school: nullable(bool('A child in school (older children are covered while at school)')),
-          id_no: nullable(str('At most 50 characters').max(50)),
+          name: str(),
+          relationship: str('principal, spouse or child (family cover); employee, spouse or child (group cover)'),
+          date_of_birth: date(),
+          age: int('Whole years on the effective date, when no date of birth is given'),
+          in_school: { type: 'boolean' },
+          id_no: str(),
         },
-        [],
+        ['name', 'relationship'],
         "add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date",
       ),
-    ),
-    insured_id: nullable(
-      int(
+      insured_id: int(
         "remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id)",
       ),
-    ),
-    sum_insured: nullable(num("change_sum_insured (standard): the item's new sum insured, whole shillings")),
-    note: nullable(str('Free text kept with the endorsement (shown as remark), up to 500 characters').max(500)),
-  },
-  ['operation'],
-);
-
-export const endorsementSchemas = {
-  EndorsementRequest: endorsementRequest,
+      sum_insured: int("change_sum_insured (standard): the item's new sum insured, whole shillings"),
+      note: str('Free text kept with the endorsement (shown as remark), up to 500 characters'),
+    },
+    ['operation'],
+  ),
   Endorsement: obj({
     uuid: str(),
     number: str('END-<policy_no>-<n>'),
@@ -108,11 +77,11 @@ export const endorsementSchemas = {
     status: oneOf(['pending', 'confirmed', 'discarded', 'expired']),
     effective_date: date(),
     policy: obj({ uuid: str(), policy_no: str() }),
-    changes: z
-      .record(z.string(), z.unknown())
-      .describe(
+    changes: {
+      type: 'object',
+      description:
         'The requested change, normalised: registrations without spaces, money as whole shillings plus `_minor` cents, `previous_*` values for changes',
-      ),
+    },
     premium_effect: obj(
       {
         ...money('basic_premium'),
@@ -166,4 +135,3 @@ export const endorsementSchemas = {
     discarded_at: nullable(timestamp()),
   }),
 };
-export const Endorsement = endorsementSchemas.Endorsement;

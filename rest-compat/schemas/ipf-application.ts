@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { arr, bool, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /**
@@ -15,7 +14,7 @@ export const IPF_APPLICATION_STATUSES = [
   'cancelled',
   'expired',
 ];
-export const IPF_INCOME_BANDS = ['below_20k', '20k_50k', '50k_100k', '100k_250k', 'above_250k'] as const;
+export const IPF_INCOME_BANDS = ['below_20k', '20k_50k', '50k_100k', '100k_250k', 'above_250k'];
 
 const status = (description?: string) => oneOf(IPF_APPLICATION_STATUSES, description);
 
@@ -79,63 +78,25 @@ const history = arr(
   }),
 );
 
-/** One of two spellings must be there (a check that runs whatever else is refused, so every missing field is named). */
-const eitherOf = (a: string, b: string) =>
-  [
-    (v: unknown) =>
-      !v ||
-      typeof v !== 'object' ||
-      (v as Record<string, unknown>)[a] != null ||
-      (v as Record<string, unknown>)[b] != null,
-    { path: [a], message: 'required', when: () => true },
-  ] as [(v: unknown) => boolean, { path: string[]; message: string; when: () => boolean }];
-
-/**
- * POST /ipf/applications. Legacy spellings: `idno` for id_number, `pin` for kra_pin, `policy` for policy_uuid (the
- * first wins when both are sent). The policy by policy_uuid or policy_no (one required: 422 on policy_uuid). The ID
- * number and KRA PIN are normalised and must match the client record (422 naming them); the tenor must be one the
- * lender offers.
- */
-export const ipfApplicationInput = obj(
-  {
-    policy_uuid: nullable(
-      str('The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no').max(64),
-    ),
-    policy: nullable(str('Legacy spelling of policy_uuid').max(64)),
-    policy_no: nullable(str('The policy number, instead of policy_uuid').max(64)),
-    lender_id: int('An active lender of the panel').positive(),
-    tenor_months: int('3–10, one the lender offers').min(3, '3 to 10 months').max(10, '3 to 10 months'),
-    id_number: nullable(str("The applicant's national ID (6–14 digits) or passport number (required: this or `idno`)")),
-    idno: nullable(str('Legacy spelling of id_number')),
-    kra_pin: nullable(str('A or P, 9 digits and a letter, any case (required: this or `pin`)')),
-    pin: nullable(str('Legacy spelling of kra_pin')),
-    income_band: oneOf(IPF_INCOME_BANDS, 'Declared monthly income'),
-    consent: bool('Must be true: consent to the credit check and to the use of these details'),
-    submit: nullable(bool('Submit to the lender at once (default false: a draft)')),
-  },
-  ['lender_id', 'tenor_months', 'income_band', 'consent'],
-)
-  .refine(...eitherOf('id_number', 'idno'))
-  .refine(...eitherOf('kra_pin', 'pin'));
-
-/** POST /ipf/applications/{uuid}/cancel. */
-export const ipfApplicationCancelInput = obj({
-  reason: z.string().trim().min(1, 'required').max(500).describe('Why, up to 500 characters'),
-});
-
-/** POST /ipf/applications/{uuid}/sign. */
-export const ipfApplicationSignInput = obj({
-  code: str(
-    'The six digits the client received by SMS (anything else: 422 validation_failed on otp, no attempt spent)',
-  ),
-});
-
 export const ipfApplicationSchemas = {
   IpfApplication: obj(application),
   IpfApplicationDetail: obj({ ...application, history }, [...Object.keys(application), 'history']),
-  IpfApplicationInput: ipfApplicationInput,
-  IpfApplicationCancelInput: ipfApplicationCancelInput,
-  IpfApplicationSignInput: ipfApplicationSignInput,
+  IpfApplicationInput: obj(
+    {
+      policy_uuid: str('The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no'),
+      policy_no: str(),
+      lender_id: int('An active lender of the panel'),
+      tenor_months: int('3–10, one the lender offers'),
+      id_number: str("The applicant's national ID or passport number (also `idno`)"),
+      kra_pin: str('A or P, 9 digits and a letter (also `pin`)'),
+      income_band: oneOf(IPF_INCOME_BANDS, 'Declared monthly income'),
+      consent: bool('Must be true: consent to the credit check and to the use of these details'),
+      submit: bool('Submit to the lender at once (default false: a draft)'),
+    },
+    ['lender_id', 'tenor_months', 'id_number', 'kra_pin', 'income_band', 'consent'],
+  ),
+  IpfApplicationCancelInput: obj({ reason: str() }),
+  IpfApplicationSignInput: obj({ code: str('The six digits the client received by SMS') }),
   IpfSigningCode: obj({
     message: str(),
     sent_to: str("The client's registered phone, partly shown"),
@@ -154,8 +115,3 @@ export const ipfApplicationSchemas = {
     final: bool('True: the text the signing code was sent with (signed, once signed); false: a preview for today'),
   }),
 };
-
-export const IpfApplication = ipfApplicationSchemas.IpfApplication;
-export const IpfApplicationDetail = ipfApplicationSchemas.IpfApplicationDetail;
-export const IpfSigningCode = ipfApplicationSchemas.IpfSigningCode;
-export const IpfAgreement = ipfApplicationSchemas.IpfAgreement;

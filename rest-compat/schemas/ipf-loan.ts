@@ -1,4 +1,4 @@
-import { arr, date, dateInput, int, money, nullable, num, obj, str, timestamp, oneOf } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];
@@ -79,37 +79,18 @@ const detail = {
   history: arr(obj({ from: str(), to: str(), reason: str(), by: str(), at: timestamp() })),
 };
 
-const PREMIUM = 'a positive amount in whole shillings, at most 1,000,000,000';
-
-/**
- * POST /ipf/quote: `premium` or `policy` (exactly one: neither or both is 422 on premium, as is a premium out of
- * bounds); a policy unknown, out of reach or not pending payment is 422 on policy.
- */
-export const ipfQuoteRequest = obj(
-  {
-    premium: nullable(
-      num('Whole shillings, more than 0 and at most 1,000,000,000 (or send policy)')
-        .positive(PREMIUM)
-        .max(1_000_000_000, PREMIUM),
-    ),
-    policy: nullable(
-      str('The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid)'),
-    ),
-    policy_uuid: nullable(str('Legacy spelling of policy (policy wins when both are sent)')),
-    lender_id: nullable(int('Only this lender (GET /ipf/lenders)')),
-    tenor_months: nullable(
-      int('Only this tenor, 3–10 months')
-        .min(3, 'a whole number of months from 3 to 10')
-        .max(10, 'a whole number of months from 3 to 10'),
-    ),
-    start_date: nullable(dateInput('The deposit’s due date; default and earliest today')),
-  },
-  [],
-  'premium or policy',
-);
-
 export const ipfLoanSchemas = {
-  IpfQuoteRequest: ipfQuoteRequest,
+  IpfQuoteRequest: obj(
+    {
+      premium: int('Whole shillings (or send policy)'),
+      policy: str('The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid)'),
+      lender_id: int('Only this lender (GET /ipf/lenders)'),
+      tenor_months: int('Only this tenor, 3–10 months'),
+      start_date: { type: 'string', format: 'date', description: 'The deposit’s due date; default and earliest today' },
+    },
+    [],
+    'premium or policy',
+  ),
   IpfQuote: obj({
     ...money('premium'),
     start_date: date(),
@@ -131,8 +112,3 @@ export const ipfLoanSchemas = {
   IpfLoan: obj(loan),
   IpfLoanRecord: obj(detail),
 };
-
-export const IpfQuote = ipfLoanSchemas.IpfQuote;
-export const IpfLender = ipfLoanSchemas.IpfLender;
-export const IpfLoan = ipfLoanSchemas.IpfLoan;
-export const IpfLoanRecord = ipfLoanSchemas.IpfLoanRecord;

@@ -4,23 +4,16 @@ import { stkPushResponse } from './payment.ts';
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */
 const stkPush = stkPushResponse.shape.data;
 
-/** POST /ipf/loans/{uuid}/early-settlement. */
-export const earlySettlementInput = obj(
-  {
-    confirm: nullable(
-      bool(
-        'false, null or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
-      ),
-    ),
-    phone: nullable(
-      str("The phone to prompt when confirming, any Kenyan format (default the client's); else 422 on phone"),
-    ),
-  },
-  [],
-);
-
 export const ipfSettlementSchemas = {
-  EarlySettlementInput: earlySettlementInput,
+  EarlySettlementInput: obj(
+    {
+      confirm: bool(
+        'false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
+      ),
+      phone: str("The phone to prompt when confirming, any Kenyan format (default the client's)"),
+    },
+    [],
+  ),
   EarlySettlement: obj({
     loan: obj({ uuid: str(), loan_no: str('IPF-YYYY-NNNNNN'), status: str('The loan after this call') }),
     status: oneOf(['quoted', 'confirmed']),
@@ -36,5 +29,3 @@ export const ipfSettlementSchemas = {
     ),
   }),
 };
-
-export const EarlySettlement = ipfSettlementSchemas.EarlySettlement;

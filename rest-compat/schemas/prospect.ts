@@ -57,18 +57,6 @@ const inputFields = {
   force: bool('Save despite a matching phone, ID number or tax PIN (recorded in the audit trail)'),
 };
 
-/** The fields a PATCH clears with a JSON null. */
-const clearable = {
-  phone: inputFields.phone.nullable(),
-  email: inputFields.email.nullable(),
-  id_no: inputFields.id_no.nullable(),
-  kra_pin: inputFields.kra_pin.nullable(),
-  source: inputFields.source.nullable(),
-  estimated_premium: inputFields.estimated_premium.nullable(),
-  assignee_id: inputFields.assignee_id.nullable(),
-  next_follow_up_on: inputFields.next_follow_up_on.nullable(),
-};
-
 export const prospectSchemas = {
   Prospect: obj(prospect),
   ProspectRecord: obj({
@@ -89,7 +77,6 @@ export const prospectSchemas = {
   ProspectPatch: obj(
     {
       ...inputFields,
-      ...clearable,
       status: oneOf(
         PROSPECT_VALUES.statuses,
         'A move through the state machine (docs/motor-and-clients.md "Prospects"); 409 invalid_state otherwise',

@@ -1,44 +1,22 @@
-import { z } from 'zod';
-import { arr, date, int, money, nullable, num, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
 const moneyObj = (): Schema => obj({ amount: int('Whole shillings'), amount_minor: int('Cents') });
 
-const SUM_INSURED = 'the new sum insured, a positive amount in whole shillings';
-
-/** POST /policies/{uuid}/renewal-quote. */
-export const renewalQuoteRequest = obj(
-  {
-    vehicles: describe(
-      nullable(
+export const renewalSchemas: Record<string, Schema> = {
+  RenewalQuoteRequest: obj(
+    {
+      vehicles: describe(
         arr(
           obj({
-            regno: str('A registration on cover under the policy, any spacing; each at most once'),
-            value: num('New sum insured, whole shillings (a fraction is kept to the cent), up to 1,000,000,000')
-              .positive(SUM_INSURED)
-              .max(1_000_000_000, SUM_INSURED),
+            regno: str('A registration on cover under the policy'),
+            value: int('New sum insured, whole shillings'),
           }),
         ),
+        'Optional new sums insured; other vehicles keep their current value',
       ),
-      'Optional new sums insured; other vehicles keep their current value (a policy without vehicles takes none)',
-    ),
-  },
-  [],
-);
-
-/** POST /policies/{uuid}/renew. */
-export const renewRequest = obj(
-  {
-    renewal_quote_uuid: z.guid('the uuid of a renewal quote of this policy').describe('A renewal quote of this policy'),
-    premium: num("The quote's total premium, whole shillings (within KES 1), 0 to 1,000,000,000")
-      .min(0)
-      .max(1_000_000_000),
-    premium_instalments: nullable(int('1 (default) up to the number of instalment options, at most 4').min(1).max(4)),
-  },
-  ['renewal_quote_uuid', 'premium'],
-);
-
-export const renewalSchemas = {
-  RenewalQuoteRequest: renewalQuoteRequest,
+    },
+    [],
+  ),
   RenewalQuote: obj({
     uuid: str(),
     status: oneOf(['quoted', 'bound', 'expired']),
@@ -93,6 +71,12 @@ export const renewalSchemas = {
     new_policy: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
     created_at: timestamp(),
   }),
-  RenewRequest: renewRequest,
+  RenewRequest: obj(
+    {
+      renewal_quote_uuid: str(),
+      premium: int("The quote's total premium, whole shillings (within KES 1)"),
+      premium_instalments: int('1 (default) up to the number of instalment options'),
+    },
+    ['renewal_quote_uuid', 'premium'],
+  ),
 };
-export const RenewalQuote = renewalSchemas.RenewalQuote;

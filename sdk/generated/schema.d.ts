@@ -3025,14 +3025,10 @@ export interface components {
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
             email?: string;
-            /** @description Duplicate-checked; the legacy `idno` also accepted */
+            /** @description Duplicate-checked */
             id_no?: string;
-            /** @description Alias of id_no */
-            idno?: string;
-            /** @description Duplicate-checked; the legacy `pin` also accepted */
+            /** @description Duplicate-checked */
             kra_pin?: string;
-            /** @description Alias of kra_pin */
-            pin?: string;
             /**
              * Format: date
              * @description Y-m-d
@@ -3055,49 +3051,48 @@ export interface components {
             force?: boolean;
         };
         MotorQuoteRequest: {
+            /** @description Motor, Tuktuk or Motorcycle (case-insensitive) */
+            class: string;
+            /** @description Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…) */
+            coverage?: string;
+            /** @description Comprehensive or TPO; "third party only" accepted */
+            scope: string;
             /**
-             * @description Motor, Tuktuk or Motorcycle. Any case, spaces, hyphens and underscores ignored; car and motor vehicle (Motor), motorbike and boda boda (Motorcycle) also accepted
+             * @default annual
              * @enum {string}
              */
-            class: "Motor" | "Tuktuk" | "Motorcycle";
-            coverage?: string | null;
-            /**
-             * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
-             * @enum {string}
-             */
-            scope: "Comprehensive" | "TPO" | "TPFT";
-            cover_period?: ("annual" | "tor") | null;
-            days?: number | null;
-            /** @description Year of manufacture: 1950 to next year; a numeric string such as "2019" is read as the number */
+            cover_period?: "annual" | "tor";
+            /** @description Required for tor */
+            days?: number;
+            /** @description Year of manufacture */
             year: number;
-            value?: number | null;
-            tonnage?: number | null;
-            pll?: number | null;
-            insurer_id?: (number | number[]) | null;
-            start_date?: string | null;
+            /** @description Whole shillings; required for comprehensive */
+            value?: number;
+            /** @description Tonnes (commercial) */
+            tonnage?: number;
+            /** @description Passengers for passenger legal liability */
+            pll?: number;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
+            insurer_id?: number | number[];
+            /**
+             * Format: date
+             * @description Service-only; a past date starts today
+             */
+            start_date?: string;
         };
         MotorRisk: {
-            /** @description As sent */
             class: string;
             coverage: string;
-            /** @description As sent */
             scope: string;
             /** @enum {string} */
             vehicle_class: "private" | "commercial" | "psv" | "motorcycle";
             /** @enum {string} */
             cover_type: "comprehensive" | "tpo" | "tpft";
-            /** @enum {string} */
-            cover_period: "annual" | "tor";
+            cover_period: string;
             days: number;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
+            /** Format: date */
             start_date: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
+            /** Format: date */
             end_date: string;
             year: number;
             tonnage: number | null;
@@ -3171,56 +3166,54 @@ export interface components {
             /** @description Rating version (service-only) */
             product_version: number;
         };
-        /** @description The insured: matched by phone, ID number or tax PIN, else created (name and phone then required) */
         InsuredClient: {
-            name?: string | null;
-            phone?: string | null;
-            email?: string | null;
-            idno?: string | null;
-            id_no?: string | null;
-            pin?: string | null;
-            kra_pin?: string | null;
-            risk_manager_id?: number | null;
-            branch_id?: number | null;
-            sales_person_id?: number | null;
-            agentcode?: string | null;
-            client_no?: string | null;
-            force?: boolean | null;
-            type?: ("individual" | "corporate") | null;
+            name: string;
+            /** @description Kenyan mobile, any format */
+            phone: string;
+            email?: string;
+            /** @description National ID or passport; `id_no` also accepted */
+            idno?: string;
+            /** @description Tax PIN; `kra_pin` also accepted */
+            pin?: string;
+            risk_manager_id?: number;
+            branch_id?: number;
+            /** @description `agentcode` (an agent code) accepted instead */
+            sales_person_id?: number;
+            agentcode?: string;
+            /** @description Service-only: link an existing client the caller can see */
+            client_no?: string;
+            /** @description Service-only: add a new client despite duplicate_client matches */
+            force?: boolean;
+            /** @enum {string} */
+            type?: "individual" | "corporate";
         };
         SaveQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             vehicle: {
-                reg_no?: string | null;
-                regno?: string | null;
-                make?: string | null;
-                model?: string | null;
-                class?: ("Motor" | "Tuktuk" | "Motorcycle") | null;
-                coverage?: string | null;
+                value?: number;
+                year: number;
+                reg_no?: string;
+                coverage?: string;
+                scope: string;
+                make?: string;
+                model?: string;
                 /**
-                 * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
+                 * @default Motor
                  * @enum {string}
                  */
-                scope: "Comprehensive" | "TPO" | "TPFT";
-                cover_period?: ("annual" | "tor") | null;
-                days?: number | null;
-                /** @description Year of manufacture: 1950 to next year; a numeric string such as "2019" is read as the number */
-                year: number;
-                value?: number | null;
-                tonnage?: number | null;
-                pll?: number | null;
-                start_date?: string | null;
+                class?: "Motor" | "Tuktuk" | "Motorcycle";
             };
             quotes?: {
-                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number | null;
-                basic?: number | null;
-                taxes?: number | null;
-                total?: number | null;
-                benefits?: string[] | null;
-            }[] | null;
-            prospect_uuid?: string | null;
+                rate?: number;
+                basic?: number;
+                taxes?: number;
+                /** @description Whole shillings; within KES 1 of the server price */
+                total?: number;
+                benefits?: string[];
+            }[];
+            /** @description Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects") */
+            prospect_uuid?: string;
         };
         SavedQuote: {
             message: string;
@@ -3255,59 +3248,69 @@ export interface components {
             policy: {
                 /**
                  * Format: date
-                 * @description A past date starts today; at most 90 days ahead: a real calendar date, Y-m-d, in 1900–2199
+                 * @description A past date starts today; at most 90 days ahead
                  */
                 start_date: string;
-                end_date?: string | null;
-                /** @description a numeric string such as "2019" is read as the number */
+                /**
+                 * Format: date
+                 * @description Ignored for annual cover; for tor without days it sets the days
+                 */
+                end_date?: string;
                 insurer_id: number;
-                /**
-                 * @description Any case, spaces, hyphens and underscores ignored; car and motor vehicle (Motor), motorbike and boda boda (Motorcycle) also accepted
-                 * @enum {string}
-                 */
+                /** @enum {string} */
                 class: "Motor" | "Tuktuk" | "Motorcycle";
-                coverage?: string | null;
+                coverage?: string;
+                /** @enum {string} */
+                scope: "Comprehensive" | "TPO";
+                /** @enum {string} */
+                cover_period?: "annual" | "tor";
+                days?: number;
+                /** @description Whole shillings; checked when sent */
+                total_basic?: number;
+                /** @description Whole shillings; checked when sent */
+                taxes?: number;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price */
+                premium: number;
+                /** @default 1 */
+                premium_instalments?: number;
                 /**
-                 * @description Any case; comp, third party (only) and third party fire and theft also accepted. TPFT is priced only where an insurer rates it (no_quote otherwise)
+                 * @description Service-only; ipf is always one instalment
                  * @enum {string}
                  */
-                scope: "Comprehensive" | "TPO" | "TPFT";
-                cover_period?: ("annual" | "tor") | null;
-                days?: number | null;
-                total_basic?: number | null;
-                taxes?: number | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
-                premium: number;
-                premium_instalments?: number | null;
-                payment_mode?: ("full" | "ipf") | null;
+                payment_mode?: "full" | "ipf";
                 limits_of_liability?: {
                     benefit_id?: string;
                     item?: string;
                     limit?: number | null;
-                }[] | null;
-                product_version?: number | null;
+                }[];
+                /** @description Service-only: rating version priced on (from the quote option); a newer one answers price_changed */
+                product_version?: number;
             };
-            /** @description Accepted for compatibility and ignored: the server computes the levies */
-            taxes?: unknown;
-            vehicles: {
-                regno?: string | null;
-                reg_no?: string | null;
-                chassis_no?: string | null;
-                make?: string | null;
-                model?: string | null;
-                /** @description Year of manufacture: 1950 to next year (refused on policy.year otherwise); a numeric string such as "2019" is read as the number */
-                yom: number;
-                value?: number | null;
-                coverage?: string | null;
-                engine_no?: string | null;
-                body_type?: string | null;
-                tonnage?: number | null;
-                pll?: number | null;
-                basic_premium?: number | null;
-                rate?: number | null;
-                benefits?: string[] | null;
+            taxes?: {
+                tax_id?: number;
+                rate?: number;
+                amount?: number;
             }[];
-            prospect_uuid?: string | null;
+            vehicles: {
+                /** @description Or reg_no */
+                regno: string;
+                /** @description Needed for the registry certificate */
+                chassis_no?: string;
+                make?: string;
+                model?: string;
+                yom: number;
+                value?: number;
+                coverage?: string;
+                engine_no?: string;
+                body_type?: string;
+                tonnage?: number;
+                pll?: number;
+                basic_premium?: number;
+                rate?: number;
+                benefits?: string[];
+            }[];
+            /** @description Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects") */
+            prospect_uuid?: string;
         };
         SavedPolicy: {
             message: string;
@@ -3320,15 +3323,9 @@ export interface components {
             /** @enum {string} */
             status: "pending_payment";
             product_line: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
+            /** Format: date */
             start_date: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
+            /** Format: date */
             end_date: string;
             /** @enum {string} */
             payment_mode: "full" | "ipf";
@@ -3349,10 +3346,7 @@ export interface components {
             };
             debit_note: {
                 number: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
+                /** Format: date */
                 due_on: string;
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
                 amount: number;
@@ -3362,10 +3356,7 @@ export interface components {
                     /** @description DN-<policy>-<n>/<total> */
                     number: string;
                     instalment_no: number;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
+                    /** Format: date */
                     due_on: string;
                     /** @description Whole shillings, derived from the cents: rounded half away from zero */
                     amount: number;
@@ -3465,80 +3456,109 @@ export interface components {
             /** @description Standard: extension codes */
             extensions?: string[];
             /** @description The policy's cover as bound: the option's terms */
-            terms?: {
-                [key: string]: unknown;
-            };
+            terms?: Record<string, never>;
         };
         MedicalQuoteRequest: {
-            cover_type?: ("family" | "group") | null;
-            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms); a numeric string such as "2019" is read as the number */
+            /**
+             * @default family
+             * @enum {string}
+             */
+            cover_type?: "family" | "group";
+            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
             inpatient_limit: number;
             riders?: {
-                /**
-                 * @description Any case; each rider at most once
-                 * @enum {string}
-                 */
+                /** @enum {string} */
                 code: "outpatient" | "maternity" | "dental" | "optical";
-                /** @description Whole shillings: one of the rider's limit bands; a numeric string such as "2019" is read as the number */
+                /** @description Whole shillings: one of the rider's limit bands */
                 limit: number;
-            }[] | null;
+            }[];
             members: {
-                name?: string | null;
+                /** @description Required to bind */
+                name?: string;
                 /**
-                 * @description Any case. Family: one principal, at most one spouse, children; group: employees with their dependants (spouse, child)
+                 * @description Family: one principal, at most one spouse, children; group: employees with their dependants
                  * @enum {string}
                  */
                 relationship: "principal" | "spouse" | "child" | "employee";
-                date_of_birth?: string | null;
-                age?: number | null;
-                in_school?: boolean | null;
-                id_no?: string | null;
-                idno?: string | null;
+                /**
+                 * Format: date
+                 * @description Y-m-d; or age
+                 */
+                date_of_birth?: string;
+                /** @description Whole years, when no date of birth is given */
+                age?: number;
+                /** @description A child in full-time education (covered to a higher age) */
+                in_school?: boolean;
+                /** @description National ID, passport or birth certificate number; `idno` also accepted */
+                id_no?: string;
             }[];
-            start_date?: string | null;
-            insurer_ids?: (number | number[]) | null;
-            insurer_id?: (number | number[]) | null;
-        };
-        TravelQuoteRequest: {
-            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER); any case */
-            plan: string;
-            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case */
-            region: string;
-            destination?: string | null;
             /**
              * Format: date
-             * @description First day of cover: today or later, at most a year ahead: a real calendar date, Y-m-d, in 1900–2199
+             * @description Y-m-d; a past date starts today
+             */
+            start_date?: string;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
+            insurer_id?: number | number[];
+        };
+        TravelQuoteRequest: {
+            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
+            plan: string;
+            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
+            region: string;
+            /** @description Countries visited */
+            destination?: string;
+            /**
+             * Format: date
+             * @description First day of cover: today or later
              */
             departure_date: string;
             /**
              * Format: date
-             * @description Last day of cover: on or after departure_date, a trip of at most 365 days: a real calendar date, Y-m-d, in 1900–2199
+             * @description Last day of cover
              */
             return_date: string;
             travellers: {
-                name?: string | null;
-                date_of_birth?: string | null;
-                age?: number | null;
-                passport_no?: string | null;
+                /** @description Required to bind */
+                name: string;
+                /**
+                 * Format: date
+                 * @description Y-m-d; or age
+                 */
+                date_of_birth: string;
+                /** @description Whole years */
+                age: number;
+                passport_no: string;
             }[];
-            insurer_ids?: (number | number[]) | null;
-            insurer_id?: (number | number[]) | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
+            insurer_id?: number | number[];
         };
         StandardQuoteRequest: {
             /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
             product: string;
             items?: {
-                description?: string | null;
-                name?: string | null;
-                sum_insured?: number | null;
-                id_no?: string | null;
-                idno?: string | null;
-            }[] | null;
-            headcount?: number | null;
-            extensions?: string[] | null;
-            start_date?: string | null;
-            insurer_ids?: (number | number[]) | null;
-            insurer_id?: (number | number[]) | null;
+                /** @description What is insured, or the insured person; required to bind */
+                description: string;
+                /** @description Whole shillings; required for products rated on the sum insured */
+                sum_insured: number;
+                /** @description Insured persons: national ID or passport */
+                id_no: string;
+            }[];
+            /** @description Headcount-driven products (WIBA): people covered when not listed as items */
+            headcount?: number;
+            extensions?: string[];
+            /**
+             * Format: date
+             * @description Y-m-d; a past date starts today
+             */
+            start_date?: string;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
+            insurer_ids?: number | number[];
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
+            insurer_id?: number | number[];
         };
         CoverQuoteResponse: {
             message: string;
@@ -3603,9 +3623,7 @@ export interface components {
                     amount_minor: number;
                 }[] | null;
                 /** @description Line terms: waiting periods (medical), plan and medical limit (travel), sum insured and extensions (standard) */
-                terms: {
-                    [key: string]: unknown;
-                };
+                terms: Record<string, never>;
                 benefits: {
                     name: string;
                     limit: number | null;
@@ -3654,94 +3672,124 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
-                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number | null;
-                basic?: number | null;
-                taxes?: number | null;
-                total?: number | null;
-                benefits?: string[] | null;
-            }[] | null;
-            prospect_uuid?: string | null;
+                rate?: number;
+                basic?: number;
+                taxes?: number;
+                /** @description Whole shillings; within KES 1 */
+                total?: number;
+            }[];
+            prospect_uuid?: string;
         };
         SaveTravelQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
-                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number | null;
-                basic?: number | null;
-                taxes?: number | null;
-                total?: number | null;
-                benefits?: string[] | null;
-            }[] | null;
-            prospect_uuid?: string | null;
+                rate?: number;
+                basic?: number;
+                taxes?: number;
+                /** @description Whole shillings; within KES 1 */
+                total?: number;
+            }[];
+            prospect_uuid?: string;
         };
         SaveStandardQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
-                /** @description a numeric string such as "2019" is read as the number */
                 insurer_id: number;
-                rate?: number | null;
-                basic?: number | null;
-                taxes?: number | null;
-                total?: number | null;
-                benefits?: string[] | null;
-            }[] | null;
-            prospect_uuid?: string | null;
+                rate?: number;
+                basic?: number;
+                taxes?: number;
+                /** @description Whole shillings; within KES 1 */
+                total?: number;
+            }[];
+            prospect_uuid?: string;
         };
         BindMedicalRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                start_date?: string | null;
-                /** @description a numeric string such as "2019" is read as the number */
+                /**
+                 * Format: date
+                 * @description Required except for a trip, which starts on its departure date
+                 */
+                start_date?: string;
                 insurer_id: number;
-                total_basic?: number | null;
-                taxes?: number | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
+                /** @description Whole shillings; checked when sent */
+                total_basic?: number;
+                /** @description Whole shillings; checked when sent */
+                taxes?: number;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price */
                 premium: number;
-                premium_instalments?: number | null;
-                payment_mode?: ("full" | "ipf") | null;
-                product_version?: number | null;
+                /** @default 1 */
+                premium_instalments?: number;
+                /**
+                 * @default full
+                 * @enum {string}
+                 */
+                payment_mode?: "full" | "ipf";
+                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
+                product_version?: number;
             };
             medical: components["schemas"]["MedicalQuoteRequest"];
-            prospect_uuid?: string | null;
+            prospect_uuid?: string;
         };
         BindTravelRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                start_date?: string | null;
-                /** @description a numeric string such as "2019" is read as the number */
+                /**
+                 * Format: date
+                 * @description Required except for a trip, which starts on its departure date
+                 */
+                start_date?: string;
                 insurer_id: number;
-                total_basic?: number | null;
-                taxes?: number | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
+                /** @description Whole shillings; checked when sent */
+                total_basic?: number;
+                /** @description Whole shillings; checked when sent */
+                taxes?: number;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price */
                 premium: number;
-                premium_instalments?: number | null;
-                payment_mode?: ("full" | "ipf") | null;
-                product_version?: number | null;
+                /** @default 1 */
+                premium_instalments?: number;
+                /**
+                 * @default full
+                 * @enum {string}
+                 */
+                payment_mode?: "full" | "ipf";
+                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
+                product_version?: number;
             };
             trip: components["schemas"]["TravelQuoteRequest"];
-            prospect_uuid?: string | null;
+            prospect_uuid?: string;
         };
         BindStandardRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                start_date?: string | null;
-                /** @description a numeric string such as "2019" is read as the number */
+                /**
+                 * Format: date
+                 * @description Required except for a trip, which starts on its departure date
+                 */
+                start_date?: string;
                 insurer_id: number;
-                total_basic?: number | null;
-                taxes?: number | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price; a numeric string such as "2019" is read as the number */
+                /** @description Whole shillings; checked when sent */
+                total_basic?: number;
+                /** @description Whole shillings; checked when sent */
+                taxes?: number;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price */
                 premium: number;
-                premium_instalments?: number | null;
-                payment_mode?: ("full" | "ipf") | null;
-                product_version?: number | null;
+                /** @default 1 */
+                premium_instalments?: number;
+                /**
+                 * @default full
+                 * @enum {string}
+                 */
+                payment_mode?: "full" | "ipf";
+                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
+                product_version?: number;
             };
             cover: components["schemas"]["StandardQuoteRequest"];
-            prospect_uuid?: string | null;
+            prospect_uuid?: string;
         };
         PolicyRecord: {
             id: number;
@@ -3830,9 +3878,7 @@ export interface components {
                 id_no: string | null;
                 sum_insured: number | null;
                 sum_insured_minor: number | null;
-                details: {
-                    [key: string]: unknown;
-                } | null;
+                details: Record<string, never> | null;
                 /** @enum {string} */
                 status: "active" | "removed";
                 added_on: string | null;
@@ -4061,9 +4107,7 @@ export interface components {
                 id_no: string | null;
                 sum_insured: number | null;
                 sum_insured_minor: number | null;
-                details: {
-                    [key: string]: unknown;
-                } | null;
+                details: Record<string, never> | null;
                 /** @enum {string} */
                 status: "active" | "removed";
                 added_on: string | null;
@@ -4209,48 +4253,69 @@ export interface components {
         EndorsementRequest: {
             /** @enum {string} */
             operation: "add_vehicle" | "remove_vehicle" | "change_value" | "change_details" | "add_member" | "remove_member" | "change_sum_insured";
-            effective_date?: string | null;
-            regno?: string | null;
-            reg_no?: string | null;
+            /**
+             * Format: date
+             * @description Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.
+             */
+            effective_date?: string;
+            /** @description remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy */
+            regno?: string;
+            /** @description add_vehicle */
             vehicle?: {
-                regno?: string | null;
-                reg_no?: string | null;
-                chassis_no?: string | null;
-                engine_no?: string | null;
-                make?: string | null;
-                model?: string | null;
-                yom?: number | null;
-                value?: number | null;
-                body_type?: string | null;
-                tonnage?: number | null;
-                pll?: number | null;
-                coverage?: string | null;
-            } | null;
-            value?: number | null;
+                /** @description Registration, any spacing (also `reg_no`) */
+                regno: string;
+                /** @description Required: the registry certificate needs it */
+                chassis_no: string;
+                engine_no?: string;
+                make: string;
+                model: string;
+                /** @description Year of manufacture */
+                yom: number;
+                /** @description Sum insured, whole shillings (required on comprehensive cover) */
+                value?: number;
+                body_type?: string;
+                /** @description Tonnes (commercial vehicles) */
+                tonnage?: number;
+                /** @description Passengers (PLL), priced per seat */
+                pll?: number;
+                /** @description Defaults to the first vehicle's coverage; must rate in the policy's class */
+                coverage?: string;
+            };
+            /** @description change_value: the new sum insured, whole shillings (comprehensive cover only) */
+            value?: number;
+            /** @description change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect */
             details?: {
-                chassis_no?: string | null;
-                engine_no?: string | null;
-                make?: string | null;
-                model?: string | null;
-                body_type?: string | null;
-                limits_of_liability?: ({
-                    [key: string]: unknown;
-                } | unknown[]) | null;
-            } | null;
-            limits_of_liability?: ({
-                [key: string]: unknown;
-            } | unknown[]) | null;
+                chassis_no?: string;
+                engine_no?: string;
+                make?: string;
+                model?: string;
+                body_type?: string;
+                /** @description The policy's limits of liability, replaced whole (object or list) */
+                limits_of_liability?: unknown;
+            };
+            /** @description Same as details.limits_of_liability */
+            limits_of_liability?: unknown;
+            /** @description add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date */
             member?: {
-                name?: string | null;
-                relationship?: string | null;
-                date_of_birth?: string | null;
-                age?: number | null;
-                in_school?: boolean | null;
-                id_no?: string | null;
-            } | null;
-            insured_id?: number | null;
-            sum_insured?: number | null;
-            note?: string | null;
+                name: string;
+                /** @description principal, spouse or child (family cover); employee, spouse or child (group cover) */
+                relationship: string;
+                /**
+                 * Format: date
+                 * @description Y-m-d
+                 */
+                date_of_birth?: string;
+                /** @description Whole years on the effective date, when no date of birth is given */
+                age?: number;
+                in_school?: boolean;
+                id_no?: string;
+            };
+            /** @description remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id) */
+            insured_id?: number;
+            /** @description change_sum_insured (standard): the item's new sum insured, whole shillings */
+            sum_insured?: number;
+            /** @description Free text kept with the endorsement (shown as remark), up to 500 characters */
+            note?: string;
         };
         Endorsement: {
             uuid: string;
@@ -4270,9 +4335,7 @@ export interface components {
                 policy_no: string;
             };
             /** @description The requested change, normalised: registrations without spaces, money as whole shillings plus `_minor` cents, `previous_*` values for changes */
-            changes: {
-                [key: string]: unknown;
-            };
+            changes: Record<string, never>;
             /** @description Signed: Σ ±U(B, e) pro rata to the day, percent levies term by term; flat levies (stamp duty) never. Positive raises a debit note on confirmation, negative a credit note. */
             premium_effect: {
                 /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -4364,11 +4427,17 @@ export interface components {
             reason: "insured_request" | "vehicle_sold" | "non_payment" | "written_off" | "stolen" | "insurer_request" | "duplicate_cover";
             /** @enum {string} */
             requested_by: "insured" | "intermediary" | "insurer" | "lender";
-            effective_date?: string | null;
-            note?: string | null;
+            /**
+             * Format: date
+             * @description Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.
+             */
+            effective_date?: string;
+            /** @description At most 500 characters */
+            note?: string;
         };
         ReinstateInput: {
-            note?: string | null;
+            /** @description At most 500 characters */
+            note?: string;
         };
         Cancellation: {
             id: number;
@@ -4547,7 +4616,7 @@ export interface components {
             certificate_class: "A" | "B" | "C" | "D";
             /**
              * @description 100 COMP, 200 TPO, 300 TPFT
-             * @enum {number}
+             * @enum {integer}
              */
             cover_code: 100 | 200 | 300;
             /** @description Cover name */
@@ -4613,13 +4682,13 @@ export interface components {
             }[];
         };
         RenewalQuoteRequest: {
-            /** @description Optional new sums insured; other vehicles keep their current value (a policy without vehicles takes none) */
+            /** @description Optional new sums insured; other vehicles keep their current value */
             vehicles?: {
-                /** @description A registration on cover under the policy, any spacing; each at most once */
+                /** @description A registration on cover under the policy */
                 regno: string;
-                /** @description New sum insured, whole shillings (a fraction is kept to the cent), up to 1,000,000,000 */
+                /** @description New sum insured, whole shillings */
                 value: number;
-            }[] | null;
+            }[];
         };
         RenewalQuote: {
             uuid: string;
@@ -4749,14 +4818,11 @@ export interface components {
             created_at: string;
         };
         RenewRequest: {
-            /**
-             * Format: uuid
-             * @description A renewal quote of this policy
-             */
             renewal_quote_uuid: string;
-            /** @description The quote's total premium, whole shillings (within KES 1), 0 to 1,000,000,000 */
+            /** @description The quote's total premium, whole shillings (within KES 1) */
             premium: number;
-            premium_instalments?: number | null;
+            /** @description 1 (default) up to the number of instalment options */
+            premium_instalments?: number;
         };
         WebhookEndpoint: {
             /** @description Endpoint UUID */
@@ -5051,15 +5117,29 @@ export interface components {
              */
             type?: "individual" | "business";
             name?: string;
-            phone?: string | null;
-            email?: string | null;
-            id_no?: string | null;
-            kra_pin?: string | null;
-            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
+            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
+            phone?: string;
+            /** @description null clears on PATCH */
+            email?: string;
+            /** @description Duplicate-checked (null clears on PATCH) */
+            id_no?: string;
+            /** @description Duplicate-checked (null clears on PATCH) */
+            kra_pin?: string;
+            /**
+             * @description null clears on PATCH
+             * @enum {string}
+             */
+            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
             interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
-            estimated_premium?: number | null;
-            assignee_id?: number | null;
-            next_follow_up_on?: string | null;
+            /** @description Whole shillings a year (null clears on PATCH) */
+            estimated_premium?: number;
+            /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
+            assignee_id?: number;
+            /**
+             * Format: date
+             * @description Y-m-d, today or later (null clears on PATCH)
+             */
+            next_follow_up_on?: string;
             /** @description Added to the timeline; with a status move, why it moved */
             note?: string;
             /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
@@ -5617,14 +5697,13 @@ export interface components {
             }[];
             payments: components["schemas"]["ClaimPayment"][];
         };
-        /** @description A first notice of loss. Cross-field rules the service checks: a motor claim names its vehicle (registration), any other names insured_id. */
         ClaimInput: {
-            /** @description The policy (visible to the caller, in force on loss_date); also `policy_id` */
+            /** @description The policy (visible to the caller, in force on loss_date) */
             policy_uuid: string;
-            registration?: string | null;
-            regno?: string | null;
-            reg_no?: string | null;
-            insured_id?: number | null;
+            /** @description Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`) */
+            registration?: string;
+            /** @description Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates) */
+            insured_id?: number;
             /** @description A cause code of the policy’s product line (GET /claims/causes) */
             cause: string;
             /**
@@ -5632,45 +5711,47 @@ export interface components {
              * @description Not after today (Nairobi, on the organisation’s clock): a real calendar date, Y-m-d, in 1900–2199
              */
             loss_date: string;
-            loss_time?: string | null;
+            /** @description HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification */
+            loss_time?: string;
             loss_place: string;
             description: string;
             third_parties?: {
                 name: string;
                 phone?: string | null;
-                /** @description Also `idno` */
                 id_no?: string | null;
-                /** @description Legacy spelling of id_no */
-                idno?: string | null;
-                /** @description The third party's vehicle (also `regno`) */
                 registration?: string | null;
-                /** @description Legacy spelling of registration */
-                regno?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
                 damage?: string | null;
-            }[] | null;
+            }[];
             witnesses?: {
                 name: string;
                 phone?: string | null;
                 statement?: string | null;
-            }[] | null;
-            police_abstract_no?: string | null;
-            anti_theft_device?: boolean | null;
+            }[];
+            police_abstract_no?: string;
+            /** @description Theft: an approved anti-theft device was fitted (decides the theft excess) */
+            anti_theft_device?: boolean;
+            /** @description Default: the policyholder */
             reporter?: {
-                name?: string | null;
-                phone?: string | null;
-                relationship?: string | null;
-            } | null;
-            /** @description Legacy flat spelling of reporter.name */
-            reporter_name?: string | null;
-            reporter_phone?: string | null;
-            /** @description Legacy flat spelling of reporter.relationship */
-            reporter_relationship?: string | null;
-            channel?: ("api" | "phone" | "email" | "walk_in" | "agent" | "client_area") | null;
-            reported_at?: string | null;
-            estimated_loss?: number | null;
-            assignee_id?: number | null;
+                name?: string;
+                phone?: string;
+                relationship?: string;
+            };
+            /**
+             * @description Default api
+             * @enum {string}
+             */
+            channel?: "api" | "phone" | "email" | "walk_in" | "agent" | "client_area";
+            /**
+             * Format: date-time
+             * @description When the notice was received, not in the future (default now): an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
+             */
+            reported_at?: string;
+            /** @description Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured) */
+            estimated_loss?: number;
+            /** @description The claims handler (a user) */
+            assignee_id?: number;
         };
         ClaimUpdateInput: {
             assignee_id?: number | null;
@@ -5678,11 +5759,11 @@ export interface components {
         };
         ClaimMoveInput: {
             /**
-             * @description documents_pending, with_underwriter, under_assessment, closed or withdrawn (the others: their own command)
+             * @description documents_pending, with_underwriter, under_assessment, closed or withdrawn
              * @enum {string}
              */
             to: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn";
-            reason?: string | null;
+            reason?: string;
         };
         ClaimReserveInput: {
             /** @description Whole shillings: the new reserve */
@@ -5691,28 +5772,30 @@ export interface components {
         };
         ClaimAssessorInput: {
             name: string;
-            phone?: string | null;
-            firm?: string | null;
+            phone?: string;
+            firm?: string;
         };
         ClaimAssessmentInput: {
             /** @description Whole shillings */
             assessed_amount: number;
-            salvage?: number | null;
-            notes?: string | null;
+            /** @description Whole shillings */
+            salvage?: number;
+            notes?: string;
         };
         ClaimApproveInput: {
             /** @description Whole shillings, before the excess; at most the sum insured */
             approved_amount: number;
-            reason?: string | null;
+            reason?: string;
         };
         ClaimRepudiateInput: {
             /** @enum {string} */
             reason: "not_covered" | "policy_not_in_force" | "exclusion_applies" | "late_notification" | "fraud_suspected" | "non_disclosure" | "unlicensed_driver" | "documents_not_provided" | "below_excess";
-            note?: string | null;
+            note?: string;
         };
         ClaimReopenInput: {
             reason: string;
-            reserve?: number | null;
+            /** @description Whole shillings: a new reserve */
+            reserve?: number;
         };
         ClaimDocumentFile: {
             uuid: string;
@@ -5760,8 +5843,8 @@ export interface components {
              * @enum {string}
              */
             status: "received" | "waived" | "pending";
-            /** @description The reason, required to waive (the service refuses a waiver without one) */
-            note?: string | null;
+            /** @description The reason, required to waive */
+            note?: string;
         };
         ClaimPayment: {
             uuid: string;
@@ -6437,17 +6520,17 @@ export interface components {
             }[];
         };
         IpfApplicationInput: {
-            policy_uuid?: string | null;
-            policy?: string | null;
-            policy_no?: string | null;
+            /** @description The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no */
+            policy_uuid?: string;
+            policy_no?: string;
             /** @description An active lender of the panel */
             lender_id: number;
             /** @description 3–10, one the lender offers */
             tenor_months: number;
-            id_number?: string | null;
-            idno?: string | null;
-            kra_pin?: string | null;
-            pin?: string | null;
+            /** @description The applicant's national ID or passport number (also `idno`) */
+            id_number: string;
+            /** @description A or P, 9 digits and a letter (also `pin`) */
+            kra_pin: string;
             /**
              * @description Declared monthly income
              * @enum {string}
@@ -6455,14 +6538,14 @@ export interface components {
             income_band: "below_20k" | "20k_50k" | "50k_100k" | "100k_250k" | "above_250k";
             /** @description Must be true: consent to the credit check and to the use of these details */
             consent: boolean;
-            submit?: boolean | null;
+            /** @description Submit to the lender at once (default false: a draft) */
+            submit?: boolean;
         };
         IpfApplicationCancelInput: {
-            /** @description Why, up to 500 characters */
             reason: string;
         };
         IpfApplicationSignInput: {
-            /** @description The six digits the client received by SMS (anything else: 422 validation_failed on otp, no attempt spent) */
+            /** @description The six digits the client received by SMS */
             code: string;
         };
         IpfSigningCode: {
@@ -6608,12 +6691,19 @@ export interface components {
         };
         /** @description premium or policy */
         IpfQuoteRequest: {
-            premium?: number | null;
-            policy?: string | null;
-            policy_uuid?: string | null;
-            lender_id?: number | null;
-            tenor_months?: number | null;
-            start_date?: string | null;
+            /** @description Whole shillings (or send policy) */
+            premium?: number;
+            /** @description The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid) */
+            policy?: string;
+            /** @description Only this lender (GET /ipf/lenders) */
+            lender_id?: number;
+            /** @description Only this tenor, 3–10 months */
+            tenor_months?: number;
+            /**
+             * Format: date
+             * @description The deposit’s due date; default and earliest today
+             */
+            start_date?: string;
         };
         IpfQuote: {
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -6952,8 +7042,10 @@ export interface components {
             }[];
         };
         EarlySettlementInput: {
-            confirm?: boolean | null;
-            phone?: string | null;
+            /** @description false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff */
+            confirm?: boolean;
+            /** @description The phone to prompt when confirming, any Kenyan format (default the client's) */
+            phone?: string;
         };
         EarlySettlement: {
             loan: {
@@ -7397,9 +7489,7 @@ export interface operations {
             content: {
                 "application/json": {
                     Body: {
-                        stkCallback: {
-                            [key: string]: unknown;
-                        };
+                        stkCallback: Record<string, never>;
                     };
                 };
             };
@@ -7467,9 +7557,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Result: {
-                        [key: string]: unknown;
-                    };
+                    Result: Record<string, never>;
                 };
             };
         };
@@ -7527,9 +7615,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Result: {
-                        [key: string]: unknown;
-                    };
+                    Result: Record<string, never>;
                 };
             };
         };
@@ -7894,6 +7980,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -8125,7 +8220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8454,6 +8549,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -8531,11 +8635,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen
-                     * @enum {number}
-                     */
-                    reason_id: 8 | 14 | 15 | 21 | 29 | 30;
+                    /** @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen */
+                    reason_id: number;
                 };
             };
         };
@@ -9030,6 +9131,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["ClaimRecord"];
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -9695,6 +9805,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -9938,6 +10057,15 @@ export interface operations {
                     "image/webp": string;
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -10171,6 +10299,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -10248,20 +10385,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    amount?: number | null;
-                    final?: boolean | null;
+                    /** @description Whole shillings; omit with final: true. M-Pesa: 10–250,000 */
+                    amount?: number;
+                    /** @description Pay exactly what remains (net payable − paid − instructed), cents included */
+                    final?: boolean;
                     /** @enum {string} */
                     method: "mpesa_b2c" | "bank_transfer";
-                    payee_type?: ("claimant" | "garage" | "other") | null;
+                    /**
+                     * @default claimant
+                     * @enum {string}
+                     */
+                    payee_type?: "claimant" | "garage" | "other";
                     payee_name: string;
-                    phone?: string | null;
-                    /** @description bank_transfer (required there, refused for M-Pesa) */
-                    bank_name?: string | null;
-                    /** @description bank_transfer (required there, refused for M-Pesa) */
-                    bank_account?: string | null;
-                    /** @description bank_transfer (required there, refused for M-Pesa): the transfer's reference (once per organisation) */
-                    bank_reference?: string | null;
-                    note?: string | null;
+                    /** @description mpesa_b2c: Kenyan mobile, any format */
+                    phone?: string;
+                    /** @description bank_transfer */
+                    bank_name?: string;
+                    /** @description bank_transfer */
+                    bank_account?: string;
+                    /** @description bank_transfer: the transfer's reference (once per organisation) */
+                    bank_reference?: string;
+                    note?: string;
                 };
             };
         };
@@ -10417,6 +10561,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["ClaimPayment"];
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -12692,45 +12845,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @default individual
-                     * @enum {string}
-                     */
-                    type?: "individual" | "corporate";
-                    name?: string;
-                    /** @description Kenyan mobile, any format; duplicate-checked */
-                    phone?: string;
-                    email?: string;
-                    /** @description Duplicate-checked; the legacy `idno` also accepted */
-                    id_no?: string;
-                    /** @description Alias of id_no */
-                    idno?: string;
-                    /** @description Duplicate-checked; the legacy `pin` also accepted */
-                    kra_pin?: string;
-                    /** @description Alias of kra_pin */
-                    pin?: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
-                    date_of_birth?: string;
-                    physical_address?: string;
-                    /** @description Default: the acting user's branch */
-                    branch_id?: number;
-                    /** @description Default: the acting account executive */
-                    risk_manager_id?: number;
-                    /** @description Default: the acting agent; that sales person then sees the client */
-                    sales_person_id?: number;
-                    business_source_id?: number;
-                    prospect_type_id?: number;
-                    sector?: string;
-                    alt_name?: string;
-                    alt_phone?: string;
-                    alt_email?: string;
-                    /** @description Create despite a matching phone, ID number or tax PIN */
-                    force?: boolean;
-                };
+                "application/json": components["schemas"]["ClientInput"];
             };
         };
         responses: {
@@ -12919,6 +13034,15 @@ export interface operations {
                             }[];
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -13930,6 +14054,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -14018,6 +14151,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["IpfAgreement"];
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -14397,7 +14539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14517,7 +14659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14821,6 +14963,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -14901,25 +15052,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The quote, or a confirmation with nothing left to pay (no push) */
+            /** @description The quote (200), or the confirmed figure with the push collecting it (202) */
             200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["EarlySettlement"];
-                    };
-                };
-            };
-            /** @description The confirmed figure with the push collecting it */
-            202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16249,6 +16383,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -16328,9 +16471,13 @@ export interface operations {
                     phone: string;
                     /** @description Whole shillings, 1–250,000 */
                     amount: number;
-                    /** @description Policy number, debit note number, or premium-finance loan reference (any case; trimmed) */
+                    /** @description Policy number, debit note number, or premium-finance loan reference */
                     account: string;
-                    purpose?: ("premium" | "ipf_repayment") | null;
+                    /**
+                     * @default premium
+                     * @enum {string}
+                     */
+                    purpose?: "premium" | "ipf_repayment";
                 };
             };
         };
@@ -16606,6 +16753,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -16838,6 +16994,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -16932,7 +17097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17053,7 +17218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17172,6 +17337,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -17248,26 +17422,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The policy's certificates: nothing new was due */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: components["schemas"]["Certificate"][];
-                    };
-                };
-            };
-            /** @description The policy's certificates: this call issued at least one */
+            /** @description The policy's certificates (200 when nothing new was issued) */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17286,7 +17441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,6 +17700,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -17639,7 +17803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17760,7 +17924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18810,6 +18974,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -19522,6 +19695,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -19778,7 +19960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20190,6 +20372,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -20520,6 +20711,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["SmsMessageRecord"];
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -22121,7 +22321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22438,6 +22638,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -22531,7 +22740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22777,6 +22986,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */

@@ -75,7 +75,7 @@ describe('claim document mapper', () => {
         contentBase64: undefined,
       });
     }
-    expect(claimDocumentMarkFromRest(CLAIM, 'logbook', { status: 'waived', note: 'Seen' })).toEqual({
+    expect(claimDocumentMarkFromRest(CLAIM, 'logbook', { status: 'waived', note: 'Seen', extra: 1 })).toEqual({
       claimId: CLAIM,
       kind: 'logbook',
       status: 'waived',

@@ -80,8 +80,7 @@ describe('the premium-finance application mapper', () => {
   });
 
   it('reads the legacy spellings idno, pin and policy; the new spellings win', () => {
-    const base = { lender_id: 1, tenor_months: 6, income_band: 'below_20k', consent: true } as const;
-    expect(createIpfApplicationFromRest({ ...base, policy: 'u', idno: '1', pin: 'p' })).toMatchObject({
+    expect(createIpfApplicationFromRest({ policy: 'u', idno: '1', pin: 'p', lender_id: 1 })).toMatchObject({
       policyUuid: 'u',
       idNumber: '1',
       kraPin: 'p',
@@ -89,7 +88,6 @@ describe('the premium-finance application mapper', () => {
     });
     expect(
       createIpfApplicationFromRest({
-        ...base,
         policy_uuid: 'n',
         policy: 'o',
         id_number: '2',
