@@ -332,8 +332,10 @@ function routeOperationWithZod(r: AnyRoute) {
         ...(r.requestBody
           ? (['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as ProblemCode[])
           : []),
-        // A path parameter that is not valid percent-encoded UTF-8 (or holds a NUL) is 400 invalid_request.
-        ...(pathParams.length ? (['invalid_request'] as ProblemCode[]) : []),
+        // A path or query value that is not valid percent-encoded UTF-8 is 400 invalid_request; text that cannot
+        // be stored (NUL, a lone surrogate) is 422 validation_failed naming it, on any operation.
+        'invalid_request',
+        'validation_failed',
       ]),
     },
   };

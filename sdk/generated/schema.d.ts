@@ -7766,6 +7766,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -7777,6 +7786,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8009,6 +8027,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8256,7 +8283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8466,6 +8493,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -8477,6 +8513,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8578,6 +8623,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8798,6 +8852,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -8919,6 +8982,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -9162,6 +9234,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9841,6 +9922,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -10093,6 +10183,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -10328,6 +10427,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10592,6 +10700,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11231,6 +11348,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -11242,6 +11368,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11310,6 +11445,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled; `invalid_client_key`: Client-area credentials rejected */
             401: {
                 headers: {
@@ -11321,6 +11465,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11532,6 +11685,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled; `invalid_client_key`: Client-area credentials rejected */
             401: {
                 headers: {
@@ -11543,6 +11705,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `ipf_not_offered`: Premium finance is not offered to this organisation */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11611,6 +11782,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled; `invalid_client_key`: Client-area credentials rejected */
             401: {
                 headers: {
@@ -11622,6 +11802,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12088,6 +12277,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled; `invalid_client_key`: Client-area credentials rejected */
             401: {
                 headers: {
@@ -12099,6 +12297,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12314,6 +12521,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled; `invalid_client_key`: Client-area credentials rejected */
             401: {
                 headers: {
@@ -12325,6 +12541,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12537,6 +12762,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -12789,6 +13023,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13072,6 +13315,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -13147,6 +13399,15 @@ export interface operations {
                         links: components["schemas"]["ErpLinks"];
                     };
                     "text/csv": string;
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -13253,6 +13514,15 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -13355,6 +13625,15 @@ export interface operations {
                         links: components["schemas"]["ErpLinks"];
                     };
                     "text/csv": string;
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -13461,6 +13740,15 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -13565,6 +13853,15 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -13653,6 +13950,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -13664,6 +13970,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13735,6 +14050,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -13746,6 +14070,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13831,6 +14164,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -14090,6 +14432,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -14182,6 +14533,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14774,6 +15134,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -14785,6 +15154,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `ipf_not_offered`: Premium finance is not offered to this organisation */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14871,6 +15249,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -14992,6 +15379,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15354,6 +15750,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -15365,6 +15770,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15808,6 +16222,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -15819,6 +16242,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16284,7 +16716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid */
+            /** @description `idempotency_key_required`: Idempotency-Key header required; `idempotency_key_invalid`: Idempotency-Key header invalid; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16311,7 +16743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16412,6 +16844,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16663,6 +17104,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -16782,6 +17232,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17023,6 +17482,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17373,6 +17841,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -17486,7 +17963,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `registry_refused`: The certificate registry refused the request; `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `registry_refused`: The certificate registry refused the request; `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17736,6 +18213,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -17848,7 +18334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17969,7 +18455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18479,6 +18965,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -18567,6 +19062,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -18578,6 +19082,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18649,6 +19162,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -18660,6 +19182,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18751,6 +19282,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -19003,6 +19543,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19502,6 +20051,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -19603,6 +20161,15 @@ export interface operations {
                             next: string | null;
                         };
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
@@ -19731,6 +20298,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -19792,6 +20368,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -19803,6 +20388,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19871,6 +20465,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -19882,6 +20485,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20109,6 +20721,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -20120,6 +20741,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `sandbox_only`: Only a sandbox organisation has a clock of its own */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20501,6 +21131,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -20749,6 +21388,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -20812,6 +21460,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -20823,6 +21480,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20891,6 +21557,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -20902,6 +21577,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21243,6 +21927,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -21254,6 +21947,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected; `actor_forbidden`: Acting user may not perform this action */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22357,7 +23059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `domain_rule`: A business rule refuses the request; `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -22427,6 +23129,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unauthenticated`: Authentication required; `invalid_token`: Access token invalid or expired; `tenant_inactive`: Organisation is not active; `actor_disabled`: Acting user is disabled */
             401: {
                 headers: {
@@ -22438,6 +23149,15 @@ export interface operations {
             };
             /** @description `insufficient_scope`: Insufficient scope; `agent_denied`: Agent credentials rejected */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22674,6 +23394,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `rate_limited`: Rate limit exceeded */
             429: {
                 headers: {
@@ -22776,7 +23505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request */
+            /** @description `idempotency_key_reused`: Idempotency-Key reused with a different request; `validation_failed`: Validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
