@@ -166,7 +166,17 @@ const coverDetails = obj(
     cover_type: str('Medical: family or group'),
     inpatient_limit: int('Medical: whole shillings'),
     inpatient_limit_minor: int(),
-    riders: listOf(obj({ code: str(), limit: int(), limit_minor: int() }), 'Medical'),
+    riders: listOf(
+      obj(
+        {
+          code: str(),
+          limit: nullable(int('Whole shillings; absent when the rider states none')),
+          limit_minor: nullable(int()),
+        },
+        ['code'],
+      ),
+      'Medical',
+    ),
     plan: str('Travel'),
     region: str('Travel: africa, schengen or worldwide'),
     destination: nullable(str('Travel')),

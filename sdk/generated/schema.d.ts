@@ -3403,8 +3403,8 @@ export interface components {
             /** @description Medical */
             riders?: {
                 code: string;
-                limit: number;
-                limit_minor: number;
+                limit?: number | null;
+                limit_minor?: number | null;
             }[];
             /** @description Travel */
             plan?: string;
