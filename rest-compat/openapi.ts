@@ -323,6 +323,17 @@ function routeOperationWithZod(r: AnyRoute) {
           ...(r.csv ? { 'text/csv': { schema: { type: 'string', description: r.csv.description } } } : {}),
         },
       },
+      // Another success status of the same body (e.g. 200 when nothing new was due beside 201).
+      ...Object.fromEntries(
+        (r.response.alsoStatuses ?? []).map((a) => [
+          String(a.status),
+          {
+            description: a.description,
+            headers: { ...rateHeaders, ...r.response.headers },
+            content: { 'application/json': { schema: r.response.schema } },
+          },
+        ]),
+      ),
       ...problemResponses([
         ...COMMON_ERRORS,
         ...r.errors,

@@ -169,6 +169,8 @@ interface RouteInfo {
     mediaTypes?: string[];
     /** Headers of the answer worth documenting beyond the common ones. */
     headers?: Record<string, HeaderObject>;
+    /** Other success statuses the operation answers with the same body (each documented). */
+    alsoStatuses?: { status: number; description: string }[];
   };
   /** Problem codes this path can answer with, beyond the common 401/403/429 ones (for the OpenAPI document). */
   errors: ProblemCode[];

@@ -43,6 +43,7 @@ export const certificateRoutes: AnyRoute[] = [
       status: 201,
       description: "The policy's certificates (200 when nothing new was issued)",
       schema: okOf(arr(ref('Certificate'))),
+      alsoStatuses: [{ status: 200, description: "Nothing new was due: the policy's certificates as they are" }],
     },
     errors: [
       'not_found',

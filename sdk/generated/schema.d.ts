@@ -17899,6 +17899,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Nothing new was due: the policy's certificates as they are */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Certificate"][];
+                    };
+                };
+            };
             /** @description The policy's certificates (200 when nothing new was issued) */
             201: {
                 headers: {
