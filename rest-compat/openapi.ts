@@ -27,6 +27,10 @@ const COMMON_ERRORS: ProblemCode[] = [
   // database busy (Retry-After; docs/api-conventions.md "Each organisation's share").
   'internal_error',
   'service_unavailable',
+  // Read before any route is chosen: a request line and headers over the limit (a long query string), or a request
+  // not received in time (docs/api-conventions.md, the status table).
+  'headers_too_large',
+  'request_timeout',
 ];
 
 const problemRef = { $ref: '#/components/schemas/Problem' };

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
 import { ROUTES } from '../rest-compat/routes/index.ts';
+import { jsonSchemaOf } from '../rest-compat/schemas/json-schema.ts';
 import { catalogueEntries } from '../src/modules/events/catalogue.ts';
 import { INSTANT_RAIL, useKit } from './kit.ts';
 
@@ -34,7 +35,7 @@ function wrongTyped(p: Prop): unknown {
 }
 
 const CASES = ROUTES.filter((r) => !r.path.includes('{') && r.requestBody && !r.multipart).flatMap((r) => {
-  const s = schemaOf(r.requestBody as { $ref?: string });
+  const s = schemaOf(jsonSchemaOf(r.requestBody));
   if (!s || s.type !== 'object') return [];
   // A field of several documented shapes (`to`: a number or a list of them) has no one wrong type: left out.
   return ((s.required ?? []) as string[])

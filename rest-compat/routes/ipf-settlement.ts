@@ -37,8 +37,11 @@ export const ipfSettlementRoutes: AnyRoute[] = [
     }),
     response: {
       status: 200,
-      description: 'The quote (200), or the confirmed figure with the push collecting it (202)',
+      description: 'The quote: the figure as of today, nothing changed',
       schema: dataOf(ref('EarlySettlement')),
+      alsoStatuses: [
+        { status: 202, description: 'Confirmed: the figure held until valid_until, with the push collecting it' },
+      ],
     },
     errors: [
       'not_found',
