@@ -2,7 +2,7 @@ import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { MAX_MINOR, MAX_SHILLINGS } from '../../src/lib/money.ts';
 import { DATE_TIME_MESSAGE, YMD_MESSAGE } from '../../src/lib/dates.ts';
-import { jsonSchemaOf } from './json-schema.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 /**
  * The builders of the REST payloads: each makes a zod schema, the ONE definition of a payload. The OpenAPI document
@@ -49,6 +49,59 @@ export const dateInput = (description?: string) =>
 /** A date-time the caller sends (query or body): the one date-time rule (parseDateTime); else 422 naming it. */
 export const dateTimeInput = (description?: string) =>
   z.iso.datetime({ offset: true }).describe(`${description ? `${description}: ` : ''}${DATE_TIME_MESSAGE}`);
+/** A number as legacy clients send it, as text ("2019", " 12.5 "): read as that number. */
+export const NUMERIC_TEXT = /^\s*-?\d+(\.\d+)?\s*$/;
+/** `v` read as a number when it is the text of one (NUMERIC_TEXT); anything else as it is. */
+export const readNumericText = (v: unknown): unknown => (typeof v === 'string' && NUMERIC_TEXT.test(v) ? Number(v) : v);
+/**
+ * A number a legacy client may send as its text ("2019"): `inner` (z.int()/z.number() with its bounds) checks the
+ * value either way, so a refusal names the same rule; the document says `anyOf [inner, its text]`.
+ */
+export function numeric<S extends z.ZodType<number>>(inner: S, description?: string) {
+  const text = { type: 'string', pattern: NUMERIC_TEXT.source, description: 'The number as text (legacy clients)' };
+  return described(
+    documentAs(z.preprocess(readNumericText, inner), () => {
+      const { description: d, ...json } = jsonSchemaOf(inner) as Record<string, unknown>;
+      return { anyOf: [json, text], ...(d ? { description: d } : {}) };
+    }),
+    description,
+  );
+}
+
+/**
+ * An ECMAScript pattern source made case-insensitive without flags (JSON Schema patterns have none): each ASCII
+ * letter outside an escape becomes `[xX]` (inside a class, both cases).
+ */
+export function caseless(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      out += c + (source[i + 1] ?? '');
+      i++;
+    } else if (c === '[' && !inClass) {
+      inClass = true;
+      out += c;
+    } else if (c === ']' && inClass) {
+      inClass = false;
+      out += c;
+    } else if (/[a-z]/i.test(c)) {
+      const pair = c.toLowerCase() + c.toUpperCase();
+      out += inClass ? pair : `[${pair}]`;
+    } else out += c;
+  }
+  return out;
+}
+
+/**
+ * Words the server reads without regard to case or the spaces around them (` motor `): `spellings` are ECMAScript
+ * pattern sources, an alternative each. The document carries the pattern; a refusal says `message` (the canonical
+ * values, in the service's own words).
+ */
+export const spelled = (spellings: readonly string[], message: string, description?: string) =>
+  described(z.string().regex(new RegExp(`^\\s*(?:${caseless(spellings.join('|'))})\\s*$`), message), description);
+
 export const arr = <S extends Schema | SchemaObject>(items: S) => z.array(asZod(items));
 
 /** The components by name, for `ref` (filled by schemas/index.ts; a `$ref` in the document). */

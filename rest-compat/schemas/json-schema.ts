@@ -7,12 +7,29 @@ import { z } from 'zod';
  * component (builders.ts registerComponents) as a `$ref` to `#/components/schemas/<name>`.
  */
 const COMPONENT = '#/components/schemas/';
+/**
+ * How a schema that zod cannot write by itself is documented (a number read from its text: builders.ts `numeric`):
+ * its JSON Schema, set by `documentAs`.
+ */
+const DOCUMENTED_AS = new WeakMap<object, () => Record<string, unknown>>();
+export function documentAs<S extends z.ZodType>(schema: S, json: () => Record<string, unknown>): S {
+  // Keyed by the definition, which a described copy (`.describe()` clones the schema) shares.
+  DOCUMENTED_AS.set(schema._zod.def, json);
+  return schema;
+}
+
 const OPTIONS = {
   target: 'draft-2020-12',
   io: 'input',
   unrepresentable: 'any',
   cycles: 'ref',
   reused: 'inline',
+  override: (ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) => {
+    const json = DOCUMENTED_AS.get((ctx.zodSchema as z.ZodType)._zod.def);
+    if (!json) return;
+    for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
+    Object.assign(ctx.jsonSchema, json());
+  },
 } as const;
 
 /** Every named component, by name. */
