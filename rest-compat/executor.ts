@@ -241,5 +241,11 @@ async function execute0(
  */
 export function parsedBody(route: AnyRoute, input: RestInput): RestInput {
   if (!route.parseBody || !route.requestBody) return input;
-  return { ...input, body: parseInput(route.requestBody, input.body) };
+  try {
+    return { ...input, body: parseInput(route.requestBody, input.body) };
+  } catch (e) {
+    // The paths are the wire's already (the definition is written in its spelling): only the route's problem
+    // reshaping applies, as it does to the same refusal from the core.
+    throw isAppError(e) ? restFieldErrors(e, { ...route, fieldNames: {} }) : e;
+  }
 }
