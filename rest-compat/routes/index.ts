@@ -1,4 +1,6 @@
 import type { AnyRoute } from '../route.ts';
+// The named components a definition's ref() resolves when a body is parsed (not only when the document is built).
+import '../schemas/index.ts';
 import { apiClientRoutes } from './api-clients.ts';
 import { cancellationRoutes } from './cancellations.ts';
 import { certificateRoutes } from './certificates.ts';
