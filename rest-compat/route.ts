@@ -217,7 +217,19 @@ export interface AnyRoute extends RouteInfo {
   ranges?: BinaryRanges<unknown>;
 }
 
-export const route = <R, V, B, TV extends SentInput<V>>(r: RestRoute<R, V, B, TV>): AnyRoute => r;
+/**
+ * The answer a route's mapper builds must be what its response definition says goes over the wire (`Wire`, z.input):
+ * else `toResponse` is flagged with the mismatch. A body that is bytes (BinaryBody) is checked by its media type.
+ */
+type Checked<B, S> = [Exclude<B, BinaryBody>] extends [never]
+  ? AnyRoute
+  : [Exclude<B, BinaryBody>] extends [z.input<S>]
+    ? AnyRoute
+    : { error: 'toResponse answers what response.schema does not say'; answer: B; schema: z.input<S> };
+
+export const route = <R, V, B, TV extends SentInput<V>, S extends z.ZodType>(
+  r: RestRoute<R, V, B, TV> & { response: { schema: S } },
+): Checked<B, S> => r as unknown as Checked<B, S>;
 
 /**
  * The body of a `parseBody` route, as its `requestBody` parsed it (the facade parsed it before `toVariables` runs, so

@@ -94,7 +94,7 @@ export const clientAreaRoutes: AnyRoute[] = [
     operation: ViewerStatementDocument,
     queryParams: [{ name: 'format', in: 'query', schema: jsonSchemaOf(oneOf(['json', 'html'])) }],
     toVariables: ({ query }) => ({ html: query.get('format') === 'html' }),
-    toResponse: (d): RestOutput => {
+    toResponse: (d): RestOutput<BinaryBody | { data: ReturnType<typeof statementToRest> }> => {
       const html = d.viewer.statement.html;
       if (html != null) {
         return { status: 200, body: new BinaryBody(new TextEncoder().encode(html), 'text/html; charset=utf-8') };

@@ -57,6 +57,6 @@ export const updateApiClientBody = obj(
 export const rotateSecretBody = obj({ grace_hours: int('0–168, default 24') }, []);
 
 export const agentKeyResponse = obj(
-  { data: obj({ user_id: int(), code: str(), key: nullable(str('Shown once')) }), replay_note: str() },
+  { data: obj({ user_id: int(), code: nullable(str()), key: nullable(str('Shown once')) }), replay_note: str() },
   ['data'],
 );

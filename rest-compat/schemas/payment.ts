@@ -80,9 +80,9 @@ export const callbackTokenResponse = dataOf(
   obj({
     shortcode: str('The paybill'),
     generation: int('Which token new prompts carry'),
-    rotated_at: timestamp(),
+    rotated_at: nullable(timestamp()),
     previous_valid_until: describe(
-      timestamp(),
+      nullable(timestamp()),
       'Callbacks with the previous token are taken until then (ISO 8601 with offset)',
     ),
   }),

@@ -18032,16 +18032,9 @@ export interface operations {
                             shortcode: string;
                             /** @description Which token new prompts carry */
                             generation: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with offset
-                             */
-                            rotated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Callbacks with the previous token are taken until then (ISO 8601 with offset)
-                             */
-                            previous_valid_until: string;
+                            rotated_at: string | null;
+                            /** @description Callbacks with the previous token are taken until then (ISO 8601 with offset) */
+                            previous_valid_until: string | null;
                         };
                     };
                 };
@@ -22489,7 +22482,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             user_id: number;
-                            code: string;
+                            code: string | null;
                             key: string | null;
                         };
                         replay_note?: string;
