@@ -138,8 +138,8 @@ const docOf = (s: z.ZodType) => (): Record<string, unknown> => ({ ...jsonSchemaO
  * so on length checks); its parameter types do not list it.
  */
 const onlyWhen = (test: (v: unknown) => boolean): object => ({ when: (p: { value: unknown }) => test(p.value) });
-const ifText = onlyWhen((v) => typeof v === 'string');
-const ifList = onlyWhen(Array.isArray);
+export const ifText = onlyWhen((v) => typeof v === 'string');
+export const ifList = onlyWhen(Array.isArray);
 /** Text that must be there: trimmed, at least one character, at most `max` (the module's requiredText). */
 const textIn = (max: number, description?: string) =>
   described(
@@ -159,7 +159,7 @@ const normalisedIn = (normalise: (s: string) => string | null, message: string, 
     z.string().refine((v) => v.trim() === '' || normalise(v) != null, message),
     description,
   ).nullish();
-const PHONE_MESSAGE = 'not a Kenyan mobile number (07…, 01…, +254…)';
+export const PHONE_MESSAGE = 'not a Kenyan mobile number (07…, 01…, +254…)';
 const phoneIn = (description?: string) => normalisedIn(normalisePhone, PHONE_MESSAGE, description);
 /** A date as the module reads it (isYmd), refused in its words; documented as a date. */
 const ymdIn = (description?: string) =>
@@ -174,7 +174,7 @@ const dateTimeIn = (description?: string) =>
  * A whole number as GraphQL's Int and the money scalars read one: anything else (text, a fraction, true) is refused
  * as they refuse it (not_a_whole_number), then `inner` checks its bounds. Documented as `inner`.
  */
-const wholeIn = <S extends z.ZodType<number, number>>(inner: S, doc: z.ZodType = inner) =>
+export const wholeIn = <S extends z.ZodType<number, number>>(inner: S, doc: z.ZodType = inner) =>
   documentAs(
     z
       .unknown()
@@ -190,7 +190,7 @@ const wholeIn = <S extends z.ZodType<number, number>>(inner: S, doc: z.ZodType =
  * Whole shillings as the Shillings scalar and the module read them: a JSON integer from `minimum`; the bound
  * (MAX_SHILLINGS) is documented and left to the scalar, whose refusal is `out_of_range` with the range in its words.
  */
-const shillingsAsSent = (description: string, minimum = 0) =>
+export const shillingsAsSent = (description: string, minimum = 0) =>
   wholeIn(z.int().min(minimum), shillingsIn(description, minimum));
 
 /** Reads `v` as a plain object, or undefined. */

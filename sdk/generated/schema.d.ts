@@ -10882,27 +10882,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Whole shillings; omit with final: true. M-Pesa: 10–250,000 */
-                    amount?: number;
-                    /** @description Pay exactly what remains (net payable − paid − instructed), cents included */
-                    final?: boolean;
+                    amount?: number | null;
+                    final?: boolean | null;
                     /** @enum {string} */
                     method: "mpesa_b2c" | "bank_transfer";
-                    /**
-                     * @default claimant
-                     * @enum {string}
-                     */
-                    payee_type?: "claimant" | "garage" | "other";
+                    payee_type?: ("claimant" | "garage" | "other") | null;
                     payee_name: string;
-                    /** @description mpesa_b2c: Kenyan mobile, any format */
-                    phone?: string;
-                    /** @description bank_transfer */
-                    bank_name?: string;
-                    /** @description bank_transfer */
-                    bank_account?: string;
-                    /** @description bank_transfer: the transfer's reference (once per organisation) */
-                    bank_reference?: string;
-                    note?: string;
+                    phone?: string | null;
+                    bank_name?: string | null;
+                    bank_account?: string | null;
+                    bank_reference?: string | null;
+                    note?: string | null;
                 };
             };
         };
