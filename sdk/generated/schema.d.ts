@@ -5835,9 +5835,8 @@ export interface components {
              * @description received: the original seen on paper (no file needed); waived: note required; pending: again
              * @enum {string}
              */
-            status: "received" | "waived" | "pending";
-            /** @description The reason, required to waive */
-            note?: string;
+            status: "pending" | "received" | "waived";
+            note?: string | null;
         };
         ClaimPayment: {
             uuid: string;
