@@ -39,6 +39,10 @@ const tricky = fc
   )
   .map((parts) => parts.join('').replace(/\0/g, ''));
 
+/** Tricky text the definition takes for a text field of at most `max` characters (trimmed, not blank). */
+const trickyWithin = (max: number) =>
+  tricky.map((s) => (s.slice(0, max).trim() ? s.slice(0, max) : `x${s.slice(0, max - 1)}`));
+
 /** A value that is not what a field of the given kind takes (and is never coerced into one). */
 const wrongFor = {
   text: fc.oneof(fc.integer(), fc.boolean(), fc.constant({}), fc.array(fc.integer(), { maxLength: 2 })),
@@ -75,12 +79,12 @@ const CASES: Case[] = [
     path: '/claims',
     valid: fc.record({
       policy_uuid: fc.uuid(),
-      cause: tricky,
+      cause: trickyWithin(50),
       loss_date: fc.constant('2026-06-01'),
-      loss_place: tricky,
-      description: tricky,
-      reporter_name: tricky,
-      police_abstract_no: tricky,
+      loss_place: trickyWithin(300),
+      description: trickyWithin(5000),
+      reporter_name: trickyWithin(200),
+      police_abstract_no: trickyWithin(50),
     }),
     required: ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
     typed: {

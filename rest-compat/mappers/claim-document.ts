@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { markClaimDocumentBody } from '../schemas/claim-document.ts';
 import type {
   ClaimDocumentFieldsFragment,
   ClaimDocumentFileFieldsFragment,
@@ -58,7 +60,7 @@ export function claimDocumentUploadFromRest(claimUuid: string, form: FormBody): 
 export function claimDocumentMarkFromRest(
   claimUuid: string,
   kind: string,
-  b: Record<string, unknown>,
+  b: z.output<typeof markClaimDocumentBody>,
 ): SentInput<MarkClaimDocumentInput> {
   return { claimId: claimUuid, kind, status: b.status, note: b.note };
 }

@@ -7,6 +7,8 @@ import type {
   RegisterClaimInput,
 } from '../generated/operations.ts';
 import type { SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { registerClaimBody } from '../schemas/claim.ts';
 import { moneyPair } from './money.ts';
 
 /** GraphQL Claim → the REST claim record (money as whole shillings plus `_minor`, dates Y-m-d, times ISO 8601). */
@@ -113,18 +115,15 @@ export function claimCauseToRest(c: ClaimCauseFieldsFragment) {
   };
 }
 
-/** Each object of a list renamed; anything else passed as sent (the service refuses it). */
-const list = <T>(v: unknown, map: (o: Record<string, unknown>) => T): unknown =>
-  Array.isArray(v)
-    ? (v as unknown[]).map((x) => (x && typeof x === 'object' ? map(x as Record<string, unknown>) : x))
-    : v;
+/** A first notice of loss as its definition reads it (schemas/claim.ts registerClaimBody). */
+export type RegisterClaimBody = z.output<typeof registerClaimBody>;
 
 /**
- * REST first notice of loss → GraphQL RegisterClaimInput (values passed as sent; the service validates). The legacy
- * `regno` and `reg_no` spellings of the registration are accepted; `reporter` may be nested or flat.
+ * REST first notice of loss → GraphQL RegisterClaimInput (the service checks it again). The legacy `policy_id`,
+ * `regno` and `reg_no` spellings are read where the first is absent; `reporter` may be nested or flat.
  */
-export function registerClaimFromRest(b: Record<string, unknown>): SentInput<RegisterClaimInput> {
-  const reporter = (b.reporter && typeof b.reporter === 'object' ? b.reporter : {}) as Record<string, unknown>;
+export function registerClaimFromRest(b: Partial<RegisterClaimBody>): SentInput<RegisterClaimInput> {
+  const reporter = b.reporter ?? {};
   return {
     policyId: b.policy_uuid ?? b.policy_id,
     registration: b.registration ?? b.reg_no ?? b.regno,
@@ -134,7 +133,7 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
     lossTime: b.loss_time,
     lossPlace: b.loss_place,
     description: b.description,
-    thirdParties: list(b.third_parties, (t) => ({
+    thirdParties: b.third_parties?.map((t) => ({
       name: t.name,
       phone: t.phone,
       idNo: t.id_no ?? t.idno,
@@ -143,7 +142,7 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
       injured: t.injured,
       damage: t.damage,
     })),
-    witnesses: list(b.witnesses, (w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
+    witnesses: b.witnesses?.map((w) => ({ name: w.name, phone: w.phone, statement: w.statement })),
     policeAbstractNo: b.police_abstract_no,
     antiTheftDevice: b.anti_theft_device,
     reporterName: reporter.name ?? b.reporter_name,
@@ -153,5 +152,5 @@ export function registerClaimFromRest(b: Record<string, unknown>): SentInput<Reg
     reportedAt: b.reported_at,
     estimatedLoss: b.estimated_loss,
     assigneeId: b.assignee_id,
-  } as SentInput<RegisterClaimInput>;
+  };
 }

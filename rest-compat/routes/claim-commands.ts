@@ -8,7 +8,16 @@ import {
   RepudiateClaimDocument,
 } from '../generated/operations.ts';
 import { claimDetailToRest } from '../mappers/claim.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import {
+  approveClaimBody,
+  assessmentClaimBody,
+  assessorClaimBody,
+  moveClaimBody,
+  reopenClaimBody,
+  repudiateClaimBody,
+  reserveClaimBody,
+} from '../schemas/claim.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
@@ -29,10 +38,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: MoveClaimDocument,
-    requestBody: ref('ClaimMoveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { to: b.to as never, reason: b.reason } };
+    requestBody: moveClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, moveClaimBody);
+      return { uuid: input.params.uuid, input: { to: b.to, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.moveClaim) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
@@ -47,10 +57,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AdjustClaimReserveDocument,
-    requestBody: ref('ClaimReserveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { amount: b.amount, reason: b.reason } };
+    requestBody: reserveClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, reserveClaimBody);
+      return { uuid: input.params.uuid, input: { amount: b.amount, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.adjustClaimReserve) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
@@ -65,10 +76,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AppointClaimAssessorDocument,
-    requestBody: ref('ClaimAssessorInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { name: b.name, phone: b.phone, firm: b.firm } };
+    requestBody: assessorClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, assessorClaimBody);
+      return { uuid: input.params.uuid, input: { name: b.name, phone: b.phone, firm: b.firm } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.appointClaimAssessor) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
@@ -83,10 +95,14 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: RecordClaimAssessmentDocument,
-    requestBody: ref('ClaimAssessmentInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { assessedAmount: b.assessed_amount, salvage: b.salvage, notes: b.notes } };
+    requestBody: assessmentClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, assessmentClaimBody);
+      return {
+        uuid: input.params.uuid,
+        input: { assessedAmount: b.assessed_amount, salvage: b.salvage, notes: b.notes },
+      };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.recordClaimAssessment) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },
@@ -105,10 +121,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ApproveClaimDocument,
-    requestBody: ref('ClaimApproveInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { approvedAmount: b.approved_amount, reason: b.reason } };
+    requestBody: approveClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, approveClaimBody);
+      return { uuid: input.params.uuid, input: { approvedAmount: b.approved_amount, reason: b.reason } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.approveClaim) } }),
     response: { status: 200, description: 'The approved claim', schema: dataOf(ref('ClaimDetail')) },
@@ -123,10 +140,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: RepudiateClaimDocument,
-    requestBody: ref('ClaimRepudiateInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { reason: b.reason, note: b.note } };
+    requestBody: repudiateClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, repudiateClaimBody);
+      return { uuid: input.params.uuid, input: { reason: b.reason, note: b.note } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.repudiateClaim) } }),
     response: { status: 200, description: 'The repudiated claim', schema: dataOf(ref('ClaimDetail')) },
@@ -141,10 +159,11 @@ export const claimCommandRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ReopenClaimDocument,
-    requestBody: ref('ClaimReopenInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { reason: b.reason, reserve: b.reserve } };
+    requestBody: reopenClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, reopenClaimBody);
+      return { uuid: input.params.uuid, input: { reason: b.reason, reserve: b.reserve } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.reopenClaim) } }),
     response: { status: 200, description: 'The reopened claim', schema: dataOf(ref('ClaimDetail')) },

@@ -12,7 +12,8 @@ import {
   claimDocumentFileToRest,
   claimDocumentNextRange,
 } from '../mappers/claim-document.ts';
-import { type AnyRoute, asForm, asObject, route } from '../route.ts';
+import { type AnyRoute, asForm, bodyOf, route } from '../route.ts';
+import { markClaimDocumentBody } from '../schemas/claim-document.ts';
 import { arr, bool, dataOf, obj, ref, str, json } from '../schemas/builders.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
@@ -144,8 +145,11 @@ export const claimDocumentsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: MarkClaimDocumentDocument,
-    requestBody: ref('ClaimDocumentMark'),
-    toVariables: ({ params, body }) => ({ input: claimDocumentMarkFromRest(params.uuid, params.kind, asObject(body)) }),
+    requestBody: markClaimDocumentBody,
+    parseBody: true,
+    toVariables: (input) => ({
+      input: claimDocumentMarkFromRest(input.params.uuid, input.params.kind, bodyOf(input, markClaimDocumentBody)),
+    }),
     toResponse: (d, { params }) => ({
       status: 200,
       body: { data: claimDocumentToRest(d.markClaimDocument, params.uuid) },

@@ -1,6 +1,6 @@
 import { ClaimPaymentDocument, ClaimPaymentsDocument, PayClaimDocument } from '../generated/operations.ts';
 import { claimPaymentToRest } from '../mappers/claim-payment.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { claimPaymentResponse, claimPaymentsResponse, payClaimBody } from '../schemas/claim-payment.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
@@ -24,11 +24,12 @@ export const claimPaymentsRoutes: AnyRoute[] = [
     idempotent: true,
     operation: PayClaimDocument,
     requestBody: payClaimBody,
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, payClaimBody);
       return {
         input: {
-          claimId: params.uuid,
+          claimId: input.params.uuid,
           amount: b.amount,
           final: b.final,
           method: b.method,

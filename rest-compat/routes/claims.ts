@@ -16,9 +16,9 @@ import {
 import { claimPaymentToRest } from '../mappers/claim-payment.ts';
 import { moneyPair } from '../mappers/money.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, boolParam, intParam, route } from '../route.ts';
 import { arr, bool, dataOf, dateInput, dateTimeInput, int, queryParam, ref, str } from '../schemas/builders.ts';
-import { CLAIM_STATUSES } from '../schemas/claim.ts';
+import { CLAIM_STATUSES, registerClaimBody, updateClaimBody } from '../schemas/claim.ts';
 
 const common = { tag: 'Claims', serviceOnly: true };
 const writeErrors = ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'actor_forbidden'] as const;
@@ -99,9 +99,10 @@ export const claimRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: RegisterClaimDocument,
-    requestBody: ref('ClaimInput'),
+    requestBody: registerClaimBody,
+    parseBody: true,
     fieldNames: { policy_id: 'policy_uuid' },
-    toVariables: ({ body }) => ({ input: registerClaimFromRest(asObject(body)) }),
+    toVariables: (input) => ({ input: registerClaimFromRest(bodyOf(input, registerClaimBody)) }),
     toResponse: (d) => ({ status: 201, body: { data: claimDetailToRest(d.registerClaim) } }),
     response: { status: 201, description: 'The registered claim', schema: dataOf(ref('ClaimDetail')) },
     errors: ['validation_failed', 'domain_rule', 'actor_forbidden'],
@@ -141,10 +142,11 @@ export const claimRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClaimDocument,
-    requestBody: ref('ClaimUpdateInput'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { uuid: params.uuid, input: { assigneeId: b.assignee_id, policeAbstractNo: b.police_abstract_no } };
+    requestBody: updateClaimBody,
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, updateClaimBody);
+      return { uuid: input.params.uuid, input: { assigneeId: b.assignee_id, policeAbstractNo: b.police_abstract_no } };
     },
     toResponse: (d) => ({ status: 200, body: { data: claimDetailToRest(d.updateClaim) } }),
     response: { status: 200, description: 'The claim', schema: dataOf(ref('ClaimDetail')) },

@@ -1,6 +1,24 @@
+import { z } from 'zod';
 import { arr, bool, int, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
+import { ifText } from './claim.ts';
 
 const DOCUMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', 'image/heic', 'image/webp'];
+
+/** The claims module's line statuses (documents/checklist.ts), written out; claim-document-mapper.test.ts checks them. */
+export const LINE_STATUSES = ['pending', 'received', 'waived'] as const;
+
+/** POST /claims/{uuid}/documents/{kind}/mark, as documents/mark.ts validates it (a waiver says why). */
+export const markClaimDocumentBody = z
+  .object({
+    status: z
+      .enum(LINE_STATUSES)
+      .describe('received: the original seen on paper (no file needed); waived: note required; pending: again'),
+    note: z.string().trim().max(1000, ifText).describe('The reason, required to waive').nullish(),
+  })
+  .superRefine((d, c) => {
+    if (d.status === 'waived' && !d.note)
+      c.addIssue({ code: 'custom', path: ['note'], message: 'Say why it is waived' });
+  });
 
 export const claimDocumentSchemas = {
   ClaimDocumentFile: obj({
@@ -16,7 +34,7 @@ export const claimDocumentSchemas = {
     {
       kind: str("A kind of the cause's checklist (claim_form, police_abstract …), or the extras other and photo"),
       required: bool('Holds the claim in documents_pending until received or waived'),
-      status: oneOf(['pending', 'received', 'waived']),
+      status: oneOf(LINE_STATUSES),
       note: nullable(str('Why it was waived, or a note on the decision')),
       decided_at: nullable(timestamp()),
       files: arr({ $ref: '#/components/schemas/ClaimDocumentFile' }),
@@ -35,14 +53,5 @@ export const claimDocumentSchemas = {
     },
     ['kind', 'file'],
   ),
-  ClaimDocumentMark: obj(
-    {
-      status: oneOf(
-        ['received', 'waived', 'pending'],
-        'received: the original seen on paper (no file needed); waived: note required; pending: again',
-      ),
-      note: str('The reason, required to waive'),
-    },
-    ['status'],
-  ),
+  ClaimDocumentMark: markClaimDocumentBody,
 } satisfies Record<string, Schema>;

@@ -15,6 +15,10 @@ import {
   type Schema,
   oneOf,
 } from './builders.ts';
+import { z } from 'zod';
+import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../../src/lib/dates.ts';
+import { normalisePhone, normaliseRegNo } from '../../src/lib/identifiers.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 export const CLAIM_STATUSES = [
   'registered',
@@ -26,9 +30,9 @@ export const CLAIM_STATUSES = [
   'settled',
   'closed',
   'withdrawn',
-];
+] as const;
 /** The claims module's lists, written out (the facade imports no module); test/rest-compat/claim-mapper.test.ts checks they match. */
-export const CLAIM_CHANNELS = ['api', 'phone', 'email', 'walk_in', 'agent', 'client_area'];
+export const CLAIM_CHANNELS = ['api', 'phone', 'email', 'walk_in', 'agent', 'client_area'] as const;
 export const REPUDIATION_REASONS = [
   'not_covered',
   'policy_not_in_force',
@@ -39,9 +43,8 @@ export const REPUDIATION_REASONS = [
   'unlicensed_driver',
   'documents_not_provided',
   'below_excess',
-];
+] as const;
 const status = (description?: string): Schema => oneOf(CLAIM_STATUSES, description);
-const shillings = (description: string): Schema => shillingsIn(description);
 
 const thirdParty = obj(
   {
@@ -120,6 +123,253 @@ const history = arr(
   }),
 );
 
+/*
+ * The request bodies: each mirrors what the claims module enforces (src/modules/claims/register/input.ts,
+ * adjudication/*.ts), in its words where it words a rule itself. The facade imports no module, so the bounds are
+ * written out here; test/rest-compat/claim-mapper.test.ts checks the lists against the module's.
+ */
+
+const described = <S extends z.ZodType>(s: S, description?: string): S => (description ? s.describe(description) : s);
+/** The JSON Schema of `s`, as `documentAs` takes it. */
+const docOf = (s: z.ZodType) => (): Record<string, unknown> => ({ ...jsonSchemaOf(s) });
+/**
+ * A length rule applies to a value of the right kind only: zod measures anything with a `length` (an array sent for
+ * text), which would add a second refusal to "must be a string". `when` is zod's own option of a check (it sets it
+ * so on length checks); its parameter types do not list it.
+ */
+const onlyWhen = (test: (v: unknown) => boolean): object => ({ when: (p: { value: unknown }) => test(p.value) });
+export const ifText = onlyWhen((v) => typeof v === 'string');
+export const ifList = onlyWhen(Array.isArray);
+/** Text that must be there: trimmed, at least one character, at most `max` (the module's requiredText). */
+const textIn = (max: number, description?: string) =>
+  described(
+    z
+      .string()
+      .trim()
+      .min(1, { message: 'required', ...ifText })
+      .max(max, ifText),
+    description,
+  );
+/** Optional text: trimmed, at most `max`; absent, null or blank reads as none (the module's optionalText). */
+const optTextIn = (max: number, description?: string) =>
+  described(z.string().trim().max(max, ifText), description).nullish();
+/** An optional identifier the module normalises: blank reads as none; text `normalise` refuses is `message`. */
+const normalisedIn = (normalise: (s: string) => string | null, message: string, description?: string) =>
+  described(
+    z.string().refine((v) => v.trim() === '' || normalise(v) != null, message),
+    description,
+  ).nullish();
+export const PHONE_MESSAGE = 'not a Kenyan mobile number (07…, 01…, +254…)';
+const phoneIn = (description?: string) => normalisedIn(normalisePhone, PHONE_MESSAGE, description);
+/** A date as the module reads it (isYmd), refused in its words; documented as a date. */
+const ymdIn = (description?: string) =>
+  documentAs(z.string().refine(isYmd, YMD_MESSAGE), docOf(dateInput(description)));
+/** A date-time as the module reads it (parseDateTime), refused in its words; documented as a date-time. */
+const dateTimeIn = (description?: string) =>
+  documentAs(
+    z.string().refine((v) => parseDateTime(v) != null, DATE_TIME_MESSAGE),
+    docOf(dateTimeInput(description)),
+  );
+/**
+ * A whole number as GraphQL's Int and the money scalars read one: anything else (text, a fraction, true) is refused
+ * as they refuse it (not_a_whole_number), then `inner` checks its bounds. Documented as `inner`.
+ */
+export const wholeIn = <S extends z.ZodType<number, number>>(inner: S, doc: z.ZodType = inner) =>
+  documentAs(
+    z
+      .unknown()
+      .transform((v, c): number => {
+        if (v == null || (typeof v === 'number' && Number.isInteger(v))) return v as number;
+        c.addIssue({ code: 'invalid_type', expected: 'int', input: v });
+        return z.NEVER;
+      })
+      .pipe(inner),
+    docOf(doc),
+  );
+/**
+ * Whole shillings as the Shillings scalar and the module read them: a JSON integer from `minimum`; the bound
+ * (MAX_SHILLINGS) is documented and left to the scalar, whose refusal is `out_of_range` with the range in its words.
+ */
+export const shillingsAsSent = (description: string, minimum = 0) =>
+  wholeIn(z.int().min(minimum), shillingsIn(description, minimum));
+
+/** Reads `v` as a plain object, or undefined. */
+const plain = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+/** Only the first present (non-null) of a field's spellings is read: the others are dropped before any check. */
+function firstSpelling(o: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const read = names.find((n) => o[n] != null);
+  const out = { ...o };
+  for (const n of names) if (read !== undefined && n !== read) delete out[n];
+  return out;
+}
+/**
+ * What the server reads of a body before it checks it, as it always has: legacy spellings after the first one
+ * present are not read, a `reporter` that is not an object is ignored, and a lone third party or witness (an object
+ * where a list belongs) is read as a list of one. Documented as `inner`.
+ */
+const asRead = <S extends z.ZodType>(inner: S, read: (o: Record<string, unknown>) => Record<string, unknown>) =>
+  documentAs(
+    z.preprocess((v) => {
+      const o = plain(v);
+      return o ? read(o) : v;
+    }, inner),
+    docOf(inner),
+  );
+const oneOrList = (v: unknown) => (plain(v) ? [v] : v);
+
+const thirdPartyIn = z.object({
+  name: textIn(200),
+  phone: phoneIn('Kenyan mobile, any format'),
+  id_no: optTextIn(20, 'National ID or passport number (also `idno`)'),
+  idno: optTextIn(20, 'Legacy spelling of id_no'),
+  registration: optTextIn(20, "The third party's vehicle (also `regno`)"),
+  regno: optTextIn(20, 'Legacy spelling of registration'),
+  insurer: optTextIn(200),
+  injured: z.boolean().nullish(),
+  damage: optTextIn(1000),
+});
+const witnessIn = z.object({
+  name: textIn(200),
+  phone: phoneIn('Kenyan mobile, any format'),
+  statement: optTextIn(2000),
+});
+const REGISTRATION_MESSAGE = 'not a vehicle registration (e.g. KDA 123A)';
+const registrationIn = (description: string) => normalisedIn(normaliseRegNo, REGISTRATION_MESSAGE, description);
+
+const registerClaimFields = z.object({
+  policy_uuid: z
+    .string()
+    .min(1, { message: 'required', ...ifText })
+    .describe('The policy (visible to the caller, in force on loss_date); required (legacy spelling `policy_id`)')
+    .optional(),
+  policy_id: z
+    .string()
+    .min(1, { message: 'required', ...ifText })
+    .describe('Legacy spelling of policy_uuid')
+    .optional(),
+  registration: registrationIn('Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`)'),
+  reg_no: registrationIn('Legacy spelling of registration'),
+  regno: registrationIn('Legacy spelling of registration'),
+  insured_id: wholeIn(
+    z
+      .int()
+      .positive()
+      .describe(
+        "Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates)",
+      ),
+  ).nullish(),
+  cause: textIn(50, 'A cause code of the policy’s product line (GET /claims/causes)'),
+  loss_date: ymdIn('Not after today (Nairobi, on the organisation’s clock)'),
+  loss_time: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour, Nairobi time')
+    .describe(
+      'HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification',
+    )
+    .nullish(),
+  loss_place: textIn(300),
+  description: textIn(5000),
+  third_parties: z.array(thirdPartyIn).max(20, ifList).nullish(),
+  witnesses: z.array(witnessIn).max(20, ifList).nullish(),
+  police_abstract_no: optTextIn(50),
+  anti_theft_device: z
+    .boolean()
+    .describe('Theft: an approved anti-theft device was fitted (decides the theft excess)')
+    .nullish(),
+  reporter: z
+    .object({
+      name: optTextIn(200, 'Also flat as reporter_name'),
+      phone: phoneIn('Kenyan mobile, any format (also flat as reporter_phone)'),
+      relationship: optTextIn(50, 'Also flat as reporter_relationship'),
+    })
+    .describe('Default: the policyholder')
+    .optional(),
+  reporter_name: optTextIn(200, 'Legacy flat spelling of reporter.name'),
+  reporter_phone: phoneIn('Legacy flat spelling of reporter.phone'),
+  reporter_relationship: optTextIn(50, 'Legacy flat spelling of reporter.relationship'),
+  channel: z.enum(CLAIM_CHANNELS).describe('Default api').nullish(),
+  reported_at: dateTimeIn('When the notice was received, not in the future (default now)').nullish(),
+  estimated_loss: shillingsAsSent(
+    "Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured)",
+  ).nullish(),
+  assignee_id: wholeIn(z.int().positive().describe('The claims handler (a user)')).nullish(),
+});
+
+/** POST /claims: a first notice of loss (register/input.ts registerSchema). */
+export const registerClaimBody = asRead(
+  registerClaimFields.superRefine((b, c) => {
+    if (b.policy_uuid == null && b.policy_id == null)
+      c.addIssue({ code: 'custom', path: ['policy_uuid'], message: 'required' });
+  }),
+  (o) => {
+    const out = firstSpelling(firstSpelling(o, ['policy_uuid', 'policy_id']), ['registration', 'reg_no', 'regno']);
+    const reporter = plain(o.reporter);
+    if (o.reporter !== undefined && !reporter) delete out.reporter;
+    for (const k of ['name', 'phone', 'relationship']) if (reporter?.[k] != null) delete out[`reporter_${k}`];
+    for (const k of ['third_parties', 'witnesses'] as const) if (k in o) out[k] = oneOrList(o[k]);
+    if (Array.isArray(out.third_parties))
+      out.third_parties = out.third_parties.map((t: unknown) => {
+        const p = plain(t);
+        return p ? firstSpelling(firstSpelling(p, ['id_no', 'idno']), ['registration', 'regno']) : t;
+      });
+    return out;
+  },
+);
+
+/** PATCH /claims/{uuid} (adjudication/update.ts). */
+export const updateClaimBody = z.object({
+  assignee_id: wholeIn(z.int().positive().describe('The claims handler (a user); null unassigns')).nullish(),
+  police_abstract_no: z.string().trim().max(50, ifText).nullish(),
+});
+/** POST /claims/{uuid}/transitions (adjudication/move.ts); approved, repudiated and settled have their own commands. */
+export const moveClaimBody = z.object({
+  to: z.enum(CLAIM_STATUSES).describe('documents_pending, with_underwriter, under_assessment, closed or withdrawn'),
+  reason: z.string().trim().max(1000, ifText).nullish(),
+});
+const becauseIn = () =>
+  z
+    .string()
+    .trim()
+    .min(3, { message: 'say why', ...ifText })
+    .max(1000, ifText);
+/** POST /claims/{uuid}/reserve (adjudication/reserve.ts). */
+export const reserveClaimBody = z.object({
+  amount: shillingsAsSent('Whole shillings: the new reserve'),
+  reason: becauseIn(),
+});
+/** POST /claims/{uuid}/assessor (adjudication/assessment.ts). */
+export const assessorClaimBody = z.object({
+  name: z.string().trim().min(2, ifText).max(200, ifText),
+  phone: z
+    .string()
+    .refine((v) => v === '' || normalisePhone(v) != null, 'not a Kenyan mobile number')
+    .describe('Kenyan mobile, any format')
+    .nullish(),
+  firm: z.string().trim().max(200, ifText).nullish(),
+});
+/** POST /claims/{uuid}/assessment (adjudication/assessment.ts); salvage above the assessed amount is the service's. */
+export const assessmentClaimBody = z.object({
+  assessed_amount: shillingsAsSent('Whole shillings'),
+  salvage: shillingsAsSent('Whole shillings, at most the assessed amount').nullish(),
+  notes: z.string().trim().max(5000, ifText).nullish(),
+});
+/** POST /claims/{uuid}/approve (adjudication/approve.ts); more than 0 and the sum insured are the service's. */
+export const approveClaimBody = z.object({
+  approved_amount: shillingsAsSent('Whole shillings, before the excess; more than 0, at most the sum insured'),
+  reason: z.string().trim().max(1000, ifText).nullish(),
+});
+/** POST /claims/{uuid}/repudiate (adjudication/repudiate.ts). */
+export const repudiateClaimBody = z.object({
+  reason: z.enum(REPUDIATION_REASONS),
+  note: z.string().trim().max(2000, ifText).nullish(),
+});
+/** POST /claims/{uuid}/reopen (adjudication/reopen.ts). */
+export const reopenClaimBody = z.object({
+  reason: becauseIn(),
+  reserve: shillingsAsSent('Whole shillings: a new reserve').nullish(),
+});
+
 export const claimSchemas = {
   ClaimSummary: obj({
     uuid: str(),
@@ -168,52 +418,13 @@ export const claimSchemas = {
       'payments',
     ],
   ),
-  ClaimInput: obj(
-    {
-      policy_uuid: str('The policy (visible to the caller, in force on loss_date)'),
-      registration: str('Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`)'),
-      insured_id: int(
-        "Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates)",
-      ),
-      cause: str('A cause code of the policy’s product line (GET /claims/causes)'),
-      loss_date: dateInput('Not after today (Nairobi, on the organisation’s clock)'),
-      loss_time: str(
-        'HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification',
-      ),
-      loss_place: str(),
-      description: str(),
-      third_parties: arr(thirdParty),
-      witnesses: arr(witness),
-      police_abstract_no: str(),
-      anti_theft_device: bool('Theft: an approved anti-theft device was fitted (decides the theft excess)'),
-      reporter: obj({ name: str(), phone: str(), relationship: str() }, [], 'Default: the policyholder'),
-      channel: oneOf(CLAIM_CHANNELS, 'Default api'),
-      reported_at: dateTimeInput('When the notice was received, not in the future (default now)'),
-      estimated_loss: shillings(
-        "Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured)",
-      ),
-      assignee_id: int('The claims handler (a user)'),
-    },
-    ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
-  ),
-  ClaimUpdateInput: obj({ assignee_id: nullable(int('null unassigns')), police_abstract_no: nullable(str()) }, []),
-  ClaimMoveInput: obj(
-    {
-      to: status('documents_pending, with_underwriter, under_assessment, closed or withdrawn'),
-      reason: str(),
-    },
-    ['to'],
-  ),
-  ClaimReserveInput: obj({ amount: shillings('Whole shillings: the new reserve'), reason: str() }),
-  ClaimAssessorInput: obj({ name: str(), phone: str(), firm: str() }, ['name']),
-  ClaimAssessmentInput: obj(
-    { assessed_amount: shillings('Whole shillings'), salvage: shillings('Whole shillings'), notes: str() },
-    ['assessed_amount'],
-  ),
-  ClaimApproveInput: obj(
-    { approved_amount: shillings('Whole shillings, before the excess; at most the sum insured'), reason: str() },
-    ['approved_amount'],
-  ),
-  ClaimRepudiateInput: obj({ reason: oneOf(REPUDIATION_REASONS), note: str() }, ['reason']),
-  ClaimReopenInput: obj({ reason: str(), reserve: shillings('Whole shillings: a new reserve') }, ['reason']),
+  ClaimInput: registerClaimBody,
+  ClaimUpdateInput: updateClaimBody,
+  ClaimMoveInput: moveClaimBody,
+  ClaimReserveInput: reserveClaimBody,
+  ClaimAssessorInput: assessorClaimBody,
+  ClaimAssessmentInput: assessmentClaimBody,
+  ClaimApproveInput: approveClaimBody,
+  ClaimRepudiateInput: repudiateClaimBody,
+  ClaimReopenInput: reopenClaimBody,
 };

@@ -5698,12 +5698,14 @@ export interface components {
             payments: components["schemas"]["ClaimPayment"][];
         };
         ClaimInput: {
-            /** @description The policy (visible to the caller, in force on loss_date) */
-            policy_uuid: string;
-            /** @description Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`) */
-            registration?: string;
-            /** @description Medical, travel and standard policies (required): the insured person, traveller or item (the policy record's insured[].id), on cover on loss_date (a trip: within its dates) */
-            insured_id?: number;
+            /** @description The policy (visible to the caller, in force on loss_date); required (legacy spelling `policy_id`) */
+            policy_uuid?: string;
+            /** @description Legacy spelling of policy_uuid */
+            policy_id?: string;
+            registration?: string | null;
+            reg_no?: string | null;
+            regno?: string | null;
+            insured_id?: number | null;
             /** @description A cause code of the policy’s product line (GET /claims/causes) */
             cause: string;
             /**
@@ -5711,47 +5713,40 @@ export interface components {
              * @description Not after today (Nairobi, on the organisation’s clock): a real calendar date, Y-m-d, in 1900–2199
              */
             loss_date: string;
-            /** @description HH:MM, Nairobi time, not later than now on loss_date; absent: the end of the day counts for late notification */
-            loss_time?: string;
+            loss_time?: string | null;
             loss_place: string;
             description: string;
             third_parties?: {
                 name: string;
                 phone?: string | null;
                 id_no?: string | null;
+                idno?: string | null;
                 registration?: string | null;
+                regno?: string | null;
                 insurer?: string | null;
                 injured?: boolean | null;
                 damage?: string | null;
-            }[];
+            }[] | null;
             witnesses?: {
                 name: string;
                 phone?: string | null;
                 statement?: string | null;
-            }[];
-            police_abstract_no?: string;
-            /** @description Theft: an approved anti-theft device was fitted (decides the theft excess) */
-            anti_theft_device?: boolean;
+            }[] | null;
+            police_abstract_no?: string | null;
+            anti_theft_device?: boolean | null;
             /** @description Default: the policyholder */
             reporter?: {
-                name?: string;
-                phone?: string;
-                relationship?: string;
+                name?: string | null;
+                phone?: string | null;
+                relationship?: string | null;
             };
-            /**
-             * @description Default api
-             * @enum {string}
-             */
-            channel?: "api" | "phone" | "email" | "walk_in" | "agent" | "client_area";
-            /**
-             * Format: date-time
-             * @description When the notice was received, not in the future (default now): an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
-             */
-            reported_at?: string;
-            /** @description Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured) */
-            estimated_loss?: number;
-            /** @description The claims handler (a user) */
-            assignee_id?: number;
+            reporter_name?: string | null;
+            reporter_phone?: string | null;
+            reporter_relationship?: string | null;
+            channel?: ("api" | "phone" | "email" | "walk_in" | "agent" | "client_area") | null;
+            reported_at?: string | null;
+            estimated_loss?: number | null;
+            assignee_id?: number | null;
         };
         ClaimUpdateInput: {
             assignee_id?: number | null;
@@ -5763,7 +5758,7 @@ export interface components {
              * @enum {string}
              */
             to: "registered" | "documents_pending" | "with_underwriter" | "under_assessment" | "approved" | "repudiated" | "settled" | "closed" | "withdrawn";
-            reason?: string;
+            reason?: string | null;
         };
         ClaimReserveInput: {
             /** @description Whole shillings: the new reserve */
@@ -5772,30 +5767,28 @@ export interface components {
         };
         ClaimAssessorInput: {
             name: string;
-            phone?: string;
-            firm?: string;
+            phone?: string | null;
+            firm?: string | null;
         };
         ClaimAssessmentInput: {
             /** @description Whole shillings */
             assessed_amount: number;
-            /** @description Whole shillings */
-            salvage?: number;
-            notes?: string;
+            salvage?: number | null;
+            notes?: string | null;
         };
         ClaimApproveInput: {
-            /** @description Whole shillings, before the excess; at most the sum insured */
+            /** @description Whole shillings, before the excess; more than 0, at most the sum insured */
             approved_amount: number;
-            reason?: string;
+            reason?: string | null;
         };
         ClaimRepudiateInput: {
             /** @enum {string} */
             reason: "not_covered" | "policy_not_in_force" | "exclusion_applies" | "late_notification" | "fraud_suspected" | "non_disclosure" | "unlicensed_driver" | "documents_not_provided" | "below_excess";
-            note?: string;
+            note?: string | null;
         };
         ClaimReopenInput: {
             reason: string;
-            /** @description Whole shillings: a new reserve */
-            reserve?: number;
+            reserve?: number | null;
         };
         ClaimDocumentFile: {
             uuid: string;
@@ -5842,9 +5835,8 @@ export interface components {
              * @description received: the original seen on paper (no file needed); waived: note required; pending: again
              * @enum {string}
              */
-            status: "received" | "waived" | "pending";
-            /** @description The reason, required to waive */
-            note?: string;
+            status: "pending" | "received" | "waived";
+            note?: string | null;
         };
         ClaimPayment: {
             uuid: string;
@@ -10889,27 +10881,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Whole shillings; omit with final: true. M-Pesa: 10–250,000 */
-                    amount?: number;
-                    /** @description Pay exactly what remains (net payable − paid − instructed), cents included */
-                    final?: boolean;
+                    amount?: number | null;
+                    final?: boolean | null;
                     /** @enum {string} */
                     method: "mpesa_b2c" | "bank_transfer";
-                    /**
-                     * @default claimant
-                     * @enum {string}
-                     */
-                    payee_type?: "claimant" | "garage" | "other";
+                    payee_type?: ("claimant" | "garage" | "other") | null;
                     payee_name: string;
-                    /** @description mpesa_b2c: Kenyan mobile, any format */
-                    phone?: string;
-                    /** @description bank_transfer */
-                    bank_name?: string;
-                    /** @description bank_transfer */
-                    bank_account?: string;
-                    /** @description bank_transfer: the transfer's reference (once per organisation) */
-                    bank_reference?: string;
-                    note?: string;
+                    phone?: string | null;
+                    bank_name?: string | null;
+                    bank_account?: string | null;
+                    bank_reference?: string | null;
+                    note?: string | null;
                 };
             };
         };

@@ -8,7 +8,9 @@ import {
   contentDisposition,
 } from '../../rest-compat/mappers/claim-document.ts';
 import { BinaryBody } from '../../rest-compat/route.ts';
+import { LINE_STATUSES } from '../../rest-compat/schemas/claim-document.ts';
 import type { FormBody } from '../../src/http/body.ts';
+import { LINE_STATUSES as MODULE_LINE_STATUSES } from '../../src/modules/claims/documents/checklist.ts';
 
 const CLAIM = '7d3f0c1e-5b0a-4c51-9a57-3c1f2b8e6d40';
 const FILE = '0b9f3a52-1c2d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -75,7 +77,7 @@ describe('claim document mapper', () => {
         contentBase64: undefined,
       });
     }
-    expect(claimDocumentMarkFromRest(CLAIM, 'logbook', { status: 'waived', note: 'Seen', extra: 1 })).toEqual({
+    expect(claimDocumentMarkFromRest(CLAIM, 'logbook', { status: 'waived', note: 'Seen' })).toEqual({
       claimId: CLAIM,
       kind: 'logbook',
       status: 'waived',
@@ -106,5 +108,11 @@ describe('claim document mapper', () => {
       'x-content-type-options': 'nosniff',
       'content-disposition': `attachment; filename="abstract.pdf"; filename*=UTF-8''abstract.pdf`,
     });
+  });
+});
+
+describe('the checklist line statuses', () => {
+  it('match the claims module', () => {
+    expect(LINE_STATUSES).toEqual(MODULE_LINE_STATUSES);
   });
 });

@@ -128,7 +128,7 @@ describe('claim mapper', () => {
       reporterPhone: '07',
     });
     expect(registerClaimFromRest({ reporter_name: 'B' }).reporterName).toBe('B');
-    expect(registerClaimFromRest({ third_parties: [{ name: 'J', idno: '1' }, 'junk'] }).thirdParties).toEqual([
+    expect(registerClaimFromRest({ third_parties: [{ name: 'J', idno: '1' }] }).thirdParties).toEqual([
       {
         name: 'J',
         phone: undefined,
@@ -138,7 +138,6 @@ describe('claim mapper', () => {
         injured: undefined,
         damage: undefined,
       },
-      'junk',
     ]);
   });
 });

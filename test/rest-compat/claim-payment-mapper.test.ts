@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimPaymentFieldsFragment } from '../../rest-compat/generated/operations.ts';
 import { claimPaymentToRest } from '../../rest-compat/mappers/claim-payment.ts';
+import { PAYEE_TYPES, PAYMENT_METHODS } from '../../rest-compat/schemas/claim-payment.ts';
+import {
+  PAYEE_TYPES as MODULE_PAYEE_TYPES,
+  PAYMENT_METHODS as MODULE_PAYMENT_METHODS,
+} from '../../src/modules/claims/settlement/pay.ts';
 import { m } from './fixtures.ts';
 
 const payout: ClaimPaymentFieldsFragment = {
@@ -78,5 +83,12 @@ describe('claim payment mapper', () => {
     });
     expect(r.result).toEqual({ code: null, description: 'Invalid Amount' });
     expect(r.status).toBe('failed');
+  });
+});
+
+describe('the payment value lists', () => {
+  it('match the claims module', () => {
+    expect(PAYMENT_METHODS).toEqual(MODULE_PAYMENT_METHODS);
+    expect(PAYEE_TYPES).toEqual(MODULE_PAYEE_TYPES);
   });
 });
