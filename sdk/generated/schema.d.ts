@@ -18278,13 +18278,10 @@ export interface operations {
                     phone: string;
                     /** @description Whole shillings, 1–250,000 */
                     amount: number;
-                    /** @description Policy number, debit note number, or premium-finance loan reference */
+                    /** @description Policy number, debit note number, or premium-finance loan reference (any case) */
                     account: string;
-                    /**
-                     * @default premium
-                     * @enum {string}
-                     */
-                    purpose?: "premium" | "ipf_repayment";
+                    /** @description premium when absent or null */
+                    purpose?: ("premium" | "ipf_repayment") | null;
                 };
             };
         };
