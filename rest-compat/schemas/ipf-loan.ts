@@ -1,8 +1,43 @@
-import { arr, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
+import { z } from 'zod';
+import { arr, date, dateInput, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];
 export const IPF_INSTALMENT_STATUSES = ['paid', 'due', 'overdue', 'waived', 'upcoming'];
+
+/** The largest premium a quote takes (KES 1 billion), written out: src/modules/finance/quote.ts MAX_PREMIUM. */
+const MAX_QUOTE_PREMIUM = 1_000_000_000;
+/** The tenors premium finance offers at most, written out: IPF_RULES (src/modules/finance). */
+const MIN_TENOR = 3;
+const MAX_TENOR = 10;
+const TENOR_RULE = `a whole number of months from ${MIN_TENOR} to ${MAX_TENOR}`;
+
+/** `POST /ipf/quote`: each field may be null (absent); premium or policy, not both (the domain names premium). */
+export const IpfQuoteRequest = obj(
+  {
+    premium: z
+      .number()
+      .refine(
+        (v) => v > 0 && v <= MAX_QUOTE_PREMIUM,
+        `a positive amount in whole shillings, at most ${MAX_QUOTE_PREMIUM.toLocaleString('en')}`,
+      )
+      .nullish()
+      .describe('Whole shillings, more than 0 and at most 1,000,000,000 (or send policy)'),
+    policy: str(
+      'The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid). One unknown, out of reach or not pending payment is 422 naming policy',
+    ).nullish(),
+    policy_uuid: str('The same as policy (legacy spelling)').nullish(),
+    lender_id: z.int().nullish().describe('Only this lender (GET /ipf/lenders); one not on the panel is 422'),
+    tenor_months: z
+      .int()
+      .refine((v) => v >= MIN_TENOR && v <= MAX_TENOR, TENOR_RULE)
+      .nullish()
+      .describe('Only this tenor, 3–10 months (one no lender offers is 422)'),
+    start_date: dateInput('The deposit’s due date; default and earliest today').nullish(),
+  },
+  [],
+  'premium or policy, not both (else 422 naming premium)',
+);
 
 const enumOf = (values: readonly string[], description?: string) => oneOf(values, description);
 
@@ -80,17 +115,7 @@ const detail = {
 };
 
 export const ipfLoanSchemas = {
-  IpfQuoteRequest: obj(
-    {
-      premium: int('Whole shillings (or send policy)'),
-      policy: str('The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid)'),
-      lender_id: int('Only this lender (GET /ipf/lenders)'),
-      tenor_months: int('Only this tenor, 3–10 months'),
-      start_date: { type: 'string', format: 'date', description: 'The deposit’s due date; default and earliest today' },
-    },
-    [],
-    'premium or policy',
-  ),
+  IpfQuoteRequest,
   IpfQuote: obj({
     ...money('premium'),
     start_date: date(),

@@ -6689,21 +6689,17 @@ export interface components {
             /** @description True: the text the signing code was sent with (signed, once signed); false: a preview for today */
             final: boolean;
         };
-        /** @description premium or policy */
+        /** @description premium or policy, not both (else 422 naming premium) */
         IpfQuoteRequest: {
-            /** @description Whole shillings (or send policy) */
-            premium?: number;
-            /** @description The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid) */
-            policy?: string;
-            /** @description Only this lender (GET /ipf/lenders) */
-            lender_id?: number;
-            /** @description Only this tenor, 3–10 months */
-            tenor_months?: number;
-            /**
-             * Format: date
-             * @description The deposit’s due date; default and earliest today
-             */
-            start_date?: string;
+            /** @description Whole shillings, more than 0 and at most 1,000,000,000 (or send policy) */
+            premium?: number | null;
+            policy?: string | null;
+            policy_uuid?: string | null;
+            /** @description Only this lender (GET /ipf/lenders); one not on the panel is 422 */
+            lender_id?: number | null;
+            /** @description Only this tenor, 3–10 months (one no lender offers is 422) */
+            tenor_months?: number | null;
+            start_date?: string | null;
         };
         IpfQuote: {
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -7042,10 +7038,8 @@ export interface components {
             }[];
         };
         EarlySettlementInput: {
-            /** @description false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff */
-            confirm?: boolean;
-            /** @description The phone to prompt when confirming, any Kenyan format (default the client's) */
-            phone?: string;
+            confirm?: boolean | null;
+            phone?: string | null;
         };
         EarlySettlement: {
             loan: {
