@@ -4420,24 +4420,13 @@ export interface components {
             discarded_at: string | null;
         };
         CancellationInput: {
-            /**
-             * @description Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)
-             * @enum {string}
-             */
-            reason: "insured_request" | "vehicle_sold" | "non_payment" | "written_off" | "stolen" | "insurer_request" | "duplicate_cover";
-            /** @enum {string} */
-            requested_by: "insured" | "intermediary" | "insurer" | "lender";
-            /**
-             * Format: date
-             * @description Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.
-             */
-            effective_date?: string;
-            /** @description At most 500 characters */
-            note?: string;
+            reason?: string | null;
+            requested_by?: string | null;
+            effective_date?: string | null;
+            note?: string | null;
         };
         ReinstateInput: {
-            /** @description At most 500 characters */
-            note?: string;
+            note?: string | null;
         };
         Cancellation: {
             id: number;
