@@ -4673,11 +4673,10 @@ export interface components {
         RenewalQuoteRequest: {
             /** @description Optional new sums insured; other vehicles keep their current value */
             vehicles?: {
-                /** @description A registration on cover under the policy */
-                regno: string;
-                /** @description New sum insured, whole shillings */
-                value: number;
-            }[];
+                regno?: string | null;
+                /** @description New sum insured, whole shillings: more than 0, at most 1,000,000,000 (else 422 naming it) */
+                value?: number | null;
+            }[] | null;
         };
         RenewalQuote: {
             uuid: string;
@@ -4807,11 +4806,12 @@ export interface components {
             created_at: string;
         };
         RenewRequest: {
+            /** @description The renewal quote (a uuid; one not of this policy is 404) */
             renewal_quote_uuid: string;
-            /** @description The quote's total premium, whole shillings (within KES 1) */
+            /** @description The quote's total premium, whole shillings (within KES 1), at most 1,000,000,000 */
             premium: number;
-            /** @description 1 (default) up to the number of instalment options */
-            premium_instalments?: number;
+            /** @description 1 (default) up to the number of instalment options (at most 4) */
+            premium_instalments?: number | null;
         };
         WebhookEndpoint: {
             /** @description Endpoint UUID */
