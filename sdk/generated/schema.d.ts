@@ -8816,8 +8816,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen */
-                    reason_id: number;
+                    /**
+                     * @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen
+                     * @enum {number}
+                     */
+                    reason_id: 8 | 14 | 15 | 21 | 29 | 30;
                 };
             };
         };
