@@ -4251,71 +4251,47 @@ export interface components {
             claims: components["schemas"]["ClaimSummary"][];
         };
         EndorsementRequest: {
-            /** @enum {string} */
-            operation: "add_vehicle" | "remove_vehicle" | "change_value" | "change_details" | "add_member" | "remove_member" | "change_sum_insured";
-            /**
-             * Format: date
-             * @description Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.
-             */
-            effective_date?: string;
-            /** @description remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy */
-            regno?: string;
-            /** @description add_vehicle */
+            operation?: string | null;
+            effective_date?: string | null;
+            regno?: string | null;
+            reg_no?: string | null;
             vehicle?: {
-                /** @description Registration, any spacing (also `reg_no`) */
-                regno: string;
-                /** @description Required: the registry certificate needs it */
-                chassis_no: string;
-                engine_no?: string;
-                make: string;
-                model: string;
-                /** @description Year of manufacture */
-                yom: number;
-                /** @description Sum insured, whole shillings (required on comprehensive cover) */
-                value?: number;
-                body_type?: string;
-                /** @description Tonnes (commercial vehicles) */
-                tonnage?: number;
-                /** @description Passengers (PLL), priced per seat */
-                pll?: number;
-                /** @description Defaults to the first vehicle's coverage; must rate in the policy's class */
-                coverage?: string;
-            };
-            /** @description change_value: the new sum insured, whole shillings (comprehensive cover only) */
-            value?: number;
-            /** @description change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect */
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                yom?: number | null;
+                value?: number | null;
+                body_type?: string | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                coverage?: string | null;
+            } | null;
+            value?: number | null;
             details?: {
-                chassis_no?: string;
-                engine_no?: string;
-                make?: string;
-                model?: string;
-                body_type?: string;
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                body_type?: string | null;
                 /** @description The policy's limits of liability, replaced whole (object or list) */
                 limits_of_liability?: unknown;
-            };
+            } | null;
             /** @description Same as details.limits_of_liability */
             limits_of_liability?: unknown;
-            /** @description add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date */
             member?: {
-                name: string;
-                /** @description principal, spouse or child (family cover); employee, spouse or child (group cover) */
-                relationship: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
-                date_of_birth?: string;
-                /** @description Whole years on the effective date, when no date of birth is given */
-                age?: number;
-                in_school?: boolean;
-                id_no?: string;
-            };
-            /** @description remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id) */
-            insured_id?: number;
-            /** @description change_sum_insured (standard): the item's new sum insured, whole shillings */
-            sum_insured?: number;
-            /** @description Free text kept with the endorsement (shown as remark), up to 500 characters */
-            note?: string;
+                name?: string | null;
+                relationship?: string | null;
+                date_of_birth?: string | null;
+                age?: number | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+            } | null;
+            insured_id?: number | null;
+            sum_insured?: number | null;
+            note?: string | null;
         };
         Endorsement: {
             uuid: string;
