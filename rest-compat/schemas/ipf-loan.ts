@@ -1,42 +1,42 @@
 import { z } from 'zod';
-import { arr, date, dateInput, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
+import { arr, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];
 export const IPF_INSTALMENT_STATUSES = ['paid', 'due', 'overdue', 'waived', 'upcoming'];
 
-/** The largest premium a quote takes (KES 1 billion), written out: src/modules/finance/quote.ts MAX_PREMIUM. */
-const MAX_QUOTE_PREMIUM = 1_000_000_000;
-/** The tenors premium finance offers at most, written out: IPF_RULES (src/modules/finance). */
-const MIN_TENOR = 3;
-const MAX_TENOR = 10;
-const TENOR_RULE = `a whole number of months from ${MIN_TENOR} to ${MAX_TENOR}`;
-
-/** `POST /ipf/quote`: each field may be null (absent); premium or policy, not both (the domain names premium). */
-export const IpfQuoteRequest = obj(
-  {
-    premium: z
-      .number()
-      .refine(
-        (v) => v > 0 && v <= MAX_QUOTE_PREMIUM,
-        `a positive amount in whole shillings, at most ${MAX_QUOTE_PREMIUM.toLocaleString('en')}`,
-      )
-      .nullish()
-      .describe('Whole shillings, more than 0 and at most 1,000,000,000 (or send policy)'),
-    policy: str(
-      'The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid). One unknown, out of reach or not pending payment is 422 naming policy',
-    ).nullish(),
-    policy_uuid: str('The same as policy (legacy spelling)').nullish(),
-    lender_id: z.int().nullish().describe('Only this lender (GET /ipf/lenders); one not on the panel is 422'),
-    tenor_months: z
-      .int()
-      .refine((v) => v >= MIN_TENOR && v <= MAX_TENOR, TENOR_RULE)
-      .nullish()
-      .describe('Only this tenor, 3–10 months (one no lender offers is 422)'),
-    start_date: dateInput('The deposit’s due date; default and earliest today').nullish(),
-  },
-  [],
-  'premium or policy, not both (else 422 naming premium)',
+/**
+ * `POST /ipf/quote`. An organisation that does not offer premium finance is answered 403 ipf_not_offered whatever
+ * it sends, before the values are judged; so only each value's type is checked here (what GraphQL's coercion
+ * checked before the domain ran), each rule is the domain's and said in the description. Each field may be null
+ * (absent); a body that is not an object reads as `{}`, as before.
+ */
+export const IpfQuoteRequest = readAsObject(
+  obj(
+    {
+      premium: z
+        .number()
+        .describe(
+          'Whole shillings, more than 0 and at most 1,000,000,000 (or send policy; neither or both is 422 naming premium)',
+        )
+        .nullish(),
+      policy: str(
+        'The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid). One unknown, out of reach or not pending payment is 422 naming policy',
+      ).nullish(),
+      policy_uuid: str('The same as policy (legacy spelling)').nullish(),
+      lender_id: z.int().describe('Only this lender (GET /ipf/lenders); one not on the panel is 422').nullish(),
+      tenor_months: z
+        .int()
+        .describe('Only this tenor, 3–10 months (another, or one no lender offers, is 422)')
+        .nullish(),
+      start_date: str(
+        'Y-m-d (a real calendar date, else 422): the deposit’s due date; default and earliest today',
+      ).nullish(),
+    },
+    [],
+    'premium or policy, not both (else 422 naming premium)',
+  ),
 );
 
 const enumOf = (values: readonly string[], description?: string) => oneOf(values, description);

@@ -1,28 +1,28 @@
 import { arr, bool, date, int, money, nullable, obj, str, oneOf, describe } from './builders.ts';
-import { normalisePhone } from '../../src/lib/identifiers.ts';
-import { KENYAN_MOBILE_MESSAGE, stkPushResponse } from './payment.ts';
+import { stkPushResponse } from './payment.ts';
+import { readAsObject } from './policy.ts';
 
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */
 const stkPush = stkPushResponse.shape.data;
 
 /**
- * `POST /ipf/loans/{uuid}/early-settlement`: a quote reads neither field's value beyond `confirm`; a confirmation's
- * `phone`, when given, is a Kenyan mobile (the domain's normalisePhone and words).
+ * `POST /ipf/loans/{uuid}/early-settlement`. An organisation that does not offer premium finance is answered 403
+ * ipf_not_offered whatever it sends, before the values are judged; so only each value's type is checked here (the
+ * phone rule is the domain's, said in the description). A body that is not an object reads as `{}`, as before.
  */
-export const EarlySettlementInput = obj(
-  {
-    confirm: bool(
-      'false, null or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
-    ).nullish(),
-    phone: str(
-      "The phone to prompt when confirming, any Kenyan format (default the client's); read only with confirm: true",
-    ).nullish(),
-  },
-  [],
-).superRefine((b, c) => {
-  if (b.confirm === true && b.phone != null && normalisePhone(b.phone) === null)
-    c.addIssue({ code: 'custom', path: ['phone'], message: KENYAN_MOBILE_MESSAGE, input: b.phone });
-});
+export const EarlySettlementInput = readAsObject(
+  obj(
+    {
+      confirm: bool(
+        'false, null or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
+      ).nullish(),
+      phone: str(
+        "The phone to prompt when confirming, any Kenyan format (07…, 01…, +254…; another is 422 naming phone when confirming); default the client's",
+      ).nullish(),
+    },
+    [],
+  ),
+);
 
 export const ipfSettlementSchemas = {
   EarlySettlementInput,

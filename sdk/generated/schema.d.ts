@@ -6485,33 +6485,24 @@ export interface components {
             }[];
         };
         IpfApplicationInput: {
-            /** @description The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no */
-            policy_uuid?: string;
-            policy_no?: string;
-            /** @description An active lender of the panel */
-            lender_id: number;
-            /** @description 3–10, one the lender offers */
-            tenor_months: number;
-            /** @description The applicant's national ID or passport number (also `idno`) */
-            id_number: string;
-            /** @description A or P, 9 digits and a letter (also `pin`) */
-            kra_pin: string;
-            /**
-             * @description Declared monthly income
-             * @enum {string}
-             */
-            income_band: "below_20k" | "20k_50k" | "50k_100k" | "100k_250k" | "above_250k";
-            /** @description Must be true: consent to the credit check and to the use of these details */
-            consent: boolean;
-            /** @description Submit to the lender at once (default false: a draft) */
-            submit?: boolean;
+            policy_uuid?: string | null;
+            policy?: string | null;
+            policy_no?: string | null;
+            lender_id?: number | null;
+            tenor_months?: number | null;
+            id_number?: string | null;
+            idno?: string | null;
+            kra_pin?: string | null;
+            pin?: string | null;
+            income_band?: string | null;
+            consent?: boolean | null;
+            submit?: boolean | null;
         };
         IpfApplicationCancelInput: {
-            reason: string;
+            reason?: string | null;
         };
         IpfApplicationSignInput: {
-            /** @description The six digits the client received by SMS */
-            code: string;
+            code?: string | null;
         };
         IpfSigningCode: {
             message: string;
@@ -6656,13 +6647,10 @@ export interface components {
         };
         /** @description premium or policy, not both (else 422 naming premium) */
         IpfQuoteRequest: {
-            /** @description Whole shillings, more than 0 and at most 1,000,000,000 (or send policy) */
             premium?: number | null;
             policy?: string | null;
             policy_uuid?: string | null;
-            /** @description Only this lender (GET /ipf/lenders); one not on the panel is 422 */
             lender_id?: number | null;
-            /** @description Only this tenor, 3–10 months (one no lender offers is 422) */
             tenor_months?: number | null;
             start_date?: string | null;
         };
