@@ -1,11 +1,15 @@
 import type { CancellationFieldsFragment, CancellationInput } from '../generated/operations.ts';
-import { asObject, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { SentInput } from '../route.ts';
+import type { CancellationInput as CancellationInputBody } from '../schemas/cancellation.ts';
 import { moneyPair } from './money.ts';
 
-/** REST body of POST /policies/{uuid}/cancellation → GraphQL CancellationInput (values passed as sent; the service validates). */
-export function cancellationInputFromRest(body: unknown): SentInput<CancellationInput> {
-  const b = asObject(body);
-  const s = (v: unknown) => (v == null ? undefined : v);
+/**
+ * REST body of POST /policies/{uuid}/cancellation (parsed by its definition: the types checked) → GraphQL
+ * CancellationInput; the service judges the values (a missing reason is "" for it to refuse).
+ */
+export function cancellationInputFromRest(b: z.output<typeof CancellationInputBody>): SentInput<CancellationInput> {
+  const s = <T>(v: T | null | undefined): T | undefined => (v == null ? undefined : v);
   return {
     reason: s(b.reason) ?? '',
     requestedBy: s(b.requested_by) ?? '',

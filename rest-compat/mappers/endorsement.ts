@@ -5,52 +5,65 @@ import type {
   EndorsementMemberInput,
   EndorsementVehicleInput,
 } from '../generated/operations.ts';
-import { asObject, objectOrAsSent, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { SentInput } from '../route.ts';
+import type { EndorsementRequest } from '../schemas/endorsement.ts';
 import { moneyPair } from './money.ts';
 
-/** The legacy endorse body → EndorsePolicyInput. `regno` and `reg_no` are both accepted. */
-export function endorseFromRest(body: unknown): SentInput<EndorsePolicyInput> {
-  const b = asObject(body);
-  const details =
-    b.details != null
-      ? objectOrAsSent(b.details, (d): SentInput<EndorsementDetailsInput> => ({
+/**
+ * The legacy endorse body (its types checked by its definition) → EndorsePolicyInput. `regno` and `reg_no` are both
+ * accepted; a missing operation is "" for the service to refuse (after it finds the policy).
+ */
+export function endorseFromRest(b: z.output<typeof EndorsementRequest>): SentInput<EndorsePolicyInput> {
+  const d = b.details;
+  const details: SentInput<EndorsementDetailsInput> | undefined =
+    d != null
+      ? {
           chassisNo: d.chassis_no,
           engineNo: d.engine_no,
           make: d.make,
           model: d.model,
           bodyType: d.body_type,
           limitsOfLiability: d.limits_of_liability ?? b.limits_of_liability,
-        }))
+        }
       : b.limits_of_liability != null
         ? { limitsOfLiability: b.limits_of_liability }
         : undefined;
+  const v = b.vehicle;
+  const m = b.member;
   return {
     operation: b.operation ?? '',
     effectiveDate: b.effective_date,
     regNo: b.regno ?? b.reg_no,
-    vehicle: objectOrAsSent(b.vehicle, (v): SentInput<EndorsementVehicleInput> => ({
-      regNo: v.regno ?? v.reg_no,
-      chassisNo: v.chassis_no,
-      engineNo: v.engine_no,
-      make: v.make,
-      model: v.model,
-      yom: v.yom,
-      value: v.value,
-      bodyType: v.body_type,
-      tonnage: v.tonnage,
-      pll: v.pll,
-      coverage: v.coverage,
-    })),
+    vehicle:
+      v == null
+        ? v
+        : ({
+            regNo: v.regno ?? v.reg_no,
+            chassisNo: v.chassis_no,
+            engineNo: v.engine_no,
+            make: v.make,
+            model: v.model,
+            yom: v.yom,
+            value: v.value,
+            bodyType: v.body_type,
+            tonnage: v.tonnage,
+            pll: v.pll,
+            coverage: v.coverage,
+          } satisfies SentInput<EndorsementVehicleInput>),
     value: b.value,
     details,
-    member: objectOrAsSent(b.member, (m): SentInput<EndorsementMemberInput> => ({
-      name: m.name,
-      relationship: m.relationship,
-      dateOfBirth: m.date_of_birth,
-      age: m.age,
-      inSchool: m.in_school,
-      idNo: m.id_no,
-    })),
+    member:
+      m == null
+        ? m
+        : ({
+            name: m.name,
+            relationship: m.relationship,
+            dateOfBirth: m.date_of_birth,
+            age: m.age,
+            inSchool: m.in_school,
+            idNo: m.id_no,
+          } satisfies SentInput<EndorsementMemberInput>),
     insuredId: b.insured_id,
     sumInsured: b.sum_insured,
     note: b.note,

@@ -5,6 +5,8 @@ import type {
   RequestIpfSigningCodeMutation,
 } from '../generated/operations.ts';
 import type { SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { IpfApplicationInput } from '../schemas/ipf-application.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
@@ -60,10 +62,12 @@ export const ipfApplicationDetailToRest = (a: IpfApplicationFieldsFragment & Ipf
 });
 
 /**
- * POST /ipf/applications body → CreateIpfApplicationInput. Legacy spellings: `idno` for id_number, `pin` for kra_pin,
- * `policy` for policy_uuid. Values pass as sent: GraphQL coercion and the service's rules refuse bad ones by field.
+ * POST /ipf/applications body (parsed by its definition) → CreateIpfApplicationInput. Legacy spellings: `idno` for
+ * id_number, `pin` for kra_pin, `policy` for policy_uuid (the definition reads them in already; read here too).
  */
-export function createIpfApplicationFromRest(b: Record<string, unknown>): SentInput<CreateIpfApplicationInput> {
+export function createIpfApplicationFromRest(
+  b: z.output<typeof IpfApplicationInput>,
+): SentInput<CreateIpfApplicationInput> {
   return {
     policyUuid: b.policy_uuid ?? b.policy,
     policyNo: b.policy_no,

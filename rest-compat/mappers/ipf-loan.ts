@@ -6,7 +6,9 @@ import type {
   IpfQuoteOfferFieldsFragment,
   IpfQuoteQuery,
 } from '../generated/operations.ts';
+import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
+import type { IpfQuoteRequest } from '../schemas/ipf-loan.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
 import { moneyPair } from './money.ts';
 
@@ -15,8 +17,8 @@ import { moneyPair } from './money.ts';
  * shillings plus `_minor` cents; the core computes every figure, balance and status.
  */
 
-/** POST /ipf/quote body → IpfQuoteInput (values as sent; the service validates). `policy_uuid` is accepted for `policy`. */
-export function ipfQuoteFromRest(b: Record<string, unknown>): SentInput<IpfQuoteInput> {
+/** POST /ipf/quote body (parsed by its definition) → IpfQuoteInput. `policy_uuid` is accepted for `policy`. */
+export function ipfQuoteFromRest(b: z.output<typeof IpfQuoteRequest>): SentInput<IpfQuoteInput> {
   return {
     premium: b.premium,
     policyUuid: b.policy ?? b.policy_uuid,

@@ -4,23 +4,24 @@ import type {
   RenewalVehicleInput,
   RenewPolicyMutationVariables,
 } from '../generated/operations.ts';
-import { asObject, listOrAsSent, type Resolved, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { Resolved, SentInput } from '../route.ts';
+import type { RenewalQuoteRequest, RenewRequest } from '../schemas/renewal.ts';
 import { moneyObject, moneyPair } from './money.ts';
 
-/** REST body of POST /policies/{uuid}/renewal-quote → GraphQL variables (validation lives in the service). */
-export function renewalQuoteFromRest(uuid: string, body: unknown): SentInput<RenewalQuoteMutationVariables> {
+/** REST body of POST /policies/{uuid}/renewal-quote (its types checked by its definition) → GraphQL variables. */
+export function renewalQuoteFromRest(
+  uuid: string,
+  b: z.output<typeof RenewalQuoteRequest>,
+): SentInput<RenewalQuoteMutationVariables> {
   return {
     policyUuid: uuid,
-    vehicles: listOrAsSent(asObject(body).vehicles, (v): SentInput<RenewalVehicleInput> => ({
-      regNo: asObject(v).regno,
-      value: asObject(v).value,
-    })),
+    vehicles: b.vehicles?.map((v): SentInput<RenewalVehicleInput> => ({ regNo: v.regno, value: v.value })),
   };
 }
 
-/** REST body of POST /policies/{uuid}/renew → GraphQL variables. */
-export function renewFromRest(uuid: string, body: unknown): SentInput<RenewPolicyMutationVariables> {
-  const b = asObject(body);
+/** REST body of POST /policies/{uuid}/renew (parsed by its definition) → GraphQL variables. */
+export function renewFromRest(uuid: string, b: z.output<typeof RenewRequest>): SentInput<RenewPolicyMutationVariables> {
   return {
     policyUuid: uuid,
     input: { renewalQuoteUuid: b.renewal_quote_uuid, premium: b.premium, premiumInstalments: b.premium_instalments },

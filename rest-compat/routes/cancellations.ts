@@ -6,7 +6,8 @@ import {
   ReinstatePolicyDocument,
 } from '../generated/operations.ts';
 import { cancellationInputFromRest, cancellationToRest } from '../mappers/cancellation.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { CancellationInput, ReinstateInput } from '../schemas/cancellation.ts';
 import { arr, dataOf, obj, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
@@ -29,8 +30,12 @@ export const cancellationRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: PreviewCancellationDocument,
-    requestBody: ref('CancellationInput'),
-    toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: cancellationInputFromRest(body) }),
+    requestBody: CancellationInput,
+    parseBody: true,
+    toVariables: (input) => ({
+      policyUuid: input.params.uuid,
+      input: cancellationInputFromRest(bodyOf(input, CancellationInput)),
+    }),
     toResponse: (d) => ({ status: 201, body: { data: cancellationToRest(d.previewCancellation) } }),
     response: { status: 201, description: 'The quoted cancellation', schema: dataOf(ref('Cancellation')) },
     errors: [...writeErrors],
@@ -82,10 +87,11 @@ export const cancellationRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: ReinstatePolicyDocument,
-    requestBody: ref('ReinstateInput'),
-    toVariables: ({ params, body }) => {
-      const note = asObject(body).note;
-      return { policyUuid: params.uuid, note: note == null ? undefined : note };
+    requestBody: ReinstateInput,
+    parseBody: true,
+    toVariables: (input) => {
+      const { note } = bodyOf(input, ReinstateInput);
+      return { policyUuid: input.params.uuid, note: note ?? undefined };
     },
     toResponse: (d) => ({ status: 200, body: { data: cancellationToRest(d.reinstatePolicy) } }),
     response: {

@@ -12,7 +12,7 @@ import {
   certificateProblemExtra,
   certificateToRest,
 } from '../mappers/certificate.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { arr, ref, str } from '../schemas/builders.ts';
 import { cancelCertificateBody, okOf } from '../schemas/certificate.ts';
 
@@ -119,7 +119,11 @@ export const certificateRoutes: AnyRoute[] = [
     idempotent: 'outside-transaction',
     operation: CancelCertificateDocument,
     requestBody: cancelCertificateBody,
-    toVariables: ({ params, body }) => ({ certificateNo: params.certificate_no, reasonId: asObject(body).reason_id }),
+    parseBody: true,
+    toVariables: (input) => ({
+      certificateNo: input.params.certificate_no,
+      reasonId: bodyOf(input, cancelCertificateBody).reason_id,
+    }),
     toResponse: (d) => ok(certificateToRest(d.cancelCertificate)),
     response: { status: 200, description: 'The cancelled certificate', schema: okOf(ref('Certificate')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'registry_refused', 'actor_forbidden'],

@@ -5,7 +5,8 @@ import {
   PolicyEndorsementsDocument,
 } from '../generated/operations.ts';
 import { endorseFromRest, endorsementToRest } from '../mappers/endorsement.ts';
-import { type AnyRoute, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { EndorsementRequest } from '../schemas/endorsement.ts';
 import { arr, dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Endorsements', serviceOnly: true };
@@ -29,8 +30,12 @@ export const endorsementRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: EndorsePolicyDocument,
-    requestBody: ref('EndorsementRequest'),
-    toVariables: ({ params, body }) => ({ policyUuid: params.uuid, input: endorseFromRest(body) }),
+    requestBody: EndorsementRequest,
+    parseBody: true,
+    toVariables: (input) => ({
+      policyUuid: input.params.uuid,
+      input: endorseFromRest(bodyOf(input, EndorsementRequest)),
+    }),
     toResponse: (d) => ({ status: 201, body: { data: endorsementToRest(d.endorsePolicy) } }),
     fieldNames,
     response: { status: 201, description: 'The pending endorsement, priced', schema: dataOf(ref('Endorsement')) },

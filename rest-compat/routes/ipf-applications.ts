@@ -16,9 +16,14 @@ import {
   signingCodeToRest,
 } from '../mappers/ipf-application.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
 import { dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
-import { IPF_APPLICATION_STATUSES } from '../schemas/ipf-application.ts';
+import {
+  IPF_APPLICATION_STATUSES,
+  IpfApplicationCancelInput,
+  IpfApplicationInput,
+  IpfApplicationSignInput,
+} from '../schemas/ipf-application.ts';
 
 const common = { tag: 'Premium finance', serviceOnly: true };
 const readScopes: ('read' | 'bind')[] = ['read', 'bind'];
@@ -77,8 +82,9 @@ export const ipfApplicationsRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: CreateIpfApplicationDocument,
-    requestBody: ref('IpfApplicationInput'),
-    toVariables: ({ body }) => ({ input: createIpfApplicationFromRest(asObject(body)) }),
+    requestBody: IpfApplicationInput,
+    parseBody: true,
+    toVariables: (input) => ({ input: createIpfApplicationFromRest(bodyOf(input, IpfApplicationInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: ipfApplicationDetailToRest(d.createIpfApplication) } }),
     response: { ...detail, status: 201, description: 'The new application' },
     errors: ['validation_failed', 'invalid_state', 'ipf_not_offered', 'actor_forbidden'],
@@ -129,8 +135,11 @@ export const ipfApplicationsRoutes: AnyRoute[] = [
     description:
       'draft, submitted or approved → cancelled; a signed one only while its loan has received no money (the loan is cancelled with it).',
     operation: CancelIpfApplicationDocument,
-    requestBody: ref('IpfApplicationCancelInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, reason: asObject(body).reason } }),
+    requestBody: IpfApplicationCancelInput,
+    parseBody: true,
+    toVariables: (input) => ({
+      input: { uuid: input.params.uuid, reason: bodyOf(input, IpfApplicationCancelInput).reason },
+    }),
     toResponse: (d) => ({ status: 200, body: { data: ipfApplicationDetailToRest(d.cancelIpfApplication) } }),
   }),
   route({
@@ -156,8 +165,11 @@ export const ipfApplicationsRoutes: AnyRoute[] = [
       'spent or a changed agreement: 422 validation_failed on otp. Runs outside the key’s transaction, so a spent attempt stays spent.',
     idempotent: 'outside-transaction',
     operation: SignIpfApplicationDocument,
-    requestBody: ref('IpfApplicationSignInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, code: asObject(body).code } }),
+    requestBody: IpfApplicationSignInput,
+    parseBody: true,
+    toVariables: (input) => ({
+      input: { uuid: input.params.uuid, code: bodyOf(input, IpfApplicationSignInput).code },
+    }),
     toResponse: (d) => ({ status: 200, body: { data: ipfApplicationDetailToRest(d.signIpfApplication) } }),
   }),
 ];

@@ -7,9 +7,9 @@ import {
   ipfQuoteToRest,
 } from '../mappers/ipf-loan.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, boolParam, intParam, route } from '../route.ts';
 import { arr, bool, dataOf, int, queryParam, ref, str } from '../schemas/builders.ts';
-import { IPF_LOAN_STATUSES } from '../schemas/ipf-loan.ts';
+import { IPF_LOAN_STATUSES, IpfQuoteRequest } from '../schemas/ipf-loan.ts';
 
 const common = { tag: 'Premium finance', serviceOnly: true };
 const NOT_OFFERED = 'A SACCO or microfinance organisation gets 403 ipf_not_offered. ';
@@ -36,8 +36,9 @@ export const ipfLoansRoutes: AnyRoute[] = [
     scopes: ['quote'],
     idempotent: false,
     operation: IpfQuoteDocument,
-    requestBody: ref('IpfQuoteRequest'),
-    toVariables: ({ body }) => ({ input: ipfQuoteFromRest(asObject(body)) }),
+    requestBody: IpfQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => ({ input: ipfQuoteFromRest(bodyOf(input, IpfQuoteRequest)) }),
     toResponse: (d) => ({ status: 200, body: { data: ipfQuoteToRest(d.ipfQuote) } }),
     // The core's policyUuid is the body's `policy` (policy_uuid is accepted for it).
     fieldNames: { policy_uuid: 'policy' },

@@ -1,7 +1,8 @@
 import { SettleIpfLoanEarlyDocument } from '../generated/operations.ts';
 import { earlySettlementToRest } from '../mappers/ipf-settlement.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
+import { EarlySettlementInput } from '../schemas/ipf-settlement.ts';
 
 /** Premium finance under /ipf (docs/premium-finance.md "Premium finance"). */
 export const ipfSettlementRoutes: AnyRoute[] = [
@@ -25,9 +26,11 @@ export const ipfSettlementRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: 'operation',
     operation: SettleIpfLoanEarlyDocument,
-    requestBody: ref('EarlySettlementInput'),
-    toVariables: ({ params, body, idempotencyKey }) => {
-      const b = asObject(body);
+    requestBody: EarlySettlementInput,
+    parseBody: true,
+    toVariables: (input) => {
+      const { params, idempotencyKey } = input;
+      const b = bodyOf(input, EarlySettlementInput);
       return { input: { uuid: params.uuid, confirm: b.confirm, phone: b.phone, idempotencyKey } };
     },
     toResponse: ({ settleIpfLoanEarly: s }) => ({

@@ -15,7 +15,7 @@ import {
   stkPushToRest,
 } from '../mappers/payment.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { dataOf, ref, str } from '../schemas/builders.ts';
 import { callbackTokenResponse, clientBalanceResponse, stkPushBody, stkPushResponse } from '../schemas/payment.ts';
 
@@ -48,8 +48,10 @@ export const paymentRoutes: AnyRoute[] = [
     idempotent: 'operation',
     operation: InitiateStkPushDocument,
     requestBody: stkPushBody,
-    toVariables: ({ body, idempotencyKey }) => {
-      const b = asObject(body);
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, stkPushBody);
+      const { idempotencyKey } = input;
       return { input: { phone: b.phone, amount: b.amount, account: b.account, purpose: b.purpose, idempotencyKey } };
     },
     toResponse: ({ initiateStkPush: a }) => ({

@@ -3,7 +3,8 @@ import { serverFiguresToRest } from '../mappers/priced.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { renewalQuoteFromRest, renewalQuoteToRest, renewFromRest } from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { RenewalQuoteRequest, RenewRequest } from '../schemas/renewal.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 
 const common = { tag: 'Policies', serviceOnly: true };
@@ -49,8 +50,9 @@ export const renewalRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: RenewalQuoteDocument,
-    requestBody: ref('RenewalQuoteRequest'),
-    toVariables: ({ params, body }) => renewalQuoteFromRest(params.uuid, body),
+    requestBody: RenewalQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => renewalQuoteFromRest(input.params.uuid, bodyOf(input, RenewalQuoteRequest)),
     toResponse: (d) => ({ status: 201, body: { data: renewalQuoteToRest(d.renewalQuote) } }),
     response: { status: 201, description: 'The renewal quote', schema: dataOf(ref('RenewalQuote')) },
     errors: ['not_found', 'validation_failed', 'invalid_state', 'domain_rule', 'no_quote', 'actor_forbidden'],
@@ -67,15 +69,11 @@ export const renewalRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: RenewPolicyDocument,
-    requestBody: ref('RenewRequest'),
-    toVariables: ({ params, body }) => renewFromRest(params.uuid, body),
+    requestBody: RenewRequest,
+    parseBody: true,
+    toVariables: (input) => renewFromRest(input.params.uuid, bodyOf(input, RenewRequest)),
     toResponse: (d) => ({ status: 201, body: { data: policyToRest(d.renewPolicy.policy) } }),
     mapProblemExtra: serverFiguresToRest,
-    fieldNames: {
-      'input.renewal_quote_uuid': 'renewal_quote_uuid',
-      'input.premium': 'premium',
-      'input.premium_instalments': 'premium_instalments',
-    },
     response: { status: 201, description: 'The new policy', schema: dataOf(ref('PolicyRecord')) },
     errors: [
       'not_found',

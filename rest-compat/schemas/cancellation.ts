@@ -1,32 +1,62 @@
+import { z } from 'zod';
 import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 const line = (extra: Record<string, Schema> = {}) => obj({ code: str(), name: str(), ...money('amount'), ...extra });
 
-export const cancellationSchemas = {
-  CancellationInput: obj(
+/** The domain's lists, written out (the facade imports no module): src/modules/policies/cancellation/shared.ts. */
+const CANCELLATION_REASONS = [
+  'insured_request',
+  'vehicle_sold',
+  'non_payment',
+  'written_off',
+  'stolen',
+  'insurer_request',
+  'duplicate_cover',
+];
+const CANCELLATION_REQUESTERS = ['insured', 'intermediary', 'insurer', 'lender'];
+/** A note's longest, trimmed (MAX_NOTE). */
+const MAX_NOTE = 500;
+
+/**
+ * `POST /policies/{uuid}/cancellation`. The domain judges these values after it finds the policy (an unknown one is
+ * 404 whatever the body), so only their types are checked here; the rules are the descriptions'.
+ */
+export const CancellationInput = readAsObject(
+  obj(
     {
-      reason: oneOf(
-        [
-          'insured_request',
-          'vehicle_sold',
-          'non_payment',
-          'written_off',
-          'stolen',
-          'insurer_request',
-          'duplicate_cover',
-        ],
-        'Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)',
-      ),
-      requested_by: oneOf(['insured', 'intermediary', 'insurer', 'lender']),
-      effective_date: describe(
-        date(),
-        'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.',
-      ),
-      note: str('At most 500 characters'),
+      reason: str(
+        `One of ${CANCELLATION_REASONS.join(', ')} (without regard to case or surrounding spaces; vehicle_sold, written_off and stolen for motor policies only); another, or none, is 422 naming reason. Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)`,
+      ).nullish(),
+      requested_by: str(
+        `One of ${CANCELLATION_REQUESTERS.join(', ')} (without regard to case or surrounding spaces); another, or none, is 422 naming requested_by`,
+      ).nullish(),
+      effective_date: str(
+        'Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start. Another text is 422',
+      ).nullish(),
+      note: str(`At most ${MAX_NOTE} characters once trimmed (422 beyond); blank reads as none`).nullish(),
     },
-    ['reason', 'requested_by'],
+    [],
   ),
-  ReinstateInput: obj({ note: str('At most 500 characters') }, []),
+);
+
+/** `POST /policies/{uuid}/reinstate`: the note is judged before the policy is looked up. */
+export const ReinstateInput = readAsObject(
+  obj(
+    {
+      note: z
+        .string()
+        .refine((v) => v.trim().length <= MAX_NOTE, `at most ${MAX_NOTE} characters`)
+        .describe(`At most ${MAX_NOTE} characters once trimmed; blank reads as none`)
+        .nullish(),
+    },
+    [],
+  ),
+);
+
+export const cancellationSchemas = {
+  CancellationInput,
+  ReinstateInput,
   Cancellation: obj({
     id: int(),
     uuid: str(),

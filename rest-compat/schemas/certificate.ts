@@ -4,10 +4,16 @@ import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf
 /** A certificate answer's envelope: `{success: true, data}`. */
 export const okOf = <S extends Schema>(s: S) => obj({ success: z.literal(true), data: s });
 
+/** The registry's cancellation reasons, written out (the facade imports no module): src/ports/certificate-registry.ts. */
+const CANCEL_REASON_IDS = [8, 14, 15, 21, 29, 30] as const;
+
+/** `POST /certificates/{certificate_no}/cancel`: the reason is judged before the certificate is looked up. */
 export const cancelCertificateBody = obj({
-  reason_id: int(
-    'Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen',
-  ),
+  reason_id: z
+    .literal(CANCEL_REASON_IDS, `one of ${CANCEL_REASON_IDS.join(', ')}`)
+    .describe(
+      'Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen',
+    ),
 });
 
 export const certificateSchemas: Record<string, Schema> = {

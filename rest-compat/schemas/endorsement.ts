@@ -1,4 +1,6 @@
-import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf, num } from './builders.ts';
+import { z } from 'zod';
+import { arr, date, int, money, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 const OPERATIONS = [
   'add_vehicle',
@@ -10,66 +12,92 @@ const OPERATIONS = [
   'change_sum_insured',
 ];
 
-const vehicleProps: Record<string, Schema> = {
-  regno: str('Registration, any spacing (also `reg_no`)'),
-  chassis_no: str('Required: the registry certificate needs it'),
-  engine_no: str(),
-  make: str(),
-  model: str(),
-  yom: int('Year of manufacture'),
-  value: int('Sum insured, whole shillings (required on comprehensive cover)'),
-  body_type: str(),
-  tonnage: num('Tonnes (commercial vehicles)'),
-  pll: int('Passengers (PLL), priced per seat'),
-  coverage: str("Defaults to the first vehicle's coverage; must rate in the policy's class"),
-};
+/** A value of this type or null (absent): the domain judges what it must be, after it finds the policy. */
+const text = (description?: string) => (description ? z.string().describe(description) : z.string()).nullish();
+const whole = (description?: string) => (description ? z.int().describe(description) : z.int()).nullish();
+const amount = (description: string) => z.number().describe(description).nullish();
 
-export const endorsementSchemas: Record<string, Schema> = {
-  EndorsementRequest: obj(
+const vehicle = obj(
+  {
+    regno: text('Required: the registration, any spacing (also `reg_no`)'),
+    reg_no: text('The same as regno (legacy spelling)'),
+    chassis_no: text('Required: the registry certificate needs it'),
+    engine_no: text(),
+    make: text('Required'),
+    model: text('Required'),
+    yom: whole('Required: year of manufacture, one the insurer rates'),
+    value: amount('Sum insured, whole shillings (required on comprehensive cover)'),
+    body_type: text(),
+    tonnage: amount('Tonnes (commercial vehicles)'),
+    pll: whole('Passengers (PLL), priced per seat'),
+    coverage: text("Defaults to the first vehicle's coverage; must rate in the policy's class"),
+  },
+  [],
+  'add_vehicle',
+);
+
+const limitsOfLiability = (description: string) => z.unknown().describe(description);
+
+/**
+ * `POST /policies/{uuid}/endorse`. The domain finds the policy before it judges the body (an unknown one is 404
+ * whatever the body), so each value's type is checked here (what GraphQL's coercion checked before the domain ran)
+ * and each rule the domain judges after the lookup is left to it and said in the description: the operation, the
+ * fields each operation needs, dates, bounds. A body that is not an object reads as `{}`, as before.
+ */
+export const EndorsementRequest = readAsObject(
+  obj(
     {
-      operation: oneOf(OPERATIONS),
-      effective_date: describe(
-        date(),
+      operation: text(
+        `Required: one of ${OPERATIONS.join(', ')} (vehicle operations for motor policies, add_member and remove_member for medical, change_sum_insured for standard products, change_details for any); another is 422 naming operation`,
+      ),
+      effective_date: text(
         'Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.',
       ),
-      regno: str(
-        'remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy',
+      regno: text(
+        'remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy (also `reg_no`)',
       ),
-      vehicle: obj(vehicleProps, ['regno', 'chassis_no', 'make', 'model', 'yom'], 'add_vehicle'),
-      value: int('change_value: the new sum insured, whole shillings (comprehensive cover only)'),
+      reg_no: text('The same as regno (legacy spelling)'),
+      vehicle: vehicle.nullish(),
+      value: amount('change_value: the new sum insured, whole shillings (comprehensive cover only), more than 0'),
       details: obj(
         {
-          chassis_no: str(),
-          engine_no: str(),
-          make: str(),
-          model: str(),
-          body_type: str(),
-          limits_of_liability: { description: "The policy's limits of liability, replaced whole (object or list)" },
+          chassis_no: text(),
+          engine_no: text(),
+          make: text(),
+          model: text(),
+          body_type: text(),
+          limits_of_liability: limitsOfLiability("The policy's limits of liability, replaced whole (object or list)"),
         },
         [],
-        "change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect",
-      ),
-      limits_of_liability: { description: 'Same as details.limits_of_liability' },
+        "change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect; not empty",
+      ).nullish(),
+      limits_of_liability: limitsOfLiability('Same as details.limits_of_liability'),
       member: obj(
         {
-          name: str(),
-          relationship: str('principal, spouse or child (family cover); employee, spouse or child (group cover)'),
-          date_of_birth: date(),
-          age: int('Whole years on the effective date, when no date of birth is given'),
-          in_school: { type: 'boolean' },
-          id_no: str(),
+          name: text('Required'),
+          relationship: text(
+            'Required: principal, spouse or child (family cover); employee, spouse or child (group cover)',
+          ),
+          date_of_birth: text('Y-m-d; or age'),
+          age: whole('Whole years on the effective date, when no date of birth is given'),
+          in_school: z.boolean().nullish(),
+          id_no: text('National ID or passport number, at most 50 characters'),
         },
-        ['name', 'relationship'],
+        [],
         "add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date",
-      ),
-      insured_id: int(
+      ).nullish(),
+      insured_id: whole(
         "remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id)",
       ),
-      sum_insured: int("change_sum_insured (standard): the item's new sum insured, whole shillings"),
-      note: str('Free text kept with the endorsement (shown as remark), up to 500 characters'),
+      sum_insured: amount("change_sum_insured (standard): the item's new sum insured, whole shillings"),
+      note: text('Free text kept with the endorsement (shown as remark), up to 500 characters'),
     },
-    ['operation'],
+    [],
   ),
+);
+
+export const endorsementSchemas: Record<string, Schema> = {
+  EndorsementRequest,
   Endorsement: obj({
     uuid: str(),
     number: str('END-<policy_no>-<n>'),

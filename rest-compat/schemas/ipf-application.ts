@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { arr, bool, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 /**
  * The premium-finance application statuses and income bands, written out (the facade imports no module);
@@ -78,25 +80,58 @@ const history = arr(
   }),
 );
 
+/**
+ * The premium-finance commands' bodies. An organisation that does not offer premium finance is answered 403
+ * ipf_not_offered whatever it sends, before the values are judged; so only each value's type is checked here (what
+ * GraphQL's coercion checked before the domain ran), each rule is the domain's (src/modules/finance/application/)
+ * and said in the description. A body that is not an object reads as `{}`, as before.
+ */
+const text = (description: string) => z.string().describe(description).nullish();
+
+/** `POST /ipf/applications`. */
+export const IpfApplicationInput = readAsObject(
+  obj(
+    {
+      policy_uuid: text(
+        'The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no (one of them is required)',
+      ),
+      policy: text('The same as policy_uuid (legacy spelling)'),
+      policy_no: text('The policy by its number, instead of policy_uuid'),
+      lender_id: z.int().describe('Required: an active lender of the panel (another is 422 naming it)').nullish(),
+      tenor_months: z.int().describe('Required: 3–10, one the lender offers (another is 422 naming it)').nullish(),
+      id_number: text(
+        "Required: the applicant's national ID (6–14 digits) or passport number, as the client record holds it (also `idno`)",
+      ),
+      idno: text('The same as id_number (legacy spelling)'),
+      kra_pin: text('Required: A or P, 9 digits and a letter, as the client record holds it (also `pin`)'),
+      pin: text('The same as kra_pin (legacy spelling)'),
+      income_band: text(`Required, the declared monthly income: one of ${IPF_INCOME_BANDS.join(', ')}`),
+      consent: z
+        .boolean()
+        .describe('Required and true: consent to the credit check and to the use of these details')
+        .nullish(),
+      submit: z.boolean().describe('Submit to the lender at once (default false: a draft)').nullish(),
+    },
+    [],
+  ),
+);
+
+/** `POST /ipf/applications/{uuid}/cancel`. */
+export const IpfApplicationCancelInput = readAsObject(
+  obj({ reason: text('Required: why, at most 500 characters (trimmed)') }, []),
+);
+
+/** `POST /ipf/applications/{uuid}/sign`: a code that is not six digits is refused under `otp`, as a wrong code. */
+export const IpfApplicationSignInput = readAsObject(
+  obj({ code: text('The six digits the client received by SMS (anything else is 422 naming otp)') }, []),
+);
+
 export const ipfApplicationSchemas = {
   IpfApplication: obj(application),
   IpfApplicationDetail: obj({ ...application, history }, [...Object.keys(application), 'history']),
-  IpfApplicationInput: obj(
-    {
-      policy_uuid: str('The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no'),
-      policy_no: str(),
-      lender_id: int('An active lender of the panel'),
-      tenor_months: int('3–10, one the lender offers'),
-      id_number: str("The applicant's national ID or passport number (also `idno`)"),
-      kra_pin: str('A or P, 9 digits and a letter (also `pin`)'),
-      income_band: oneOf(IPF_INCOME_BANDS, 'Declared monthly income'),
-      consent: bool('Must be true: consent to the credit check and to the use of these details'),
-      submit: bool('Submit to the lender at once (default false: a draft)'),
-    },
-    ['lender_id', 'tenor_months', 'id_number', 'kra_pin', 'income_band', 'consent'],
-  ),
-  IpfApplicationCancelInput: obj({ reason: str() }),
-  IpfApplicationSignInput: obj({ code: str('The six digits the client received by SMS') }),
+  IpfApplicationInput,
+  IpfApplicationCancelInput,
+  IpfApplicationSignInput,
   IpfSigningCode: obj({
     message: str(),
     sent_to: str("The client's registered phone, partly shown"),

@@ -1,8 +1,43 @@
+import { z } from 'zod';
 import { arr, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 /** The finance module's lists, written out (the facade imports no module); test/ipf-loans-read.test.ts checks they match. */
 export const IPF_LOAN_STATUSES = ['awaiting_deposit', 'active', 'settled', 'defaulted', 'cancelled'];
 export const IPF_INSTALMENT_STATUSES = ['paid', 'due', 'overdue', 'waived', 'upcoming'];
+
+/**
+ * `POST /ipf/quote`. An organisation that does not offer premium finance is answered 403 ipf_not_offered whatever
+ * it sends, before the values are judged; so only each value's type is checked here (what GraphQL's coercion
+ * checked before the domain ran), each rule is the domain's and said in the description. Each field may be null
+ * (absent); a body that is not an object reads as `{}`, as before.
+ */
+export const IpfQuoteRequest = readAsObject(
+  obj(
+    {
+      premium: z
+        .number()
+        .describe(
+          'Whole shillings, more than 0 and at most 1,000,000,000 (or send policy; neither or both is 422 naming premium)',
+        )
+        .nullish(),
+      policy: str(
+        'The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid). One unknown, out of reach or not pending payment is 422 naming policy',
+      ).nullish(),
+      policy_uuid: str('The same as policy (legacy spelling)').nullish(),
+      lender_id: z.int().describe('Only this lender (GET /ipf/lenders); one not on the panel is 422').nullish(),
+      tenor_months: z
+        .int()
+        .describe('Only this tenor, 3–10 months (another, or one no lender offers, is 422)')
+        .nullish(),
+      start_date: str(
+        'Y-m-d (a real calendar date, else 422): the deposit’s due date; default and earliest today',
+      ).nullish(),
+    },
+    [],
+    'premium or policy, not both (else 422 naming premium)',
+  ),
+);
 
 const enumOf = (values: readonly string[], description?: string) => oneOf(values, description);
 
@@ -80,17 +115,7 @@ const detail = {
 };
 
 export const ipfLoanSchemas = {
-  IpfQuoteRequest: obj(
-    {
-      premium: int('Whole shillings (or send policy)'),
-      policy: str('The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid)'),
-      lender_id: int('Only this lender (GET /ipf/lenders)'),
-      tenor_months: int('Only this tenor, 3–10 months'),
-      start_date: { type: 'string', format: 'date', description: 'The deposit’s due date; default and earliest today' },
-    },
-    [],
-    'premium or policy',
-  ),
+  IpfQuoteRequest,
   IpfQuote: obj({
     ...money('premium'),
     start_date: date(),

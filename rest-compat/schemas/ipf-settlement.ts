@@ -1,19 +1,31 @@
 import { arr, bool, date, int, money, nullable, obj, str, oneOf, describe } from './builders.ts';
 import { stkPushResponse } from './payment.ts';
+import { readAsObject } from './policy.ts';
 
 /** The acknowledgement of the push collecting the payoff: POST /payment/stk/push's answer. */
 const stkPush = stkPushResponse.shape.data;
 
-export const ipfSettlementSchemas = {
-  EarlySettlementInput: obj(
+/**
+ * `POST /ipf/loans/{uuid}/early-settlement`. An organisation that does not offer premium finance is answered 403
+ * ipf_not_offered whatever it sends, before the values are judged; so only each value's type is checked here (the
+ * phone rule is the domain's, said in the description). A body that is not an object reads as `{}`, as before.
+ */
+export const EarlySettlementInput = readAsObject(
+  obj(
     {
       confirm: bool(
-        'false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
-      ),
-      phone: str("The phone to prompt when confirming, any Kenyan format (default the client's)"),
+        'false, null or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff',
+      ).nullish(),
+      phone: str(
+        "The phone to prompt when confirming, any Kenyan format (07…, 01…, +254…; another is 422 naming phone when confirming); default the client's",
+      ).nullish(),
     },
     [],
   ),
+);
+
+export const ipfSettlementSchemas = {
+  EarlySettlementInput,
   EarlySettlement: obj({
     loan: obj({ uuid: str(), loan_no: str('IPF-YYYY-NNNNNN'), status: str('The loan after this call') }),
     status: oneOf(['quoted', 'confirmed']),

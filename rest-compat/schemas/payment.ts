@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { normalisePhone } from '../../src/lib/identifiers.ts';
 import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
 import { arr, dataOf, date, int, money, nullable, obj, str, timestamp, describe, oneOf } from './builders.ts';
 
@@ -49,12 +51,32 @@ export const paymentSchemas = {
   }),
 };
 
+/** The domain's own words for a phone it cannot read as a Kenyan mobile (src/modules/payments/stk/initiate.ts). */
+export const KENYAN_MOBILE_MESSAGE = 'a Kenyan mobile number (07…, 01…, +254…)';
+/** A Kenyan mobile in any format the domain reads (normalisePhone); else its words. */
+export const kenyanMobile = (description: string) =>
+  z
+    .string()
+    .refine((v) => normalisePhone(v) !== null, KENYAN_MOBILE_MESSAGE)
+    .describe(description);
+
+/** Daraja's ceiling for one STK push, written out (the facade imports no module): stk/initiate.ts STK_MAX_AMOUNT. */
+const STK_MAX_AMOUNT = 250_000;
+const STK_AMOUNT_MESSAGE = `whole shillings from 1 to ${STK_MAX_AMOUNT.toLocaleString('en-KE')}`;
+
 export const stkPushBody = obj(
   {
-    phone: str('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
-    amount: int('Whole shillings, 1–250,000'),
-    account: str('Policy number, debit note number, or premium-finance loan reference'),
-    purpose: oneOf(['premium', 'ipf_repayment']).default('premium'),
+    phone: kenyanMobile('Kenyan mobile, any format (07…, 01…, +254…, 254…)'),
+    amount: z
+      .int()
+      .min(1, STK_AMOUNT_MESSAGE)
+      .max(STK_MAX_AMOUNT, STK_AMOUNT_MESSAGE)
+      .describe('Whole shillings, 1–250,000'),
+    account: z
+      .string()
+      .refine((v) => v.trim() !== '', 'a policy number, debit note number or premium-finance loan reference')
+      .describe('Policy number, debit note number, or premium-finance loan reference (any case)'),
+    purpose: describe(nullable(oneOf(['premium', 'ipf_repayment'])), 'premium when absent or null'),
   },
   ['phone', 'amount', 'account'],
 );

@@ -1,4 +1,19 @@
+import { z } from 'zod';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
 import { arr, date, int, money, nullable, obj, ref, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
+
+/**
+ * The body of a command on a policy (`/policies/{uuid}/…`) as the route reads it: anything but a JSON object reads as
+ * `{}` (the fields absent). The domain finds the policy before it judges the body (404 first), so these definitions
+ * check only what GraphQL's variable coercion checked before the domain ran (each value's type); each value rule the
+ * domain judges after the lookup is left to it, and said in the field's description.
+ */
+export function readAsObject<S extends z.ZodObject>(inner: S) {
+  return documentAs(
+    z.preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {}), inner),
+    () => jsonSchemaOf(inner) as Record<string, unknown>,
+  );
+}
 
 const amountOnly = (extra: Record<string, Schema> = {}) => ({ ...extra, ...money('amount') });
 

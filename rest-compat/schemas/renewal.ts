@@ -1,22 +1,68 @@
+import { z } from 'zod';
+import { isUuid } from '../../src/lib/identifiers.ts';
 import { arr, date, int, money, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
+import { readAsObject } from './policy.ts';
 
 const moneyObj = (): Schema => obj({ amount: int('Whole shillings'), amount_minor: int('Cents') });
 
-export const renewalSchemas: Record<string, Schema> = {
-  RenewalQuoteRequest: obj(
+/** The largest amount the domain takes for a sum insured or a premium (src/modules/policies/renewal). */
+const MAX_AMOUNT = 1_000_000_000;
+
+/**
+ * `POST /policies/{uuid}/renewal-quote`. The domain finds the policy before it judges the vehicles (an unknown one is
+ * 404 whatever the body), so only their types are checked here; the rules are the descriptions'.
+ */
+export const RenewalQuoteRequest = readAsObject(
+  obj(
     {
       vehicles: describe(
         arr(
-          obj({
-            regno: str('A registration on cover under the policy'),
-            value: int('New sum insured, whole shillings'),
-          }),
-        ),
+          readAsObject(
+            obj(
+              {
+                regno: str(
+                  'A registration on cover under the policy (any spacing), each listed once; else 422 naming it',
+                ).nullish(),
+                value: z
+                  .number()
+                  .nullish()
+                  .describe(
+                    'New sum insured, whole shillings: more than 0, at most 1,000,000,000 (else 422 naming it)',
+                  ),
+              },
+              [],
+            ),
+          ),
+        ).nullish(),
         'Optional new sums insured; other vehicles keep their current value',
       ),
     },
     [],
   ),
+);
+
+/** `POST /policies/{uuid}/renew`: judged before the policy is looked up. */
+export const RenewRequest = obj(
+  {
+    renewal_quote_uuid: z
+      .string()
+      .refine(isUuid, 'the uuid of a renewal quote of this policy')
+      .describe('The renewal quote (a uuid; one not of this policy is 404)'),
+    premium: z
+      .number()
+      .refine((v) => v >= 0 && v <= MAX_AMOUNT, "required: the quote's total premium, whole shillings")
+      .describe("The quote's total premium, whole shillings (within KES 1), at most 1,000,000,000"),
+    premium_instalments: z
+      .int()
+      .refine((v) => v >= 1 && v <= 4, '1–4')
+      .nullish()
+      .describe('1 (default) up to the number of instalment options (at most 4)'),
+  },
+  ['renewal_quote_uuid', 'premium'],
+);
+
+export const renewalSchemas: Record<string, Schema> = {
+  RenewalQuoteRequest,
   RenewalQuote: obj({
     uuid: str(),
     status: oneOf(['quoted', 'bound', 'expired']),
@@ -71,12 +117,5 @@ export const renewalSchemas: Record<string, Schema> = {
     new_policy: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
     created_at: timestamp(),
   }),
-  RenewRequest: obj(
-    {
-      renewal_quote_uuid: str(),
-      premium: int("The quote's total premium, whole shillings (within KES 1)"),
-      premium_instalments: int('1 (default) up to the number of instalment options'),
-    },
-    ['renewal_quote_uuid', 'premium'],
-  ),
+  RenewRequest,
 };

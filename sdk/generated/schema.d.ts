@@ -4251,71 +4251,47 @@ export interface components {
             claims: components["schemas"]["ClaimSummary"][];
         };
         EndorsementRequest: {
-            /** @enum {string} */
-            operation: "add_vehicle" | "remove_vehicle" | "change_value" | "change_details" | "add_member" | "remove_member" | "change_sum_insured";
-            /**
-             * Format: date
-             * @description Y-m-d, first day the change applies. Default today (Nairobi), or the start of cover if later. Within the period and not before the latest confirmed endorsement.
-             */
-            effective_date?: string;
-            /** @description remove_vehicle, change_value, change_details (of a vehicle): a registration on cover under this policy */
-            regno?: string;
-            /** @description add_vehicle */
+            operation?: string | null;
+            effective_date?: string | null;
+            regno?: string | null;
+            reg_no?: string | null;
             vehicle?: {
-                /** @description Registration, any spacing (also `reg_no`) */
-                regno: string;
-                /** @description Required: the registry certificate needs it */
-                chassis_no: string;
-                engine_no?: string;
-                make: string;
-                model: string;
-                /** @description Year of manufacture */
-                yom: number;
-                /** @description Sum insured, whole shillings (required on comprehensive cover) */
-                value?: number;
-                body_type?: string;
-                /** @description Tonnes (commercial vehicles) */
-                tonnage?: number;
-                /** @description Passengers (PLL), priced per seat */
-                pll?: number;
-                /** @description Defaults to the first vehicle's coverage; must rate in the policy's class */
-                coverage?: string;
-            };
-            /** @description change_value: the new sum insured, whole shillings (comprehensive cover only) */
-            value?: number;
-            /** @description change_details: vehicle details (needs regno) and/or the policy's limits of liability; no premium effect */
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                yom?: number | null;
+                value?: number | null;
+                body_type?: string | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                coverage?: string | null;
+            } | null;
+            value?: number | null;
             details?: {
-                chassis_no?: string;
-                engine_no?: string;
-                make?: string;
-                model?: string;
-                body_type?: string;
+                chassis_no?: string | null;
+                engine_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                body_type?: string | null;
                 /** @description The policy's limits of liability, replaced whole (object or list) */
                 limits_of_liability?: unknown;
-            };
+            } | null;
             /** @description Same as details.limits_of_liability */
             limits_of_liability?: unknown;
-            /** @description add_member (medical): the member, priced by the insurer's current medical rates at their age on the effective date */
             member?: {
-                name: string;
-                /** @description principal, spouse or child (family cover); employee, spouse or child (group cover) */
-                relationship: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d
-                 */
-                date_of_birth?: string;
-                /** @description Whole years on the effective date, when no date of birth is given */
-                age?: number;
-                in_school?: boolean;
-                id_no?: string;
-            };
-            /** @description remove_member (medical), change_sum_insured (standard): an insured of the policy (the record's insured[].id) */
-            insured_id?: number;
-            /** @description change_sum_insured (standard): the item's new sum insured, whole shillings */
-            sum_insured?: number;
-            /** @description Free text kept with the endorsement (shown as remark), up to 500 characters */
-            note?: string;
+                name?: string | null;
+                relationship?: string | null;
+                date_of_birth?: string | null;
+                age?: number | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+            } | null;
+            insured_id?: number | null;
+            sum_insured?: number | null;
+            note?: string | null;
         };
         Endorsement: {
             uuid: string;
@@ -4420,24 +4396,13 @@ export interface components {
             discarded_at: string | null;
         };
         CancellationInput: {
-            /**
-             * @description Maps to the registry reason id (8, 15, 21, 29, 30, 8, 8)
-             * @enum {string}
-             */
-            reason: "insured_request" | "vehicle_sold" | "non_payment" | "written_off" | "stolen" | "insurer_request" | "duplicate_cover";
-            /** @enum {string} */
-            requested_by: "insured" | "intermediary" | "insurer" | "lender";
-            /**
-             * Format: date
-             * @description Y-m-d: the first day without cover; default today (Nairobi); between the start (or the latest confirmed endorsement) and the day after the end. A date before the start is the start.
-             */
-            effective_date?: string;
-            /** @description At most 500 characters */
-            note?: string;
+            reason?: string | null;
+            requested_by?: string | null;
+            effective_date?: string | null;
+            note?: string | null;
         };
         ReinstateInput: {
-            /** @description At most 500 characters */
-            note?: string;
+            note?: string | null;
         };
         Cancellation: {
             id: number;
@@ -4684,11 +4649,10 @@ export interface components {
         RenewalQuoteRequest: {
             /** @description Optional new sums insured; other vehicles keep their current value */
             vehicles?: {
-                /** @description A registration on cover under the policy */
-                regno: string;
-                /** @description New sum insured, whole shillings */
-                value: number;
-            }[];
+                regno?: string | null;
+                /** @description New sum insured, whole shillings: more than 0, at most 1,000,000,000 (else 422 naming it) */
+                value?: number | null;
+            }[] | null;
         };
         RenewalQuote: {
             uuid: string;
@@ -4818,11 +4782,12 @@ export interface components {
             created_at: string;
         };
         RenewRequest: {
+            /** @description The renewal quote (a uuid; one not of this policy is 404) */
             renewal_quote_uuid: string;
-            /** @description The quote's total premium, whole shillings (within KES 1) */
+            /** @description The quote's total premium, whole shillings (within KES 1), at most 1,000,000,000 */
             premium: number;
-            /** @description 1 (default) up to the number of instalment options */
-            premium_instalments?: number;
+            /** @description 1 (default) up to the number of instalment options (at most 4) */
+            premium_instalments?: number | null;
         };
         WebhookEndpoint: {
             /** @description Endpoint UUID */
@@ -6512,33 +6477,24 @@ export interface components {
             }[];
         };
         IpfApplicationInput: {
-            /** @description The policy: pending payment, bound with payment_mode ipf (also `policy`); or policy_no */
-            policy_uuid?: string;
-            policy_no?: string;
-            /** @description An active lender of the panel */
-            lender_id: number;
-            /** @description 3–10, one the lender offers */
-            tenor_months: number;
-            /** @description The applicant's national ID or passport number (also `idno`) */
-            id_number: string;
-            /** @description A or P, 9 digits and a letter (also `pin`) */
-            kra_pin: string;
-            /**
-             * @description Declared monthly income
-             * @enum {string}
-             */
-            income_band: "below_20k" | "20k_50k" | "50k_100k" | "100k_250k" | "above_250k";
-            /** @description Must be true: consent to the credit check and to the use of these details */
-            consent: boolean;
-            /** @description Submit to the lender at once (default false: a draft) */
-            submit?: boolean;
+            policy_uuid?: string | null;
+            policy?: string | null;
+            policy_no?: string | null;
+            lender_id?: number | null;
+            tenor_months?: number | null;
+            id_number?: string | null;
+            idno?: string | null;
+            kra_pin?: string | null;
+            pin?: string | null;
+            income_band?: string | null;
+            consent?: boolean | null;
+            submit?: boolean | null;
         };
         IpfApplicationCancelInput: {
-            reason: string;
+            reason?: string | null;
         };
         IpfApplicationSignInput: {
-            /** @description The six digits the client received by SMS */
-            code: string;
+            code?: string | null;
         };
         IpfSigningCode: {
             message: string;
@@ -6681,21 +6637,14 @@ export interface components {
             /** @description True: the text the signing code was sent with (signed, once signed); false: a preview for today */
             final: boolean;
         };
-        /** @description premium or policy */
+        /** @description premium or policy, not both (else 422 naming premium) */
         IpfQuoteRequest: {
-            /** @description Whole shillings (or send policy) */
-            premium?: number;
-            /** @description The uuid of a policy pending payment that the caller may see: its gross premium (also policy_uuid) */
-            policy?: string;
-            /** @description Only this lender (GET /ipf/lenders) */
-            lender_id?: number;
-            /** @description Only this tenor, 3–10 months */
-            tenor_months?: number;
-            /**
-             * Format: date
-             * @description The deposit’s due date; default and earliest today
-             */
-            start_date?: string;
+            premium?: number | null;
+            policy?: string | null;
+            policy_uuid?: string | null;
+            lender_id?: number | null;
+            tenor_months?: number | null;
+            start_date?: string | null;
         };
         IpfQuote: {
             /** @description Whole shillings, derived from the cents: rounded half away from zero */
@@ -7034,10 +6983,8 @@ export interface components {
             }[];
         };
         EarlySettlementInput: {
-            /** @description false or absent: the quote as of today, nothing changed; true: hold the figure and prompt the phone for the payoff */
-            confirm?: boolean;
-            /** @description The phone to prompt when confirming, any Kenyan format (default the client's) */
-            phone?: string;
+            confirm?: boolean | null;
+            phone?: string | null;
         };
         EarlySettlement: {
             loan: {
@@ -8825,8 +8772,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen */
-                    reason_id: number;
+                    /**
+                     * @description Registry reason: 8 insured requested, 14 not taken up, 15 sold, 21 non-payment, 29 written off, 30 stolen
+                     * @enum {number}
+                     */
+                    reason_id: 8 | 14 | 15 | 21 | 29 | 30;
                 };
             };
         };
@@ -18253,13 +18203,10 @@ export interface operations {
                     phone: string;
                     /** @description Whole shillings, 1–250,000 */
                     amount: number;
-                    /** @description Policy number, debit note number, or premium-finance loan reference */
+                    /** @description Policy number, debit note number, or premium-finance loan reference (any case) */
                     account: string;
-                    /**
-                     * @default premium
-                     * @enum {string}
-                     */
-                    purpose?: "premium" | "ipf_repayment";
+                    /** @description premium when absent or null */
+                    purpose?: ("premium" | "ipf_repayment") | null;
                 };
             };
         };

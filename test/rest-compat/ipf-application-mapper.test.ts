@@ -80,7 +80,16 @@ describe('the premium-finance application mapper', () => {
   });
 
   it('reads the legacy spellings idno, pin and policy; the new spellings win', () => {
-    expect(createIpfApplicationFromRest({ policy: 'u', idno: '1', pin: 'p', lender_id: 1 })).toMatchObject({
+    // The body as its definition parsed it (the required fields present; the identifiers may be null).
+    const base = {
+      lender_id: 1,
+      tenor_months: 4,
+      id_number: null,
+      kra_pin: null,
+      income_band: 'below_20k',
+      consent: true,
+    };
+    expect(createIpfApplicationFromRest({ ...base, policy: 'u', idno: '1', pin: 'p' })).toMatchObject({
       policyUuid: 'u',
       idNumber: '1',
       kraPin: 'p',
@@ -88,6 +97,7 @@ describe('the premium-finance application mapper', () => {
     });
     expect(
       createIpfApplicationFromRest({
+        ...base,
         policy_uuid: 'n',
         policy: 'o',
         id_number: '2',
