@@ -10,6 +10,8 @@ import type {
   SaveMotorQuoteMutationVariables,
 } from '../generated/operations.ts';
 import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { MotorQuoteRequest } from '../schemas/motor.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -25,19 +27,19 @@ export function intList(v: unknown): unknown {
   return Array.isArray(v) ? v.map(num0) : [num0(v)];
 }
 
-/** REST quote body → MotorQuoteInput. */
-export function quoteInputFromRest(b: Record<string, unknown>): SentInput<MotorQuoteInput> {
+/** REST quote body (parsed by its definition: numbers read from their text, the insurer filter a list) → MotorQuoteInput. */
+export function quoteInputFromRest(b: z.output<typeof MotorQuoteRequest>): SentInput<MotorQuoteInput> {
   return {
     class: b.class,
     coverage: b.coverage,
     scope: b.scope,
     coverPeriod: b.cover_period,
-    days: num0(b.days),
-    year: num0(b.year),
-    value: num0(b.value),
-    tonnage: num0(b.tonnage),
-    pll: num0(b.pll),
-    insurerIds: intList(b.insurer_id),
+    days: b.days,
+    year: b.year,
+    value: b.value,
+    tonnage: b.tonnage,
+    pll: b.pll,
+    insurerIds: b.insurer_id,
     startDate: b.start_date,
   };
 }

@@ -10,9 +10,9 @@ import {
   saveQuoteFromRest,
 } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { motorQuoteResponse } from '../schemas/motor.ts';
+import { MotorQuoteRequest, motorQuoteResponse } from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -37,8 +37,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote'],
     idempotent: false,
     operation: MotorQuoteDocument,
-    requestBody: ref('MotorQuoteRequest'),
-    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
+    requestBody: MotorQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => ({ input: quoteInputFromRest(bodyOf(input, MotorQuoteRequest)) }),
     toResponse: (d) => ({
       status: 200,
       body: {

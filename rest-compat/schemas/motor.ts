@@ -1,4 +1,134 @@
-import { arr, int, money, nullable, num, obj, ref, str, type Schema, oneOf, anyOf, allOf, json } from './builders.ts';
+import { z } from 'zod';
+import { isYmd, todayNairobi } from '../../src/lib/dates.ts';
+import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/classify.ts';
+import {
+  arr,
+  int,
+  money,
+  nullable,
+  num,
+  numeric,
+  obj,
+  ref,
+  spelled,
+  str,
+  type Schema,
+  oneOf,
+  allOf,
+  json,
+} from './builders.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
+
+/**
+ * The motor risk as the server reads it (src/modules/motor/quote.service.ts normaliseRisk, classify.ts): the words of
+ * `class` and `scope` come from the domain's own tables, the bounds and messages are the domain's. Rules that depend
+ * on another field (days for tor, value for comprehensive, the coverage a kind rates) are the domain's alone: the
+ * description says them.
+ */
+const KIND_SEPARATOR = '[\\s_-]*';
+/** A kind's word with spaces, underscores and hyphens allowed anywhere; `k` also as the Kelvin sign, which lower-cases to it. */
+const kindPattern = (word: string) =>
+  KIND_SEPARATOR + [...word].map((c) => (c === 'k' ? '[k\u212A]' : c)).join(KIND_SEPARATOR) + KIND_SEPARATOR;
+export const motorClass = (
+  description = 'Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda)',
+) => spelled(Object.values(KIND_WORDS).flat().map(kindPattern), 'one of Motor, Tuktuk, Motorcycle', description);
+export const motorScope = (
+  description = 'Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted)',
+) =>
+  spelled(
+    Object.values(SCOPE_WORDS)
+      .flat()
+      .map((words) => words.join('[\\s_,-]+')),
+    'Comprehensive or TPO (third party only)',
+    description,
+  );
+/**
+ * `inner` (z.int() with its bounds), a value that is no number at all refused as GraphQL's Int refuses it:
+ * not_a_whole_number (zod's own type check of an integer says "expected number", read as not_a_number).
+ */
+export function whole<S extends z.ZodType<number>>(inner: S) {
+  return documentAs(
+    z.preprocess((v, ctx) => {
+      if (v == null || typeof v === 'number') return v;
+      ctx.addIssue({ code: 'invalid_type', expected: 'int', input: v });
+      return z.NEVER;
+    }, inner),
+    () => jsonSchemaOf(inner) as Record<string, unknown>,
+  );
+}
+const coverPeriod = () =>
+  spelled(['annual', 'tor'], 'annual or tor', 'annual (default) or tor (time on risk), any case').nullable();
+/** The year of manufacture: 1950 to next year (checked at the time of the request, the domain's words either way). */
+const yearMessage = () => `year of manufacture, ${1950}–${Number(todayNairobi().slice(0, 4)) + 1}`;
+export const yearOfManufacture = (
+  description = 'Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema)',
+) =>
+  numeric(
+    whole(
+      z
+        .int()
+        .min(1950, { error: yearMessage })
+        .refine((y) => y <= Number(todayNairobi().slice(0, 4)) + 1, { error: yearMessage })
+        .describe(description),
+    ),
+  );
+const POSITIVE_SHILLINGS = 'a positive amount in whole shillings';
+export const vehicleValue = (description: string) =>
+  numeric(z.number().gt(0, POSITIVE_SHILLINGS).max(1_000_000_000, POSITIVE_SHILLINGS).describe(description)).nullable();
+export const tonnage = () =>
+  numeric(
+    z.number().min(0, 'tonnes, 0–200').max(200, 'tonnes, 0–200').describe('Tonnes, 0–200 (commercial)'),
+  ).nullable();
+export const pll = () =>
+  numeric(
+    whole(
+      z
+        .int()
+        .min(0, 'number of passengers, 0–200')
+        .max(200, 'number of passengers, 0–200')
+        .describe('Passengers for passenger legal liability, 0–200'),
+    ),
+  ).nullable();
+const coverage = () =>
+  str(
+    'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…); a tuktuk or motorcycle takes any',
+  ).nullable();
+const days = () =>
+  numeric(whole(z.int().describe('Time on risk: required for tor, 1–364 (ignored for annual cover)'))).nullable();
+/** A start date as normaliseRisk reads it (the one date rule, isYmd), in its words. */
+const startDate = (description: string) =>
+  z.string().refine(isYmd, 'a date, Y-m-d').meta({ format: 'date' }).describe(description).nullable();
+
+/** One insurer id or a list of them (read as a list; '' or null as none), each a whole number or its text. */
+const insurerIdList = (description: string) => {
+  const list = z.array(numeric(whole(z.int())));
+  return documentAs(
+    z.preprocess((v) => (v == null || v === '' ? undefined : Array.isArray(v) ? v : [v]), list.optional()),
+    () => ({
+      anyOf: [jsonSchemaOf(numeric(whole(z.int()))), jsonSchemaOf(list), { type: 'null' }, { const: '' }],
+      description: `${description}; one id or a list, '' or null for none`,
+    }),
+  );
+};
+
+export const MotorQuoteRequest = obj(
+  {
+    class: motorClass(),
+    coverage: coverage(),
+    scope: motorScope(),
+    cover_period: coverPeriod(),
+    days: days(),
+    year: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    tonnage: tonnage(),
+    pll: pll(),
+    insurer_id: insurerIdList(
+      'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
+    ),
+    start_date: startDate('Service-only; a past date starts today'),
+  },
+  ['class', 'scope', 'year'],
+);
 
 const clientObject = obj(
   {
@@ -20,27 +150,7 @@ const clientObject = obj(
 const moneyTriple = obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') });
 
 export const motorSchemas: Record<string, Schema> = {
-  MotorQuoteRequest: obj(
-    {
-      class: str('Motor, Tuktuk or Motorcycle (case-insensitive)'),
-      coverage: str(
-        'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…)',
-      ),
-      scope: str('Comprehensive or TPO; "third party only" accepted'),
-      cover_period: oneOf(['annual', 'tor']).default('annual'),
-      days: { type: 'integer', minimum: 1, maximum: 364, description: 'Required for tor' },
-      year: int('Year of manufacture'),
-      value: int('Whole shillings; required for comprehensive'),
-      tonnage: num('Tonnes (commercial)'),
-      pll: int('Passengers for passenger legal liability'),
-      insurer_id: anyOf(
-        [int(), arr(int())],
-        'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
-      ),
-      start_date: { type: 'string', format: 'date', description: 'Service-only; a past date starts today' },
-    },
-    ['class', 'scope', 'year'],
-  ),
+  MotorQuoteRequest,
   MotorRisk: obj({
     class: str(),
     coverage: str(),

@@ -3051,34 +3051,21 @@ export interface components {
             force?: boolean;
         };
         MotorQuoteRequest: {
-            /** @description Motor, Tuktuk or Motorcycle (case-insensitive) */
+            /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
             class: string;
-            /** @description Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…) */
-            coverage?: string;
-            /** @description Comprehensive or TPO; "third party only" accepted */
+            coverage?: string | null;
+            /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
             scope: string;
-            /**
-             * @default annual
-             * @enum {string}
-             */
-            cover_period?: "annual" | "tor";
-            /** @description Required for tor */
-            days?: number;
-            /** @description Year of manufacture */
-            year: number;
-            /** @description Whole shillings; required for comprehensive */
-            value?: number;
-            /** @description Tonnes (commercial) */
-            tonnage?: number;
-            /** @description Passengers for passenger legal liability */
-            pll?: number;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
-            insurer_id?: number | number[];
-            /**
-             * Format: date
-             * @description Service-only; a past date starts today
-             */
-            start_date?: string;
+            cover_period?: string | null;
+            days?: (number | string) | null;
+            /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+            year: number | string;
+            value?: (number | string) | null;
+            tonnage?: (number | string) | null;
+            pll?: (number | string) | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id); one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
+            start_date?: string | null;
         };
         MotorRisk: {
             class: string;

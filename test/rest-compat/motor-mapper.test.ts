@@ -19,6 +19,7 @@ import {
 } from '../../rest-compat/mappers/motor.ts';
 import { serverFiguresToRest } from '../../rest-compat/mappers/priced.ts';
 import type { Resolved } from '../../rest-compat/route.ts';
+import { MotorQuoteRequest } from '../../rest-compat/schemas/motor.ts';
 import { m } from './fixtures.ts';
 
 type Quote = Resolved<MotorQuoteQuery>['motorQuote'];
@@ -90,27 +91,27 @@ const quote: Quote = {
 };
 
 describe('motor mapper: requests', () => {
-  it('a quote: numeric strings read as numbers, one insurer_id as a list, blanks left out', () => {
-    expect(
-      quoteInputFromRest({ class: 'Motor', scope: 'Comprehensive', year: '2019', value: '1500000', insurer_id: '3' }),
-    ).toEqual({
-      class: 'Motor',
-      coverage: undefined,
-      scope: 'Comprehensive',
-      coverPeriod: undefined,
-      days: undefined,
-      year: 2019,
-      value: 1_500_000,
-      tonnage: undefined,
-      pll: undefined,
-      insurerIds: [3],
-      startDate: undefined,
-    });
-    expect(quoteInputFromRest({ insurer_id: [3, '4'], year: 'old' })).toMatchObject({
-      insurerIds: [3, 4],
-      year: 'old',
-    });
-    expect(quoteInputFromRest({ insurer_id: '' }).insurerIds).toBeUndefined();
+  it('a quote, as its definition parses it: numeric strings read as numbers, one insurer_id as a list, blanks left out', () => {
+    const parsed = (b: unknown) => quoteInputFromRest(MotorQuoteRequest.parse(b));
+    expect(parsed({ class: 'Motor', scope: 'Comprehensive', year: '2019', value: '1500000', insurer_id: '3' })).toEqual(
+      {
+        class: 'Motor',
+        coverage: undefined,
+        scope: 'Comprehensive',
+        coverPeriod: undefined,
+        days: undefined,
+        year: 2019,
+        value: 1_500_000,
+        tonnage: undefined,
+        pll: undefined,
+        insurerIds: [3],
+        startDate: undefined,
+      },
+    );
+    const tpo = { class: 'Motor', scope: 'TPO', year: 2019 };
+    expect(parsed({ ...tpo, insurer_id: [3, '4'] }).insurerIds).toEqual([3, 4]);
+    expect(MotorQuoteRequest.safeParse({ ...tpo, year: 'old' }).success).toBe(false);
+    expect(parsed({ ...tpo, insurer_id: '' }).insurerIds).toBeUndefined();
   });
 
   it('the client: legacy `idno`, `pin` and `agentcode` as written (and `id_no`, `kra_pin`)', () => {
