@@ -24,8 +24,10 @@ import {
 import { boundPolicyToRest, redactBindReplay, savedQuoteToRest } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { BIND_ERRORS } from './motor.ts';
-import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
+import type { z } from 'zod';
+import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
+import { StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -47,6 +49,8 @@ interface Line<Q, QV, S, SV, B, BV> {
   what: string;
   /** Prefix of the request schemas: Medical, Travel, Standard. */
   schema: string;
+  /** The quote body's definition, when the facade parses the body by it (`parseBody`) before `toVariables`. */
+  quoteBody?: z.ZodType;
   quote: Op<Q, QV, CoverQuoteFieldsFragment>;
   save: Op<S, SV, SavedQuoteFieldsFragment>;
   bind: Op<B, BV, BoundPolicyFieldsFragment>;
@@ -65,7 +69,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote'],
       idempotent: false,
       operation: l.quote.operation,
-      requestBody: ref(`${l.schema}QuoteRequest`),
+      requestBody: l.quoteBody ?? ref(`${l.schema}QuoteRequest`),
+      parseBody: l.quoteBody !== undefined,
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
       response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
@@ -137,9 +142,10 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Travel',
     what: 'a single trip',
     schema: 'Travel',
+    quoteBody: TravelQuoteRequest,
     quote: {
       operation: TravelQuoteDocument,
-      toVariables: ({ body }) => ({ input: tripFromRest(body) }),
+      toVariables: (input) => ({ input: tripFromRest(bodyOf(input, TravelQuoteRequest)) }),
       pick: (d) => d.travelQuote,
     },
     save: {
@@ -158,9 +164,10 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Standard products',
     what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
     schema: 'Standard',
+    quoteBody: StandardQuoteRequest,
     quote: {
       operation: StandardQuoteDocument,
-      toVariables: ({ body }) => ({ input: standardFromRest(body) }),
+      toVariables: (input) => ({ input: standardFromRest(bodyOf(input, StandardQuoteRequest)) }),
       pick: (d) => d.standardQuote,
     },
     save: {

@@ -12,14 +12,163 @@ import {
   describe,
   type Schema,
   oneOf,
-  anyOf,
+  spelled,
+  numeric,
 } from './builders.ts';
+import { z } from 'zod';
+import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
+import { REGIONS } from '../../src/modules/covers/travel/normalise.ts';
+import { STANDARD_LIMITS } from '../../src/modules/covers/standard/normalise.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
+import { insurerIdList, whole } from './motor.ts';
 
-const insurerIds = anyOf(
-  [int(), arr(int())],
-  'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
+/** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
+const ymdIn = (description: string) =>
+  z.string().refine(isYmd, YMD_MESSAGE).meta({ format: 'date' }).describe(`${description} (${YMD_MESSAGE})`);
+/** Optional text of at most `max` characters once trimmed; null or absent is none. */
+const textUpTo = (max: number, message: string, description?: string) => {
+  const s = z.string().refine((v) => v.trim().length <= max, message);
+  return (description ? s.describe(description) : s).nullable();
+};
+const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A list the server also takes as one item (GraphQL reads a lone value where a list belongs as a list of it): `one`
+ * says which lone values are read so.
+ */
+const listOrOne = <S extends z.ZodType>(item: S, one: (v: unknown) => boolean, list = z.array(item)) =>
+  documentAs(
+    z.preprocess((v) => (one(v) ? [v] : v), list),
+    () => ({
+      anyOf: [jsonSchemaOf(item), jsonSchemaOf(list)],
+    }),
+  );
+const filterDescription =
+  'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded';
+/** The filter as the lines read it: `insurer_ids`, and motor's spelling `insurer_id` as its alias (both add up). */
+const insurerFilter = {
+  insurer_ids: insurerIdList(filterDescription),
+  insurer_id: insurerIdList('Alias of insurer_ids (the motor spelling); both sent add up'),
+};
+
+const REGION_WORDS = [...REGIONS.keys()].map((w) => [...w].map((c) => c.replace(/[/]/, '\\/')).join('\\s*'));
+const AGE_MESSAGE = 'whole years, 0–120';
+const traveller = obj(
+  {
+    name: textUpTo(200, 'at most 200 characters', 'Required to bind: the name as on the passport'),
+    date_of_birth: ymdIn('Not in the future; an age at departure of at most 120 years; or send age').nullable(),
+    age: numeric(
+      whole(
+        z
+          .int()
+          .min(0, AGE_MESSAGE)
+          .max(120, AGE_MESSAGE)
+          .describe('Whole years, 1–120, when no date_of_birth is given (under one year: send date_of_birth)'),
+      ),
+    ).nullable(),
+    passport_no: textUpTo(
+      200,
+      'at most 200 characters',
+      'A passport number: 4–20 letters and digits (spaces ignored, any case)',
+    ),
+  },
+  [],
+  'A traveller: date_of_birth or age (one is required); the name only to bind',
+).refine((t) => t.date_of_birth != null || t.age != null, {
+  message: 'date_of_birth or age is required',
+  path: ['date_of_birth'],
+});
+
+export const TravelQuoteRequest = obj(
+  {
+    plan: str(
+      "A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER): letters, digits, - or _, at most 40, any case",
+    ),
+    region: spelled(
+      REGION_WORDS,
+      'africa, schengen (Europe) or worldwide',
+      'africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case, spaces ignored',
+    ),
+    destination: textUpTo(200, 'at most 200 characters', 'Countries visited'),
+    departure_date: ymdIn('First day of cover: today or later, at most 365 days ahead'),
+    return_date: ymdIn('Last day of cover: on or after departure_date, a trip of at most 365 days'),
+    travellers: describe(
+      listOrOne(
+        traveller,
+        isPlainObject,
+        z.array(traveller).min(1, 'at least one traveller').max(50, 'at most 50 travellers a policy'),
+      ),
+      'One to 50 travellers (one may be sent alone, not in a list)',
+    ),
+    ...insurerFilter,
+  },
+  ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
 );
-const insurerIdAlias = anyOf([int(), arr(int())], 'Alias of insurer_ids (the motor spelling); both sent add up');
+
+const L = STANDARD_LIMITS;
+const SUM_INSURED = `a positive amount in whole shillings, at most ${L.sumInsured.toLocaleString('en')}`;
+const HEADCOUNT = `persons covered, a whole number 1–${L.headcount.toLocaleString('en')}`;
+const EXTENSION = "an extension code, as the product's terms list it";
+const standardItem = obj(
+  {
+    description: textUpTo(
+      L.text,
+      `text, at most ${L.text} characters`,
+      'What is insured, or the insured person; required to bind',
+    ),
+    name: textUpTo(L.text, `text, at most ${L.text} characters`, 'Alias of description (read when it is absent)'),
+    sum_insured: numeric(
+      z
+        .number()
+        .min(1, SUM_INSURED)
+        .max(L.sumInsured, SUM_INSURED)
+        .refine(Number.isInteger, SUM_INSURED)
+        .describe('Whole shillings; products rated on the sum insured need it (their terms say so)'),
+    ).nullable(),
+    id_no: textUpTo(
+      L.idNo,
+      `at most ${L.idNo} characters`,
+      'Insured persons: national ID or passport; `idno` also accepted',
+    ),
+    idno: textUpTo(L.idNo, `at most ${L.idNo} characters`, 'Alias of id_no'),
+  },
+  [],
+);
+
+export const StandardQuoteRequest = obj(
+  {
+    product: str(
+      'A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER; any case',
+    ),
+    items: describe(
+      listOrOne(standardItem, isPlainObject, z.array(standardItem).max(L.items, `at most ${L.items} items a policy`)),
+      `The insured items or persons, at most ${L.items}; at least one, or send headcount`,
+    ).nullable(),
+    headcount: numeric(
+      whole(
+        z
+          .int()
+          .min(1, HEADCOUNT)
+          .max(L.headcount, HEADCOUNT)
+          .describe(
+            'Headcount-driven products (WIBA): people covered when not listed as items; with items, their number',
+          ),
+      ),
+    ).nullable(),
+    extensions: describe(
+      listOrOne(
+        z.string().regex(new RegExp(`^\\s*[a-zA-Z0-9_]{1,${L.code}}\\s*$`), EXTENSION),
+        (v) => typeof v === 'string',
+        z
+          .array(z.string().regex(new RegExp(`^\\s*[a-zA-Z0-9_]{1,${L.code}}\\s*$`), EXTENSION))
+          .max(L.extensions, `a list of at most ${L.extensions} extension codes`),
+      ),
+      `Optional extensions by code (the option terms list them), at most ${L.extensions}`,
+    ).nullable(),
+    start_date: ymdIn('A past date starts today').nullable(),
+    ...insurerFilter,
+  },
+  ['product'],
+);
 
 const medicalRequest = obj(
   {
@@ -51,50 +200,9 @@ const medicalRequest = obj(
       ),
     ),
     start_date: describe(date(), 'Y-m-d; a past date starts today'),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
+    ...insurerFilter,
   },
   ['inpatient_limit', 'members'],
-);
-
-const tripRequest = obj(
-  {
-    plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER)"),
-    region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide'),
-    destination: str('Countries visited'),
-    departure_date: describe(date(), 'First day of cover: today or later'),
-    return_date: describe(date(), 'Last day of cover'),
-    travellers: arr(
-      obj({
-        name: str('Required to bind'),
-        date_of_birth: describe(date(), 'Y-m-d; or age'),
-        age: int('Whole years'),
-        passport_no: str(),
-      }),
-    ),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
-  },
-  ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
-);
-
-const standardRequest = obj(
-  {
-    product: str('A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER'),
-    items: arr(
-      obj({
-        description: str('What is insured, or the insured person; required to bind'),
-        sum_insured: int('Whole shillings; required for products rated on the sum insured'),
-        id_no: str('Insured persons: national ID or passport'),
-      }),
-    ),
-    headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
-    extensions: arr(str('An optional extension by code (the option terms list them)')),
-    start_date: describe(date(), 'Y-m-d; a past date starts today'),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
-  },
-  ['product'],
 );
 
 const quotesShown = arr(
@@ -209,8 +317,8 @@ const coverDetails = obj(
 export const coverSchemas: Record<string, Schema> = {
   CoverDetails: coverDetails,
   MedicalQuoteRequest: medicalRequest,
-  TravelQuoteRequest: tripRequest,
-  StandardQuoteRequest: standardRequest,
+  TravelQuoteRequest,
+  StandardQuoteRequest,
   CoverQuoteResponse: obj({
     message: str(),
     quote: obj({
@@ -237,9 +345,9 @@ export const coverSchemas: Record<string, Schema> = {
     options: arr(option),
   }),
   SaveMedicalQuoteRequest: saveQuote('medical', medicalRequest),
-  SaveTravelQuoteRequest: saveQuote('trip', tripRequest),
-  SaveStandardQuoteRequest: saveQuote('cover', standardRequest),
+  SaveTravelQuoteRequest: saveQuote('trip', TravelQuoteRequest),
+  SaveStandardQuoteRequest: saveQuote('cover', StandardQuoteRequest),
   BindMedicalRequest: bind('medical', medicalRequest),
-  BindTravelRequest: bind('trip', tripRequest),
-  BindStandardRequest: bind('cover', standardRequest),
+  BindTravelRequest: bind('trip', TravelQuoteRequest),
+  BindStandardRequest: bind('cover', StandardQuoteRequest),
 };

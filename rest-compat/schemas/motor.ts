@@ -100,7 +100,7 @@ const startDate = (description: string) =>
   z.string().refine(isYmd, 'a date, Y-m-d').meta({ format: 'date' }).describe(description).nullable();
 
 /** One insurer id or a list of them (read as a list; '' or null as none), each a whole number or its text. */
-const insurerIdList = (description: string) => {
+export const insurerIdList = (description: string) => {
   const list = z.array(numeric(whole(z.int())));
   return documentAs(
     z.preprocess((v) => (v == null || v === '' ? undefined : Array.isArray(v) ? v : [v]), list.optional()),

@@ -3484,68 +3484,66 @@ export interface components {
              * @description Y-m-d; a past date starts today
              */
             start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         TravelQuoteRequest: {
-            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
+            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER): letters, digits, - or _, at most 40, any case */
             plan: string;
-            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
+            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case, spaces ignored */
             region: string;
-            /** @description Countries visited */
-            destination?: string;
+            destination?: string | null;
             /**
              * Format: date
-             * @description First day of cover: today or later
+             * @description First day of cover: today or later, at most 365 days ahead (a real calendar date, Y-m-d, in 1900–2199)
              */
             departure_date: string;
             /**
              * Format: date
-             * @description Last day of cover
+             * @description Last day of cover: on or after departure_date, a trip of at most 365 days (a real calendar date, Y-m-d, in 1900–2199)
              */
             return_date: string;
             travellers: {
-                /** @description Required to bind */
-                name: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth: string;
-                /** @description Whole years */
-                age: number;
-                passport_no: string;
+                name?: string | null;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                passport_no?: string | null;
+            } | {
+                name?: string | null;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                passport_no?: string | null;
             }[];
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         StandardQuoteRequest: {
-            /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
+            /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER; any case */
             product: string;
-            items?: {
-                /** @description What is insured, or the insured person; required to bind */
-                description: string;
-                /** @description Whole shillings; required for products rated on the sum insured */
-                sum_insured: number;
-                /** @description Insured persons: national ID or passport */
-                id_no: string;
-            }[];
-            /** @description Headcount-driven products (WIBA): people covered when not listed as items */
-            headcount?: number;
-            extensions?: string[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            items?: ({
+                description?: string | null;
+                name?: string | null;
+                sum_insured?: (number | string) | null;
+                id_no?: string | null;
+                idno?: string | null;
+            } | {
+                description?: string | null;
+                name?: string | null;
+                sum_insured?: (number | string) | null;
+                id_no?: string | null;
+                idno?: string | null;
+            }[]) | null;
+            headcount?: (number | string) | null;
+            extensions?: (string | string[]) | null;
+            start_date?: string | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         CoverQuoteResponse: {
             message: string;
