@@ -11,7 +11,7 @@ import type {
 } from '../generated/operations.ts';
 import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import type { z } from 'zod';
-import type { MotorQuoteRequest } from '../schemas/motor.ts';
+import type { MotorQuoteRequest, SaveQuoteRequest } from '../schemas/motor.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -130,9 +130,9 @@ export function quotesFromRest(quotes: unknown) {
   });
 }
 
-export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutationVariables> {
-  const b = asObject(raw);
-  const v = asObject(b.vehicle);
+/** The save-quote body, as its definition parsed it (numbers read from their text, aliases kept) → the mutation's variables. */
+export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInput<SaveMotorQuoteMutationVariables> {
+  const v = b.vehicle;
   return {
     client: insuredFromRest(b.client),
     vehicle: {
@@ -143,11 +143,11 @@ export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutatio
       coverage: v.coverage,
       scope: v.scope,
       coverPeriod: v.cover_period,
-      days: num0(v.days),
-      year: num0(v.year),
-      value: num0(v.value),
-      tonnage: num0(v.tonnage),
-      pll: num0(v.pll),
+      days: v.days,
+      year: v.year,
+      value: v.value,
+      tonnage: v.tonnage,
+      pll: v.pll,
       startDate: v.start_date,
     },
     quotes: quotesFromRest(b.quotes),

@@ -12,7 +12,7 @@ import {
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { MotorQuoteRequest, motorQuoteResponse } from '../schemas/motor.ts';
+import { MotorQuoteRequest, motorQuoteResponse, SaveQuoteRequest } from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -65,8 +65,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote', 'bind'],
     idempotent: true,
     operation: SaveMotorQuoteDocument,
-    requestBody: ref('SaveQuoteRequest'),
-    toVariables: ({ body: b }) => saveQuoteFromRest(b),
+    requestBody: SaveQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => saveQuoteFromRest(bodyOf(input, SaveQuoteRequest)),
     toResponse: (d) => ({ status: 201, body: savedQuoteToRest(d.saveMotorQuote) }),
     mapProblemExtra: serverFiguresToRest,
     fieldNames: { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin', 'vehicle.reg_no': 'vehicle.reg_no' },

@@ -111,6 +111,73 @@ export const insurerIdList = (description: string) => {
   );
 };
 
+const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A list the server also takes as one item (GraphQL reads a lone value where a list belongs as a list of it): `one`
+ * says which lone values are read so.
+ */
+export const listOrOne = <S extends z.ZodType>(
+  item: S,
+  one: (v: unknown) => boolean = isPlainObject,
+  list: z.ZodType = z.array(item),
+) =>
+  documentAs(
+    z.preprocess((v) => (one(v) ? [v] : v), list as z.ZodArray<S>),
+    () => ({
+      anyOf: [jsonSchemaOf(item), jsonSchemaOf(list)],
+    }),
+  );
+
+/** The figures shown to the client (`quotes[]` of a save quote), each within KES 1 of the server's price. */
+export const quotesShown = listOrOne(
+  obj(
+    {
+      insurer_id: numeric(whole(z.int())),
+      rate: numeric(z.number()).nullable(),
+      basic: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      taxes: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      total: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      benefits: z.unknown().describe('The benefits shown (names); not checked'),
+    },
+    ['insurer_id'],
+  ),
+);
+
+/** A save quote's vehicle: the risk as a quote reads it (normaliseRisk, field errors under `vehicle.`). */
+const savedVehicle = obj(
+  {
+    reg_no: str('Registration; `regno` also accepted').nullable(),
+    regno: str('Alias of reg_no').nullable(),
+    make: str().nullable(),
+    model: str().nullable(),
+    class: motorClass('Motor (default), Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda)')
+      .nullable()
+      .default('Motor'),
+    coverage: coverage(),
+    scope: motorScope(),
+    cover_period: coverPeriod(),
+    days: days(),
+    year: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    tonnage: tonnage(),
+    pll: pll(),
+    start_date: startDate('A past date starts today'),
+  },
+  ['scope', 'year'],
+);
+
+export const SaveQuoteRequest = obj(
+  {
+    client: ref('InsuredClient'),
+    vehicle: savedVehicle,
+    quotes: quotesShown,
+    prospect_uuid: str(
+      'Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")',
+    ).nullable(),
+  },
+  ['client', 'vehicle'],
+);
+
 export const MotorQuoteRequest = obj(
   {
     class: motorClass(),
@@ -130,23 +197,35 @@ export const MotorQuoteRequest = obj(
   ['class', 'scope', 'year'],
 );
 
-const clientObject = obj(
+/** A whole number as the mappers read it (num0: also its text), a non-number refused as GraphQL's Int refuses it. */
+const wholeIn = (description?: string) =>
+  numeric(whole(description ? z.int().describe(description) : z.int())).nullable();
+
+/**
+ * The insured as the server reads it (src/modules/clients/client-matching.ts resolveInsured): only the kinds of the
+ * values are checked here; what a new client needs (name, phone, identifiers) is the client service's rule, and a
+ * linked `client_no` needs nothing else.
+ */
+export const InsuredClient = obj(
   {
-    name: str(),
-    phone: str('Kenyan mobile, any format'),
-    email: str(),
-    idno: str('National ID or passport; `id_no` also accepted'),
-    pin: str('Tax PIN; `kra_pin` also accepted'),
-    risk_manager_id: int(),
-    branch_id: int(),
-    sales_person_id: int('`agentcode` (an agent code) accepted instead'),
-    agentcode: str(),
-    client_no: str('Service-only: link an existing client the caller can see'),
-    force: { type: 'boolean', description: 'Service-only: add a new client despite duplicate_client matches' },
-    type: oneOf(['individual', 'corporate']),
+    name: str('Required for a new client').nullable(),
+    phone: str('Kenyan mobile, any format; required for a new client').nullable(),
+    email: str().nullable(),
+    idno: str('National ID or passport; `id_no` also accepted').nullable(),
+    id_no: str('Alias of idno').nullable(),
+    pin: str('Tax PIN; `kra_pin` also accepted').nullable(),
+    kra_pin: str('Alias of pin').nullable(),
+    risk_manager_id: wholeIn(),
+    branch_id: wholeIn(),
+    sales_person_id: wholeIn('`agentcode` (an agent code) accepted instead'),
+    agentcode: str().nullable(),
+    client_no: str('Service-only: link an existing client the caller can see (nothing else is then needed)').nullable(),
+    force: z.boolean().describe('Service-only: add a new client despite duplicate_client matches').nullable(),
+    type: str('individual (default) or corporate').nullable(),
   },
-  ['name', 'phone'],
+  [],
 );
+const clientObject = InsuredClient;
 const moneyTriple = obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') });
 
 export const motorSchemas: Record<string, Schema> = {
@@ -197,41 +276,7 @@ export const motorSchemas: Record<string, Schema> = {
   }),
 
   InsuredClient: clientObject,
-  SaveQuoteRequest: obj(
-    {
-      client: ref('InsuredClient'),
-      vehicle: obj(
-        {
-          value: int(),
-          year: int(),
-          reg_no: str(),
-          coverage: str(),
-          scope: str(),
-          make: str(),
-          model: str(),
-          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']).default('Motor'),
-        },
-        ['year', 'scope'],
-      ),
-      quotes: arr(
-        obj(
-          {
-            insurer_id: int(),
-            rate: num(),
-            basic: num(),
-            taxes: num(),
-            total: num('Whole shillings; within KES 1 of the server price'),
-            benefits: arr(str()),
-          },
-          ['insurer_id'],
-        ),
-      ),
-      prospect_uuid: str(
-        'Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")',
-      ),
-    },
-    ['client', 'vehicle'],
-  ),
+  SaveQuoteRequest,
   SavedQuote: obj({
     message: str(),
     id: int(),

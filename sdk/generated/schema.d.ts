@@ -3154,53 +3154,60 @@ export interface components {
             product_version: number;
         };
         InsuredClient: {
-            name: string;
-            /** @description Kenyan mobile, any format */
-            phone: string;
-            email?: string;
-            /** @description National ID or passport; `id_no` also accepted */
-            idno?: string;
-            /** @description Tax PIN; `kra_pin` also accepted */
-            pin?: string;
-            risk_manager_id?: number;
-            branch_id?: number;
-            /** @description `agentcode` (an agent code) accepted instead */
-            sales_person_id?: number;
-            agentcode?: string;
-            /** @description Service-only: link an existing client the caller can see */
-            client_no?: string;
-            /** @description Service-only: add a new client despite duplicate_client matches */
-            force?: boolean;
-            /** @enum {string} */
-            type?: "individual" | "corporate";
+            name?: string | null;
+            phone?: string | null;
+            email?: string | null;
+            idno?: string | null;
+            id_no?: string | null;
+            pin?: string | null;
+            kra_pin?: string | null;
+            risk_manager_id?: (number | string) | null;
+            branch_id?: (number | string) | null;
+            sales_person_id?: (number | string) | null;
+            agentcode?: string | null;
+            client_no?: string | null;
+            force?: boolean | null;
+            type?: string | null;
         };
         SaveQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             vehicle: {
-                value?: number;
-                year: number;
-                reg_no?: string;
-                coverage?: string;
+                reg_no?: string | null;
+                regno?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @default Motor */
+                class?: string | null;
+                coverage?: string | null;
+                /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
                 scope: string;
-                make?: string;
-                model?: string;
-                /**
-                 * @default Motor
-                 * @enum {string}
-                 */
-                class?: "Motor" | "Tuktuk" | "Motorcycle";
+                cover_period?: string | null;
+                days?: (number | string) | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                year: number | string;
+                value?: (number | string) | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                start_date?: string | null;
             };
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 of the server price */
-                total?: number;
-                benefits?: string[];
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            /** @description Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SavedQuote: {
             message: string;

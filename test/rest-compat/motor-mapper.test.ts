@@ -19,7 +19,8 @@ import {
 } from '../../rest-compat/mappers/motor.ts';
 import { serverFiguresToRest } from '../../rest-compat/mappers/priced.ts';
 import type { Resolved } from '../../rest-compat/route.ts';
-import { MotorQuoteRequest } from '../../rest-compat/schemas/motor.ts';
+import { MotorQuoteRequest, SaveQuoteRequest } from '../../rest-compat/schemas/motor.ts';
+import '../../rest-compat/schemas/index.ts';
 import { m } from './fixtures.ts';
 
 type Quote = Resolved<MotorQuoteQuery>['motorQuote'];
@@ -149,20 +150,26 @@ describe('motor mapper: requests', () => {
     expect(insuredFromRest(['Achieng'])).toEqual(['Achieng']);
   });
 
-  it('save quote: the vehicle by `reg_no` or `regno`; junk quotes pass as sent', () => {
-    const out = saveQuoteFromRest({
-      client: { name: 'A' },
-      vehicle: { regno: 'KDA 123A', year: '2019', scope: 'TPO' },
-      quotes: [{ insurer_id: '3', total: '60120', benefits: ['b1'] }],
-    });
+  it('save quote, as its definition parses it: the vehicle by `reg_no` or `regno`; one quote alone read as a list, junk refused', () => {
+    const parse = (b: unknown) => SaveQuoteRequest.safeParse(b);
+    const vehicle = { class: 'Motor', regno: 'KDA 123A', year: '2019', scope: 'TPO' };
+    const out = saveQuoteFromRest(
+      SaveQuoteRequest.parse({
+        client: { name: 'A' },
+        vehicle,
+        quotes: [{ insurer_id: '3', total: '60120', benefits: ['b1'] }],
+      }),
+    );
     expect(out.vehicle).toMatchObject({ regNo: 'KDA 123A', year: 2019, scope: 'TPO' });
     expect(out.quotes).toEqual([
       { insurerId: 3, rate: undefined, basic: undefined, taxes: undefined, total: 60_120, benefits: ['b1'] },
     ]);
-    expect(saveQuoteFromRest({ vehicle: { reg_no: 'KDA123A' }, quotes: 'none' })).toMatchObject({
+    const one = parse({ client: {}, vehicle: { ...vehicle, reg_no: 'KDA123A' }, quotes: { insurer_id: 3 } });
+    expect(one.success && saveQuoteFromRest(one.data)).toMatchObject({
       vehicle: { regNo: 'KDA123A' },
-      quotes: 'none',
+      quotes: [{ insurerId: 3 }],
     });
+    expect(parse({ client: {}, vehicle, quotes: 'none' }).success).toBe(false);
   });
 
   it('bind: policy figures as numbers, vehicles by `regno` or `reg_no`, a non-list passed as sent', () => {
