@@ -11,7 +11,7 @@ import type {
 } from '../generated/operations.ts';
 import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import type { z } from 'zod';
-import type { MotorQuoteRequest, SaveQuoteRequest } from '../schemas/motor.ts';
+import type { BindRequest, MotorQuoteRequest, SaveQuoteRequest } from '../schemas/motor.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -155,48 +155,45 @@ export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInp
   };
 }
 
-export function bindFromRest(raw: unknown): SentInput<BindMotorPolicyMutationVariables> {
-  const b = asObject(raw);
-  const p = asObject(b.policy);
+/** The bind body, as its definition parsed it (numbers read from their text, one vehicle in a list) → the mutation's variables. */
+export function bindFromRest(b: z.output<typeof BindRequest>): SentInput<BindMotorPolicyMutationVariables> {
+  const p = b.policy;
   return {
     client: insuredFromRest(b.client),
     policy: {
       startDate: p.start_date,
       endDate: p.end_date,
-      insurerId: num0(p.insurer_id),
+      insurerId: p.insurer_id,
       class: p.class,
       coverage: p.coverage,
       scope: p.scope,
       coverPeriod: p.cover_period,
-      days: num0(p.days),
-      totalBasic: num0(p.total_basic),
-      taxes: num0(p.taxes),
-      premium: num0(p.premium),
-      premiumInstalments: num0(p.premium_instalments),
+      days: p.days,
+      totalBasic: p.total_basic,
+      taxes: p.taxes,
+      premium: p.premium,
+      premiumInstalments: p.premium_instalments,
       paymentMode: p.payment_mode,
       limitsOfLiability: p.limits_of_liability,
-      productVersion: num0(p.product_version),
+      productVersion: p.product_version,
     },
     // `taxes` at the top level is accepted for compatibility and ignored: the server computes levies.
-    vehicles: listOrAsSent(b.vehicles, (raw): SentInput<BindVehicleInput> => {
-      const v = asObject(raw);
-      return {
-        regNo: v.regno ?? v.reg_no,
-        chassisNo: v.chassis_no,
-        engineNo: v.engine_no,
-        make: v.make,
-        model: v.model,
-        yom: num0(v.yom),
-        value: num0(v.value),
-        coverage: v.coverage,
-        bodyType: v.body_type,
-        tonnage: num0(v.tonnage),
-        pll: num0(v.pll),
-        basicPremium: num0(v.basic_premium),
-        rate: num0(v.rate),
-        benefits: v.benefits,
-      };
-    }),
+    vehicles: b.vehicles.map((v): SentInput<BindVehicleInput> => ({
+      regNo: v.regno ?? v.reg_no,
+      chassisNo: v.chassis_no,
+      engineNo: v.engine_no,
+      make: v.make,
+      model: v.model,
+      yom: v.yom,
+      value: v.value,
+      coverage: v.coverage,
+      bodyType: v.body_type,
+      tonnage: v.tonnage,
+      pll: v.pll,
+      basicPremium: v.basic_premium,
+      rate: v.rate,
+      benefits: v.benefits,
+    })),
     prospectUuid: b.prospect_uuid,
   };
 }

@@ -12,7 +12,7 @@ import {
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { MotorQuoteRequest, motorQuoteResponse, SaveQuoteRequest } from '../schemas/motor.ts';
+import { BindRequest, MotorQuoteRequest, motorQuoteResponse, SaveQuoteRequest } from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -88,8 +88,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: BindMotorPolicyDocument,
-    requestBody: ref('BindRequest'),
-    toVariables: ({ body: b }) => bindFromRest(b),
+    requestBody: BindRequest,
+    parseBody: true,
+    toVariables: (input) => bindFromRest(bodyOf(input, BindRequest)),
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),
     redactForReplay: redactBindReplay,
     mapProblemExtra: serverFiguresToRest,

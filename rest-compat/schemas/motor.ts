@@ -3,6 +3,7 @@ import { isYmd, todayNairobi } from '../../src/lib/dates.ts';
 import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/classify.ts';
 import {
   arr,
+  caseless,
   int,
   money,
   nullable,
@@ -166,6 +167,84 @@ const savedVehicle = obj(
   ['scope', 'year'],
 );
 
+const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
+const BIND_VEHICLE = 'exactly one vehicle per save; add more by endorsement (add_vehicle)';
+/** A bind's vehicle: its year, value, tonnage and passengers are the risk (normaliseRisk), as a quote reads them. */
+const boundVehicle = obj(
+  {
+    regno: str('Registration (or reg_no); required').nullable(),
+    reg_no: str('Alias of regno').nullable(),
+    chassis_no: str('Needed for the registry certificate').nullable(),
+    make: str().nullable(),
+    model: str().nullable(),
+    yom: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    coverage: coverage(),
+    engine_no: str().nullable(),
+    body_type: str().nullable(),
+    tonnage: tonnage(),
+    pll: pll(),
+    basic_premium: numeric(z.number()).nullable(),
+    rate: numeric(z.number()).nullable(),
+    benefits: z.unknown().describe('The benefits shown (names); not checked'),
+  },
+  ['yom'],
+).refine((v) => v.regno != null || v.reg_no != null, { message: 'required', path: ['regno'] });
+
+export const BindRequest = obj(
+  {
+    client: ref('InsuredClient'),
+    policy: obj(
+      {
+        start_date: z
+          .string()
+          .refine(isYmd, 'a date, Y-m-d')
+          .meta({ format: 'date' })
+          .describe('A past date starts today; at most 90 days ahead'),
+        end_date: str(
+          'Y-m-d; read only for tor cover without days, where it sets the days (otherwise ignored)',
+        ).nullable(),
+        insurer_id: numeric(whole(z.int())),
+        class: motorClass(),
+        coverage: coverage(),
+        scope: motorScope(),
+        cover_period: coverPeriod(),
+        days: days(),
+        total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+        taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+        premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+        premium_instalments: numeric(
+          whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
+        ).nullable(),
+        payment_mode: z
+          .string()
+          .regex(PAYMENT_MODE, 'full or ipf')
+          .describe('full (default) or ipf, any case; service-only; ipf is always one instalment')
+          .nullable(),
+        limits_of_liability: z.unknown().describe('As the quote option gave them; not checked'),
+        product_version: numeric(
+          whole(
+            z
+              .int()
+              .describe(
+                'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
+              ),
+          ),
+        ).nullable(),
+      },
+      ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
+    ),
+    taxes: z.unknown().describe('Accepted for compatibility and ignored: the server computes the levies'),
+    vehicles: listOrOne(boundVehicle, undefined, z.array(boundVehicle).length(1, BIND_VEHICLE)).describe(
+      'Exactly one vehicle (it may be sent alone, not in a list); add more by endorsement',
+    ),
+    prospect_uuid: str(
+      'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
+    ).nullable(),
+  },
+  ['client', 'policy', 'vehicles'],
+);
+
 export const SaveQuoteRequest = obj(
   {
     client: ref('InsuredClient'),
@@ -293,67 +372,7 @@ export const motorSchemas: Record<string, Schema> = {
       ),
     }),
   }),
-  BindRequest: obj(
-    {
-      client: ref('InsuredClient'),
-      policy: obj(
-        {
-          start_date: {
-            type: 'string',
-            format: 'date',
-            description: 'A past date starts today; at most 90 days ahead',
-          },
-          end_date: {
-            type: 'string',
-            format: 'date',
-            description: 'Ignored for annual cover; for tor without days it sets the days',
-          },
-          insurer_id: int(),
-          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']),
-          coverage: str(),
-          scope: oneOf(['Comprehensive', 'TPO']),
-          cover_period: oneOf(['annual', 'tor']),
-          days: int(),
-          total_basic: num('Whole shillings; checked when sent'),
-          taxes: num('Whole shillings; checked when sent'),
-          premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
-          premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-          payment_mode: oneOf(['full', 'ipf'], 'Service-only; ipf is always one instalment'),
-          limits_of_liability: arr(obj({ benefit_id: str(), item: str(), limit: nullable(int()) }, [])),
-          product_version: int(
-            'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
-          ),
-        },
-        ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
-      ),
-      taxes: arr(obj({ tax_id: int(), rate: num(), amount: num() }, [])),
-      vehicles: arr(
-        obj(
-          {
-            regno: str('Or reg_no'),
-            chassis_no: str('Needed for the registry certificate'),
-            make: str(),
-            model: str(),
-            yom: int(),
-            value: int(),
-            coverage: str(),
-            engine_no: str(),
-            body_type: str(),
-            tonnage: num(),
-            pll: int(),
-            basic_premium: num(),
-            rate: num(),
-            benefits: arr(str()),
-          },
-          ['regno', 'yom'],
-        ),
-      ).length(1),
-      prospect_uuid: str(
-        'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
-      ),
-    },
-    ['client', 'policy', 'vehicles'],
-  ),
+  BindRequest,
   SavedPolicy: obj(
     {
       message: str(),

@@ -3245,66 +3245,65 @@ export interface components {
                  * @description A past date starts today; at most 90 days ahead
                  */
                 start_date: string;
-                /**
-                 * Format: date
-                 * @description Ignored for annual cover; for tor without days it sets the days
-                 */
-                end_date?: string;
-                insurer_id: number;
-                /** @enum {string} */
-                class: "Motor" | "Tuktuk" | "Motorcycle";
-                coverage?: string;
-                /** @enum {string} */
-                scope: "Comprehensive" | "TPO";
-                /** @enum {string} */
-                cover_period?: "annual" | "tor";
-                days?: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                end_date?: string | null;
+                insurer_id: number | string;
+                /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
+                class: string;
+                coverage?: string | null;
+                /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
+                scope: string;
+                cover_period?: string | null;
+                days?: (number | string) | null;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @description Service-only; ipf is always one instalment
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                limits_of_liability?: {
-                    benefit_id?: string;
-                    item?: string;
-                    limit?: number | null;
-                }[];
-                /** @description Service-only: rating version priced on (from the quote option); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                /** @description As the quote option gave them; not checked */
+                limits_of_liability?: unknown;
+                product_version?: (number | string) | null;
             };
-            taxes?: {
-                tax_id?: number;
-                rate?: number;
-                amount?: number;
-            }[];
+            /** @description Accepted for compatibility and ignored: the server computes the levies */
+            taxes?: unknown;
             vehicles: {
-                /** @description Or reg_no */
-                regno: string;
-                /** @description Needed for the registry certificate */
-                chassis_no?: string;
-                make?: string;
-                model?: string;
-                yom: number;
-                value?: number;
-                coverage?: string;
-                engine_no?: string;
-                body_type?: string;
-                tonnage?: number;
-                pll?: number;
-                basic_premium?: number;
-                rate?: number;
-                benefits?: string[];
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                yom: number | string;
+                value?: (number | string) | null;
+                coverage?: string | null;
+                engine_no?: string | null;
+                body_type?: string | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                basic_premium?: (number | string) | null;
+                rate?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                yom: number | string;
+                value?: (number | string) | null;
+                coverage?: string | null;
+                engine_no?: string | null;
+                body_type?: string | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                basic_premium?: (number | string) | null;
+                rate?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            /** @description Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SavedPolicy: {
             message: string;

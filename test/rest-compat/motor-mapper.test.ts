@@ -19,7 +19,7 @@ import {
 } from '../../rest-compat/mappers/motor.ts';
 import { serverFiguresToRest } from '../../rest-compat/mappers/priced.ts';
 import type { Resolved } from '../../rest-compat/route.ts';
-import { MotorQuoteRequest, SaveQuoteRequest } from '../../rest-compat/schemas/motor.ts';
+import { BindRequest, MotorQuoteRequest, SaveQuoteRequest } from '../../rest-compat/schemas/motor.ts';
 import '../../rest-compat/schemas/index.ts';
 import { m } from './fixtures.ts';
 
@@ -172,22 +172,27 @@ describe('motor mapper: requests', () => {
     expect(parse({ client: {}, vehicle, quotes: 'none' }).success).toBe(false);
   });
 
-  it('bind: policy figures as numbers, vehicles by `regno` or `reg_no`, a non-list passed as sent', () => {
-    const out = bindFromRest({
+  it('bind, as its definition parses it: policy figures as numbers, the vehicle by `regno` or `reg_no`, alone or in a list of one', () => {
+    const body = {
       client: { name: 'A', pin: 'P1' },
-      policy: { start_date: '2025-01-01', insurer_id: '3', premium: '60120', premium_instalments: '2' },
-      vehicles: [
-        { regno: 'KDA 123A', yom: '2019', chassis_no: 'JTD1' },
-        { reg_no: 'KDB456B', yom: 2020 },
-      ],
-    });
+      policy: {
+        start_date: '2025-01-01',
+        insurer_id: '3',
+        class: 'Motor',
+        scope: 'TPO',
+        premium: '60120',
+        premium_instalments: '2',
+      },
+      vehicles: [{ regno: 'KDA 123A', yom: '2019', chassis_no: 'JTD1' }],
+    };
+    const out = bindFromRest(BindRequest.parse(body));
     expect(out.client).toMatchObject({ name: 'A', kraPin: 'P1' });
     expect(out.policy).toMatchObject({ startDate: '2025-01-01', insurerId: 3, premium: 60_120, premiumInstalments: 2 });
-    expect(out.vehicles).toEqual([
-      expect.objectContaining({ regNo: 'KDA 123A', yom: 2019, chassisNo: 'JTD1' }),
-      expect.objectContaining({ regNo: 'KDB456B', yom: 2020 }),
-    ]);
-    expect(bindFromRest({ vehicles: { regno: 'KDA123A' } }).vehicles).toEqual({ regno: 'KDA123A' });
+    expect(out.vehicles).toEqual([expect.objectContaining({ regNo: 'KDA 123A', yom: 2019, chassisNo: 'JTD1' })]);
+    const alone = bindFromRest(BindRequest.parse({ ...body, vehicles: { reg_no: 'KDB456B', yom: 2020 } }));
+    expect(alone.vehicles).toEqual([expect.objectContaining({ regNo: 'KDB456B', yom: 2020 })]);
+    const two = [...body.vehicles, { reg_no: 'KDB456B', yom: 2020 }];
+    expect(BindRequest.safeParse({ ...body, vehicles: two }).success).toBe(false);
   });
 });
 
