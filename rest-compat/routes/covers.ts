@@ -27,7 +27,7 @@ import { BIND_ERRORS } from './motor.ts';
 import type { z } from 'zod';
 import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
+import { MedicalQuoteRequest, StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -121,9 +121,10 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Medical',
     what: 'medical cover (family or group)',
     schema: 'Medical',
+    quoteBody: MedicalQuoteRequest,
     quote: {
       operation: MedicalQuoteDocument,
-      toVariables: ({ body }) => ({ input: medicalFromRest(body) }),
+      toVariables: (input) => ({ input: medicalFromRest(bodyOf(input, MedicalQuoteRequest)) }),
       pick: (d) => d.medicalQuote,
     },
     save: {

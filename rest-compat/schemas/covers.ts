@@ -19,6 +19,8 @@ import { z } from 'zod';
 import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
 import { REGIONS } from '../../src/modules/covers/travel/normalise.ts';
 import { STANDARD_LIMITS } from '../../src/modules/covers/standard/normalise.ts';
+import { RELATIONSHIPS } from '../../src/modules/covers/medical/members.ts';
+import { RIDER_CODES } from '../../src/modules/covers/medical/normalise.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 import { insurerIdList, whole } from './motor.ts';
 
@@ -170,36 +172,65 @@ export const StandardQuoteRequest = obj(
   ['product'],
 );
 
-const medicalRequest = obj(
+const LIMIT = `a limit in whole shillings, 1–${(1_000_000_000).toLocaleString('en-KE')}`;
+const limitIn = (description: string) =>
+  numeric(z.number().gt(0, LIMIT).max(1_000_000_000, LIMIT).refine(Number.isInteger, LIMIT).describe(description));
+const RELATIONSHIP_WORDS = [...new Set([...RELATIONSHIPS.family, ...RELATIONSHIPS.group])];
+const medicalMember = obj(
   {
-    cover_type: oneOf(['family', 'group']).default('family'),
-    inpatient_limit: int("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
-    riders: arr(
-      obj(
-        {
-          code: oneOf(['outpatient', 'maternity', 'dental', 'optical']),
-          limit: int("Whole shillings: one of the rider's limit bands"),
-        },
-        ['code', 'limit'],
-      ),
+    name: textUpTo(200, 'at most 200 characters', 'Required to bind'),
+    relationship: spelled(
+      RELATIONSHIP_WORDS,
+      `one of ${RELATIONSHIP_WORDS.join(', ')}`,
+      'Family: one principal, at most one spouse, children; group: employees with their dependants (any case)',
     ),
-    members: arr(
-      obj(
-        {
-          name: str('Required to bind'),
-          relationship: oneOf(
-            ['principal', 'spouse', 'child', 'employee'],
-            'Family: one principal, at most one spouse, children; group: employees with their dependants',
-          ),
-          date_of_birth: describe(date(), 'Y-m-d; or age'),
-          age: int('Whole years, when no date of birth is given'),
-          in_school: bool('A child in full-time education (covered to a higher age)'),
-          id_no: str('National ID, passport or birth certificate number; `idno` also accepted'),
-        },
-        ['relationship'],
+    date_of_birth: ymdIn('On or before the start of cover, an age of at most 120 then; or send age').nullable(),
+    age: numeric(
+      whole(
+        z
+          .int()
+          .min(0, AGE_MESSAGE)
+          .max(120, AGE_MESSAGE)
+          .describe('Whole years, 0–120, when no date of birth is given'),
       ),
+    ).nullable(),
+    in_school: z.boolean().describe('A child in full-time education (covered to a higher age)').nullable(),
+    id_no: textUpTo(
+      50,
+      'at most 50 characters',
+      'National ID, passport or birth certificate number; `idno` also accepted',
     ),
-    start_date: describe(date(), 'Y-m-d; a past date starts today'),
+    idno: textUpTo(50, 'at most 50 characters', 'Alias of id_no'),
+  },
+  ['relationship'],
+  'A member: relationship, and date_of_birth or age (one is required); the name only to bind',
+).refine((m) => m.date_of_birth != null || m.age != null, {
+  message: 'required: a date of birth or an age',
+  path: ['date_of_birth'],
+});
+const RIDERS = `a list of riders, each of ${RIDER_CODES.join(', ')} at most once`;
+const rider = obj({
+  code: spelled(RIDER_CODES, `one of ${RIDER_CODES.join(', ')}`, 'A rider by code (any case), each at most once'),
+  limit: limitIn("Whole shillings: one of the rider's limit bands"),
+});
+
+export const MedicalQuoteRequest = obj(
+  {
+    cover_type: spelled(['family', 'group'], 'family or group', 'family (default) or group, any case').nullable(),
+    inpatient_limit: limitIn("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
+    riders: describe(
+      listOrOne(rider, isPlainObject, z.array(rider).max(RIDER_CODES.length, RIDERS)),
+      'Optional riders (one may be sent alone, not in a list)',
+    ).nullable(),
+    members: describe(
+      listOrOne(
+        medicalMember,
+        isPlainObject,
+        z.array(medicalMember).min(1, 'a list of 1–500 members').max(500, 'at most 500 members'),
+      ),
+      'One to 500 members (one may be sent alone, not in a list)',
+    ),
+    start_date: ymdIn('A past date starts today').nullable(),
     ...insurerFilter,
   },
   ['inpatient_limit', 'members'],
@@ -316,7 +347,7 @@ const coverDetails = obj(
 
 export const coverSchemas: Record<string, Schema> = {
   CoverDetails: coverDetails,
-  MedicalQuoteRequest: medicalRequest,
+  MedicalQuoteRequest,
   TravelQuoteRequest,
   StandardQuoteRequest,
   CoverQuoteResponse: obj({
@@ -344,10 +375,10 @@ export const coverSchemas: Record<string, Schema> = {
     }),
     options: arr(option),
   }),
-  SaveMedicalQuoteRequest: saveQuote('medical', medicalRequest),
+  SaveMedicalQuoteRequest: saveQuote('medical', MedicalQuoteRequest),
   SaveTravelQuoteRequest: saveQuote('trip', TravelQuoteRequest),
   SaveStandardQuoteRequest: saveQuote('cover', StandardQuoteRequest),
-  BindMedicalRequest: bind('medical', medicalRequest),
+  BindMedicalRequest: bind('medical', MedicalQuoteRequest),
   BindTravelRequest: bind('trip', TravelQuoteRequest),
   BindStandardRequest: bind('cover', StandardQuoteRequest),
 };

@@ -3452,44 +3452,40 @@ export interface components {
             terms?: Record<string, never>;
         };
         MedicalQuoteRequest: {
-            /**
-             * @default family
-             * @enum {string}
-             */
-            cover_type?: "family" | "group";
+            cover_type?: string | null;
             /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
-            inpatient_limit: number;
-            riders?: {
-                /** @enum {string} */
-                code: "outpatient" | "maternity" | "dental" | "optical";
+            inpatient_limit: number | string;
+            riders?: ({
+                /** @description A rider by code (any case), each at most once */
+                code: string;
                 /** @description Whole shillings: one of the rider's limit bands */
-                limit: number;
-            }[];
+                limit: number | string;
+            } | {
+                /** @description A rider by code (any case), each at most once */
+                code: string;
+                /** @description Whole shillings: one of the rider's limit bands */
+                limit: number | string;
+            }[]) | null;
             members: {
-                /** @description Required to bind */
-                name?: string;
-                /**
-                 * @description Family: one principal, at most one spouse, children; group: employees with their dependants
-                 * @enum {string}
-                 */
-                relationship: "principal" | "spouse" | "child" | "employee";
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth?: string;
-                /** @description Whole years, when no date of birth is given */
-                age?: number;
-                /** @description A child in full-time education (covered to a higher age) */
-                in_school?: boolean;
-                /** @description National ID, passport or birth certificate number; `idno` also accepted */
-                id_no?: string;
+                name?: string | null;
+                /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
+                relationship: string;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+                idno?: string | null;
+            } | {
+                name?: string | null;
+                /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
+                relationship: string;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+                idno?: string | null;
             }[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
+            start_date?: string | null;
             /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
             insurer_ids?: (number | string) | (number | string)[] | null | "";
             /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
