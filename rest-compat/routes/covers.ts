@@ -27,7 +27,17 @@ import { BIND_ERRORS } from './motor.ts';
 import type { z } from 'zod';
 import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { MedicalQuoteRequest, StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
+import {
+  BindMedicalRequest,
+  BindStandardRequest,
+  BindTravelRequest,
+  MedicalQuoteRequest,
+  SaveMedicalQuoteRequest,
+  SaveStandardQuoteRequest,
+  SaveTravelQuoteRequest,
+  StandardQuoteRequest,
+  TravelQuoteRequest,
+} from '../schemas/covers.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -49,8 +59,8 @@ interface Line<Q, QV, S, SV, B, BV> {
   what: string;
   /** Prefix of the request schemas: Medical, Travel, Standard. */
   schema: string;
-  /** The quote body's definition, when the facade parses the body by it (`parseBody`) before `toVariables`. */
-  quoteBody?: z.ZodType;
+  /** The bodies' definitions: the facade parses each body by its own (`parseBody`) before `toVariables`. */
+  bodies: { quote: z.ZodType; save: z.ZodType; bind: z.ZodType };
   quote: Op<Q, QV, CoverQuoteFieldsFragment>;
   save: Op<S, SV, SavedQuoteFieldsFragment>;
   bind: Op<B, BV, BoundPolicyFieldsFragment>;
@@ -69,8 +79,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote'],
       idempotent: false,
       operation: l.quote.operation,
-      requestBody: l.quoteBody ?? ref(`${l.schema}QuoteRequest`),
-      parseBody: l.quoteBody !== undefined,
+      requestBody: l.bodies.quote,
+      parseBody: true,
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
       response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
@@ -85,7 +95,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote', 'bind'],
       idempotent: true,
       operation: l.save.operation,
-      requestBody: ref(`Save${l.schema}QuoteRequest`),
+      requestBody: l.bodies.save,
+      parseBody: true,
       toVariables: l.save.toVariables,
       toResponse: (d) => ({ status: 201, body: savedQuoteToRest(l.save.pick(d)) }),
       mapProblemExtra: serverFiguresToRest,
@@ -103,7 +114,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['bind'],
       idempotent: true,
       operation: l.bind.operation,
-      requestBody: ref(`Bind${l.schema}Request`),
+      requestBody: l.bodies.bind,
+      parseBody: true,
       toVariables: l.bind.toVariables,
       toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(l.bind.pick(d), input.url) }),
       redactForReplay: redactBindReplay,
@@ -121,7 +133,7 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Medical',
     what: 'medical cover (family or group)',
     schema: 'Medical',
-    quoteBody: MedicalQuoteRequest,
+    bodies: { quote: MedicalQuoteRequest, save: SaveMedicalQuoteRequest, bind: BindMedicalRequest },
     quote: {
       operation: MedicalQuoteDocument,
       toVariables: (input) => ({ input: medicalFromRest(bodyOf(input, MedicalQuoteRequest)) }),
@@ -143,7 +155,7 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Travel',
     what: 'a single trip',
     schema: 'Travel',
-    quoteBody: TravelQuoteRequest,
+    bodies: { quote: TravelQuoteRequest, save: SaveTravelQuoteRequest, bind: BindTravelRequest },
     quote: {
       operation: TravelQuoteDocument,
       toVariables: (input) => ({ input: tripFromRest(bodyOf(input, TravelQuoteRequest)) }),
@@ -165,7 +177,7 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Standard products',
     what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
     schema: 'Standard',
-    quoteBody: StandardQuoteRequest,
+    bodies: { quote: StandardQuoteRequest, save: SaveStandardQuoteRequest, bind: BindStandardRequest },
     quote: {
       operation: StandardQuoteDocument,
       toVariables: (input) => ({ input: standardFromRest(bodyOf(input, StandardQuoteRequest)) }),

@@ -22,7 +22,7 @@ import { STANDARD_LIMITS } from '../../src/modules/covers/standard/normalise.ts'
 import { RELATIONSHIPS } from '../../src/modules/covers/medical/members.ts';
 import { RIDER_CODES } from '../../src/modules/covers/medical/normalise.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
-import { insurerIdList, whole } from './motor.ts';
+import { insurerIdList, PAYMENT_MODE, quotesShown, whole } from './motor.ts';
 
 /** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
 const ymdIn = (description: string) =>
@@ -236,34 +236,70 @@ export const MedicalQuoteRequest = obj(
   ['inpatient_limit', 'members'],
 );
 
-const quotesShown = arr(
-  obj({ insurer_id: int(), rate: num(), basic: num(), taxes: num(), total: num('Whole shillings; within KES 1') }, [
-    'insurer_id',
-  ]),
-);
+/**
+ * A bind's policy for these lines (src/modules/policies/bind/cover-bind.ts): the insurer and the premium agreed, the
+ * payment plan as paymentPlan reads it; the start date required except for a trip (which starts on its departure).
+ */
+const bindPolicy = (startRequired: boolean) =>
+  obj(
+    {
+      start_date: z
+        .string()
+        .refine(isYmd, 'a date, Y-m-d')
+        .meta({ format: 'date' })
+        .describe(
+          startRequired
+            ? 'A past date starts today; at most 90 days ahead'
+            : 'Optional for a trip, which starts on its departure date (when sent, it must be that date)',
+        )
+        .nullable(),
+      insurer_id: numeric(whole(z.int())),
+      total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+      taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+      premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+      premium_instalments: numeric(
+        whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
+      ).nullable(),
+      payment_mode: z
+        .string()
+        .regex(PAYMENT_MODE, 'full or ipf')
+        .describe('full (default) or ipf, any case')
+        .nullable(),
+      product_version: numeric(
+        whole(
+          z.int().describe("Rating version priced on (an option's product_version); a newer one answers price_changed"),
+        ),
+      ).nullable(),
+    },
+    startRequired ? ['start_date', 'insurer_id', 'premium'] : ['insurer_id', 'premium'],
+  );
 
-const bindPolicy = obj(
-  {
-    start_date: describe(date(), 'Required except for a trip, which starts on its departure date'),
-    insurer_id: int(),
-    total_basic: num('Whole shillings; checked when sent'),
-    taxes: num('Whole shillings; checked when sent'),
-    premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
-    premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-    payment_mode: oneOf(['full', 'ipf']).default('full'),
-    product_version: int("Rating version priced on (an option's product_version); a newer one answers price_changed"),
-  },
-  ['insurer_id', 'premium'],
-);
+const prospect = () => str('Service-only: the prospect this is for (docs/motor-and-clients.md "Prospects")').nullable();
+const saveQuote = <K extends string, R extends z.ZodType>(key: K, risk: R) =>
+  obj(
+    { client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: prospect() } as {
+      client: z.ZodType;
+      quotes: typeof quotesShown;
+      prospect_uuid: ReturnType<typeof prospect>;
+    } & Record<K, R>,
+    ['client', key],
+  );
+const bind = <K extends string, R extends z.ZodType>(key: K, risk: R, startRequired = true) =>
+  obj(
+    { client: ref('InsuredClient'), policy: bindPolicy(startRequired), [key]: risk, prospect_uuid: prospect() } as {
+      client: z.ZodType;
+      policy: ReturnType<typeof bindPolicy>;
+      prospect_uuid: ReturnType<typeof prospect>;
+    } & Record<K, R>,
+    ['client', 'policy', key],
+  );
 
-const saveQuote = (key: string, risk: Schema) =>
-  obj({ client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: str() }, ['client', key]);
-const bind = (key: string, risk: Schema) =>
-  obj({ client: ref('InsuredClient'), policy: bindPolicy, [key]: risk, prospect_uuid: str() }, [
-    'client',
-    'policy',
-    key,
-  ]);
+export const SaveMedicalQuoteRequest = saveQuote('medical', MedicalQuoteRequest);
+export const SaveTravelQuoteRequest = saveQuote('trip', TravelQuoteRequest);
+export const SaveStandardQuoteRequest = saveQuote('cover', StandardQuoteRequest);
+export const BindMedicalRequest = bind('medical', MedicalQuoteRequest);
+export const BindTravelRequest = bind('trip', TravelQuoteRequest, false);
+export const BindStandardRequest = bind('cover', StandardQuoteRequest);
 
 const option = obj({
   insurer_id: int(),
@@ -375,10 +411,10 @@ export const coverSchemas: Record<string, Schema> = {
     }),
     options: arr(option),
   }),
-  SaveMedicalQuoteRequest: saveQuote('medical', MedicalQuoteRequest),
-  SaveTravelQuoteRequest: saveQuote('trip', TravelQuoteRequest),
-  SaveStandardQuoteRequest: saveQuote('cover', StandardQuoteRequest),
-  BindMedicalRequest: bind('medical', MedicalQuoteRequest),
-  BindTravelRequest: bind('trip', TravelQuoteRequest),
-  BindStandardRequest: bind('cover', StandardQuoteRequest),
+  SaveMedicalQuoteRequest,
+  SaveTravelQuoteRequest,
+  SaveStandardQuoteRequest,
+  BindMedicalRequest,
+  BindTravelRequest,
+  BindStandardRequest,
 };

@@ -167,7 +167,7 @@ const savedVehicle = obj(
   ['scope', 'year'],
 );
 
-const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
+export const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
 const BIND_VEHICLE = 'exactly one vehicle per save; add more by endorsement (add_vehicle)';
 /** A bind's vehicle: its year, value, tonnage and passengers are the risk (normaliseRisk), as a quote reads them. */
 const boundVehicle = obj(

@@ -3659,124 +3659,115 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SaveTravelQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SaveStandardQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindMedicalRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             medical: components["schemas"]["MedicalQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindTravelRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date?: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             trip: components["schemas"]["TravelQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindStandardRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             cover: components["schemas"]["StandardQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         PolicyRecord: {
             id: number;
