@@ -141,12 +141,13 @@ export const coverRoutes: AnyRoute[] = [
     },
     save: {
       operation: SaveMedicalQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'medical', medicalFromRest),
+      toVariables: (input) =>
+        saveCoverQuoteFromRest(bodyOf(input, SaveMedicalQuoteRequest), 'medical', medicalFromRest),
       pick: (d) => d.saveMedicalQuote,
     },
     bind: {
       operation: BindMedicalPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'medical', medicalFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindMedicalRequest), 'medical', medicalFromRest),
       pick: (d) => d.bindMedicalPolicy,
     },
   }),
@@ -163,12 +164,12 @@ export const coverRoutes: AnyRoute[] = [
     },
     save: {
       operation: SaveTravelQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'trip', tripFromRest),
+      toVariables: (input) => saveCoverQuoteFromRest(bodyOf(input, SaveTravelQuoteRequest), 'trip', tripFromRest),
       pick: (d) => d.saveTravelQuote,
     },
     bind: {
       operation: BindTravelPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'trip', tripFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindTravelRequest), 'trip', tripFromRest),
       pick: (d) => d.bindTravelPolicy,
     },
   }),
@@ -185,12 +186,13 @@ export const coverRoutes: AnyRoute[] = [
     },
     save: {
       operation: SaveStandardQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'cover', standardFromRest),
+      toVariables: (input) =>
+        saveCoverQuoteFromRest(bodyOf(input, SaveStandardQuoteRequest), 'cover', standardFromRest),
       pick: (d) => d.saveStandardQuote,
     },
     bind: {
       operation: BindStandardPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'cover', standardFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindStandardRequest), 'cover', standardFromRest),
       pick: (d) => d.bindStandardPolicy,
     },
   }),

@@ -240,7 +240,7 @@ export const MedicalQuoteRequest = obj(
  * A bind's policy for these lines (src/modules/policies/bind/cover-bind.ts): the insurer and the premium agreed, the
  * payment plan as paymentPlan reads it; the start date required except for a trip (which starts on its departure).
  */
-const bindPolicy = (startRequired: boolean) =>
+export const bindPolicy = (startRequired: boolean) =>
   obj(
     {
       start_date: z
