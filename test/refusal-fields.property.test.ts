@@ -133,7 +133,13 @@ const CASES: Case[] = [
   },
   {
     path: '/motor/quote',
-    valid: fc.record({ class: tricky, scope: tricky, year: fc.integer({ min: 1990, max: 2026 }), coverage: tricky }),
+    // class and scope are words of the domain's vocabulary (their definitions refuse other text); coverage is free.
+    valid: fc.record({
+      class: fc.constantFrom('Motor', ' tuk-tuk ', 'MOTORCYCLE', 'boda boda'),
+      scope: fc.constantFrom('Comprehensive', 'TPO', 'third party only'),
+      year: fc.integer({ min: 1990, max: 2026 }),
+      coverage: tricky,
+    }),
     required: ['class', 'scope', 'year'],
     typed: {
       year: WHOLE,

@@ -4,84 +4,74 @@ import type {
   StandardCoverInput,
   TripInput,
 } from '../generated/operations.ts';
-import { asObject, listOrAsSent, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { SentInput } from '../route.ts';
+import type { bindPolicy, MedicalQuoteRequest, StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
+import type { quotesShown } from '../schemas/motor.ts';
 import { snakeKeys } from './json-keys.ts';
 import { moneyPair } from './money.ts';
-import { insuredFromRest, intList, num0, quotesFromRest } from './motor.ts';
+import { insuredFromRest, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
 
 /**
- * The quote's insurer filter: `insurer_ids` (docs/covers.md), one id or a list; motor's spelling `insurer_id` is
- * accepted as its alias, and both sent add up.
+ * The quote's insurer filter: `insurer_ids` (docs/covers.md), one id or a list (the definition reads both as lists);
+ * motor's spelling `insurer_id` is accepted as its alias, and both sent add up.
  */
-function insurerIdsFromRest(b: Record<string, unknown>): unknown {
-  const ids = intList(b.insurer_ids);
-  const alias = intList(b.insurer_id);
-  if (ids === undefined || alias === undefined) return ids ?? alias;
-  return [...(ids as unknown[]), ...(alias as unknown[])];
+function insurerIdsFromRest(b: { insurer_ids?: number[]; insurer_id?: number[] }): number[] | undefined {
+  if (b.insurer_ids === undefined || b.insurer_id === undefined) return b.insurer_ids ?? b.insurer_id;
+  return [...b.insurer_ids, ...b.insurer_id];
 }
 
 /**
- * REST ↔ GraphQL for the medical, travel and standard lines. The bodies spell the risk as the quote does; a save
- * quote or a save carries it under `medical`, `trip` or `cover`, beside `client` (and `policy` for a save).
+ * REST ↔ GraphQL for the medical, travel and standard lines. The bodies, as their definitions parsed them (numbers
+ * read from their text, a lone item read as a list), spell the risk as the quote does; a save quote or a save carries
+ * it under `medical`, `trip` or `cover`, beside `client` (and `policy` for a save).
  */
 
-export function medicalFromRest(raw: unknown): SentInput<MedicalCoverInput> {
-  const b = asObject(raw);
+export function medicalFromRest(b: z.output<typeof MedicalQuoteRequest>): SentInput<MedicalCoverInput> {
   return {
     coverType: b.cover_type,
-    inpatientLimit: num0(b.inpatient_limit),
-    riders:
-      b.riders == null
-        ? undefined
-        : listOrAsSent(b.riders, (r) => {
-            const x = asObject(r);
-            return { code: x.code, limit: num0(x.limit) };
-          }),
-    members: listOrAsSent(b.members, (m) => {
-      const x = asObject(m);
-      return {
-        name: x.name,
-        relationship: x.relationship,
-        dateOfBirth: x.date_of_birth,
-        age: num0(x.age),
-        inSchool: x.in_school,
-        idNo: x.idno ?? x.id_no,
-      };
-    }),
+    inpatientLimit: b.inpatient_limit,
+    riders: b.riders?.map((r) => ({ code: r.code, limit: r.limit })),
+    members: b.members.map((m) => ({
+      name: m.name,
+      relationship: m.relationship,
+      dateOfBirth: m.date_of_birth,
+      age: m.age,
+      inSchool: m.in_school,
+      idNo: m.idno ?? m.id_no,
+    })),
     startDate: b.start_date,
     insurerIds: insurerIdsFromRest(b),
   };
 }
 
-export function tripFromRest(raw: unknown): SentInput<TripInput> {
-  const b = asObject(raw);
+export function tripFromRest(b: z.output<typeof TravelQuoteRequest>): SentInput<TripInput> {
   return {
     plan: b.plan,
     region: b.region,
     destination: b.destination,
     departureDate: b.departure_date,
     returnDate: b.return_date,
-    travellers: listOrAsSent(b.travellers, (t) => {
-      const x = asObject(t);
-      return { name: x.name, dateOfBirth: x.date_of_birth, age: num0(x.age), passportNo: x.passport_no };
-    }),
+    travellers: b.travellers.map((x) => ({
+      name: x.name,
+      dateOfBirth: x.date_of_birth,
+      age: x.age,
+      passportNo: x.passport_no,
+    })),
     insurerIds: insurerIdsFromRest(b),
   };
 }
 
-export function standardFromRest(raw: unknown): SentInput<StandardCoverInput> {
-  const b = asObject(raw);
+export function standardFromRest(b: z.output<typeof StandardQuoteRequest>): SentInput<StandardCoverInput> {
   return {
     product: b.product,
-    items:
-      b.items == null
-        ? undefined
-        : listOrAsSent(b.items, (i) => {
-            const x = asObject(i);
-            return { description: x.description ?? x.name, sumInsured: num0(x.sum_insured), idNo: x.idno ?? x.id_no };
-          }),
-    headcount: num0(b.headcount),
+    items: b.items?.map((x) => ({
+      description: x.description ?? x.name,
+      sumInsured: x.sum_insured,
+      idNo: x.idno ?? x.id_no,
+    })),
+    headcount: b.headcount,
     extensions: b.extensions,
     startDate: b.start_date,
     insurerIds: insurerIdsFromRest(b),
@@ -144,9 +134,13 @@ function coverOptionToRest(o: Quote['options'][number]) {
 
 /** The save-quote body: the client, the risk under `key`, figures shown to the client. */
 type RiskKey = 'medical' | 'trip' | 'cover';
+type Sent = { client: unknown; prospect_uuid?: string | null };
 
-export function saveCoverQuoteFromRest<K extends RiskKey, R>(raw: unknown, key: K, risk: (b: unknown) => R) {
-  const b = asObject(raw);
+export function saveCoverQuoteFromRest<K extends RiskKey, B, R>(
+  b: Sent & { quotes?: z.output<typeof quotesShown> } & Record<K, B>,
+  key: K,
+  risk: (b: B) => R,
+) {
   const base = {
     client: insuredFromRest(b.client),
     quotes: quotesFromRest(b.quotes),
@@ -155,20 +149,23 @@ export function saveCoverQuoteFromRest<K extends RiskKey, R>(raw: unknown, key: 
   return { ...base, [key]: risk(b[key]) } as typeof base & Record<K, R>;
 }
 
-export function bindCoverFromRest<K extends RiskKey, R>(raw: unknown, key: K, risk: (b: unknown) => R) {
-  const b = asObject(raw);
-  const p = asObject(b.policy);
+export function bindCoverFromRest<K extends RiskKey, B, R>(
+  b: Sent & { policy: z.output<ReturnType<typeof bindPolicy>> } & Record<K, B>,
+  key: K,
+  risk: (b: B) => R,
+) {
+  const p = b.policy;
   const base = {
     client: insuredFromRest(b.client),
     policy: {
       startDate: p.start_date,
-      insurerId: num0(p.insurer_id),
-      totalBasic: num0(p.total_basic),
-      taxes: num0(p.taxes),
-      premium: num0(p.premium),
-      premiumInstalments: num0(p.premium_instalments),
+      insurerId: p.insurer_id,
+      totalBasic: p.total_basic,
+      taxes: p.taxes,
+      premium: p.premium,
+      premiumInstalments: p.premium_instalments,
       paymentMode: p.payment_mode,
-      productVersion: num0(p.product_version),
+      productVersion: p.product_version,
     },
     prospectUuid: b.prospect_uuid,
   };

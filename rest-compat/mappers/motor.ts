@@ -10,6 +10,8 @@ import type {
   SaveMotorQuoteMutationVariables,
 } from '../generated/operations.ts';
 import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { BindRequest, MotorQuoteRequest, SaveQuoteRequest } from '../schemas/motor.ts';
 import { moneyPair } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -25,19 +27,19 @@ export function intList(v: unknown): unknown {
   return Array.isArray(v) ? v.map(num0) : [num0(v)];
 }
 
-/** REST quote body → MotorQuoteInput. */
-export function quoteInputFromRest(b: Record<string, unknown>): SentInput<MotorQuoteInput> {
+/** REST quote body (parsed by its definition: numbers read from their text, the insurer filter a list) → MotorQuoteInput. */
+export function quoteInputFromRest(b: z.output<typeof MotorQuoteRequest>): SentInput<MotorQuoteInput> {
   return {
     class: b.class,
     coverage: b.coverage,
     scope: b.scope,
     coverPeriod: b.cover_period,
-    days: num0(b.days),
-    year: num0(b.year),
-    value: num0(b.value),
-    tonnage: num0(b.tonnage),
-    pll: num0(b.pll),
-    insurerIds: intList(b.insurer_id),
+    days: b.days,
+    year: b.year,
+    value: b.value,
+    tonnage: b.tonnage,
+    pll: b.pll,
+    insurerIds: b.insurer_id,
     startDate: b.start_date,
   };
 }
@@ -128,9 +130,9 @@ export function quotesFromRest(quotes: unknown) {
   });
 }
 
-export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutationVariables> {
-  const b = asObject(raw);
-  const v = asObject(b.vehicle);
+/** The save-quote body, as its definition parsed it (numbers read from their text, aliases kept) → the mutation's variables. */
+export function saveQuoteFromRest(b: z.output<typeof SaveQuoteRequest>): SentInput<SaveMotorQuoteMutationVariables> {
+  const v = b.vehicle;
   return {
     client: insuredFromRest(b.client),
     vehicle: {
@@ -141,11 +143,11 @@ export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutatio
       coverage: v.coverage,
       scope: v.scope,
       coverPeriod: v.cover_period,
-      days: num0(v.days),
-      year: num0(v.year),
-      value: num0(v.value),
-      tonnage: num0(v.tonnage),
-      pll: num0(v.pll),
+      days: v.days,
+      year: v.year,
+      value: v.value,
+      tonnage: v.tonnage,
+      pll: v.pll,
       startDate: v.start_date,
     },
     quotes: quotesFromRest(b.quotes),
@@ -153,48 +155,45 @@ export function saveQuoteFromRest(raw: unknown): SentInput<SaveMotorQuoteMutatio
   };
 }
 
-export function bindFromRest(raw: unknown): SentInput<BindMotorPolicyMutationVariables> {
-  const b = asObject(raw);
-  const p = asObject(b.policy);
+/** The bind body, as its definition parsed it (numbers read from their text, one vehicle in a list) → the mutation's variables. */
+export function bindFromRest(b: z.output<typeof BindRequest>): SentInput<BindMotorPolicyMutationVariables> {
+  const p = b.policy;
   return {
     client: insuredFromRest(b.client),
     policy: {
       startDate: p.start_date,
       endDate: p.end_date,
-      insurerId: num0(p.insurer_id),
+      insurerId: p.insurer_id,
       class: p.class,
       coverage: p.coverage,
       scope: p.scope,
       coverPeriod: p.cover_period,
-      days: num0(p.days),
-      totalBasic: num0(p.total_basic),
-      taxes: num0(p.taxes),
-      premium: num0(p.premium),
-      premiumInstalments: num0(p.premium_instalments),
+      days: p.days,
+      totalBasic: p.total_basic,
+      taxes: p.taxes,
+      premium: p.premium,
+      premiumInstalments: p.premium_instalments,
       paymentMode: p.payment_mode,
       limitsOfLiability: p.limits_of_liability,
-      productVersion: num0(p.product_version),
+      productVersion: p.product_version,
     },
     // `taxes` at the top level is accepted for compatibility and ignored: the server computes levies.
-    vehicles: listOrAsSent(b.vehicles, (raw): SentInput<BindVehicleInput> => {
-      const v = asObject(raw);
-      return {
-        regNo: v.regno ?? v.reg_no,
-        chassisNo: v.chassis_no,
-        engineNo: v.engine_no,
-        make: v.make,
-        model: v.model,
-        yom: num0(v.yom),
-        value: num0(v.value),
-        coverage: v.coverage,
-        bodyType: v.body_type,
-        tonnage: num0(v.tonnage),
-        pll: num0(v.pll),
-        basicPremium: num0(v.basic_premium),
-        rate: num0(v.rate),
-        benefits: v.benefits,
-      };
-    }),
+    vehicles: b.vehicles.map((v): SentInput<BindVehicleInput> => ({
+      regNo: v.regno ?? v.reg_no,
+      chassisNo: v.chassis_no,
+      engineNo: v.engine_no,
+      make: v.make,
+      model: v.model,
+      yom: v.yom,
+      value: v.value,
+      coverage: v.coverage,
+      bodyType: v.body_type,
+      tonnage: v.tonnage,
+      pll: v.pll,
+      basicPremium: v.basic_premium,
+      rate: v.rate,
+      benefits: v.benefits,
+    })),
     prospectUuid: b.prospect_uuid,
   };
 }

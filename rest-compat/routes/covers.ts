@@ -24,8 +24,20 @@ import {
 import { boundPolicyToRest, redactBindReplay, savedQuoteToRest } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
 import { BIND_ERRORS } from './motor.ts';
-import { type AnyRoute, type Resolved, type RestRoute, route } from '../route.ts';
+import type { z } from 'zod';
+import { type AnyRoute, bodyOf, type Resolved, type RestRoute, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
+import {
+  BindMedicalRequest,
+  BindStandardRequest,
+  BindTravelRequest,
+  MedicalQuoteRequest,
+  SaveMedicalQuoteRequest,
+  SaveStandardQuoteRequest,
+  SaveTravelQuoteRequest,
+  StandardQuoteRequest,
+  TravelQuoteRequest,
+} from '../schemas/covers.ts';
 
 const CLIENT_FIELDS = { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin' };
 const BIND_RULES =
@@ -47,6 +59,8 @@ interface Line<Q, QV, S, SV, B, BV> {
   what: string;
   /** Prefix of the request schemas: Medical, Travel, Standard. */
   schema: string;
+  /** The bodies' definitions: the facade parses each body by its own (`parseBody`) before `toVariables`. */
+  bodies: { quote: z.ZodType; save: z.ZodType; bind: z.ZodType };
   quote: Op<Q, QV, CoverQuoteFieldsFragment>;
   save: Op<S, SV, SavedQuoteFieldsFragment>;
   bind: Op<B, BV, BoundPolicyFieldsFragment>;
@@ -65,7 +79,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote'],
       idempotent: false,
       operation: l.quote.operation,
-      requestBody: ref(`${l.schema}QuoteRequest`),
+      requestBody: l.bodies.quote,
+      parseBody: true,
       toVariables: l.quote.toVariables,
       toResponse: (d) => ({ status: 200, body: coverQuoteToRest(l.quote.pick(d)) }),
       response: { status: 200, description: 'Options, cheapest first', schema: ref('CoverQuoteResponse') },
@@ -80,7 +95,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['quote', 'bind'],
       idempotent: true,
       operation: l.save.operation,
-      requestBody: ref(`Save${l.schema}QuoteRequest`),
+      requestBody: l.bodies.save,
+      parseBody: true,
       toVariables: l.save.toVariables,
       toResponse: (d) => ({ status: 201, body: savedQuoteToRest(l.save.pick(d)) }),
       mapProblemExtra: serverFiguresToRest,
@@ -98,7 +114,8 @@ function lineRoutes<Q, QV, S, SV, B, BV>(l: Line<Q, QV, S, SV, B, BV>): AnyRoute
       scopes: ['bind'],
       idempotent: true,
       operation: l.bind.operation,
-      requestBody: ref(`Bind${l.schema}Request`),
+      requestBody: l.bodies.bind,
+      parseBody: true,
       toVariables: l.bind.toVariables,
       toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(l.bind.pick(d), input.url) }),
       redactForReplay: redactBindReplay,
@@ -116,19 +133,21 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Medical',
     what: 'medical cover (family or group)',
     schema: 'Medical',
+    bodies: { quote: MedicalQuoteRequest, save: SaveMedicalQuoteRequest, bind: BindMedicalRequest },
     quote: {
       operation: MedicalQuoteDocument,
-      toVariables: ({ body }) => ({ input: medicalFromRest(body) }),
+      toVariables: (input) => ({ input: medicalFromRest(bodyOf(input, MedicalQuoteRequest)) }),
       pick: (d) => d.medicalQuote,
     },
     save: {
       operation: SaveMedicalQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'medical', medicalFromRest),
+      toVariables: (input) =>
+        saveCoverQuoteFromRest(bodyOf(input, SaveMedicalQuoteRequest), 'medical', medicalFromRest),
       pick: (d) => d.saveMedicalQuote,
     },
     bind: {
       operation: BindMedicalPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'medical', medicalFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindMedicalRequest), 'medical', medicalFromRest),
       pick: (d) => d.bindMedicalPolicy,
     },
   }),
@@ -137,19 +156,20 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Travel',
     what: 'a single trip',
     schema: 'Travel',
+    bodies: { quote: TravelQuoteRequest, save: SaveTravelQuoteRequest, bind: BindTravelRequest },
     quote: {
       operation: TravelQuoteDocument,
-      toVariables: ({ body }) => ({ input: tripFromRest(body) }),
+      toVariables: (input) => ({ input: tripFromRest(bodyOf(input, TravelQuoteRequest)) }),
       pick: (d) => d.travelQuote,
     },
     save: {
       operation: SaveTravelQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'trip', tripFromRest),
+      toVariables: (input) => saveCoverQuoteFromRest(bodyOf(input, SaveTravelQuoteRequest), 'trip', tripFromRest),
       pick: (d) => d.saveTravelQuote,
     },
     bind: {
       operation: BindTravelPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'trip', tripFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindTravelRequest), 'trip', tripFromRest),
       pick: (d) => d.bindTravelPolicy,
     },
   }),
@@ -158,19 +178,21 @@ export const coverRoutes: AnyRoute[] = [
     tag: 'Standard products',
     what: "a standard product (personal accident, domestic package, WIBA, fire, golfer's)",
     schema: 'Standard',
+    bodies: { quote: StandardQuoteRequest, save: SaveStandardQuoteRequest, bind: BindStandardRequest },
     quote: {
       operation: StandardQuoteDocument,
-      toVariables: ({ body }) => ({ input: standardFromRest(body) }),
+      toVariables: (input) => ({ input: standardFromRest(bodyOf(input, StandardQuoteRequest)) }),
       pick: (d) => d.standardQuote,
     },
     save: {
       operation: SaveStandardQuoteDocument,
-      toVariables: ({ body }) => saveCoverQuoteFromRest(body, 'cover', standardFromRest),
+      toVariables: (input) =>
+        saveCoverQuoteFromRest(bodyOf(input, SaveStandardQuoteRequest), 'cover', standardFromRest),
       pick: (d) => d.saveStandardQuote,
     },
     bind: {
       operation: BindStandardPolicyDocument,
-      toVariables: ({ body }) => bindCoverFromRest(body, 'cover', standardFromRest),
+      toVariables: (input) => bindCoverFromRest(bodyOf(input, BindStandardRequest), 'cover', standardFromRest),
       pick: (d) => d.bindStandardPolicy,
     },
   }),

@@ -10,9 +10,9 @@ import {
   saveQuoteFromRest,
 } from '../mappers/motor.ts';
 import { serverFiguresToRest } from '../mappers/priced.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
 import { ref } from '../schemas/builders.ts';
-import { motorQuoteResponse } from '../schemas/motor.ts';
+import { BindRequest, MotorQuoteRequest, motorQuoteResponse, SaveQuoteRequest } from '../schemas/motor.ts';
 
 /** What a bind can answer with, beyond the common codes: motor's and every other line's. */
 export const BIND_ERRORS = [
@@ -37,8 +37,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote'],
     idempotent: false,
     operation: MotorQuoteDocument,
-    requestBody: ref('MotorQuoteRequest'),
-    toVariables: ({ body: b }) => ({ input: quoteInputFromRest(asObject(b)) }),
+    requestBody: MotorQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => ({ input: quoteInputFromRest(bodyOf(input, MotorQuoteRequest)) }),
     toResponse: (d) => ({
       status: 200,
       body: {
@@ -64,8 +65,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['quote', 'bind'],
     idempotent: true,
     operation: SaveMotorQuoteDocument,
-    requestBody: ref('SaveQuoteRequest'),
-    toVariables: ({ body: b }) => saveQuoteFromRest(b),
+    requestBody: SaveQuoteRequest,
+    parseBody: true,
+    toVariables: (input) => saveQuoteFromRest(bodyOf(input, SaveQuoteRequest)),
     toResponse: (d) => ({ status: 201, body: savedQuoteToRest(d.saveMotorQuote) }),
     mapProblemExtra: serverFiguresToRest,
     fieldNames: { 'client.id_no': 'client.idno', 'client.kra_pin': 'client.pin', 'vehicle.reg_no': 'vehicle.reg_no' },
@@ -86,8 +88,9 @@ export const motorRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: true,
     operation: BindMotorPolicyDocument,
-    requestBody: ref('BindRequest'),
-    toVariables: ({ body: b }) => bindFromRest(b),
+    requestBody: BindRequest,
+    parseBody: true,
+    toVariables: (input) => bindFromRest(bodyOf(input, BindRequest)),
     toResponse: (d, input) => ({ status: 201, body: boundPolicyToRest(d.bindMotorPolicy, input.url) }),
     redactForReplay: redactBindReplay,
     mapProblemExtra: serverFiguresToRest,

@@ -12,119 +12,294 @@ import {
   describe,
   type Schema,
   oneOf,
-  anyOf,
+  spelled,
+  numeric,
 } from './builders.ts';
+import { z } from 'zod';
+import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
+import { REGIONS } from '../../src/modules/covers/travel/normalise.ts';
+import { STANDARD_LIMITS } from '../../src/modules/covers/standard/normalise.ts';
+import { RELATIONSHIPS } from '../../src/modules/covers/medical/members.ts';
+import { RIDER_CODES } from '../../src/modules/covers/medical/normalise.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
+import { insurerIdList, PAYMENT_MODE, quotesShown, whole } from './motor.ts';
 
-const insurerIds = anyOf(
-  [int(), arr(int())],
-  'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel',
-);
-const insurerIdAlias = anyOf([int(), arr(int())], 'Alias of insurer_ids (the motor spelling); both sent add up');
+/** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
+const ymdIn = (description: string) =>
+  z.string().refine(isYmd, YMD_MESSAGE).meta({ format: 'date' }).describe(`${description} (${YMD_MESSAGE})`);
+/** Optional text of at most `max` characters once trimmed; null or absent is none. */
+const textUpTo = (max: number, message: string, description?: string) => {
+  const s = z.string().refine((v) => v.trim().length <= max, message);
+  return (description ? s.describe(description) : s).nullable();
+};
+const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A list the server also takes as one item (GraphQL reads a lone value where a list belongs as a list of it): `one`
+ * says which lone values are read so.
+ */
+const listOrOne = <S extends z.ZodType>(item: S, one: (v: unknown) => boolean, list = z.array(item)) =>
+  documentAs(
+    z.preprocess((v) => (one(v) ? [v] : v), list),
+    () => ({
+      anyOf: [jsonSchemaOf(item), jsonSchemaOf(list)],
+    }),
+  );
+const filterDescription =
+  'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded';
+/** The filter as the lines read it: `insurer_ids`, and motor's spelling `insurer_id` as its alias (both add up). */
+const insurerFilter = {
+  insurer_ids: insurerIdList(filterDescription),
+  insurer_id: insurerIdList('Alias of insurer_ids (the motor spelling); both sent add up'),
+};
 
-const medicalRequest = obj(
+const REGION_WORDS = [...REGIONS.keys()].map((w) => [...w].map((c) => c.replace(/[/]/, '\\/')).join('\\s*'));
+const AGE_MESSAGE = 'whole years, 0–120';
+const traveller = obj(
   {
-    cover_type: oneOf(['family', 'group']).default('family'),
-    inpatient_limit: int("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
-    riders: arr(
-      obj(
-        {
-          code: oneOf(['outpatient', 'maternity', 'dental', 'optical']),
-          limit: int("Whole shillings: one of the rider's limit bands"),
-        },
-        ['code', 'limit'],
+    name: textUpTo(200, 'at most 200 characters', 'Required to bind: the name as on the passport'),
+    date_of_birth: ymdIn('Not in the future; an age at departure of at most 120 years; or send age').nullable(),
+    age: numeric(
+      whole(
+        z
+          .int()
+          .min(0, AGE_MESSAGE)
+          .max(120, AGE_MESSAGE)
+          .describe('Whole years, 1–120, when no date_of_birth is given (under one year: send date_of_birth)'),
       ),
+    ).nullable(),
+    passport_no: textUpTo(
+      200,
+      'at most 200 characters',
+      'A passport number: 4–20 letters and digits (spaces ignored, any case)',
     ),
-    members: arr(
-      obj(
-        {
-          name: str('Required to bind'),
-          relationship: oneOf(
-            ['principal', 'spouse', 'child', 'employee'],
-            'Family: one principal, at most one spouse, children; group: employees with their dependants',
-          ),
-          date_of_birth: describe(date(), 'Y-m-d; or age'),
-          age: int('Whole years, when no date of birth is given'),
-          in_school: bool('A child in full-time education (covered to a higher age)'),
-          id_no: str('National ID, passport or birth certificate number; `idno` also accepted'),
-        },
-        ['relationship'],
-      ),
-    ),
-    start_date: describe(date(), 'Y-m-d; a past date starts today'),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
   },
-  ['inpatient_limit', 'members'],
-);
+  [],
+  'A traveller: date_of_birth or age (one is required); the name only to bind',
+).refine((t) => t.date_of_birth != null || t.age != null, {
+  message: 'date_of_birth or age is required',
+  path: ['date_of_birth'],
+});
 
-const tripRequest = obj(
+export const TravelQuoteRequest = obj(
   {
-    plan: str("A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER)"),
-    region: str('africa, schengen (Europe, Europe/Schengen accepted) or worldwide'),
-    destination: str('Countries visited'),
-    departure_date: describe(date(), 'First day of cover: today or later'),
-    return_date: describe(date(), 'Last day of cover'),
-    travellers: arr(
-      obj({
-        name: str('Required to bind'),
-        date_of_birth: describe(date(), 'Y-m-d; or age'),
-        age: int('Whole years'),
-        passport_no: str(),
-      }),
+    plan: str(
+      "A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER): letters, digits, - or _, at most 40, any case",
     ),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
+    region: spelled(
+      REGION_WORDS,
+      'africa, schengen (Europe) or worldwide',
+      'africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case, spaces ignored',
+    ),
+    destination: textUpTo(200, 'at most 200 characters', 'Countries visited'),
+    departure_date: ymdIn('First day of cover: today or later, at most 365 days ahead'),
+    return_date: ymdIn('Last day of cover: on or after departure_date, a trip of at most 365 days'),
+    travellers: describe(
+      listOrOne(
+        traveller,
+        isPlainObject,
+        z.array(traveller).min(1, 'at least one traveller').max(50, 'at most 50 travellers a policy'),
+      ),
+      'One to 50 travellers (one may be sent alone, not in a list)',
+    ),
+    ...insurerFilter,
   },
   ['plan', 'region', 'departure_date', 'return_date', 'travellers'],
 );
 
-const standardRequest = obj(
+const L = STANDARD_LIMITS;
+const SUM_INSURED = `a positive amount in whole shillings, at most ${L.sumInsured.toLocaleString('en')}`;
+const HEADCOUNT = `persons covered, a whole number 1–${L.headcount.toLocaleString('en')}`;
+const EXTENSION = "an extension code, as the product's terms list it";
+const standardItem = obj(
   {
-    product: str('A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER'),
-    items: arr(
-      obj({
-        description: str('What is insured, or the insured person; required to bind'),
-        sum_insured: int('Whole shillings; required for products rated on the sum insured'),
-        id_no: str('Insured persons: national ID or passport'),
-      }),
+    description: textUpTo(
+      L.text,
+      `text, at most ${L.text} characters`,
+      'What is insured, or the insured person; required to bind',
     ),
-    headcount: int('Headcount-driven products (WIBA): people covered when not listed as items'),
-    extensions: arr(str('An optional extension by code (the option terms list them)')),
-    start_date: describe(date(), 'Y-m-d; a past date starts today'),
-    insurer_ids: insurerIds,
-    insurer_id: insurerIdAlias,
+    name: textUpTo(L.text, `text, at most ${L.text} characters`, 'Alias of description (read when it is absent)'),
+    sum_insured: numeric(
+      z
+        .number()
+        .min(1, SUM_INSURED)
+        .max(L.sumInsured, SUM_INSURED)
+        .refine(Number.isInteger, SUM_INSURED)
+        .describe('Whole shillings; products rated on the sum insured need it (their terms say so)'),
+    ).nullable(),
+    id_no: textUpTo(
+      L.idNo,
+      `at most ${L.idNo} characters`,
+      'Insured persons: national ID or passport; `idno` also accepted',
+    ),
+    idno: textUpTo(L.idNo, `at most ${L.idNo} characters`, 'Alias of id_no'),
+  },
+  [],
+);
+
+export const StandardQuoteRequest = obj(
+  {
+    product: str(
+      'A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER; any case',
+    ),
+    items: describe(
+      listOrOne(standardItem, isPlainObject, z.array(standardItem).max(L.items, `at most ${L.items} items a policy`)),
+      `The insured items or persons, at most ${L.items}; at least one, or send headcount`,
+    ).nullable(),
+    headcount: numeric(
+      whole(
+        z
+          .int()
+          .min(1, HEADCOUNT)
+          .max(L.headcount, HEADCOUNT)
+          .describe(
+            'Headcount-driven products (WIBA): people covered when not listed as items; with items, their number',
+          ),
+      ),
+    ).nullable(),
+    extensions: describe(
+      listOrOne(
+        z.string().regex(new RegExp(`^\\s*[a-zA-Z0-9_]{1,${L.code}}\\s*$`), EXTENSION),
+        (v) => typeof v === 'string',
+        z
+          .array(z.string().regex(new RegExp(`^\\s*[a-zA-Z0-9_]{1,${L.code}}\\s*$`), EXTENSION))
+          .max(L.extensions, `a list of at most ${L.extensions} extension codes`),
+      ),
+      `Optional extensions by code (the option terms list them), at most ${L.extensions}`,
+    ).nullable(),
+    start_date: ymdIn('A past date starts today').nullable(),
+    ...insurerFilter,
   },
   ['product'],
 );
 
-const quotesShown = arr(
-  obj({ insurer_id: int(), rate: num(), basic: num(), taxes: num(), total: num('Whole shillings; within KES 1') }, [
-    'insurer_id',
-  ]),
-);
-
-const bindPolicy = obj(
+const LIMIT = `a limit in whole shillings, 1–${(1_000_000_000).toLocaleString('en-KE')}`;
+const limitIn = (description: string) =>
+  numeric(z.number().gt(0, LIMIT).max(1_000_000_000, LIMIT).refine(Number.isInteger, LIMIT).describe(description));
+const RELATIONSHIP_WORDS = [...new Set([...RELATIONSHIPS.family, ...RELATIONSHIPS.group])];
+const medicalMember = obj(
   {
-    start_date: describe(date(), 'Required except for a trip, which starts on its departure date'),
-    insurer_id: int(),
-    total_basic: num('Whole shillings; checked when sent'),
-    taxes: num('Whole shillings; checked when sent'),
-    premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
-    premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-    payment_mode: oneOf(['full', 'ipf']).default('full'),
-    product_version: int("Rating version priced on (an option's product_version); a newer one answers price_changed"),
+    name: textUpTo(200, 'at most 200 characters', 'Required to bind'),
+    relationship: spelled(
+      RELATIONSHIP_WORDS,
+      `one of ${RELATIONSHIP_WORDS.join(', ')}`,
+      'Family: one principal, at most one spouse, children; group: employees with their dependants (any case)',
+    ),
+    date_of_birth: ymdIn('On or before the start of cover, an age of at most 120 then; or send age').nullable(),
+    age: numeric(
+      whole(
+        z
+          .int()
+          .min(0, AGE_MESSAGE)
+          .max(120, AGE_MESSAGE)
+          .describe('Whole years, 0–120, when no date of birth is given'),
+      ),
+    ).nullable(),
+    in_school: z.boolean().describe('A child in full-time education (covered to a higher age)').nullable(),
+    id_no: textUpTo(
+      50,
+      'at most 50 characters',
+      'National ID, passport or birth certificate number; `idno` also accepted',
+    ),
+    idno: textUpTo(50, 'at most 50 characters', 'Alias of id_no'),
   },
-  ['insurer_id', 'premium'],
+  ['relationship'],
+  'A member: relationship, and date_of_birth or age (one is required); the name only to bind',
+).refine((m) => m.date_of_birth != null || m.age != null, {
+  message: 'required: a date of birth or an age',
+  path: ['date_of_birth'],
+});
+const RIDERS = `a list of riders, each of ${RIDER_CODES.join(', ')} at most once`;
+const rider = obj({
+  code: spelled(RIDER_CODES, `one of ${RIDER_CODES.join(', ')}`, 'A rider by code (any case), each at most once'),
+  limit: limitIn("Whole shillings: one of the rider's limit bands"),
+});
+
+export const MedicalQuoteRequest = obj(
+  {
+    cover_type: spelled(['family', 'group'], 'family or group', 'family (default) or group, any case').nullable(),
+    inpatient_limit: limitIn("Whole shillings: one of the inpatient limit bands (the insurers' terms)"),
+    riders: describe(
+      listOrOne(rider, isPlainObject, z.array(rider).max(RIDER_CODES.length, RIDERS)),
+      'Optional riders (one may be sent alone, not in a list)',
+    ).nullable(),
+    members: describe(
+      listOrOne(
+        medicalMember,
+        isPlainObject,
+        z.array(medicalMember).min(1, 'a list of 1–500 members').max(500, 'at most 500 members'),
+      ),
+      'One to 500 members (one may be sent alone, not in a list)',
+    ),
+    start_date: ymdIn('A past date starts today').nullable(),
+    ...insurerFilter,
+  },
+  ['inpatient_limit', 'members'],
 );
 
-const saveQuote = (key: string, risk: Schema) =>
-  obj({ client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: str() }, ['client', key]);
-const bind = (key: string, risk: Schema) =>
-  obj({ client: ref('InsuredClient'), policy: bindPolicy, [key]: risk, prospect_uuid: str() }, [
-    'client',
-    'policy',
-    key,
-  ]);
+/**
+ * A bind's policy for these lines (src/modules/policies/bind/cover-bind.ts): the insurer and the premium agreed, the
+ * payment plan as paymentPlan reads it; the start date required except for a trip (which starts on its departure).
+ */
+export const bindPolicy = (startRequired: boolean) =>
+  obj(
+    {
+      start_date: z
+        .string()
+        .refine(isYmd, 'a date, Y-m-d')
+        .meta({ format: 'date' })
+        .describe(
+          startRequired
+            ? 'A past date starts today; at most 90 days ahead'
+            : 'Optional for a trip, which starts on its departure date (when sent, it must be that date)',
+        )
+        .nullable(),
+      insurer_id: numeric(whole(z.int())),
+      total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+      taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+      premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+      premium_instalments: numeric(
+        whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
+      ).nullable(),
+      payment_mode: z
+        .string()
+        .regex(PAYMENT_MODE, 'full or ipf')
+        .describe('full (default) or ipf, any case')
+        .nullable(),
+      product_version: numeric(
+        whole(
+          z.int().describe("Rating version priced on (an option's product_version); a newer one answers price_changed"),
+        ),
+      ).nullable(),
+    },
+    startRequired ? ['start_date', 'insurer_id', 'premium'] : ['insurer_id', 'premium'],
+  );
+
+const prospect = () => str('Service-only: the prospect this is for (docs/motor-and-clients.md "Prospects")').nullable();
+const saveQuote = <K extends string, R extends z.ZodType>(key: K, risk: R) =>
+  obj(
+    { client: ref('InsuredClient'), [key]: risk, quotes: quotesShown, prospect_uuid: prospect() } as {
+      client: z.ZodType;
+      quotes: typeof quotesShown;
+      prospect_uuid: ReturnType<typeof prospect>;
+    } & Record<K, R>,
+    ['client', key],
+  );
+const bind = <K extends string, R extends z.ZodType>(key: K, risk: R, startRequired = true) =>
+  obj(
+    { client: ref('InsuredClient'), policy: bindPolicy(startRequired), [key]: risk, prospect_uuid: prospect() } as {
+      client: z.ZodType;
+      policy: ReturnType<typeof bindPolicy>;
+      prospect_uuid: ReturnType<typeof prospect>;
+    } & Record<K, R>,
+    ['client', 'policy', key],
+  );
+
+export const SaveMedicalQuoteRequest = saveQuote('medical', MedicalQuoteRequest);
+export const SaveTravelQuoteRequest = saveQuote('trip', TravelQuoteRequest);
+export const SaveStandardQuoteRequest = saveQuote('cover', StandardQuoteRequest);
+export const BindMedicalRequest = bind('medical', MedicalQuoteRequest);
+export const BindTravelRequest = bind('trip', TravelQuoteRequest, false);
+export const BindStandardRequest = bind('cover', StandardQuoteRequest);
 
 const option = obj({
   insurer_id: int(),
@@ -208,9 +383,9 @@ const coverDetails = obj(
 
 export const coverSchemas: Record<string, Schema> = {
   CoverDetails: coverDetails,
-  MedicalQuoteRequest: medicalRequest,
-  TravelQuoteRequest: tripRequest,
-  StandardQuoteRequest: standardRequest,
+  MedicalQuoteRequest,
+  TravelQuoteRequest,
+  StandardQuoteRequest,
   CoverQuoteResponse: obj({
     message: str(),
     quote: obj({
@@ -236,10 +411,10 @@ export const coverSchemas: Record<string, Schema> = {
     }),
     options: arr(option),
   }),
-  SaveMedicalQuoteRequest: saveQuote('medical', medicalRequest),
-  SaveTravelQuoteRequest: saveQuote('trip', tripRequest),
-  SaveStandardQuoteRequest: saveQuote('cover', standardRequest),
-  BindMedicalRequest: bind('medical', medicalRequest),
-  BindTravelRequest: bind('trip', tripRequest),
-  BindStandardRequest: bind('cover', standardRequest),
+  SaveMedicalQuoteRequest,
+  SaveTravelQuoteRequest,
+  SaveStandardQuoteRequest,
+  BindMedicalRequest,
+  BindTravelRequest,
+  BindStandardRequest,
 };

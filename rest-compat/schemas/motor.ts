@@ -1,46 +1,314 @@
-import { arr, int, money, nullable, num, obj, ref, str, type Schema, oneOf, anyOf, allOf, json } from './builders.ts';
+import { z } from 'zod';
+import { isYmd, todayNairobi } from '../../src/lib/dates.ts';
+import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/classify.ts';
+import {
+  arr,
+  caseless,
+  int,
+  money,
+  nullable,
+  num,
+  numeric,
+  obj,
+  ref,
+  spelled,
+  str,
+  type Schema,
+  oneOf,
+  allOf,
+  json,
+} from './builders.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
-const clientObject = obj(
-  {
-    name: str(),
-    phone: str('Kenyan mobile, any format'),
-    email: str(),
-    idno: str('National ID or passport; `id_no` also accepted'),
-    pin: str('Tax PIN; `kra_pin` also accepted'),
-    risk_manager_id: int(),
-    branch_id: int(),
-    sales_person_id: int('`agentcode` (an agent code) accepted instead'),
-    agentcode: str(),
-    client_no: str('Service-only: link an existing client the caller can see'),
-    force: { type: 'boolean', description: 'Service-only: add a new client despite duplicate_client matches' },
-    type: oneOf(['individual', 'corporate']),
-  },
-  ['name', 'phone'],
+/**
+ * The motor risk as the server reads it (src/modules/motor/quote.service.ts normaliseRisk, classify.ts): the words of
+ * `class` and `scope` come from the domain's own tables, the bounds and messages are the domain's. Rules that depend
+ * on another field (days for tor, value for comprehensive, the coverage a kind rates) are the domain's alone: the
+ * description says them.
+ */
+const KIND_SEPARATOR = '[\\s_-]*';
+/** A kind's word with spaces, underscores and hyphens allowed anywhere; `k` also as the Kelvin sign, which lower-cases to it. */
+const kindPattern = (word: string) =>
+  KIND_SEPARATOR + [...word].map((c) => (c === 'k' ? '[k\u212A]' : c)).join(KIND_SEPARATOR) + KIND_SEPARATOR;
+export const motorClass = (
+  description = 'Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda)',
+) => spelled(Object.values(KIND_WORDS).flat().map(kindPattern), 'one of Motor, Tuktuk, Motorcycle', description);
+export const motorScope = (
+  description = 'Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted)',
+) =>
+  spelled(
+    Object.values(SCOPE_WORDS)
+      .flat()
+      .map((words) => words.join('[\\s_,-]+')),
+    'Comprehensive or TPO (third party only)',
+    description,
+  );
+/**
+ * `inner` (z.int() with its bounds), a value that is no number at all refused as GraphQL's Int refuses it:
+ * not_a_whole_number (zod's own type check of an integer says "expected number", read as not_a_number).
+ */
+export function whole<S extends z.ZodType<number>>(inner: S) {
+  return documentAs(
+    z.preprocess((v, ctx) => {
+      if (v == null || typeof v === 'number') return v;
+      ctx.addIssue({ code: 'invalid_type', expected: 'int', input: v });
+      return z.NEVER;
+    }, inner),
+    () => jsonSchemaOf(inner) as Record<string, unknown>,
+  );
+}
+const coverPeriod = () =>
+  spelled(['annual', 'tor'], 'annual or tor', 'annual (default) or tor (time on risk), any case').nullable();
+/** The year of manufacture: 1950 to next year (checked at the time of the request, the domain's words either way). */
+const yearMessage = () => `year of manufacture, ${1950}–${Number(todayNairobi().slice(0, 4)) + 1}`;
+export const yearOfManufacture = (
+  description = 'Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema)',
+) =>
+  numeric(
+    whole(
+      z
+        .int()
+        .min(1950, { error: yearMessage })
+        .refine((y) => y <= Number(todayNairobi().slice(0, 4)) + 1, { error: yearMessage })
+        .describe(description),
+    ),
+  );
+const POSITIVE_SHILLINGS = 'a positive amount in whole shillings';
+export const vehicleValue = (description: string) =>
+  numeric(z.number().gt(0, POSITIVE_SHILLINGS).max(1_000_000_000, POSITIVE_SHILLINGS).describe(description)).nullable();
+export const tonnage = () =>
+  numeric(
+    z.number().min(0, 'tonnes, 0–200').max(200, 'tonnes, 0–200').describe('Tonnes, 0–200 (commercial)'),
+  ).nullable();
+export const pll = () =>
+  numeric(
+    whole(
+      z
+        .int()
+        .min(0, 'number of passengers, 0–200')
+        .max(200, 'number of passengers, 0–200')
+        .describe('Passengers for passenger legal liability, 0–200'),
+    ),
+  ).nullable();
+const coverage = () =>
+  str(
+    'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…); a tuktuk or motorcycle takes any',
+  ).nullable();
+const days = () =>
+  numeric(whole(z.int().describe('Time on risk: required for tor, 1–364 (ignored for annual cover)'))).nullable();
+/** A start date as normaliseRisk reads it (the one date rule, isYmd), in its words. */
+const startDate = (description: string) =>
+  z.string().refine(isYmd, 'a date, Y-m-d').meta({ format: 'date' }).describe(description).nullable();
+
+/** One insurer id or a list of them (read as a list; '' or null as none), each a whole number or its text. */
+export const insurerIdList = (description: string) => {
+  const list = z.array(numeric(whole(z.int())));
+  return documentAs(
+    z.preprocess((v) => (v == null || v === '' ? undefined : Array.isArray(v) ? v : [v]), list.optional()),
+    () => ({
+      anyOf: [jsonSchemaOf(numeric(whole(z.int()))), jsonSchemaOf(list), { type: 'null' }, { const: '' }],
+      description: `${description}; one id or a list, '' or null for none`,
+    }),
+  );
+};
+
+const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A list the server also takes as one item (GraphQL reads a lone value where a list belongs as a list of it): `one`
+ * says which lone values are read so.
+ */
+export const listOrOne = <S extends z.ZodType>(
+  item: S,
+  one: (v: unknown) => boolean = isPlainObject,
+  list: z.ZodType = z.array(item),
+) =>
+  documentAs(
+    z.preprocess((v) => (one(v) ? [v] : v), list as z.ZodArray<S>),
+    () => ({
+      anyOf: [jsonSchemaOf(item), jsonSchemaOf(list)],
+    }),
+  );
+
+/** The figures shown to the client (`quotes[]` of a save quote), each within KES 1 of the server's price. */
+export const quotesShown = listOrOne(
+  obj(
+    {
+      insurer_id: numeric(whole(z.int())),
+      rate: numeric(z.number()).nullable(),
+      basic: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      taxes: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      total: numeric(z.number().describe('Whole shillings; within KES 1 of the server price')).nullable(),
+      benefits: z.unknown().describe('The benefits shown (names); not checked'),
+    },
+    ['insurer_id'],
+  ),
 );
+
+/** A save quote's vehicle: the risk as a quote reads it (normaliseRisk, field errors under `vehicle.`). */
+const savedVehicle = obj(
+  {
+    reg_no: str('Registration; `regno` also accepted').nullable(),
+    regno: str('Alias of reg_no').nullable(),
+    make: str().nullable(),
+    model: str().nullable(),
+    class: motorClass('Motor (default), Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda)')
+      .nullable()
+      .default('Motor'),
+    coverage: coverage(),
+    scope: motorScope(),
+    cover_period: coverPeriod(),
+    days: days(),
+    year: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    tonnage: tonnage(),
+    pll: pll(),
+    start_date: startDate('A past date starts today'),
+  },
+  ['scope', 'year'],
+);
+
+export const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
+const BIND_VEHICLE = 'exactly one vehicle per save; add more by endorsement (add_vehicle)';
+/** A bind's vehicle: its year, value, tonnage and passengers are the risk (normaliseRisk), as a quote reads them. */
+const boundVehicle = obj(
+  {
+    regno: str('Registration (or reg_no); required').nullable(),
+    reg_no: str('Alias of regno').nullable(),
+    chassis_no: str('Needed for the registry certificate').nullable(),
+    make: str().nullable(),
+    model: str().nullable(),
+    yom: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    coverage: coverage(),
+    engine_no: str().nullable(),
+    body_type: str().nullable(),
+    tonnage: tonnage(),
+    pll: pll(),
+    basic_premium: numeric(z.number()).nullable(),
+    rate: numeric(z.number()).nullable(),
+    benefits: z.unknown().describe('The benefits shown (names); not checked'),
+  },
+  ['yom'],
+).refine((v) => v.regno != null || v.reg_no != null, { message: 'required', path: ['regno'] });
+
+export const BindRequest = obj(
+  {
+    client: ref('InsuredClient'),
+    policy: obj(
+      {
+        start_date: z
+          .string()
+          .refine(isYmd, 'a date, Y-m-d')
+          .meta({ format: 'date' })
+          .describe('A past date starts today; at most 90 days ahead'),
+        end_date: str(
+          'Y-m-d; read only for tor cover without days, where it sets the days (otherwise ignored)',
+        ).nullable(),
+        insurer_id: numeric(whole(z.int())),
+        class: motorClass(),
+        coverage: coverage(),
+        scope: motorScope(),
+        cover_period: coverPeriod(),
+        days: days(),
+        total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+        taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+        premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+        premium_instalments: numeric(
+          whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
+        ).nullable(),
+        payment_mode: z
+          .string()
+          .regex(PAYMENT_MODE, 'full or ipf')
+          .describe('full (default) or ipf, any case; service-only; ipf is always one instalment')
+          .nullable(),
+        limits_of_liability: z.unknown().describe('As the quote option gave them; not checked'),
+        product_version: numeric(
+          whole(
+            z
+              .int()
+              .describe(
+                'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
+              ),
+          ),
+        ).nullable(),
+      },
+      ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
+    ),
+    taxes: z.unknown().describe('Accepted for compatibility and ignored: the server computes the levies'),
+    vehicles: listOrOne(boundVehicle, undefined, z.array(boundVehicle).length(1, BIND_VEHICLE)).describe(
+      'Exactly one vehicle (it may be sent alone, not in a list); add more by endorsement',
+    ),
+    prospect_uuid: str(
+      'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
+    ).nullable(),
+  },
+  ['client', 'policy', 'vehicles'],
+);
+
+export const SaveQuoteRequest = obj(
+  {
+    client: ref('InsuredClient'),
+    vehicle: savedVehicle,
+    quotes: quotesShown,
+    prospect_uuid: str(
+      'Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")',
+    ).nullable(),
+  },
+  ['client', 'vehicle'],
+);
+
+export const MotorQuoteRequest = obj(
+  {
+    class: motorClass(),
+    coverage: coverage(),
+    scope: motorScope(),
+    cover_period: coverPeriod(),
+    days: days(),
+    year: yearOfManufacture(),
+    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    tonnage: tonnage(),
+    pll: pll(),
+    insurer_id: insurerIdList(
+      'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
+    ),
+    start_date: startDate('Service-only; a past date starts today'),
+  },
+  ['class', 'scope', 'year'],
+);
+
+/** A whole number as the mappers read it (num0: also its text), a non-number refused as GraphQL's Int refuses it. */
+const wholeIn = (description?: string) =>
+  numeric(whole(description ? z.int().describe(description) : z.int())).nullable();
+
+/**
+ * The insured as the server reads it (src/modules/clients/client-matching.ts resolveInsured): only the kinds of the
+ * values are checked here; what a new client needs (name, phone, identifiers) is the client service's rule, and a
+ * linked `client_no` needs nothing else.
+ */
+export const InsuredClient = obj(
+  {
+    name: str('Required for a new client').nullable(),
+    phone: str('Kenyan mobile, any format; required for a new client').nullable(),
+    email: str().nullable(),
+    idno: str('National ID or passport; `id_no` also accepted').nullable(),
+    id_no: str('Alias of idno').nullable(),
+    pin: str('Tax PIN; `kra_pin` also accepted').nullable(),
+    kra_pin: str('Alias of pin').nullable(),
+    risk_manager_id: wholeIn(),
+    branch_id: wholeIn(),
+    sales_person_id: wholeIn('`agentcode` (an agent code) accepted instead'),
+    agentcode: str().nullable(),
+    client_no: str('Service-only: link an existing client the caller can see (nothing else is then needed)').nullable(),
+    force: z.boolean().describe('Service-only: add a new client despite duplicate_client matches').nullable(),
+    type: str('individual (default) or corporate').nullable(),
+  },
+  [],
+);
+const clientObject = InsuredClient;
 const moneyTriple = obj({ ...money('basic_premium'), ...money('taxes'), ...money('total') });
 
 export const motorSchemas: Record<string, Schema> = {
-  MotorQuoteRequest: obj(
-    {
-      class: str('Motor, Tuktuk or Motorcycle (case-insensitive)'),
-      coverage: str(
-        'Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…)',
-      ),
-      scope: str('Comprehensive or TPO; "third party only" accepted'),
-      cover_period: oneOf(['annual', 'tor']).default('annual'),
-      days: { type: 'integer', minimum: 1, maximum: 364, description: 'Required for tor' },
-      year: int('Year of manufacture'),
-      value: int('Whole shillings; required for comprehensive'),
-      tonnage: num('Tonnes (commercial)'),
-      pll: int('Passengers for passenger legal liability'),
-      insurer_id: anyOf(
-        [int(), arr(int())],
-        'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
-      ),
-      start_date: { type: 'string', format: 'date', description: 'Service-only; a past date starts today' },
-    },
-    ['class', 'scope', 'year'],
-  ),
+  MotorQuoteRequest,
   MotorRisk: obj({
     class: str(),
     coverage: str(),
@@ -87,41 +355,7 @@ export const motorSchemas: Record<string, Schema> = {
   }),
 
   InsuredClient: clientObject,
-  SaveQuoteRequest: obj(
-    {
-      client: ref('InsuredClient'),
-      vehicle: obj(
-        {
-          value: int(),
-          year: int(),
-          reg_no: str(),
-          coverage: str(),
-          scope: str(),
-          make: str(),
-          model: str(),
-          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']).default('Motor'),
-        },
-        ['year', 'scope'],
-      ),
-      quotes: arr(
-        obj(
-          {
-            insurer_id: int(),
-            rate: num(),
-            basic: num(),
-            taxes: num(),
-            total: num('Whole shillings; within KES 1 of the server price'),
-            benefits: arr(str()),
-          },
-          ['insurer_id'],
-        ),
-      ),
-      prospect_uuid: str(
-        'Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects")',
-      ),
-    },
-    ['client', 'vehicle'],
-  ),
+  SaveQuoteRequest,
   SavedQuote: obj({
     message: str(),
     id: int(),
@@ -138,67 +372,7 @@ export const motorSchemas: Record<string, Schema> = {
       ),
     }),
   }),
-  BindRequest: obj(
-    {
-      client: ref('InsuredClient'),
-      policy: obj(
-        {
-          start_date: {
-            type: 'string',
-            format: 'date',
-            description: 'A past date starts today; at most 90 days ahead',
-          },
-          end_date: {
-            type: 'string',
-            format: 'date',
-            description: 'Ignored for annual cover; for tor without days it sets the days',
-          },
-          insurer_id: int(),
-          class: oneOf(['Motor', 'Tuktuk', 'Motorcycle']),
-          coverage: str(),
-          scope: oneOf(['Comprehensive', 'TPO']),
-          cover_period: oneOf(['annual', 'tor']),
-          days: int(),
-          total_basic: num('Whole shillings; checked when sent'),
-          taxes: num('Whole shillings; checked when sent'),
-          premium: num('Gross premium, whole shillings; within KES 1 of the server price'),
-          premium_instalments: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-          payment_mode: oneOf(['full', 'ipf'], 'Service-only; ipf is always one instalment'),
-          limits_of_liability: arr(obj({ benefit_id: str(), item: str(), limit: nullable(int()) }, [])),
-          product_version: int(
-            'Service-only: rating version priced on (from the quote option); a newer one answers price_changed',
-          ),
-        },
-        ['start_date', 'insurer_id', 'class', 'scope', 'premium'],
-      ),
-      taxes: arr(obj({ tax_id: int(), rate: num(), amount: num() }, [])),
-      vehicles: arr(
-        obj(
-          {
-            regno: str('Or reg_no'),
-            chassis_no: str('Needed for the registry certificate'),
-            make: str(),
-            model: str(),
-            yom: int(),
-            value: int(),
-            coverage: str(),
-            engine_no: str(),
-            body_type: str(),
-            tonnage: num(),
-            pll: int(),
-            basic_premium: num(),
-            rate: num(),
-            benefits: arr(str()),
-          },
-          ['regno', 'yom'],
-        ),
-      ).length(1),
-      prospect_uuid: str(
-        'Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects")',
-      ),
-    },
-    ['client', 'policy', 'vehicles'],
-  ),
+  BindRequest,
   SavedPolicy: obj(
     {
       message: str(),

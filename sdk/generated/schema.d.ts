@@ -3051,34 +3051,21 @@ export interface components {
             force?: boolean;
         };
         MotorQuoteRequest: {
-            /** @description Motor, Tuktuk or Motorcycle (case-insensitive) */
+            /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
             class: string;
-            /** @description Private (default), a commercial class (own goods, general cartage…) or a PSV class (matatu, taxi…) */
-            coverage?: string;
-            /** @description Comprehensive or TPO; "third party only" accepted */
+            coverage?: string | null;
+            /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
             scope: string;
-            /**
-             * @default annual
-             * @enum {string}
-             */
-            cover_period?: "annual" | "tor";
-            /** @description Required for tor */
-            days?: number;
-            /** @description Year of manufacture */
-            year: number;
-            /** @description Whole shillings; required for comprehensive */
-            value?: number;
-            /** @description Tonnes (commercial) */
-            tonnage?: number;
-            /** @description Passengers for passenger legal liability */
-            pll?: number;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id) */
-            insurer_id?: number | number[];
-            /**
-             * Format: date
-             * @description Service-only; a past date starts today
-             */
-            start_date?: string;
+            cover_period?: string | null;
+            days?: (number | string) | null;
+            /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+            year: number | string;
+            value?: (number | string) | null;
+            tonnage?: (number | string) | null;
+            pll?: (number | string) | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id); one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
+            start_date?: string | null;
         };
         MotorRisk: {
             class: string;
@@ -3167,53 +3154,60 @@ export interface components {
             product_version: number;
         };
         InsuredClient: {
-            name: string;
-            /** @description Kenyan mobile, any format */
-            phone: string;
-            email?: string;
-            /** @description National ID or passport; `id_no` also accepted */
-            idno?: string;
-            /** @description Tax PIN; `kra_pin` also accepted */
-            pin?: string;
-            risk_manager_id?: number;
-            branch_id?: number;
-            /** @description `agentcode` (an agent code) accepted instead */
-            sales_person_id?: number;
-            agentcode?: string;
-            /** @description Service-only: link an existing client the caller can see */
-            client_no?: string;
-            /** @description Service-only: add a new client despite duplicate_client matches */
-            force?: boolean;
-            /** @enum {string} */
-            type?: "individual" | "corporate";
+            name?: string | null;
+            phone?: string | null;
+            email?: string | null;
+            idno?: string | null;
+            id_no?: string | null;
+            pin?: string | null;
+            kra_pin?: string | null;
+            risk_manager_id?: (number | string) | null;
+            branch_id?: (number | string) | null;
+            sales_person_id?: (number | string) | null;
+            agentcode?: string | null;
+            client_no?: string | null;
+            force?: boolean | null;
+            type?: string | null;
         };
         SaveQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             vehicle: {
-                value?: number;
-                year: number;
-                reg_no?: string;
-                coverage?: string;
+                reg_no?: string | null;
+                regno?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @default Motor */
+                class?: string | null;
+                coverage?: string | null;
+                /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
                 scope: string;
-                make?: string;
-                model?: string;
-                /**
-                 * @default Motor
-                 * @enum {string}
-                 */
-                class?: "Motor" | "Tuktuk" | "Motorcycle";
+                cover_period?: string | null;
+                days?: (number | string) | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                year: number | string;
+                value?: (number | string) | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                start_date?: string | null;
             };
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 of the server price */
-                total?: number;
-                benefits?: string[];
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            /** @description Service-only: the prospect this quote is for; it moves to quoted (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SavedQuote: {
             message: string;
@@ -3251,66 +3245,65 @@ export interface components {
                  * @description A past date starts today; at most 90 days ahead
                  */
                 start_date: string;
-                /**
-                 * Format: date
-                 * @description Ignored for annual cover; for tor without days it sets the days
-                 */
-                end_date?: string;
-                insurer_id: number;
-                /** @enum {string} */
-                class: "Motor" | "Tuktuk" | "Motorcycle";
-                coverage?: string;
-                /** @enum {string} */
-                scope: "Comprehensive" | "TPO";
-                /** @enum {string} */
-                cover_period?: "annual" | "tor";
-                days?: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                end_date?: string | null;
+                insurer_id: number | string;
+                /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
+                class: string;
+                coverage?: string | null;
+                /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
+                scope: string;
+                cover_period?: string | null;
+                days?: (number | string) | null;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @description Service-only; ipf is always one instalment
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                limits_of_liability?: {
-                    benefit_id?: string;
-                    item?: string;
-                    limit?: number | null;
-                }[];
-                /** @description Service-only: rating version priced on (from the quote option); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                /** @description As the quote option gave them; not checked */
+                limits_of_liability?: unknown;
+                product_version?: (number | string) | null;
             };
-            taxes?: {
-                tax_id?: number;
-                rate?: number;
-                amount?: number;
-            }[];
+            /** @description Accepted for compatibility and ignored: the server computes the levies */
+            taxes?: unknown;
             vehicles: {
-                /** @description Or reg_no */
-                regno: string;
-                /** @description Needed for the registry certificate */
-                chassis_no?: string;
-                make?: string;
-                model?: string;
-                yom: number;
-                value?: number;
-                coverage?: string;
-                engine_no?: string;
-                body_type?: string;
-                tonnage?: number;
-                pll?: number;
-                basic_premium?: number;
-                rate?: number;
-                benefits?: string[];
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                yom: number | string;
+                value?: (number | string) | null;
+                coverage?: string | null;
+                engine_no?: string | null;
+                body_type?: string | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                basic_premium?: (number | string) | null;
+                rate?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                regno?: string | null;
+                reg_no?: string | null;
+                chassis_no?: string | null;
+                make?: string | null;
+                model?: string | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
+                yom: number | string;
+                value?: (number | string) | null;
+                coverage?: string | null;
+                engine_no?: string | null;
+                body_type?: string | null;
+                tonnage?: (number | string) | null;
+                pll?: (number | string) | null;
+                basic_premium?: (number | string) | null;
+                rate?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            /** @description Service-only: the prospect this policy is for; it moves to won (docs/motor-and-clients.md "Prospects") */
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SavedPolicy: {
             message: string;
@@ -3459,106 +3452,100 @@ export interface components {
             terms?: Record<string, never>;
         };
         MedicalQuoteRequest: {
-            /**
-             * @default family
-             * @enum {string}
-             */
-            cover_type?: "family" | "group";
+            cover_type?: string | null;
             /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
-            inpatient_limit: number;
-            riders?: {
-                /** @enum {string} */
-                code: "outpatient" | "maternity" | "dental" | "optical";
+            inpatient_limit: number | string;
+            riders?: ({
+                /** @description A rider by code (any case), each at most once */
+                code: string;
                 /** @description Whole shillings: one of the rider's limit bands */
-                limit: number;
-            }[];
+                limit: number | string;
+            } | {
+                /** @description A rider by code (any case), each at most once */
+                code: string;
+                /** @description Whole shillings: one of the rider's limit bands */
+                limit: number | string;
+            }[]) | null;
             members: {
-                /** @description Required to bind */
-                name?: string;
-                /**
-                 * @description Family: one principal, at most one spouse, children; group: employees with their dependants
-                 * @enum {string}
-                 */
-                relationship: "principal" | "spouse" | "child" | "employee";
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth?: string;
-                /** @description Whole years, when no date of birth is given */
-                age?: number;
-                /** @description A child in full-time education (covered to a higher age) */
-                in_school?: boolean;
-                /** @description National ID, passport or birth certificate number; `idno` also accepted */
-                id_no?: string;
+                name?: string | null;
+                /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
+                relationship: string;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+                idno?: string | null;
+            } | {
+                name?: string | null;
+                /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
+                relationship: string;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                in_school?: boolean | null;
+                id_no?: string | null;
+                idno?: string | null;
             }[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            start_date?: string | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         TravelQuoteRequest: {
-            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER) */
+            /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER): letters, digits, - or _, at most 40, any case */
             plan: string;
-            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide */
+            /** @description africa, schengen (Europe, Europe/Schengen accepted) or worldwide; any case, spaces ignored */
             region: string;
-            /** @description Countries visited */
-            destination?: string;
+            destination?: string | null;
             /**
              * Format: date
-             * @description First day of cover: today or later
+             * @description First day of cover: today or later, at most 365 days ahead (a real calendar date, Y-m-d, in 1900–2199)
              */
             departure_date: string;
             /**
              * Format: date
-             * @description Last day of cover
+             * @description Last day of cover: on or after departure_date, a trip of at most 365 days (a real calendar date, Y-m-d, in 1900–2199)
              */
             return_date: string;
             travellers: {
-                /** @description Required to bind */
-                name: string;
-                /**
-                 * Format: date
-                 * @description Y-m-d; or age
-                 */
-                date_of_birth: string;
-                /** @description Whole years */
-                age: number;
-                passport_no: string;
+                name?: string | null;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                passport_no?: string | null;
+            } | {
+                name?: string | null;
+                date_of_birth?: string | null;
+                age?: (number | string) | null;
+                passport_no?: string | null;
             }[];
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         StandardQuoteRequest: {
-            /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER */
+            /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER; any case */
             product: string;
-            items?: {
-                /** @description What is insured, or the insured person; required to bind */
-                description: string;
-                /** @description Whole shillings; required for products rated on the sum insured */
-                sum_insured: number;
-                /** @description Insured persons: national ID or passport */
-                id_no: string;
-            }[];
-            /** @description Headcount-driven products (WIBA): people covered when not listed as items */
-            headcount?: number;
-            extensions?: string[];
-            /**
-             * Format: date
-             * @description Y-m-d; a past date starts today
-             */
-            start_date?: string;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel */
-            insurer_ids?: number | number[];
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up */
-            insurer_id?: number | number[];
+            items?: ({
+                description?: string | null;
+                name?: string | null;
+                sum_insured?: (number | string) | null;
+                id_no?: string | null;
+                idno?: string | null;
+            } | {
+                description?: string | null;
+                name?: string | null;
+                sum_insured?: (number | string) | null;
+                id_no?: string | null;
+                idno?: string | null;
+            }[]) | null;
+            headcount?: (number | string) | null;
+            extensions?: (string | string[]) | null;
+            start_date?: string | null;
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            insurer_id?: (number | string) | (number | string)[] | null | "";
         };
         CoverQuoteResponse: {
             message: string;
@@ -3672,124 +3659,115 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SaveTravelQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         SaveStandardQuoteRequest: {
             client: components["schemas"]["InsuredClient"];
             cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
-                insurer_id: number;
-                rate?: number;
-                basic?: number;
-                taxes?: number;
-                /** @description Whole shillings; within KES 1 */
-                total?: number;
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
+            } | {
+                insurer_id: number | string;
+                rate?: (number | string) | null;
+                basic?: (number | string) | null;
+                taxes?: (number | string) | null;
+                total?: (number | string) | null;
+                /** @description The benefits shown (names); not checked */
+                benefits?: unknown;
             }[];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindMedicalRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             medical: components["schemas"]["MedicalQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindTravelRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date?: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             trip: components["schemas"]["TravelQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         BindStandardRequest: {
             client: components["schemas"]["InsuredClient"];
             policy: {
-                /**
-                 * Format: date
-                 * @description Required except for a trip, which starts on its departure date
-                 */
-                start_date?: string;
-                insurer_id: number;
-                /** @description Whole shillings; checked when sent */
-                total_basic?: number;
-                /** @description Whole shillings; checked when sent */
-                taxes?: number;
+                start_date: string | null;
+                insurer_id: number | string;
+                total_basic?: (number | string) | null;
+                taxes?: (number | string) | null;
                 /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number;
-                /** @default 1 */
-                premium_instalments?: number;
-                /**
-                 * @default full
-                 * @enum {string}
-                 */
-                payment_mode?: "full" | "ipf";
-                /** @description Rating version priced on (an option's product_version); a newer one answers price_changed */
-                product_version?: number;
+                premium: number | string;
+                premium_instalments?: (number | string) | null;
+                payment_mode?: string | null;
+                product_version?: (number | string) | null;
             };
             cover: components["schemas"]["StandardQuoteRequest"];
-            prospect_uuid?: string;
+            prospect_uuid?: string | null;
         };
         PolicyRecord: {
             id: number;

@@ -19,6 +19,8 @@ import {
 } from '../../rest-compat/mappers/motor.ts';
 import { serverFiguresToRest } from '../../rest-compat/mappers/priced.ts';
 import type { Resolved } from '../../rest-compat/route.ts';
+import { BindRequest, MotorQuoteRequest, SaveQuoteRequest } from '../../rest-compat/schemas/motor.ts';
+import '../../rest-compat/schemas/index.ts';
 import { m } from './fixtures.ts';
 
 type Quote = Resolved<MotorQuoteQuery>['motorQuote'];
@@ -90,27 +92,27 @@ const quote: Quote = {
 };
 
 describe('motor mapper: requests', () => {
-  it('a quote: numeric strings read as numbers, one insurer_id as a list, blanks left out', () => {
-    expect(
-      quoteInputFromRest({ class: 'Motor', scope: 'Comprehensive', year: '2019', value: '1500000', insurer_id: '3' }),
-    ).toEqual({
-      class: 'Motor',
-      coverage: undefined,
-      scope: 'Comprehensive',
-      coverPeriod: undefined,
-      days: undefined,
-      year: 2019,
-      value: 1_500_000,
-      tonnage: undefined,
-      pll: undefined,
-      insurerIds: [3],
-      startDate: undefined,
-    });
-    expect(quoteInputFromRest({ insurer_id: [3, '4'], year: 'old' })).toMatchObject({
-      insurerIds: [3, 4],
-      year: 'old',
-    });
-    expect(quoteInputFromRest({ insurer_id: '' }).insurerIds).toBeUndefined();
+  it('a quote, as its definition parses it: numeric strings read as numbers, one insurer_id as a list, blanks left out', () => {
+    const parsed = (b: unknown) => quoteInputFromRest(MotorQuoteRequest.parse(b));
+    expect(parsed({ class: 'Motor', scope: 'Comprehensive', year: '2019', value: '1500000', insurer_id: '3' })).toEqual(
+      {
+        class: 'Motor',
+        coverage: undefined,
+        scope: 'Comprehensive',
+        coverPeriod: undefined,
+        days: undefined,
+        year: 2019,
+        value: 1_500_000,
+        tonnage: undefined,
+        pll: undefined,
+        insurerIds: [3],
+        startDate: undefined,
+      },
+    );
+    const tpo = { class: 'Motor', scope: 'TPO', year: 2019 };
+    expect(parsed({ ...tpo, insurer_id: [3, '4'] }).insurerIds).toEqual([3, 4]);
+    expect(MotorQuoteRequest.safeParse({ ...tpo, year: 'old' }).success).toBe(false);
+    expect(parsed({ ...tpo, insurer_id: '' }).insurerIds).toBeUndefined();
   });
 
   it('the client: legacy `idno`, `pin` and `agentcode` as written (and `id_no`, `kra_pin`)', () => {
@@ -148,38 +150,49 @@ describe('motor mapper: requests', () => {
     expect(insuredFromRest(['Achieng'])).toEqual(['Achieng']);
   });
 
-  it('save quote: the vehicle by `reg_no` or `regno`; junk quotes pass as sent', () => {
-    const out = saveQuoteFromRest({
-      client: { name: 'A' },
-      vehicle: { regno: 'KDA 123A', year: '2019', scope: 'TPO' },
-      quotes: [{ insurer_id: '3', total: '60120', benefits: ['b1'] }],
-    });
+  it('save quote, as its definition parses it: the vehicle by `reg_no` or `regno`; one quote alone read as a list, junk refused', () => {
+    const parse = (b: unknown) => SaveQuoteRequest.safeParse(b);
+    const vehicle = { class: 'Motor', regno: 'KDA 123A', year: '2019', scope: 'TPO' };
+    const out = saveQuoteFromRest(
+      SaveQuoteRequest.parse({
+        client: { name: 'A' },
+        vehicle,
+        quotes: [{ insurer_id: '3', total: '60120', benefits: ['b1'] }],
+      }),
+    );
     expect(out.vehicle).toMatchObject({ regNo: 'KDA 123A', year: 2019, scope: 'TPO' });
     expect(out.quotes).toEqual([
       { insurerId: 3, rate: undefined, basic: undefined, taxes: undefined, total: 60_120, benefits: ['b1'] },
     ]);
-    expect(saveQuoteFromRest({ vehicle: { reg_no: 'KDA123A' }, quotes: 'none' })).toMatchObject({
+    const one = parse({ client: {}, vehicle: { ...vehicle, reg_no: 'KDA123A' }, quotes: { insurer_id: 3 } });
+    expect(one.success && saveQuoteFromRest(one.data)).toMatchObject({
       vehicle: { regNo: 'KDA123A' },
-      quotes: 'none',
+      quotes: [{ insurerId: 3 }],
     });
+    expect(parse({ client: {}, vehicle, quotes: 'none' }).success).toBe(false);
   });
 
-  it('bind: policy figures as numbers, vehicles by `regno` or `reg_no`, a non-list passed as sent', () => {
-    const out = bindFromRest({
+  it('bind, as its definition parses it: policy figures as numbers, the vehicle by `regno` or `reg_no`, alone or in a list of one', () => {
+    const body = {
       client: { name: 'A', pin: 'P1' },
-      policy: { start_date: '2025-01-01', insurer_id: '3', premium: '60120', premium_instalments: '2' },
-      vehicles: [
-        { regno: 'KDA 123A', yom: '2019', chassis_no: 'JTD1' },
-        { reg_no: 'KDB456B', yom: 2020 },
-      ],
-    });
+      policy: {
+        start_date: '2025-01-01',
+        insurer_id: '3',
+        class: 'Motor',
+        scope: 'TPO',
+        premium: '60120',
+        premium_instalments: '2',
+      },
+      vehicles: [{ regno: 'KDA 123A', yom: '2019', chassis_no: 'JTD1' }],
+    };
+    const out = bindFromRest(BindRequest.parse(body));
     expect(out.client).toMatchObject({ name: 'A', kraPin: 'P1' });
     expect(out.policy).toMatchObject({ startDate: '2025-01-01', insurerId: 3, premium: 60_120, premiumInstalments: 2 });
-    expect(out.vehicles).toEqual([
-      expect.objectContaining({ regNo: 'KDA 123A', yom: 2019, chassisNo: 'JTD1' }),
-      expect.objectContaining({ regNo: 'KDB456B', yom: 2020 }),
-    ]);
-    expect(bindFromRest({ vehicles: { regno: 'KDA123A' } }).vehicles).toEqual({ regno: 'KDA123A' });
+    expect(out.vehicles).toEqual([expect.objectContaining({ regNo: 'KDA 123A', yom: 2019, chassisNo: 'JTD1' })]);
+    const alone = bindFromRest(BindRequest.parse({ ...body, vehicles: { reg_no: 'KDB456B', yom: 2020 } }));
+    expect(alone.vehicles).toEqual([expect.objectContaining({ regNo: 'KDB456B', yom: 2020 })]);
+    const two = [...body.vehicles, { reg_no: 'KDB456B', yom: 2020 }];
+    expect(BindRequest.safeParse({ ...body, vehicles: two }).success).toBe(false);
   });
 });
 

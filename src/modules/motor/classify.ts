@@ -11,15 +11,22 @@ const COMMERCIAL =
   /\b(commercial|own goods|general cartage|cartage|institutional|special|tanker|motor trade|pick-?up|lorry|truck)\b/i;
 const PRIVATE = /\bprivate\b/i;
 
+/**
+ * The words of each kind, as read: without regard to case, with spaces, underscores and hyphens anywhere in them
+ * ignored (`Motor Vehicle`, `boda-boda`, `TUK_TUK`). The REST facade's definition of `class` is built from this table.
+ */
+export const KIND_WORDS: Readonly<Record<MotorKind, readonly string[]>> = {
+  motor: ['motor', 'motorvehicle', 'car'],
+  tuktuk: ['tuktuk'],
+  motorcycle: ['motorcycle', 'motorbike', 'bodaboda'],
+};
+/** What parseKind ignores anywhere in a kind (after trimming). */
+export const KIND_IGNORED = /[\s_-]+/g;
+
 export function parseKind(raw: unknown): MotorKind | null {
   if (typeof raw !== 'string') return null;
-  const v = raw
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_-]+/g, '');
-  if (v === 'motor' || v === 'motorvehicle' || v === 'car') return 'motor';
-  if (v === 'tuktuk') return 'tuktuk';
-  if (v === 'motorcycle' || v === 'motorbike' || v === 'bodaboda') return 'motorcycle';
+  const v = raw.trim().toLowerCase().replace(KIND_IGNORED, '');
+  for (const kind of Object.keys(KIND_WORDS) as MotorKind[]) if (KIND_WORDS[kind].includes(v)) return kind;
   return null;
 }
 
@@ -34,14 +41,22 @@ export function ratingClass(kind: MotorKind, coverage: string | null | undefined
   return null;
 }
 
+/**
+ * The words of each cover type, as read: without regard to case, words separated by any run of spaces, underscores,
+ * commas or hyphens (`third-party, only`). The REST facade's definition of `scope` is built from this table.
+ */
+export const SCOPE_WORDS: Readonly<Record<CoverType, readonly (readonly string[])[]>> = {
+  comprehensive: [['comprehensive'], ['comp']],
+  tpo: [['tpo'], ['third', 'party', 'only'], ['third', 'party']],
+  tpft: [['tpft'], ['third', 'party', 'fire', 'and', 'theft'], ['third', 'party', 'fire', 'theft']],
+};
+/** What parseScope reads as one space between the words of a scope (after trimming). */
+export const SCOPE_SEPARATORS = /[\s_,-]+/g;
+
 export function parseScope(raw: unknown): CoverType | null {
   if (typeof raw !== 'string') return null;
-  const v = raw
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_,-]+/g, ' ');
-  if (v === 'comprehensive' || v === 'comp') return 'comprehensive';
-  if (v === 'tpo' || v === 'third party only' || v === 'third party') return 'tpo';
-  if (v === 'tpft' || v === 'third party fire and theft' || v === 'third party fire theft') return 'tpft';
+  const v = raw.trim().toLowerCase().replace(SCOPE_SEPARATORS, ' ');
+  for (const type of Object.keys(SCOPE_WORDS) as CoverType[])
+    if (SCOPE_WORDS[type].some((words) => words.join(' ') === v)) return type;
   return null;
 }

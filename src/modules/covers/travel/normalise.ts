@@ -16,8 +16,8 @@ const MAX_INSURER_IDS = 100;
 const PLAN_CODE = /^[A-Z0-9][A-Z0-9_-]{0,39}$/;
 const PASSPORT_NO = /^[A-Z0-9]{4,20}$/;
 
-/** Region spellings accepted, in any case, spaces ignored. */
-const REGIONS = new Map<string, TravelRegion>([
+/** Region spellings accepted, in any case, spaces ignored (the REST definition of `region` is built from it). */
+export const REGIONS = new Map<string, TravelRegion>([
   ['africa', 'africa'],
   ['schengen', 'schengen'],
   ['europe', 'schengen'],
