@@ -3266,6 +3266,7 @@ export interface components {
             };
             /** @description Accepted for compatibility and ignored: the server computes the levies */
             taxes?: unknown;
+            /** @description Exactly one vehicle (it may be sent alone, not in a list); add more by endorsement */
             vehicles: {
                 regno?: string | null;
                 reg_no?: string | null;
@@ -3466,6 +3467,7 @@ export interface components {
                 /** @description Whole shillings: one of the rider's limit bands */
                 limit: number | string;
             }[]) | null;
+            /** @description One to 500 members (one may be sent alone, not in a list) */
             members: {
                 name?: string | null;
                 /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
@@ -3507,6 +3509,7 @@ export interface components {
              * @description Last day of cover: on or after departure_date, a trip of at most 365 days (a real calendar date, Y-m-d, in 1900–2199)
              */
             return_date: string;
+            /** @description One to 50 travellers (one may be sent alone, not in a list) */
             travellers: {
                 name?: string | null;
                 date_of_birth?: string | null;
