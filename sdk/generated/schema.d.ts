@@ -3016,39 +3016,75 @@ export interface components {
             }[];
         };
         ClientInput: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "corporate";
+            type?: ("individual" | "corporate") | null;
+            /** @description 2 to 200 characters */
             name: string;
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
-            email?: string;
-            /** @description Duplicate-checked */
-            id_no?: string;
-            /** @description Duplicate-checked */
-            kra_pin?: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
-            date_of_birth?: string;
-            physical_address?: string;
+            email?: string | null;
+            /** @description Duplicate-checked; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            idno?: string | null;
+            /** @description Duplicate-checked; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            pin?: string | null;
+            /** @description Y-m-d, in the past (null clears it on PATCH) */
+            date_of_birth?: string | null;
+            /** @description Up to 500 characters */
+            physical_address?: string | null;
             /** @description Default: the acting user's branch */
-            branch_id?: number;
+            branch_id?: number | null;
             /** @description Default: the acting account executive */
-            risk_manager_id?: number;
+            risk_manager_id?: number | null;
             /** @description Default: the acting agent; that sales person then sees the client */
-            sales_person_id?: number;
-            business_source_id?: number;
-            prospect_type_id?: number;
-            sector?: string;
-            alt_name?: string;
-            alt_phone?: string;
-            alt_email?: string;
-            /** @description Create despite a matching phone, ID number or tax PIN */
-            force?: boolean;
+            sales_person_id?: number | null;
+            business_source_id?: number | null;
+            prospect_type_id?: number | null;
+            /** @description Up to 100 characters */
+            sector?: string | null;
+            /** @description Up to 200 characters */
+            alt_name?: string | null;
+            /** @description Kenyan mobile, any format */
+            alt_phone?: string | null;
+            alt_email?: string | null;
+            force?: boolean | null;
+        };
+        /** @description Same fields as POST /clients, all optional: only what is sent changes (null leaves a field as it is, except date_of_birth, which it clears) */
+        ClientPatch: {
+            type?: ("individual" | "corporate") | null;
+            name?: string | null;
+            phone?: string | null;
+            email?: string | null;
+            /** @description Duplicate-checked; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            idno?: string | null;
+            /** @description Duplicate-checked; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            pin?: string | null;
+            /** @description Y-m-d, in the past (null clears it on PATCH) */
+            date_of_birth?: string | null;
+            /** @description Up to 500 characters */
+            physical_address?: string | null;
+            /** @description Default: the acting user's branch */
+            branch_id?: number | null;
+            /** @description Default: the acting account executive */
+            risk_manager_id?: number | null;
+            /** @description Default: the acting agent; that sales person then sees the client */
+            sales_person_id?: number | null;
+            business_source_id?: number | null;
+            prospect_type_id?: number | null;
+            /** @description Up to 100 characters */
+            sector?: string | null;
+            /** @description Up to 200 characters */
+            alt_name?: string | null;
+            /** @description Kenyan mobile, any format */
+            alt_phone?: string | null;
+            alt_email?: string | null;
+            force?: boolean | null;
         };
         MotorQuoteRequest: {
             /** @description Motor, Tuktuk or Motorcycle (case-insensitive) */
@@ -13862,7 +13898,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ClientInput"];
+                "application/json": components["schemas"]["ClientPatch"];
             };
         };
         responses: {
