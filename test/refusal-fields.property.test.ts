@@ -94,7 +94,12 @@ const CASES: Case[] = [
   },
   {
     path: '/prospects',
-    valid: fc.record({ name: tricky, note: tricky, type: tricky }),
+    // Its definition (ProspectInput) checks the values too: a name of 2 or more characters, a note not blank, a type.
+    valid: fc.record({
+      name: tricky.filter((s) => s.trim().length >= 2),
+      note: tricky.filter((s) => s.trim().length >= 1),
+      type: fc.constantFrom('individual', 'business'),
+    }),
     required: ['name'],
     typed: {
       name: TEXT,

@@ -9,9 +9,15 @@ import {
 } from '../generated/operations.ts';
 import { convertFromRest, prospectFromRest, prospectRecordToRest, prospectToRest } from '../mappers/prospect.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, boolParam, intParam, route } from '../route.ts';
 import { bool, dataOf, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
-import { PROSPECT_VALUES } from '../schemas/prospect.ts';
+import {
+  PROSPECT_VALUES,
+  ProspectConvertInput,
+  ProspectInput,
+  ProspectNoteInput,
+  ProspectPatch,
+} from '../schemas/prospect.ts';
 
 const q = queryParam;
 const listParams = [
@@ -85,7 +91,8 @@ export const prospectsRoutes: AnyRoute[] = [
     idempotent: true,
     operation: CreateProspectDocument,
     requestBody: ref('ProspectInput'),
-    toVariables: ({ body }) => ({ input: prospectFromRest(asObject(body)) }),
+    parseBody: true,
+    toVariables: (input) => ({ input: prospectFromRest(bodyOf(input, ProspectInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.createProspect) } }),
     response: record(201, 'Created'),
     errors: ['duplicate_client', 'validation_failed', 'actor_forbidden'],
@@ -114,10 +121,11 @@ export const prospectsRoutes: AnyRoute[] = [
     idempotent: true,
     operation: UpdateProspectDocument,
     requestBody: ref('ProspectPatch'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, ProspectPatch);
       return {
-        input: { uuid: params.uuid, ...prospectFromRest(b), status: b.status, lostReason: b.lost_reason },
+        input: { uuid: input.params.uuid, ...prospectFromRest(b), status: b.status, lostReason: b.lost_reason },
       };
     },
     toResponse: (d) => ({ status: 200, body: { data: prospectRecordToRest(d.updateProspect) } }),
@@ -134,7 +142,8 @@ export const prospectsRoutes: AnyRoute[] = [
     idempotent: true,
     operation: AddProspectNoteDocument,
     requestBody: ref('ProspectNoteInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, body: asObject(body).body } }),
+    parseBody: true,
+    toVariables: (input) => ({ input: { uuid: input.params.uuid, body: bodyOf(input, ProspectNoteInput).body } }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.addProspectNote) } }),
     response: record(201, 'The prospect with the note on its timeline'),
     errors: ['not_found', 'validation_failed', 'actor_forbidden'],
@@ -149,7 +158,10 @@ export const prospectsRoutes: AnyRoute[] = [
     idempotent: true,
     operation: ConvertProspectDocument,
     requestBody: ref('ProspectConvertInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, ...convertFromRest(asObject(body)) } }),
+    parseBody: true,
+    toVariables: (input) => ({
+      input: { uuid: input.params.uuid, ...convertFromRest(bodyOf(input, ProspectConvertInput)) },
+    }),
     toResponse: (d) => ({ status: 200, body: { data: prospectRecordToRest(d.convertProspect) } }),
     response: record(200, 'The prospect, with client_no'),
     errors: ['not_found', 'duplicate_client', 'invalid_state', 'validation_failed', 'actor_forbidden'],

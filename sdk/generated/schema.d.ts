@@ -5112,84 +5112,61 @@ export interface components {
             }[];
         };
         ProspectInput: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "business";
+            type?: ("individual" | "business") | null;
+            /** @description 2 to 200 characters */
             name: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
+            phone?: string | null;
             /** @description null clears on PATCH */
-            email?: string;
+            email?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no (id_no wins when both are sent) */
+            idno?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
-            interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin (kra_pin wins when both are sent) */
+            pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
+            /** @description Product lines (a lone one reads as a list of one; repeats are dropped) */
+            interests?: (("motor" | "medical" | "travel" | "standard" | "ipf")[] | ("motor" | "medical" | "travel" | "standard" | "ipf")) | null;
             /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
+            estimated_premium?: number | null;
             /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
-            /** @description Added to the timeline; with a status move, why it moved */
-            note?: string;
-            /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
-            force?: boolean;
+            assignee_id?: number | null;
+            /** @description Y-m-d, today or later (null clears on PATCH) */
+            next_follow_up_on?: string | null;
+            /** @description Added to the timeline; with a status move, why it moved (1–2000 characters) */
+            note?: string | null;
+            force?: boolean | null;
         };
         ProspectPatch: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "business";
-            name?: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
+            type?: ("individual" | "business") | null;
+            name?: string | null;
+            phone?: string | null;
             /** @description null clears on PATCH */
-            email?: string;
+            email?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no (id_no wins when both are sent) */
+            idno?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
-            interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin (kra_pin wins when both are sent) */
+            pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
+            /** @description Product lines (a lone one reads as a list of one; repeats are dropped) */
+            interests?: (("motor" | "medical" | "travel" | "standard" | "ipf")[] | ("motor" | "medical" | "travel" | "standard" | "ipf")) | null;
             /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
+            estimated_premium?: number | null;
             /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
-            /** @description Added to the timeline; with a status move, why it moved */
-            note?: string;
-            /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
-            force?: boolean;
-            /**
-             * @description A move through the state machine (docs/motor-and-clients.md "Prospects"); 409 invalid_state otherwise
-             * @enum {string}
-             */
-            status?: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost";
-            /**
-             * @description Required with status lost, refused otherwise
-             * @enum {string}
-             */
-            lost_reason?: "price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other";
+            assignee_id?: number | null;
+            /** @description Y-m-d, today or later (null clears on PATCH) */
+            next_follow_up_on?: string | null;
+            /** @description Added to the timeline; with a status move, why it moved (1–2000 characters) */
+            note?: string | null;
+            force?: boolean | null;
+            status?: ("new" | "contacted" | "qualified" | "quoted" | "won" | "lost") | null;
+            lost_reason?: ("price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other") | null;
         };
         ProspectNoteInput: {
             /** @description 1–2000 characters */
@@ -5197,24 +5174,20 @@ export interface components {
         };
         ProspectConvertInput: {
             /** @description Link this existing client (one you may see) instead of creating one */
-            client_no?: string;
-            /** @description Create the client despite matching clients */
-            force?: boolean;
-            /** @description Fills or corrects the prospect's details for the new client */
-            phone?: string;
-            email?: string;
-            id_no?: string;
-            kra_pin?: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
-            date_of_birth?: string;
-            physical_address?: string;
-            branch_id?: number;
-            risk_manager_id?: number;
+            client_no?: string | null;
+            force?: boolean | null;
+            phone?: string | null;
+            email?: string | null;
+            id_no?: string | null;
+            idno?: string | null;
+            kra_pin?: string | null;
+            pin?: string | null;
+            date_of_birth?: string | null;
+            physical_address?: string | null;
+            branch_id?: number | null;
+            risk_manager_id?: number | null;
             /** @description Default: the prospect's assignee when they sell (agent or account executive) */
-            sales_person_id?: number;
+            sales_person_id?: number | null;
         };
         ClaimSummary: {
             uuid: string;
