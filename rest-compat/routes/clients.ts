@@ -9,6 +9,7 @@ import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.
 import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
 import { dataOf, int, ref, str } from '../schemas/builders.ts';
 import { ClientInput, ClientPatch } from '../schemas/client.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 
 const filterParams = [
   {
@@ -60,7 +61,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: CreateClientDocument,
-    requestBody: ref('ClientInput'),
+    requestBody: bodyObject(ref('ClientInput')),
     parseBody: true,
     toVariables: (input) => ({ input: clientFromRest(bodyOf(input, ClientInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: clientToRest(d.createClient) } }),
@@ -94,7 +95,7 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: ref('ClientPatch'),
+    requestBody: bodyObject(ref('ClientPatch')),
     parseBody: true,
     toVariables: (input) => ({
       input: { clientNo: input.params.client_no, ...clientFromRest(bodyOf(input, ClientPatch)) },

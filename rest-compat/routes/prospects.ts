@@ -18,6 +18,7 @@ import {
   ProspectNoteInput,
   ProspectPatch,
 } from '../schemas/prospect.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 
 const q = queryParam;
 const listParams = [
@@ -90,7 +91,7 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: CreateProspectDocument,
-    requestBody: ref('ProspectInput'),
+    requestBody: bodyObject(ref('ProspectInput')),
     parseBody: true,
     toVariables: (input) => ({ input: prospectFromRest(bodyOf(input, ProspectInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.createProspect) } }),
@@ -120,7 +121,7 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateProspectDocument,
-    requestBody: ref('ProspectPatch'),
+    requestBody: bodyObject(ref('ProspectPatch')),
     parseBody: true,
     toVariables: (input) => {
       const b = bodyOf(input, ProspectPatch);
@@ -141,7 +142,7 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AddProspectNoteDocument,
-    requestBody: ref('ProspectNoteInput'),
+    requestBody: bodyObject(ref('ProspectNoteInput')),
     parseBody: true,
     toVariables: (input) => ({ input: { uuid: input.params.uuid, body: bodyOf(input, ProspectNoteInput).body } }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.addProspectNote) } }),
@@ -157,7 +158,7 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ConvertProspectDocument,
-    requestBody: ref('ProspectConvertInput'),
+    requestBody: bodyObject(ref('ProspectConvertInput')),
     parseBody: true,
     toVariables: (input) => ({
       input: { uuid: input.params.uuid, ...convertFromRest(bodyOf(input, ProspectConvertInput)) },

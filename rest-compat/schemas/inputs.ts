@@ -55,3 +55,13 @@ export const identifierIn = (fn: (s: string) => string | null, message: string, 
     .refine((v) => v.trim() === '' || fn(v) !== null, message)
     .nullish()
     .describe(description);
+
+/**
+ * A route's body as the mappers read it before (`asObject`): none, null or anything but a JSON object reads as `{}`,
+ * so an optional body may be left out and a required field is named when missing; documented as `schema`.
+ */
+export const bodyObject = <S extends z.ZodType>(schema: S) =>
+  documentAs(
+    z.preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {}), schema),
+    () => jsonSchemaOf(schema) as Record<string, unknown>,
+  );

@@ -25542,9 +25542,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description https:// on a public address (checked by the service, and again before every delivery) */
                     url: string;
                     events: string[];
-                    description?: string;
+                    description?: string | null;
                 };
             };
         };
@@ -25947,10 +25948,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    url?: string;
-                    events?: string[];
-                    enabled?: boolean;
-                    description?: string;
+                    url?: string | null;
+                    /** @description Replaces the subscribed events */
+                    events?: string[] | null;
+                    enabled?: boolean | null;
+                    description?: string | null;
                 };
             };
         };
@@ -26231,8 +26233,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 0–168, default 24 */
-                    grace_hours?: number;
+                    /** @description How long the old secret still signs (hours, 0–168, default 24) */
+                    grace_hours?: number | null;
                 };
             };
         };
@@ -26390,7 +26392,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Default: "Test event from Bima Gateway" */
-                    message?: string;
+                    message?: string | null;
                 };
             };
         };
