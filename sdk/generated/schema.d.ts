@@ -7877,12 +7877,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1–100 characters, trimmed */
                     name: string;
                     scopes: ("read" | "quote" | "bind" | "crm" | "webhooks" | "admin")[];
                     /** @description User the key acts as; default the creating user */
-                    actor_user_id?: number;
+                    actor_user_id?: number | null;
                     /** @description The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it */
-                    rate_limit_per_minute?: number;
+                    rate_limit_per_minute?: number | null;
                 };
             };
         };
@@ -8156,9 +8157,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name?: string;
-                    scopes?: string[];
-                    actor_user_id?: number;
+                    name?: string | null;
+                    scopes?: ("read" | "quote" | "bind" | "crm" | "webhooks" | "admin")[] | null;
+                    /** @description An active user of the organisation the key then acts as; omitted: unchanged */
+                    actor_user_id?: number | null;
+                    /** @description The client's own limit (1–100000); null: removes it, so the deployment's default applies; omitted: unchanged */
                     rate_limit_per_minute?: number | null;
                 };
             };
@@ -8441,8 +8444,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 0–168, default 24 */
-                    grace_hours?: number;
+                    /** @description How long the old secret still works (hours, 0–168, default 24) */
+                    grace_hours?: number | null;
                 };
             };
         };
