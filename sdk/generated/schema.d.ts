@@ -5967,13 +5967,15 @@ export interface components {
             /** @description One Kenyan mobile number or a list (1–1000), any format */
             to: string | string[];
             /** @description The text; or `template` with `variables` */
-            message?: string;
+            message?: string | null;
             /** @description A template code */
-            template?: string;
+            template?: string | null;
             /** @description Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name */
-            variables?: Record<string, never>;
+            variables?: {
+                [key: string]: string | number | boolean;
+            } | null;
             /** @description A registered sender ID; default the organisation’s default */
-            sender_id?: string;
+            sender_id?: string | null;
         };
         SmsBalance: {
             balance_units: number;
@@ -5995,9 +5997,8 @@ export interface components {
             }[];
         };
         SmsTopUpInput: {
-            /** @description 1–10,000,000 */
             units: number;
-            /** @description The provider’s invoice or payment reference */
+            /** @description The provider’s invoice or payment reference (1–100 characters) */
             reference: string;
         };
         SmsSenderId: {
@@ -6017,10 +6018,8 @@ export interface components {
             sender_id: string;
         };
         SmsSenderIdPatch: {
-            /** @enum {string} */
-            status?: "pending" | "registered" | "rejected";
-            /** @description Registered sender IDs only */
-            is_default?: boolean;
+            status?: ("pending" | "registered" | "rejected") | null;
+            is_default?: boolean | null;
         };
         SimulatorHandsetMessage: {
             gateway_message_id: string;
@@ -6050,9 +6049,9 @@ export interface components {
         SmsTemplateInput: {
             /** @description lower_case */
             code: string;
-            /** @description With {{placeholders}} */
+            /** @description With {{placeholders}}; 1–918 characters */
             body: string;
-            active?: boolean;
+            active?: boolean | null;
         };
         /** @description A client-area sign-in: the client's earlier app keys no longer work (keys from policy saves still do) */
         ClientAreaSession: {
