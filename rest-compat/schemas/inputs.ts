@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalisePhone } from '../../src/lib/identifiers.ts';
+import { DATE_TIME_MESSAGE, parseDateTime } from '../../src/lib/dates.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 /**
@@ -64,4 +65,22 @@ export const bodyObject = <S extends z.ZodType>(schema: S) =>
   documentAs(
     z.preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {}), schema),
     () => jsonSchemaOf(schema) as Record<string, unknown>,
+  );
+
+/**
+ * An instant as GraphQL's DateTime reads it (parseDateTime, the one date-time rule): anything else, text or not, is
+ * refused `invalid_value` in the scalar's words.
+ */
+export const dateTimeIn = (description: string) =>
+  documentAs(
+    z.unknown().superRefine((v, ctx) => {
+      if (parseDateTime(v) === null)
+        ctx.addIssue({
+          code: 'invalid_format',
+          format: 'datetime',
+          message: `must be ${DATE_TIME_MESSAGE}`,
+          input: String(v),
+        });
+    }) as unknown as z.ZodType<string>,
+    () => ({ type: 'string', format: 'date-time', description: `${description}: ${DATE_TIME_MESSAGE}` }),
   );

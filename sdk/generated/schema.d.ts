@@ -22776,13 +22776,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The instant to move the clock to; or give days: an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
-                     */
-                    to?: string;
+                    to?: string | null;
                     /** @description Whole days on from the clock's now; or give to */
-                    days?: number;
+                    days?: number | null;
                 };
             };
         };
