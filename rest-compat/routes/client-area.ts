@@ -17,7 +17,8 @@ import {
   viewerPolicyToRest,
   viewerToRest,
 } from '../mappers/client-area.ts';
-import { type AnyRoute, asObject, BinaryBody, type RestOutput, route } from '../route.ts';
+import { type AnyRoute, asObject, BinaryBody, bodyOf, type RestOutput, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import { dataOf, ref, oneOf } from '../schemas/builders.ts';
 import { claimBody, contactBody, listOf, payBody } from '../schemas/client-area.ts';
 
@@ -56,9 +57,10 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateViewerContactDocument,
-    requestBody: contactBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(contactBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, contactBody);
       return { input: { phone: b.phone, email: b.email, altPhone: b.alt_phone, physicalAddress: b.physical_address } };
     },
     toResponse: (d) => ({ status: 200, body: { data: viewerToRest(d.updateViewerContact) } }),

@@ -1,3 +1,7 @@
+import { z } from 'zod';
+import { normalisePhone } from '../../src/lib/identifiers.ts';
+import { optionalText } from '../../src/lib/validate.ts';
+import { emailIn, identifierIn, phoneIn } from './inputs.ts';
 import {
   arr,
   bool,
@@ -147,42 +151,62 @@ export const clientAreaSchemas = {
   }),
 };
 
+/** The sign-in service's words for a phone it cannot read (src/modules/client-area/sign-in). */
+const SIGN_IN_PHONE = 'a Kenyan mobile number (07…, 01…, +254…)';
+const text = (description?: string) => (description ? z.string().describe(description) : z.string()).nullish();
+
+/**
+ * As src/modules/client-area/sign-in/request.ts reads it: the purpose signin (default) or register, a phone that reads
+ * as a Kenyan mobile when given (blank: none); which of phone or client_no with id_no is needed, and the ID number's
+ * form, are the service's 422.
+ */
 export const otpRequestBody = obj(
   {
-    phone: str('The registered phone (sign-in), or the phone to register'),
-    client_no: str('Sign-in by client number, with id_no'),
-    id_no: str(),
-    purpose: oneOf(['signin', 'register'], 'Default signin'),
-    customer_ip: str("The customer's address as your app saw it (the per-address throttle)"),
+    phone: z
+      .string()
+      .refine((v) => v === '' || normalisePhone(v) !== null, SIGN_IN_PHONE)
+      .nullish()
+      .describe('The registered phone (sign-in), or the phone to register'),
+    client_no: text('Sign-in by client number, with id_no'),
+    id_no: text(),
+    purpose: z
+      .string()
+      .refine((v) => v === 'signin' || v === 'register', 'signin or register')
+      .nullish()
+      .describe('signin (the default) or register'),
+    customer_ip: text("The customer's address as your app saw it (the per-address throttle)"),
   },
   [],
 );
+/** The code's form (6 digits) is the service's (a refusal on `otp`, counted like a wrong code). */
 export const verifyOtpBody = obj(
-  { phone: str(), client_no: str(), code: str('The 6-digit code') },
+  { phone: text(), client_no: text(), code: str('The 6-digit code') },
   ['code'],
   'phone or client_no, and the code',
 );
+/** Registration goes through the clients service (its rules and words, 422 on the field); the code's form as above. */
 export const registerBody = obj(
   {
     name: str(),
     phone: str(),
     code: str('The code requested with purpose register'),
-    id_no: str(),
-    kra_pin: str(),
-    email: str(),
-    date_of_birth: date(),
-    physical_address: str(),
+    id_no: text(),
+    kra_pin: text(),
+    email: text(),
+    date_of_birth: text('Y-m-d, in the past'),
+    physical_address: text(),
   },
   ['name', 'phone', 'code'],
 );
+/** As the clients service reads a change (src/modules/clients/client/input.ts updateSchema), only these fields. */
 export const contactBody = obj(
   {
-    phone: str(
+    phone: phoneIn(
       'Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS',
-    ),
-    email: str(),
-    alt_phone: str(),
-    physical_address: str(),
+    ).nullish(),
+    email: emailIn(),
+    alt_phone: identifierIn(normalisePhone, 'not a Kenyan mobile number', 'Kenyan mobile, any format'),
+    physical_address: optionalText(500).describe('Up to 500 characters'),
   },
   [],
 );

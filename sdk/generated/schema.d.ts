@@ -12471,11 +12471,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS */
-                    phone?: string;
-                    email?: string;
-                    alt_phone?: string;
-                    physical_address?: string;
+                    phone?: string | null;
+                    email?: string | null;
+                    /** @description Kenyan mobile, any format */
+                    alt_phone?: string | null;
+                    /** @description Up to 500 characters */
+                    physical_address?: string | null;
                 };
             };
         };
@@ -12625,17 +12626,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The registered phone (sign-in), or the phone to register */
-                    phone?: string;
-                    /** @description Sign-in by client number, with id_no */
-                    client_no?: string;
-                    id_no?: string;
-                    /**
-                     * @description Default signin
-                     * @enum {string}
-                     */
-                    purpose?: "signin" | "register";
-                    /** @description The customer's address as your app saw it (the per-address throttle) */
-                    customer_ip?: string;
+                    phone?: string | null;
+                    client_no?: string | null;
+                    id_no?: string | null;
+                    /** @description signin (the default) or register */
+                    purpose?: string | null;
+                    customer_ip?: string | null;
                 };
             };
         };
@@ -13040,15 +13036,11 @@ export interface operations {
                     phone: string;
                     /** @description The code requested with purpose register */
                     code: string;
-                    id_no?: string;
-                    kra_pin?: string;
-                    email?: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
-                    date_of_birth?: string;
-                    physical_address?: string;
+                    id_no?: string | null;
+                    kra_pin?: string | null;
+                    email?: string | null;
+                    date_of_birth?: string | null;
+                    physical_address?: string | null;
                 };
             };
         };
@@ -13316,8 +13308,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    phone?: string;
-                    client_no?: string;
+                    phone?: string | null;
+                    client_no?: string | null;
                     /** @description The 6-digit code */
                     code: string;
                 };
