@@ -124,9 +124,11 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: 'operation',
     operation: ViewerPayDocument,
-    requestBody: payBody,
-    toVariables: ({ body, idempotencyKey }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(payBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, payBody);
+      const { idempotencyKey } = input;
       return { input: { debitNoteNo: b.debit_note_no, phone: b.phone, amountMinor: b.amount_minor, idempotencyKey } };
     },
     toResponse: ({ viewerPay: a }) => ({

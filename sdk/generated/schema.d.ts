@@ -12772,12 +12772,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of your open debit notes, e.g. DN-MTR-2026-000001-1/2 */
-                    debit_note_no: string;
-                    /** @description Default: the client's phone */
-                    phone?: string;
+                    debit_note_no?: string | null;
+                    phone?: string | null;
                     /** @description Cents, a multiple of 100; default the outstanding amount rounded up to the shilling */
-                    amount_minor?: number;
+                    amount_minor?: number | null;
                 };
             };
         };
