@@ -17,7 +17,7 @@ import {
   viewerPolicyToRest,
   viewerToRest,
 } from '../mappers/client-area.ts';
-import { type AnyRoute, asObject, BinaryBody, bodyOf, type RestOutput, route } from '../route.ts';
+import { type AnyRoute, BinaryBody, bodyOf, type RestOutput, route } from '../route.ts';
 import { bodyObject } from '../schemas/inputs.ts';
 import { dataOf, ref, oneOf } from '../schemas/builders.ts';
 import { claimBody, contactBody, listOf, payBody } from '../schemas/client-area.ts';
@@ -176,8 +176,9 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ViewerRegisterClaimDocument,
-    requestBody: claimBody,
-    toVariables: ({ body }) => ({ input: viewerClaimFromRest(asObject(body)) }),
+    requestBody: bodyObject(claimBody),
+    parseBody: true,
+    toVariables: (input) => ({ input: viewerClaimFromRest(bodyOf(input, claimBody)) }),
     toResponse: (d) => ({ status: 201, body: { data: viewerClaimToRest(d.viewerRegisterClaim) } }),
     response: { status: 201, description: 'Registered', schema: dataOf(ref('ViewerClaim')) },
     errors: ['invalid_client_key', 'validation_failed', 'domain_rule', 'actor_forbidden'],

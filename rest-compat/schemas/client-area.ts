@@ -5,7 +5,6 @@ import { emailIn, identifierIn, phoneIn, whole } from './inputs.ts';
 import {
   arr,
   bool,
-  centsIn,
   dataOf,
   date,
   int,
@@ -224,20 +223,28 @@ export const payBody = obj(
   },
   [],
 );
+/**
+ * As GraphQL types it: the claim's rules (which policy is yours, the cause, the dates, what is required of each
+ * line) are the claims service's, each a 422 naming its field in its own words.
+ */
 export const claimBody = obj(
   {
-    policy_uuid: str(),
-    registration: str('Required for motor'),
-    insured_id: int('Required for medical, travel and standard: who or what of the policy (its insured[].id)'),
-    cause: str('A code of GET /claims/causes'),
-    loss_date: date(),
-    loss_time: str('HH:MM, Nairobi'),
-    loss_place: str(),
-    description: str(),
-    police_abstract_no: str(),
-    anti_theft_device: bool(),
-    estimated_loss_minor: centsIn('Cents only'),
+    policy_uuid: text('One of your policies (required: 422 naming it when missing or not yours)'),
+    registration: text('Required for motor'),
+    reg_no: text('Legacy spelling of registration'),
+    regno: text('Legacy spelling of registration'),
+    insured_id: whole(z.int())
+      .nullish()
+      .describe('Required for medical, travel and standard: who or what of the policy (its insured[].id)'),
+    cause: text('A code of GET /claims/causes (required)'),
+    loss_date: text('Y-m-d (required)'),
+    loss_time: text('HH:MM, Nairobi'),
+    loss_place: text('Required'),
+    description: text('Required'),
+    police_abstract_no: text(),
+    anti_theft_device: bool().nullish(),
+    estimated_loss_minor: whole(z.int()).nullish().describe('Cents only'),
   },
-  ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
+  [],
 );
 export const listOf = (name: string) => dataOf(arr(ref(name)));

@@ -12080,26 +12080,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    policy_uuid: string;
-                    /** @description Required for motor */
-                    registration?: string;
+                    policy_uuid?: string | null;
+                    registration?: string | null;
+                    reg_no?: string | null;
+                    regno?: string | null;
                     /** @description Required for medical, travel and standard: who or what of the policy (its insured[].id) */
-                    insured_id?: number;
-                    /** @description A code of GET /claims/causes */
-                    cause: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
-                    loss_date: string;
-                    /** @description HH:MM, Nairobi */
-                    loss_time?: string;
-                    loss_place: string;
-                    description: string;
-                    police_abstract_no?: string;
-                    anti_theft_device?: boolean;
+                    insured_id?: number | null;
+                    cause?: string | null;
+                    loss_date?: string | null;
+                    loss_time?: string | null;
+                    loss_place?: string | null;
+                    description?: string | null;
+                    police_abstract_no?: string | null;
+                    anti_theft_device?: boolean | null;
                     /** @description Cents only */
-                    estimated_loss_minor?: number;
+                    estimated_loss_minor?: number | null;
                 };
             };
         };
