@@ -18,8 +18,9 @@ export const SMS_VALUES = {
  * The request bodies, as src/modules/sms reads them (message/send.ts, balance.ts, sender-ids.ts, templates.ts): the
  * same bounds and words; a number the gateway cannot reach is the service's business (recorded as failed).
  */
+const toNumber = z.string().max(64, onText);
 const toList = z
-  .array(z.string().max(64, onText))
+  .array(toNumber)
   .min(1, 'at least one number')
   .max(1000)
   .describe('Kenyan mobile numbers (1–1000), any format');
@@ -28,7 +29,7 @@ export const SmsSendInput = obj(
     to: documentAs(
       z.preprocess((v) => (typeof v === 'string' ? [v] : v), toList),
       () => ({
-        anyOf: [{ type: 'string', maxLength: 64 }, jsonSchemaOf(toList)],
+        anyOf: [jsonSchemaOf(toNumber), jsonSchemaOf(toList)],
         description: 'One Kenyan mobile number or a list (1–1000), any format',
       }),
     ),
