@@ -98,7 +98,12 @@ const CASES: Case[] = [
   },
   {
     path: '/prospects',
-    valid: fc.record({ name: tricky, note: tricky, type: tricky }),
+    // Its definition (ProspectInput) checks the values too: a name of 2 or more characters, a note not blank, a type.
+    valid: fc.record({
+      name: tricky.filter((s) => s.trim().length >= 2),
+      note: tricky.filter((s) => s.trim().length >= 1),
+      type: fc.constantFrom('individual', 'business'),
+    }),
     required: ['name'],
     typed: {
       name: TEXT,
@@ -126,7 +131,13 @@ const CASES: Case[] = [
   },
   {
     path: '/clients',
-    valid: fc.record({ name: tricky, phone: tricky, physical_address: tricky, sector: tricky }),
+    // Its definition (ClientInput) checks the values too: a name of 2 or more characters, a phone that reads as one.
+    valid: fc.record({
+      name: tricky.filter((s) => s.trim().length >= 2),
+      phone: fc.constantFrom('0712345678', '+254 712 345 678', '254112345678'),
+      physical_address: tricky,
+      sector: tricky.filter((s) => s.trim().length <= 100),
+    }),
     required: ['name', 'phone'],
     typed: { name: TEXT, branch_id: WHOLE, sales_person_id: WHOLE, force: BOOL },
     inputs: ['CreateClientInput'],

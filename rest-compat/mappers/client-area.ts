@@ -6,7 +6,9 @@ import type {
   ViewerRegisterClaimInput,
   ViewerStatementQuery,
 } from '../generated/operations.ts';
+import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
+import type { claimBody } from '../schemas/client-area.ts';
 import { moneyPair } from './money.ts';
 
 /** The client area's REST shapes: renames only (the core computes every figure and status). */
@@ -95,7 +97,7 @@ export function viewerClaimToRest(c: ViewerClaimFieldsFragment) {
 }
 
 /** POST /client-area/claims body → the viewer's claim input (cents only: `estimated_loss_minor`). */
-export function viewerClaimFromRest(b: Record<string, unknown>): SentInput<ViewerRegisterClaimInput> {
+export function viewerClaimFromRest(b: z.output<typeof claimBody>): SentInput<ViewerRegisterClaimInput> {
   return {
     policyUuid: b.policy_uuid,
     registration: b.registration ?? b.reg_no ?? b.regno,

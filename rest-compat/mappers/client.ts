@@ -1,5 +1,7 @@
 import type { ClientFieldsFragment, CreateClientInput } from '../generated/operations.ts';
+import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
+import type { ClientPatch } from '../schemas/client.ts';
 
 type Person = ClientFieldsFragment['riskManager'];
 /** A staff member as the CRM resources show one (clients' people, a prospect's assignee). */
@@ -36,8 +38,11 @@ export function clientToRest(c: ClientFieldsFragment) {
   };
 }
 
-/** REST client body (legacy `idno`/`pin` and current `id_no`/`kra_pin` spellings) → GraphQL client input fields. */
-export function clientFromRest(b: Record<string, unknown>): SentInput<CreateClientInput> {
+/**
+ * REST client body as ClientInput/ClientPatch parsed it (legacy `idno`/`pin` and current `id_no`/`kra_pin`
+ * spellings) → GraphQL client input fields.
+ */
+export function clientFromRest(b: z.output<typeof ClientPatch>): SentInput<CreateClientInput> {
   return {
     type: b.type,
     name: b.name,

@@ -4,7 +4,9 @@ import type {
   ProspectFieldsFragment,
   ProspectRecordFragment,
 } from '../generated/operations.ts';
+import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
+import type { ProspectConvertInput, ProspectPatch } from '../schemas/prospect.ts';
 import { person } from './client.ts';
 import { moneyPair } from './money.ts';
 
@@ -55,7 +57,7 @@ export function prospectRecordToRest(p: ProspectRecordFragment) {
  * REST prospect body → GraphQL input fields (create and update). `id_no`/`kra_pin` or the clients' legacy
  * `idno`/`pin`. A JSON null stays null: on PATCH it clears the clearable fields (docs/motor-and-clients.md "Prospects").
  */
-export function prospectFromRest(b: Record<string, unknown>): SentInput<CreateProspectInput> {
+export function prospectFromRest(b: z.output<typeof ProspectPatch>): SentInput<CreateProspectInput> {
   return {
     type: b.type,
     name: b.name,
@@ -74,7 +76,9 @@ export function prospectFromRest(b: Record<string, unknown>): SentInput<CreatePr
 }
 
 /** REST conversion body → ConvertProspectInput (without the uuid, which is the path's). */
-export function convertFromRest(b: Record<string, unknown>): Omit<SentInput<ConvertProspectInput>, 'uuid'> {
+export function convertFromRest(
+  b: z.output<typeof ProspectConvertInput>,
+): Omit<SentInput<ConvertProspectInput>, 'uuid'> {
   return {
     clientNo: b.client_no,
     force: b.force,
@@ -91,5 +95,5 @@ export function convertFromRest(b: Record<string, unknown>): Omit<SentInput<Conv
 }
 
 /** The current spelling when sent (a null included: it clears), else the legacy one. */
-const either = (b: Record<string, unknown>, name: string, legacy: string): unknown =>
+const either = <B extends object>(b: B, name: keyof B, legacy: keyof B): unknown =>
   b[name] !== undefined ? b[name] : b[legacy];

@@ -7,7 +7,9 @@ import type {
   SmsSenderIdFieldsFragment,
   SmsTemplateFieldsFragment,
 } from '../generated/operations.ts';
-import { asSent, type SentInput } from '../route.ts';
+import type { z } from 'zod';
+import type { SentInput } from '../route.ts';
+import type { SmsSendInput } from '../schemas/sms.ts';
 
 /** GraphQL SmsMessage → the outbox item (no recipients). */
 export function smsMessageToRest(m: SmsMessageFieldsFragment) {
@@ -51,10 +53,9 @@ export function smsRecordToRest(m: SmsMessageRecordFragment) {
 }
 
 /** POST /sms body → SendSmsInput: `to` one number or a list; `sender_id`; `variables` as sent. */
-export function sendSmsFromRest(b: Record<string, unknown>): SentInput<SendSmsInput> {
-  const to = typeof b.to === 'string' ? [b.to] : b.to;
+export function sendSmsFromRest(b: z.output<typeof SmsSendInput>): SentInput<SendSmsInput> {
   return {
-    to: asSent(to),
+    to: b.to,
     message: b.message,
     template: b.template,
     variables: b.variables,

@@ -9,7 +9,8 @@ import {
 } from '../generated/operations.ts';
 import { agentKeyToRest, apiClientToRest, apiClientWithSecretToRest } from '../mappers/api-client.ts';
 import { redactSecret } from '../mappers/replay.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import {
   agentKeyResponse,
   apiClientSecretResponse,
@@ -43,9 +44,10 @@ export const apiClientRoutes: AnyRoute[] = [
     summary: 'Create an API client (the secret is shown once)',
     idempotent: true,
     operation: CreateApiClientDocument,
-    requestBody: createApiClientBody,
-    toVariables: ({ body }) => {
-      const x = asObject(body);
+    requestBody: bodyObject(createApiClientBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const x = bodyOf(input, createApiClientBody);
       return {
         input: {
           name: x.name,
@@ -81,12 +83,13 @@ export const apiClientRoutes: AnyRoute[] = [
     summary: 'Change name, scopes, acting user or rate limit (scope removals bind issued tokens at once)',
     idempotent: true,
     operation: UpdateApiClientDocument,
-    requestBody: updateApiClientBody,
-    toVariables: ({ params, body }) => {
-      const x = asObject(body);
+    requestBody: bodyObject(updateApiClientBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const x = bodyOf(input, updateApiClientBody);
       return {
         input: {
-          clientId: params.client_id,
+          clientId: input.params.client_id,
           name: x.name,
           scopes: x.scopes,
           actorUserId: x.actor_user_id,
@@ -106,8 +109,12 @@ export const apiClientRoutes: AnyRoute[] = [
     summary: 'Rotate the secret; the previous one keeps working for grace_hours',
     idempotent: true,
     operation: RotateApiClientSecretDocument,
-    requestBody: rotateSecretBody,
-    toVariables: ({ params, body }) => ({ clientId: params.client_id, graceHours: asObject(body).grace_hours }),
+    requestBody: bodyObject(rotateSecretBody),
+    parseBody: true,
+    toVariables: (input) => ({
+      clientId: input.params.client_id,
+      graceHours: bodyOf(input, rotateSecretBody).grace_hours,
+    }),
     toResponse: (d) => ({ status: 200, body: apiClientWithSecretToRest(d.rotateApiClientSecret) }),
     redactForReplay: (b) => redactSecret(b, 'client_secret'),
     response: { status: 200, description: 'Rotated', schema: apiClientSecretResponse },

@@ -3,7 +3,8 @@ import {
   RequestClientOtpDocument,
   VerifyClientOtpDocument,
 } from '../generated/operations.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 import { otpRequestBody, registerBody, verifyOtpBody } from '../schemas/client-area.ts';
 
@@ -28,9 +29,10 @@ export const clientAreaSignInRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: false,
     operation: RequestClientOtpDocument,
-    requestBody: otpRequestBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(otpRequestBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, otpRequestBody);
       return {
         input: { phone: b.phone, clientNo: b.client_no, idNo: b.id_no, purpose: b.purpose, customerIp: b.customer_ip },
       };
@@ -61,9 +63,10 @@ export const clientAreaSignInRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: false,
     operation: VerifyClientOtpDocument,
-    requestBody: verifyOtpBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(verifyOtpBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, verifyOtpBody);
       return { input: { phone: b.phone, clientNo: b.client_no, code: b.code } };
     },
     toResponse: ({ verifyClientOtp: s }) => ({
@@ -85,9 +88,10 @@ export const clientAreaSignInRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: false,
     operation: RegisterClientAreaClientDocument,
-    requestBody: registerBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(registerBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, registerBody);
       return {
         input: {
           name: b.name,

@@ -17,7 +17,8 @@ import {
   viewerPolicyToRest,
   viewerToRest,
 } from '../mappers/client-area.ts';
-import { type AnyRoute, asObject, BinaryBody, type RestOutput, route } from '../route.ts';
+import { type AnyRoute, BinaryBody, bodyOf, type RestOutput, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import { dataOf, ref, oneOf } from '../schemas/builders.ts';
 import { claimBody, contactBody, listOf, payBody } from '../schemas/client-area.ts';
 
@@ -56,9 +57,10 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateViewerContactDocument,
-    requestBody: contactBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(contactBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, contactBody);
       return { input: { phone: b.phone, email: b.email, altPhone: b.alt_phone, physicalAddress: b.physical_address } };
     },
     toResponse: (d) => ({ status: 200, body: { data: viewerToRest(d.updateViewerContact) } }),
@@ -122,9 +124,11 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['bind'],
     idempotent: 'operation',
     operation: ViewerPayDocument,
-    requestBody: payBody,
-    toVariables: ({ body, idempotencyKey }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(payBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, payBody);
+      const { idempotencyKey } = input;
       return { input: { debitNoteNo: b.debit_note_no, phone: b.phone, amountMinor: b.amount_minor, idempotencyKey } };
     },
     toResponse: ({ viewerPay: a }) => ({
@@ -172,8 +176,9 @@ export const clientAreaRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ViewerRegisterClaimDocument,
-    requestBody: claimBody,
-    toVariables: ({ body }) => ({ input: viewerClaimFromRest(asObject(body)) }),
+    requestBody: bodyObject(claimBody),
+    parseBody: true,
+    toVariables: (input) => ({ input: viewerClaimFromRest(bodyOf(input, claimBody)) }),
     toResponse: (d) => ({ status: 201, body: { data: viewerClaimToRest(d.viewerRegisterClaim) } }),
     response: { status: 201, description: 'Registered', schema: dataOf(ref('ViewerClaim')) },
     errors: ['invalid_client_key', 'validation_failed', 'domain_rule', 'actor_forbidden'],

@@ -6,8 +6,10 @@ import {
 } from '../generated/operations.ts';
 import { clientFromRest, clientToRest } from '../mappers/client.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
-import { dataOf, int, ref, str, describe } from '../schemas/builders.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { dataOf, int, ref, str } from '../schemas/builders.ts';
+import { ClientInput, ClientPatch } from '../schemas/client.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 
 const filterParams = [
   {
@@ -59,8 +61,9 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: CreateClientDocument,
-    requestBody: ref('ClientInput'),
-    toVariables: ({ body }) => ({ input: clientFromRest(asObject(body)) }),
+    requestBody: bodyObject(ref('ClientInput')),
+    parseBody: true,
+    toVariables: (input) => ({ input: clientFromRest(bodyOf(input, ClientInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: clientToRest(d.createClient) } }),
     response: { status: 201, description: 'Created', schema: dataOf(ref('Client')) },
     errors: ['duplicate_client', 'validation_failed', 'actor_forbidden'],
@@ -92,9 +95,10 @@ export const clientRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateClientDocument,
-    requestBody: describe(ref('ClientInput'), 'Same fields as POST /clients, all optional'),
-    toVariables: ({ params, body }) => ({
-      input: { clientNo: params.client_no, ...clientFromRest(asObject(body)) },
+    requestBody: bodyObject(ref('ClientPatch')),
+    parseBody: true,
+    toVariables: (input) => ({
+      input: { clientNo: input.params.client_no, ...clientFromRest(bodyOf(input, ClientPatch)) },
     }),
     toResponse: (d) => ({ status: 200, body: { data: clientToRest(d.updateClient) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('Client')) },

@@ -9,9 +9,16 @@ import {
 } from '../generated/operations.ts';
 import { convertFromRest, prospectFromRest, prospectRecordToRest, prospectToRest } from '../mappers/prospect.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, boolParam, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, boolParam, intParam, route } from '../route.ts';
 import { bool, dataOf, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
-import { PROSPECT_VALUES } from '../schemas/prospect.ts';
+import {
+  PROSPECT_VALUES,
+  ProspectConvertInput,
+  ProspectInput,
+  ProspectNoteInput,
+  ProspectPatch,
+} from '../schemas/prospect.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 
 const q = queryParam;
 const listParams = [
@@ -84,8 +91,9 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: CreateProspectDocument,
-    requestBody: ref('ProspectInput'),
-    toVariables: ({ body }) => ({ input: prospectFromRest(asObject(body)) }),
+    requestBody: bodyObject(ref('ProspectInput')),
+    parseBody: true,
+    toVariables: (input) => ({ input: prospectFromRest(bodyOf(input, ProspectInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.createProspect) } }),
     response: record(201, 'Created'),
     errors: ['duplicate_client', 'validation_failed', 'actor_forbidden'],
@@ -113,11 +121,12 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: UpdateProspectDocument,
-    requestBody: ref('ProspectPatch'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(ref('ProspectPatch')),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, ProspectPatch);
       return {
-        input: { uuid: params.uuid, ...prospectFromRest(b), status: b.status, lostReason: b.lost_reason },
+        input: { uuid: input.params.uuid, ...prospectFromRest(b), status: b.status, lostReason: b.lost_reason },
       };
     },
     toResponse: (d) => ({ status: 200, body: { data: prospectRecordToRest(d.updateProspect) } }),
@@ -133,8 +142,9 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: AddProspectNoteDocument,
-    requestBody: ref('ProspectNoteInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, body: asObject(body).body } }),
+    requestBody: bodyObject(ref('ProspectNoteInput')),
+    parseBody: true,
+    toVariables: (input) => ({ input: { uuid: input.params.uuid, body: bodyOf(input, ProspectNoteInput).body } }),
     toResponse: (d) => ({ status: 201, body: { data: prospectRecordToRest(d.addProspectNote) } }),
     response: record(201, 'The prospect with the note on its timeline'),
     errors: ['not_found', 'validation_failed', 'actor_forbidden'],
@@ -148,8 +158,11 @@ export const prospectsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: ConvertProspectDocument,
-    requestBody: ref('ProspectConvertInput'),
-    toVariables: ({ params, body }) => ({ input: { uuid: params.uuid, ...convertFromRest(asObject(body)) } }),
+    requestBody: bodyObject(ref('ProspectConvertInput')),
+    parseBody: true,
+    toVariables: (input) => ({
+      input: { uuid: input.params.uuid, ...convertFromRest(bodyOf(input, ProspectConvertInput)) },
+    }),
     toResponse: (d) => ({ status: 200, body: { data: prospectRecordToRest(d.convertProspect) } }),
     response: record(200, 'The prospect, with client_no'),
     errors: ['not_found', 'duplicate_client', 'invalid_state', 'validation_failed', 'actor_forbidden'],

@@ -1,6 +1,7 @@
 import { AdvanceSandboxClockDocument, SandboxClockDocument } from '../generated/operations.ts';
 import { sandboxClockToRest } from '../mappers/sandbox.ts';
-import { type AnyRoute, asObject, route } from '../route.ts';
+import { type AnyRoute, bodyOf, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import { advanceSandboxClockBody, sandboxClockResponse } from '../schemas/sandbox.ts';
 
 const common = { serviceOnly: true, tag: 'Sandbox' };
@@ -42,9 +43,10 @@ export const sandboxRoutes: AnyRoute[] = [
     scopes: ['admin'],
     idempotent: true,
     operation: AdvanceSandboxClockDocument,
-    requestBody: advanceSandboxClockBody,
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(advanceSandboxClockBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, advanceSandboxClockBody);
       return { to: b.to, days: b.days };
     },
     toResponse: (d) => ({ status: 202, body: { data: sandboxClockToRest(d.advanceSandboxClock) } }),

@@ -19,9 +19,17 @@ import {
   templateToRest,
 } from '../mappers/sms.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
 import { arr, dataOf, dateInput, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
-import { SMS_VALUES } from '../schemas/sms.ts';
+import {
+  SMS_VALUES,
+  SmsSendInput,
+  SmsSenderIdInput,
+  SmsSenderIdPatch,
+  SmsTemplateInput,
+  SmsTopUpInput,
+} from '../schemas/sms.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 
 const q = queryParam;
 const listParams = [
@@ -59,8 +67,9 @@ export const smsRoutes: AnyRoute[] = [
     scopes: ['crm'],
     idempotent: true,
     operation: SendSmsDocument,
-    requestBody: ref('SmsSendInput'),
-    toVariables: ({ body }) => ({ input: sendSmsFromRest(asObject(body)) }),
+    requestBody: bodyObject(ref('SmsSendInput')),
+    parseBody: true,
+    toVariables: (input) => ({ input: sendSmsFromRest(bodyOf(input, SmsSendInput)) }),
     toResponse: (d) => ({ status: 201, body: { data: smsRecordToRest(d.sendSms) } }),
     response: record(201, 'Recorded; recipients queued for the gateway'),
     errors: ['validation_failed', 'actor_forbidden'],
@@ -112,9 +121,10 @@ export const smsRoutes: AnyRoute[] = [
     scopes: ['admin'],
     idempotent: true,
     operation: TopUpSmsDocument,
-    requestBody: ref('SmsTopUpInput'),
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(ref('SmsTopUpInput')),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, SmsTopUpInput);
       return { input: { units: b.units, reference: b.reference }, ledger: 1, withLedger: true };
     },
     toResponse: (d) => ({ status: 201, body: { data: balanceToRest(d.topUpSms) } }),
@@ -144,8 +154,9 @@ export const smsRoutes: AnyRoute[] = [
     scopes: ['admin'],
     idempotent: true,
     operation: CreateSmsSenderIdDocument,
-    requestBody: ref('SmsSenderIdInput'),
-    toVariables: ({ body }) => ({ input: { senderId: asObject(body).sender_id } }),
+    requestBody: bodyObject(ref('SmsSenderIdInput')),
+    parseBody: true,
+    toVariables: (input) => ({ input: { senderId: bodyOf(input, SmsSenderIdInput).sender_id } }),
     toResponse: (d) => ({ status: 201, body: { data: senderIdToRest(d.createSmsSenderId) } }),
     response: { status: 201, description: 'Created', schema: dataOf(ref('SmsSenderId')) },
     errors: ['validation_failed', 'invalid_state', 'actor_forbidden'],
@@ -159,10 +170,11 @@ export const smsRoutes: AnyRoute[] = [
     scopes: ['admin'],
     idempotent: true,
     operation: UpdateSmsSenderIdDocument,
-    requestBody: ref('SmsSenderIdPatch'),
-    toVariables: ({ params, body }) => {
-      const b = asObject(body);
-      return { input: { senderId: params.sender_id, status: b.status, isDefault: b.is_default } };
+    requestBody: bodyObject(ref('SmsSenderIdPatch')),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, SmsSenderIdPatch);
+      return { input: { senderId: input.params.sender_id, status: b.status, isDefault: b.is_default } };
     },
     toResponse: (d) => ({ status: 200, body: { data: senderIdToRest(d.updateSmsSenderId) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('SmsSenderId')) },
@@ -194,9 +206,10 @@ export const smsRoutes: AnyRoute[] = [
     scopes: ['admin'],
     idempotent: true,
     operation: SaveSmsTemplateDocument,
-    requestBody: ref('SmsTemplateInput'),
-    toVariables: ({ body }) => {
-      const b = asObject(body);
+    requestBody: bodyObject(ref('SmsTemplateInput')),
+    parseBody: true,
+    toVariables: (input) => {
+      const b = bodyOf(input, SmsTemplateInput);
       return { input: { code: b.code, body: b.body, active: b.active } };
     },
     toResponse: (d) => ({ status: 200, body: { data: templateToRest(d.saveSmsTemplate) } }),

@@ -17,7 +17,8 @@ import {
   webhookEndpointToRest,
   webhookEndpointWithSecretToRest,
 } from '../mappers/webhook.ts';
-import { type AnyRoute, asObject, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { bodyObject } from '../schemas/inputs.ts';
 import { arr, dataOf, ref } from '../schemas/builders.ts';
 import {
   createWebhookEndpointBody,
@@ -70,9 +71,10 @@ export const webhookRoutes: AnyRoute[] = [
     description: 'The URL must be https:// on a public address (checked again before every delivery).',
     idempotent: true,
     operation: CreateWebhookEndpointDocument,
-    requestBody: createWebhookEndpointBody,
-    toVariables: ({ body }) => {
-      const x = asObject(body);
+    requestBody: bodyObject(createWebhookEndpointBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const x = bodyOf(input, createWebhookEndpointBody);
       return { input: { url: x.url, events: x.events, description: x.description } };
     },
     toResponse: (d) => ({ status: 201, body: webhookEndpointWithSecretToRest(d.createWebhookEndpoint) }),
@@ -101,10 +103,13 @@ export const webhookRoutes: AnyRoute[] = [
     summary: 'Change the URL, subscribed events, description, or enable/disable',
     idempotent: true,
     operation: UpdateWebhookEndpointDocument,
-    requestBody: updateWebhookEndpointBody,
-    toVariables: ({ params, body }) => {
-      const x = asObject(body);
-      return { input: { id: params.id, url: x.url, events: x.events, enabled: x.enabled, description: x.description } };
+    requestBody: bodyObject(updateWebhookEndpointBody),
+    parseBody: true,
+    toVariables: (input) => {
+      const x = bodyOf(input, updateWebhookEndpointBody);
+      return {
+        input: { id: input.params.id, url: x.url, events: x.events, enabled: x.enabled, description: x.description },
+      };
     },
     toResponse: (d) => ({ status: 200, body: { data: webhookEndpointToRest(d.updateWebhookEndpoint) } }),
     response: { status: 200, description: 'Updated', schema: dataOf(ref('WebhookEndpoint')) },
@@ -131,8 +136,12 @@ export const webhookRoutes: AnyRoute[] = [
     summary: 'Rotate the signing secret; the previous one also signs (a second v1) for grace_hours',
     idempotent: true,
     operation: RotateWebhookSecretDocument,
-    requestBody: rotateWebhookSecretBody,
-    toVariables: ({ params, body }) => ({ id: params.id, graceHours: asObject(body).grace_hours }),
+    requestBody: bodyObject(rotateWebhookSecretBody),
+    parseBody: true,
+    toVariables: (input) => ({
+      id: input.params.id,
+      graceHours: bodyOf(input, rotateWebhookSecretBody).grace_hours,
+    }),
     toResponse: (d) => ({ status: 200, body: webhookEndpointWithSecretToRest(d.rotateWebhookSecret) }),
     redactForReplay: (b) => redactSecret(b, 'secret'),
     response: { status: 200, description: 'Rotated', schema: webhookSecretResponse },
@@ -146,8 +155,9 @@ export const webhookRoutes: AnyRoute[] = [
     summary: 'Deliver a ping event to this endpoint, whatever it subscribes to',
     idempotent: true,
     operation: SendTestWebhookDocument,
-    requestBody: sendTestWebhookBody,
-    toVariables: ({ params, body }) => ({ id: params.id, message: asObject(body).message }),
+    requestBody: bodyObject(sendTestWebhookBody),
+    parseBody: true,
+    toVariables: (input) => ({ id: input.params.id, message: bodyOf(input, sendTestWebhookBody).message }),
     toResponse: (d) => ({ status: 202, body: { data: webhookDeliveryToRest(d.sendTestWebhook) } }),
     response: { status: 202, description: 'Queued', schema: dataOf(ref('WebhookDelivery')) },
     errors: ['not_found', 'validation_failed'],

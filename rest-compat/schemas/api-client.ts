@@ -1,4 +1,8 @@
-import { arr, int, nullable, obj, ref, str, timestamp, oneOf, allOf } from './builders.ts';
+import { z } from 'zod';
+import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
+import { idIn, onText, whole } from './inputs.ts';
+import { arr, int, nullable, obj, ref, str, timestamp, allOf } from './builders.ts';
 
 export const apiClientSchemas = {
   ApiClient: obj({
@@ -28,33 +32,57 @@ export const apiClientSecretResponse = obj(
   ['data'],
 );
 
+/** The scopes (src/auth/scopes.ts): at least one; a lone scope reads as a list of one (GraphQL's list coercion). */
+const scopeList = z.array(z.enum(ALL_SCOPES as [Scope, ...Scope[]])).min(1, 'at least one scope');
+const scopes = documentAs(
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), scopeList),
+  () => jsonSchemaOf(scopeList) as Record<string, unknown>,
+);
+const name = z
+  .string()
+  .trim()
+  .min(1, { ...onText, message: 'required' })
+  .max(100, { ...onText, message: 'at most 100 characters' })
+  .describe('1–100 characters, trimmed');
+const rate = whole(z.int().min(1).max(100_000));
+
+/** As src/modules/api-clients/api-client.service.ts reads them (the same bounds and words). */
 export const createApiClientBody = obj(
   {
-    name: str(),
-    scopes: arr(oneOf(['read', 'quote', 'bind', 'crm', 'webhooks', 'admin'])),
-    actor_user_id: int('User the key acts as; default the creating user'),
-    rate_limit_per_minute: int(
-      "The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it",
-    ),
+    name,
+    scopes,
+    actor_user_id: idIn('User the key acts as; default the creating user'),
+    rate_limit_per_minute: rate
+      .nullish()
+      .describe(
+        "The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it",
+      ),
   },
   ['name', 'scopes'],
 );
 
 export const updateApiClientBody = obj(
   {
-    name: str(),
-    scopes: arr(str()),
-    actor_user_id: int(),
-    rate_limit_per_minute: nullable(
-      int(
+    name: name.nullish(),
+    scopes: scopes.nullish(),
+    actor_user_id: idIn('An active user of the organisation the key then acts as; omitted: unchanged'),
+    rate_limit_per_minute: rate
+      .nullish()
+      .describe(
         "The client's own limit (1–100000); null: removes it, so the deployment's default applies; omitted: unchanged",
       ),
-    ),
   },
   [],
 );
 
-export const rotateSecretBody = obj({ grace_hours: int('0–168, default 24') }, []);
+export const rotateSecretBody = obj(
+  {
+    grace_hours: whole(z.int().min(0).max(168))
+      .nullish()
+      .describe('How long the old secret still works (hours, 0–168, default 24)'),
+  },
+  [],
+);
 
 export const agentKeyResponse = obj(
   { data: obj({ user_id: int(), code: nullable(str()), key: nullable(str('Shown once')) }), replay_note: str() },

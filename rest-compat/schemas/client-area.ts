@@ -1,7 +1,10 @@
+import { z } from 'zod';
+import { normalisePhone } from '../../src/lib/identifiers.ts';
+import { optionalText } from '../../src/lib/validate.ts';
+import { emailIn, identifierIn, phoneIn, whole } from './inputs.ts';
 import {
   arr,
   bool,
-  centsIn,
   dataOf,
   date,
   int,
@@ -147,67 +150,101 @@ export const clientAreaSchemas = {
   }),
 };
 
+/** The sign-in service's words for a phone it cannot read (src/modules/client-area/sign-in). */
+const SIGN_IN_PHONE = 'a Kenyan mobile number (07…, 01…, +254…)';
+const text = (description?: string) => (description ? z.string().describe(description) : z.string()).nullish();
+
+/**
+ * As src/modules/client-area/sign-in/request.ts reads it: the purpose signin (default) or register, a phone that reads
+ * as a Kenyan mobile when given (blank: none); which of phone or client_no with id_no is needed, and the ID number's
+ * form, are the service's 422.
+ */
 export const otpRequestBody = obj(
   {
-    phone: str('The registered phone (sign-in), or the phone to register'),
-    client_no: str('Sign-in by client number, with id_no'),
-    id_no: str(),
-    purpose: oneOf(['signin', 'register'], 'Default signin'),
-    customer_ip: str("The customer's address as your app saw it (the per-address throttle)"),
+    phone: z
+      .string()
+      .refine((v) => v === '' || normalisePhone(v) !== null, SIGN_IN_PHONE)
+      .nullish()
+      .describe('The registered phone (sign-in), or the phone to register'),
+    client_no: text('Sign-in by client number, with id_no'),
+    id_no: text(),
+    purpose: z
+      .string()
+      .refine((v) => v === 'signin' || v === 'register', 'signin or register')
+      .nullish()
+      .describe('signin (the default) or register'),
+    customer_ip: text("The customer's address as your app saw it (the per-address throttle)"),
   },
   [],
 );
+/** The code's form (6 digits) is the service's (a refusal on `otp`, counted like a wrong code). */
 export const verifyOtpBody = obj(
-  { phone: str(), client_no: str(), code: str('The 6-digit code') },
+  { phone: text(), client_no: text(), code: str('The 6-digit code') },
   ['code'],
   'phone or client_no, and the code',
 );
+/** Registration goes through the clients service (its rules and words, 422 on the field); the code's form as above. */
 export const registerBody = obj(
   {
     name: str(),
     phone: str(),
     code: str('The code requested with purpose register'),
-    id_no: str(),
-    kra_pin: str(),
-    email: str(),
-    date_of_birth: date(),
-    physical_address: str(),
+    id_no: text(),
+    kra_pin: text(),
+    email: text(),
+    date_of_birth: text('Y-m-d, in the past'),
+    physical_address: text(),
   },
   ['name', 'phone', 'code'],
 );
+/** As the clients service reads a change (src/modules/clients/client/input.ts updateSchema), only these fields. */
 export const contactBody = obj(
   {
-    phone: str(
+    phone: phoneIn(
       'Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS',
-    ),
-    email: str(),
-    alt_phone: str(),
-    physical_address: str(),
+    ).nullish(),
+    email: emailIn(),
+    alt_phone: identifierIn(normalisePhone, 'not a Kenyan mobile number', 'Kenyan mobile, any format'),
+    physical_address: optionalText(500).describe('Up to 500 characters'),
   },
   [],
 );
+/**
+ * As GraphQL types it: which debit note (a missing or unknown one is the service's 422 on debit_note_no) and the
+ * amount's rules (a multiple of 100 within the STK bounds) are judged by the service after an Idempotency-Key replay.
+ */
 export const payBody = obj(
   {
-    debit_note_no: str('One of your open debit notes, e.g. DN-MTR-2026-000001-1/2'),
-    phone: str("Default: the client's phone"),
-    amount_minor: cents('Cents, a multiple of 100; default the outstanding amount rounded up to the shilling'),
+    debit_note_no: text('One of your open debit notes, e.g. DN-MTR-2026-000001-1/2 (required: 422 when missing)'),
+    phone: text("Default: the client's phone"),
+    amount_minor: whole(z.int())
+      .nullish()
+      .describe('Cents, a multiple of 100; default the outstanding amount rounded up to the shilling'),
   },
-  ['debit_note_no'],
+  [],
 );
+/**
+ * As GraphQL types it: the claim's rules (which policy is yours, the cause, the dates, what is required of each
+ * line) are the claims service's, each a 422 naming its field in its own words.
+ */
 export const claimBody = obj(
   {
-    policy_uuid: str(),
-    registration: str('Required for motor'),
-    insured_id: int('Required for medical, travel and standard: who or what of the policy (its insured[].id)'),
-    cause: str('A code of GET /claims/causes'),
-    loss_date: date(),
-    loss_time: str('HH:MM, Nairobi'),
-    loss_place: str(),
-    description: str(),
-    police_abstract_no: str(),
-    anti_theft_device: bool(),
-    estimated_loss_minor: centsIn('Cents only'),
+    policy_uuid: text('One of your policies (required: 422 naming it when missing or not yours)'),
+    registration: text('Required for motor'),
+    reg_no: text('Legacy spelling of registration'),
+    regno: text('Legacy spelling of registration'),
+    insured_id: whole(z.int())
+      .nullish()
+      .describe('Required for medical, travel and standard: who or what of the policy (its insured[].id)'),
+    cause: text('A code of GET /claims/causes (required)'),
+    loss_date: text('Y-m-d (required)'),
+    loss_time: text('HH:MM, Nairobi'),
+    loss_place: text('Required'),
+    description: text('Required'),
+    police_abstract_no: text(),
+    anti_theft_device: bool().nullish(),
+    estimated_loss_minor: whole(z.int()).nullish().describe('Cents only'),
   },
-  ['policy_uuid', 'cause', 'loss_date', 'loss_place', 'description'],
+  [],
 );
 export const listOf = (name: string) => dataOf(arr(ref(name)));

@@ -1,7 +1,63 @@
+import { z } from 'zod';
+import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../src/lib/identifiers.ts';
+import { now } from '../../src/lib/clock.ts';
+import { optionalText, ymd } from '../../src/lib/validate.ts';
+import { emailIn, identifierIn, idIn, onText, phoneIn } from './inputs.ts';
 import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf, allOf, json } from './builders.ts';
+
+/** The client types (src/modules/clients/client/input.ts). */
+export const CLIENT_TYPES = ['individual', 'corporate'] as const;
+export const ID_NO_MESSAGE = 'national ID (6–14 digits) or passport number (6–12 letters and digits)';
+export const KRA_PIN_MESSAGE = 'KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M)';
+
+const idNo = (description: string) => identifierIn(normaliseIdNo, ID_NO_MESSAGE, `${description}; ${ID_NO_MESSAGE}`);
+const kraPin = (description: string) =>
+  identifierIn(normaliseKraPin, KRA_PIN_MESSAGE, `${description}; ${KRA_PIN_MESSAGE}`);
+
+/**
+ * POST /clients as src/modules/clients/client/input.ts reads it (createSchema): the same bounds, normalisers and
+ * words; `idno`/`pin` are the legacy spellings of `id_no`/`kra_pin` (the current one wins when both are sent).
+ */
+const clientFields = {
+  type: oneOf(CLIENT_TYPES, 'individual (the default) or corporate').nullish(),
+  name: z
+    .string()
+    .trim()
+    .min(2, { ...onText, message: 'at least 2 characters' })
+    .max(200, onText)
+    .describe('2 to 200 characters'),
+  phone: phoneIn('Kenyan mobile, any format; duplicate-checked'),
+  email: emailIn(),
+  id_no: idNo('Duplicate-checked'),
+  idno: idNo('Legacy spelling of id_no'),
+  kra_pin: kraPin('Duplicate-checked'),
+  pin: kraPin('Legacy spelling of kra_pin'),
+  date_of_birth: ymd()
+    .refine((d) => Date.parse(`${d}T00:00:00Z`) < now().getTime(), 'a past date')
+    .nullish()
+    .describe('Y-m-d, in the past (null clears it on PATCH)'),
+  physical_address: optionalText(500).describe('Up to 500 characters'),
+  branch_id: idIn("Default: the acting user's branch"),
+  risk_manager_id: idIn('Default: the acting account executive'),
+  sales_person_id: idIn('Default: the acting agent; that sales person then sees the client'),
+  business_source_id: idIn(),
+  prospect_type_id: idIn(),
+  sector: optionalText(100).describe('Up to 100 characters'),
+  alt_name: optionalText(200).describe('Up to 200 characters'),
+  alt_phone: identifierIn(normalisePhone, 'not a Kenyan mobile number', 'Kenyan mobile, any format'),
+  alt_email: emailIn(),
+  force: bool('Create despite a matching phone, ID number or tax PIN').nullish(),
+};
 
 const ref2 = (extra: Record<string, Schema> = {}) => nullable(obj({ id: int(), name: str(), ...extra }));
 const personSchema = nullable(obj({ id: int(), name: str(), role: str(), code: nullable(str()) }));
+
+export const ClientInput = obj(clientFields, ['name', 'phone']);
+export const ClientPatch = obj(
+  { ...clientFields, name: clientFields.name.nullish(), phone: clientFields.phone.nullish() },
+  [],
+  'Same fields as POST /clients, all optional: only what is sent changes (null leaves a field as it is, except date_of_birth, which it clears)',
+);
 
 export const clientSchemas = {
   Client: obj({
@@ -51,27 +107,6 @@ export const clientSchemas = {
       ),
     }),
   ),
-  ClientInput: obj(
-    {
-      type: oneOf(['individual', 'corporate']).default('individual'),
-      name: str(),
-      phone: str('Kenyan mobile, any format; duplicate-checked'),
-      email: str(),
-      id_no: str('Duplicate-checked'),
-      kra_pin: str('Duplicate-checked'),
-      date_of_birth: date(),
-      physical_address: str(),
-      branch_id: int("Default: the acting user's branch"),
-      risk_manager_id: int('Default: the acting account executive'),
-      sales_person_id: int('Default: the acting agent; that sales person then sees the client'),
-      business_source_id: int(),
-      prospect_type_id: int(),
-      sector: str(),
-      alt_name: str(),
-      alt_phone: str(),
-      alt_email: str(),
-      force: bool('Create despite a matching phone, ID number or tax PIN'),
-    },
-    ['name', 'phone'],
-  ),
+  ClientInput,
+  ClientPatch,
 };

@@ -1,23 +1,14 @@
-import {
-  date,
-  dataOf,
-  dateTimeInput,
-  int,
-  nullable,
-  obj,
-  str,
-  timestamp,
-  describe,
-  type Schema,
-  oneOf,
-} from './builders.ts';
+import { z } from 'zod';
+import { dateTimeIn, whole } from './inputs.ts';
+import { date, dataOf, int, nullable, obj, str, timestamp, describe, type Schema, oneOf } from './builders.ts';
 
 const status: Schema = oneOf(['ready', 'advancing']);
 
+/** Either `to` or `days` (both or neither: the service's 422 on `to`); how far it may go is the service's rule. */
 export const advanceSandboxClockBody = obj(
   {
-    to: dateTimeInput('The instant to move the clock to; or give days'),
-    days: int("Whole days on from the clock's now; or give to"),
+    to: dateTimeIn('The instant to move the clock to; or give days').nullish(),
+    days: whole(z.int()).nullish().describe("Whole days on from the clock's now; or give to"),
   },
   [],
 );

@@ -1,5 +1,7 @@
-import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
-import { arr, bool, int, nullable, obj, str, timestamp, oneOf, anyOf } from './builders.ts';
+import { z } from 'zod';
+import { documentAs, jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
+import { onText, whole } from './inputs.ts';
+import { arr, bool, int, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 
 /**
  * Values of the SMS module's states, written out because the facade imports no module
@@ -11,6 +13,75 @@ export const SMS_VALUES = {
   /** src/modules/sms/gateway/report.ts ReportOutcome. */
   reportOutcomes: ['delivered', 'failed', 'pending', 'unknown', 'already_final', 'malformed'],
 } as const;
+
+/**
+ * The request bodies, as src/modules/sms reads them (message/send.ts, balance.ts, sender-ids.ts, templates.ts): the
+ * same bounds and words; a number the gateway cannot reach is the service's business (recorded as failed).
+ */
+const toNumber = z.string().max(64, onText);
+const toList = z
+  .array(toNumber)
+  .min(1, 'at least one number')
+  .max(1000)
+  .describe('Kenyan mobile numbers (1–1000), any format');
+export const SmsSendInput = obj(
+  {
+    to: documentAs(
+      z.preprocess((v) => (typeof v === 'string' ? [v] : v), toList),
+      () => ({
+        anyOf: [jsonSchemaOf(toNumber), jsonSchemaOf(toList)],
+        description: 'One Kenyan mobile number or a list (1–1000), any format',
+      }),
+    ),
+    message: z.string().max(2000, onText).nullish().describe('The text; or `template` with `variables`'),
+    template: z.string().max(40, onText).nullish().describe('A template code'),
+    variables: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .nullish()
+      .describe('Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name'),
+    sender_id: z
+      .string()
+      .max(11, onText)
+      .nullish()
+      .describe('A registered sender ID; default the organisation’s default'),
+  },
+  ['to'],
+);
+export const SmsTopUpInput = obj({
+  units: whole(z.int().min(1).max(10_000_000)).describe('1–10,000,000'),
+  reference: z
+    .string()
+    .trim()
+    .min(1, onText)
+    .max(100, onText)
+    .describe('The provider’s invoice or payment reference (1–100 characters)'),
+});
+export const SmsSenderIdInput = obj({
+  sender_id: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z][A-Za-z0-9]{0,10}$/, 'alphanumeric, 1 to 11 characters, starting with a letter')
+    .describe('Alphanumeric, 1–11 characters, starting with a letter'),
+});
+export const SmsSenderIdPatch = obj(
+  {
+    status: oneOf(SMS_VALUES.senderStatuses, 'The networks’ answer: registered or rejected (or pending)').nullish(),
+    is_default: bool('Registered sender IDs only').nullish(),
+  },
+  [],
+);
+export const SmsTemplateInput = obj(
+  {
+    code: z
+      .string()
+      .trim()
+      .regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower case letters, digits and _ (at most 40), starting with a letter')
+      .describe('lower_case'),
+    body: z.string().trim().min(1, onText).max(918, onText).describe('With {{placeholders}}; 1–918 characters'),
+    active: bool('Whether it can be sent; omitted: true').nullish(),
+  },
+  ['code', 'body'],
+);
 
 const message = {
   id: int(),
@@ -46,19 +117,7 @@ const recipient = obj({
 export const smsSchemas = {
   SmsMessage: obj(message),
   SmsMessageRecord: obj({ ...message, recipients: arr(recipient) }),
-  SmsSendInput: obj(
-    {
-      to: anyOf([str(), arr(str())], 'One Kenyan mobile number or a list (1–1000), any format'),
-      message: str('The text; or `template` with `variables`'),
-      template: str('A template code'),
-      variables: {
-        type: 'object',
-        description: 'Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name',
-      },
-      sender_id: str('A registered sender ID; default the organisation’s default'),
-    },
-    ['to'],
-  ),
+  SmsSendInput,
   SmsBalance: obj(
     {
       balance_units: int(),
@@ -77,7 +136,7 @@ export const smsSchemas = {
     },
     ['balance_units'],
   ),
-  SmsTopUpInput: obj({ units: int('1–10,000,000'), reference: str('The provider’s invoice or payment reference') }),
+  SmsTopUpInput,
   SmsSenderId: obj({
     id: int(),
     sender_id: str(),
@@ -85,11 +144,8 @@ export const smsSchemas = {
     is_default: bool(),
     created_at: timestamp(),
   }),
-  SmsSenderIdInput: obj({ sender_id: str('Alphanumeric, 1–11 characters, starting with a letter') }),
-  SmsSenderIdPatch: obj(
-    { status: oneOf(SMS_VALUES.senderStatuses), is_default: bool('Registered sender IDs only') },
-    [],
-  ),
+  SmsSenderIdInput,
+  SmsSenderIdPatch,
   SimulatorHandsetMessage: obj({
     gateway_message_id: str(),
     sender_id: str(),
@@ -99,10 +155,7 @@ export const smsSchemas = {
     delivery_status: nullable(str('Success or Failed; null before the handset answered')),
   }),
   SmsTemplate: obj({ id: int(), code: str(), body: str(), active: bool(), updated_at: timestamp() }),
-  SmsTemplateInput: obj({ code: str('lower_case'), body: str('With {{placeholders}}'), active: bool() }, [
-    'code',
-    'body',
-  ]),
+  SmsTemplateInput,
 };
 
 /** The gateway's delivery report (Africa's Talking shape), as JSON (the simulator) or a form (Africa's Talking). */

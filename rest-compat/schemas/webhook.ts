@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { documentAs, jsonSchemaOf } from './json-schema.ts';
+import { onText, whole } from './inputs.ts';
 import { arr, bool, int, nullable, obj, ref, str, timestamp, oneOf, allOf } from './builders.ts';
 
 export const webhookSchemas = {
@@ -54,15 +57,57 @@ export const webhookSecretResponse = obj(
   ['data'],
 );
 
-const eventsField = arr(str('Event name from GET /events/catalogue, or *'));
+/** Event names (src/modules/webhooks/webhook.service.ts): at least one; a lone name reads as a list of one. */
+const eventList = z
+  .array(
+    z
+      .string()
+      .describe('Event name from GET /events/catalogue, or * (another name is refused by the service: 422 naming it)'),
+  )
+  .min(1, 'at least one event name, or *');
+const eventsField = documentAs(
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), eventList),
+  () => jsonSchemaOf(eventList) as Record<string, unknown>,
+);
+const url = z
+  .string()
+  .trim()
+  .min(1, { ...onText, message: 'required' })
+  .max(2000, { ...onText, message: 'at most 2000 characters' })
+  .describe('https:// on a public address (checked by the service, and again before every delivery)');
+const description = z
+  .string()
+  .trim()
+  .max(500, { ...onText, message: 'at most 500 characters' })
+  .nullish();
 
-export const createWebhookEndpointBody = obj({ url: str(), events: eventsField, description: str() }, [
-  'url',
-  'events',
-]);
+export const createWebhookEndpointBody = obj({ url, events: eventsField, description }, ['url', 'events']);
 export const updateWebhookEndpointBody = obj(
-  { url: str(), events: eventsField, enabled: bool(), description: str() },
+  {
+    url: url.nullish(),
+    events: eventsField.nullish().describe('Replaces the subscribed events'),
+    enabled: bool().nullish(),
+    description,
+  },
   [],
 );
-export const rotateWebhookSecretBody = obj({ grace_hours: int('0–168, default 24') }, []);
-export const sendTestWebhookBody = obj({ message: str('Default: "Test event from Bima Gateway"') }, []);
+export const rotateWebhookSecretBody = obj(
+  {
+    grace_hours: whole(z.int().min(0).max(168))
+      .nullish()
+      .describe('How long the old secret still signs (hours, 0–168, default 24)'),
+  },
+  [],
+);
+export const sendTestWebhookBody = obj(
+  {
+    message: z
+      .string()
+      .trim()
+      .min(1, onText)
+      .max(500, onText)
+      .nullish()
+      .describe('Default: "Test event from Bima Gateway"'),
+  },
+  [],
+);

@@ -3016,39 +3016,75 @@ export interface components {
             }[];
         };
         ClientInput: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "corporate";
+            type?: ("individual" | "corporate") | null;
+            /** @description 2 to 200 characters */
             name: string;
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
-            email?: string;
-            /** @description Duplicate-checked */
-            id_no?: string;
-            /** @description Duplicate-checked */
-            kra_pin?: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
-            date_of_birth?: string;
-            physical_address?: string;
+            email?: string | null;
+            /** @description Duplicate-checked; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            idno?: string | null;
+            /** @description Duplicate-checked; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            pin?: string | null;
+            /** @description Y-m-d, in the past (null clears it on PATCH) */
+            date_of_birth?: string | null;
+            /** @description Up to 500 characters */
+            physical_address?: string | null;
             /** @description Default: the acting user's branch */
-            branch_id?: number;
+            branch_id?: number | null;
             /** @description Default: the acting account executive */
-            risk_manager_id?: number;
+            risk_manager_id?: number | null;
             /** @description Default: the acting agent; that sales person then sees the client */
-            sales_person_id?: number;
-            business_source_id?: number;
-            prospect_type_id?: number;
-            sector?: string;
-            alt_name?: string;
-            alt_phone?: string;
-            alt_email?: string;
-            /** @description Create despite a matching phone, ID number or tax PIN */
-            force?: boolean;
+            sales_person_id?: number | null;
+            business_source_id?: number | null;
+            prospect_type_id?: number | null;
+            /** @description Up to 100 characters */
+            sector?: string | null;
+            /** @description Up to 200 characters */
+            alt_name?: string | null;
+            /** @description Kenyan mobile, any format */
+            alt_phone?: string | null;
+            alt_email?: string | null;
+            force?: boolean | null;
+        };
+        /** @description Same fields as POST /clients, all optional: only what is sent changes (null leaves a field as it is, except date_of_birth, which it clears) */
+        ClientPatch: {
+            type?: ("individual" | "corporate") | null;
+            name?: string | null;
+            phone?: string | null;
+            email?: string | null;
+            /** @description Duplicate-checked; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no; national ID (6–14 digits) or passport number (6–12 letters and digits) */
+            idno?: string | null;
+            /** @description Duplicate-checked; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin; KRA PIN is A or P, 9 digits and a letter (e.g. A004416331M) */
+            pin?: string | null;
+            /** @description Y-m-d, in the past (null clears it on PATCH) */
+            date_of_birth?: string | null;
+            /** @description Up to 500 characters */
+            physical_address?: string | null;
+            /** @description Default: the acting user's branch */
+            branch_id?: number | null;
+            /** @description Default: the acting account executive */
+            risk_manager_id?: number | null;
+            /** @description Default: the acting agent; that sales person then sees the client */
+            sales_person_id?: number | null;
+            business_source_id?: number | null;
+            prospect_type_id?: number | null;
+            /** @description Up to 100 characters */
+            sector?: string | null;
+            /** @description Up to 200 characters */
+            alt_name?: string | null;
+            /** @description Kenyan mobile, any format */
+            alt_phone?: string | null;
+            alt_email?: string | null;
+            force?: boolean | null;
         };
         MotorQuoteRequest: {
             /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
@@ -5022,84 +5058,61 @@ export interface components {
             }[];
         };
         ProspectInput: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "business";
+            type?: ("individual" | "business") | null;
+            /** @description 2 to 200 characters */
             name: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
+            phone?: string | null;
             /** @description null clears on PATCH */
-            email?: string;
+            email?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no (id_no wins when both are sent) */
+            idno?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
-            interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin (kra_pin wins when both are sent) */
+            pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
+            /** @description Product lines (a lone one reads as a list of one; repeats are dropped) */
+            interests?: (("motor" | "medical" | "travel" | "standard" | "ipf")[] | ("motor" | "medical" | "travel" | "standard" | "ipf")) | null;
             /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
+            estimated_premium?: number | null;
             /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
-            /** @description Added to the timeline; with a status move, why it moved */
-            note?: string;
-            /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
-            force?: boolean;
+            assignee_id?: number | null;
+            /** @description Y-m-d, today or later (null clears on PATCH) */
+            next_follow_up_on?: string | null;
+            /** @description Added to the timeline; with a status move, why it moved (1–2000 characters) */
+            note?: string | null;
+            force?: boolean | null;
         };
         ProspectPatch: {
-            /**
-             * @default individual
-             * @enum {string}
-             */
-            type?: "individual" | "business";
-            name?: string;
-            /** @description Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH) */
-            phone?: string;
+            type?: ("individual" | "business") | null;
+            name?: string | null;
+            phone?: string | null;
             /** @description null clears on PATCH */
-            email?: string;
+            email?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            id_no?: string;
+            id_no?: string | null;
+            /** @description Legacy spelling of id_no (id_no wins when both are sent) */
+            idno?: string | null;
             /** @description Duplicate-checked (null clears on PATCH) */
-            kra_pin?: string;
-            /**
-             * @description null clears on PATCH
-             * @enum {string}
-             */
-            source?: "walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other";
-            interests?: ("motor" | "medical" | "travel" | "standard" | "ipf")[];
+            kra_pin?: string | null;
+            /** @description Legacy spelling of kra_pin (kra_pin wins when both are sent) */
+            pin?: string | null;
+            source?: ("walk_in" | "referral" | "website" | "social_media" | "event" | "cold_call" | "bancassurance" | "other") | null;
+            /** @description Product lines (a lone one reads as a list of one; repeats are dropped) */
+            interests?: (("motor" | "medical" | "travel" | "standard" | "ipf")[] | ("motor" | "medical" | "travel" | "standard" | "ipf")) | null;
             /** @description Whole shillings a year (null clears on PATCH) */
-            estimated_premium?: number;
+            estimated_premium?: number | null;
             /** @description A user who may work prospects; default the acting agent (null unassigns on PATCH) */
-            assignee_id?: number;
-            /**
-             * Format: date
-             * @description Y-m-d, today or later (null clears on PATCH)
-             */
-            next_follow_up_on?: string;
-            /** @description Added to the timeline; with a status move, why it moved */
-            note?: string;
-            /** @description Save despite a matching phone, ID number or tax PIN (recorded in the audit trail) */
-            force?: boolean;
-            /**
-             * @description A move through the state machine (docs/motor-and-clients.md "Prospects"); 409 invalid_state otherwise
-             * @enum {string}
-             */
-            status?: "new" | "contacted" | "qualified" | "quoted" | "won" | "lost";
-            /**
-             * @description Required with status lost, refused otherwise
-             * @enum {string}
-             */
-            lost_reason?: "price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other";
+            assignee_id?: number | null;
+            /** @description Y-m-d, today or later (null clears on PATCH) */
+            next_follow_up_on?: string | null;
+            /** @description Added to the timeline; with a status move, why it moved (1–2000 characters) */
+            note?: string | null;
+            force?: boolean | null;
+            status?: ("new" | "contacted" | "qualified" | "quoted" | "won" | "lost") | null;
+            lost_reason?: ("price" | "competitor" | "no_need" | "unreachable" | "not_eligible" | "duplicate" | "other") | null;
         };
         ProspectNoteInput: {
             /** @description 1–2000 characters */
@@ -5107,24 +5120,20 @@ export interface components {
         };
         ProspectConvertInput: {
             /** @description Link this existing client (one you may see) instead of creating one */
-            client_no?: string;
-            /** @description Create the client despite matching clients */
-            force?: boolean;
-            /** @description Fills or corrects the prospect's details for the new client */
-            phone?: string;
-            email?: string;
-            id_no?: string;
-            kra_pin?: string;
-            /**
-             * Format: date
-             * @description Y-m-d
-             */
-            date_of_birth?: string;
-            physical_address?: string;
-            branch_id?: number;
-            risk_manager_id?: number;
+            client_no?: string | null;
+            force?: boolean | null;
+            phone?: string | null;
+            email?: string | null;
+            id_no?: string | null;
+            idno?: string | null;
+            kra_pin?: string | null;
+            pin?: string | null;
+            date_of_birth?: string | null;
+            physical_address?: string | null;
+            branch_id?: number | null;
+            risk_manager_id?: number | null;
             /** @description Default: the prospect's assignee when they sell (agent or account executive) */
-            sales_person_id?: number;
+            sales_person_id?: number | null;
         };
         ClaimSummary: {
             uuid: string;
@@ -5896,13 +5905,15 @@ export interface components {
             /** @description One Kenyan mobile number or a list (1–1000), any format */
             to: string | string[];
             /** @description The text; or `template` with `variables` */
-            message?: string;
+            message?: string | null;
             /** @description A template code */
-            template?: string;
+            template?: string | null;
             /** @description Values for the template’s {{placeholders}}; {{org}} defaults to the organisation’s name */
-            variables?: Record<string, never>;
+            variables?: {
+                [key: string]: string | number | boolean;
+            } | null;
             /** @description A registered sender ID; default the organisation’s default */
-            sender_id?: string;
+            sender_id?: string | null;
         };
         SmsBalance: {
             balance_units: number;
@@ -5924,9 +5935,8 @@ export interface components {
             }[];
         };
         SmsTopUpInput: {
-            /** @description 1–10,000,000 */
             units: number;
-            /** @description The provider’s invoice or payment reference */
+            /** @description The provider’s invoice or payment reference (1–100 characters) */
             reference: string;
         };
         SmsSenderId: {
@@ -5946,10 +5956,8 @@ export interface components {
             sender_id: string;
         };
         SmsSenderIdPatch: {
-            /** @enum {string} */
-            status?: "pending" | "registered" | "rejected";
-            /** @description Registered sender IDs only */
-            is_default?: boolean;
+            status?: ("pending" | "registered" | "rejected") | null;
+            is_default?: boolean | null;
         };
         SimulatorHandsetMessage: {
             gateway_message_id: string;
@@ -5979,9 +5987,9 @@ export interface components {
         SmsTemplateInput: {
             /** @description lower_case */
             code: string;
-            /** @description With {{placeholders}} */
+            /** @description With {{placeholders}}; 1–918 characters */
             body: string;
-            active?: boolean;
+            active?: boolean | null;
         };
         /** @description A client-area sign-in: the client's earlier app keys no longer work (keys from policy saves still do) */
         ClientAreaSession: {
@@ -7788,12 +7796,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1–100 characters, trimmed */
                     name: string;
                     scopes: ("read" | "quote" | "bind" | "crm" | "webhooks" | "admin")[];
                     /** @description User the key acts as; default the creating user */
-                    actor_user_id?: number;
+                    actor_user_id?: number | null;
                     /** @description The client's own limit (1–100000); omitted: it follows the deployment's default (60 unless the deployment sets RATE_LIMIT_PER_MINUTE), including later changes of it */
-                    rate_limit_per_minute?: number;
+                    rate_limit_per_minute?: number | null;
                 };
             };
         };
@@ -8067,9 +8076,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name?: string;
-                    scopes?: string[];
-                    actor_user_id?: number;
+                    name?: string | null;
+                    scopes?: ("read" | "quote" | "bind" | "crm" | "webhooks" | "admin")[] | null;
+                    /** @description An active user of the organisation the key then acts as; omitted: unchanged */
+                    actor_user_id?: number | null;
+                    /** @description The client's own limit (1–100000); null: removes it, so the deployment's default applies; omitted: unchanged */
                     rate_limit_per_minute?: number | null;
                 };
             };
@@ -8352,8 +8363,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 0–168, default 24 */
-                    grace_hours?: number;
+                    /** @description How long the old secret still works (hours, 0–168, default 24) */
+                    grace_hours?: number | null;
                 };
             };
         };
@@ -11982,26 +11993,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    policy_uuid: string;
-                    /** @description Required for motor */
-                    registration?: string;
+                    policy_uuid?: string | null;
+                    registration?: string | null;
+                    reg_no?: string | null;
+                    regno?: string | null;
                     /** @description Required for medical, travel and standard: who or what of the policy (its insured[].id) */
-                    insured_id?: number;
-                    /** @description A code of GET /claims/causes */
-                    cause: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
-                    loss_date: string;
-                    /** @description HH:MM, Nairobi */
-                    loss_time?: string;
-                    loss_place: string;
-                    description: string;
-                    police_abstract_no?: string;
-                    anti_theft_device?: boolean;
+                    insured_id?: number | null;
+                    cause?: string | null;
+                    loss_date?: string | null;
+                    loss_time?: string | null;
+                    loss_place?: string | null;
+                    description?: string | null;
+                    police_abstract_no?: string | null;
+                    anti_theft_device?: boolean | null;
                     /** @description Cents only */
-                    estimated_loss_minor?: number;
+                    estimated_loss_minor?: number | null;
                 };
             };
         };
@@ -12373,11 +12379,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Your phone (07…, 01…, +254…): trusted for one-time codes at once when you signed in with a code; the previous phone is told by SMS */
-                    phone?: string;
-                    email?: string;
-                    alt_phone?: string;
-                    physical_address?: string;
+                    phone?: string | null;
+                    email?: string | null;
+                    /** @description Kenyan mobile, any format */
+                    alt_phone?: string | null;
+                    /** @description Up to 500 characters */
+                    physical_address?: string | null;
                 };
             };
         };
@@ -12527,17 +12534,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The registered phone (sign-in), or the phone to register */
-                    phone?: string;
-                    /** @description Sign-in by client number, with id_no */
-                    client_no?: string;
-                    id_no?: string;
-                    /**
-                     * @description Default signin
-                     * @enum {string}
-                     */
-                    purpose?: "signin" | "register";
-                    /** @description The customer's address as your app saw it (the per-address throttle) */
-                    customer_ip?: string;
+                    phone?: string | null;
+                    client_no?: string | null;
+                    id_no?: string | null;
+                    /** @description signin (the default) or register */
+                    purpose?: string | null;
+                    customer_ip?: string | null;
                 };
             };
         };
@@ -12678,12 +12680,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of your open debit notes, e.g. DN-MTR-2026-000001-1/2 */
-                    debit_note_no: string;
-                    /** @description Default: the client's phone */
-                    phone?: string;
+                    debit_note_no?: string | null;
+                    phone?: string | null;
                     /** @description Cents, a multiple of 100; default the outstanding amount rounded up to the shilling */
-                    amount_minor?: number;
+                    amount_minor?: number | null;
                 };
             };
         };
@@ -12942,15 +12942,11 @@ export interface operations {
                     phone: string;
                     /** @description The code requested with purpose register */
                     code: string;
-                    id_no?: string;
-                    kra_pin?: string;
-                    email?: string;
-                    /**
-                     * Format: date
-                     * @description Y-m-d
-                     */
-                    date_of_birth?: string;
-                    physical_address?: string;
+                    id_no?: string | null;
+                    kra_pin?: string | null;
+                    email?: string | null;
+                    date_of_birth?: string | null;
+                    physical_address?: string | null;
                 };
             };
         };
@@ -13218,8 +13214,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    phone?: string;
-                    client_no?: string;
+                    phone?: string | null;
+                    client_no?: string | null;
                     /** @description The 6-digit code */
                     code: string;
                 };
@@ -13775,7 +13771,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ClientInput"];
+                "application/json": components["schemas"]["ClientPatch"];
             };
         };
         responses: {
@@ -22668,13 +22664,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The instant to move the clock to; or give days: an RFC 3339 date-time with its offset (e.g. 2026-06-15T09:30:00+03:00), a real date in 1900–2199
-                     */
-                    to?: string;
+                    to?: string | null;
                     /** @description Whole days on from the clock's now; or give to */
-                    days?: number;
+                    days?: number | null;
                 };
             };
         };
@@ -25436,9 +25428,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description https:// on a public address (checked by the service, and again before every delivery) */
                     url: string;
                     events: string[];
-                    description?: string;
+                    description?: string | null;
                 };
             };
         };
@@ -25841,10 +25834,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    url?: string;
-                    events?: string[];
-                    enabled?: boolean;
-                    description?: string;
+                    url?: string | null;
+                    /** @description Replaces the subscribed events */
+                    events?: string[] | null;
+                    enabled?: boolean | null;
+                    description?: string | null;
                 };
             };
         };
@@ -26125,8 +26119,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 0–168, default 24 */
-                    grace_hours?: number;
+                    /** @description How long the old secret still signs (hours, 0–168, default 24) */
+                    grace_hours?: number | null;
                 };
             };
         };
@@ -26284,7 +26278,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Default: "Test event from Bima Gateway" */
-                    message?: string;
+                    message?: string | null;
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientFieldsFragment } from '../../rest-compat/generated/operations.ts';
 import { clientFromRest, clientToRest } from '../../rest-compat/mappers/client.ts';
+import { ClientInput } from '../../rest-compat/schemas/client.ts';
 
 const client: ClientFieldsFragment = {
   databaseId: 12,
@@ -84,11 +85,9 @@ describe('client mapper', () => {
     });
   });
 
-  it('values pass as sent, for GraphQL to check and name the field', () => {
-    expect(clientFromRest({ name: 42, branch_id: '7', force: 'yes' })).toMatchObject({
-      name: 42,
-      branchId: '7',
-      force: 'yes',
-    });
+  it('wrong-typed values are refused by the body definition before the mapper, each under its own name', () => {
+    const r = ClientInput.safeParse({ name: 42, phone: '0712345678', branch_id: '7', force: 'yes' });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => i.path.join('.')).sort()).toEqual(['branch_id', 'force', 'name']);
   });
 });

@@ -140,10 +140,10 @@ describe('prospect mapper', () => {
       idNo: null,
       kraPin: 'P2',
     });
-    expect(convertFromRest({ client_no: 'C-000001', id_no: '2', sales_person_id: '9' })).toMatchObject({
+    expect(convertFromRest({ client_no: 'C-000001', id_no: '2', sales_person_id: 9 })).toMatchObject({
       clientNo: 'C-000001',
       idNo: '2',
-      salesPersonId: '9',
+      salesPersonId: 9,
     });
   });
 
