@@ -17,10 +17,7 @@ import {
 } from './builders.ts';
 import { z } from 'zod';
 import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
-import { REGIONS } from '../../src/modules/covers/travel/normalise.ts';
-import { STANDARD_LIMITS } from '../../src/modules/covers/standard/normalise.ts';
-import { RELATIONSHIPS } from '../../src/modules/covers/medical/members.ts';
-import { RIDER_CODES } from '../../src/modules/covers/medical/normalise.ts';
+import { RELATIONSHIPS, REGIONS, RIDER_CODES, STANDARD_LIMITS } from '../../src/modules/covers/vocabulary.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 import { insurerIdList, PAYMENT_MODE, quotesShown, whole } from './motor.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isYmd, todayNairobi } from '../../src/lib/dates.ts';
-import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/classify.ts';
+import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/vocabulary.ts';
 import {
   arr,
   caseless,

@@ -5902,7 +5902,7 @@ export interface components {
             }[];
         };
         SmsSendInput: {
-            /** @description One Kenyan mobile number or a list (1–1000), any format */
+            /** @description Kenyan mobile numbers (1–1000), any format */
             to: string | string[];
             /** @description The text; or `template` with `variables` */
             message?: string | null;
@@ -5935,6 +5935,7 @@ export interface components {
             }[];
         };
         SmsTopUpInput: {
+            /** @description 1–10,000,000 */
             units: number;
             /** @description The provider’s invoice or payment reference (1–100 characters) */
             reference: string;

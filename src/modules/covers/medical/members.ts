@@ -6,6 +6,7 @@
 import { isYmd, YMD_MESSAGE } from '../../../lib/dates.ts';
 import type { FieldError } from '../../../lib/problem.ts';
 import type { MedicalMember } from './types.ts';
+import { RELATIONSHIPS } from '../vocabulary.ts';
 
 /** Outer bounds of a request (no insurer's terms reach them). */
 export const MAX_MEMBERS = 500;
@@ -15,11 +16,6 @@ const MAX_ID = 50;
 
 export type CoverType = 'family' | 'group';
 type Relationship = MedicalMember['relationship'];
-
-export const RELATIONSHIPS: Record<CoverType, readonly Relationship[]> = {
-  family: ['principal', 'spouse', 'child'],
-  group: ['employee', 'spouse', 'child'],
-};
 
 export interface MemberContext {
   field: (name: string) => string;

@@ -6,11 +6,10 @@ import { annualEnd, daysBetween, isYmd, YMD_MESSAGE } from '../../../lib/dates.t
 import { fromShillings } from '../../../lib/money.ts';
 import { type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { fieldOf, type NormaliseOptions } from '../line.ts';
-import type { MedicalQuoteInput, MedicalRisk, MedicalRiderCode } from './types.ts';
+import type { MedicalQuoteInput, MedicalRisk } from './types.ts';
 import { type CoverType, membersOf, recordOf } from './members.ts';
+import { RIDER_CODES } from '../vocabulary.ts';
 
-/** The riders the line knows (each insurer's rate tables say which limits it offers). */
-export const RIDER_CODES: readonly MedicalRiderCode[] = ['outpatient', 'maternity', 'dental', 'optical'];
 const COVER_TYPES: readonly CoverType[] = ['family', 'group'];
 /** Outer bounds: a limit in whole shillings, and how many insurers a request may name. */
 const MAX_LIMIT_SHILLINGS = 1_000_000_000;

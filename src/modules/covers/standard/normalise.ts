@@ -8,19 +8,7 @@ import { fromShillings } from '../../../lib/money.ts';
 import { type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { fieldOf, type NormaliseOptions } from '../line.ts';
 import type { StandardItem, StandardRisk } from './types.ts';
-
-/** Limits on what a request may carry (its shape; what an insurer accepts is its terms). */
-export const STANDARD_LIMITS = {
-  items: 500,
-  headcount: 100_000,
-  extensions: 20,
-  insurers: 50,
-  /** Whole shillings: KES 10 billion an item. */
-  sumInsured: 10_000_000_000,
-  text: 200,
-  idNo: 40,
-  code: 40,
-} as const;
+import { STANDARD_LIMITS } from '../vocabulary.ts';
 
 type Field = (name: string) => string;
 type Input = Record<string, unknown>;

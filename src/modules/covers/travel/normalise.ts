@@ -2,6 +2,7 @@ import { addDays, daysBetween, isYmd, YMD_MESSAGE } from '../../../lib/dates.ts'
 import { type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { fieldOf, type NormaliseOptions } from '../line.ts';
 import type { Traveller, TravelQuoteInput, TravelRegion, TravelRisk } from './types.ts';
+import { REGIONS } from '../vocabulary.ts';
 
 /**
  * Bounds of the request's shape, not insurer terms (what an insurer rates — plans, day bands, ages — is its data):
@@ -15,15 +16,6 @@ const MAX_TEXT = 200;
 const MAX_INSURER_IDS = 100;
 const PLAN_CODE = /^[A-Z0-9][A-Z0-9_-]{0,39}$/;
 const PASSPORT_NO = /^[A-Z0-9]{4,20}$/;
-
-/** Region spellings accepted, in any case, spaces ignored (the REST definition of `region` is built from it). */
-export const REGIONS = new Map<string, TravelRegion>([
-  ['africa', 'africa'],
-  ['schengen', 'schengen'],
-  ['europe', 'schengen'],
-  ['europe/schengen', 'schengen'],
-  ['worldwide', 'worldwide'],
-]);
 
 type Field = (name: string) => string;
 

@@ -1,7 +1,8 @@
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../../lib/dates.ts';
 import { DomainRuleError, type FieldError, ValidationError } from '../../../lib/problem.ts';
 import { medicalLine } from '../../covers/medical/medical.ts';
-import { ageOn, MAX_AGE, RELATIONSHIPS } from '../../covers/medical/members.ts';
+import { ageOn, MAX_AGE } from '../../covers/medical/members.ts';
+import { RELATIONSHIPS } from '../../covers/vocabulary.ts';
 import { medicalRiskOf, memberOf, policyCoverProduct, priceOrRefuse } from '../cover-risk.ts';
 import { priceTerms } from '../proration.ts';
 import { activeRisks, startRiskItem } from './insured.ts';
