@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { arr, bool, int, nullable, obj, str, timestamp, type Schema, oneOf } from './builders.ts';
-import { ifText } from './claim.ts';
+import { onText } from './inputs.ts';
 
 const DOCUMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', 'image/heic', 'image/webp'];
 
@@ -13,7 +13,7 @@ export const markClaimDocumentBody = z
     status: z
       .enum(LINE_STATUSES)
       .describe('received: the original seen on paper (no file needed); waived: note required; pending: again'),
-    note: z.string().trim().max(1000, ifText).describe('The reason, required to waive').nullish(),
+    note: z.string().trim().max(1000, onText).describe('The reason, required to waive').nullish(),
   })
   .superRefine((d, c) => {
     if (d.status === 'waived' && !d.note)

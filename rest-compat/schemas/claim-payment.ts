@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalisePhone } from '../../src/lib/identifiers.ts';
-import { ifText, wholeIn } from './claim.ts';
+import { onText, whole } from './inputs.ts';
 import { jsonSchemaOf, type PathItemWithZod } from './json-schema.ts';
 import { arr, dataOf, int, money, nullable, obj, ref, shillingsIn, str, timestamp, oneOf } from './builders.ts';
 
@@ -64,7 +64,7 @@ const needs = (v: string | null | undefined, max: number) => {
  */
 export const payClaimBody = z
   .object({
-    amount: wholeIn(
+    amount: whole(
       z.int().min(1, AMOUNT_MESSAGE),
       shillingsIn('Whole shillings; omit with final: true. M-Pesa: 10–250,000', 1),
     ).nullish(),
@@ -74,8 +74,8 @@ export const payClaimBody = z
     payee_name: z
       .string()
       .trim()
-      .min(1, { message: 'who is paid: 1–200 characters', ...ifText })
-      .max(200, { message: 'who is paid: 1–200 characters', ...ifText }),
+      .min(1, { message: 'who is paid: 1–200 characters', ...onText })
+      .max(200, { message: 'who is paid: 1–200 characters', ...onText }),
     phone: z.string().describe('mpesa_b2c (required): Kenyan mobile, any format').nullish(),
     bank_name: z.string().describe('bank_transfer (required): 1–100 characters').nullish(),
     bank_account: z.string().describe('bank_transfer (required): 1–50 characters').nullish(),
@@ -86,7 +86,7 @@ export const payClaimBody = z
     note: z
       .string()
       .trim()
-      .max(1000, { message: 'at most 1,000 characters', ...ifText })
+      .max(1000, { message: 'at most 1,000 characters', ...onText })
       .nullish(),
   })
   .superRefine((b, c) => {

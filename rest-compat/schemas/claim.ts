@@ -16,6 +16,7 @@ import {
   oneOf,
 } from './builders.ts';
 import { z } from 'zod';
+import { onList, onText, PHONE_MESSAGE, whole } from './inputs.ts';
 import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../../src/lib/dates.ts';
 import { normalisePhone, normaliseRegNo } from '../../src/lib/identifiers.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
@@ -132,34 +133,25 @@ const history = arr(
 const described = <S extends z.ZodType>(s: S, description?: string): S => (description ? s.describe(description) : s);
 /** The JSON Schema of `s`, as `documentAs` takes it. */
 const docOf = (s: z.ZodType) => (): Record<string, unknown> => ({ ...jsonSchemaOf(s) });
-/**
- * A length rule applies to a value of the right kind only: zod measures anything with a `length` (an array sent for
- * text), which would add a second refusal to "must be a string". `when` is zod's own option of a check (it sets it
- * so on length checks); its parameter types do not list it.
- */
-const onlyWhen = (test: (v: unknown) => boolean): object => ({ when: (p: { value: unknown }) => test(p.value) });
-export const ifText = onlyWhen((v) => typeof v === 'string');
-export const ifList = onlyWhen(Array.isArray);
 /** Text that must be there: trimmed, at least one character, at most `max` (the module's requiredText). */
 const textIn = (max: number, description?: string) =>
   described(
     z
       .string()
       .trim()
-      .min(1, { message: 'required', ...ifText })
-      .max(max, ifText),
+      .min(1, { message: 'required', ...onText })
+      .max(max, onText),
     description,
   );
 /** Optional text: trimmed, at most `max`; absent, null or blank reads as none (the module's optionalText). */
 const optTextIn = (max: number, description?: string) =>
-  described(z.string().trim().max(max, ifText), description).nullish();
+  described(z.string().trim().max(max, onText), description).nullish();
 /** An optional identifier the module normalises: blank reads as none; text `normalise` refuses is `message`. */
 const normalisedIn = (normalise: (s: string) => string | null, message: string, description?: string) =>
   described(
     z.string().refine((v) => v.trim() === '' || normalise(v) != null, message),
     description,
   ).nullish();
-export const PHONE_MESSAGE = 'not a Kenyan mobile number (07…, 01…, +254…)';
 const phoneIn = (description?: string) => normalisedIn(normalisePhone, PHONE_MESSAGE, description);
 /** A date as the module reads it (isYmd), refused in its words; documented as a date. */
 const ymdIn = (description?: string) =>
@@ -171,27 +163,11 @@ const dateTimeIn = (description?: string) =>
     docOf(dateTimeInput(description)),
   );
 /**
- * A whole number as GraphQL's Int and the money scalars read one: anything else (text, a fraction, true) is refused
- * as they refuse it (not_a_whole_number), then `inner` checks its bounds. Documented as `inner`.
- */
-export const wholeIn = <S extends z.ZodType<number, number>>(inner: S, doc: z.ZodType = inner) =>
-  documentAs(
-    z
-      .unknown()
-      .transform((v, c): number => {
-        if (v == null || (typeof v === 'number' && Number.isInteger(v))) return v as number;
-        c.addIssue({ code: 'invalid_type', expected: 'int', input: v });
-        return z.NEVER;
-      })
-      .pipe(inner),
-    docOf(doc),
-  );
-/**
  * Whole shillings as the Shillings scalar and the module read them: a JSON integer from `minimum`; the bound
  * (MAX_SHILLINGS) is documented and left to the scalar, whose refusal is `out_of_range` with the range in its words.
  */
 export const shillingsAsSent = (description: string, minimum = 0) =>
-  wholeIn(z.int().min(minimum), shillingsIn(description, minimum));
+  whole(z.int().min(minimum), shillingsIn(description, minimum));
 
 /** Reads `v` as a plain object, or undefined. */
 const plain = (v: unknown): Record<string, unknown> | undefined =>
@@ -240,18 +216,18 @@ const registrationIn = (description: string) => normalisedIn(normaliseRegNo, REG
 const registerClaimFields = z.object({
   policy_uuid: z
     .string()
-    .min(1, { message: 'required', ...ifText })
+    .min(1, { message: 'required', ...onText })
     .describe('The policy (visible to the caller, in force on loss_date); required (legacy spelling `policy_id`)')
     .optional(),
   policy_id: z
     .string()
-    .min(1, { message: 'required', ...ifText })
+    .min(1, { message: 'required', ...onText })
     .describe('Legacy spelling of policy_uuid')
     .optional(),
   registration: registrationIn('Motor: the vehicle, on the policy on loss_date (also `regno`, `reg_no`)'),
   reg_no: registrationIn('Legacy spelling of registration'),
   regno: registrationIn('Legacy spelling of registration'),
-  insured_id: wholeIn(
+  insured_id: whole(
     z
       .int()
       .positive()
@@ -270,8 +246,8 @@ const registerClaimFields = z.object({
     .nullish(),
   loss_place: textIn(300),
   description: textIn(5000),
-  third_parties: z.array(thirdPartyIn).max(20, ifList).nullish(),
-  witnesses: z.array(witnessIn).max(20, ifList).nullish(),
+  third_parties: z.array(thirdPartyIn).max(20, onList).nullish(),
+  witnesses: z.array(witnessIn).max(20, onList).nullish(),
   police_abstract_no: optTextIn(50),
   anti_theft_device: z
     .boolean()
@@ -293,7 +269,7 @@ const registerClaimFields = z.object({
   estimated_loss: shillingsAsSent(
     "Whole shillings: the reporter's estimate (the initial reserve, capped at the sum insured)",
   ).nullish(),
-  assignee_id: wholeIn(z.int().positive().describe('The claims handler (a user)')).nullish(),
+  assignee_id: whole(z.int().positive().describe('The claims handler (a user)')).nullish(),
 });
 
 /** POST /claims: a first notice of loss (register/input.ts registerSchema). */
@@ -319,20 +295,20 @@ export const registerClaimBody = asRead(
 
 /** PATCH /claims/{uuid} (adjudication/update.ts). */
 export const updateClaimBody = z.object({
-  assignee_id: wholeIn(z.int().positive().describe('The claims handler (a user); null unassigns')).nullish(),
-  police_abstract_no: z.string().trim().max(50, ifText).nullish(),
+  assignee_id: whole(z.int().positive().describe('The claims handler (a user); null unassigns')).nullish(),
+  police_abstract_no: z.string().trim().max(50, onText).nullish(),
 });
 /** POST /claims/{uuid}/transitions (adjudication/move.ts); approved, repudiated and settled have their own commands. */
 export const moveClaimBody = z.object({
   to: z.enum(CLAIM_STATUSES).describe('documents_pending, with_underwriter, under_assessment, closed or withdrawn'),
-  reason: z.string().trim().max(1000, ifText).nullish(),
+  reason: z.string().trim().max(1000, onText).nullish(),
 });
 const becauseIn = () =>
   z
     .string()
     .trim()
-    .min(3, { message: 'say why', ...ifText })
-    .max(1000, ifText);
+    .min(3, { message: 'say why', ...onText })
+    .max(1000, onText);
 /** POST /claims/{uuid}/reserve (adjudication/reserve.ts). */
 export const reserveClaimBody = z.object({
   amount: shillingsAsSent('Whole shillings: the new reserve'),
@@ -340,29 +316,29 @@ export const reserveClaimBody = z.object({
 });
 /** POST /claims/{uuid}/assessor (adjudication/assessment.ts). */
 export const assessorClaimBody = z.object({
-  name: z.string().trim().min(2, ifText).max(200, ifText),
+  name: z.string().trim().min(2, onText).max(200, onText),
   phone: z
     .string()
     .refine((v) => v === '' || normalisePhone(v) != null, 'not a Kenyan mobile number')
     .describe('Kenyan mobile, any format')
     .nullish(),
-  firm: z.string().trim().max(200, ifText).nullish(),
+  firm: z.string().trim().max(200, onText).nullish(),
 });
 /** POST /claims/{uuid}/assessment (adjudication/assessment.ts); salvage above the assessed amount is the service's. */
 export const assessmentClaimBody = z.object({
   assessed_amount: shillingsAsSent('Whole shillings'),
   salvage: shillingsAsSent('Whole shillings, at most the assessed amount').nullish(),
-  notes: z.string().trim().max(5000, ifText).nullish(),
+  notes: z.string().trim().max(5000, onText).nullish(),
 });
 /** POST /claims/{uuid}/approve (adjudication/approve.ts); more than 0 and the sum insured are the service's. */
 export const approveClaimBody = z.object({
   approved_amount: shillingsAsSent('Whole shillings, before the excess; more than 0, at most the sum insured'),
-  reason: z.string().trim().max(1000, ifText).nullish(),
+  reason: z.string().trim().max(1000, onText).nullish(),
 });
 /** POST /claims/{uuid}/repudiate (adjudication/repudiate.ts). */
 export const repudiateClaimBody = z.object({
   reason: z.enum(REPUDIATION_REASONS),
-  note: z.string().trim().max(2000, ifText).nullish(),
+  note: z.string().trim().max(2000, onText).nullish(),
 });
 /** POST /claims/{uuid}/reopen (adjudication/reopen.ts). */
 export const reopenClaimBody = z.object({

@@ -19,7 +19,8 @@ import { z } from 'zod';
 import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
 import { RELATIONSHIPS, REGIONS, RIDER_CODES, STANDARD_LIMITS } from '../../src/modules/covers/vocabulary.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
-import { insurerIdList, PAYMENT_MODE, quotesShown, whole } from './motor.ts';
+import { insurerIdList, PAYMENT_MODE, quotesShown } from './motor.ts';
+import { whole } from './inputs.ts';
 
 /** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
 const ymdIn = (description: string) =>

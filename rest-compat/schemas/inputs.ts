@@ -4,9 +4,9 @@ import { DATE_TIME_MESSAGE, parseDateTime } from '../../src/lib/dates.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 /**
- * Request fields as the CRM and platform services read them (clients, prospects, SMS, webhooks, API clients, the
- * client area): the same bounds, normalisers and words as the services' own zod schemas (src/modules/**), which the
- * facade may not import (.dependency-cruiser.cjs `facade-translates-only`).
+ * Request fields as the services read them, shared by every area's definitions: the same bounds, normalisers and
+ * words as the services' own zod schemas (src/modules/**), which the facade may not import
+ * (.dependency-cruiser.cjs `facade-translates-only`; a module's vocabulary.ts excepted).
  */
 
 /**
@@ -14,15 +14,22 @@ import { documentAs, jsonSchemaOf } from './json-schema.ts';
  * list) twice on one field (`when` is a check option zod's parameter types leave out).
  */
 export const onText = { when: (p: z.core.ParsePayload) => typeof p.value === 'string' } as { message?: string };
+/** The same for a count of items: measured on a list only. */
+export const onList = { when: (p: z.core.ParsePayload) => Array.isArray(p.value) } as { message?: string };
 
 /**
- * A whole number as GraphQL's Int reads it (the mapper passes it as is): anything but a number, a string included,
- * is refused `not_a_whole_number` like a fraction (zod alone would say `not_a_number`); `inner` gives the bounds.
+ * A whole number as GraphQL's Int and the money scalars read one (the mapper passes it as is): anything but a number,
+ * text included, is refused `not_a_whole_number` like a fraction (zod's own type check of an integer says "expected
+ * number", read as `not_a_number`); `inner` gives the bounds. Documented as `doc` (default `inner`).
  */
-export function whole<S extends z.ZodType<number>>(inner: S) {
+export function whole<S extends z.ZodType<number>>(inner: S, doc: z.ZodType = inner) {
   return documentAs(
-    z.preprocess((v) => (v == null || typeof v === 'number' ? v : 0.5), inner),
-    () => jsonSchemaOf(inner) as Record<string, unknown>,
+    z.preprocess((v, ctx) => {
+      if (v == null || typeof v === 'number') return v;
+      ctx.addIssue({ code: 'invalid_type', expected: 'int', input: v });
+      return z.NEVER;
+    }, inner),
+    () => jsonSchemaOf(doc) as Record<string, unknown>,
   );
 }
 /** A database id of a record the service looks up (an unknown one is the service's 422 naming the field). */

@@ -19,6 +19,7 @@ import {
   json,
 } from './builders.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
+import { whole } from './inputs.ts';
 
 /**
  * The motor risk as the server reads it (src/modules/motor/quote.service.ts normaliseRisk, classify.ts): the words of
@@ -43,20 +44,6 @@ export const motorScope = (
     'Comprehensive or TPO (third party only)',
     description,
   );
-/**
- * `inner` (z.int() with its bounds), a value that is no number at all refused as GraphQL's Int refuses it:
- * not_a_whole_number (zod's own type check of an integer says "expected number", read as not_a_number).
- */
-export function whole<S extends z.ZodType<number>>(inner: S) {
-  return documentAs(
-    z.preprocess((v, ctx) => {
-      if (v == null || typeof v === 'number') return v;
-      ctx.addIssue({ code: 'invalid_type', expected: 'int', input: v });
-      return z.NEVER;
-    }, inner),
-    () => jsonSchemaOf(inner) as Record<string, unknown>,
-  );
-}
 const coverPeriod = () =>
   spelled(['annual', 'tor'], 'annual or tor', 'annual (default) or tor (time on risk), any case').nullable();
 /** The year of manufacture: 1950 to next year (checked at the time of the request, the domain's words either way). */

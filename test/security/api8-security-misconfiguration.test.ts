@@ -3,7 +3,7 @@ import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { compileRoutes } from '../../rest-compat/executor.ts';
+import { compileRoutes, parsedBody } from '../../rest-compat/executor.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { type Config, loadConfig } from '../../src/lib/config.ts';
@@ -274,7 +274,10 @@ describe('OWASP API8:2023 Security Misconfiguration', () => {
         const res = await fetch(`${dev.origin}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${call.token()}` },
-          body: JSON.stringify({ query: print(c.document), variables: c.route.toVariables(input) }),
+          body: JSON.stringify({
+            query: print(c.document),
+            variables: c.route.toVariables(parsedBody(c.route, input)),
+          }),
         });
         const g = await res.json();
         expect(g.errors, c.route.operationId).toBeUndefined();
