@@ -4,6 +4,7 @@
  * or a levy is one (not a person's).
  */
 import { describe, expect, it } from 'vitest';
+import { REQUEST_EXAMPLES } from '../rest-compat/examples/requests.ts';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
 import { catalogueEntries } from '../src/modules/events/catalogue.ts';
 import { DEMO_TENANTS, LEVIES } from '../src/seed/demo-data.ts';
@@ -82,5 +83,29 @@ describe('the examples of the OpenAPI document', () => {
       [],
     );
     expect(all.filter((l) => l.value === 'Jane Wanjiku').map((l) => l.at)).toEqual([]);
+  });
+
+  it('mark each value an integrator must replace (a record of theirs, a date from today) beside the example', () => {
+    const ops = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
+      Object.values(item).filter((op) => op && typeof op === 'object' && op.operationId),
+    );
+    const missing: string[] = [];
+    for (const op of ops) {
+      const ex = REQUEST_EXAMPLES[op.operationId as string];
+      const marked = new Set<string>([
+        ...Object.keys(op.requestBody?.content?.['application/json']?.['x-example-replace'] ?? {}),
+        ...Object.keys(op.requestBody?.content?.['multipart/form-data']?.['x-example-replace'] ?? {}),
+        ...(op.parameters ?? [])
+          .filter((p: any) => p['x-example-replace'])
+          .map((p: any) => `query.${p.name as string}`),
+      ]);
+      for (const path of [...Object.keys(ex?.refs ?? {}), ...Object.keys(ex?.fromToday ?? {})])
+        if (!marked.has(path)) missing.push(`${op.operationId as string}: ${path}`);
+    }
+    expect(missing).toEqual([]);
+    expect(doc.paths['/travel/quote'].post.requestBody.content['application/json']['x-example-replace']).toEqual({
+      departure_date: expect.stringMatching(/^a date from today/),
+      return_date: expect.stringMatching(/^a date from today/),
+    });
   });
 });

@@ -1,5 +1,5 @@
 import type { OperationObject, ParameterObject, PathItemObject, ResponseObject } from 'openapi3-ts/oas31';
-import { REQUEST_EXAMPLES } from './requests.ts';
+import { type ExampleRef, REQUEST_EXAMPLES, type RequestExample } from './requests.ts';
 import RESPONSES from './responses.json' with { type: 'json' };
 
 /**
@@ -21,16 +21,58 @@ export const IDEMPOTENCY_KEY_EXAMPLE = '0b6f3c2e-5a1d-4e8f-9c7b-2d4a6e8f1b3c';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
+/** What an integrator puts in place of a `refs` value before sending an example. */
+function refWords(ref: ExampleRef): string {
+  if (ref.startsWith('insurer:')) return 'an insurer of your panel (GET /insurers)';
+  if (ref.startsWith('lender:')) return 'a premium-finance lender of yours (GET /ipf/lenders)';
+  const words: Record<string, string> = {
+    client_no: 'a client number of yours',
+    policy_uuid: 'a policy of yours',
+    ipf_policy_uuid: 'a policy of yours that premium finance may fund',
+    renewal_quote_uuid: 'a renewal quote of yours (POST /policies/{uuid}/renewal-quote)',
+    debit_note_no: 'an open debit note of yours',
+    branch_id: 'a branch of yours',
+    risk_manager_id: 'a risk manager of yours',
+    sales_person_id: 'a sales person of yours',
+    user_id: 'a user of yours',
+    certificate_no: 'a certificate of yours',
+    vehicle_regno: 'a vehicle on one of your policies',
+    client_phone: "the client's phone",
+    otp_code: 'the one-time code the client received',
+  };
+  return words[ref] ?? 'a record of yours';
+}
+
+/**
+ * The values of an example that a static document cannot keep valid, by dotted path: what to put in their place
+ * (`x-example-replace` beside the example; docs/api-conventions.md "Examples").
+ */
+export function exampleReplacements(request: RequestExample, prefix: '' | 'query.'): Record<string, string> {
+  const out: Record<string, string> = {};
+  const mine = (path: string) => (prefix ? path.startsWith(prefix) : !path.startsWith('query.'));
+  for (const [path, ref] of Object.entries(request.refs ?? {}))
+    if (mine(path)) out[path.slice(prefix.length)] = refWords(ref);
+  for (const [path, days] of Object.entries(request.fromToday ?? {}))
+    if (mine(path)) out[path.slice(prefix.length)] = `a date from today (e.g. today + ${days} days)`;
+  return out;
+}
+
 function exemplifyOperation(op: OperationObject): void {
   const request = op.operationId ? REQUEST_EXAMPLES[op.operationId] : undefined;
   if (request?.body && op.requestBody && 'content' in op.requestBody) {
+    const replace = exampleReplacements(request, '');
     for (const [type, media] of Object.entries(op.requestBody.content)) {
       media.example = type === 'multipart/form-data' ? { ...request.body, file: '(the PDF file)' } : request.body;
+      if (Object.keys(replace).length) media['x-example-replace'] = replace;
     }
   }
   if (request?.query) {
+    const replace = exampleReplacements(request, 'query.');
     for (const p of (op.parameters ?? []) as ParameterObject[]) {
-      if (p.in === 'query' && p.name in request.query) p.example = request.query[p.name];
+      if (p.in === 'query' && p.name in request.query) {
+        p.example = request.query[p.name];
+        if (replace[p.name]) p['x-example-replace'] = replace[p.name];
+      }
     }
   }
   const captured = op.operationId ? CAPTURED[op.operationId] : undefined;

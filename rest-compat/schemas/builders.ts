@@ -55,17 +55,17 @@ export const NUMERIC_TEXT = /^\s*-?\d+(\.\d+)?\s*$/;
 export const readNumericText = (v: unknown): unknown => (typeof v === 'string' && NUMERIC_TEXT.test(v) ? Number(v) : v);
 /**
  * A number a legacy client may send as its text ("2019"): `inner` (z.int()/z.number() with its bounds) checks the
- * value either way, so a refusal names the same rule; the document says `anyOf [inner, its text]`.
+ * value either way, so a refusal names the same rule. The document shows `inner` only, with its bounds (JSON Schema
+ * cannot bound a number written as text): the text is a leniency for legacy clients, said in the description, never
+ * something a client built from the document needs.
  */
 export function numeric<S extends z.ZodType<number>>(inner: S, description?: string) {
-  const text = { type: 'string', pattern: NUMERIC_TEXT.source, description: 'The number as text (legacy clients)' };
-  return described(
-    documentAs(z.preprocess(readNumericText, inner), () => {
-      const { description: d, ...json } = jsonSchemaOf(inner) as Record<string, unknown>;
-      return { anyOf: [json, text], ...(d ? { description: d } : {}) };
-    }),
-    description,
-  );
+  return documentAs(z.preprocess(readNumericText, inner), () => {
+    const json = jsonSchemaOf(inner) as Record<string, unknown>;
+    const said = description ?? json.description;
+    const words = typeof said === 'string' ? `${said} ` : '';
+    return { ...json, description: `${words}(a legacy client's text of the number, e.g. "2019", is read as it)` };
+  });
 }
 
 /**

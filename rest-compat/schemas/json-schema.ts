@@ -27,8 +27,8 @@ const OPTIONS = {
   override: (ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) => {
     const json = DOCUMENTED_AS.get((ctx.zodSchema as z.ZodType)._zod.def);
     if (!json) return;
-    // The schema's own description (a described copy's) is kept; the rest is replaced.
-    const { description } = ctx.jsonSchema;
+    // A described copy's own description (`.describe()` on the documented schema) is kept; the rest is replaced.
+    const description = z.globalRegistry.get(ctx.zodSchema as z.ZodType)?.description;
     for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
     Object.assign(ctx.jsonSchema, json(), description === undefined ? {} : { description });
   },

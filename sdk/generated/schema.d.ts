@@ -3093,14 +3093,14 @@ export interface components {
             /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
             scope: string;
             cover_period?: string | null;
-            days?: (number | string) | null;
-            /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
-            year: number | string;
-            value?: (number | string) | null;
-            tonnage?: (number | string) | null;
-            pll?: (number | string) | null;
+            days?: number | null;
+            /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) (a legacy client's text of the number, e.g. "2019", is read as it) */
+            year: number;
+            value?: number | null;
+            tonnage?: number | null;
+            pll?: number | null;
             /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id); one id or a list, '' or null for none */
-            insurer_id?: (number | string) | (number | string)[] | null | "";
+            insurer_id?: number | number[] | null | "";
             start_date?: string | null;
         };
         MotorRisk: {
@@ -3197,9 +3197,9 @@ export interface components {
             id_no?: string | null;
             pin?: string | null;
             kra_pin?: string | null;
-            risk_manager_id?: (number | string) | null;
-            branch_id?: (number | string) | null;
-            sales_person_id?: (number | string) | null;
+            risk_manager_id?: number | null;
+            branch_id?: number | null;
+            sales_person_id?: number | null;
             agentcode?: string | null;
             client_no?: string | null;
             force?: boolean | null;
@@ -3218,28 +3218,30 @@ export interface components {
                 /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
                 scope: string;
                 cover_period?: string | null;
-                days?: (number | string) | null;
-                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
-                year: number | string;
-                value?: (number | string) | null;
-                tonnage?: (number | string) | null;
-                pll?: (number | string) | null;
+                days?: number | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) (a legacy client's text of the number, e.g. "2019", is read as it) */
+                year: number;
+                value?: number | null;
+                tonnage?: number | null;
+                pll?: number | null;
                 start_date?: string | null;
             };
             quotes?: {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             } | {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             }[];
@@ -3282,23 +3284,24 @@ export interface components {
                  */
                 start_date: string;
                 end_date?: string | null;
-                insurer_id: number | string;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
                 /** @description Motor, Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda) */
                 class: string;
                 coverage?: string | null;
                 /** @description Comprehensive, TPO or TPFT (any case; "third party only", "third party fire and theft" and "comp" accepted) */
                 scope: string;
                 cover_period?: string | null;
-                days?: (number | string) | null;
-                total_basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number | string;
-                premium_instalments?: (number | string) | null;
+                days?: number | null;
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price (a legacy client's text of the number, e.g. "2019", is read as it) */
+                premium: number;
+                premium_instalments?: number | null;
                 payment_mode?: string | null;
                 /** @description As the quote option gave them; not checked */
                 limits_of_liability?: unknown;
-                product_version?: (number | string) | null;
+                product_version?: number | null;
             };
             /** @description Accepted for compatibility and ignored: the server computes the levies */
             taxes?: unknown;
@@ -3309,16 +3312,16 @@ export interface components {
                 chassis_no?: string | null;
                 make?: string | null;
                 model?: string | null;
-                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
-                yom: number | string;
-                value?: (number | string) | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) (a legacy client's text of the number, e.g. "2019", is read as it) */
+                yom: number;
+                value?: number | null;
                 coverage?: string | null;
                 engine_no?: string | null;
                 body_type?: string | null;
-                tonnage?: (number | string) | null;
-                pll?: (number | string) | null;
-                basic_premium?: (number | string) | null;
-                rate?: (number | string) | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                basic_premium?: number | null;
+                rate?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             } | {
@@ -3327,16 +3330,16 @@ export interface components {
                 chassis_no?: string | null;
                 make?: string | null;
                 model?: string | null;
-                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) */
-                yom: number | string;
-                value?: (number | string) | null;
+                /** @description Year of manufacture, 1950 to next year (the upper bound moves each year: checked on the day of the request, not written in this schema) (a legacy client's text of the number, e.g. "2019", is read as it) */
+                yom: number;
+                value?: number | null;
                 coverage?: string | null;
                 engine_no?: string | null;
                 body_type?: string | null;
-                tonnage?: (number | string) | null;
-                pll?: (number | string) | null;
-                basic_premium?: (number | string) | null;
-                rate?: (number | string) | null;
+                tonnage?: number | null;
+                pll?: number | null;
+                basic_premium?: number | null;
+                rate?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             }[];
@@ -3490,18 +3493,18 @@ export interface components {
         };
         MedicalQuoteRequest: {
             cover_type?: string | null;
-            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) */
-            inpatient_limit: number | string;
+            /** @description Whole shillings: one of the inpatient limit bands (the insurers' terms) (a legacy client's text of the number, e.g. "2019", is read as it) */
+            inpatient_limit: number;
             riders?: ({
                 /** @description A rider by code (any case), each at most once */
                 code: string;
-                /** @description Whole shillings: one of the rider's limit bands */
-                limit: number | string;
+                /** @description Whole shillings: one of the rider's limit bands (a legacy client's text of the number, e.g. "2019", is read as it) */
+                limit: number;
             } | {
                 /** @description A rider by code (any case), each at most once */
                 code: string;
-                /** @description Whole shillings: one of the rider's limit bands */
-                limit: number | string;
+                /** @description Whole shillings: one of the rider's limit bands (a legacy client's text of the number, e.g. "2019", is read as it) */
+                limit: number;
             }[]) | null;
             /** @description One to 500 members (one may be sent alone, not in a list) */
             members: {
@@ -3509,7 +3512,7 @@ export interface components {
                 /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
                 relationship: string;
                 date_of_birth?: string | null;
-                age?: (number | string) | null;
+                age?: number | null;
                 in_school?: boolean | null;
                 id_no?: string | null;
                 idno?: string | null;
@@ -3518,16 +3521,16 @@ export interface components {
                 /** @description Family: one principal, at most one spouse, children; group: employees with their dependants (any case) */
                 relationship: string;
                 date_of_birth?: string | null;
-                age?: (number | string) | null;
+                age?: number | null;
                 in_school?: boolean | null;
                 id_no?: string | null;
                 idno?: string | null;
             }[];
             start_date?: string | null;
             /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
-            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            insurer_ids?: number | number[] | null | "";
             /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
-            insurer_id?: (number | string) | (number | string)[] | null | "";
+            insurer_id?: number | number[] | null | "";
         };
         TravelQuoteRequest: {
             /** @description A plan code of the insurers' travel products (e.g. BASIC, STANDARD, PREMIER): letters, digits, - or _, at most 40, any case */
@@ -3549,18 +3552,18 @@ export interface components {
             travellers: {
                 name?: string | null;
                 date_of_birth?: string | null;
-                age?: (number | string) | null;
+                age?: number | null;
                 passport_no?: string | null;
             } | {
                 name?: string | null;
                 date_of_birth?: string | null;
-                age?: (number | string) | null;
+                age?: number | null;
                 passport_no?: string | null;
             }[];
             /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
-            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            insurer_ids?: number | number[] | null | "";
             /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
-            insurer_id?: (number | string) | (number | string)[] | null | "";
+            insurer_id?: number | number[] | null | "";
         };
         StandardQuoteRequest: {
             /** @description A standard product code (GET /products standard_products[].code): PA, DOMESTIC, WIBA, FIRE, GOLFER; any case */
@@ -3568,23 +3571,23 @@ export interface components {
             items?: ({
                 description?: string | null;
                 name?: string | null;
-                sum_insured?: (number | string) | null;
+                sum_insured?: number | null;
                 id_no?: string | null;
                 idno?: string | null;
             } | {
                 description?: string | null;
                 name?: string | null;
-                sum_insured?: (number | string) | null;
+                sum_insured?: number | null;
                 id_no?: string | null;
                 idno?: string | null;
             }[]) | null;
-            headcount?: (number | string) | null;
+            headcount?: number | null;
             extensions?: (string | string[]) | null;
             start_date?: string | null;
             /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
-            insurer_ids?: (number | string) | (number | string)[] | null | "";
+            insurer_ids?: number | number[] | null | "";
             /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
-            insurer_id?: (number | string) | (number | string)[] | null | "";
+            insurer_id?: number | number[] | null | "";
         };
         CoverQuoteResponse: {
             message: string;
@@ -3698,19 +3701,21 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             medical: components["schemas"]["MedicalQuoteRequest"];
             quotes?: {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             } | {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             }[];
@@ -3720,19 +3725,21 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             trip: components["schemas"]["TravelQuoteRequest"];
             quotes?: {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             } | {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             }[];
@@ -3742,19 +3749,21 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             cover: components["schemas"]["StandardQuoteRequest"];
             quotes?: {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             } | {
-                insurer_id: number | string;
-                rate?: (number | string) | null;
-                basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                total?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                rate?: number | null;
+                basic?: number | null;
+                taxes?: number | null;
+                total?: number | null;
                 /** @description The benefits shown (names); not checked */
                 benefits?: unknown;
             }[];
@@ -3764,14 +3773,15 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             policy: {
                 start_date: string | null;
-                insurer_id: number | string;
-                total_basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number | string;
-                premium_instalments?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price (a legacy client's text of the number, e.g. "2019", is read as it) */
+                premium: number;
+                premium_instalments?: number | null;
                 payment_mode?: string | null;
-                product_version?: (number | string) | null;
+                product_version?: number | null;
             };
             medical: components["schemas"]["MedicalQuoteRequest"];
             prospect_uuid?: string | null;
@@ -3780,14 +3790,15 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             policy: {
                 start_date?: string | null;
-                insurer_id: number | string;
-                total_basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number | string;
-                premium_instalments?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price (a legacy client's text of the number, e.g. "2019", is read as it) */
+                premium: number;
+                premium_instalments?: number | null;
                 payment_mode?: string | null;
-                product_version?: (number | string) | null;
+                product_version?: number | null;
             };
             trip: components["schemas"]["TravelQuoteRequest"];
             prospect_uuid?: string | null;
@@ -3796,14 +3807,15 @@ export interface components {
             client: components["schemas"]["InsuredClient"];
             policy: {
                 start_date: string | null;
-                insurer_id: number | string;
-                total_basic?: (number | string) | null;
-                taxes?: (number | string) | null;
-                /** @description Gross premium, whole shillings; within KES 1 of the server price */
-                premium: number | string;
-                premium_instalments?: (number | string) | null;
+                /** @description (a legacy client's text of the number, e.g. "2019", is read as it) */
+                insurer_id: number;
+                total_basic?: number | null;
+                taxes?: number | null;
+                /** @description Gross premium, whole shillings; within KES 1 of the server price (a legacy client's text of the number, e.g. "2019", is read as it) */
+                premium: number;
+                premium_instalments?: number | null;
                 payment_mode?: string | null;
-                product_version?: (number | string) | null;
+                product_version?: number | null;
             };
             cover: components["schemas"]["StandardQuoteRequest"];
             prospect_uuid?: string | null;
@@ -5902,7 +5914,7 @@ export interface components {
             }[];
         };
         SmsSendInput: {
-            /** @description Kenyan mobile numbers (1–1000), any format */
+            /** @description One Kenyan mobile number or a list (1–1000), any format */
             to: string | string[];
             /** @description The text; or `template` with `variables` */
             message?: string | null;
