@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
 import { RELATIONSHIPS, REGIONS, RIDER_CODES, STANDARD_LIMITS } from '../../src/modules/covers/vocabulary.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
-import { insurerIdList, PAYMENT_MODE, quotesShown } from './motor.ts';
+import { bindFigures, insurerIdList, quotesShown } from './motor.ts';
 import { whole } from './inputs.ts';
 
 /** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
@@ -252,17 +252,7 @@ export const bindPolicy = (startRequired: boolean) =>
         )
         .nullable(),
       insurer_id: numeric(whole(z.int())),
-      total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-      taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-      premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
-      premium_instalments: numeric(
-        whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
-      ).nullable(),
-      payment_mode: z
-        .string()
-        .regex(PAYMENT_MODE, 'full or ipf')
-        .describe('full (default) or ipf, any case')
-        .nullable(),
+      ...bindFigures('full (default) or ipf, any case'),
       product_version: numeric(
         whole(
           z.int().describe("Rating version priced on (an option's product_version); a newer one answers price_changed"),

@@ -132,6 +132,17 @@ export const quotesShown = listOrOne(
 );
 
 /** A save quote's vehicle: the risk as a quote reads it (normaliseRisk, field errors under `vehicle.`). */
+/** The risk as normaliseRisk reads it: a quote's body, and a saved quote's vehicle. */
+const riskFields = () => ({
+  coverage: coverage(),
+  scope: motorScope(),
+  cover_period: coverPeriod(),
+  days: days(),
+  year: yearOfManufacture(),
+  value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+  tonnage: tonnage(),
+  pll: pll(),
+});
 const savedVehicle = obj(
   {
     reg_no: str('Registration; `regno` also accepted').nullable(),
@@ -141,20 +152,23 @@ const savedVehicle = obj(
     class: motorClass('Motor (default), Tuktuk or Motorcycle (any case; also car, motor vehicle, motorbike, boda boda)')
       .nullable()
       .default('Motor'),
-    coverage: coverage(),
-    scope: motorScope(),
-    cover_period: coverPeriod(),
-    days: days(),
-    year: yearOfManufacture(),
-    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
-    tonnage: tonnage(),
-    pll: pll(),
+    ...riskFields(),
     start_date: startDate('A past date starts today'),
   },
   ['scope', 'year'],
 );
 
 export const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
+/** The figures a bind agrees to (every line): checked against the server price when sent. */
+export const bindFigures = (paymentMode: string) => ({
+  total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+  taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
+  premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+  premium_instalments: numeric(
+    whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
+  ).nullable(),
+  payment_mode: z.string().regex(PAYMENT_MODE, 'full or ipf').describe(paymentMode).nullable(),
+});
 const BIND_VEHICLE = 'exactly one vehicle per save; add more by endorsement (add_vehicle)';
 /** A bind's vehicle: its year, value, tonnage and passengers are the risk (normaliseRisk), as a quote reads them. */
 const boundVehicle = obj(
@@ -197,17 +211,7 @@ export const BindRequest = obj(
         scope: motorScope(),
         cover_period: coverPeriod(),
         days: days(),
-        total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-        taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-        premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
-        premium_instalments: numeric(
-          whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
-        ).nullable(),
-        payment_mode: z
-          .string()
-          .regex(PAYMENT_MODE, 'full or ipf')
-          .describe('full (default) or ipf, any case; service-only; ipf is always one instalment')
-          .nullable(),
+        ...bindFigures('full (default) or ipf, any case; service-only; ipf is always one instalment'),
         limits_of_liability: z.unknown().describe('As the quote option gave them; not checked'),
         product_version: numeric(
           whole(
@@ -247,14 +251,7 @@ export const SaveQuoteRequest = obj(
 export const MotorQuoteRequest = obj(
   {
     class: motorClass(),
-    coverage: coverage(),
-    scope: motorScope(),
-    cover_period: coverPeriod(),
-    days: days(),
-    year: yearOfManufacture(),
-    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
-    tonnage: tonnage(),
-    pll: pll(),
+    ...riskFields(),
     insurer_id: insurerIdList(
       'Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id)',
     ),
