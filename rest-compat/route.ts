@@ -219,7 +219,8 @@ export interface AnyRoute extends RouteInfo {
 
 /**
  * The answer a route's mapper builds must be what its response definition says goes over the wire (`Wire`, z.input):
- * else `toResponse` is flagged with the mismatch. A body that is bytes (BinaryBody) is checked by its media type.
+ * else `route()` returns an error type naming the answer and the definition, which the route table (AnyRoute[])
+ * refuses to compile. A body that is bytes (BinaryBody) is described by its media type instead.
  */
 type Checked<B, S> = [Exclude<B, BinaryBody>] extends [never]
   ? AnyRoute
