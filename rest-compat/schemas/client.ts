@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../src/lib/identifiers.ts';
 import { now } from '../../src/lib/clock.ts';
 import { optionalText, ymd } from '../../src/lib/validate.ts';
-import { emailIn, identifierIn, idIn, onText, phoneIn } from './inputs.ts';
+import { emailIn, identifierIn, idIn, personName, phoneIn } from './inputs.ts';
 import { arr, bool, date, int, nullable, obj, str, timestamp, type Schema, oneOf, allOf, json } from './builders.ts';
 
 /** The client types (src/modules/clients/client/input.ts). */
@@ -20,12 +19,7 @@ const kraPin = (description: string) =>
  */
 const clientFields = {
   type: oneOf(CLIENT_TYPES, 'individual (the default) or corporate').nullish(),
-  name: z
-    .string()
-    .trim()
-    .min(2, { ...onText, message: 'at least 2 characters' })
-    .max(200, onText)
-    .describe('2 to 200 characters'),
+  name: personName(),
   phone: phoneIn('Kenyan mobile, any format; duplicate-checked'),
   email: emailIn(),
   id_no: idNo('Duplicate-checked'),

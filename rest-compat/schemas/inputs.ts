@@ -32,6 +32,15 @@ export function whole<S extends z.ZodType<number>>(inner: S, doc: z.ZodType = in
     () => jsonSchemaOf(doc) as Record<string, unknown>,
   );
 }
+/** A person's or business's name as the CRM records read it (clients, prospects): trimmed, 2 to 200 characters. */
+export const personName = () =>
+  z
+    .string()
+    .trim()
+    .min(2, { ...onText, message: 'at least 2 characters' })
+    .max(200, onText)
+    .describe('2 to 200 characters');
+
 /** A database id of a record the service looks up (an unknown one is the service's 422 naming the field). */
 export const idIn = (description?: string) => {
   const s = whole(z.int().positive()).nullish();

@@ -5,7 +5,7 @@ import { ymd } from '../../src/lib/validate.ts';
 import { arr, bool, date, int, money, nullable, obj, str, timestamp, oneOf } from './builders.ts';
 import { ID_NO_MESSAGE, KRA_PIN_MESSAGE } from './client.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
-import { emailIn, identifierIn, idIn, onText, phoneIn, whole } from './inputs.ts';
+import { emailIn, identifierIn, idIn, onText, personName, phoneIn, whole } from './inputs.ts';
 
 /**
  * The values of the GraphQL enums and of PROSPECT_RULES (src/modules/prospects/prospect-state.ts), written out because
@@ -63,12 +63,7 @@ const interests = documentAs(
  */
 const inputFields = {
   type: oneOf(PROSPECT_VALUES.types, 'individual (the default) or business').nullish(),
-  name: z
-    .string()
-    .trim()
-    .min(2, { ...onText, message: 'at least 2 characters' })
-    .max(200, onText)
-    .describe('2 to 200 characters'),
+  name: personName(),
   phone: phoneIn(
     'Kenyan mobile, any format; duplicate-checked against clients and prospects (null clears on PATCH)',
   ).nullish(),
