@@ -197,3 +197,12 @@ export function startQuoteBaseline(databaseUrl: string, tenantCode: string): Pro
     DATABASE_URL: databaseUrl,
   });
 }
+
+/** test/bench/hand/server.ts: the hand-written everyday paths over `databaseUrl`. */
+export function startHandWritten(databaseUrl: string): Promise<Child> {
+  return startListening('hand-written service', ['test/bench/hand/server.ts'], {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+  });
+}

@@ -20,7 +20,7 @@ export interface Stats {
 }
 
 /** What a scenario is measured beside: the replay of the service's bytes, or the hand-written quote service. */
-export type BaselineKind = 'replay' | 'quote';
+export type BaselineKind = 'replay' | 'quote' | 'hand';
 
 export interface Row {
   scenario: string;
@@ -59,6 +59,11 @@ export function summarize(r: LoadResult, cpu: CpuSeconds | null = null, peakRss:
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const cpu = (v: number | null) => (v === null ? '-' : v.toFixed(v < 1 ? 3 : 2));
+/** Node's share and PostgreSQL's (the rest of the tree's CPU) per request. */
+const cpuSplit = (s: Stats) =>
+  s.cpuMsPerRequest === null || s.nodeCpuMsPerRequest === null
+    ? '-'
+    : `${cpu(s.nodeCpuMsPerRequest)} + ${cpu(s.cpuMsPerRequest - s.nodeCpuMsPerRequest)}`;
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 /** One process: its peak; a tree: the largest process's and the sum. */
 const rss = (m: TreeMemory | null) =>
@@ -67,6 +72,7 @@ const TARGET: Record<'service' | BaselineKind, string> = {
   service: 'service',
   replay: 'baseline: replay',
   quote: 'baseline: hand-written',
+  hand: 'baseline: hand-written',
 };
 
 function table(header: string[], rows: string[][], rightAlignFrom: number): string {
@@ -119,13 +125,21 @@ export function formatResults(rows: Row[]): string {
   const ratio = (a: number | null, b: number | null, digits: number) =>
     a === null || b === null ? '-' : `${(a / b).toFixed(digits)}×`;
   const ratios = table(
-    ['scenario', 'baseline', 'throughput service/baseline', 'p50 latency service/baseline', 'cpu/req service/baseline'],
+    [
+      'scenario',
+      'baseline',
+      'throughput service/baseline',
+      'p50 latency service/baseline',
+      'p99 ms service / baseline',
+      'cpu ms/req (node + PostgreSQL) service / baseline',
+    ],
     rows.map((r) => [
       r.scenario,
       TARGET[r.baselineKind].replace('baseline: ', ''),
       ratio(r.service.rps, r.baseline.rps, 3),
       ratio(r.service.p50, r.baseline.p50, 1),
-      ratio(r.service.cpuMsPerRequest, r.baseline.cpuMsPerRequest, 1),
+      `${ms(r.service.p99)} / ${ms(r.baseline.p99)}`,
+      `${cpuSplit(r.service)} / ${cpuSplit(r.baseline)}`,
     ]),
     2,
   );

@@ -18,7 +18,15 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { CapturedResponse } from './baseline-server.ts';
-import { type Child, ROOT, serviceDatabaseUrl, startBaseline, startQuoteBaseline, startService } from './children.ts';
+import {
+  type Child,
+  ROOT,
+  serviceDatabaseUrl,
+  startBaseline,
+  startHandWritten,
+  startQuoteBaseline,
+  startService,
+} from './children.ts';
 import { type CpuSeconds, treeCpuSeconds, treeMemory } from './cpu.ts';
 import { call, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
 import { type BaselineKind, formatErrors, formatFacadeOverhead, formatResults, type Row, summarize } from './report.ts';
@@ -144,7 +152,16 @@ function header(res: Response, name: string): string | undefined {
 }
 
 /** Fails loudly, with where the bytes part, unless `got` answers exactly as the service did. */
-function sameAnswer(what: string, service: Response, got: Response): void {
+function sameAnswer(what: string, service: Response, got: Response, normalize?: Scenario['normalize']): void {
+  if (normalize) {
+    // A write answers each request with what it generated (ids, numbers, times): compared with those masked.
+    const masked = (r: Response) => ({
+      ...r,
+      body: Buffer.from(JSON.stringify(normalize(JSON.parse(r.body.toString('utf8'))))),
+    });
+    service = masked(service);
+    got = masked(got);
+  }
   const problems: string[] = [];
   if (got.status !== service.status) problems.push(`status ${got.status}, the service's ${service.status}`);
   const [a, b] = [header(service, 'content-type'), header(got, 'content-type')];
@@ -160,7 +177,7 @@ function sameAnswer(what: string, service: Response, got: Response): void {
   }
   if (problems.length)
     throw new Error(
-      `the hand-written quote service does not answer ${what} as the service does:\n  ${problems.join('\n  ')}`,
+      `the hand-written service does not answer ${what} as the service does:\n  ${problems.join('\n  ')}`,
     );
 }
 
@@ -196,6 +213,7 @@ async function main(): Promise<number> {
   let service: Child | undefined;
   let replay: Child | undefined;
   let handWritten: Child | undefined;
+  let hand: Child | undefined;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'bima-bench-'));
   const rows: Row[] = [];
   try {
@@ -260,20 +278,25 @@ async function main(): Promise<number> {
       );
     }
 
+    if (scenarios.some((s) => kind(s) === 'hand'))
+      hand = await startHandWritten(await serviceDatabaseUrl(settings.dataDir));
+
     for (const [i, s] of scenarios.entries()) {
-      const baseline = kind(s) === 'quote' ? handWritten! : replay!;
+      const k = kind(s);
+      const baseline = k === 'quote' ? handWritten! : k === 'hand' ? hand! : replay!;
       const check = await send(new http.Agent(), new URL(baseline.origin), materialize(specs[i]));
-      if (kind(s) === 'quote') sameAnswer(s.name, answers[i], check);
+      if (k === 'quote' || k === 'hand') sameAnswer(s.name, answers[i], check, s.normalize);
       else if (!check.body.equals(answers[i].body)) throw new Error(`baseline answers ${s.name} with other bytes`);
       log(`${s.name}: service…`);
       const svc = await measure(service, specs[i]);
-      log(`${s.name}: baseline (${kind(s)})…`);
-      const base = await measure(baseline, specs[i], kind(s) === 'quote' ? service : undefined);
+      log(`${s.name}: baseline (${k})…`);
+      const base = await measure(baseline, specs[i], k === 'replay' ? undefined : service);
       rows.push({ scenario: s.name, service: svc, baseline: base, baselineKind: kind(s) });
     }
   } finally {
     await replay?.stop();
     await handWritten?.stop();
+    await hand?.stop();
     if (service) {
       log('stopping the service…');
       const ended = await service.stop();

@@ -66,9 +66,15 @@ export interface Scenario {
   env?: Record<string, string>;
   /**
    * What it is measured beside: 'replay' (default), a node:http server answering the service's captured bytes;
-   * 'quote', the hand-written quote service (quote-baseline.ts), which does the same work and answers the same bytes.
+   * 'quote', the hand-written quote service (quote-baseline.ts), which does the same work and answers the same bytes;
+   * 'hand', the hand-written service of the everyday paths (hand/server.ts), likewise.
    */
-  baseline?: 'replay' | 'quote';
+  baseline?: 'replay' | 'quote' | 'hand';
+  /**
+   * For a write whose answer carries what each request generates (ids, numbers, times, the varying input): the
+   * parsed answer with those values masked, applied to both answers before the byte comparison.
+   */
+  normalize?: (json: unknown) => unknown;
 }
 
 /** GraphQL reports most failures inside a 200. */
