@@ -152,6 +152,14 @@ async function atLeast25Clients(ctx: SetupContext): Promise<void> {
   }
 }
 
+/** One client of the tenant, the newest (the first of GET /clients), read whole. */
+async function oneClient(ctx: SetupContext): Promise<SetupResult> {
+  const page = await ctx.request('GET', '/api/v1/clients?limit=1');
+  expectStatus(page, 200, 'listing clients');
+  if (!page.json.data.length) throw new Error('the tenant has no client');
+  return { path: `/api/v1/clients/${encodeURIComponent(page.json.data[0].client_no as string)}` };
+}
+
 /**
  * A bind per request: each needs its own Idempotency-Key (else it replays) and its own registration (else 422
  * domain_rule for overlapping cover on the same vehicle), and gets its own client, as binds for different
@@ -217,6 +225,90 @@ async function bindOne(ctx: SetupContext): Promise<{ uuid: string; policyNo: str
   return { uuid: r.json.uuid, policyNo: r.json.policy_no, total: Math.ceil(r.json.premium.total_minor / 100) };
 }
 
+/**
+ * A motor policy in force today: an active one of the tenant's if there is one, else one bound and paid by the
+ * simulated STK push (whose callback activates it). Its uuid and the registration of its first vehicle.
+ */
+async function policyInForce(ctx: SetupContext): Promise<{ uuid: string; regno: string }> {
+  const today = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10); // Nairobi's calendar day
+  const active = await ctx.request('GET', '/api/v1/policies?status=active&limit=100');
+  expectStatus(active, 200, 'listing active policies');
+  const found = (
+    active.json.data as { uuid: string; product_line?: string; start_date?: string; end_date?: string }[]
+  ).find(
+    (x) =>
+      (x.product_line ?? 'motor') === 'motor' &&
+      (!x.start_date || x.start_date <= today) &&
+      (!x.end_date || x.end_date >= today),
+  );
+  let uuid = found?.uuid;
+  if (!uuid) {
+    const p = await bindOne(ctx);
+    const push = await ctx.request(
+      'POST',
+      '/api/v1/payment/stk/push',
+      { phone: '254708374149', amount: p.total, account: p.policyNo },
+      { 'idempotency-key': randomUUID() },
+    );
+    expectStatus(push, 202, 'collecting the premium');
+    for (let i = 0; ; i++) {
+      const r = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
+      if (r.json?.data?.status === 'active') break;
+      if (i === 299) throw new Error(`policy ${p.policyNo} did not become active`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    uuid = p.uuid;
+  }
+  const rec = await ctx.request('GET', `/api/v1/policies/${uuid}`);
+  expectStatus(rec, 200, 'reading the policy');
+  return { uuid, regno: rec.json.data.vehicles[0].regno as string };
+}
+
+/** GET /claims returns a full page of 25: registers first notices of loss on a policy in force until there are 25. */
+async function atLeast25Claims(ctx: SetupContext): Promise<void> {
+  const page = await ctx.request('GET', '/api/v1/claims?limit=25');
+  expectStatus(page, 200, 'listing claims');
+  if ((page.json.meta.count as number) >= 25) return;
+  const policy = await policyInForce(ctx);
+  const causes = await ctx.request('GET', '/api/v1/claims/causes?product_line=motor');
+  expectStatus(causes, 200, 'listing claim causes');
+  const today = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+  for (let i = page.json.meta.count as number; i < 25; i++) {
+    const body = {
+      policy_uuid: policy.uuid,
+      registration: policy.regno,
+      cause: causes.json.data[i % causes.json.data.length].code,
+      loss_date: today,
+      loss_place: 'Mombasa Road, Nairobi',
+      description: `Bench claim ${i + 1}: rear-ended in traffic`,
+      reporter: { name: 'Bench Reporter', phone: '0712345678', relationship: 'self' },
+      estimated_loss: 50_000 + i * 1_000,
+    };
+    expectStatus(
+      await ctx.request('POST', '/api/v1/claims', body, { 'idempotency-key': randomUUID() }),
+      201,
+      'registering a claim',
+    );
+  }
+}
+
+/**
+ * The first page of an ERP policies sync (per_page 25) over a window that ends at a fixed instant, so that every
+ * request reads the same records and meta (without `until` the window ends at the moving sync horizon). Binds until
+ * 26 policies lie in the window, so the page is full and links to the next.
+ */
+async function erpPoliciesPage(ctx: SetupContext): Promise<SetupResult> {
+  const first = await ctx.request('GET', '/api/v1/erp/policies?per_page=26');
+  expectStatus(first, 200, 'reading the ERP policies export');
+  for (let i = first.json.meta.count as number; i < 26; i++) await bindOne(ctx);
+  // The window's end after every bind above; the requests come once the sync horizon (now less 2 s) has passed it,
+  // so `until` holds as given rather than being clamped to a horizon that moves.
+  await new Promise((res) => setTimeout(res, 100));
+  const until = new Date().toISOString();
+  await new Promise((res) => setTimeout(res, 3_000));
+  return { path: `/api/v1/erp/policies?per_page=25&until=${encodeURIComponent(until)}` };
+}
+
 /** GET /policies returns a full page of 25: binds until the tenant has 25 policies. */
 async function atLeast25Policies(ctx: SetupContext): Promise<void> {
   const page = await ctx.request('GET', '/api/v1/policies?limit=25');
@@ -280,7 +372,18 @@ export const SCENARIOS: Scenario[] = [
   gql('GraphQL motorQuote', MOTOR_QUOTE_GQL, { input: RISK }, { ok: isMotorQuote, baseline: 'quote' }),
   // A family of four with riders, on every insurer's medical product (rate rows and terms read from the same cache).
   rest('REST POST /medical/quote (family of 4)', '/medical/quote', { ...post, body: MEDICAL_RISK }),
-  rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients }),
+  rest('REST GET /clients (25 rows)', '/clients?limit=25', { setup: atLeast25Clients, baseline: 'hand' }),
+  rest('REST GET /clients/{client_no}', '/clients/{client_no}', { setup: oneClient, baseline: 'hand' }),
+  rest('REST GET /claims (25 rows)', '/claims?limit=25', {
+    setup: atLeast25Claims,
+    baseline: 'hand',
+    env: { MPESA_SIM_DELAY_MS: '0' },
+  }),
+  rest('REST GET /erp/policies (page)', '/erp/policies', {
+    setup: erpPoliciesPage,
+    baseline: 'hand',
+    env: { BIND_RATE_LIMIT: '1000000' },
+  }),
   rest('REST GET /policies/{uuid} (full record)', '/policies/{uuid}', { setup: onePolicy }),
   rest('REST GET /policies (25 full records)', '/policies?limit=25', {
     setup: atLeast25Policies,
