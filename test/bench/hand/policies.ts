@@ -3,18 +3,19 @@
  * policyDetailToRest over the PolicyDetail fragment) read with plain SQL and built as the service builds it, key for
  * key.
  *
- * Per request: the token looked up (common.ts; `read` scope, as the route asks); one statement for the page (or the
- * one policy) with what belongs to each policy one-to-one joined in (client, insurer, sales person, cover product,
- * the policy it renews and the one renewing it); then one statement per child table for all the page's policies at
- * once (`policy_id = ANY($2)`), sent together: vehicles, levy lines, insured, debit notes, receipts (their
- * allocations folded in with json_agg), status history, credit notes, confirmed endorsements and cancellations (with
- * their notes joined), certificates (with their vehicle) and claims. Orderings are the service's (policy.query.ts,
- * notes.type.ts, endorsement.type.ts, cancellation.type.ts, certificate.type.ts, claim.type.ts). Every statement
- * names the tenant; an agent's key also filters on reach (access/policy.visibility.ts, in SQL).
+ * Per request: the token looked up (common.ts; `read` scope, as the route asks); then one statement for the page (or
+ * the one policy): what belongs to each policy one-to-one joined in (client, insurer, sales person, cover product, the
+ * policy it renews and the one renewing it) and each child table as a JSON array from a correlated subquery on its
+ * policy_id index (vehicles, levy lines, insured, debit notes, receipts with their allocations, status history, credit
+ * notes, confirmed endorsements and cancellations with their notes, certificates with their vehicle, claims): the
+ * shape of the service's own Prisma statement (relationJoins), written by hand. Orderings are the service's
+ * (policy.query.ts, notes.type.ts, endorsement.type.ts, cancellation.type.ts, certificate.type.ts, claim.type.ts).
+ * Every statement and subquery names the tenant; an agent's key also filters on reach (access/policy.visibility.ts,
+ * in SQL).
  *
  * Types as the service prints them: cents are `*_minor` integers and whole shillings come from toShillings; dates
- * are read as text (Y-m-d, never through a local-time Date); timestamps as Date, which JSON prints as ISO 8601 UTC
- * with milliseconds, as the DateTime scalar does; jsonb (cover details, endorsement changes and effects,
+ * are read as text (Y-m-d, never through a local-time Date); timestamps are formatted by PostgreSQL as the DateTime
+ * scalar prints them (ISO 8601 UTC with milliseconds); jsonb (cover details, endorsement changes and effects,
  * cancellation refunds, credit-note applications) as PostgreSQL returns it.
  */
 import { ValidationError, notFound } from '../../../src/lib/problem.ts';
@@ -89,18 +90,122 @@ const COVER_NAMES: Record<number, string> = {
 const REACH = `(p.created_by_user_id = $R OR p.sales_person_id = $R OR EXISTS (
   SELECT 1 FROM clients oc WHERE oc.id = p.client_id AND (oc.created_by_user_id = $R OR oc.sales_person_id = $R)))`;
 
-/** The policy's own columns and what it has one of. `$1` is the tenant. */
+/** A timestamp as the DateTime scalar prints it (toISOString: UTC, milliseconds, Z), made by PostgreSQL. */
+const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A child table's rows as one JSON array (`[]` for none), ordered as the service orders them. */
+const many = (as: string, order: string, select: string) =>
+  `(SELECT coalesce(json_agg(x ORDER BY ${order}), '[]') FROM (${select}) x) AS ${as}`;
+
+/**
+ * The policy with everything the record shows, in one statement: its own columns, what it has one of (joined) and
+ * each child table as a JSON array (correlated subqueries on the children's policy_id indexes; the service's Prisma
+ * reads the same way, relationJoins). `$1` is the tenant; every subquery names it too.
+ */
 const POLICY_SELECT = `
 SELECT p.id, p.uuid, p.policy_no, p.risk_note, p.status, p.product_line, p.vehicle_class, p.cover_type,
        p.cover_period, p.start_date::text AS start_date, p.end_date::text AS end_date, p.payment_mode,
-       p.instalment_count, p.basic_minor, p.taxes_minor, p.total_minor, p.cover_details, p.created_at,
-       p.motor_product_id,
+       p.instalment_count, p.basic_minor, p.taxes_minor, p.total_minor, p.cover_details,
+       ${ts('p.created_at')} AS created_at, p.motor_product_id,
        c.client_no, c.name AS client_name, c.phone AS client_phone,
        i.id AS insurer_id, i.name AS insurer_name,
        u.id AS sp_id, u.name AS sp_name, u.role AS sp_role, u.agent_code AS sp_code,
        cp.id AS cp_id, cp.code AS cp_code, cp.name AS cp_name,
        ro.uuid AS ro_uuid, ro.policy_no AS ro_no,
-       rn.uuid AS rn_uuid, rn.policy_no AS rn_no, rn.status AS rn_status
+       rn.uuid AS rn_uuid, rn.policy_no AS rn_no, rn.status AS rn_status,
+       ${many(
+         'vehicles',
+         'x.id',
+         `SELECT id, reg_no, chassis_no, engine_no, make, model, year_of_manufacture, value_minor, body_type, coverage
+            FROM policy_vehicles WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'levies',
+         'x.id',
+         `SELECT id, code, name, amount_minor FROM policy_taxes WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'insured',
+         'x.id',
+         `SELECT id, kind, name, relationship, age_years, date_of_birth::text AS date_of_birth, in_school, id_no,
+                 sum_insured_minor, details, status, added_on::text AS added_on, removed_on::text AS removed_on
+            FROM policy_risks WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'debit_notes',
+         'x.due_on, x.instalment_no, x.id',
+         `SELECT id, number, kind, instalment_no, due_on::text AS due_on, amount_minor, paid_minor, credited_minor
+            FROM debit_notes WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'receipts',
+         'x.id',
+         `SELECT r.id, r.receipt_no, r.transaction_ref, r.method, ${ts('r.paid_at')} AS paid_at, r.amount_minor,
+                 r.unallocated_minor,
+                 (SELECT coalesce(json_agg(json_build_object('n', d.number, 'a', a.amount_minor) ORDER BY a.id), '[]')
+                    FROM receipt_allocations a JOIN debit_notes d ON d.id = a.debit_note_id
+                   WHERE a.tenant_id = $1 AND a.receipt_id = r.id) AS allocations
+            FROM receipts r WHERE r.tenant_id = $1 AND r.policy_id = p.id`,
+       )},
+       ${many(
+         'history',
+         'x.id',
+         `SELECT id, from_status, to_status, source, reason, ${ts('at')} AS at
+            FROM policy_status_changes WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'credit_notes',
+         'x.id',
+         `SELECT id, number, kind, amount_minor, basic_minor, taxes_minor, applied_minor, applications, refunded_minor,
+                 ${ts('created_at')} AS created_at
+            FROM credit_notes WHERE tenant_id = $1 AND policy_id = p.id`,
+       )},
+       ${many(
+         'endorsements',
+         'x.id DESC',
+         `SELECT e.id, e.uuid, e.number, e.operation, e.status, e.effective_date::text AS effective_date, e.changes,
+                 e.effect, e.based_on_revision, ${ts('e.expires_at')} AS expires_at,
+                 ${ts('e.created_at')} AS created_at, ${ts('e.confirmed_at')} AS confirmed_at,
+                 ${ts('e.discarded_at')} AS discarded_at,
+                 dn.number AS dn_number, dn.due_on::text AS dn_due_on, dn.amount_minor AS dn_amount,
+                 cn.number AS cn_number, cn.amount_minor AS cn_amount, cn.applied_minor AS cn_applied,
+                 cn.refunded_minor AS cn_refunded, cn.applications AS cn_applications
+            FROM endorsements e
+            LEFT JOIN debit_notes dn ON dn.id = e.debit_note_id
+            LEFT JOIN credit_notes cn ON cn.id = e.credit_note_id
+           WHERE e.tenant_id = $1 AND e.policy_id = p.id AND e.status = 'confirmed'`,
+       )},
+       ${many(
+         'cancellations',
+         'x.id DESC',
+         `SELECT k.id, k.uuid, k.status, k.reason, k.requested_by, k.note, k.effective_date::text AS effective_date,
+                 k.based_on_revision, k.refund, ${ts('k.expires_at')} AS expires_at,
+                 ${ts('k.confirmed_at')} AS confirmed_at, ${ts('k.reinstated_at')} AS reinstated_at,
+                 ${ts('k.created_at')} AS created_at,
+                 cn.number AS cn_number, cn.amount_minor AS cn_amount, cn.applied_minor AS cn_applied,
+                 cn.refunded_minor AS cn_refunded, cn.refund_payee AS cn_payee,
+                 rd.number AS rd_number, rd.amount_minor AS rd_amount, rd.credited_minor AS rd_credited
+            FROM cancellations k
+            LEFT JOIN credit_notes cn ON cn.id = k.credit_note_id
+            LEFT JOIN debit_notes rd ON rd.id = k.reinstatement_note_id
+           WHERE k.tenant_id = $1 AND k.policy_id = p.id AND k.status IN ('confirmed', 'reinstated')`,
+       )},
+       ${many(
+         'certificates',
+         'x.series, x.stage, x.vehicle_id, x.id',
+         `SELECT k.id, k.vehicle_id, k.uuid, k.certificate_no, k.status, v.reg_no, v.chassis_no, k.certificate_class,
+                 k.cover_code, k.stage, k.stage_count, k.series, k.start_date::text AS start_date,
+                 k.end_date::text AS end_date, k.registry_ref, k.attempts, k.error_code, k.error_message,
+                 ${ts('k.issued_at')} AS issued_at, ${ts('k.cancelled_at')} AS cancelled_at, k.cancel_reason_id
+            FROM certificates k JOIN policy_vehicles v ON v.id = k.vehicle_id
+           WHERE k.tenant_id = $1 AND k.policy_id = p.id`,
+       )},
+       ${many(
+         'claims',
+         'x.id DESC',
+         `SELECT id, uuid, claim_no, status, cause_code, loss_date::text AS loss_date, reg_no
+            FROM claims WHERE tenant_id = $1 AND policy_id = p.id`,
+       )}
   FROM policies p
   JOIN clients c ON c.id = p.client_id
   JOIN insurers i ON i.id = p.insurer_id
@@ -110,89 +215,17 @@ SELECT p.id, p.uuid, p.policy_no, p.risk_note, p.status, p.product_line, p.vehic
   LEFT JOIN policies rn ON rn.renewal_of_id = p.id
  WHERE p.tenant_id = $1`;
 
-/** One statement per child table, all the page's policies at once; `$1` the tenant, `$2` the policy ids. */
-const CHILDREN = {
-  vehicles: `SELECT policy_id, reg_no, chassis_no, engine_no, make, model, year_of_manufacture, value_minor,
-                    body_type, coverage
-               FROM policy_vehicles WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id`,
-  levies: `SELECT policy_id, code, name, amount_minor
-             FROM policy_taxes WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id`,
-  insured: `SELECT policy_id, id, kind, name, relationship, age_years, date_of_birth::text AS date_of_birth,
-                   in_school, id_no, sum_insured_minor, details, status, added_on::text AS added_on,
-                   removed_on::text AS removed_on
-              FROM policy_risks WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id`,
-  debitNotes: `SELECT policy_id, number, kind, instalment_no, due_on::text AS due_on, amount_minor, paid_minor,
-                      credited_minor
-                 FROM debit_notes WHERE tenant_id = $1 AND policy_id = ANY($2)
-                ORDER BY due_on, instalment_no, id`,
-  receipts: `SELECT r.policy_id, r.receipt_no, r.transaction_ref, r.method, r.paid_at, r.amount_minor,
-                    r.unallocated_minor,
-                    (SELECT coalesce(json_agg(json_build_object('n', d.number, 'a', a.amount_minor::text)
-                                              ORDER BY a.id), '[]')
-                       FROM receipt_allocations a JOIN debit_notes d ON d.id = a.debit_note_id
-                      WHERE a.receipt_id = r.id) AS allocations
-               FROM receipts r WHERE r.tenant_id = $1 AND r.policy_id = ANY($2) ORDER BY r.id`,
-  history: `SELECT policy_id, from_status, to_status, source, reason, at
-              FROM policy_status_changes WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id`,
-  creditNotes: `SELECT policy_id, number, kind, amount_minor, basic_minor, taxes_minor, applied_minor, applications,
-                       refunded_minor, created_at
-                  FROM credit_notes WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id`,
-  endorsements: `SELECT e.policy_id, e.uuid, e.number, e.operation, e.status, e.effective_date::text AS effective_date,
-                        e.changes, e.effect, e.based_on_revision, e.expires_at, e.created_at, e.confirmed_at,
-                        e.discarded_at,
-                        dn.number AS dn_number, dn.due_on::text AS dn_due_on, dn.amount_minor AS dn_amount,
-                        cn.number AS cn_number, cn.amount_minor AS cn_amount, cn.applied_minor AS cn_applied,
-                        cn.refunded_minor AS cn_refunded, cn.applications AS cn_applications
-                   FROM endorsements e
-                   LEFT JOIN debit_notes dn ON dn.id = e.debit_note_id
-                   LEFT JOIN credit_notes cn ON cn.id = e.credit_note_id
-                  WHERE e.tenant_id = $1 AND e.policy_id = ANY($2) AND e.status = 'confirmed'
-                  ORDER BY e.id DESC`,
-  cancellations: `SELECT x.policy_id, x.id, x.uuid, x.status, x.reason, x.requested_by, x.note,
-                         x.effective_date::text AS effective_date, x.based_on_revision, x.refund, x.expires_at,
-                         x.confirmed_at, x.reinstated_at, x.created_at,
-                         cn.number AS cn_number, cn.amount_minor AS cn_amount, cn.applied_minor AS cn_applied,
-                         cn.refunded_minor AS cn_refunded, cn.refund_payee AS cn_payee,
-                         rd.number AS rd_number, rd.amount_minor AS rd_amount, rd.credited_minor AS rd_credited
-                    FROM cancellations x
-                    LEFT JOIN credit_notes cn ON cn.id = x.credit_note_id
-                    LEFT JOIN debit_notes rd ON rd.id = x.reinstatement_note_id
-                   WHERE x.tenant_id = $1 AND x.policy_id = ANY($2) AND x.status IN ('confirmed', 'reinstated')
-                   ORDER BY x.id DESC`,
-  certificates: `SELECT k.policy_id, k.uuid, k.certificate_no, k.status, v.reg_no, v.chassis_no, k.certificate_class,
-                        k.cover_code, k.stage, k.stage_count, k.series, k.start_date::text AS start_date,
-                        k.end_date::text AS end_date, k.registry_ref, k.attempts, k.error_code, k.error_message,
-                        k.issued_at, k.cancelled_at, k.cancel_reason_id
-                   FROM certificates k JOIN policy_vehicles v ON v.id = k.vehicle_id
-                  WHERE k.tenant_id = $1 AND k.policy_id = ANY($2)
-                  ORDER BY k.series, k.stage, k.vehicle_id, k.id`,
-  claims: `SELECT policy_id, uuid, claim_no, status, cause_code, loss_date::text AS loss_date, reg_no
-             FROM claims WHERE tenant_id = $1 AND policy_id = ANY($2) ORDER BY id DESC`,
-} as const;
-
-type Children = Record<keyof typeof CHILDREN, Map<number, Row[]>>;
-
-async function loadChildren(r: HandRequest, tenantId: number, ids: number[]): Promise<Children> {
-  const keys = Object.keys(CHILDREN) as (keyof typeof CHILDREN)[];
-  const results = await Promise.all(
-    keys.map((k) => r.pool.query({ name: `hand_policy_${k}`, text: CHILDREN[k], values: [tenantId, ids] })),
-  );
-  const out = {} as Children;
-  keys.forEach((k, i) => {
-    const byPolicy = new Map<number, Row[]>();
-    for (const row of results[i].rows as Row[]) {
-      const list = byPolicy.get(row.policy_id);
-      if (list) list.push(row);
-      else byPolicy.set(row.policy_id, [row]);
-    }
-    out[k] = byPolicy;
-  });
-  return out;
+/** Named (prepared once per connection) by its text: the list's text depends only on which filters are sent. */
+const statementNames = new Map<string, string>();
+function statement(text: string, values: unknown[]) {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `hand_policies_${statementNames.size}`));
+  return { name, text, values };
 }
 
 /** One policy as policyDetailToRest prints it, key for key. */
-function policyOut(p: Row, ch: Children) {
-  const of = (k: keyof Children) => ch[k].get(p.id) ?? [];
+function policyOut(p: Row) {
+  const of = (k: string) => p[k] as Row[];
   const policyRef = { uuid: p.uuid, policy_no: p.policy_no };
   return {
     id: p.id,
@@ -245,7 +278,7 @@ function policyOut(p: Row, ch: Children) {
       body_type: v.body_type,
       coverage: v.coverage,
     })),
-    debit_notes: of('debitNotes').map((d) => {
+    debit_notes: of('debit_notes').map((d) => {
       const open = BigInt(d.amount_minor) - BigInt(d.paid_minor) - BigInt(d.credited_minor);
       return {
         number: d.number,
@@ -258,7 +291,7 @@ function policyOut(p: Row, ch: Children) {
         ...pair('outstanding', open > 0n ? open : 0n),
       };
     }),
-    credit_notes: of('creditNotes').map((c) => ({
+    credit_notes: of('credit_notes').map((c) => ({
       number: c.number,
       kind: c.kind,
       ...pair('amount', c.amount_minor),
@@ -522,21 +555,17 @@ async function listPolicies(r: HandRequest) {
     } else sql += ` AND p.policy_no ILIKE ${likeParam}`;
   }
   if (after != null) and('p.id < ?', after);
-  values.push(first + 1);
-  sql += ` ORDER BY p.id DESC LIMIT $${values.length}`;
+  // The limit written into the text (a checked integer), not sent as a parameter: with it unknown PostgreSQL keeps
+  // planning the statement afresh (about 10 ms for this one) instead of reusing its generic plan.
+  sql += ` ORDER BY p.id DESC LIMIT ${first + 1}`;
   if (after == null && page && page > 1) {
     values.push((page - 1) * first);
     sql += ` OFFSET $${values.length}`;
   }
 
-  const { rows } = await r.pool.query<Row>(sql, values);
+  const { rows } = await r.pool.query<Row>(statement(sql, values));
   const hasMore = rows.length > first;
   const pageRows = hasMore ? rows.slice(0, first) : rows;
-  const ch = await loadChildren(
-    r,
-    who.tenantId,
-    pageRows.map((p) => p.id),
-  );
   let next: string | null = null;
   if (hasMore && pageRows.length) {
     const u = new URL(r.url.href);
@@ -548,7 +577,7 @@ async function listPolicies(r: HandRequest) {
   return {
     status: 200,
     body: {
-      data: pageRows.map((p) => policyOut(p, ch)),
+      data: pageRows.map(policyOut),
       meta: { limit: first, has_more: hasMore, count: pageRows.length },
       links: { next },
     },
@@ -563,11 +592,10 @@ async function getPolicy(r: HandRequest) {
   const uuid = r.params[0];
   if (!UUID.test(uuid)) throw notFound('Policy');
   const values: unknown[] = [who.tenantId, uuid];
-  const { rows } = await r.pool.query<Row>(`${POLICY_SELECT} AND p.uuid = $2${reach(who, values)}`, values);
+  const { rows } = await r.pool.query<Row>(statement(`${POLICY_SELECT} AND p.uuid = $2${reach(who, values)}`, values));
   const p = rows[0];
   if (!p) throw notFound('Policy');
-  const ch = await loadChildren(r, who.tenantId, [p.id]);
-  return { status: 200, body: { data: policyOut(p, ch) } };
+  return { status: 200, body: { data: policyOut(p) } };
 }
 
 export const routes: HandRoute[] = [
