@@ -554,7 +554,8 @@ async function listPolicies(r: HandRequest) {
       sql += ` AND (p.policy_no ILIKE ${likeParam} OR EXISTS (SELECT 1 FROM policy_vehicles sv WHERE sv.policy_id = p.id AND sv.tenant_id = $1 AND sv.reg_no LIKE $${values.length}))`;
     } else sql += ` AND p.policy_no ILIKE ${likeParam}`;
   }
-  if (after != null) and('p.id < ?', after);
+  // Prisma's cursor: rows before the cursor's row, none when that row is not there.
+  if (after != null) and('p.id < (SELECT cp.id FROM policies cp WHERE cp.id = ? AND cp.tenant_id = $1)', after);
   // The limit written into the text (a checked integer), not sent as a parameter: with it unknown PostgreSQL keeps
   // planning the statement afresh (about 10 ms for this one) instead of reusing its generic plan.
   sql += ` ORDER BY p.id DESC LIMIT ${first + 1}`;
