@@ -5,6 +5,7 @@ import { nodeAccess } from '../../graphql/access.ts';
 
 /** Organisation settings: admins of the organisation only, never an agent. */
 builder.prismaNode('ApiClient', {
+  select: { id: true },
   description:
     "An API client (key) of the organisation: a client_id and secret that obtain bearer tokens with the client's scopes.",
   ...nodeAccess({ scopes: ['admin'], staffOnly: true }),
@@ -18,6 +19,7 @@ builder.prismaNode('ApiClient', {
       description: 'The scopes its tokens may carry (read, quote, bind, crm, webhooks, admin), sorted.',
     }),
     rateLimitPerMinute: t.int({
+      select: { rateLimitPerMinute: true },
       description:
         "Requests per minute per token that apply to this client: its own limit (rateLimitOverride), else the deployment's default (RATE_LIMIT_PER_MINUTE, 60 unless set).",
       // The limiter's own rule (src/http/rate-limits.ts): what is reported is what is enforced.

@@ -41,6 +41,7 @@ const CertificateErrorRef = builder.objectRef<{ code: string; message: string }>
 });
 
 builder.prismaObject('Certificate', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description:
     'A motor certificate of one vehicle for one stage of the cover period (one stage unless paid by instalments).',
@@ -51,6 +52,7 @@ builder.prismaObject('Certificate', {
       description: "The registry's number (C<class><7 digits>) once issued.",
     }),
     status: t.field({
+      select: { status: true },
       description: 'Where the certificate is (see CertificateStatus).',
       type: CertificateStatusEnum,
       resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number],
@@ -73,6 +75,7 @@ builder.prismaObject('Certificate', {
     }),
     coverCode: t.exposeInt('coverCode', { description: '100 COMP, 200 TPO, 300 TPFT.' }),
     coverName: t.string({
+      select: { coverCode: true },
       description: 'The cover in words (COMP, TPO, TPFT).',
       resolve: (c) => COVER_NAMES[c.coverCode] ?? String(c.coverCode),
     }),
@@ -91,6 +94,7 @@ builder.prismaObject('Certificate', {
     }),
     attempts: t.exposeInt('attempts', { description: 'How many times the registry has been asked.' }),
     error: t.field({
+      select: { errorCode: true, errorMessage: true },
       description: 'The last refusal; null when none.',
       type: CertificateErrorRef,
       nullable: true,

@@ -31,6 +31,7 @@ export const ClaimStatusEnum = builder.enumType('ClaimStatus', {
 });
 
 builder.prismaObject('ClaimCause', {
+  select: { id: true },
   ...access({ scopes: ANY_SCOPE }),
   description: 'A cause of loss the organisation accepts for a product line, with its documents checklist.',
   fields: (t) => ({
@@ -43,6 +44,7 @@ builder.prismaObject('ClaimCause', {
 });
 
 builder.prismaObject('ClaimStatusChange', {
+  select: { id: true, claimId: true },
   description: "One move of a claim's state, with who made it and why.",
   ...oneClaim,
   fields: (t) => ({
@@ -80,6 +82,7 @@ const ClaimInsuredRef = builder.objectRef<{ id: number; kind: string; name: stri
 
 /** Claims: keys that read or manage the CRM; agents only the claims within their reach (claimVisibility). */
 builder.prismaNode('Claim', {
+  select: { id: true },
   description:
     'A claim against a policy: the loss, its assessment, the approved amount and what has been paid, through its states.',
   ...nodeAccess<{ id: number }>({ scopes: CLAIM_SCOPES, reach: { via: claimReach, id: (c) => c.id } }, claimReach),
@@ -140,7 +143,11 @@ builder.prismaNode('Claim', {
       description: "motor, medical, travel or standard (the policy's line).",
     }),
     cause: t.exposeString('causeCode', { description: 'The cause of loss code (see claimCauses).' }),
-    lossDate: t.string({ description: 'The day of the loss, Y-m-d.', resolve: (c) => fromDbDate(c.lossDate) }),
+    lossDate: t.string({
+      description: 'The day of the loss, Y-m-d.',
+      select: { lossDate: true },
+      resolve: (c) => fromDbDate(c.lossDate),
+    }),
     lossTime: t.exposeString('lossTime', {
       description: 'The time of the loss, HH:MM, as given; null when not given.',
       nullable: true,
@@ -180,18 +187,21 @@ builder.prismaNode('Claim', {
       description: 'True when reported more than 48 hours after the loss.',
     }),
     estimatedLoss: t.field({
+      select: { estimatedLossMinor: true },
       description: "The reporter's estimate of the loss; null when not given.",
       type: MoneyRef,
       nullable: true,
       resolve: (c) => money(c.estimatedLossMinor),
     }),
     sumInsured: t.field({
+      select: { sumInsuredMinor: true },
       description: 'The sum insured of what is claimed on, as recorded at registration; null when none.',
       type: MoneyRef,
       nullable: true,
       resolve: (c) => money(c.sumInsuredMinor),
     }),
     reserve: t.field({
+      select: { reserveMinor: true },
       description: 'The amount currently reserved for the claim (see reserveMovements).',
       type: MoneyRef,
       resolve: (c) => money(c.reserveMinor)!,
@@ -214,12 +224,14 @@ builder.prismaNode('Claim', {
       nullable: true,
     }),
     assessedAmount: t.field({
+      select: { assessedAmountMinor: true },
       description: 'The loss as assessed; null before the assessment.',
       type: MoneyRef,
       nullable: true,
       resolve: (c) => money(c.assessedAmountMinor),
     }),
     salvage: t.field({
+      select: { salvageMinor: true },
       description: 'The salvage value the assessment recorded; null when none.',
       type: MoneyRef,
       nullable: true,
@@ -235,18 +247,21 @@ builder.prismaNode('Claim', {
       nullable: true,
     }),
     approvedAmount: t.field({
+      select: { approvedAmountMinor: true },
       description: 'The amount approved; null before approval.',
       type: MoneyRef,
       nullable: true,
       resolve: (c) => money(c.approvedAmountMinor),
     }),
     excess: t.field({
+      select: { excessMinor: true },
       description: 'The policy excess deducted on approval; null before approval.',
       type: MoneyRef,
       nullable: true,
       resolve: (c) => money(c.excessMinor),
     }),
     netPayable: t.field({
+      select: { netPayableMinor: true },
       description: 'What is payable after the excess; null before approval.',
       type: MoneyRef,
       nullable: true,
@@ -258,11 +273,13 @@ builder.prismaNode('Claim', {
       nullable: true,
     }),
     paid: t.field({
+      select: { paidMinor: true },
       description: 'What has been paid out on the claim so far.',
       type: MoneyRef,
       resolve: (c) => money(c.paidMinor)!,
     }),
     outstanding: t.field({
+      select: { netPayableMinor: true, paidMinor: true },
       type: MoneyRef,
       nullable: true,
       description: 'Net payable not yet paid (null before approval)',
@@ -291,6 +308,7 @@ builder.prismaNode('Claim', {
       nullable: true,
     }),
     slaBreached: t.boolean({
+      select: { slaDueAt: true, status: true },
       description: 'Open and past the service level of its current status',
       resolve: (c) => OPEN_CLAIM_STATES.includes(c.status) && c.slaDueAt != null && c.slaDueAt < clockNow(),
     }),

@@ -4,6 +4,7 @@ import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 
 builder.prismaObject('BusinessSource', {
+  select: { id: true },
   description:
     'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
@@ -13,6 +14,7 @@ builder.prismaObject('BusinessSource', {
   }),
 });
 builder.prismaObject('ProspectType', {
+  select: { id: true },
   description: 'A kind of prospect or client the organisation tracks, from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
   fields: (t) => ({
@@ -32,6 +34,7 @@ const ClientTypeEnum = builder.enumType('ClientType', {
 
 /** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
 builder.prismaNode('Client', {
+  select: { id: true },
   description: 'A policyholder of the organisation: a person or a company, with its contacts and who looks after it.',
   ...nodeAccess<{ id: number }>(
     { scopes: ['read', 'crm', 'bind'], reach: { via: clientReach, id: (c) => c.id } },

@@ -103,6 +103,7 @@ export const StkPushAckRef = builder.objectRef<AckShape>('StkPushAcknowledgement
 });
 
 builder.prismaObject('ReceiptAllocation', {
+  select: { id: true, receiptId: true },
   ...access<{ receiptId: number }>({ scopes: POLICY_SCOPES, reach: { via: receiptReach, id: (a) => a.receiptId } }),
   description: 'Part of a receipt paid against one debit note.',
   fields: (t) => ({
@@ -112,6 +113,7 @@ builder.prismaObject('ReceiptAllocation', {
       resolve: (a) => a.debitNote.number,
     }),
     amount: t.field({
+      select: { amountMinor: true },
       type: MoneyRef,
       description: 'How much of the receipt went to that debit note.',
       resolve: (a) => money(a.amountMinor)!,
@@ -121,14 +123,21 @@ builder.prismaObject('ReceiptAllocation', {
 
 /** Receipts: as their policy (or, for a receipt on account, their client) for agents. */
 builder.prismaObject('Receipt', {
+  select: { id: true },
   ...access<{ id: number }>({ scopes: POLICY_SCOPES, reach: { via: receiptReach, id: (r) => r.id } }),
   description:
     'Money received (an M-Pesa payment, or a premium-finance lender paying the premium), numbered and allocated to debit notes or loan instalments.',
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id.' }),
     receiptNo: t.exposeString('receiptNo', { description: 'RCT-YYYY-NNNNNN, gap-free per organisation.' }),
-    amount: t.field({ type: MoneyRef, description: 'The amount received.', resolve: (r) => money(r.amountMinor)! }),
+    amount: t.field({
+      type: MoneyRef,
+      description: 'The amount received.',
+      select: { amountMinor: true },
+      resolve: (r) => money(r.amountMinor)!,
+    }),
     unallocated: t.field({
+      select: { unallocatedMinor: true },
       type: MoneyRef,
       description: 'Excess credited to the client',
       resolve: (r) => money(r.unallocatedMinor)!,

@@ -157,6 +157,7 @@ const RefundRef = builder.objectRef<RefundJson>('CancellationRefund').implement(
 });
 
 builder.prismaObject('Cancellation', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description:
     'A cancellation of a policy: quoted (a preview), confirmed, discarded, expired (a quoted preview past expiresAt) or reinstated.',
@@ -167,6 +168,7 @@ builder.prismaObject('Cancellation', {
     }),
     status: t.string({
       description: 'quoted, confirmed, discarded, expired or reinstated',
+      select: { status: true, expiresAt: true },
       resolve: (c) => displayStatus(c),
     }),
     reason: t.exposeString('reason', {
@@ -176,7 +178,7 @@ builder.prismaObject('Cancellation', {
       nullable: true,
       description:
         'Registry certificate cancellation reason id (motor); null for other lines (no registry certificates)',
-      select: { policy: { select: { motorProductId: true } } },
+      select: { reason: true, policy: { select: { motorProductId: true } } },
       resolve: (c) =>
         c.policy.motorProductId == null
           ? null
@@ -187,6 +189,7 @@ builder.prismaObject('Cancellation', {
     }),
     note: t.exposeString('note', { nullable: true, description: 'Free text given with the request; null when none.' }),
     effectiveDate: t.string({
+      select: { effectiveDate: true },
       description: 'Y-m-d: the first day without cover',
       resolve: (c) => fromDbDate(c.effectiveDate),
     }),
@@ -195,6 +198,7 @@ builder.prismaObject('Cancellation', {
         'The policy revision the refund was priced on; a policy changed since (another endorsement or cancellation) makes confirmation refuse with preview_stale.',
     }),
     refund: t.field({
+      select: { refund: true },
       type: RefundRef,
       description: 'The itemised refund as priced (fixed once confirmed).',
       resolve: (c) => c.refund as unknown as RefundJson,

@@ -94,6 +94,7 @@ function withShillings(v: unknown): unknown {
 }
 
 export const EndorsementRef = builder.prismaObject('Endorsement', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description: 'A mid-term change, two-phase: `pending` (priced), then `confirmed` or `discarded` (or `expired`).',
   fields: (t) => ({
@@ -104,40 +105,48 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
         'add_vehicle, remove_vehicle, change_value (motor), add_member, remove_member (medical), change_sum_insured (standard) or change_details',
     }),
     status: t.string({
+      select: { expiresAt: true, status: true },
       description: 'pending, confirmed, discarded or expired (a pending one past its expiry reads expired).',
       resolve: (e) => (e.status === 'pending' && e.expiresAt.getTime() <= clockNow().getTime() ? 'expired' : e.status),
     }),
     effectiveDate: t.string({
+      select: { effectiveDate: true },
       description: 'Y-m-d: the first day the change applies.',
       resolve: (e) => fromDbDate(e.effectiveDate),
     }),
     changes: t.field({
+      select: { changes: true },
       type: 'JSON',
       description: 'The requested change, normalised (snake_case, money in cents).',
       resolve: (e) => e.changes,
     }),
     changesWithShillings: t.field({
+      select: { changes: true },
       type: 'JSON',
       description:
         '`changes` with each cents amount `x_minor` preceded by its whole shillings `x` (rounded half away from zero); limits of liability as given.',
       resolve: (e) => withShillings(e.changes),
     }),
     premiumEffect: t.field({
+      select: { effect: true },
       type: EffectRef,
       description: 'What the change costs (or credits) for the rest of the period, as priced.',
       resolve: (e) => e.effect as unknown as StoredEffect,
     }),
     days: t.field({
+      select: { effect: true },
       type: DaysRef,
       description: 'The day count the effect is pro-rated on.',
       resolve: (e) => (e.effect as unknown as StoredEffect).days,
     }),
     items: t.field({
+      select: { effect: true },
       type: [ItemRef],
       description: 'The vehicles, insured persons or items the change touches, annual basic premium before and after.',
       resolve: (e) => (e.effect as unknown as StoredEffect).items,
     }),
     remark: t.string({
+      select: { changes: true },
       nullable: true,
       description: "The caller's note on the request.",
       resolve: (e) => ((e.changes as Record<string, unknown> | null)?.remark as string | undefined) ?? null,

@@ -42,6 +42,7 @@ const CreditApplicationRef = builder.objectRef<Application>('CreditNoteApplicati
 });
 
 builder.prismaObject('CreditNote', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description:
     "Money owed back on a policy (endorsement or cancellation): applied first to open debit notes, the rest refunded to the client's credit, or to the premium-finance lender (refundPayee).",
@@ -49,21 +50,25 @@ builder.prismaObject('CreditNote', {
     number: t.exposeString('number', { description: 'CN-<policy_no>-<n>' }),
     kind: t.exposeString('kind', { description: 'endorsement or cancellation' }),
     amount: t.field({
+      select: { amountMinor: true },
       type: MoneyRef,
       description: 'The credit: basicPremium plus taxes (always positive); applied plus refunded.',
       resolve: (c) => money(c.amountMinor)!,
     }),
     basicPremium: t.field({
+      select: { basicMinor: true },
       type: MoneyRef,
       description: 'The basic premium credited (unearned, or the negative endorsement effect as a positive amount).',
       resolve: (c) => money(c.basicMinor)!,
     }),
     taxes: t.field({
+      select: { taxesMinor: true },
       type: MoneyRef,
       description: 'The percent levies credited (sum of levies).',
       resolve: (c) => money(c.taxesMinor)!,
     }),
     levies: t.field({
+      select: { breakdown: true },
       type: [NoteLevyRef],
       description: "Each percent levy's share of the credit.",
       resolve: (c) =>
@@ -76,16 +81,19 @@ builder.prismaObject('CreditNote', {
         ),
     }),
     applied: t.field({
+      select: { appliedMinor: true },
       type: MoneyRef,
       description: "Applied to the policy's open debit notes.",
       resolve: (c) => money(c.appliedMinor)!,
     }),
     applications: t.field({
+      select: { applications: true },
       type: [CreditApplicationRef],
       description: 'The open debit notes the credit settled, oldest due first (their sum is applied).',
       resolve: (c) => (c.applications as unknown as Application[]) ?? [],
     }),
     refunded: t.field({
+      select: { refundedMinor: true },
       type: MoneyRef,
       description: "Refunded to refundPayee: credited to the client's balance, or owed to the premium-finance lender.",
       resolve: (c) => money(c.refundedMinor)!,
@@ -94,6 +102,7 @@ builder.prismaObject('CreditNote', {
       description: "client (the client's credit balance) or lender (the policy's premium-finance lender)",
     }),
     breakdown: t.field({
+      select: { breakdown: true },
       type: 'JSON',
       description:
         'The stored itemisation: basic_minor, levies, taxes_minor, total_minor (cents, as strings) and explanation lines (days, vehicle, operation).',

@@ -20,6 +20,7 @@ const PolicyStatusEnum = builder.enumType('PolicyStatus', {
 });
 
 builder.prismaObject('PolicyVehicle', {
+  select: { id: true, policyId: true },
   description: 'A vehicle insured by a motor policy.',
   ...onePolicy,
   fields: (t) => ({
@@ -36,6 +37,7 @@ builder.prismaObject('PolicyVehicle', {
     model: t.exposeString('model', { description: 'Vehicle model; null when not given.', nullable: true }),
     yearOfManufacture: t.exposeInt('yearOfManufacture', { description: 'Year of manufacture.' }),
     value: t.field({
+      select: { valueMinor: true },
       description: 'Insured (sum insured) value; null for third-party covers rated without a value.',
       type: MoneyRef,
       nullable: true,
@@ -53,12 +55,18 @@ builder.prismaObject('PolicyVehicle', {
 });
 
 builder.prismaObject('PolicyTax', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description: 'One levy or duty line of the premium.',
   fields: (t) => ({
     code: t.exposeString('code', { description: 'Stable code of the levy or duty.' }),
     name: t.exposeString('name', { description: 'Its name as printed on documents.' }),
-    amount: t.field({ description: 'The amount of this line.', type: MoneyRef, resolve: (x) => money(x.amountMinor)! }),
+    amount: t.field({
+      description: 'The amount of this line.',
+      type: MoneyRef,
+      select: { amountMinor: true },
+      resolve: (x) => money(x.amountMinor)!,
+    }),
   }),
 });
 
@@ -99,6 +107,7 @@ builder.prismaObjectFields('Policy', (t) => ({
 }));
 
 builder.prismaObject('PolicyStatusChange', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description: 'One transition of the policy state machine.',
   fields: (t) => ({

@@ -6,6 +6,7 @@ import { nodeAccess } from '../../graphql/access.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
 builder.prismaNode('Policy', {
+  select: { id: true },
   description:
     'An insurance policy bound for a client with one insurer: motor, medical, travel or a standard product; its premium, instalments and state.',
   ...nodeAccess<{ id: number }>({ scopes: POLICY_SCOPES, reach: { via: policyReach, id: (p) => p.id } }, policyReach),
@@ -39,8 +40,13 @@ builder.prismaNode('Policy', {
     coverPeriod: t.exposeString('coverPeriod', {
       description: 'The cover period the premium was rated for (motor: annual or tor, a shorter time-on-risk period).',
     }),
-    startDate: t.string({ description: 'First day of cover, Y-m-d.', resolve: (p) => fromDbDate(p.startDate) }),
+    startDate: t.string({
+      description: 'First day of cover, Y-m-d.',
+      select: { startDate: true },
+      resolve: (p) => fromDbDate(p.startDate),
+    }),
     endDate: t.string({
+      select: { endDate: true },
       description: 'Last day of cover, Y-m-d (the policy expires the day after).',
       resolve: (p) => fromDbDate(p.endDate),
     }),
@@ -52,16 +58,19 @@ builder.prismaNode('Policy', {
       description: 'How many instalments the premium is split into (1 when paid at once); each has a debit note.',
     }),
     basicPremium: t.field({
+      select: { basicMinor: true },
       description: 'The premium before levies and duties.',
       type: MoneyRef,
       resolve: (p) => money(p.basicMinor)!,
     }),
     taxes: t.field({
+      select: { taxesMinor: true },
       description: 'The levies and duties on the premium (lines in levies).',
       type: MoneyRef,
       resolve: (p) => money(p.taxesMinor)!,
     }),
     total: t.field({
+      select: { totalMinor: true },
       description: 'What the client pays: basicPremium + taxes.',
       type: MoneyRef,
       resolve: (p) => money(p.totalMinor)!,
@@ -76,6 +85,7 @@ builder.prismaNode('Policy', {
       resolve: (p) => p.coverProduct,
     }),
     coverDetails: t.field({
+      select: { coverDetails: true },
       type: 'JSON',
       nullable: true,
       description: 'Medical, travel and standard policies: the cover as bound (normalised); null for motor.',
@@ -107,6 +117,7 @@ const PolicyCoverProductRef = builder
   });
 
 builder.prismaObject('PolicyRisk', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   name: 'PolicyInsured',
   description: 'An insured person (medical member), traveller or insured item of a non-motor policy.',
@@ -123,6 +134,7 @@ builder.prismaObject('PolicyRisk', {
       description: 'Whole years at the start of cover (or when added by an endorsement)',
     }),
     dateOfBirth: t.string({
+      select: { dateOfBirth: true },
       description: 'Y-m-d; null when not given (items).',
       nullable: true,
       resolve: (r) => (r.dateOfBirth ? fromDbDate(r.dateOfBirth) : null),
@@ -133,12 +145,14 @@ builder.prismaObject('PolicyRisk', {
     }),
     idNo: t.exposeString('idNo', { nullable: true, description: 'National ID or passport number' }),
     sumInsured: t.field({
+      select: { sumInsuredMinor: true },
       description: 'Standard products: the insured value of the item; null for persons.',
       type: MoneyRef,
       nullable: true,
       resolve: (r) => money(r.sumInsuredMinor),
     }),
     details: t.field({
+      select: { details: true },
       description: 'Line-specific details of this insured as bound (normalised); null when none.',
       type: 'JSON',
       nullable: true,
@@ -146,12 +160,14 @@ builder.prismaObject('PolicyRisk', {
     }),
     status: t.exposeString('status', { description: 'active, or removed (by an endorsement)' }),
     addedOn: t.string({
+      select: { addedOn: true },
       description:
         "Y-m-d: the first day of this insured's cover when added by an endorsement; null when on cover from the start.",
       nullable: true,
       resolve: (r) => (r.addedOn ? fromDbDate(r.addedOn) : null),
     }),
     removedOn: t.string({
+      select: { removedOn: true },
       nullable: true,
       description: 'Y-m-d: the first day without cover',
       resolve: (r) => (r.removedOn ? fromDbDate(r.removedOn) : null),
@@ -160,6 +176,7 @@ builder.prismaObject('PolicyRisk', {
 });
 
 builder.prismaObject('DebitNote', {
+  select: { id: true, policyId: true },
   description:
     "A debit note: one instalment of a policy's premium (or the charge of an endorsement or reinstatement), with what has been paid on it.",
   ...onePolicy,
@@ -168,9 +185,15 @@ builder.prismaObject('DebitNote', {
     instalmentNo: t.exposeInt('instalmentNo', {
       description: 'Which instalment (1 for the first); numbers the order of payment.',
     }),
-    dueOn: t.string({ description: 'Due date, Y-m-d.', resolve: (d) => fromDbDate(d.dueOn) }),
-    amount: t.field({ description: 'What the note charges.', type: MoneyRef, resolve: (d) => money(d.amountMinor)! }),
+    dueOn: t.string({ description: 'Due date, Y-m-d.', select: { dueOn: true }, resolve: (d) => fromDbDate(d.dueOn) }),
+    amount: t.field({
+      description: 'What the note charges.',
+      type: MoneyRef,
+      select: { amountMinor: true },
+      resolve: (d) => money(d.amountMinor)!,
+    }),
     paid: t.field({
+      select: { paidMinor: true },
       description: 'What receipts have paid on it so far.',
       type: MoneyRef,
       resolve: (d) => money(d.paidMinor)!,

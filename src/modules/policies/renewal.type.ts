@@ -140,6 +140,7 @@ const PreviousPeriodRef = builder.objectRef<Figures['previous']>('RenewalPreviou
 });
 
 const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
+  select: { id: true, policyId: true },
   ...onePolicy,
   description:
     'The next annual period priced on current rates, beside the expiring period; bound once into a new policy.',
@@ -147,24 +148,37 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
     uuid: t.exposeString('uuid', { description: "The renewal quote's id (send as renewPolicy's renewalQuoteUuid)." }),
     status: t.exposeString('status', { description: 'quoted, bound or expired' }),
     startDate: t.string({
+      select: { startDate: true },
       description: 'Y-m-d: first day of the renewal period (the day after the expiring policy ends).',
       resolve: (q) => fromDbDate(q.startDate),
     }),
-    endDate: t.string({ description: 'Y-m-d: last day of the renewal period.', resolve: (q) => fromDbDate(q.endDate) }),
+    endDate: t.string({
+      description: 'Y-m-d: last day of the renewal period.',
+      select: { endDate: true },
+      resolve: (q) => fromDbDate(q.endDate),
+    }),
     productVersion: t.exposeInt('productVersion', {
       description: 'Rating version priced on; a newer one at bind answers price_changed',
     }),
     validUntil: t.string({
+      select: { validUntil: true },
       description: 'Y-m-d: last day the quote can be bound',
       resolve: (q) => fromDbDate(q.validUntil),
     }),
     basicPremium: t.field({
+      select: { basicMinor: true },
       type: MoneyRef,
       description: 'Annual basic premium of the renewal period on current rates (before levies).',
       resolve: (q) => money(q.basicMinor)!,
     }),
-    taxes: t.field({ type: MoneyRef, description: 'Sum of the levies.', resolve: (q) => money(q.taxesMinor)! }),
+    taxes: t.field({
+      type: MoneyRef,
+      description: 'Sum of the levies.',
+      select: { taxesMinor: true },
+      resolve: (q) => money(q.taxesMinor)!,
+    }),
     total: t.field({
+      select: { totalMinor: true },
       type: MoneyRef,
       description: "basicPremium plus taxes: the premium to bind (renewPolicy's premium, in whole shillings).",
       resolve: (q) => money(q.totalMinor)!,
@@ -172,30 +186,36 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
     levies: t.field({
       type: [RenewalLevyRef],
       description: 'Percent levies term by term, flat levies once',
+      select: { figures: true },
       resolve: (q) => figuresOf(q).levies,
     }),
     vehicles: t.field({
       type: [RenewalVehicleRef],
       description: 'Motor: the vehicles renewed (empty for other lines).',
+      select: { figures: true },
       resolve: (q) => figuresOf(q).vehicles,
     }),
     insured: t.field({
       type: [RenewalInsuredRef],
       description: 'Medical and standard policies: the insured renewed (empty for motor)',
+      select: { figures: true },
       resolve: (q) => figuresOf(q).insured ?? [],
     }),
     coverPremium: t.field({
       type: RenewalCoverPremiumRef,
       nullable: true,
       description: 'A standard cover priced as a whole: its premium before and after (null otherwise)',
+      select: { figures: true },
       resolve: (q) => figuresOf(q).policyPremium ?? null,
     }),
     previous: t.field({
       type: PreviousPeriodRef,
       description: "The expiring period's figures",
+      select: { figures: true },
       resolve: (q) => figuresOf(q).previous,
     }),
     change: t.field({
+      select: { totalMinor: true, figures: true },
       type: MoneyRef,
       description: "Renewal total minus the expiring period's total (may be negative)",
       resolve: (q) => money(q.totalMinor - BigInt(figuresOf(q).previous.totalMinor))!,
@@ -203,6 +223,7 @@ const RenewalQuoteRef = builder.prismaObject('RenewalQuote', {
     instalmentOptions: t.field({
       type: [RenewalInstalmentRef],
       description: "The instalment plans allowed: 1 part up to the insurer's maximum (at most 4).",
+      select: { figures: true },
       resolve: (q) => figuresOf(q).instalments,
     }),
     policy: t.relation('policy', { description: 'The expiring policy this quote renews.' }),

@@ -5,6 +5,7 @@ import { PRODUCT_LINES, productLines, referenceService } from './reference.servi
 
 /** Reference data: every key of the organisation reads it (a quote needs insurers, a client form needs staff). */
 builder.prismaNode('Insurer', {
+  select: { id: true },
   description: "An insurance company on the organisation's panel.",
   ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
@@ -26,6 +27,7 @@ builder.prismaNode('Insurer', {
 });
 
 builder.prismaNode('Branch', {
+  select: { id: true },
   description: 'A branch office of the organisation.',
   ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
@@ -38,6 +40,7 @@ builder.prismaNode('Branch', {
 });
 
 builder.prismaNode('User', {
+  select: { id: true },
   description: 'A user of the organisation: staff or an agent.',
   ...nodeAccess({ scopes: ANY_SCOPE }),
   name: 'StaffMember',
@@ -60,6 +63,7 @@ builder.prismaNode('User', {
 });
 
 builder.prismaNode('Levy', {
+  select: { id: true },
   ...nodeAccess({ scopes: ANY_SCOPE }),
   id: { field: 'id' },
   description: "A levy or duty added to every premium, from the organisation's levy table.",
@@ -75,11 +79,13 @@ builder.prismaNode('Levy', {
       nullable: true,
     }),
     ratePercent: t.float({
+      select: { rateBps: true },
       description: 'rateBps as a percentage (0.2); null for flat levies.',
       nullable: true,
       resolve: (l) => (l.rateBps == null ? null : l.rateBps / 100),
     }),
     amount: t.field({
+      select: { amountMinor: true },
       description: 'Flat levies: the amount per policy; null for percent levies.',
       type: MoneyRef,
       nullable: true,
@@ -89,6 +95,7 @@ builder.prismaNode('Levy', {
 });
 
 builder.prismaNode('StandardProduct', {
+  select: { id: true },
   description:
     'A standard (non-motor, non-medical, non-travel) product an insurer offers, such as personal accident or domestic package.',
   ...nodeAccess({ scopes: ANY_SCOPE }),

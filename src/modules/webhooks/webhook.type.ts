@@ -6,6 +6,7 @@ const webhookAccess = access({ scopes: ['webhooks'], staffOnly: true });
 import { webhookService } from './webhook.service.ts';
 
 builder.prismaObject('WebhookEndpoint', {
+  select: { id: true },
   description: 'A URL of the organisation that receives its events as signed HTTPS POSTs.',
   ...webhookAccess,
   fields: (t) => ({
