@@ -117,12 +117,14 @@ builder.prismaObjectFields('DebitNote', (t) => ({
   credited: t.field({
     type: MoneyRef,
     description: 'Settled by credit notes rather than payment.',
+    select: { creditedMinor: true },
     resolve: (d) => money(d.creditedMinor)!,
   }),
   breakdown: t.field({
     type: 'JSON',
     nullable: true,
     description: 'Itemised basic and levies of an endorsement or reinstatement note.',
+    select: { breakdown: true },
     resolve: (d) => d.breakdown ?? null,
   }),
 }));

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import type { Prisma } from '../../db/client.ts';
+import { Prisma } from '../../db/client.ts';
 import { containsText } from '../../lib/search.ts';
 import { ratingData } from './rating-data.ts';
 import { motorBenefitId } from './rating-rows.ts';
@@ -8,9 +8,13 @@ export { levyTable, motorBenefitId, type RatingLevy } from './rating-rows.ts';
 
 type InsurerQuery = { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSelect };
 
-/** A Pothos query that selects no relation: cached rows (with every scalar) answer it as well as the database would. */
-function scalarsOnly(query: { include?: object; select?: object }): boolean {
-  return !query.select && (!query.include || Object.keys(query.include).length === 0);
+/**
+ * A Pothos query that asks for no relation (the record types are in Pothos' select mode: its select names columns of
+ * the model only): cached rows, with every column, answer it as well as the database would.
+ */
+function scalarsOnly(query: { include?: object; select?: object }, columns: Record<string, string>): boolean {
+  if (query.include && Object.keys(query.include).length) return false;
+  return !query.select || Object.entries(query.select).every(([k, v]) => v === true && k in columns);
 }
 
 /** Cached rows are shared and frozen: each caller gets its own shallow copies. */
@@ -23,7 +27,7 @@ export const referenceService = {
   async insurers(ctx: Context, search: string | null | undefined, query: InsurerQuery = {}) {
     const term = search?.trim() || undefined;
     // The whole list, scalars only: this process's rating copy (rating-data.ts) answers, dropped at every change.
-    if (!term && scalarsOnly(query)) return copies((await ratingData(ctx)).insurers);
+    if (!term && scalarsOnly(query, Prisma.InsurerScalarFieldEnum)) return copies((await ratingData(ctx)).insurers);
     return ctx.tx((tx) =>
       tx.insurer.findMany({
         ...query,
@@ -54,7 +58,7 @@ export const referenceService = {
   },
 
   async levies(ctx: Context, query: { include?: Prisma.LevyInclude; select?: Prisma.LevySelect } = {}) {
-    if (scalarsOnly(query)) return copies((await ratingData(ctx)).levyRows);
+    if (scalarsOnly(query, Prisma.LevyScalarFieldEnum)) return copies((await ratingData(ctx)).levyRows);
     return ctx.tx((tx) => tx.levy.findMany({ ...query, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] }));
   },
 
