@@ -275,13 +275,10 @@ export class Database {
     // An isolation level must be set before the transaction's first query: no setting folded into BEGIN then.
     if (opts.isolationLevel) {
       if (opts.readOnly) throw new Error('a read-only unit of work takes no isolation level');
-      // Not folded, even inside another unit of work whose tenant (and READ ONLY) is waiting on this async path.
-      return beginsAs.exit(() =>
-        this.prisma.$transaction(async (tx) => {
-          await tx.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`;
-          return fn(tx);
-        }, opts),
-      );
+      return this.prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`;
+        return fn(tx);
+      }, opts);
     }
     // The setting rides on the BEGIN (foldIntoBegin): one round trip fewer for every request that reads or
     // writes. Should it ever not apply, the transaction has no tenant and row-level security shows it nothing.
@@ -307,13 +304,10 @@ export class Database {
 
   /** A platform operation that must cross tenants (the token endpoint's client lookup, sweeps, seeding). Keep these few and obvious. */
   system<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
-    // Never folded into a tenant's BEGIN (nor READ ONLY), even when begun inside a tenant's unit of work.
-    return beginsAs.exit(() =>
-      this.prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT set_config('app.system', 'on', true)`;
-        return fn(tx);
-      }, opts),
-    );
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT set_config('app.system', 'on', true)`;
+      return fn(tx);
+    }, opts);
   }
 
   async close(): Promise<void> {
