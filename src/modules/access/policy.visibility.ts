@@ -42,10 +42,8 @@ export async function visiblePolicy<Q extends Omit<Prisma.PolicyFindFirstArgs, '
   query?: Q,
 ) {
   if (!isUuid(uuid)) throw notFound('Policy');
-  const row = await ctx.tx(
-    (tx) =>
-      tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
-    { readOnly: true },
+  const row = await ctx.tx((tx) =>
+    tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
   );
   if (!row) throw notFound('Policy');
   return row;

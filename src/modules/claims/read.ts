@@ -70,9 +70,7 @@ function checkFilters(f: ClaimListFilters): void {
 export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
   checkFilters(filters);
   const p = ctx.principal!;
-  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }), {
-    readOnly: true,
-  });
+  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }));
 }
 
 export function getClaim(ctx: Context, uuid: string, query: ClaimQuery = {}) {
