@@ -24,7 +24,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type { CoverType, TenantType, VehicleClass } from '../../src/generated/prisma/enums.ts';
-import { sha256Hex } from '../../src/lib/crypto.ts';
 import { toShillings } from '../../src/lib/money.ts';
 import { AppError, toProblemDocument } from '../../src/lib/problem.ts';
 import { type MotorQuoteInput, type MotorRisk, noQuote, normaliseRisk } from '../../src/modules/motor/quote.service.ts';
@@ -36,6 +35,7 @@ import {
   type RatingProduct,
 } from '../../src/modules/motor/rating.ts';
 import { motorBenefitId } from '../../src/modules/reference/reference.service.ts';
+import { authenticate } from './hand/common.ts';
 
 /** The operation the bench sends over GraphQL (scenarios.ts): the only one this server answers at /graphql. */
 const MOTOR_QUOTE_GQL = readFileSync(
@@ -154,38 +154,6 @@ async function loadTables(pool: pg.Pool, tenantCode: string): Promise<Tables> {
       amountMinor: big(l.amount_minor),
     })),
   };
-}
-
-interface AuthRow {
-  token_scopes: string[];
-  token_expires_at: Date;
-  token_revoked_at: Date | null;
-  tenant_id: number;
-  tenant_type: string;
-  tenant_status: string;
-  client_scopes: string[];
-  client_revoked_at: Date | null;
-}
-
-/** The bearer token's principal, read fresh from PostgreSQL, or the reason to refuse it. */
-async function authenticate(
-  pool: pg.Pool,
-  authorization: string | undefined,
-): Promise<{ tenantId: number; tenantType: TenantType }> {
-  const m = authorization ? /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization) : null;
-  if (!m) throw new AppError('unauthenticated', { detail: 'Send Authorization: Bearer <access token>' });
-  const { rows } = await pool.query<AuthRow>({
-    name: 'app_authenticate',
-    text: 'SELECT * FROM app_authenticate($1, $2)',
-    values: [sha256Hex(m[1]), null],
-  });
-  const row = rows[0];
-  if (!row || row.token_revoked_at || row.token_expires_at.getTime() <= Date.now() || row.client_revoked_at)
-    throw new AppError('invalid_token', { detail: 'The access token is unknown, expired or revoked' });
-  if (row.tenant_status !== 'active') throw new AppError('tenant_inactive', { detail: 'Organisation not active' });
-  if (!row.token_scopes.includes('quote') || !row.client_scopes.includes('quote'))
-    throw new AppError('insufficient_scope', { detail: 'This operation needs the quote scope' });
-  return { tenantId: row.tenant_id, tenantType: row.tenant_type as TenantType };
 }
 
 /** As the service prices a risk (priceRisk): every product of the class and cover of an active insurer, cheapest first. */
@@ -395,7 +363,7 @@ async function handle(pool: pg.Pool, tables: Tables, req: http.IncomingMessage, 
     throw new AppError('invalid_request', { detail: 'The body is not JSON' });
   }
   if (!isObject(body)) throw new AppError('invalid_request', { detail: 'The body must be a JSON object' });
-  const principal = await authenticate(pool, req.headers.authorization);
+  const principal = await authenticate(pool, req.headers.authorization, 'quote');
   if (principal.tenantId !== tables.tenantId)
     throw new AppError('actor_forbidden', { detail: "This server holds one organisation's rating tables" });
   let input: MotorQuoteInput;

@@ -57,7 +57,6 @@ import {
   validate,
 } from '../../../src/modules/policies/bind/validate.ts';
 import {
-  authenticateWriter,
   type HandActor,
   type HandWriter,
   idempotencyKeyOf,
@@ -66,7 +65,7 @@ import {
   requestIdOf,
   requireActor,
 } from './actor.ts';
-import { type HandAnswer, type HandRequest, type HandRoute, toShillings } from './common.ts';
+import { type HandAnswer, type HandRequest, type HandRoute, toShillings, authenticate } from './common.ts';
 
 const IDEMPOTENCY_TTL_MS = Number(process.env.IDEMPOTENCY_TTL_HOURS || 48) * 3_600_000;
 const REPLAY_NOTE = 'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
@@ -558,7 +557,7 @@ const CREATE_POLICY_SQL = `
   SELECT id FROM p`;
 
 async function bind({ pool, req, raw }: HandRequest): Promise<HandAnswer> {
-  const w = await authenticateWriter(pool, req.headers.authorization, 'bind');
+  const w = await authenticate(pool, req.headers.authorization, 'bind');
   // As the facade: the JSON read, the key checked, then (inside the transaction, after the key's lookup) the fields.
   const json = readJson(raw);
   const key = idempotencyKeyOf(req.headers['idempotency-key']);
@@ -598,10 +597,7 @@ async function bind({ pool, req, raw }: HandRequest): Promise<HandAnswer> {
     // The checks that need no database (bind/validate.ts), in the service's order.
     const input = bindInput(json);
     const actor = requireActor(w, 'policies.create');
-    if (
-      (input.policy.paymentMode ?? '').toLowerCase() === 'ipf' &&
-      NOT_OFFERED_TYPES.includes(w.tenantType as TenantType)
-    )
+    if ((input.policy.paymentMode ?? '').toLowerCase() === 'ipf' && NOT_OFFERED_TYPES.includes(w.tenantType))
       throw new AppError('ipf_not_offered', {
         detail: 'Premium finance is offered to brokerage and agency organisations only',
       });

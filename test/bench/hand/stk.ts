@@ -29,16 +29,8 @@ import { AppError, DomainRuleError, type FieldError, ValidationError } from '../
 import { encryptSecret, masterKey } from '../../../src/lib/secret-box.ts';
 import { darajaPassword, darajaTimestamp } from '../../../src/ports/mobile-money.ts';
 import { deriveCallbackToken } from '../../../src/modules/payments/callback-token.ts';
-import {
-  authenticateWriter,
-  type HandWriter,
-  idempotencyKeyOf,
-  inTransaction,
-  recordAudit,
-  requestIdOf,
-  requireActor,
-} from './actor.ts';
-import { type HandAnswer, type HandRequest, type HandRoute, toShillings } from './common.ts';
+import { type HandWriter, idempotencyKeyOf, inTransaction, recordAudit, requestIdOf, requireActor } from './actor.ts';
+import { type HandAnswer, type HandRequest, type HandRoute, toShillings, authenticate } from './common.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The service's data directory (run.ts BENCH_DATA_DIR): its secrets.key is the master key when SECRETS_KEY is unset. */
@@ -301,7 +293,7 @@ type Step =
   { prior: Answer } | { intent: { id: string; phone: string; amountMinor: bigint; accountReference: string } };
 
 async function push({ pool, req, raw }: HandRequest): Promise<HandAnswer> {
-  const w = await authenticateWriter(pool, req.headers.authorization, 'bind');
+  const w = await authenticate(pool, req.headers.authorization, 'bind');
   const key = idempotencyKeyOf(req.headers['idempotency-key']);
   const actor = requireActor(w, 'policies.create');
   const v = validate(raw);
