@@ -66,12 +66,23 @@ export class Api {
     return this.call<T>('PATCH', path, o);
   }
 
+  /**
+   * A token for a test's setup. A 503 (the service shedding load while two test files share the machine's two cores:
+   * its pool had no connection in time) is retried after its Retry-After, as the API asks of every client; anything
+   * else fails the setup at once.
+   */
   async token(clientId: string, clientSecret: string, scope?: string): Promise<string> {
-    const r = await this.post('/oauth/token', {
-      body: { client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) },
-    });
-    if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
-    return r.body.access_token;
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.post('/oauth/token', {
+        body: { client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) },
+      });
+      if (r.status === 503 && attempt < 5) {
+        await new Promise((done) => setTimeout(done, 1000 * (Number(r.headers.get('retry-after')) || 1)));
+        continue;
+      }
+      if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
+      return r.body.access_token;
+    }
   }
 
   async gql<T = any>(
