@@ -36,6 +36,7 @@ import {
 } from '../../src/modules/motor/rating.ts';
 import { motorBenefitId } from '../../src/modules/reference/reference.service.ts';
 import { authenticate } from './hand/common.ts';
+import { big, ratingLenders, ratingLevies } from './hand/rating-rows.ts';
 
 /** The operation the bench sends over GraphQL (scenarios.ts): the only one this server answers at /graphql. */
 const MOTOR_QUOTE_GQL = readFileSync(
@@ -57,8 +58,6 @@ interface Tables {
 }
 
 type Priced = PricedOption & { product: Product };
-
-const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
 
 const PRODUCTS_SQL = `
   SELECT p.id, p.insurer_id, p.version, p.vehicle_class, p.cover_type, p.excess_text, p.min_premium_minor,
@@ -131,28 +130,8 @@ async function loadTables(pool: pg.Pool, tenantCode: string): Promise<Tables> {
         limitMinor: big(b.limit_minor),
       })),
     })),
-    lenders: lenders.map((l) => ({
-      id: l.id,
-      name: l.name,
-      minPremiumMinor: BigInt(l.min_premium_minor),
-      maxPremiumMinor: big(l.max_premium_minor),
-      pricing: l.pricing,
-      depositRule: l.deposit_rule,
-      depositBps: l.deposit_bps,
-      maxInstalmentToIncomeBps: l.max_instalment_to_income_bps,
-      defaultGraceDays: l.default_grace_days,
-      tenors: tenors.filter((x) => x.lender_id === l.id).map((x) => ({ months: x.months, chargeBps: x.charge_bps })),
-      feeBands: feeBands
-        .filter((b) => b.lender_id === l.id)
-        .map((b) => ({ upToPremiumMinor: big(b.up_to_premium_minor), feeMinor: BigInt(b.fee_minor) })),
-    })),
-    levies: levies.map((l) => ({
-      code: l.code,
-      name: l.name,
-      basis: l.basis,
-      rateBps: l.rate_bps,
-      amountMinor: big(l.amount_minor),
-    })),
+    lenders: ratingLenders(lenders, tenors, feeBands),
+    levies: ratingLevies(levies),
   };
 }
 

@@ -66,6 +66,7 @@ import {
   requireActor,
 } from './actor.ts';
 import { type HandAnswer, type HandRequest, type HandRoute, toShillings, authenticate } from './common.ts';
+import { big, ratingLenders, ratingLevies } from './rating-rows.ts';
 
 const IDEMPOTENCY_TTL_MS = Number(process.env.IDEMPOTENCY_TTL_HOURS || 48) * 3_600_000;
 const REPLAY_NOTE = 'Replayed response: the client key was shown once, in the first response to this Idempotency-Key.';
@@ -84,8 +85,6 @@ interface Tables {
   lenders: RatingLender[];
   levies: RatingLevy[];
 }
-
-const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
 
 /** The tenant's rating tables as of `c`'s snapshot ($1: the tenant; the superuser is not filtered by row-level security). */
 async function loadTables(c: pg.PoolClient, tenantId: number): Promise<Tables> {
@@ -137,28 +136,8 @@ async function loadTables(c: pg.PoolClient, tenantId: number): Promise<Tables> {
         .map((b) => ({ upToTonnesMilli: b.up_to_tonnes_milli, premiumMinor: BigInt(b.premium_minor) })),
       insurer: { id: p.insurer_id, name: p.insurer_name, active: p.insurer_status === 'active' },
     })),
-    lenders: lenders.map((l) => ({
-      id: l.id,
-      name: l.name,
-      minPremiumMinor: BigInt(l.min_premium_minor),
-      maxPremiumMinor: big(l.max_premium_minor),
-      pricing: l.pricing,
-      depositRule: l.deposit_rule,
-      depositBps: l.deposit_bps,
-      maxInstalmentToIncomeBps: l.max_instalment_to_income_bps,
-      defaultGraceDays: l.default_grace_days,
-      tenors: tenors.filter((x) => x.lender_id === l.id).map((x) => ({ months: x.months, chargeBps: x.charge_bps })),
-      feeBands: feeBands
-        .filter((b) => b.lender_id === l.id)
-        .map((b) => ({ upToPremiumMinor: big(b.up_to_premium_minor), feeMinor: BigInt(b.fee_minor) })),
-    })),
-    levies: levies.map((l) => ({
-      code: l.code,
-      name: l.name,
-      basis: l.basis,
-      rateBps: l.rate_bps,
-      amountMinor: big(l.amount_minor),
-    })),
+    lenders: ratingLenders(lenders, tenors, feeBands),
+    levies: ratingLevies(levies),
   };
 }
 
