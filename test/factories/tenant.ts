@@ -105,6 +105,6 @@ export async function createTestTenant(
       }
       return { id: tenant.id, code: tenant.code, users, clients, agents };
     },
-    { timeout: 30_000 },
+    { timeout: 30_000, maxWait: 30_000 },
   );
 }
