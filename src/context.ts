@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal, Credentials } from './auth/principal.ts';
 import { authenticate } from './auth/principal.ts';
 import { authenticateCustomer, type Customer } from './auth/customer.ts';
-import type { Database, Tx, TxOptions } from './db/client.ts';
+import type { Database, Prisma, Tx, TxOptions } from './db/client.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Config } from './lib/config.ts';
 import type { Logger } from './lib/logger.ts';
@@ -118,15 +118,8 @@ function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
       query: {
         $allModels: {
           async $allOperations({ args, query }) {
-            // $queryRaw rather than $executeRaw for the setting, as in Database.tenant.
-            // Within the organisation's share of the pool, as every Database.tenant unit of work is.
-            const [, result] = await db.withTenantShare(tenantId, () =>
-              base.$transaction([
-                base.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`,
-                query(args),
-              ]),
-            );
-            return result;
+            // A read-only transaction of its own, within the organisation's share of the pool (Database.readOne).
+            return db.readOne(tenantId, () => query(args) as Prisma.PrismaPromise<unknown>);
           },
         },
       },

@@ -13,6 +13,11 @@ export type Tx = Prisma.TransactionClient;
 
 export interface TxOptions {
   isolationLevel?: Prisma.TransactionIsolationLevel;
+  /**
+   * The work only reads: the transaction begins READ ONLY (PostgreSQL refuses any write in it) and its COMMIT rides
+   * on the connection's next BEGIN (foldIntoBegin). Not with an isolation level.
+   */
+  readOnly?: boolean;
   /** Total time the transaction may take (ms). */
   timeout?: number;
   /** Time to wait for a pooled connection (ms). */
@@ -42,8 +47,8 @@ function preparedName(q: { sql: string }): string | undefined {
   return name;
 }
 
-/** The tenant a transaction being begun on this async path works for (Database.tenant). */
-const beginsAs = new AsyncLocalStorage<number>();
+/** The tenant a transaction being begun on this async path works for, and whether it only reads (Database.tenant). */
+const beginsAs = new AsyncLocalStorage<{ tenantId: number; readOnly: boolean }>();
 
 /** The organisations whose share of the pool this async path already holds (Database.withTenantShare). */
 const sharesHeld = new AsyncLocalStorage<ReadonlySet<number>>();
@@ -59,20 +64,69 @@ export interface ConnectOptions {
   tenantShare?: number;
 }
 
+/** How long a read-only transaction's COMMIT may wait to ride on its connection's next BEGIN before it is sent alone. */
+const OWED_COMMIT_MS = 2;
+/** What pg answers a COMMIT with, as Prisma's adapter reads it (executeRaw: the row count). */
+const COMMITTED = Object.freeze({ command: 'COMMIT', rowCount: 0, rows: [], fields: [] });
+
 /**
- * Makes a pooled connection send `BEGIN; SELECT set_config('app.tenant_id', '<id>', true)` as one simple-protocol
- * message when Prisma begins a transaction for Database.tenant, instead of BEGIN and then the setting as a second
- * round trip. Only Prisma's own plain `BEGIN` is touched (no parameters, so pg sends it as a simple query, which may
- * hold several statements), and only when a tenant id, a safe integer, is waiting for it on this async path.
+ * Saves round trips on every pooled connection, for transactions Prisma begins for Database.tenant:
+ *
+ * - BEGIN carries the tenant: Prisma's own plain `BEGIN` (no parameters, so pg sends it as a simple query, which may
+ *   hold several statements) goes as `BEGIN; SELECT set_config('app.tenant_id', '<id>', true)`, one message instead
+ *   of two, when a tenant id (a safe integer) is waiting for it on this async path.
+ * - A read-only transaction's COMMIT rides on the next BEGIN: such a transaction begins `BEGIN READ ONLY` (PostgreSQL
+ *   refuses any write in it), so its COMMIT can change nothing and fail for nothing but a dead connection. Prisma's
+ *   COMMIT is answered at once and owed: the connection's next statement sends it first (pg runs a connection's
+ *   statements in order), folded into the same message when that statement is a BEGIN, and a connection left idle
+ *   sends it alone after OWED_COMMIT_MS. A read then costs two round trips: the BEGIN (with the tenant and the last
+ *   read's COMMIT) and its statement. Under a transaction-mode pooler the connection stays pinned while the
+ *   transaction is open, so this holds there too.
  */
-function foldTenantIntoBegin(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+function foldIntoBegin(client: pg.PoolClient, sent: { statements: number; owedCommits: number }): void {
+  const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = (...args: unknown[]) => {
+    sent.statements += 1;
+    return send(...args);
+  };
+  /** The open transaction was begun READ ONLY here. */
+  let readOnlyOpen = false;
+  /** A read-only transaction ended whose COMMIT is not sent yet. */
+  let commitOwed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const settle = () => {
+    commitOwed = false;
+    clearTimeout(timer);
+  };
+  const sendOwed = (alone: boolean) => {
+    settle();
+    if (alone) sent.owedCommits += 1;
+    // Failing only with the connection, which then fails the next statement too and leaves the pool.
+    (query('COMMIT') as Promise<unknown>).catch(() => undefined);
+  };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    const q = args[0] as { text?: string; values?: unknown[] } | undefined;
-    const tenantId = beginsAs.getStore();
-    if (tenantId !== undefined && q && typeof q === 'object' && q.text === 'BEGIN' && !q.values?.length) {
-      args[0] = { ...q, text: `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)` };
+    const q = args[0] as { text?: string; values?: unknown[] } | string | undefined;
+    const text = typeof q === 'string' ? q : q?.text;
+    const begin = beginsAs.getStore();
+    if (begin && q && typeof q === 'object' && text === 'BEGIN' && !q.values?.length) {
+      const owed = commitOwed ? 'COMMIT; ' : '';
+      settle();
+      readOnlyOpen = begin.readOnly;
+      args[0] = {
+        ...q,
+        text: `${owed}BEGIN${begin.readOnly ? ' READ ONLY' : ''}; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)`,
+      };
+      return query(...args);
     }
+    if (readOnlyOpen && text === 'COMMIT' && typeof args[args.length - 1] !== 'function') {
+      readOnlyOpen = false;
+      commitOwed = true;
+      timer = setTimeout(() => commitOwed && sendOwed(true), OWED_COMMIT_MS);
+      timer.unref();
+      return Promise.resolve(COMMITTED);
+    }
+    if (text === 'COMMIT' || text === 'ROLLBACK') readOnlyOpen = false;
+    if (commitOwed) sendOwed(false);
     return query(...args);
   };
 }
@@ -131,6 +185,12 @@ export class Database {
     readonly pool: pg.Pool,
     tenantShare: number,
     private readonly poolWaitMs: number,
+    /**
+     * How many messages (statements, or statements folded into one) the pool's connections have sent PostgreSQL, each
+     * a round trip, and how many of them were a read's owed COMMIT sent alone by a connection left idle (after the
+     * answer, off the request's path: foldIntoBegin). For measuring (test/round-trips.test.ts), never for deciding.
+     */
+    readonly sent: { readonly statements: number; readonly owedCommits: number } = { statements: 0, owedCommits: 0 },
   ) {
     this.#shares = new KeyedGate<number>(tenantShare);
   }
@@ -153,12 +213,13 @@ export class Database {
     // closing sockets) on the pool, and Prisma's adapter detaches its listener on $disconnect: an unhandled 'error'
     // event would kill the process. The pool drops the broken connection by itself.
     pool.on('error', () => undefined);
-    pool.on('connect', foldTenantIntoBegin);
+    const sent = { statements: 0, owedCommits: 0 };
+    pool.on('connect', (client) => foldIntoBegin(client, sent));
     const prisma = new PrismaClient({
       adapter: new PrismaPg(pool, { statementNameGenerator: preparedName as (q: { sql: string }) => string }),
     });
     const share = Math.min(poolSize, Math.max(1, opts.tenantShare ?? poolSize));
-    return new Database(prisma, pool, share, opts.poolWaitMs ?? 0);
+    return new Database(prisma, pool, share, opts.poolWaitMs ?? 0, sent);
   }
 
   /** Connections one organisation may hold at once (ConnectOptions.tenantShare). */
@@ -194,7 +255,7 @@ export class Database {
   }
 
   /**
-   * A unit of work on one tenant's data: a transaction whose BEGIN also sets app.tenant_id (foldTenantIntoBegin).
+   * A unit of work on one tenant's data: a transaction whose BEGIN also sets app.tenant_id (foldIntoBegin).
    * With an isolation level the setting is the transaction's first statement instead, through $queryRaw rather than
    * $executeRaw (Prisma 7 spends about 0.4 ms more CPU on an $executeRaw inside an interactive transaction).
    */
@@ -213,14 +274,26 @@ export class Database {
   #tenantTx<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
     // An isolation level must be set before the transaction's first query: no setting folded into BEGIN then.
     if (opts.isolationLevel) {
+      if (opts.readOnly) throw new Error('a read-only unit of work takes no isolation level');
       return this.prisma.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`;
         return fn(tx);
       }, opts);
     }
-    // The setting rides on the BEGIN (foldTenantIntoBegin): one round trip fewer for every request that reads or
+    // The setting rides on the BEGIN (foldIntoBegin): one round trip fewer for every request that reads or
     // writes. Should it ever not apply, the transaction has no tenant and row-level security shows it nothing.
-    return beginsAs.run(tenantId, () => this.prisma.$transaction(fn, opts));
+    const { readOnly = false, ...txOpts } = opts;
+    return beginsAs.run({ tenantId, readOnly }, () => this.prisma.$transaction(fn, txOpts));
+  }
+
+  /**
+   * One Prisma operation on a tenant's data as a read-only transaction of its own (foldIntoBegin: two round trips,
+   * the BEGIN with the tenant and the statement): the Pothos plugin's reads (context.ts prismaForPlugin).
+   */
+  readOne<T>(tenantId: number, operation: () => Prisma.PrismaPromise<T>): Promise<T> {
+    return this.withTenantShare(tenantId, () =>
+      beginsAs.run({ tenantId, readOnly: true }, async () => (await this.prisma.$transaction([operation()]))[0]),
+    );
   }
 
   /**

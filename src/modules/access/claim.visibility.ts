@@ -36,8 +36,9 @@ export async function visibleClaim<Q extends Omit<Prisma.ClaimFindFirstArgs, 'wh
   query?: Q,
 ) {
   if (!isUuid(uuid)) throw notFound('Claim');
-  const row = await ctx.tx((tx) =>
-    tx.claim.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, claimVisibility(ctx.principal)] } }),
+  const row = await ctx.tx(
+    (tx) => tx.claim.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, claimVisibility(ctx.principal)] } }),
+    { readOnly: true },
   );
   if (!row) throw notFound('Claim');
   return row;

@@ -42,8 +42,10 @@ export async function visiblePolicy<Q extends Omit<Prisma.PolicyFindFirstArgs, '
   query?: Q,
 ) {
   if (!isUuid(uuid)) throw notFound('Policy');
-  const row = await ctx.tx((tx) =>
-    tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
+  const row = await ctx.tx(
+    (tx) =>
+      tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
+    { readOnly: true },
   );
   if (!row) throw notFound('Policy');
   return row;

@@ -70,7 +70,9 @@ function checkFilters(f: ClaimListFilters): void {
 export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
   checkFilters(filters);
   const p = ctx.principal!;
-  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }));
+  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }), {
+    readOnly: true,
+  });
 }
 
 export function getClaim(ctx: Context, uuid: string, query: ClaimQuery = {}) {

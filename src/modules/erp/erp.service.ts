@@ -47,11 +47,14 @@ function requireStaff(ctx: Context): void {
  */
 async function page<Rec>(ctx: Context, source: ErpSource<Rec>, args: ErpPageArgs): Promise<ErpPage<Rec>> {
   requireStaff(ctx);
-  return ctx.tx(async (tx) => {
-    const w = await settleWindow(tx, args);
-    const { rows, meta } = pageMeta(w, await readPage(tx, source, w), source.key);
-    return { records: rows, meta };
-  });
+  return ctx.tx(
+    async (tx) => {
+      const w = await settleWindow(tx, args);
+      const { rows, meta } = pageMeta(w, await readPage(tx, source, w), source.key);
+      return { records: rows, meta };
+    },
+    { readOnly: true },
+  );
 }
 
 export const erpService = {

@@ -50,7 +50,7 @@ export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.Poli
 export const policyService = {
   list(ctx: Context, filters: PolicyListFilters, query: Prisma.PolicyFindManyArgs) {
     const where = policyListWhere(ctx, filters);
-    return ctx.tx((tx) => tx.policy.findMany({ ...query, where, orderBy: { id: 'desc' } }));
+    return ctx.tx((tx) => tx.policy.findMany({ ...query, where, orderBy: { id: 'desc' } }), { readOnly: true });
   },
 
   get: visiblePolicy,

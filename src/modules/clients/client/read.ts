@@ -34,13 +34,18 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
 
 export function listClients(ctx: Context, filters: ClientListFilters, query: Prisma.ClientFindManyArgs) {
   const p = ctx.principal!;
-  return ctx.tx((tx) => tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }));
+  return ctx.tx((tx) => tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }), {
+    readOnly: true,
+  });
 }
 
 export async function getClient(ctx: Context, clientNo: string, query: ClientQuery = {}) {
   const p = ctx.principal!;
-  const row = await ctx.tx((tx) =>
-    tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+  const row = await ctx.tx(
+    (tx) => tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+    {
+      readOnly: true,
+    },
   );
   if (!row) throw notFound('Client');
   return row;

@@ -1,0 +1,82 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { INSTANT_RAIL, useKit } from './kit.ts';
+
+/**
+ * What a read costs in round trips to PostgreSQL (issue 28: at most two with a cached principal, the tenant setting
+ * included): the BEGIN carrying the tenant (and the previous read's COMMIT, db/client.ts foldIntoBegin), then the
+ * statement. Counted as the messages the pool's connections send (Database.sent), one request at a time, once the
+ * principal is cached and the connection's owed COMMIT has gone.
+ */
+const t = useKit(INSTANT_RAIL);
+const [o, other] = t.useOrgs(2, { fast: true });
+let mine: { uuid: string; client_no: string };
+let theirs: { uuid: string; client_no: string };
+
+beforeAll(async () => {
+  mine = await o.bind(1);
+  theirs = await other.bind(1);
+}, 60_000);
+
+/**
+ * Round trips of one request, after a first one (principal cached, operation compiled) and a quiet moment: the
+ * statements sent on its path, and apart from them a COMMIT an idle connection sends alone after the answer (under
+ * load the next BEGIN on the connection carries it instead).
+ */
+async function roundTrips(path: string, token: string) {
+  const db = t.app.services.db;
+  expect((await o.api.get(path, { token })).status).toBeLessThan(500);
+  await sleep(30); // the first request's COMMIT, owed by the idle connection, has gone alone by now
+  const [statements, owed] = [db.sent.statements, db.sent.owedCommits];
+  const r = await o.api.get(path, { token });
+  await sleep(30);
+  const afterAnswer = db.sent.owedCommits - owed;
+  return { onPath: db.sent.statements - statements - afterAnswer, afterAnswer, status: r.status };
+}
+
+describe('round trips of a read', () => {
+  it('a record, a page and a client cost two round trips each: the BEGIN with the tenant, and the statement', async () => {
+    for (const path of [
+      `/policies/${mine.uuid}`,
+      '/policies?limit=5',
+      '/clients?limit=5',
+      `/clients/${mine.client_no}`,
+      '/claims?limit=5',
+    ]) {
+      const r = await roundTrips(path, o.tokens.staff);
+      expect(r.status, path).toBe(200);
+      expect(r.onPath, path).toBeLessThanOrEqual(2);
+      expect(r.afterAnswer, path).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('reads of two organisations through the same connections each see their own, and another’s record is 404', async () => {
+    for (let i = 0; i < 10; i++) {
+      const a = await o.api.get(`/policies/${mine.uuid}`, { token: o.tokens.staff });
+      const b = await other.api.get(`/policies/${theirs.uuid}`, { token: other.tokens.staff });
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(a.body.data.uuid).toBe(mine.uuid);
+      expect(b.body.data.uuid).toBe(theirs.uuid);
+      expect((await o.api.get(`/policies/${theirs.uuid}`, { token: o.tokens.staff })).status).toBe(404);
+      const page = await other.api.get('/policies?limit=100', { token: other.tokens.staff });
+      expect(page.body.data.map((p: { uuid: string }) => p.uuid)).not.toContain(mine.uuid);
+    }
+  });
+
+  it('a read-only unit of work refuses a write, and leaves no transaction open once idle', async () => {
+    const db = t.app.services.db;
+    await expect(
+      db.tenant(o.org.id, (tx) => tx.client.updateMany({ data: { email: 'x@example.com' } }), { readOnly: true }),
+    ).rejects.toThrow(/read-only transaction/);
+    await db.tenant(o.org.id, (tx) => tx.client.count(), { readOnly: true });
+    // The next write on the pool commits for real (the owed COMMIT went first), and nothing stays idle in transaction.
+    await db.tenant(o.org.id, (tx) => tx.client.updateMany({ where: { id: -1 }, data: { email: null } }));
+    await sleep(50);
+    const open = await db.system(
+      (tx) =>
+        tx.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
+    );
+    expect(Number(open[0].n)).toBe(0);
+  });
+});
