@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal, Credentials } from './auth/principal.ts';
 import { authenticate } from './auth/principal.ts';
 import { authenticateCustomer, type Customer } from './auth/customer.ts';
-import type { Database, Prisma, Tx, TxOptions } from './db/client.ts';
+import type { Database, Tx, TxOptions } from './db/client.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Config } from './lib/config.ts';
 import type { Logger } from './lib/logger.ts';
@@ -117,9 +117,19 @@ function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
     client = base.$extends({
       query: {
         $allModels: {
-          async $allOperations({ args, query }) {
-            // A read-only transaction of its own, within the organisation's share of the pool (Database.readOne).
-            return db.readOne(tenantId, () => query(args) as Prisma.PrismaPromise<unknown>);
+          $allOperations({ model, operation, args }) {
+            // A read-only unit of work of its own (Database.tenant: the organisation's share of the pool, BEGIN READ
+            // ONLY with the tenant, the COMMIT riding on the connection's next BEGIN). The operation runs on the
+            // transaction's client: a lone operation in a batch $transaction is sent without one, so no tenant.
+            const delegate = `${model.charAt(0).toLowerCase()}${model.slice(1)}`;
+            return db.tenant(
+              tenantId,
+              (tx) =>
+                (tx as unknown as Record<string, Record<string, (a: unknown) => Promise<unknown>>>)[delegate][
+                  operation
+                ](args),
+              { readOnly: true },
+            );
           },
         },
       },

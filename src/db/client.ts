@@ -287,16 +287,6 @@ export class Database {
   }
 
   /**
-   * One Prisma operation on a tenant's data as a read-only transaction of its own (foldIntoBegin: two round trips,
-   * the BEGIN with the tenant and the statement): the Pothos plugin's reads (context.ts prismaForPlugin).
-   */
-  readOne<T>(tenantId: number, operation: () => Prisma.PrismaPromise<T>): Promise<T> {
-    return this.withTenantShare(tenantId, () =>
-      beginsAs.run({ tenantId, readOnly: true }, async () => (await this.prisma.$transaction([operation()]))[0]),
-    );
-  }
-
-  /**
    * The bearer token's row joined with its tenant, API client, acting user and (when `agentCode` is given) that
    * agent, or null. One statement, no transaction: app_authenticate() (migration auth_lookup) declares itself a
    * system lookup through its SET clause, which PostgreSQL undoes when the call returns, so the setting cannot leak
