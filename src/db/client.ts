@@ -275,10 +275,13 @@ export class Database {
     // An isolation level must be set before the transaction's first query: no setting folded into BEGIN then.
     if (opts.isolationLevel) {
       if (opts.readOnly) throw new Error('a read-only unit of work takes no isolation level');
-      return this.prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`;
-        return fn(tx);
-      }, opts);
+      // Not folded, even inside another unit of work whose tenant (and READ ONLY) is waiting on this async path.
+      return beginsAs.exit(() =>
+        this.prisma.$transaction(async (tx) => {
+          await tx.$queryRaw`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`;
+          return fn(tx);
+        }, opts),
+      );
     }
     // The setting rides on the BEGIN (foldIntoBegin): one round trip fewer for every request that reads or
     // writes. Should it ever not apply, the transaction has no tenant and row-level security shows it nothing.
@@ -304,10 +307,13 @@ export class Database {
 
   /** A platform operation that must cross tenants (the token endpoint's client lookup, sweeps, seeding). Keep these few and obvious. */
   system<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT set_config('app.system', 'on', true)`;
-      return fn(tx);
-    }, opts);
+    // Never folded into a tenant's BEGIN (nor READ ONLY), even when begun inside a tenant's unit of work.
+    return beginsAs.exit(() =>
+      this.prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT set_config('app.system', 'on', true)`;
+        return fn(tx);
+      }, opts),
+    );
   }
 
   async close(): Promise<void> {
