@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GROUPS } from '../src/admin/cli.ts';
@@ -114,6 +115,25 @@ describe('admin CLI on a running service', { timeout: 240_000 }, () => {
           action: 'organisation.reactivated',
           actorUserId: null,
         },
+      ]),
+    );
+  });
+
+  it('with no --operator and no $USER (a container, a CI job) records the OS user rather than refusing', async () => {
+    const { client } = await newOrganisation('cli-nouser');
+    const token = await t.api.token(client.client_id, client.client_secret);
+    const r = await admin(['organisations', 'suspend', '--org', 'cli-nouser'], { USER: '' });
+    expect(r.code, r.stderr).toBe(0);
+    const reactivated = await admin(['organisations', 'reactivate', '--org', 'cli-nouser'], { USER: '' });
+    expect(reactivated.code, reactivated.stderr).toBe(0);
+    const audit = await t.api.gql(
+      '{ auditLog(first: 5, entityType: "tenant") { edges { node { actorLabel action } } } }',
+      {},
+      { token },
+    );
+    expect(audit.body.data.auditLog.edges.map((e: { node: unknown }) => e.node)).toEqual(
+      expect.arrayContaining([
+        { actorLabel: `system (operator ${os.userInfo().username})`, action: 'organisation.reactivated' },
       ]),
     );
   });

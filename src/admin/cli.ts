@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { setTestClock } from '../lib/clock.ts';
 import { type Config, loadConfig } from '../lib/config.ts';
@@ -109,11 +110,26 @@ function parseOptions(c: Command, args: string[]): Values {
   return values;
 }
 
+/**
+ * Who is at the console, for the audit: --operator, else $USER, else the OS account running the CLI, else the host
+ * (a container or CI job has no $USER, and may run as a uid with no account name).
+ */
 function operatorName(values: Values): string {
-  const name = (typeof values.operator === 'string' ? values.operator : process.env.USER)?.trim();
-  if (!name) throw new UsageError('say who you are: --operator <name> (or set $USER)');
+  const name = (typeof values.operator === 'string' ? values.operator : defaultOperator())?.trim();
+  if (!name) throw new UsageError('say who you are: --operator <name>');
   if (name.length > 100 || /[\p{Cc}]/u.test(name)) throw new UsageError('--operator: at most 100 printable characters');
   return name;
+}
+
+function defaultOperator(): string {
+  if (process.env.USER?.trim()) return process.env.USER;
+  try {
+    const { username } = os.userInfo();
+    if (username.trim()) return username;
+  } catch {
+    /* a uid with no account name */
+  }
+  return os.hostname();
 }
 
 function readConfig(): Config {

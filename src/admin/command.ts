@@ -43,7 +43,8 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   operator: {
     type: 'string',
     arg: '<name>',
-    description: 'who is at the console, recorded in the audit log (default: $USER)',
+    description:
+      'who is at the console, recorded in the audit log (default: $USER, else the OS user, else the host name)',
   },
   help: { type: 'boolean', description: 'show this help' },
 };
