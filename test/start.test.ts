@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Api } from './kit.ts';
-import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
+import { type Spawned, spawnServer, stopWith, waitExit, waitHealthy } from './helpers/spawn.ts';
 
 // The start contract of /work/shared/contracts/demo-seed.md, black-box: the real entrypoint in a child process, its
 // own embedded PostgreSQL in a fresh DATA_DIR, no DATABASE_URL. Slow by nature; the tests run in order and build on
@@ -23,9 +23,13 @@ async function freshDataDir(): Promise<string> {
   return dir;
 }
 
-async function start(dataDir: string, extra: Record<string, string> = {}): Promise<Spawned> {
+async function start(
+  dataDir: string,
+  extra: Record<string, string> = {},
+  opts: { ownProcessGroup?: boolean } = {},
+): Promise<Spawned> {
   // PORT=0: the server binds a port of the system's choosing and names it in its ready line (no probe-then-bind race).
-  const s = spawnServer({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra });
+  const s = spawnServer({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra }, opts);
   running.add(s);
   void s.exited.then(() => running.delete(s));
   await waitHealthy(s, 90_000);
@@ -275,6 +279,25 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     expect((await api.get('/me', { token: staff })).status).toBe(200);
 
     await stopCleanly(again, dataDir);
+  }, 180_000);
+
+  it('stops cleanly on Ctrl-C: SIGINT to its whole process group, as a terminal sends it, drains, stops its PostgreSQL and logs nothing above info', async () => {
+    const s = await start(dataDir, {}, { ownProcessGroup: true });
+    const { pid: postmasterPid } = await postmaster(dataDir);
+    // A connection open and a request in hand when the signal comes.
+    const open = fetch(`${s.origin}/healthz`);
+    process.kill(-s.child.pid!, 'SIGINT');
+    await open.catch(() => undefined);
+    const exit = await waitExit(s, 40_000);
+    expect(exit, s.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(await waitGone(postmasterPid, 5_000)).toBe(true);
+    expect(existsSync(pidFile(dataDir))).toBe(false);
+    const lines = s.output().split('\n');
+    const stopAt = lines.findIndex((l) => l.includes('"msg":"shutting down"'));
+    expect(stopAt, 'the shutdown is logged').toBeGreaterThanOrEqual(0);
+    expect(lines.slice(stopAt).some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+    // pino levels: 40 warn, 50 error, 60 fatal; nothing of the kind from the signal to the exit.
+    expect(lines.slice(stopAt).filter((l) => /"level":(4|5|6)0\b/.test(l))).toEqual([]);
   }, 180_000);
 
   it('with DEMO_SEED=0 starts empty and writes no credentials file', async () => {

@@ -164,19 +164,21 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const cluster = (at: number) =>
-    new EP({
-      databaseDir: dataDir,
-      port: at,
-      user: 'postgres',
-      password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: isRoot,
-      initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: flags,
-      onLog: (m: string) => log(`postgres: ${String(m).trim()}`),
-      onError: (m: unknown) => log(`postgres: ${m instanceof Error ? m.message : String(m).trim()}`),
-    });
+    ownProcessGroup(
+      new EP({
+        databaseDir: dataDir,
+        port: at,
+        user: 'postgres',
+        password,
+        authMethod: 'scram-sha-256',
+        persistent: true,
+        createPostgresUser: isRoot,
+        initdbFlags: ['--encoding=UTF8', '--locale=C'],
+        postgresFlags: flags,
+        onLog: (m: string) => log(`postgres: ${String(m).trim()}`),
+        onError: (m: unknown) => log(`postgres: ${m instanceof Error ? m.message : String(m).trim()}`),
+      }),
+    );
   const { instance, port } = await startCluster(cluster, { dataDir, port: opts.port, log });
   const database = opts.database ?? 'bima';
   await ensureDatabase({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' }, database);
@@ -193,6 +195,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       await instance.stop();
     },
   };
+}
+
+/**
+ * Starts initdb and the postmaster in a process group of their own. Ctrl-C in a terminal signals the whole foreground
+ * process group: the postmaster would get SIGINT too and shut down under the service while it drains its requests,
+ * jobs and connections (each then failing with "terminating connection due to administrator command"). The service's
+ * own shutdown stops it last, and stopOnExit still asks it to stop if the process ends without that. The library
+ * spreads what getUidAndGid returns into its spawn options, the one way to add `detached` to them.
+ */
+function ownProcessGroup<T extends object>(ep: T): T {
+  const lib = ep as unknown as { getUidAndGid(name?: string): Promise<Record<string, unknown>> };
+  const ids = lib.getUidAndGid.bind(ep);
+  lib.getUidAndGid = async (name?: string) => ({ ...(await ids(name)), detached: true });
+  return ep;
 }
 
 /** The cluster's password: kept beside an initialised data directory, else a new one (and a fresh directory). */

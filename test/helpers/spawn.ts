@@ -21,11 +21,14 @@ export interface Spawned {
  * from scratch: only PATH and HOME are inherited, so no DATABASE_URL, NODE_ENV or test setting leaks in from the
  * test runner. A server started with NODE_ENV=test gets TEST_CLOCK, the test's clock, unless `env` sets its own.
  * With PORT=0 the server binds a port of the system's choosing (no probe-then-bind race): `origin` is read from its
- * ready line (logged at LOG_LEVEL info) and throws until then; waitHealthy waits for it.
+ * ready line (logged at LOG_LEVEL info) and throws until then; waitHealthy waits for it. `ownProcessGroup` makes it
+ * the leader of a process group of its own, as a shell makes `npm start`.
  */
-export function spawnServer(env: Record<string, string>): Spawned {
+export function spawnServer(env: Record<string, string>, opts: { ownProcessGroup?: boolean } = {}): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
+    // As a terminal starts it: the leader of a process group, which Ctrl-C signals as a whole (kill(-pid)).
+    detached: opts.ownProcessGroup ?? false,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/root',
