@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.ts';
 import { checkProductionPosture } from '../lib/posture.ts';
 import { type DemoCredentials, loadDemo, writeDemoCredentials } from '../seed/demo.ts';
 import { checkSharedMasterKey } from '../seed/platform-secrets.ts';
+import { websocketUrl } from '../http/pages/home.ts';
 import { ensureQueues } from './enqueue.ts';
 
 /**
@@ -88,16 +89,23 @@ export function logReady(config: Config, log: Logger, origin: string, extra: Rec
     );
     return;
   }
+  const at = (p: string) => `${origin}${p}`;
   log.info(
     {
       role: config.processRole,
-      graphql: `${origin}/graphql`,
-      graphiql: config.graphiql ? `${origin}/graphql (open in a browser)` : null,
-      rest: `${origin}/api/v1`,
-      openapi: `${origin}/api/v1/openapi.json`,
+      home: `${origin}/`,
+      rest: at('/api/v1'),
+      openapi: at('/api/v1/openapi.json'),
+      docs: at('/docs'),
+      graphql: at('/graphql'),
+      graphiql: config.graphiql ? `${at('/graphql')} (open in a browser)` : null,
+      websocket: websocketUrl(origin),
+      dashboard: at('/dashboard'),
+      metrics: config.metricsToken ? at('/metrics') : `${at('/metrics')} (off: set METRICS_TOKEN)`,
       demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
       ...extra,
     },
-    `Bima Gateway ready on ${origin}`,
+    `Bima Gateway ready on ${origin} · API ${at('/api/v1')}, reference ${at('/docs')}, GraphQL ${at('/graphql')} ` +
+      `(subscriptions ${websocketUrl(origin)}), dashboard ${at('/dashboard')}, metrics ${at('/metrics')}`,
   );
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAVICON_LINK } from '../home.ts';
 
 /** One file of the page, as sent: bytes, type and a strong validator. */
 export interface Asset {
@@ -55,6 +56,7 @@ export const SHELL = asset(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Bima Gateway · operations</title>
+${FAVICON_LINK}
 <link rel="stylesheet" href="/dashboard/app.css">
 <script defer src="/dashboard/app.js"></script>
 </head>

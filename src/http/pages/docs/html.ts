@@ -1,4 +1,5 @@
 import type { Asset } from './assets.ts';
+import { FAVICON_LINK } from '../home.ts';
 
 /**
  * The reference page's policy: scripts only from the service itself (no inline script, no eval), styles from the
@@ -27,6 +28,7 @@ export function docsHtml(scalar: Asset, start: Asset): string {
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="referrer" content="no-referrer" />
     <title>Bima Gateway API reference</title>
+    ${FAVICON_LINK}
   </head>
   <body>
     <noscript>

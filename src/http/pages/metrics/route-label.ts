@@ -21,6 +21,9 @@ const FIXED = new Set([
   '/metrics',
   '/docs',
   '/dashboard',
+  '/',
+  '/favicon.ico',
+  '/favicon.svg',
 ]);
 
 /** Paths whose last segment is a callback token (a credential): the label names the token, never shows it. */
