@@ -64,7 +64,7 @@ function rebindingDns(host: string, answers: string[]) {
 }
 const post = (url: string, allowPrivate: boolean, timeoutMs = 2_000) => ({
   url,
-  allowPrivate,
+  reach: allowPrivate ? ('private' as const) : ('public' as const),
   timeoutMs,
   body: '{"id":"evt"}',
   headers: { 'content-type': 'application/json' },

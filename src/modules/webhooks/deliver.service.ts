@@ -4,6 +4,7 @@ import { afterAttempt, canAttempt, type DeliveryStatus } from './delivery-state.
 import { decryptSecret, masterKey } from '../../lib/secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { postWebhook } from './egress.ts';
+import { webhookReach } from './url-guard.ts';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 
@@ -97,7 +98,7 @@ async function send(app: AppServices, deliveryId: string, claimed: Claimed, now:
     url: endpoint.url,
     body,
     timeoutMs: app.config.webhookTimeoutMs,
-    allowPrivate: app.config.webhooksAllowPrivate,
+    reach: webhookReach(app.config, tenant.sandbox),
     headers: {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { resolveTarget, type Resolve, type Target } from './url-guard.ts';
+import { type Reach, resolveTarget, type Resolve, type Target } from './url-guard.ts';
 
 const EXCERPT_BYTES = 1024;
 
@@ -10,7 +10,8 @@ export interface WebhookPost {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** What the URL may reach besides public addresses (url-guard.ts webhookReach). */
+  reach: Reach;
 }
 
 /** Seams for tests: a scripted DNS (rebinding) and an extra trust anchor (a local TLS receiver). */
@@ -120,7 +121,7 @@ function send(
 export async function postWebhook(post: WebhookPost, ports: EgressPorts = {}): Promise<EgressResult> {
   const signal = AbortSignal.timeout(post.timeoutMs);
   try {
-    const checked = await untilAborted(resolveTarget(post.url, post.allowPrivate, ports.resolve), signal);
+    const checked = await untilAborted(resolveTarget(post.url, post.reach, ports.resolve), signal);
     if (!checked.ok) {
       if (checked.kind === 'dns')
         return { statusCode: null, excerpt: null, error: 'DNS lookup failed', detail: checked.cause };

@@ -6,8 +6,23 @@ import ipaddr from 'ipaddr.js';
  * Webhook URLs are fetched by the server, so a URL pointing inside the network would let a tenant probe it (SSRF).
  * Every address the host resolves to must be public, checked at create/update and again before each attempt; the
  * attempt then connects to the address it checked (see egress.ts), so DNS cannot answer differently in between
- * (rebinding). WEBHOOKS_ALLOW_PRIVATE lifts the address check (and allows http) for tests and the demo.
+ * (rebinding). WEBHOOKS_ALLOW_PRIVATE lifts the address check (and allows http) for tests and the demo. A sandbox
+ * organisation outside production may also use its own machine (`loopback`): http or https to a host whose every
+ * address is loopback (localhost, 127.0.0.0/8, ::1), as a developer's receiver or `admin listen` is; nothing else
+ * private.
  */
+
+/** What a URL may reach besides public addresses. */
+export type Reach = 'public' | 'loopback' | 'private';
+
+/**
+ * The reach of one organisation's webhook URLs: `private` where WEBHOOKS_ALLOW_PRIVATE is set, `loopback` for a
+ * sandbox organisation when NODE_ENV is not production, else `public`.
+ */
+export function webhookReach(config: { webhooksAllowPrivate: boolean; nodeEnv: string }, sandbox: boolean): Reach {
+  if (config.webhooksAllowPrivate) return 'private';
+  return sandbox && config.nodeEnv !== 'production' ? 'loopback' : 'public';
+}
 
 /** One DNS answer, as `dns.lookup` gives it. */
 export interface ResolvedAddress {
@@ -64,6 +79,17 @@ export type Checked =
 const refused = (reason: string): Checked => ({ ok: false, kind: 'refused', reason });
 const PRIVATE_REASON = 'resolves to a private or loopback address';
 
+/** Whether `address` is a loopback address (127.0.0.0/8, ::1, or an IPv4-mapped loopback). */
+function isLoopback(address: string): boolean {
+  try {
+    let ip = ipaddr.parse(address);
+    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+    return ip.range() === 'loopback';
+  } catch {
+    return false;
+  }
+}
+
 function parseUrl(raw: string, allowPrivate: boolean): URL | string {
   let url: URL;
   try {
@@ -80,10 +106,13 @@ function parseUrl(raw: string, allowPrivate: boolean): URL | string {
 /** Resolves once and picks the address to connect to; with allowPrivate only the address class goes unchecked. */
 export async function resolveTarget(
   raw: string,
-  allowPrivate: boolean,
+  reach: Reach | boolean,
   resolve: Resolve = systemResolve,
 ): Promise<Checked> {
-  const url = parseUrl(raw, allowPrivate);
+  const r: Reach = reach === true ? 'private' : reach === false ? 'public' : reach;
+  const allowPrivate = r === 'private';
+  // http is for what never leaves the machine (or a network the operator vouched for): judged on the addresses below.
+  const url = parseUrl(raw, r !== 'public');
   if (typeof url === 'string') return refused(url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let answers: ResolvedAddress[];
@@ -96,6 +125,8 @@ export async function resolveTarget(
     return { ok: false, kind: 'dns', reason: 'host does not resolve', cause: new Error(`no address for ${host}`) };
   let pinned: ResolvedAddress;
   if (allowPrivate) pinned = answers[0]!;
+  else if (r === 'loopback' && answers.every((a) => isLoopback(a.address))) pinned = answers[0]!;
+  else if (url.protocol !== 'https:') return refused('must use https://');
   else {
     // Every answer must be public: a client library may try any of them, and a mixed answer is itself suspicious.
     const checked = answers.map((a) => publicAddress(a.address));
@@ -108,13 +139,13 @@ export async function resolveTarget(
 /** Why this URL may not receive webhooks, or null when it may. */
 export async function refuseUrl(
   raw: string,
-  allowPrivate: boolean,
+  reach: Reach | boolean,
   resolve: Resolve = systemResolve,
 ): Promise<string | null> {
-  if (allowPrivate) {
+  if (reach === true || reach === 'private') {
     const url = parseUrl(raw, true);
     return typeof url === 'string' ? url : null;
   }
-  const checked = await resolveTarget(raw, false, resolve);
+  const checked = await resolveTarget(raw, reach, resolve);
   return checked.ok ? null : checked.reason;
 }

@@ -11,7 +11,7 @@ import { isCatalogueEvent, PING_EVENT } from '../events/catalogue.ts';
 import { emitEvent, signalOutbox } from '../events/event.service.ts';
 import { InvalidTransition, manualRetry } from './delivery-state.ts';
 import { encryptSecret, masterKey } from '../../lib/secret-box.ts';
-import { refuseUrl } from './url-guard.ts';
+import { refuseUrl, webhookReach } from './url-guard.ts';
 
 const eventsSchema = z
   .array(
@@ -33,7 +33,10 @@ const updateSchema = z.object({
 });
 
 async function checkUrl(ctx: Context, url: string): Promise<void> {
-  const why = await refuseUrl(url, ctx.app.config.webhooksAllowPrivate);
+  const { sandbox } = await ctx.tx((tx) =>
+    tx.tenant.findUniqueOrThrow({ where: { id: ctx.principal!.tenant.id }, select: { sandbox: true } }),
+  );
+  const why = await refuseUrl(url, webhookReach(ctx.app.config, sandbox));
   if (why) throw new ValidationError([{ field: 'url', message: why }]);
 }
 
