@@ -1,5 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { newSecret } from '../lib/crypto.ts';
+import { isCatalogueEvent } from '../modules/events/catalogue.ts';
+import { envelopeBody, envelopeHeaders } from '../modules/webhooks/envelope.ts';
 import { webhookService } from '../modules/webhooks/webhook.service.ts';
-import { type Command, type CommandGroup, int, required, str, table, type Values, ORG } from './command.ts';
+import {
+  type Command,
+  type CommandGroup,
+  int,
+  list as listOf,
+  required,
+  str,
+  table,
+  UsageError,
+  type Values,
+  ORG,
+} from './command.ts';
 import type { Runtime } from './runtime.ts';
 
 /** How many of an endpoint's latest deliveries are looked at (the service's page limit). */
@@ -54,6 +69,102 @@ async function resend(rt: Runtime, v: Values) {
   return { json: { resent }, text: `${resent.length} failed deliver${resent.length === 1 ? 'y' : 'ies'} re-sent` };
 }
 
+/** How far behind its last event `listen` looks again: an event whose transaction committed late is still seen. */
+const LISTEN_OVERLAP_MS = 10_000;
+const LISTEN_POLL_MS = 250;
+const FORWARD_TIMEOUT_MS = 10_000;
+
+/**
+ * Like `stripe listen --forward-to`: the organisation's events from now on, each POSTed to a local URL exactly as a
+ * delivery sends it (the same envelope bytes and headers, signed with a secret of this session, printed at start),
+ * with the answer's status and latency printed per event. Reads the event log (the outbox) every 250 ms; runs until
+ * Ctrl-C, or `--max` events.
+ */
+async function listen(rt: Runtime, v: Values) {
+  const ctx = await rt.orgContext(required(v, 'org'));
+  const target = required(v, 'forward-to');
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new UsageError('--forward-to: an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError('--forward-to: an absolute http:// or https:// URL');
+  }
+  const events = listOf(v, 'events');
+  const unknown = events.filter((e) => e !== '*' && !isCatalogueEvent(e));
+  if (unknown.length) throw new UsageError(`--events: not in the catalogue: ${unknown.join(', ')}`);
+  const wanted = (name: string) => !events.length || events.includes('*') || events.includes(name);
+  const max = int(v, 'max');
+  const secret = str(v, 'secret') ?? newSecret('whsec');
+  const json = v.json === true;
+  const say = (line: string) => {
+    if (!json) process.stdout.write(`${line}\n`);
+  };
+  let stop = false;
+  const onSignal = () => (stop = true);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const tenant = ctx.principal!.tenant;
+  say(
+    `Ready! Forwarding ${tenant.code}'s ${events.length ? events.join(', ') : 'events'} to ${url.href}. ` +
+      `Your webhook signing secret is ${secret} (^C to quit)`,
+  );
+  const forwarded: { event_id: string; event: string; status: number | null; ms: number; error: string | null }[] = [];
+  const seen = new Set<string>();
+  const startedAt = new Date();
+  let since = startedAt;
+  try {
+    while (!stop && (max === undefined || forwarded.length < max)) {
+      const rows = await webhookService.eventsSince(ctx, new Date(since.getTime() - LISTEN_OVERLAP_MS), 500);
+      for (const e of rows) {
+        // Events from before the session started are not forwarded; ids already forwarded are skipped.
+        if (seen.has(e.id) || e.createdAt < startedAt) continue;
+        seen.add(e.id);
+        if (!wanted(e.name)) continue;
+        const body = envelopeBody(e, tenant);
+        const headers = envelopeHeaders(e, [secret], Math.floor(Date.now() / 1000), body);
+        say(`${new Date().toISOString()}  --> ${e.name} [${e.id}]`);
+        const started = performance.now();
+        let status: number | null = null;
+        let error: string | null = null;
+        try {
+          const res = await fetch(url, {
+            method: 'POST',
+            body,
+            headers,
+            redirect: 'manual',
+            signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+          });
+          status = res.status;
+          await res.body?.cancel();
+        } catch (err) {
+          error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+        }
+        const ms = Math.round(performance.now() - started);
+        say(
+          `${new Date().toISOString()}  <-- [${status ?? 'ERR'}] POST ${url.href} (${ms} ms)${error ? ` ${error}` : ''}`,
+        );
+        forwarded.push({ event_id: e.id, event: e.name, status, ms, error });
+        if (max !== undefined && forwarded.length >= max) break;
+      }
+      // The window moves with the newest event seen, less the overlap; ids already forwarded are skipped.
+      const newest = rows.at(-1)?.createdAt;
+      if (newest && newest > since) since = newest;
+      if (seen.size > 10_000) seen.clear();
+      if (!stop && (max === undefined || forwarded.length < max)) await sleep(LISTEN_POLL_MS);
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+  return {
+    json: { secret, forward_to: url.href, forwarded },
+    text: `${forwarded.length} event${forwarded.length === 1 ? '' : 's'} forwarded`,
+  };
+}
+
 const commands: Command[] = [
   {
     name: 'list',
@@ -71,6 +182,21 @@ const commands: Command[] = [
       limit: { type: 'string', arg: '<n>', description: `latest deliveries looked at per endpoint (max ${RECENT})` },
     },
     run: resend,
+  },
+  {
+    name: 'listen',
+    summary: "forward the organisation's events, signed as deliveries are, to a local URL (like stripe listen)",
+    details:
+      'Prints a signing secret for this session, then each event as it happens: --> name [id], and the answer of ' +
+      'the URL: <-- [status] POST url (latency). Runs until Ctrl-C, or --max events.',
+    options: {
+      org: ORG,
+      'forward-to': { type: 'string', arg: '<url>', description: 'where to POST each event', required: true },
+      events: { type: 'string', arg: '<a,b,...>', description: 'only these events (default: every event)' },
+      secret: { type: 'string', arg: '<whsec_...>', description: 'sign with this secret (default: a new one)' },
+      max: { type: 'string', arg: '<n>', description: 'stop after forwarding n events' },
+    },
+    run: listen,
   },
 ];
 

@@ -2,11 +2,9 @@ import type { AppServices } from '../../context.ts';
 import { PING_EVENT } from '../events/catalogue.ts';
 import { afterAttempt, canAttempt, type DeliveryStatus } from './delivery-state.ts';
 import { decryptSecret, masterKey } from '../../lib/secret-box.ts';
-import { signatureHeader } from './signature.ts';
+import { envelopeBody, envelopeHeaders } from './envelope.ts';
 import { postWebhook } from './egress.ts';
 import { webhookReach } from './url-guard.ts';
-
-export const USER_AGENT = 'Service-Webhooks/1.0';
 
 export interface AttemptResult {
   /** `skipped`: nothing to do (already delivered or failed, not yet due, or another worker holds it). */
@@ -68,15 +66,7 @@ type Claimed = NonNullable<Awaited<ReturnType<typeof claimDelivery>>>;
 /** The signed POST, outside any transaction; signed with the previous secret too while a rotation's overlap lasts. */
 async function send(app: AppServices, deliveryId: string, claimed: Claimed, now: () => Date): Promise<Sent> {
   const { event, endpoint, tenant } = claimed;
-  const envelope = {
-    id: event.id,
-    event: event.name,
-    created_at: event.createdAt.toISOString(),
-    api_version: 'v1',
-    tenant: { code: tenant.code, name: tenant.name },
-    data: event.data,
-  };
-  const body = JSON.stringify(envelope);
+  const body = envelopeBody(event, tenant);
   const key = masterKey(app.config);
   const attemptedAt = now();
   const secrets = [decryptSecret(key, endpoint.secretEnc, endpoint.id)];
@@ -99,13 +89,7 @@ async function send(app: AppServices, deliveryId: string, claimed: Claimed, now:
     body,
     timeoutMs: app.config.webhookTimeoutMs,
     reach: webhookReach(app.config, tenant.sandbox),
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'service-signature': signatureHeader(secrets, t, body),
-      'service-event': event.name,
-      'service-delivery': event.id,
-    },
+    headers: envelopeHeaders(event, secrets, t, body),
   });
   // The tenant sees only the safe message; the detail (addresses, ports, host names) stays in our log.
   if (res.detail)

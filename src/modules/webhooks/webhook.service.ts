@@ -75,6 +75,21 @@ export const webhookService = {
     return ctx.tx((tx) => tx.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id } }));
   },
 
+  /**
+   * The organisation's events created at or after `since`, oldest first, at most `limit`: what `npm run admin --
+   * webhooks listen` forwards (it looks a little behind its last event, and skips the ids it has forwarded).
+   */
+  eventsSince(ctx: Context, since: Date, limit: number) {
+    return ctx.tx((tx) =>
+      tx.event.findMany({
+        where: { createdAt: { gte: since } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: limit,
+        select: { id: true, name: true, data: true, createdAt: true },
+      }),
+    );
+  },
+
   /** The signing secret is returned here once; only its ciphertext is kept. */
   async create(ctx: Context, input: unknown) {
     const p = ctx.principal!;
