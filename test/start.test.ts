@@ -281,8 +281,21 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     await stopCleanly(again, dataDir);
   }, 180_000);
 
-  it('stops cleanly on Ctrl-C: SIGINT to its whole process group, as a terminal sends it, drains, stops its PostgreSQL and logs nothing above info', async () => {
-    const s = await start(dataDir, {}, { ownProcessGroup: true });
+  it('logs its start steps at debug, and stops cleanly on Ctrl-C: SIGINT to its whole process group, as a terminal sends it, drains, stops its PostgreSQL and logs nothing above info', async () => {
+    const s = await start(dataDir, { LOG_LEVEL: 'debug' }, { ownProcessGroup: true });
+    // At debug, the start says where its time went, step by step.
+    const steps = s
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"start step"'))
+      .map((l) => JSON.parse(l) as { step: string; ms: number });
+    expect(steps.map((x) => x.step)).toEqual([
+      'process and modules loaded',
+      'embedded PostgreSQL started',
+      'migrations, queues and demo data',
+      'service started (schema, caches, workers, listening)',
+    ]);
+    for (const x of steps) expect(Number.isInteger(x.ms) && x.ms >= 0).toBe(true);
     const { pid: postmasterPid } = await postmaster(dataDir);
     // A connection open and a request in hand when the signal comes.
     const open = fetch(`${s.origin}/healthz`);

@@ -1,7 +1,14 @@
 import { startApp } from '../app.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
-import { logReady, openDatabase, prepareDatabase, refuseUnsafeSettings, writeCredentials } from './start.ts';
+import {
+  logReady,
+  openDatabase,
+  prepareDatabase,
+  refuseUnsafeSettings,
+  startSteps,
+  writeCredentials,
+} from './start.ts';
 
 /**
  * One process (WEB_CONCURRENCY=1, or PROCESS_ROLE=jobs): the database, migrations and demo seed, then what
@@ -10,8 +17,11 @@ import { logReady, openDatabase, prepareDatabase, refuseUnsafeSettings, writeCre
  */
 export async function runSingleProcess(config: Config, log: Logger): Promise<void> {
   const role = config.processRole;
+  const step = startSteps(log);
+  step('process and modules loaded');
   refuseUnsafeSettings(config, log);
   const { databaseUrl, embedded } = await openDatabase(config, log);
+  step(embedded ? 'embedded PostgreSQL started' : 'database named (DATABASE_URL)');
   let stopApp: (() => Promise<void>) | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -35,6 +45,7 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
 
   try {
     const tenants = await prepareDatabase(config, log, databaseUrl);
+    step('migrations, queues and demo data');
     const app = await startApp({
       config,
       log,
@@ -46,6 +57,7 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
       beforeReady: tenants ? (_services, origin) => writeCredentials(config, log, tenants, origin) : undefined,
     });
     stopApp = () => app.stop();
+    step('service started (schema, caches, workers, listening)');
     logReady(config, log, app.origin);
   } catch (err) {
     log.error({ err }, 'start failed');

@@ -16,6 +16,24 @@ import { ensureQueues } from './enqueue.ts';
  * under the start lock so replicas started together take turns and end up with the same secrets.
  */
 
+/**
+ * Times the start's steps: each call logs, at debug, the step just finished and how long it took since the previous
+ * one (or since the process started), so a slow start says where its time went.
+ */
+export function startSteps(log: Logger): (step: string) => void {
+  let last = performance.now();
+  let first = true;
+  return (step) => {
+    const now = performance.now();
+    log.debug(
+      { step, ms: Math.round(first ? now : now - last), since_process_start_ms: Math.round(now) },
+      'start step',
+    );
+    first = false;
+    last = now;
+  };
+}
+
 /** Settings refused in production stop the start before anything opens (startApp logs the warnings later). */
 export function refuseUnsafeSettings(config: Config, log: Logger): void {
   try {
@@ -103,6 +121,7 @@ export function logReady(config: Config, log: Logger, origin: string, extra: Rec
       dashboard: at('/dashboard'),
       metrics: config.metricsToken ? at('/metrics') : `${at('/metrics')} (off: set METRICS_TOKEN)`,
       demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
+      start_ms: Math.round(performance.now()),
       ...extra,
     },
     `Bima Gateway ready on ${origin} · API ${at('/api/v1')}, reference ${at('/docs')}, GraphQL ${at('/graphql')} ` +
