@@ -70,7 +70,9 @@ describe('the page', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
     const html = await page.text();
-    for (const m of html.matchAll(/\b(?:src|href)="([^"]*)"/g)) expect(m[1]).toMatch(/^\/dashboard\/app\.(js|css)$/);
+    for (const m of html.matchAll(/\b(?:src|href)="([^"]*)"/g)) {
+      expect(m[1]).toMatch(/^(\/dashboard\/app\.(js|css)|\/favicon\.svg)$/);
+    }
     for (const f of ['app.js', 'app.css']) {
       const r = await fetch(`${t.origin}/dashboard/${f}`);
       expect(r.status, f).toBe(200);

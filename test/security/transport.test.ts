@@ -133,7 +133,9 @@ const HOSTILE: [string, string | Buffer, number[]][] = [
   ['unknown HTTP version', req('GET /healthz HTTP/3.7'), [400]],
   ['CONNECT', req('CONNECT internal.example:443 HTTP/1.1', ['Host: internal.example:443']), [405]],
   ['TRACE', req('TRACE /api/v1/me HTTP/1.1'), [405]],
-  ['TRACE outside the API', req('TRACE / HTTP/1.1'), [404]],
+  // `/` is the landing page: GET and HEAD only.
+  ['TRACE outside the API', req('TRACE / HTTP/1.1'), [405]],
+  ['TRACE to an unknown path', req('TRACE /nowhere HTTP/1.1'), [404]],
   ['unknown method', req('BREW /api/v1/me HTTP/1.1'), [400]],
   ['headers over 16 kB', req('GET /healthz HTTP/1.1', ['Host: localhost', `X-Filler: ${'a'.repeat(20_000)}`]), [431]],
   ['NUL in the target', req('GET /a\u0000b HTTP/1.1'), [400]],
