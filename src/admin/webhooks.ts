@@ -72,6 +72,8 @@ async function resend(rt: Runtime, v: Values) {
 /** How far behind its last event `listen` looks again: an event whose transaction committed late is still seen. */
 const LISTEN_OVERLAP_MS = 10_000;
 const LISTEN_POLL_MS = 250;
+/** Events read per look; a full page is followed at once by the next, from its newest event. */
+const LISTEN_PAGE = 500;
 const FORWARD_TIMEOUT_MS = 10_000;
 
 /**
@@ -112,16 +114,21 @@ async function listen(rt: Runtime, v: Values) {
       `Your webhook signing secret is ${secret} (^C to quit)`,
   );
   const forwarded: { event_id: string; event: string; status: number | null; ms: number; error: string | null }[] = [];
-  const seen = new Set<string>();
+  /** Ids forwarded or passed over, with their time: forgotten once older than the window looks back. */
+  const seen = new Map<string, number>();
   const startedAt = new Date();
   let since = startedAt;
+  let full = false;
   try {
     while (!stop && (max === undefined || forwarded.length < max)) {
-      const rows = await webhookService.eventsSince(ctx, new Date(since.getTime() - LISTEN_OVERLAP_MS), 500);
+      // Behind the newest event seen by the overlap, except straight after a full page (paging forward then).
+      const from = new Date(since.getTime() - (full ? 0 : LISTEN_OVERLAP_MS));
+      const rows = await webhookService.eventsSince(ctx, from, LISTEN_PAGE);
+      full = rows.length === LISTEN_PAGE;
       for (const e of rows) {
         // Events from before the session started are not forwarded; ids already forwarded are skipped.
         if (seen.has(e.id) || e.createdAt < startedAt) continue;
-        seen.add(e.id);
+        seen.set(e.id, e.createdAt.getTime());
         if (!wanted(e.name)) continue;
         const body = envelopeBody(e, tenant);
         const headers = envelopeHeaders(e, [secret], Math.floor(Date.now() / 1000), body);
@@ -151,9 +158,10 @@ async function listen(rt: Runtime, v: Values) {
       }
       // The window moves with the newest event seen, less the overlap; ids already forwarded are skipped.
       const newest = rows.at(-1)?.createdAt;
-      if (newest && newest > since) since = newest;
-      if (seen.size > 10_000) seen.clear();
-      if (!stop && (max === undefined || forwarded.length < max)) await sleep(LISTEN_POLL_MS);
+      const advanced = !!newest && newest > since;
+      if (advanced) since = newest;
+      for (const [id, at] of seen) if (at < since.getTime() - 2 * LISTEN_OVERLAP_MS) seen.delete(id);
+      if (!(full && advanced) && !stop && (max === undefined || forwarded.length < max)) await sleep(LISTEN_POLL_MS);
     }
   } finally {
     process.removeListener('SIGINT', onSignal);
