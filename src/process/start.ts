@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.ts';
 import { checkProductionPosture } from '../lib/posture.ts';
 import { type DemoCredentials, loadDemo, writeDemoCredentials } from '../seed/demo.ts';
 import { checkSharedMasterKey } from '../seed/platform-secrets.ts';
-import { websocketUrl } from '../http/pages/home.ts';
+import { PLACES, websocketUrl } from '../http/pages/home.ts';
 import { ensureQueues } from './enqueue.ts';
 
 /**
@@ -21,15 +21,10 @@ import { ensureQueues } from './enqueue.ts';
  * one (or since the process started), so a slow start says where its time went.
  */
 export function startSteps(log: Logger): (step: string) => void {
-  let last = performance.now();
-  let first = true;
+  let last = 0; // performance.now() counts from the process's start
   return (step) => {
     const now = performance.now();
-    log.debug(
-      { step, ms: Math.round(first ? now : now - last), since_process_start_ms: Math.round(now) },
-      'start step',
-    );
-    first = false;
+    log.debug({ step, ms: Math.round(now - last), since_process_start_ms: Math.round(now) }, 'start step');
     last = now;
   };
 }
@@ -113,12 +108,10 @@ export function logReady(config: Config, log: Logger, origin: string, extra: Rec
       role: config.processRole,
       home: `${origin}/`,
       rest: at('/api/v1'),
-      openapi: at('/api/v1/openapi.json'),
-      docs: at('/docs'),
-      graphql: at('/graphql'),
+      // The places the landing page (GET /) lists, under the same keys.
+      ...Object.fromEntries(PLACES.map((p) => [p.key, at(p.path)])),
       graphiql: config.graphiql ? `${at('/graphql')} (open in a browser)` : null,
       websocket: websocketUrl(origin),
-      dashboard: at('/dashboard'),
       metrics: config.metricsToken ? at('/metrics') : `${at('/metrics')} (off: set METRICS_TOKEN)`,
       demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
       start_ms: Math.round(performance.now()),

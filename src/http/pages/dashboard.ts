@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../lib/problem.ts';
 import { type Asset, builtAsset, SHELL } from './dashboard/assets.ts';
-import type { Page } from './page.ts';
+import { type Page, requireGetOrHead } from './page.ts';
 
 /**
  * The page may load its own files and talk to this origin (HTTP and WebSocket: CSP 3's 'self' covers ws: and wss:
@@ -39,8 +39,7 @@ function send(req: IncomingMessage, res: ServerResponse, a: Asset, headers: Reco
 export const dashboardPage: Page = {
   matches: (pathname) => pathname === '/dashboard' || pathname.startsWith('/dashboard/'),
   handle: async (_app, req, res, { url }) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      throw new AppError('method_not_allowed', { detail: 'Use GET', headers: { allow: 'GET, HEAD' } });
+    requireGetOrHead(req);
     const name = url.pathname.slice('/dashboard'.length).replace(/^\//, '');
     if (name === '') return send(req, res, SHELL, { 'content-security-policy': CSP, 'referrer-policy': 'no-referrer' });
     const a = builtAsset(name);

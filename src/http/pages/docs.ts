@@ -1,8 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import { AppError } from '../../lib/problem.ts';
 import { type Asset, docsAssets } from './docs/assets.ts';
 import { DOCS_CSP, docsHtml } from './docs/html.ts';
-import type { Page } from './page.ts';
+import { type Page, requireGetOrHead, sendBody } from './page.ts';
 
 /**
  * /docs: the API reference, the OpenAPI document (GET /api/v1/openapi.json) rendered by Scalar from its bundle in
@@ -18,12 +17,10 @@ export const docsPage: Page = {
     if (!asset && pathname !== '/docs' && pathname !== '/docs/') {
       throw new AppError('not_found', { detail: `No such path: ${pathname}` });
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new AppError('method_not_allowed', { detail: 'Use GET', headers: { allow: 'GET, HEAD' } });
-    }
-    if (asset) return send(res, req.method === 'HEAD', asset.body, immutable(asset));
+    requireGetOrHead(req);
+    if (asset) return sendBody(req, res, asset.body, immutable(asset));
     const html = Buffer.from(docsHtml(scalar, start));
-    send(res, req.method === 'HEAD', html, {
+    sendBody(req, res, html, {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-cache',
       'content-security-policy': DOCS_CSP,
@@ -37,8 +34,3 @@ const immutable = (a: Asset): Record<string, string> => ({
   'content-type': a.contentType,
   'cache-control': 'public, max-age=31536000, immutable',
 });
-
-function send(res: ServerResponse, head: boolean, body: Buffer, headers: Record<string, string>): void {
-  res.writeHead(200, { ...headers, 'content-length': String(body.length) });
-  res.end(head ? undefined : body);
-}

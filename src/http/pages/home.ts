@@ -1,6 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../../lib/problem.ts';
-import type { Page } from './page.ts';
+import { type Page, requireGetOrHead, sendBody } from './page.ts';
 
 /** The service's mark: a shield with a tick, in the dashboard's green. Served as /favicon.svg and /favicon.ico. */
 export const FAVICON_SVG = Buffer.from(
@@ -81,11 +79,9 @@ ${rows}
 export const homePage: Page = {
   matches: (pathname) => pathname === '/' || pathname === '/favicon.ico' || pathname === '/favicon.svg',
   async handle(_app, req, res, { url }) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new AppError('method_not_allowed', { detail: 'Use GET', headers: { allow: 'GET, HEAD' } });
-    }
+    requireGetOrHead(req);
     if (url.pathname === '/') {
-      return send(req, res, Buffer.from(homeHtml(`${url.protocol}//${url.host}`)), {
+      return sendBody(req, res, Buffer.from(homeHtml(`${url.protocol}//${url.host}`)), {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-cache',
         'content-security-policy': CSP,
@@ -93,14 +89,9 @@ export const homePage: Page = {
         'x-frame-options': 'DENY',
       });
     }
-    return send(req, res, FAVICON_SVG, {
+    return sendBody(req, res, FAVICON_SVG, {
       'content-type': 'image/svg+xml',
       'cache-control': 'public, max-age=86400',
     });
   },
 };
-
-function send(req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>): void {
-  res.writeHead(200, { ...headers, 'content-length': String(body.length) });
-  res.end(req.method === 'HEAD' ? undefined : body);
-}

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/problem.ts';
-import type { Page } from './page.ts';
+import { type Page, requireGetOrHead } from './page.ts';
 
 /**
  * GET /metrics: the Prometheus text exposition of this process (src/http/pages/metrics/registry.ts). Off (404, as
@@ -21,9 +21,7 @@ export const metricsPage: Page = {
         headers: { 'www-authenticate': 'Bearer realm="metrics"' },
       });
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new AppError('method_not_allowed', { detail: 'Use GET', headers: { allow: 'GET, HEAD' } });
-    }
+    requireGetOrHead(req);
     const { contentType, text } = await app.metrics.scrape();
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : text);
