@@ -46,8 +46,8 @@ describe('webhook URLs with private addresses refused', () => {
   });
 
   it('allows loopback and http only when the setting is on', async () => {
-    expect(await refuseUrl('http://127.0.0.1:1234/x', true)).toBeNull();
-    expect(await refuseUrl('http://127.0.0.1:1234/x', false)).toBe('must use https://');
-    expect(await refuseUrl('https://no-such-host.invalid/x', false)).toBe('host does not resolve');
+    expect(await refuseUrl('http://127.0.0.1:1234/x', 'private')).toBeNull();
+    expect(await refuseUrl('http://127.0.0.1:1234/x', 'public')).toBe('must use https://');
+    expect(await refuseUrl('https://no-such-host.invalid/x', 'public')).toBe('host does not resolve');
   });
 });

@@ -84,14 +84,8 @@ const FORWARD_TIMEOUT_MS = 10_000;
  */
 async function listen(rt: Runtime, v: Values) {
   const ctx = await rt.orgContext(required(v, 'org'));
-  const target = required(v, 'forward-to');
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new UsageError('--forward-to: an absolute http:// or https:// URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const url = URL.parse(required(v, 'forward-to'));
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new UsageError('--forward-to: an absolute http:// or https:// URL');
   }
   const events = listOf(v, 'events');

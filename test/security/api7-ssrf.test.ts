@@ -143,12 +143,12 @@ describe('OWASP API7:2023 Server Side Request Forgery', () => {
     it('refuses a host name when any of its DNS answers is special-purpose', async () => {
       for (const answers of [['64:ff9b::a9fe:a9fe'], ['8.8.8.8', '10.0.0.1'], ['198.18.0.1']]) {
         const resolve: Resolve = async () => answers.map((address) => ({ address, family: net.isIP(address) }));
-        expect(await refuseUrl('https://hooks.example.test/x', false, resolve), answers.join()).toBe(
+        expect(await refuseUrl('https://hooks.example.test/x', 'public', resolve), answers.join()).toBe(
           'resolves to a private or loopback address',
         );
       }
       expect(
-        await refuseUrl('https://hooks.example.test/x', false, async () => [{ address: '8.8.8.8', family: 4 }]),
+        await refuseUrl('https://hooks.example.test/x', 'public', async () => [{ address: '8.8.8.8', family: 4 }]),
       ).toBeNull();
     });
   });

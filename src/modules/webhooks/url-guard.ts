@@ -37,6 +37,17 @@ export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbat
 // IPv4-compatible ::a.b.c.d) 'unicast' only because no special range names it.
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
+/** An IP address in standard notation, an IPv4-mapped IPv6 address as the IPv4 address it carries; else null. */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!isIP(address)) return null;
+  try {
+    const ip = ipaddr.parse(address);
+    return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The address to connect to when `address` is public, else null. Public means ipaddr.js's range `unicast`; every
  * other range (loopback, private, link-local, CGNAT, multicast, reserved, benchmarking, TEST-NETs, NAT64, 6to4,
@@ -45,18 +56,9 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
  * address itself, judged and connected to as IPv4.
  */
 export function publicAddress(address: string): ResolvedAddress | null {
-  if (!isIP(address)) return null;
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address);
-  } catch {
-    return null;
-  }
-  if (ip.kind() === 'ipv6') {
-    const v6 = ip as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
-    else if (!v6.match(GLOBAL_UNICAST_V6)) return null;
-  }
+  const ip = parseAddress(address);
+  if (!ip) return null;
+  if (ip.kind() === 'ipv6' && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return null;
   if (ip.range() !== 'unicast') return null;
   return { address: ip.toString(), family: ip.kind() === 'ipv4' ? 4 : 6 };
 }
@@ -81,16 +83,10 @@ const PRIVATE_REASON = 'resolves to a private or loopback address';
 
 /** Whether `address` is a loopback address (127.0.0.0/8, ::1, or an IPv4-mapped loopback). */
 function isLoopback(address: string): boolean {
-  try {
-    let ip = ipaddr.parse(address);
-    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-    return ip.range() === 'loopback';
-  } catch {
-    return false;
-  }
+  return parseAddress(address)?.range() === 'loopback';
 }
 
-function parseUrl(raw: string, allowPrivate: boolean): URL | string {
+function parseUrl(raw: string, allowHttp: boolean): URL | string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -98,21 +94,15 @@ function parseUrl(raw: string, allowPrivate: boolean): URL | string {
     return 'must be an absolute URL';
   }
   if (url.username || url.password) return 'must not carry credentials';
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must use https://';
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'must use https://';
   if (!url.hostname) return 'must be an absolute URL';
   return url;
 }
 
-/** Resolves once and picks the address to connect to; with allowPrivate only the address class goes unchecked. */
-export async function resolveTarget(
-  raw: string,
-  reach: Reach | boolean,
-  resolve: Resolve = systemResolve,
-): Promise<Checked> {
-  const r: Reach = reach === true ? 'private' : reach === false ? 'public' : reach;
-  const allowPrivate = r === 'private';
+/** Resolves once and picks the address to connect to; with reach `private` the address class goes unchecked. */
+export async function resolveTarget(raw: string, reach: Reach, resolve: Resolve = systemResolve): Promise<Checked> {
   // http is for what never leaves the machine (or a network the operator vouched for): judged on the addresses below.
-  const url = parseUrl(raw, r !== 'public');
+  const url = parseUrl(raw, reach !== 'public');
   if (typeof url === 'string') return refused(url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let answers: ResolvedAddress[];
@@ -124,8 +114,8 @@ export async function resolveTarget(
   if (!answers.length)
     return { ok: false, kind: 'dns', reason: 'host does not resolve', cause: new Error(`no address for ${host}`) };
   let pinned: ResolvedAddress;
-  if (allowPrivate) pinned = answers[0]!;
-  else if (r === 'loopback' && answers.every((a) => isLoopback(a.address))) pinned = answers[0]!;
+  if (reach === 'private') pinned = answers[0]!;
+  else if (reach === 'loopback' && answers.every((a) => isLoopback(a.address))) pinned = answers[0]!;
   else if (url.protocol !== 'https:') return refused('must use https://');
   else {
     // Every answer must be public: a client library may try any of them, and a mixed answer is itself suspicious.
@@ -137,12 +127,8 @@ export async function resolveTarget(
 }
 
 /** Why this URL may not receive webhooks, or null when it may. */
-export async function refuseUrl(
-  raw: string,
-  reach: Reach | boolean,
-  resolve: Resolve = systemResolve,
-): Promise<string | null> {
-  if (reach === true || reach === 'private') {
+export async function refuseUrl(raw: string, reach: Reach, resolve: Resolve = systemResolve): Promise<string | null> {
+  if (reach === 'private') {
     const url = parseUrl(raw, true);
     return typeof url === 'string' ? url : null;
   }
