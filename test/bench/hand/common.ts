@@ -6,19 +6,13 @@
  */
 import type http from 'node:http';
 import type pg from 'pg';
+import type { Actor } from '../../../src/auth/principal.ts';
 import type { TenantType, UserRole } from '../../../src/generated/prisma/enums.ts';
 import { sha256Hex } from '../../../src/lib/crypto.ts';
 import { AppError } from '../../../src/lib/problem.ts';
 
-export interface HandActor {
-  userId: number;
-  name: string;
-  role: UserRole;
-  code: string | null;
-  branchId: number | null;
-  /** An agent: sees only the records within their reach (src/modules/access/*.visibility.ts). */
-  ownRecordsOnly: boolean;
-}
+/** The service's actor (src/auth/principal.ts), without how it was established. */
+export type HandActor = Omit<Actor, 'source'>;
 
 export interface HandPrincipal {
   tenantId: number;
