@@ -292,7 +292,9 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     expect(steps.map((x) => x.step)).toEqual([
       'process and modules loaded',
       'embedded PostgreSQL started',
-      'migrations, queues and demo data',
+      'migrations',
+      "pg-boss's schema and queues",
+      'demo data',
       'service started (schema, caches, workers, listening)',
     ]);
     for (const x of steps) expect(Number.isInteger(x.ms) && x.ms >= 0).toBe(true);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
-import { Repeater } from 'graphql-yoga';
+import { Repeater } from '@repeaterjs/repeater';
 import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 
 export type Logger = pino.Logger;
 
@@ -42,6 +42,8 @@ export function createLogger(level: string, format: LogFormat = 'json', destinat
     },
   };
   if (format === 'pretty') {
+    // Loaded only for a terminal's log (a CommonJS package, so synchronously): JSON logging never pays for it.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     const stream = pretty({
       colorize: destination === undefined && process.stdout.isTTY === true,
       translateTime: 'SYS:HH:MM:ss.l',

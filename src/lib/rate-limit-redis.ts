@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import {
   check,
   decide,
@@ -78,7 +79,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#prefix = opts.prefix ?? 'ratelimit:';
     // The limiter sits on every request's path: fail fast while Redis is unreachable so the
     // caller can choose to fail open or closed instead of stalling requests.
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 1 });
+    // Loaded on first use (a CommonJS package, so synchronously): a process without REDIS_URL never pays for it.
+    const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.#redis = new Client(url, { maxRetriesPerRequest: 1 });
     // defineCommand sends EVALSHA and falls back to EVAL when the script isn't cached.
     this.#redis.defineCommand('rateLimitLog', { numberOfKeys: 1, lua: HIT_SCRIPT });
     const scripted = this.#redis as Redis & { rateLimitLog: HitCommand };

@@ -44,8 +44,7 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   try {
-    const tenants = await prepareDatabase(config, log, databaseUrl);
-    step('migrations, queues and demo data');
+    const tenants = await prepareDatabase(config, log, databaseUrl, step);
     const app = await startApp({
       config,
       log,

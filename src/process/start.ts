@@ -62,21 +62,26 @@ export async function prepareDatabase(
   config: Config,
   log: Logger,
   databaseUrl: string,
+  step: (name: string) => void = () => undefined,
 ): Promise<DemoCredentials['tenants'] | undefined> {
   const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
   log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
+  step('migrations');
   await ensureQueues(databaseUrl);
+  step("pg-boss's schema and queues");
   const db = await Database.connect(databaseUrl, { poolSize: 2, poolWaitMs: config.dbPoolWaitMs });
   try {
     if (!config.demoSeed) {
       await checkSharedMasterKey(db, config);
       return undefined;
     }
-    return await loadDemo(db, {
+    const tenants = await loadDemo(db, {
       credentialsFile: config.demoCredentialsFile,
       log: (m) => log.info(m),
       masterKey: config,
     });
+    step('demo data');
+    return tenants;
   } finally {
     await db.close();
   }

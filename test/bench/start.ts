@@ -7,8 +7,10 @@
  * - memory: VmRSS of the service's node process(es) and, separately, of its PostgreSQL's, once ready and idle 2 s.
  *
  * Where the time goes comes from the service's own log (pino JSON lines; `time` of the milestones it logs), counted
- * from the spawn of `npm start`. Under NODE_ENV=production with a passkey and SECRETS_KEY of its own, as bench:http
- * runs the service; BENCH_WEB_CONCURRENCY passes WEB_CONCURRENCY (memory then covers every worker).
+ * from the spawn of `npm start`, and from its `start step` lines (logged at debug: how long each step took). Under
+ * NODE_ENV=production with a passkey and SECRETS_KEY of its own, as bench:http runs the service; BENCH_START_AS=readme
+ * starts it as the README's newcomer does instead (no settings but PORT and DATA_DIR). BENCH_WEB_CONCURRENCY passes
+ * WEB_CONCURRENCY (memory then covers every worker).
  *
  *   BENCH_START_RUNS (3): each run is one cold and one warm start, in a data directory of its own under the system's
  *   temporary directory, removed afterwards. Min and median are printed.
@@ -27,6 +29,8 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error('BENCH_START_RUNS must 
 const webConcurrency = process.env.BENCH_WEB_CONCURRENCY || undefined;
 if (webConcurrency !== undefined && !/^[1-9]\d*$/.test(webConcurrency))
   throw new Error('BENCH_WEB_CONCURRENCY must be a positive integer');
+const as = process.env.BENCH_START_AS || 'production';
+if (as !== 'production' && as !== 'readme') throw new Error('BENCH_START_AS must be production or readme');
 const TIMEOUT_MS = 300_000;
 const IDLE_MS = 2_000;
 const log = (m: string) => process.stderr.write(`[start] ${m}\n`);
@@ -42,6 +46,8 @@ const MILESTONES: { label: string; match: (msg: string) => boolean }[] = [
 interface Start {
   /** Milliseconds from the spawn of `npm start`, by milestone label; missing when not logged. */
   at: Map<string, number>;
+  /** Milliseconds each start step took (the service's `start step` lines), by step. */
+  steps: Map<string, number>;
   /** KiB once ready and idle. */
   nodeKb: number;
   /** The service's processes by command name, e.g. "node, esbuild" (tsx's transform helper). */
@@ -68,11 +74,11 @@ async function startOnce(dataDir: string, secretsKey: string): Promise<Start> {
   const origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    ...productionEnv(secretsKey),
+    ...(as === 'production' ? productionEnv(secretsKey) : {}),
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: 'debug',
     ...(webConcurrency ? { WEB_CONCURRENCY: webConcurrency } : {}),
   };
   delete env.DATABASE_URL; // the embedded PostgreSQL is part of what starts
@@ -81,17 +87,20 @@ async function startOnce(dataDir: string, secretsKey: string): Promise<Start> {
   groups.add(npm.pid!);
   const exited = new Promise<void>((r) => npm.once('exit', () => r()));
   const at = new Map<string, number>();
+  const steps = new Map<string, number>();
   const tail: string[] = [];
   const onLine = (line: string) => {
     tail.push(line);
     if (tail.length > 30) tail.shift();
-    let entry: { msg?: unknown; time?: unknown };
+    let entry: { msg?: unknown; time?: unknown; step?: unknown; ms?: unknown };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       return; // npm's own banner
     }
     if (typeof entry.msg !== 'string' || typeof entry.time !== 'string') return;
+    if (entry.msg === 'start step' && typeof entry.step === 'string' && typeof entry.ms === 'number')
+      steps.set(entry.step, entry.ms);
     const m = MILESTONES.find((x) => !at.has(x.label) && x.match(entry.msg as string));
     if (m) at.set(m.label, Date.parse(entry.time) - t0);
   };
@@ -122,6 +131,7 @@ async function startOnce(dataDir: string, secretsKey: string): Promise<Start> {
     const npmMem = treeMemory(npm.pid, 'VmRSS', (p) => p.pid === npm.pid);
     return {
       at,
+      steps,
       nodeKb: mem?.nodeKb ?? 0,
       nodeProcesses: tree
         .filter(isService)
@@ -217,6 +227,17 @@ async function main(): Promise<void> {
         s,
       ),
     ]),
+    ...[...new Set(cold.flatMap((r) => [...r.steps.keys()]))].map((step): [string, string, string] => [
+      `  step: ${step}`,
+      cell(
+        cold.flatMap((r) => r.steps.get(step) ?? []),
+        s,
+      ),
+      cell(
+        warm.flatMap((r) => r.steps.get(step) ?? []),
+        s,
+      ),
+    ]),
     memory(`RSS of the service (${cold[0].nodeProcesses})`, (r) => r.nodeKb),
     memory(`RSS of PostgreSQL (${cold[0].postgresProcesses} processes)`, (r) => r.postgresKb),
     memory('RSS of npm itself', (r) => r.npmKb),
@@ -236,7 +257,7 @@ async function main(): Promise<void> {
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} at the end`,
-      `npm start = ${startScript}; NODE_ENV=production, ${webConcurrency ? `WEB_CONCURRENCY=${webConcurrency}` : 'one process'}, ` +
+      `npm start = ${startScript}; ${as === 'production' ? 'NODE_ENV=production' : "as the README's newcomer (no settings)"}, ${webConcurrency ? `WEB_CONCURRENCY=${webConcurrency}` : 'one process'}, ` +
         `DATA_DIR in ${os.tmpdir()}; ${runs} run${runs === 1 ? '' : 's'}${runs > 1 ? ', min / median' : ''}; ` +
         `milestones from the service's log; RSS (VmRSS) once ready and idle ${IDLE_MS / 1000} s`,
       '',
