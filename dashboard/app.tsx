@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { type Session, signIn } from './api.ts';
 import { HourlyChart } from './chart.tsx';
 import { useBoard } from './live.ts';
+import { Detail } from './detail.tsx';
 import { Card, Collections, Feed, StatusTable, WebhookHealth } from './panels.tsx';
+import type { Target } from './queries.ts';
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
@@ -61,6 +63,7 @@ function SignInForm({ notice, onSession }: { notice: string | null; onSession: (
 
 function Dashboard({ session, signOut }: { session: Session; signOut: (why: string) => void }) {
   const b = useBoard(session, signOut);
+  const [target, setTarget] = useState<Target | null>(null);
   const me = b.figures?.me;
   return (
     <main class="board">
@@ -72,12 +75,14 @@ function Dashboard({ session, signOut }: { session: Session; signOut: (why: stri
             {me.actor ? ` · ${me.actor.name} (${me.actor.ownRecordsOnly ? 'own records' : me.actor.role})` : ''}
           </span>
         )}
-        <span class={`live ${b.live}`} data-testid="live-status">
-          {b.live}
+        <span class="actions">
+          <span class={`live ${b.live}`} data-testid="live-status">
+            {b.live}
+          </span>
+          <button type="button" onClick={() => signOut('Signed out')}>
+            Sign out
+          </button>
         </span>
-        <button type="button" onClick={() => signOut('Signed out')}>
-          Sign out
-        </button>
       </header>
       {b.error && (
         <p class="error" role="alert">
@@ -87,25 +92,35 @@ function Dashboard({ session, signOut }: { session: Session; signOut: (why: stri
       {b.figures && (
         <div class="grid">
           <Card title={`Collections today (${b.figures.collectionsSummary.date})`}>
-            <Collections c={b.figures.collectionsSummary} />
+            <Collections c={b.figures.collectionsSummary} open={setTarget} />
           </Card>
           <Card title="Collected per hour (KES)">
             <HourlyChart byHour={b.figures.collectionsSummary.byHour} />
           </Card>
           <Card title="Live">
-            <Feed items={b.feed} />
+            <Feed items={b.feed} loaded={b.history} open={setTarget} />
           </Card>
           <Card title="Policies by state">
-            <StatusTable rows={b.figures.policyCounts} id="policy-counts" />
+            <StatusTable
+              rows={b.figures.policyCounts}
+              id="policy-counts"
+              open={(status) => setTarget({ kind: 'policies', status })}
+            />
           </Card>
           <Card title="Claims by state">
-            <StatusTable rows={b.figures.claimCounts} id="claim-counts" sla />
+            <StatusTable
+              rows={b.figures.claimCounts}
+              id="claim-counts"
+              sla
+              open={(status) => setTarget({ kind: 'claims', status })}
+            />
           </Card>
           <Card title="Webhook endpoints">
             <WebhookHealth webhooks={b.webhooks} />
           </Card>
         </div>
       )}
+      {target && <Detail session={session} target={target} onClose={() => setTarget(null)} />}
     </main>
   );
 }

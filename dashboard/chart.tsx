@@ -14,7 +14,7 @@ export function HourlyChart({ byHour }: { byHour: { hour: number; count: number;
     const bars = uPlot.paths.bars!({ size: [0.7, 40] });
     plot.current = new uPlot(
       {
-        width: Math.max(320, box.current.clientWidth),
+        width: Math.max(240, box.current.clientWidth),
         height: 200,
         scales: { x: { time: false, range: [-0.5, 23.5] } },
         axes: [

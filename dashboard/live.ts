@@ -1,7 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, liveClient, type Session } from './api.ts';
 import { todayNairobi } from './format.ts';
-import { type Endpoint, FIGURES, type FeedItem, feedItem, type Figures, LIVE, WEBHOOKS } from './queries.ts';
+import {
+  type Endpoint,
+  eventItem,
+  FEED_EVENTS,
+  type FeedItem,
+  FIGURES,
+  type Figures,
+  HISTORY,
+  LIVE_FEED,
+  type ServiceEvent,
+  WEBHOOKS,
+} from './queries.ts';
 
 const FEED_LENGTH = 60;
 /** A quiet refresh of the figures, besides the one each live event asks for. */
@@ -12,6 +23,8 @@ export interface Board {
   /** Endpoints, or why this key cannot read them. */
   webhooks: Endpoint[] | string | null;
   feed: FeedItem[];
+  /** Whether today's history has been read (until then the feed says it is loading). */
+  history: boolean;
   live: 'connecting' | 'live' | 'reconnecting' | 'closed';
   error: string | null;
 }
@@ -31,6 +44,20 @@ function deliveryChanges(endpoints: Endpoint[], seen: Map<string, string> | null
   return items;
 }
 
+/**
+ * The feed after new lines arrive, from the history or live: one line per id (an event read from the history and
+ * heard live is shown once), newest first, at most FEED_LENGTH.
+ */
+export function mergeFeed(feed: FeedItem[], items: FeedItem[]): FeedItem[] {
+  const byId = new Map<string, FeedItem>();
+  for (const i of [...items, ...feed]) if (!byId.has(i.id)) byId.set(i.id, i);
+  return [...byId.values()]
+    .map((item, n) => ({ item, n, t: Date.parse(item.at) || 0 }))
+    .sort((a, b) => b.t - a.t || a.n - b.n)
+    .map((x) => x.item)
+    .slice(0, FEED_LENGTH);
+}
+
 /** A subscription's failure as a line: graphql-ws hands GraphQL errors as an array, a socket's as an event. */
 function liveError(e: unknown): string {
   if (Array.isArray(e)) return e.map((x: { message?: string }) => x.message ?? 'error').join('; ');
@@ -46,14 +73,30 @@ export function useBoard(session: Session, signOut: (why: string) => void): Boar
     figures: null,
     webhooks: null,
     feed: [],
+    history: false,
     live: 'connecting',
     error: null,
   });
   const seen = useRef<Map<string, string> | null>(null);
   const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
   const update = (patch: (b: Board) => Partial<Board>) => setBoard((b) => ({ ...b, ...patch(b) }));
-  const push = (items: FeedItem[]) =>
-    items.length && update((b) => ({ feed: [...items.reverse(), ...b.feed].slice(0, FEED_LENGTH) }));
+  const push = (items: FeedItem[]) => items.length && update((b) => ({ feed: mergeFeed(b.feed, items) }));
+
+  /** Today's events so far (Nairobi), newest first: on load and again on every (re)connect, to fill any gap. */
+  const history = async () => {
+    try {
+      const r = await gql<{ events: { edges: { node: ServiceEvent }[] } }>(session, HISTORY, {
+        since: `${todayNairobi()}T00:00:00+03:00`,
+        types: FEED_EVENTS,
+        first: FEED_LENGTH,
+      });
+      if (!r.data) return update(() => ({ error: r.errors?.map((e) => e.message).join('; ') ?? 'No answer' }));
+      const items = r.data.events.edges.map((e) => eventItem(e.node)).filter((i): i is FeedItem => !!i);
+      update((b) => ({ feed: mergeFeed(b.feed, items), history: true }));
+    } catch (e) {
+      update(() => ({ error: (e as Error).message }));
+    }
+  };
 
   const refresh = async () => {
     try {
@@ -84,28 +127,34 @@ export function useBoard(session: Session, signOut: (why: string) => void): Boar
 
   useEffect(() => {
     void refresh();
+    void history();
     const timer = setInterval(() => void refresh(), REFRESH_MS);
+    let connects = 0;
     const client = liveClient(session, {
-      connected: () => update(() => ({ live: 'live' })),
+      connected: () => {
+        update(() => ({ live: 'live' }));
+        // A reconnect may have missed events: read the day again (lines already shown are not repeated).
+        if (connects++ > 0) void history();
+      },
       closed: (code, reason, final) => {
         update(() => ({ live: final ? 'closed' : 'reconnecting' }));
         if (final) signOut(reason || `The server closed the live connection (${code})`);
       },
     });
-    const stops = (Object.keys(LIVE) as (keyof typeof LIVE)[]).map((kind) =>
-      client.subscribe<Record<string, Record<string, unknown>>>(
-        { query: LIVE[kind] },
+    const stops = [
+      client.subscribe<{ events: ServiceEvent }>(
+        { query: LIVE_FEED, variables: { names: FEED_EVENTS } },
         {
           next: (r) => {
-            const row = r.data && Object.values(r.data)[0];
-            if (row) push([feedItem(kind, row)]);
+            const item = r.data?.events && eventItem(r.data.events);
+            if (item) push([item]);
             soon();
           },
           error: (e) => update(() => ({ error: liveError(e) })),
           complete: () => undefined,
         },
       ),
-    );
+    ];
     return () => {
       clearInterval(timer);
       if (pending.current) clearTimeout(pending.current);

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { kes, nairobiTime, percent } from './format.ts';
-import type { Endpoint, FeedItem, Figures } from './queries.ts';
+import type { Endpoint, FeedItem, Figures, Target } from './queries.ts';
 
 export function Card({ title, children, wide }: { title: string; children: ComponentChildren; wide?: boolean }) {
   return (
@@ -11,12 +11,13 @@ export function Card({ title, children, wide }: { title: string; children: Compo
   );
 }
 
-export function Collections({ c }: { c: Figures['collectionsSummary'] }) {
+export function Collections({ c, open }: { c: Figures['collectionsSummary']; open: (t: Target) => void }) {
+  const receipts = () => open({ kind: 'receipts-today' });
   return (
     <>
       <div class="figures">
-        <Figure label="Receipts" value={String(c.count)} id="collections-count" />
-        <Figure label="Collected" value={kes(c.amount.amount)} id="collections-amount" />
+        <Figure label="Receipts" value={String(c.count)} id="collections-count" onOpen={receipts} />
+        <Figure label="Collected" value={kes(c.amount.amount)} id="collections-amount" onOpen={receipts} />
         <Figure label="STK success" value={percent(c.successRate)} id="success-rate" />
       </div>
       <table data-testid="prompt-outcomes">
@@ -42,14 +43,20 @@ export function Collections({ c }: { c: Figures['collectionsSummary'] }) {
   );
 }
 
-function Figure({ label, value, id }: { label: string; value: string; id: string }) {
-  return (
-    <div class="figure">
+function Figure({ label, value, id, onOpen }: { label: string; value: string; id: string; onOpen?: () => void }) {
+  const body = (
+    <>
       <span class="value" data-testid={id}>
         {value}
       </span>
       <span class="label">{label}</span>
-    </div>
+    </>
+  );
+  if (!onOpen) return <div class="figure">{body}</div>;
+  return (
+    <button type="button" class="figure tile" onClick={onOpen} title={`${label}: open today's receipts`}>
+      {body}
+    </button>
   );
 }
 
@@ -65,10 +72,13 @@ export function StatusTable({
   rows,
   id,
   sla,
+  open,
 }: {
   rows: Figures['claimCounts'] | Figures['policyCounts'];
   id: string;
   sla?: boolean;
+  /** Opens the records in one state. */
+  open: (status: string) => void;
 }) {
   return (
     <table data-testid={id}>
@@ -83,7 +93,11 @@ export function StatusTable({
         {rows.length === 0 && <Empty cols={sla ? 3 : 2} text="None" />}
         {rows.map((r) => (
           <tr key={r.status} data-status={r.status}>
-            <td>{r.status.replace(/_/g, ' ')}</td>
+            <td>
+              <button type="button" class="link" onClick={() => open(r.status)}>
+                {r.status.replace(/_/g, ' ')}
+              </button>
+            </td>
             <td class="n">{r.count}</td>
             {sla && (
               <td class={'slaBreached' in r && r.slaBreached ? 'n alert' : 'n'}>
@@ -144,17 +158,32 @@ export function WebhookHealth({ webhooks }: { webhooks: Endpoint[] | string | nu
   );
 }
 
-export function Feed({ items }: { items: FeedItem[] }) {
+/** Today's events (from the history, then live), newest first; a line with a record behind it opens it. */
+export function Feed({ items, loaded, open }: { items: FeedItem[]; loaded: boolean; open: (t: Target) => void }) {
   return (
-    <ol class="feed" data-testid="feed">
-      {items.length === 0 && <li class="muted">Waiting for events…</li>}
-      {items.map((i) => (
-        <li key={i.id} data-kind={i.kind}>
-          <time>{nairobiTime(i.at)}</time>
-          <span class={`kind ${i.kind}`}>{i.kind}</span>
-          <span class="text">{i.text}</span>
-        </li>
-      ))}
+    <ol class="feed" data-testid="feed" data-loaded={loaded ? 'yes' : 'no'}>
+      {items.length === 0 && <li class="muted">{loaded ? 'No events yet today. Waiting for events…' : 'Loading…'}</li>}
+      {items.map((i) => {
+        const line = (
+          <>
+            <time dateTime={i.at}>{nairobiTime(i.at)}</time>
+            <span class={`kind ${i.kind}`}>{i.kind}</span>
+            <span class="text">{i.text}</span>
+          </>
+        );
+        const target = i.open;
+        return (
+          <li key={i.id} data-kind={i.kind} data-event-id={i.id}>
+            {target ? (
+              <button type="button" class="line" onClick={() => open(target)}>
+                {line}
+              </button>
+            ) : (
+              <div class="line">{line}</div>
+            )}
+          </li>
+        );
+      })}
     </ol>
   );
 }

@@ -1,4 +1,6 @@
+import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import type { ParameterObject } from 'openapi3-ts/oas31';
+import { isUuid } from '../src/lib/identifiers.ts';
 import { cursorProblem } from '../src/graphql/request-shape.plugin.ts';
 import { ValidationError } from '../src/lib/problem.ts';
 import { intParam, type RestInput, type RestOutput } from './route.ts';
@@ -14,16 +16,19 @@ export const MAX_PAGE = 1_000_000;
  * The spec's list pagination (`limit` default 25, max 100, `cursor` from `links.next`; `page`/`per_page` also
  * accepted) as GraphQL connection arguments. `pages: false` for connections without an `offset` argument.
  * A cursor is checked here, as `cursor`, because this facade runs its operations without Yoga's request checks; every
- * REST list pages on an Int id.
+ * REST list pages on an Int id but the event history (`cursor: 'uuid'`).
  */
-export function pageArgs(q: URLSearchParams, opts: { pages: false }): { first: number; after?: string };
 export function pageArgs(
   q: URLSearchParams,
-  opts?: { pages?: boolean },
+  opts: { pages: false; cursor?: PageCursor },
+): { first: number; after?: string };
+export function pageArgs(
+  q: URLSearchParams,
+  opts?: { pages?: boolean; cursor?: PageCursor },
 ): { first: number; after?: string; offset?: number };
 export function pageArgs(
   q: URLSearchParams,
-  opts: { pages?: boolean } = {},
+  opts: { pages?: boolean; cursor?: PageCursor } = {},
 ): { first: number; after?: string; offset?: number } {
   const pages = opts.pages ?? true;
   const errors: { field: string; message: string }[] = [];
@@ -38,11 +43,23 @@ export function pageArgs(
   if (page !== undefined && (!Number.isInteger(page) || page < 1 || page > MAX_PAGE))
     errors.push({ field: 'page', message: `an integer from 1 to ${MAX_PAGE}` });
   const cursor = q.get('cursor');
-  const bad = cursor ? cursorProblem(cursor, 'Int') : null;
+  const bad = cursor ? pageCursorProblem(cursor, opts.cursor ?? 'int') : null;
   if (bad) errors.push({ field: 'cursor', message: bad });
   if (errors.length) throw new ValidationError(errors);
   if (cursor) return { first: limit, after: cursor };
   return { first: limit, ...(page && page > 1 ? { offset: (page - 1) * limit } : {}) };
+}
+
+/** What a list pages on: an Int id (every list but one), or a UUID (the event history). */
+export type PageCursor = 'int' | 'uuid';
+
+function pageCursorProblem(cursor: string, kind: PageCursor): string | null {
+  if (kind === 'int') return cursorProblem(cursor, 'Int');
+  const bad = cursorProblem(cursor, 'String');
+  if (bad) return bad;
+  return isUuid(parsePrismaCursor(cursor))
+    ? null
+    : 'not a cursor of this list; use links.next or pageInfo.endCursor as given';
 }
 
 /** A GraphQL connection as `{data, meta: {limit, has_more, count}, links: {next}}`; `next` keeps the filters. */
@@ -50,7 +67,7 @@ export function connectionPage<N, T>(
   conn: { edges: { node: N }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
   input: RestInput,
   map: (node: N) => T,
-  opts: { pages?: boolean } = {},
+  opts: { pages?: boolean; cursor?: PageCursor } = {},
 ): RestOutput<{
   data: T[];
   meta: { limit: number; has_more: boolean; count: number };

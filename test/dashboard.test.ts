@@ -132,6 +132,8 @@ describe.skipIf(browserSkipReason !== undefined)(
       const errors: string[] = [];
       try {
         const page = await signIn(b.context, 'staff', errors);
+        // The aggregates test's payments were made before the page opened: the feed shows them from the history.
+        await page.locator('[data-testid=feed] li[data-kind=payment]').first().waitFor({ timeout: 20_000 });
         const before = Number(await page.getByTestId('collections-count').textContent());
         expect(before).toBeGreaterThanOrEqual(2); // the aggregates test's two payments
         expect(await page.getByTestId('success-rate').textContent()).toBe('100%');
@@ -149,6 +151,79 @@ describe.skipIf(browserSkipReason !== undefined)(
           .waitFor({ timeout: 20_000 });
         expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
         await page.screenshot({ path: path.join(SHOTS, 'dashboard-payment-live.png'), fullPage: true });
+        expect(b.foreign).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await b.close();
+      }
+    }, 120_000);
+
+    it('shows the day so far on load, opens the record behind a line or a tile, and fits 390 px', async () => {
+      // A payment made through the API before the page opens: the feed must show it from the history read.
+      const pol = await o.pendingPolicy();
+      await o.pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor);
+      const receipts = await o.as('staff').get(`/receipts?policy_no=${encodeURIComponent(pol.policy_no)}`);
+      expect(receipts.status, receipts.text).toBe(200);
+      const receiptNo: string = receipts.body.data[0].receipt_no;
+
+      const b = await browser();
+      const errors: string[] = [];
+      try {
+        const page = await signIn(b.context, 'staff', errors);
+        await page.setViewportSize({ width: 1400, height: 900 });
+        const line = feedLine(page, 'payment', pol.policy_no);
+        await line.waitFor({ timeout: 20_000 });
+        await feedLine(page, 'activation', pol.policy_no).waitFor();
+        await page.locator('[data-testid=feed][data-loaded=yes]').waitFor();
+        // Each event once, whether read from the history, heard live, or both; newest first.
+        const ids = await page
+          .locator('[data-testid=feed] li[data-event-id]')
+          .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-event-id')));
+        expect(new Set(ids).size).toBe(ids.length);
+        const times = await page
+          .locator('[data-testid=feed] li[data-event-id] time')
+          .evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')!));
+        expect(times.map((x) => Date.parse(x))).toEqual(times.map((x) => Date.parse(x)).sort((x, y) => y - x));
+
+        // A feed line opens its receipt with the allocations; Escape closes it and gives focus back.
+        await line.locator('button').click();
+        const detail = page.getByTestId('detail');
+        await detail.getByTestId('detail-receipt-no').filter({ hasText: receiptNo }).waitFor();
+        await detail.getByText(/^DN-/).first().waitFor();
+        await page.screenshot({ path: path.join(SHOTS, 'dashboard-receipt.png') });
+        await page.keyboard.press('Escape');
+        await detail.waitFor({ state: 'detached' });
+        expect(await line.locator('button').evaluate((el) => el === document.activeElement)).toBe(true);
+
+        // A tile: the active policies, then one of them with its receipt.
+        await page.getByTestId('policy-counts').locator('tr[data-status=active] button').click();
+        await detail.getByRole('button', { name: pol.policy_no }).click();
+        await detail.getByTestId('detail-policy-no').filter({ hasText: pol.policy_no }).waitFor();
+        await detail.getByRole('button', { name: receiptNo }).waitFor();
+        await detail.getByRole('button', { name: 'Close' }).click();
+        await detail.waitFor({ state: 'detached' });
+        await page.getByTestId('collections-count').click();
+        await detail.getByRole('button', { name: receiptNo }).waitFor();
+        await page.keyboard.press('Escape');
+        await detail.waitFor({ state: 'detached' });
+        await page.screenshot({ path: '/tmp/dashboard-wide.png', fullPage: true });
+
+        // 390 px: no horizontal scroll, the header wraps and Sign out stays on screen.
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.waitForTimeout(200);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        const signOut = page.getByRole('button', { name: 'Sign out' });
+        expect(await signOut.isVisible()).toBe(true);
+        const box = (await signOut.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+        await page.screenshot({ path: '/tmp/dashboard-narrow.png', fullPage: true });
+        await line.locator('button').click();
+        await detail.getByTestId('detail-receipt-no').filter({ hasText: receiptNo }).waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        await page.screenshot({ path: path.join(SHOTS, 'dashboard-narrow-receipt.png') });
+        await page.keyboard.press('Escape');
+        await detail.waitFor({ state: 'detached' });
         expect(b.foreign).toEqual([]);
         expect(errors).toEqual([]);
       } finally {

@@ -222,6 +222,7 @@ describe('every request example of the document is accepted by the running API',
     await send('rotateWebhookSecret', { id });
     await send('sendTestWebhook', { id });
     await send('listWebhookDeliveries', { id });
+    await send('listEvents');
   });
 
   it('prospects', async () => {

@@ -277,6 +277,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   rotateWebhookSecret: { body: { grace_hours: 24 } },
   sendTestWebhook: { body: { message: 'Checking the Savannah core system receiver' } },
   listWebhookDeliveries: { query: { limit: 20 } },
+  listEvents: { query: { since: '2026-11-28T00:00:00+03:00', types: 'payment.received,policy.activated', limit: 20 } },
 
   // ---- payments
   stkPush: {

@@ -1,5 +1,6 @@
 import type {
   EventCatalogueQuery,
+  ServiceEventFieldsFragment,
   WebhookDeliveryFieldsFragment,
   WebhookEndpointFieldsFragment,
 } from '../generated/operations.ts';
@@ -49,4 +50,12 @@ export const eventCatalogueEntryToRest = (e: EventCatalogueQuery['eventCatalogue
   name: e.name,
   description: e.description,
   schema: e.schema,
+});
+
+/** A recorded event as its webhook envelope carries it (`id`, `event`, `created_at`, `data`). */
+export const serviceEventToRest = (e: ServiceEventFieldsFragment) => ({
+  id: e.id,
+  event: e.name,
+  created_at: e.createdAt,
+  data: e.data as Record<string, unknown>,
 });

@@ -2,6 +2,8 @@ import {
   CreateWebhookEndpointDocument,
   DeleteWebhookEndpointDocument,
   EventCatalogueDocument,
+  EventDocument,
+  EventsDocument,
   RetryWebhookDeliveryDocument,
   RotateWebhookSecretDocument,
   SendTestWebhookDocument,
@@ -11,15 +13,17 @@ import {
   WebhookEndpointsDocument,
 } from '../generated/operations.ts';
 import { redactSecret } from '../mappers/replay.ts';
+import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import {
   eventCatalogueEntryToRest,
+  serviceEventToRest,
   webhookDeliveryToRest,
   webhookEndpointToRest,
   webhookEndpointWithSecretToRest,
 } from '../mappers/webhook.ts';
 import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
 import { bodyObject } from '../schemas/inputs.ts';
-import { arr, dataOf, ref } from '../schemas/builders.ts';
+import { arr, dataOf, dateTimeInput, queryParam, ref, str } from '../schemas/builders.ts';
 import {
   createWebhookEndpointBody,
   rotateWebhookSecretBody,
@@ -48,6 +52,50 @@ export const webhookRoutes: AnyRoute[] = [
     toResponse: (d) => ({ status: 200, body: { data: d.eventCatalogue.map(eventCatalogueEntryToRest) } }),
     response: { status: 200, description: 'Catalogue', schema: dataOf(arr(ref('EventCatalogueEntry'))) },
     errors: [],
+  }),
+  route({
+    tag: 'Webhooks',
+    scopes: ['read', 'webhooks'],
+    operationId: 'listEvents',
+    method: 'GET',
+    path: '/events',
+    summary: "The organisation's recorded events, newest first (cursor pagination, filters)",
+    description:
+      'Every event the service recorded for the organisation (what webhooks deliver, whether or not an endpoint ' +
+      'subscribes), each as its envelope: `id` (the Service-Delivery id), `event`, `created_at`, `data`. Staff keys see ' +
+      'every event; an agent key only events about its own policies, clients, claims and prospects, as the events ' +
+      'subscription. Events of one transaction share `created_at`. Scope read or webhooks.',
+    idempotent: false,
+    operation: EventsDocument,
+    queryParams: [
+      queryParam('since', dateTimeInput(), 'Only events at or after this moment (RFC 3339 date-time)'),
+      queryParam('until', dateTimeInput(), 'Only events before this moment (RFC 3339 date-time, later than since)'),
+      queryParam('types', str(), 'Comma-separated event names from GET /events/catalogue (or ping)'),
+      ...pageParams({ pages: false }),
+    ],
+    toVariables: ({ query }) => ({
+      ...pageArgs(query, { pages: false, cursor: 'uuid' }),
+      since: query.get('since') || undefined,
+      until: query.get('until') || undefined,
+      types: query.get('types')?.split(',').filter(Boolean),
+    }),
+    toResponse: (d, input) => connectionPage(d.events, input, serviceEventToRest, { pages: false, cursor: 'uuid' }),
+    response: { status: 200, description: 'A page of events', schema: pageSchema(ref('ServiceEvent')) },
+    errors: ['validation_failed'],
+  }),
+  route({
+    tag: 'Webhooks',
+    scopes: ['read', 'webhooks'],
+    operationId: 'getEvent',
+    method: 'GET',
+    path: '/events/{id}',
+    summary: 'Read one recorded event by id (404 when missing or out of reach)',
+    idempotent: false,
+    operation: EventDocument,
+    toVariables: ({ params }) => ({ id: params.id }),
+    toResponse: (d) => ({ status: 200, body: { data: serviceEventToRest(d.event) } }),
+    response: { status: 200, description: 'Event', schema: dataOf(ref('ServiceEvent')) },
+    errors: ['not_found'],
   }),
   route({
     ...common,

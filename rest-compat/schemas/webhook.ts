@@ -39,6 +39,12 @@ export const webhookSchemas = {
       }),
     ),
   }),
+  ServiceEvent: obj({
+    id: str('Event UUID: the webhook envelope id and Service-Delivery header'),
+    event: str('Event name, as in GET /events/catalogue (or ping)'),
+    created_at: timestamp(),
+    data: { type: 'object', description: "The event's data, shaped as its catalogue schema says" },
+  }),
   EventCatalogueEntry: obj({
     name: str(),
     description: str(),

@@ -51,6 +51,9 @@ const QUERY: Record<string, Rule> = {
   motorBenefits: any('read'),
   products: any('read'),
   eventCatalogue: any('read'),
+  // The event history: the ServiceEvent type's own scopes; an agent sees only events about its records.
+  events: any('read', 'webhooks'),
+  event: any('read', 'webhooks'),
   clients: any('read'),
   client: any('read'),
   clientBalance: any('read'),

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AppServices, Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import { eventVisibleTo } from '../access/event.visibility.ts';
-import { dataSchemaOf } from './catalogue.ts';
+import { isUuid } from '../../lib/identifiers.ts';
+import { notFound, ValidationError } from '../../lib/problem.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { eventsVisibleTo, eventVisibleTo } from '../access/event.visibility.ts';
+import { dataSchemaOf, EVENT_NAMES, PING_EVENT } from './catalogue.ts';
 
 /** NOTIFY channel heard by the job runner (jobs/outbox-listener.ts): "this event or delivery is ready to go". */
 export const OUTBOX_CHANNEL = 'bima_outbox';
@@ -46,8 +49,132 @@ export async function emitEvent(
   return { id, createdAt: row.createdAt };
 }
 
-/** Reads of the outbox for subscribers. `query` is the caller's selection. */
+/** Filters of the event history. */
+export interface EventFilter {
+  /** Only events recorded at or after this moment. */
+  since?: Date | null;
+  /** Only events recorded before this moment. */
+  until?: Date | null;
+  /** Only these event names. */
+  types?: readonly string[] | null;
+}
+
+/** The Prisma page Pothos asks a connection for: `take` one more than the page (negative for `last`), a cursor. */
+type EventPage = Omit<Prisma.EventFindManyArgs, 'where' | 'orderBy'>;
+
+/** Newest first; events of one transaction share their time, so the id breaks ties (stably, for the cursor). */
+const NEWEST_FIRST: Prisma.EventOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+
+/** Rows of the history already checked against the caller's reach (the Event type's rule need not ask again). */
+const checkedFor = new WeakMap<object, Principal>();
+export const reachChecked = (p: Principal, row: object): boolean => checkedFor.get(row) === p;
+
+function historyWhere(f: EventFilter): Prisma.EventWhereInput {
+  const errors: { field: string; code?: 'not_one_of'; message: string }[] = [];
+  const known = new Set<string>([...EVENT_NAMES, PING_EVENT]);
+  const unknown = (f.types ?? []).filter((n) => !known.has(n));
+  if (unknown.length)
+    errors.push({
+      field: 'types',
+      code: 'not_one_of',
+      message: `unknown event ${unknown.map((n) => JSON.stringify(n.slice(0, 60))).join(', ')}: one of eventCatalogue's names, or ping`,
+    });
+  if (f.since && f.until && f.until <= f.since) errors.push({ field: 'until', message: 'must be later than since' });
+  if (errors.length) throw new ValidationError(errors);
+  return {
+    AND: [
+      f.since ? { createdAt: { gte: f.since } } : {},
+      f.until ? { createdAt: { lt: f.until } } : {},
+      f.types?.length ? { name: { in: [...f.types] } } : {},
+    ],
+  };
+}
+
+/** A connection's cursor must name an event (a UUID): anything else would reach PostgreSQL's uuid cast. */
+function checkCursor(page: EventPage, args: { after?: string | null; before?: string | null }): void {
+  const id = (page.cursor as { id?: unknown } | undefined)?.id;
+  if (id === undefined || isUuid(id)) return;
+  throw new ValidationError([
+    {
+      field: args.before ? 'before' : 'after',
+      message: 'not a cursor of this list; use links.next or pageInfo.endCursor as given',
+    },
+  ]);
+}
+
+/** The most rows one scan of the history reads for an agent before checking their reach. */
+const SCAN = 200;
+
+/** Reads of the outbox for subscribers and the history. `query` is the caller's selection. */
 export const eventService = {
+  /**
+   * The organisation's events the caller may see, newest first, paged as Pothos asks (`take`/`cursor`/`skip`).
+   * Staff: one query. An agent's reach is decided per event (what its data names), so the history is read in
+   * batches from the cursor and filtered until the page is full or the history ends: a page is never short while
+   * more visible events follow, and its last row (the next cursor) is always one the agent may see.
+   */
+  async list(
+    ctx: Context,
+    f: EventFilter,
+    page: EventPage,
+    args: { after?: string | null; before?: string | null } = {},
+  ) {
+    checkCursor(page, args);
+    const where = historyWhere(f);
+    const p = ctx.principal!;
+    if (!p.actor?.ownRecordsOnly)
+      return ctx.tx((tx) => tx.event.findMany({ ...page, where, orderBy: NEWEST_FIRST }), { readOnly: true });
+    const take = page.take ?? 26;
+    const want = Math.abs(take);
+    const backwards = take < 0;
+    const batch = Math.min(SCAN, Math.max(want * 2, 50));
+    return ctx.tx(
+      async (tx) => {
+        let out: Awaited<ReturnType<typeof tx.event.findMany>> = [];
+        let cursor = page.cursor;
+        let skip = page.skip;
+        for (;;) {
+          const rows = await tx.event.findMany({
+            ...page,
+            where,
+            orderBy: NEWEST_FIRST,
+            take: backwards ? -batch : batch,
+            cursor,
+            skip,
+          });
+          const ok = await eventsVisibleTo(
+            tx,
+            p,
+            rows.map((r) => r.data as Record<string, unknown>),
+          );
+          const visible = rows.filter((_, i) => ok[i]);
+          for (const r of visible) checkedFor.set(r, p);
+          out = backwards ? [...visible, ...out] : [...out, ...visible];
+          if (out.length >= want || rows.length < batch) break;
+          cursor = { id: (backwards ? rows[0] : rows.at(-1)!).id };
+          skip = 1;
+        }
+        return backwards ? out.slice(-want) : out.slice(0, want);
+      },
+      { readOnly: true },
+    );
+  },
+  /** One event of the organisation by id, or 404 when missing, another organisation's, or out of the caller's reach. */
+  async one(ctx: Context, id: string, query: Omit<Prisma.EventFindUniqueArgs, 'where'> = {}) {
+    if (!isUuid(id)) throw notFound('Event');
+    const p = ctx.principal!;
+    const row = await ctx.tx(
+      async (tx) => {
+        const r = await tx.event.findUnique({ ...query, where: { id } });
+        if (!r || !(await eventVisibleTo(tx, p, r.data as Record<string, unknown>))) return null;
+        checkedFor.set(r, p);
+        return r;
+      },
+      { readOnly: true },
+    );
+    if (!row) throw notFound('Event');
+    return row;
+  },
   byId(ctx: Context, id: string, query: Omit<Prisma.EventFindUniqueArgs, 'where'>) {
     return ctx.tx((tx) => tx.event.findUniqueOrThrow({ ...query, where: { id } }));
   },

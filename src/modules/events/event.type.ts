@@ -1,14 +1,17 @@
 import { builder } from '../../graphql/builder.ts';
 import { eventVisibleTo } from '../access/event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
-import { EVENTS_TOPIC, eventService } from './event.service.ts';
+import { EVENTS_TOPIC, eventService, reachChecked } from './event.service.ts';
 import { access } from '../../graphql/access.ts';
 
 /** Events: keys that read or manage webhooks; agents hear only of their own records (eventVisibleTo). */
 builder.prismaObject('Event', {
   ...access<{ data: unknown }>({
     scopes: ['read', 'webhooks'],
-    reach: { check: (tx, p, e) => eventVisibleTo(tx, p, e.data as Record<string, unknown>) },
+    reach: {
+      check: (tx, p, e) => eventVisibleTo(tx, p, e.data as Record<string, unknown>),
+      checked: (p, e) => reachChecked(p, e as object),
+    },
   }),
   name: 'ServiceEvent',
   description: 'An event of the organisation, as delivered to webhooks (envelope `id`, `event`, `created_at`, `data`).',
@@ -45,6 +48,36 @@ builder.queryField('eventCatalogue', (t) =>
     resolve: () => catalogueEntries(),
   }),
 );
+
+builder.queryFields((t) => ({
+  events: t.prismaConnection({
+    type: 'Event',
+    cursor: 'id',
+    authScopes: { read: true, webhooks: true },
+    description:
+      "The organisation's recorded events (the webhook outbox), newest first; events of one transaction share their " +
+      'time and follow one another by id. Staff see every event; an agent only those about its own records (as the ' +
+      '`events` subscription). Scope read or webhooks.',
+    args: {
+      since: t.arg({ type: 'DateTime', description: 'Only events recorded at or after this moment.' }),
+      until: t.arg({ type: 'DateTime', description: 'Only events recorded before this moment (later than since).' }),
+      types: t.arg.stringList({
+        description: 'Only these event names (as in eventCatalogue, or ping); every name when absent.',
+      }),
+    },
+    resolve: (query, _root, args, ctx) =>
+      eventService.list(ctx, { since: args.since, until: args.until, types: args.types }, query, args),
+  }),
+  event: t.prismaField({
+    type: 'Event',
+    authScopes: { read: true, webhooks: true },
+    description:
+      'One event by id (the webhook Service-Delivery id); not_found when missing, of another organisation, or about ' +
+      "records out of the caller's reach.",
+    args: { id: t.arg.id({ required: true, description: 'The event UUID.' }) },
+    resolve: (query, _root, args, ctx) => eventService.one(ctx, String(args.id), query),
+  }),
+}));
 
 builder.subscriptionField('events', (t) =>
   t.prismaField({
