@@ -295,6 +295,7 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
       'migrations',
       "pg-boss's schema and queues",
       'demo data',
+      "demo data: the brokerage's recent week",
       'service started (schema, caches, workers, listening)',
     ]);
     for (const x of steps) expect(Number.isInteger(x.ms) && x.ms >= 0).toBe(true);

@@ -5,7 +5,8 @@ import { migrate } from '../db/migrate.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { checkProductionPosture } from '../lib/posture.ts';
-import { type DemoCredentials, loadDemo, writeDemoCredentials } from '../seed/demo.ts';
+import { type DemoCredentials, loadDemo, relistCustomers, writeDemoCredentials } from '../seed/demo.ts';
+import { seedDemoWeek } from '../seed/demo-week.ts';
 import { checkSharedMasterKey } from '../seed/platform-secrets.ts';
 import { PLACES, websocketUrl } from '../http/pages/home.ts';
 import { ensureQueues } from './enqueue.ts';
@@ -69,7 +70,8 @@ export async function prepareDatabase(
   step('migrations');
   await ensureQueues(databaseUrl);
   step("pg-boss's schema and queues");
-  const db = await Database.connect(databaseUrl, { poolSize: 2, poolWaitMs: config.dbPoolWaitMs });
+  // Five: the demo week holds its lock on one connection while the services' units of work take the others.
+  const db = await Database.connect(databaseUrl, { poolSize: 5, poolWaitMs: config.dbPoolWaitMs });
   try {
     if (!config.demoSeed) {
       await checkSharedMasterKey(db, config);
@@ -81,6 +83,10 @@ export async function prepareDatabase(
       masterKey: config,
     });
     step('demo data');
+    // The brokerage's recent week, once per database (src/seed/demo-week.ts): its new clients join the customers
+    // the file lists, as a later start (which reads them back) lists them.
+    if (await seedDemoWeek(db, config, log)) await relistCustomers(db, tenants);
+    step("demo data: the brokerage's recent week");
     return tenants;
   } finally {
     await db.close();

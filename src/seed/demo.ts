@@ -286,6 +286,16 @@ async function seedAgentKeys(seed: SeedingTenant): Promise<AgentCred[]> {
   return agents;
 }
 
+/** Lists the customers of each organisation in `tenants` again (after the demo week added clients). */
+export async function relistCustomers(db: Database, tenants: DemoCredentials['tenants']): Promise<void> {
+  await db.system(async (tx) => {
+    for (const t of Object.values(tenants)) {
+      const row = await tx.tenant.findUnique({ where: { code: t.code } });
+      if (row) t.customers = await listCustomers(tx, row.id);
+    }
+  });
+}
+
 /** The first ten customers, as the credentials file lists them. */
 async function listCustomers(tx: Tx, tenantId: number): Promise<NonNullable<TenantCreds['customers']>> {
   return (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map((c) => ({

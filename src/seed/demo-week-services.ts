@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { randomCode } from '../../jobs/rails/sim-codes.ts';
+import { DbSimStore, RegistrySimulator } from '../../jobs/rails/registry-simulator.ts';
+import { cachedAuthSource } from '../auth/auth-source.ts';
+import type { Principal, TenantInfo } from '../auth/principal.ts';
+import { isScope } from '../auth/scopes.ts';
+import type { UserRole } from '../generated/prisma/enums.ts';
+import { type AppServices, type Context, createContext } from '../context.ts';
+import { Caches } from '../db/caches.ts';
+import type { Database } from '../db/client.ts';
+import { createDocumentStore } from '../db/document-store.ts';
+import { EventBus } from '../db/event-bus.ts';
+import { now } from '../lib/clock.ts';
+import type { Config } from '../lib/config.ts';
+import { KeyedGate } from '../lib/keyed-gate.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createRateLimitStore } from '../lib/rate-limit.ts';
+import { NO_METRICS } from '../ports/metrics.ts';
+import {
+  darajaTimestamp,
+  type DarajaQueryResponse,
+  type DarajaStkPushRequest,
+  type MobileMoneyRail,
+  RESULT_CODES,
+} from '../ports/mobile-money.ts';
+
+/**
+ * What the demo week (demo-week.ts) runs the services with: the parts of AppServices they use, built as the admin
+ * CLI builds them (src/admin/runtime.ts), with no HTTP and no pg-boss. Work a service would queue (a certificate, an
+ * SMS) is left to the started service's sweeps. The one stand-in is the mobile-money rail: the demo's simulated
+ * M-Pesa answers a prompt after a few seconds and calls back over HTTP, which a start cannot wait for, so the week's
+ * prompts go to PaidAtOnceRail, whose customer pays at once, on the week's clock.
+ */
+
+/**
+ * A rail whose every prompt is paid the moment it is sent (the simulator's instant mode, for the seed only): the
+ * status query answers success with the receipt number, the amount asked and the transaction time on the service's
+ * clock (the seed's day), which is what the settling path reads. Nothing here is kept beyond the seed.
+ */
+export class PaidAtOnceRail implements MobileMoneyRail {
+  readonly #prompts = new Map<string, { amount: number; phone: string; receiptNo: string; at: string }>();
+
+  async stkPush(req: DarajaStkPushRequest) {
+    const checkoutRequestId = `ws_CO_${darajaTimestamp()}${randomBytes(6).toString('hex')}`;
+    this.#prompts.set(checkoutRequestId, {
+      amount: req.Amount,
+      phone: req.PhoneNumber,
+      receiptNo: `T${randomCode(9)}`,
+      at: darajaTimestamp(now()),
+    });
+    return {
+      MerchantRequestID: `${randomBytes(3).toString('hex')}-${randomBytes(4).toString('hex')}-1`,
+      CheckoutRequestID: checkoutRequestId,
+      ResponseCode: '0',
+      ResponseDescription: 'Success. Request accepted for processing',
+      CustomerMessage: 'Success. Request accepted for processing',
+    };
+  }
+
+  async query(checkoutRequestId: string): Promise<DarajaQueryResponse> {
+    const p = this.#prompts.get(checkoutRequestId);
+    if (!p) throw new Error(`demo week rail: no prompt ${checkoutRequestId}`);
+    return {
+      MerchantRequestID: '',
+      CheckoutRequestID: checkoutRequestId,
+      ResponseCode: '0',
+      ResponseDescription: 'The service request has been accepted successsfully',
+      ResultCode: 0,
+      ResultDesc: RESULT_CODES[0],
+      CallbackMetadata: {
+        Item: [
+          { Name: 'Amount', Value: p.amount },
+          { Name: 'MpesaReceiptNumber', Value: p.receiptNo },
+          { Name: 'TransactionDate', Value: Number(p.at) },
+          { Name: 'PhoneNumber', Value: Number(p.phone) },
+        ],
+      },
+    };
+  }
+
+  async pullTransactions(): Promise<never> {
+    throw new Error('demo week rail: no statement');
+  }
+}
+
+/** The services over `db`; `close()` stops what they started (the database stays the caller's). */
+export async function weekServices(
+  db: Database,
+  config: Config,
+  log: Logger,
+): Promise<{ app: AppServices; close(): Promise<void> }> {
+  const events = new EventBus(config.databaseUrl ?? '', (err) => log.error({ err }, 'event bus error'));
+  const caches = new Caches(events, db.pool);
+  const app: AppServices = {
+    db,
+    config,
+    log,
+    rateLimits: createRateLimitStore({}),
+    events,
+    caches,
+    auth: cachedAuthSource(db, caches, 0),
+    // The seed binds a dozen policies in a row: the per-client bind limit is for callers, not for the seed.
+    limits: {
+      bind: async () => ({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0, policy: '' }),
+    },
+    mobileMoney: { rail: new PaidAtOnceRail(), origin: config.publicBaseUrl ?? 'http://127.0.0.1' },
+    registry: {
+      clock: now,
+      // Only read by the certificate jobs, which the started service runs: the seed issues no certificate itself.
+      registry: new RegistrySimulator({ store: new DbSimStore(db, config.registrySimDefaultStock), now }),
+    },
+    documents: createDocumentStore(config),
+    documentReads: new KeyedGate(config.documentReadsMax),
+    metrics: NO_METRICS,
+  };
+  return { app, close: () => app.rateLimits.close() };
+}
+
+/** One acting user of the week: through an API client's key (its actor), or through agent headers on `staff`. */
+export interface WeekPrincipal {
+  tenant: TenantInfo;
+  apiClient: { id: number; clientId: string; name: string; rateLimitPerMinute: number | null; scopes: string[] };
+  user: { id: number; name: string; role: UserRole };
+  userCode: string | null;
+  userBranchId: number | null;
+  source: 'agent_headers' | 'key_actor';
+}
+
+export function weekContext(app: AppServices, w: WeekPrincipal): Promise<Context> {
+  const principal: Principal = {
+    tenant: w.tenant,
+    apiClient: {
+      id: w.apiClient.id,
+      clientId: w.apiClient.clientId,
+      name: w.apiClient.name,
+      rateLimitPerMinute: w.apiClient.rateLimitPerMinute,
+    },
+    token: { id: 0, expiresAt: new Date(8.64e15) },
+    scopes: new Set(w.apiClient.scopes.filter(isScope)),
+    actor: {
+      userId: w.user.id,
+      name: w.user.name,
+      role: w.user.role,
+      code: w.userCode,
+      branchId: w.userBranchId,
+      ownRecordsOnly: w.user.role === 'agent',
+      source: w.source,
+    },
+  };
+  return createContext({ app, transport: 'job', principal });
+}

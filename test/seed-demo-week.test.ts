@@ -1,0 +1,198 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/client.ts';
+import { type Config, loadConfig } from '../src/lib/config.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { prepareDatabase } from '../src/process/start.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createTestDatabase } from './helpers/db.ts';
+import { Api } from './helpers/http.ts';
+
+// The brokerage's recent week (src/seed/demo-week.ts), seeded by the start's own step (prepareDatabase) on a fresh
+// database, read back through the database and the API. Expected figures are worked by hand from
+// src/seed/demo-week-data.ts; the clock is TEST_NOW (09:00 in Nairobi on Monday 15 June 2026), so "today" is 15 June
+// and the week runs from 9 June.
+
+const WEEK_DAYS = ['2026-06-09', '2026-06-10', '2026-06-11', '2026-06-12', '2026-06-13', '2026-06-14', '2026-06-15'];
+/** Policy state by the insured's vehicle, from demo-week-data.ts. */
+const STATES: Record<string, string> = {
+  'KDG 214K': 'active', // Kariuki: paid, endorsed (value up), the extra premium paid
+  'KDC 518M': 'active', // Atieno: paid, claim registered
+  'KMFD 381C': 'active', // boda boda TPO
+  'KDA 907P': 'active', // Chebet: first of two instalments paid
+  'KDE 662T': 'active', // Njoroge: paid, claim approved
+  'KDB 145R': 'cancelled', // Wafula: paid, vehicle sold
+  'KCX 730B': 'active', // matatu TPO
+  'KDF 288Y': 'pending_payment', // Akinyi
+  'KCY 491E': 'active', // Kamau: paid today
+  'KDH 034A': 'active', // Mwende: bound and paid today
+  'KMGA 122D': 'active', // Kiprop: bound and paid today
+  'KDJ 775F': 'pending_payment', // Wambui: bound today
+};
+/** Registrations as stored (normalised: no spaces). */
+const reg = (r: string) => r.replace(/ /g, '');
+/** Whose records: Faith Mutua (the `agent` client) and Hassan Abdalla (agent headers). */
+const MUTUA = ['KDG 214K', 'KDE 662T', 'KDF 288Y', 'KMGA 122D'];
+const HASSAN = ['KDC 518M', 'KCX 730B', 'KDH 034A'];
+
+let dir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let config: Config;
+let t: TestApp | undefined;
+let db: Database;
+let first: Awaited<ReturnType<typeof prepareDatabase>>;
+
+const log = createLogger('silent');
+
+async function snapshot(d: Database, tenantId: number) {
+  return d.tenant(tenantId, async (tx) => ({
+    clients: await tx.client.count(),
+    policies: await tx.policy.count(),
+    receipts: await tx.receipt.count(),
+    notes: await tx.debitNote.count(),
+    claims: await tx.claim.count(),
+    events: await tx.event.count(),
+    payments: await tx.paymentRequest.count(),
+  }));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'demo-week-'));
+  database = await createTestDatabase();
+  config = {
+    ...loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dir }),
+    secretsKey: randomBytes(32).toString('base64'),
+  };
+  first = await prepareDatabase(config, log, database.url);
+  t = await startTestApp({}, { databaseUrl: database.url });
+  db = t.db;
+}, 120_000);
+
+afterAll(async () => {
+  await t?.stop();
+  await database?.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const brokerage = () => db.system((tx) => tx.tenant.findUniqueOrThrow({ where: { code: 'savannah-brokers' } }));
+
+describe('the demo week', () => {
+  it('gives the brokerage policies in each intended state, dated over the last seven days', async () => {
+    const b = await brokerage();
+    const policies = await db.tenant(b.id, (tx) =>
+      tx.policy.findMany({ include: { vehicles: true, endorsements: true, cancellations: true } }),
+    );
+    const byReg = Object.fromEntries(policies.map((p) => [p.vehicles[0].regNo, p]));
+    const states = Object.fromEntries(Object.entries(STATES).map(([r, s]) => [reg(r), s]));
+    expect(Object.keys(byReg).sort()).toEqual(Object.keys(states).sort());
+    for (const [r, state] of Object.entries(states)) expect(byReg[r].status, r).toBe(state);
+    expect(byReg[reg('KDG 214K')].endorsements.map((e) => e.status)).toEqual(['confirmed']);
+    expect(byReg[reg('KDB 145R')].cancellations.map((c) => c.status)).toEqual(['confirmed']);
+    const starts = new Set(policies.map((p) => p.startDate.toISOString().slice(0, 10)));
+    expect([...starts].sort()).toEqual(WEEK_DAYS);
+    // Twelve policies for twelve clients: the first two demo customers and ten new ones.
+    expect(new Set(policies.map((p) => p.clientId)).size).toBe(12);
+  });
+
+  it('receipts each paid the oldest open debit note, to the cent, and their allocations add up', async () => {
+    const b = await brokerage();
+    const [receipts, notes] = await db.tenant(b.id, (tx) =>
+      Promise.all([
+        tx.receipt.findMany({ include: { allocations: true }, orderBy: { id: 'asc' } }),
+        tx.debitNote.findMany({ include: { allocations: true } }),
+      ]),
+    );
+    // Hand count: one payment for each paid policy, and Kariuki's endorsement paid too (11).
+    expect(receipts).toHaveLength(11);
+    for (const r of receipts) {
+      const allocated = r.allocations.reduce((s, a) => s + a.amountMinor, 0n);
+      expect(allocated + r.unallocatedMinor, r.receiptNo).toBe(r.amountMinor);
+      // Whole shillings (M-Pesa), at most 99 cents over what the notes took.
+      expect(r.amountMinor % 100n, r.receiptNo).toBe(0n);
+    }
+    for (const n of notes) {
+      expect(
+        n.allocations.reduce((s, a) => s + a.amountMinor, 0n),
+        n.number,
+      ).toBe(n.paidMinor);
+    }
+    // Fully paid notes: the first note of each of the ten paid policies, and the endorsement's.
+    const paidInFull = notes.filter((n) => n.paidMinor === n.amountMinor);
+    expect(paidInFull).toHaveLength(11);
+    // Each receipt is its note's amount rounded up to the shilling (the note it paid first).
+    for (const r of receipts) {
+      const first = notes.find((n) => n.id === r.allocations[0].debitNoteId)!;
+      const shillings = (first.amountMinor + 99n) / 100n;
+      expect(r.amountMinor, r.receiptNo).toBe(shillings * 100n);
+    }
+    const receiptDays = new Set(
+      receipts.map((r) => new Date(r.paidAt.getTime() + 3 * 3_600_000).toISOString().slice(0, 10)),
+    );
+    expect(receiptDays.has('2026-06-15')).toBe(true);
+    expect(receiptDays.size).toBeGreaterThanOrEqual(5);
+  });
+
+  it('has claims in two states with their history, and the events a live week records', async () => {
+    const b = await brokerage();
+    const claims = await db.tenant(b.id, (tx) =>
+      tx.claim.findMany({ include: { history: { orderBy: { id: 'asc' } } }, orderBy: { id: 'asc' } }),
+    );
+    expect(claims.map((c) => c.status).sort()).toEqual(['approved', 'registered']);
+    const approved = claims.find((c) => c.status === 'approved')!;
+    expect(approved.history.map((h) => h.toStatus)).toEqual(
+      expect.arrayContaining(['documents_pending', 'with_underwriter', 'under_assessment', 'approved']),
+    );
+    // Approved KES 120,000 on a Simba private car: net payable is that less the excess.
+    expect(approved.approvedAmountMinor).toBe(12_000_000n);
+    expect(approved.netPayableMinor! > 0n && approved.netPayableMinor! < 12_000_000n).toBe(true);
+    const events = await db.tenant(b.id, (tx) => tx.event.groupBy({ by: ['name'], _count: { _all: true } }));
+    const count = Object.fromEntries(events.map((e) => [e.name, e._count._all]));
+    expect(count['payment.received']).toBe(11);
+    expect(count['policy.activated']).toBe(10);
+    expect(count['claim.registered']).toBe(2);
+    expect(count['claim.approved']).toBe(1);
+    expect(count['policy.cancelled']).toBe(1);
+  });
+
+  it("shows each agent only its own records through the API, and today's collections to staff", async () => {
+    const creds = first!.brokerage as any;
+    const api = new Api(t!.origin);
+    const staff = await api.token(creds.api_clients.staff.client_id, creds.api_clients.staff.client_secret);
+    const agent = await api.token(creds.api_clients.agent.client_id, creds.api_clients.agent.client_secret);
+    const hassan = creds.agents.find((a: any) => a.name === 'Hassan Abdalla');
+    const regs = async (token: string, headers: Record<string, string> = {}) => {
+      const r = await api.get('/policies?limit=100', { token, headers });
+      expect(r.status, r.text).toBe(200);
+      const uuids: string[] = r.body.data.map((p: any) => p.uuid);
+      const rows = await db.system((tx) =>
+        tx.policy.findMany({ where: { uuid: { in: uuids } }, include: { vehicles: true } }),
+      );
+      return rows.map((p) => p.vehicles[0].regNo).sort();
+    };
+    expect(await regs(staff)).toEqual(Object.keys(STATES).map(reg).sort());
+    expect(await regs(agent)).toEqual(MUTUA.map(reg).sort());
+    expect(await regs(staff, { 'x-agent-code': hassan.code, 'x-agent-key': hassan.key })).toEqual(
+      HASSAN.map(reg).sort(),
+    );
+    const g = await api.post(`${t!.origin}/graphql`, {
+      token: staff,
+      body: { query: '{ collectionsSummary { date count } }' },
+    });
+    expect(g.body.data?.collectionsSummary, g.text).toEqual({ date: '2026-06-15', count: 3 });
+  });
+
+  it('is added once: a second start adds nothing and changes no secret', async () => {
+    const b = await brokerage();
+    const before = await snapshot(db, b.id);
+    const second = await prepareDatabase(config, log, database.url);
+    expect(await snapshot(db, b.id)).toEqual(before);
+    // The same secrets, agents and customers (the week's new clients listed after the demo's own, both times).
+    expect(second).toEqual(first);
+    expect(first!.brokerage.customers!.map((c) => c.client_no)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `C-${String(i + 1).padStart(6, '0')}`),
+    );
+  });
+});
