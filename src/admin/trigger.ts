@@ -4,16 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
 import { type Context, createContext } from '../context.ts';
-import { handleMpesaCallback, isMpesaCallbackPath } from '../http/mpesa-callback.ts';
-import { operationLimits } from '../http/rate-limits.ts';
 import { openClockScope, withOrgClock } from '../lib/clock.ts';
 import { todayNairobi } from '../lib/dates.ts';
-import { isAppError } from '../lib/problem.ts';
 import { claimService } from '../modules/claims/claim.service.ts';
 import { clientService } from '../modules/clients/client.service.ts';
 import type { CatalogueEventName } from '../modules/events/catalogue.ts';
 import { motorQuoteService } from '../modules/motor/quote.service.ts';
-import { paymentService } from '../modules/payments/payment.service.ts';
+import { tenantForCallbackToken } from '../modules/payments/callback-token.ts';
+import { receiveCallback } from '../modules/payments/confirm.service.ts';
+import { CALLBACK_PATH, paymentService } from '../modules/payments/payment.service.ts';
 import { bindService } from '../modules/policies/bind.service.ts';
 import { cancellationService } from '../modules/policies/cancellation.service.ts';
 import { startEnqueueOnly } from '../process/enqueue.ts';
@@ -123,19 +122,46 @@ interface Rails {
 
 async function startRails(rt: Runtime, ctx: Context): Promise<Rails> {
   const app = rt.app;
-  // The transport's own bind limit (the runtime refuses binds for every other command).
-  app.limits = operationLimits(app.rateLimits, app.config);
+  // One bind a run: the transport's per-client bind limit has nothing to count here (the runtime refuses binds else).
+  app.limits = {
+    bind: async () => ({
+      allowed: true,
+      limit: 1,
+      remaining: 0,
+      resetSeconds: 0,
+      retryAfterSeconds: 0,
+      policy: 'none',
+    }),
+  };
   const boss = await startEnqueueOnly(app, rt.databaseUrl);
+  // The rail's callback for this flow's prompt, taken as the service's callback route takes one (its token names the
+  // organisation; anything else is 404), then stored and confirmed with the rail by the payments module.
   const server = createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     const answer = (status: number, body: unknown) => {
-      if (res.headersSent) return;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    if (!isMpesaCallbackPath(pathname)) return answer(404, { error: 'not_found' });
-    // As the service's HTTP server does: the handler binds the organisation's clock once it knows it.
-    openClockScope(() => handleMpesaCallback(app, req, res, pathname)).catch((err: unknown) => {
-      if (isAppError(err)) return answer(err.status, { error: err.code });
+    const take = async () => {
+      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      let token: string | null = null;
+      try {
+        if (req.method === 'POST' && pathname.startsWith(`${CALLBACK_PATH}/`))
+          token = decodeURIComponent(pathname.slice(CALLBACK_PATH.length + 1));
+      } catch {
+        token = null;
+      }
+      const tenantId = token === null ? null : await tenantForCallbackToken(app, token);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of req as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size <= 64 * 1024) chunks.push(c);
+      }
+      if (tenantId == null || size > 64 * 1024) return answer(404, { error: 'not_found' });
+      await receiveCallback(app, tenantId, Buffer.concat(chunks).toString('utf8'));
+      answer(200, { ResultCode: 0, ResultDesc: 'Accepted' });
+    };
+    // On a clock scope of its own, as the service's requests are: the callback binds its organisation's clock.
+    openClockScope(take).catch((err: unknown) => {
       ctx.log.error({ err }, 'trigger: callback not taken');
       answer(500, { error: 'internal' });
     });
