@@ -49,11 +49,11 @@ describe('admin trigger', () => {
   });
 
   it('drives each supported event on the sandbox organisation until it is recorded; the live one sees none of it', async () => {
-    // Two at a time: each run is a CLI process of its own, with fresh particulars (no two collide).
+    // Three at a time: each run is a CLI process of its own, with fresh particulars (no two collide).
     const queue = [...TRIGGERS];
     const done: Triggered[] = [];
     await Promise.all(
-      [0, 1].map(async () => {
+      [0, 1, 2].map(async () => {
         for (let next = queue.shift(); next; next = queue.shift()) done.push(await trigger(next.event, sandbox.code));
       }),
     );
@@ -78,7 +78,8 @@ describe('admin trigger', () => {
       expect.arrayContaining(['payment.received', 'policy.activated', 'certificate.issued']),
     );
     expect(await counts(live.id)).toEqual(liveBefore);
-  }, 120_000);
+    // Nine CLI processes: about a minute and a half on two idle cores, more on busy ones.
+  }, 300_000);
 
   it('refuses a live organisation (exit 1) and writes nothing', async () => {
     const before = await counts(live.id);
