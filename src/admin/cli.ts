@@ -19,6 +19,7 @@ import { payments } from './payments.ts';
 import { openRuntime } from './runtime.ts';
 import { sandbox } from './sandbox.ts';
 import { sms } from './sms.ts';
+import { trigger } from './trigger.ts';
 import { agents, users } from './users.ts';
 import { webhooks } from './webhooks.ts';
 
@@ -37,6 +38,7 @@ export const GROUPS: CommandGroup[] = [
   payments,
   lifecycle,
   sandbox,
+  trigger,
 ];
 
 const PROG = 'npm run admin --';
@@ -76,6 +78,7 @@ function groupHelp(g: CommandGroup): string {
     `${g.summary}:`,
     ...g.commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
+    ...(g.footer ? [g.footer, ''] : []),
     `Help on one: ${PROG} ${g.name} <command> --help`,
   ].join('\n');
 }
@@ -190,7 +193,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = group.commands.find((c) => c.name === commandName);
   const hint = `see: ${PROG} ${group.name}${command ? ` ${command.name}` : ''} --help`;
-  if (!command) return fail(new UsageError(`unknown command ${group.name} ${commandName}`), json, hint);
+  if (!command) {
+    const message = group.unknownCommand?.(commandName) ?? `unknown command ${group.name} ${commandName}`;
+    return fail(new UsageError(message), json, hint);
+  }
   try {
     const values = parseOptions(command, argv.slice(2));
     if (values.help) {

@@ -32,6 +32,10 @@ export interface CommandGroup {
   name: string;
   summary: string;
   commands: Command[];
+  /** A paragraph the group's help ends with. */
+  footer?: string;
+  /** The usage error for a command the group does not have (default: `unknown command <group> <name>`). */
+  unknownCommand?: (name: string) => string;
 }
 
 /** `--org <code>`: the organisation a command acts on. */

@@ -21,6 +21,8 @@ import { CliError, probeDatabase, resolveDatabaseUrl } from './database.ts';
 export interface Runtime {
   app: AppServices;
   operator: string;
+  /** Where the service's database is (DATABASE_URL, else the running embedded one). */
+  databaseUrl: string;
   /** The operator acting on one organisation (by code): the services' Context, audited as `system (operator …)`. */
   orgContext(code: string): Promise<Context>;
   /** The same for an organisation row in hand (one being created, inside its transaction). */
@@ -73,15 +75,25 @@ async function buildServices(config: Config, databaseUrl: string, log: Logger): 
   };
 }
 
+/**
+ * The rows a flow's writes name as their author where a service has no author-less form (a bind's client and policy,
+ * a cancellation, an STK push): one of the organisation's own API clients and its actor user. `trigger` acts through
+ * them; the audit log still records the `system` actor with the operator's name.
+ */
+export interface Author {
+  apiClient: Principal['apiClient'];
+  userId: number;
+}
+
 /** The principal of the operator on one organisation: every scope, an admin's abilities, no user of the organisation. */
-function operatorPrincipal(tenant: TenantInfo, operator: string): Principal {
+export function operatorPrincipal(tenant: TenantInfo, operator: string, author?: Author): Principal {
   return {
     tenant,
-    apiClient: { id: 0, clientId: 'admin-cli', name: 'admin CLI', rateLimitPerMinute: null },
+    apiClient: author?.apiClient ?? { id: 0, clientId: 'admin-cli', name: 'admin CLI', rateLimitPerMinute: null },
     token: { id: 0, expiresAt: new Date(8.64e15) },
     scopes: new Set(ALL_SCOPES),
     actor: {
-      userId: 0,
+      userId: author?.userId ?? 0,
       name: `system (operator ${operator})`,
       role: 'admin',
       code: null,
@@ -106,6 +118,7 @@ export async function openRuntime(config: Config, operator: string): Promise<Run
   return {
     app,
     operator,
+    databaseUrl,
     organisation,
     contextFor: (tenant) => createContext({ app, transport: 'job', principal: operatorPrincipal(tenant, operator) }),
     orgContext: async (code) =>

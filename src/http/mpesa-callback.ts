@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { AppServices } from '../context.ts';
-import { faultPoint } from '../lib/faults.ts';
 import { AppError } from '../lib/problem.ts';
 import { tenantForCallbackToken } from '../modules/payments/callback-token.ts';
-import { confirmCallback } from '../modules/payments/confirm.service.ts';
+import { receiveCallback } from '../modules/payments/confirm.service.ts';
 import { CALLBACK_PATH } from '../modules/payments/payment.service.ts';
 import { readBody } from './body.ts';
 import { sendJson } from './respond.ts';
@@ -48,24 +47,7 @@ export async function handleMpesaCallback(
   pathname: string,
 ): Promise<void> {
   const { tenantId, raw } = await railCallback(app, req, pathname.slice(CALLBACK_PATH.length + 1), 'M-Pesa callback');
-  let checkoutRequestId: string | null = null;
-  try {
-    const parsed = JSON.parse(raw) as { Body?: { stkCallback?: { CheckoutRequestID?: unknown } } } | null;
-    const id = parsed?.Body?.stkCallback?.CheckoutRequestID;
-    checkoutRequestId = typeof id === 'string' ? id.slice(0, 200) : null;
-  } catch {
-    /* kept as received; closed as malformed */
-  }
-  // PostgreSQL text cannot hold U+0000; keep the rest of the body verbatim.
-  const rawBody = raw.replaceAll('\u0000', '');
-  faultPoint(app.config, 'callback.before-store');
-  const stored = await app.db.tenant(tenantId, (tx) =>
-    tx.mpesaCallback.create({ data: { tenantId, checkoutRequestId, rawBody } }),
-  );
-  faultPoint(app.config, 'callback.after-store');
-  await confirmCallback(app, stored.id, stored).catch((err) => {
-    app.log.error({ err, callback_id: String(stored.id) }, 'mpesa callback not confirmed yet (kept for replay)');
-  });
+  await receiveCallback(app, tenantId, raw);
   sendJson(res, 200, { ResultCode: 0, ResultDesc: 'Accepted' });
 }
 

@@ -10,6 +10,7 @@
 
 export { confirmPrompt } from './confirm/prompt.ts';
 export { type CallbackOutcome, confirmCallback } from './confirm/callback.ts';
+export { receiveCallback } from './confirm/receive.ts';
 export { replayCallbacks } from './confirm/replay.ts';
 export { resolveInDoubt } from './confirm/in-doubt.ts';
 export { reconcileStatement } from './confirm/statement.ts';
