@@ -98,9 +98,9 @@ const CASES: Case[] = [
   },
   {
     path: '/prospects',
-    // Its definition (ProspectInput) checks the values too: a name of 2 or more characters, a note not blank, a type.
+    // Its definition (ProspectInput) checks the values too: a name of 2 to 200 characters, a note not blank, a type.
     valid: fc.record({
-      name: tricky.filter((s) => s.trim().length >= 2),
+      name: trickyWithin(200).filter((s) => s.trim().length >= 2),
       note: tricky.filter((s) => s.trim().length >= 1),
       type: fc.constantFrom('individual', 'business'),
     }),

@@ -84,8 +84,9 @@ export async function prepareDatabase(
     });
     step('demo data');
     // The brokerage's recent week, once per database (src/seed/demo-week.ts): its new clients join the customers
-    // the file lists, as a later start (which reads them back) lists them.
-    if (await seedDemoWeek(db, config, log)) await relistCustomers(db, tenants);
+    // the file lists. Listed again whoever added the week: a replica that waited for another's week lists the same.
+    await seedDemoWeek(db, config, log);
+    await relistCustomers(db, tenants);
     step("demo data: the brokerage's recent week");
     return tenants;
   } finally {
