@@ -39,16 +39,19 @@ export async function ensureCoverReference(tx: Tx, tenantId: number): Promise<vo
           renewable: p.renewable,
           excessText: p.excessText,
           terms: p.terms as never,
+          // One INSERT for the product's rates (a nested `create` list is one round trip per row).
           rates: {
-            create: p.rates.map((r) => ({
-              tenantId,
-              rateTable: r.table,
-              key: r.key ?? '',
-              fromValue: BigInt(r.from),
-              toValue: r.to == null ? null : BigInt(r.to),
-              rateBps: r.rateBps ?? null,
-              amountMinor: r.amountMinor ?? null,
-            })),
+            createMany: {
+              data: p.rates.map((r) => ({
+                tenantId,
+                rateTable: r.table,
+                key: r.key ?? '',
+                fromValue: BigInt(r.from),
+                toValue: r.to == null ? null : BigInt(r.to),
+                rateBps: r.rateBps ?? null,
+                amountMinor: r.amountMinor ?? null,
+              })),
+            },
           },
         },
       });
