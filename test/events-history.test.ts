@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The event history (GraphQL `events`/`event`, REST GET /events and /events/{id}): newest first, cursor paging that
  * stays whole when an agent's reach filters rows one by one, two organisations side by side, and hostile values
@@ -114,6 +115,16 @@ describe('the event history over REST', () => {
       'validation_failed',
       'cursor',
     );
+    // A well-formed cursor this list never issued to the caller: an unknown event, another organisation's, or (for an
+    // agent) one out of reach. Refused, not answered with the events after it or an empty last page.
+    const cursorOf = (id: string) => encodeURIComponent(Buffer.from(`GPC:S:${id}`).toString('base64url'));
+    for (const [who, id] of [
+      ['staff', randomUUID()],
+      ['staff', theirs[0]],
+      ['agent', hidden[0]],
+    ] as const)
+      expectProblem(await a.as(who).get(`/events?cursor=${cursorOf(id)}`), 422, 'validation_failed', 'cursor');
+    expect((await a.as('agent').get(`/events?limit=1&cursor=${cursorOf(mine[0])}`)).status).toBe(200);
     expectProblem(await get('since=yesterday'), 422, 'validation_failed', 'since');
     expectProblem(await get('since=2026-02-30T00:00:00Z'), 422, 'validation_failed', 'since');
     expectProblem(await get('until=2026-01-01'), 422, 'validation_failed', 'until');

@@ -64,7 +64,8 @@ export const webhookRoutes: AnyRoute[] = [
       'Every event the service recorded for the organisation (what webhooks deliver, whether or not an endpoint ' +
       'subscribes), each as its envelope: `id` (the Service-Delivery id), `event`, `created_at`, `data`. Staff keys see ' +
       'every event; an agent key only events about its own policies, clients, claims and prospects, as the events ' +
-      'subscription. Events of one transaction share `created_at`. Scope read or webhooks.',
+      'subscription. Events recorded at the same instant are ordered by id. A cursor is one this list gave the ' +
+      'caller (`links.next`); any other is 422 naming `cursor`. Scope read or webhooks.',
     idempotent: false,
     operation: EventsDocument,
     queryParams: [
@@ -80,6 +81,7 @@ export const webhookRoutes: AnyRoute[] = [
       types: query.get('types')?.split(',').filter(Boolean),
     }),
     toResponse: (d, input) => connectionPage(d.events, input, serviceEventToRest, { pages: false, cursor: 'uuid' }),
+    fieldNames: { after: 'cursor' },
     response: { status: 200, description: 'A page of events', schema: pageSchema(ref('ServiceEvent')) },
     errors: ['validation_failed'],
   }),

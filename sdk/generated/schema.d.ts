@@ -879,7 +879,7 @@ export interface paths {
         };
         /**
          * The organisation's recorded events, newest first (cursor pagination, filters)
-         * @description Every event the service recorded for the organisation (what webhooks deliver, whether or not an endpoint subscribes), each as its envelope: `id` (the Service-Delivery id), `event`, `created_at`, `data`. Staff keys see every event; an agent key only events about its own policies, clients, claims and prospects, as the events subscription. Events of one transaction share `created_at`. Scope read or webhooks.
+         * @description Every event the service recorded for the organisation (what webhooks deliver, whether or not an endpoint subscribes), each as its envelope: `id` (the Service-Delivery id), `event`, `created_at`, `data`. Staff keys see every event; an agent key only events about its own policies, clients, claims and prospects, as the events subscription. Events recorded at the same instant are ordered by id. A cursor is one this list gave the caller (`links.next`); any other is 422 naming `cursor`. Scope read or webhooks.
          */
         get: operations["listEvents"];
         put?: never;

@@ -90,16 +90,33 @@ function historyWhere(f: EventFilter): Prisma.EventWhereInput {
   };
 }
 
-/** A connection's cursor must name an event (a UUID): anything else would reach PostgreSQL's uuid cast. */
-function checkCursor(page: EventPage, args: { after?: string | null; before?: string | null }): void {
-  const id = (page.cursor as { id?: unknown } | undefined)?.id;
-  if (id === undefined || isUuid(id)) return;
-  throw new ValidationError([
+type CursorArgs = { after?: string | null; before?: string | null };
+
+const cursorRefused = (args: CursorArgs) =>
+  new ValidationError([
     {
       field: args.before ? 'before' : 'after',
       message: 'not a cursor of this list; use links.next or pageInfo.endCursor as given',
     },
   ]);
+
+/** A connection's cursor must name an event (a UUID): anything else would reach PostgreSQL's uuid cast. */
+function checkCursor(page: EventPage, args: CursorArgs): string | undefined {
+  const id = (page.cursor as { id?: unknown } | undefined)?.id;
+  if (id === undefined) return undefined;
+  if (!isUuid(id)) throw cursorRefused(args);
+  return id;
+}
+
+/**
+ * A cursor this list could have issued names an event of the organisation the caller may see: an unknown id, another
+ * organisation's, or one out of an agent's reach is refused like a malformed one, never read as "the list ends here"
+ * (and never lets an agent learn which hidden events exist from what follows them).
+ */
+async function requireCursorEvent(tx: Tx, p: Principal, id: string, args: CursorArgs): Promise<void> {
+  const row = await tx.event.findUnique({ where: { id }, select: { data: true } });
+  if (row && (!p.actor?.ownRecordsOnly || (await eventVisibleTo(tx, p, row.data as Record<string, unknown>)))) return;
+  throw cursorRefused(args);
 }
 
 /** The most rows one scan of the history reads for an agent before checking their reach. */
@@ -113,23 +130,25 @@ export const eventService = {
    * batches from the cursor and filtered until the page is full or the history ends: a page is never short while
    * more visible events follow, and its last row (the next cursor) is always one the agent may see.
    */
-  async list(
-    ctx: Context,
-    f: EventFilter,
-    page: EventPage,
-    args: { after?: string | null; before?: string | null } = {},
-  ) {
-    checkCursor(page, args);
+  async list(ctx: Context, f: EventFilter, page: EventPage, args: CursorArgs = {}) {
+    const cursorId = checkCursor(page, args);
     const where = historyWhere(f);
     const p = ctx.principal!;
     if (!p.actor?.ownRecordsOnly)
-      return ctx.tx((tx) => tx.event.findMany({ ...page, where, orderBy: NEWEST_FIRST }), { readOnly: true });
+      return ctx.tx(
+        async (tx) => {
+          if (cursorId) await requireCursorEvent(tx, p, cursorId, args);
+          return tx.event.findMany({ ...page, where, orderBy: NEWEST_FIRST });
+        },
+        { readOnly: true },
+      );
     const take = page.take ?? 26;
     const want = Math.abs(take);
     const backwards = take < 0;
     const batch = Math.min(SCAN, Math.max(want * 2, 50));
     return ctx.tx(
       async (tx) => {
+        if (cursorId) await requireCursorEvent(tx, p, cursorId, args);
         let out: Awaited<ReturnType<typeof tx.event.findMany>> = [];
         let cursor = page.cursor;
         let skip = page.skip;

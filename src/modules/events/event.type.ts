@@ -55,9 +55,9 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: { read: true, webhooks: true },
     description:
-      "The organisation's recorded events (the webhook outbox), newest first; events of one transaction share their " +
-      'time and follow one another by id. Staff see every event; an agent only those about its own records (as the ' +
-      '`events` subscription). Scope read or webhooks.',
+      "The organisation's recorded events (the webhook outbox), newest first; events recorded at the same instant " +
+      'follow one another by id. Staff see every event; an agent only those about its own records (as the `events` ' +
+      'subscription). `after`/`before` take only a cursor this list gave the caller. Scope read or webhooks.',
     args: {
       since: t.arg({ type: 'DateTime', description: 'Only events recorded at or after this moment.' }),
       until: t.arg({ type: 'DateTime', description: 'Only events recorded before this moment (later than since).' }),
