@@ -1,20 +1,13 @@
 import pino from 'pino';
-import { DbSimStore, RegistrySimulator } from '../../jobs/rails/registry-simulator.ts';
-import { cachedAuthSource } from '../auth/auth-source.ts';
 import type { Principal, TenantInfo } from '../auth/principal.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import { type AppServices, type Context, createContext } from '../context.ts';
-import { Caches } from '../db/caches.ts';
 import { Database } from '../db/client.ts';
-import { createDocumentStore } from '../db/document-store.ts';
 import { EventBus } from '../db/event-bus.ts';
-import { now } from '../lib/clock.ts';
-import { KeyedGate } from '../lib/keyed-gate.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { AppError } from '../lib/problem.ts';
-import { createRateLimitStore } from '../lib/rate-limit.ts';
-import { NO_METRICS } from '../ports/metrics.ts';
+import { offlineServices } from '../process/offline-services.ts';
 import { CliError, probeDatabase, resolveDatabaseUrl } from './database.ts';
 
 /** What every command runs with: the service's parts over its database, and who is at the console. */
@@ -39,40 +32,22 @@ function stderrLogger(config: Config): Logger {
 }
 
 /**
- * The parts of AppServices the services use, built as src/app.ts builds them but with no HTTP and no pg-boss: work
- * a service would queue (an SMS, a certificate) is left to the running service's minute sweeps, as the ports say.
- * The event bus listens, so a change to what servers cache is heard by every server before the command returns.
+ * The services over a pool of our own (src/process/offline-services.ts), with no bind (not an admin operation) and no
+ * mobile-money rail. The event bus listens, so a change to what servers cache is heard by every server before the
+ * command returns.
  */
 async function buildServices(config: Config, databaseUrl: string, log: Logger): Promise<AppServices> {
   const db = await Database.connect(databaseUrl, { poolSize: 4, poolWaitMs: 10_000 });
   const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
   await db.clocks.follow(events, (err) => log.error({ err }, 'sandbox clocks: reload failed'));
-  const caches = new Caches(events, db.pool);
-  const registry: AppServices['registry'] = {
-    clock: now,
-    registry: new RegistrySimulator({
-      store: new DbSimStore(db, config.registrySimDefaultStock),
-      now: () => registry.clock(),
-    }),
-  };
-  return {
-    db,
-    config,
-    log,
-    rateLimits: createRateLimitStore({}),
+  return offlineServices(db, config, log, {
     events,
-    caches,
-    auth: cachedAuthSource(db, caches, 0),
     limits: {
       bind: () => Promise.reject(new AppError('domain_rule', { detail: 'Binding is not an admin operation' })),
     },
     mobileMoney: {},
-    registry,
-    documents: createDocumentStore(config),
-    documentReads: new KeyedGate(config.documentReadsMax),
-    metrics: NO_METRICS,
-  };
+  });
 }
 
 /**

@@ -1,21 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { randomCode } from '../../jobs/rails/sim-codes.ts';
-import { DbSimStore, RegistrySimulator } from '../../jobs/rails/registry-simulator.ts';
-import { cachedAuthSource } from '../auth/auth-source.ts';
 import type { Principal, TenantInfo } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import type { UserRole } from '../generated/prisma/enums.ts';
 import { type AppServices, type Context, createContext } from '../context.ts';
-import { Caches } from '../db/caches.ts';
 import type { Database } from '../db/client.ts';
-import { createDocumentStore } from '../db/document-store.ts';
 import { EventBus } from '../db/event-bus.ts';
 import { now } from '../lib/clock.ts';
 import type { Config } from '../lib/config.ts';
-import { KeyedGate } from '../lib/keyed-gate.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createRateLimitStore } from '../lib/rate-limit.ts';
-import { NO_METRICS } from '../ports/metrics.ts';
+import { offlineServices } from '../process/offline-services.ts';
 import {
   darajaTimestamp,
   type DarajaQueryResponse,
@@ -26,7 +20,7 @@ import {
 
 /**
  * What the demo week (demo-week.ts) runs the services with: the parts of AppServices they use, built as the admin
- * CLI builds them (src/admin/runtime.ts), with no HTTP and no pg-boss. Work a service would queue (a certificate, an
+ * CLI builds them (src/process/offline-services.ts), with no HTTP and no pg-boss. Work a service would queue (a certificate, an
  * SMS) is left to the started service's sweeps. The one stand-in is the mobile-money rail: the demo's simulated
  * M-Pesa answers a prompt after a few seconds and calls back over HTTP, which a start cannot wait for, so the week's
  * prompts go to PaidAtOnceRail, whose customer pays at once, on the week's clock.
@@ -89,30 +83,14 @@ export async function weekServices(
   config: Config,
   log: Logger,
 ): Promise<{ app: AppServices; close(): Promise<void> }> {
-  const events = new EventBus(config.databaseUrl ?? '', (err) => log.error({ err }, 'event bus error'));
-  const caches = new Caches(events, db.pool);
-  const app: AppServices = {
-    db,
-    config,
-    log,
-    rateLimits: createRateLimitStore({}),
-    events,
-    caches,
-    auth: cachedAuthSource(db, caches, 0),
+  const app = offlineServices(db, config, log, {
+    events: new EventBus(config.databaseUrl ?? '', (err) => log.error({ err }, 'event bus error')),
     // The seed binds a dozen policies in a row: the per-client bind limit is for callers, not for the seed.
     limits: {
       bind: async () => ({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0, policy: '' }),
     },
     mobileMoney: { rail: new PaidAtOnceRail(), origin: config.publicBaseUrl ?? 'http://127.0.0.1' },
-    registry: {
-      clock: now,
-      // Only read by the certificate jobs, which the started service runs: the seed issues no certificate itself.
-      registry: new RegistrySimulator({ store: new DbSimStore(db, config.registrySimDefaultStock), now }),
-    },
-    documents: createDocumentStore(config),
-    documentReads: new KeyedGate(config.documentReadsMax),
-    metrics: NO_METRICS,
-  };
+  });
   return { app, close: () => app.rateLimits.close() };
 }
 
