@@ -66,13 +66,26 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
     );
   }
 
+  /** Set once the outbox listener hears announcements: work older than this was written while nobody listened. */
+  const listening: { since?: Date } = {};
   await boss.work(sweepQ.name, { pollingIntervalSeconds: 5 }, async () => {
-    const stranded = await findStranded(app);
+    const { unheard, ...stranded } = await findStranded(app, new Date(), listening.since ?? new Date());
     for (const eventId of stranded.events)
       for (const id of await dispatchEvent(app, eventId)) await enqueueDelivery(id);
     for (const id of stranded.deliveries) await enqueueDelivery(id);
-    if (stranded.events.length || stranded.deliveries.length)
-      app.log.warn({ job: sweepQ.name, ...stranded }, 'outbox sweep re-sent stranded work');
+    const lost = {
+      events: stranded.events.filter((id) => !unheard.includes(id)),
+      deliveries: stranded.deliveries.filter((id) => !unheard.includes(id)),
+    };
+    // Written before this runner listened (a seed, the admin CLI, a stop): the sweep is the path for it.
+    if (unheard.length)
+      app.log.info(
+        { job: sweepQ.name, unheard: unheard.length },
+        'outbox sweep sent work written while no runner listened',
+      );
+    // Announced while listening and still not sent: a crash or a lost connection, worth a look.
+    if (lost.events.length || lost.deliveries.length)
+      app.log.warn({ job: sweepQ.name, ...lost }, 'outbox sweep re-sent stranded work');
   });
 
   let inFlight = 0;
@@ -107,6 +120,7 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
     }
     await Promise.all(ids.map(attemptNow));
   });
+  listening.since = new Date();
   boss.on('stopped', () => void listener.close());
 }
 

@@ -152,6 +152,12 @@ describe('emitEvent (the outbox)', () => {
       tx.event.update({ where: { id: ev.id }, data: { createdAt: new Date(Date.now() - 120_000) } }),
     );
     expect((await findStranded(t.app.services)).events).toContain(ev.id);
+    // Written before the runner began to listen, it is unheard (the sweep's ordinary path, logged at info); written
+    // after, it was announced and lost (logged at warn).
+    const since = (ms: number) => new Date(Date.now() - ms);
+    expect((await findStranded(t.app.services, new Date(), since(60_000))).unheard).toContain(ev.id);
+    expect((await findStranded(t.app.services, new Date(), since(600_000))).unheard).not.toContain(ev.id);
+    expect((await findStranded(t.app.services)).unheard).toEqual([]);
     const first = await dispatchEvent(t.app.services, ev.id);
     expect(first).toHaveLength(1);
     expect(await dispatchEvent(t.app.services, ev.id)).toEqual([]);

@@ -45,16 +45,23 @@ export async function dispatchEvent(app: AppServices, eventId: string): Promise<
 /** How long a delivery job may be silent before the sweep assumes its job was lost (crash after commit). */
 const STRANDED_AFTER_MS = 2 * 60_000;
 
-/** Events never dispatched and due deliveries without a live job: what a crash between commit and send left behind. */
+/**
+ * Events never dispatched and due deliveries without a live job: what a crash between commit and send left behind,
+ * or what was written while no runner listened (the demo seed and the admin CLI write before a service starts).
+ * `listeningSince` (when this runner began to hear announcements) sorts the two: `unheard` lists the events and
+ * deliveries from before it, which no announcement could have reached (expected after any start); the rest were
+ * announced while this runner listened and still got lost (worth a warning).
+ */
 export async function findStranded(
   app: AppServices,
   now = new Date(),
-): Promise<{ events: string[]; deliveries: string[] }> {
+  listeningSince?: Date,
+): Promise<{ events: string[]; deliveries: string[]; unheard: string[] }> {
   const before = new Date(now.getTime() - STRANDED_AFTER_MS);
   return app.db.system(async (tx) => {
     const events = await tx.event.findMany({
       where: { dispatchedAt: null, createdAt: { lt: new Date(now.getTime() - 30_000) } },
-      select: { id: true },
+      select: { id: true, createdAt: true },
       orderBy: { createdAt: 'asc' },
       take: 500,
     });
@@ -64,10 +71,16 @@ export async function findStranded(
         nextAttemptAt: { lt: before },
         OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
       },
-      select: { id: true },
+      select: { id: true, nextAttemptAt: true },
       orderBy: { nextAttemptAt: 'asc' },
       take: 500,
     });
-    return { events: events.map((e) => e.id), deliveries: deliveries.map((d) => d.id) };
+    const unheard = listeningSince
+      ? [
+          ...events.filter((e) => e.createdAt < listeningSince).map((e) => e.id),
+          ...deliveries.filter((d) => d.nextAttemptAt !== null && d.nextAttemptAt < listeningSince).map((d) => d.id),
+        ]
+      : [];
+    return { events: events.map((e) => e.id), deliveries: deliveries.map((d) => d.id), unheard };
   });
 }
