@@ -128,10 +128,19 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-admin-cli',
-      comment: 'src/admin is an entry point of its own (scripts/admin.ts), not a floor the service stands on.',
+      comment:
+        'src/admin is an entry point of its own (scripts/admin.ts), not a floor the service stands on; the one door ' +
+        'in is the started service serving its admin socket (src/process/single.ts → src/admin/socket.ts).',
       severity: 'error',
       from: { path: '^(src/(?!admin/)|rest-compat/|jobs/)' },
-      to: { path: '^src/admin/' },
+      to: { path: '^src/admin/', pathNot: '^src/admin/socket\\.ts$' },
+    },
+    {
+      name: 'only-the-process-opens-the-admin-socket',
+      comment: 'The admin socket is opened by the process that owns the embedded database, nowhere else.',
+      severity: 'error',
+      from: { path: '^(src/(?!admin/)|rest-compat/|jobs/)', pathNot: '^src/process/single\\.ts$' },
+      to: { path: '^src/admin/socket\\.ts$' },
     },
     {
       name: 'generated-is-generated',

@@ -16,7 +16,7 @@ import { CliError } from './database.ts';
 import { lifecycle } from './lifecycle.ts';
 import { organisations } from './organisations.ts';
 import { payments } from './payments.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
 import { sandbox } from './sandbox.ts';
 import { sms } from './sms.ts';
 import { trigger } from './trigger.ts';
@@ -117,22 +117,35 @@ function parseOptions(c: Command, args: string[]): Values {
  * Who is at the console, for the audit: --operator, else $USER, else the OS account running the CLI, else the host
  * (a container or CI job has no $USER, and may run as a uid with no account name).
  */
-function operatorName(values: Values): string {
-  const name = (typeof values.operator === 'string' ? values.operator : defaultOperator())?.trim();
+function operatorName(values: Values, host: CliHost): string {
+  const name = (typeof values.operator === 'string' ? values.operator : host.defaultOperator())?.trim();
   if (!name) throw new UsageError('say who you are: --operator <name>');
   if (name.length > 100 || /[\p{Cc}]/u.test(name)) throw new UsageError('--operator: at most 100 printable characters');
   return name;
 }
 
-function defaultOperator(): string {
-  if (process.env.USER?.trim()) return process.env.USER;
+/** Who runs the console, as the OS tells it: what the default operator is chosen from. */
+export interface ConsoleIdentity {
+  /** $USER */
+  user?: string;
+  /** The OS account's name (none for a uid without one). */
+  account?: string;
+  host: string;
+}
+
+function consoleIdentity(): ConsoleIdentity {
+  let account: string | undefined;
   try {
-    const { username } = os.userInfo();
-    if (username.trim()) return username;
+    account = os.userInfo().username;
   } catch {
     /* a uid with no account name */
   }
-  return os.hostname();
+  return { user: process.env.USER, account, host: os.hostname() };
+}
+
+/** $USER, else the OS account, else the host. */
+export function defaultOperator(who: ConsoleIdentity = consoleIdentity()): string {
+  return [who.user, who.account].find((n) => n?.trim()) ?? who.host;
 }
 
 function readConfig(): Config {
@@ -166,53 +179,76 @@ function describe(e: unknown): { code: string; message: string; errors?: { field
   return { code: 'failed', message: reason.trim() };
 }
 
-function fail(e: unknown, json: boolean, hint?: string): number {
+function fail(host: CliHost, e: unknown, json: boolean, hint?: string): number {
   const d = describe(e);
-  if (json) process.stderr.write(`${JSON.stringify({ error: d })}\n`);
+  if (json) host.stderr(`${JSON.stringify({ error: d })}\n`);
   else {
     const fields = (d.errors ?? []).map((f) => `\n  ${f.field}: ${f.message}`).join('');
-    process.stderr.write(`error: ${d.message}${fields}\n${hint ? `${hint}\n` : ''}`);
+    host.stderr(`error: ${d.message}${fields}\n${hint ? `${hint}\n` : ''}`);
   }
-  if (!(e instanceof CliError) && !isAppError(e) && process.env.DEBUG) console.error(e);
+  if (!(e instanceof CliError) && !isAppError(e)) host.unexpected(e);
   return e instanceof CliError ? e.exitCode : 1;
 }
 
+/**
+ * Where one invocation's answer goes and what it runs on. The console's (below) writes to this process's streams and
+ * opens a runtime over a pool of its own; the running service's admin socket (socket.ts) brings its own services and
+ * hands the answer back to the CLI that asked.
+ */
+export interface CliHost {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** The operator when --operator is not given: the console's user (defaultOperator). */
+  defaultOperator(): string;
+  openRuntime(operator: string): Promise<Runtime>;
+  /** A failure that is neither a refusal nor a usage mistake (a bug, a lost connection): its stack, somewhere. */
+  unexpected(e: unknown): void;
+}
+
+export const consoleHost: CliHost = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  defaultOperator: () => defaultOperator(),
+  openRuntime: (operator) => openRuntime(readConfig(), operator),
+  unexpected: (e) => void (process.env.DEBUG && console.error(e)),
+};
+
 /** Runs one invocation; resolves with the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], host: CliHost = consoleHost): Promise<number> {
   const json = argv.includes('--json');
   const [groupName, commandName] = argv;
   if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
-    process.stdout.write(`${topHelp()}\n`);
+    host.stdout(`${topHelp()}\n`);
     return groupName ? 0 : 2;
   }
   const group = GROUPS.find((g) => g.name === groupName);
-  if (!group) return fail(new UsageError(`unknown command group ${groupName}`), json, `see: ${PROG} --help`);
+  if (!group) return fail(host, new UsageError(`unknown command group ${groupName}`), json, `see: ${PROG} --help`);
   if (!commandName || commandName.startsWith('-')) {
-    process.stdout.write(`${groupHelp(group)}\n`);
+    host.stdout(`${groupHelp(group)}\n`);
     return commandName === '--help' || commandName === '-h' ? 0 : 2;
   }
   const command = group.commands.find((c) => c.name === commandName);
   const hint = `see: ${PROG} ${group.name}${command ? ` ${command.name}` : ''} --help`;
   if (!command) {
     const message = group.unknownCommand?.(commandName) ?? `unknown command ${group.name} ${commandName}`;
-    return fail(new UsageError(message), json, hint);
+    return fail(host, new UsageError(message), json, hint);
   }
   try {
     const values = parseOptions(command, argv.slice(2));
     if (values.help) {
-      process.stdout.write(`${commandHelp(group, command)}\n`);
+      host.stdout(`${commandHelp(group, command)}\n`);
       return 0;
     }
-    const operator = operatorName(values);
-    const rt = await openRuntime(readConfig(), operator);
+    const operator = operatorName(values, host);
+    const rt = await host.openRuntime(operator);
     try {
       const out = await command.run(rt, values);
-      process.stdout.write(json ? `${JSON.stringify(out.json, null, 2)}\n` : `${out.text}\n`);
+      host.stdout(json ? `${JSON.stringify(out.json, null, 2)}\n` : `${out.text}\n`);
       return 0;
     } finally {
       await rt.close();
     }
   } catch (e) {
-    return fail(e, json, e instanceof UsageError ? hint : undefined);
+    return fail(host, e, json, e instanceof UsageError ? hint : undefined);
   }
 }

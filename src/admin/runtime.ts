@@ -85,6 +85,22 @@ export async function openRuntime(config: Config, operator: string): Promise<Run
   await probeDatabase(databaseUrl);
   const log = stderrLogger(config);
   const app = await buildServices(config, databaseUrl, log);
+  return runtimeOver(app, operator, databaseUrl, async () => {
+    await app.events.close();
+    await app.rateLimits.close();
+    await app.db.close();
+  });
+}
+
+/**
+ * A command run inside the started service (its admin socket, socket.ts): the service's own parts, which the command
+ * must not close.
+ */
+export function serviceRuntime(app: AppServices, operator: string, databaseUrl: string): Runtime {
+  return runtimeOver(app, operator, databaseUrl, async () => undefined);
+}
+
+function runtimeOver(app: AppServices, operator: string, databaseUrl: string, close: () => Promise<void>): Runtime {
   const organisation = async (code: string): Promise<TenantInfo> => {
     const t = await app.db.system((tx) => tx.tenant.findUnique({ where: { code } }));
     if (!t) throw new CliError(`no organisation with code ${JSON.stringify(code)}`);
@@ -98,10 +114,6 @@ export async function openRuntime(config: Config, operator: string): Promise<Run
     contextFor: (tenant) => createContext({ app, transport: 'job', principal: operatorPrincipal(tenant, operator) }),
     orgContext: async (code) =>
       createContext({ app, transport: 'job', principal: operatorPrincipal(await organisation(code), operator) }),
-    async close() {
-      await app.events.close();
-      await app.rateLimits.close();
-      await app.db.close();
-    },
+    close,
   };
 }

@@ -1,3 +1,6 @@
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { adminSocketPath, type AdminSocket, serveAdminSocket } from '../admin/socket.ts';
 import { startApp } from '../app.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -23,6 +26,7 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
   const { databaseUrl, embedded } = await openDatabase(config, log);
   step(embedded ? 'embedded PostgreSQL started' : 'database named (DATABASE_URL)');
   let stopApp: (() => Promise<void>) | undefined;
+  let adminSocket: AdminSocket | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -31,6 +35,7 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
     const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000);
     force.unref();
     try {
+      await adminSocket?.close(config.shutdownTimeoutMs);
       await stopApp?.();
       await embedded?.stop();
       log.info('stopped');
@@ -56,6 +61,15 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
       beforeReady: tenants ? (_services, origin) => writeCredentials(config, log, tenants, origin) : undefined,
     });
     stopApp = () => app.stop();
+    // On the embedded database, `npm run admin` hands its commands to this process (src/admin/socket.ts).
+    const socketPath = embedded ? adminSocketPath(config.dataDir) : undefined;
+    if (socketPath)
+      adminSocket = await serveAdminSocket({ app: app.services, databaseUrl, socketPath, build: bundleBuild(), log })
+        .then((s) => (log.debug({ path: s.path }, 'admin socket'), s))
+        .catch((err) => {
+          log.warn({ err }, 'no admin socket: `npm run admin` runs its commands in its own process');
+          return undefined;
+        });
     step('service started (schema, caches, workers, listening)');
     logReady(config, log, app.origin);
   } catch (err) {
@@ -63,4 +77,10 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
     await embedded?.stop().catch(() => undefined);
     process.exit(1);
   }
+}
+
+/** The mtime of the compiled bundle this runs from (dist/main.mjs), or null when it runs from source (tsx). */
+function bundleBuild(): number | null {
+  const file = fileURLToPath(import.meta.url);
+  return file.endsWith('.mjs') ? statSync(file).mtimeMs : null;
 }

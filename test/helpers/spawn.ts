@@ -17,15 +17,20 @@ export interface Spawned {
 }
 
 /**
- * Starts the real entrypoint exactly as `npm start` does (`node --import tsx src/main.ts`), with an environment built
+ * Starts the real entrypoint from source (`node --import tsx src/main.ts`), with an environment built
  * from scratch: only PATH and HOME are inherited, so no DATABASE_URL, NODE_ENV or test setting leaks in from the
  * test runner. A server started with NODE_ENV=test gets TEST_CLOCK, the test's clock, unless `env` sets its own.
  * With PORT=0 the server binds a port of the system's choosing (no probe-then-bind race): `origin` is read from its
  * ready line (logged at LOG_LEVEL info) and throws until then; waitHealthy waits for it. `ownProcessGroup` makes it
- * the leader of a process group of its own, as a shell makes `npm start`.
+ * the leader of a process group of its own, as a shell makes `npm start`; `bundle` runs the compiled build instead.
  */
-export function spawnServer(env: Record<string, string>, opts: { ownProcessGroup?: boolean } = {}): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+export function spawnServer(
+  env: Record<string, string>,
+  opts: { ownProcessGroup?: boolean; bundle?: boolean } = {},
+): Spawned {
+  // `bundle`: exactly `npm start` (scripts/start.mjs, the compiled dist/main.mjs, rebuilt first if stale).
+  const args = opts.bundle ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // As a terminal starts it: the leader of a process group, which Ctrl-C signals as a whole (kill(-pid)).
     detached: opts.ownProcessGroup ?? false,
