@@ -32,7 +32,16 @@ async function dispatchEvent(app: AppServices, eventId: string): Promise<string[
   return dispatchWebhooks(app, eventId);
 }
 
-export async function registerEventWorkers(boss: PgBoss, app: AppServices, databaseUrl: string): Promise<void> {
+/**
+ * Registers the workers and starts the outbox listener. The answer stops it for a shutdown: no announcement is taken
+ * after, and the work already taken (dispatches and first attempts) is waited for, while pg-boss and the pool still
+ * run; anything it could not finish is the sweep's at the next start.
+ */
+export async function registerEventWorkers(
+  boss: PgBoss,
+  app: AppServices,
+  databaseUrl: string,
+): Promise<{ quiesce(): Promise<void> }> {
   const dispatchQ = QUEUES.dispatchEvent;
   const deliverQ = QUEUES.deliverWebhook;
   const sweepQ = QUEUES.sweepOutbox;
@@ -103,7 +112,7 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
     }
   };
 
-  const listener = await listenOutbox(databaseUrl, app, async (signal) => {
+  const onSignal = async (signal: OutboxSignal): Promise<void> => {
     if (signal.kind === 'delivery') return attemptNow(signal.id);
     // A burst beyond the bound is dispatched by the queue's workers instead, so it cannot take every connection.
     if (inFlight >= FIRST_ATTEMPTS_IN_FLIGHT) return void (await boss.send(dispatchQ.name, { eventId: signal.id }));
@@ -119,9 +128,22 @@ export async function registerEventWorkers(boss: PgBoss, app: AppServices, datab
       inFlight -= 1;
     }
     await Promise.all(ids.map(attemptNow));
+  };
+  const taken = new Set<Promise<void>>();
+  const listener = await listenOutbox(databaseUrl, app, (signal) => {
+    const task = onSignal(signal);
+    taken.add(task);
+    void task.finally(() => taken.delete(task)).catch(() => undefined);
+    return task;
   });
   listening.since = new Date();
   boss.on('stopped', () => void listener.close());
+  return {
+    async quiesce() {
+      await listener.close();
+      await Promise.allSettled([...taken]);
+    },
+  };
 }
 
 async function listenOutbox(databaseUrl: string, app: AppServices, onSignal: (s: OutboxSignal) => Promise<void>) {

@@ -13,8 +13,14 @@ import { registerSandboxWorkers } from './sandbox.worker.ts';
 import { instrumentWorkers } from './instrument.ts';
 import { QUEUES } from './queues.ts';
 
+export interface StartedJobs {
+  boss: PgBoss;
+  /** Before pg-boss stops: takes no more outbox announcements and waits for the work already taken. */
+  quiesce(): Promise<void>;
+}
+
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
-export async function startJobs(app: AppServices, databaseUrl: string): Promise<PgBoss> {
+export async function startJobs(app: AppServices, databaseUrl: string): Promise<StartedJobs> {
   const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, supervise: true, schedule: true });
   boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
   await boss.start();
@@ -24,7 +30,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
     if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });
   }
   await registerMaintenanceWorker(boss, app);
-  await registerEventWorkers(boss, app, databaseUrl);
+  const outbox = await registerEventWorkers(boss, app, databaseUrl);
   await registerPaymentWorkers(boss, app);
   await registerCertificateWorkers(boss, app);
   await registerPolicyWorkers(boss, app);
@@ -33,5 +39,5 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerSmsWorkers(boss, app);
   await registerFinanceWorkers(boss, app);
   await registerSandboxWorkers(boss, app);
-  return boss;
+  return { boss, quiesce: () => outbox.quiesce() };
 }

@@ -108,12 +108,8 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     documentReads: new KeyedGate(Math.ceil(config.documentReadsMax / 2), config.documentReadsMax),
     metrics: createMetrics({ pool: db.pool, poolMax: config.dbPoolSize, log }),
   };
-  const boss =
-    opts.jobs !== false
-      ? await startJobs(services, databaseUrl)
-      : opts.enqueue
-        ? await startEnqueueOnly(services, databaseUrl)
-        : undefined;
+  const jobs = opts.jobs !== false ? await startJobs(services, databaseUrl) : undefined;
+  const boss = jobs?.boss ?? (opts.enqueue ? await startEnqueueOnly(services, databaseUrl) : undefined);
   if (boss) services.metrics.watchQueues(queueDepthReader(boss));
   const health = {
     ready: async () => {
@@ -142,6 +138,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     stop() {
       stopping ??= (async () => {
         await http.close(config.shutdownTimeoutMs);
+        await jobs?.quiesce();
         await boss
           ?.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs })
           .catch((err) => log.error({ err }, 'pg-boss stop failed'));
