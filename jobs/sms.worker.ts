@@ -20,14 +20,7 @@ export function registerSmsGateway(boss: PgBoss, app: AppServices): void {
       const q = QUEUES.smsSend;
       await boss.send(q.name, q.payload.parse({ recipientId }), startAfter ? { startAfter } : {});
     },
-    async reportUrl(tenantId) {
-      const origin = (app.config.publicBaseUrl ?? app.mobileMoney.origin ?? '').replace(/\/$/, '');
-      const token = await app.db.tenant(tenantId, async (tx) => {
-        const { paybill } = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { paybill: true } });
-        return currentCallbackToken(app, tx, tenantId, paybill);
-      });
-      return `${origin}${SMS_REPORT_PATH}/${token}`;
-    },
+    reportUrl: (tenantId) => smsReportUrl(app, tenantId),
   };
   app.clientArea = {
     async queueCode(tenantId, otpId) {
@@ -35,6 +28,16 @@ export function registerSmsGateway(boss: PgBoss, app: AppServices): void {
       await boss.send(q.name, q.payload.parse({ tenantId, otpId }));
     },
   };
+}
+
+/** The delivery-report URL of organisation `tenantId`: the service's origin and the organisation's callback token. */
+export async function smsReportUrl(app: AppServices, tenantId: number): Promise<string> {
+  const origin = (app.config.publicBaseUrl ?? app.mobileMoney.origin ?? '').replace(/\/$/, '');
+  const token = await app.db.tenant(tenantId, async (tx) => {
+    const { paybill } = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { paybill: true } });
+    return currentCallbackToken(app, tx, tenantId, paybill);
+  });
+  return `${origin}${SMS_REPORT_PATH}/${token}`;
 }
 
 /** Recipients to the gateway (retries queued at their due time), the simulator's reports, and the minute sweep. */

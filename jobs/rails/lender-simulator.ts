@@ -18,10 +18,13 @@ import type {
  * Like a real lender serving the whole deployment, it keys on our reference alone: that reference is unique across
  * the deployment (src/ports/rail-reference.ts: the organisation's code and our number), so two organisations' first
  * loans of a year are two requests, never a repeat. A disbursement is paid when asked (the simulated lender always
- * has funds) and remembered for lookup under that reference.
+ * has funds) and remembered for lookup under that reference. It pays at `now()`: the lender's own clock (the demo
+ * week's seed gives it the week's, src/seed/demo-week-services.ts).
  */
 export class LenderSimulator implements IpfLenderRail {
   readonly #paid = new Map<string, LenderDisbursement>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
 
   decide(req: LenderDecisionRequest): Promise<LenderDecision> {
     const reasons: LenderDecision['reasons'] = [];
@@ -62,7 +65,7 @@ export class LenderSimulator implements IpfLenderRail {
       disbursement_ref: `DSB-${digest(`disburse:${req.reference}`)}`,
       status: amount > 0n ? 'paid' : 'refused',
       amount_minor: req.amount_minor,
-      paid_at: new Date().toISOString(),
+      paid_at: this.now().toISOString(),
       message: amount > 0n ? `Paid ${req.payee.insurer} for ${req.payee.policy_no}` : 'Nothing to pay',
     };
     if (answer.status === 'paid') this.#paid.set(req.reference, answer);

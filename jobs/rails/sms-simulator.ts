@@ -68,11 +68,16 @@ const book = (app: AppServices, id: string) =>
 const bookingId = (req: SmsSendRequest, phone: string) =>
   `ATXid_${createHash('sha256').update(`${req.username}|${req.clientRef}|${phone}`).digest('hex').slice(0, 32)}`;
 
-/** The simulated gateway: its book is sms_sim_messages; delivery reports go out by the `rails.sms-sim.deliver` job. */
+/**
+ * The simulated gateway: its book is sms_sim_messages; delivery reports go out by the `rails.sms-sim.deliver` job.
+ * Without pg-boss (the demo week's seed, src/seed/demo-week-services.ts, before the service starts) no report job is
+ * queued: the handset's answer is settled when the gateway is next asked (the SMS sweep asks about a sent message
+ * whose report never came).
+ */
 export class SmsSimulator implements SmsGateway {
   constructor(
     private readonly app: AppServices,
-    private readonly boss: PgBoss,
+    private readonly boss: PgBoss | null,
   ) {}
 
   async send(req: SmsSendRequest): Promise<SmsSendResponse> {
@@ -141,6 +146,7 @@ export class SmsSimulator implements SmsGateway {
   }
 
   private async queueReport(gatewayMessageId: string): Promise<void> {
+    if (!this.boss) return;
     const delay = this.app.config.mpesaSimDelayMs;
     await this.boss.send(
       QUEUES.smsSimDeliver.name,

@@ -32,6 +32,27 @@ export interface WeekPolicy {
   endorsed?: { at: WeekWhen; value: number; paid?: WeekWhen };
   cancelled?: { at: WeekWhen; reason: 'vehicle_sold' | 'insured_request' };
   claim?: WeekClaim;
+  /** Bound with payment_mode ipf: the premium is paid by a premium-finance loan (no `paid`: the lender pays it). */
+  financed?: WeekLoan;
+}
+
+/** A premium-finance loan's story (docs/premium-finance.md), each step when given, by the policy's actor. */
+export interface WeekLoan {
+  lender: string;
+  months: number;
+  /** The applicant's KYC beside the client's ID number: KRA PIN and declared income band. */
+  kraPin: string;
+  incomeBand: string;
+  /** Applied for and submitted to the lender. */
+  applied: WeekWhen;
+  /** The lender's decision comes in (the ipf.decide job). */
+  decided: WeekWhen;
+  /** The signing code is sent to the client's phone and the client reads it out: signed, the loan awaits its deposit. */
+  signed: WeekWhen;
+  /** The deposit paid by STK push (ipf_repayment), then the lender's disbursement pays the insurer (ipf.disburse). */
+  deposit: WeekWhen;
+  /** Later payments to the loan, each what its oldest line still owes (rounded up to the shilling). */
+  repaid?: WeekWhen[];
 }
 
 export interface WeekClaim {
@@ -118,6 +139,35 @@ export const WEEK: WeekPolicy[] = [
     },
     instalments: 2,
     paid: [{ day: 5, hour: 12 }],
+  },
+  {
+    key: 'owino',
+    by: 'staff',
+    bound: { day: 6, hour: 10 },
+    client: c('Peter Odhiambo Owino', '254711401111', '29004417'),
+    insurer: 'Twiga Assurance',
+    coverage: 'Private',
+    scope: 'Comprehensive',
+    vehicle: {
+      regNo: 'KDD 450L',
+      chassisNo: 'ZSU60-0098231',
+      make: 'Toyota',
+      model: 'Harrier',
+      yom: 2019,
+      value: 2_400_000,
+    },
+    financed: {
+      lender: 'Mkopo Premium Finance',
+      months: 6,
+      kraPin: 'A009876543P',
+      incomeBand: '100k_250k',
+      applied: { day: 6, hour: 10 },
+      decided: { day: 6, hour: 14 },
+      signed: { day: 5, hour: 9 },
+      deposit: { day: 5, hour: 10 },
+      // The first monthly instalment, paid early (it falls due a month after signing).
+      repaid: [{ day: 1, hour: 17 }],
+    },
   },
   {
     key: 'njoroge',

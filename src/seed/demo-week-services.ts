@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { LenderSimulator } from '../../jobs/rails/lender-simulator.ts';
 import { randomCode } from '../../jobs/rails/sim-codes.ts';
+import { SmsSimulator } from '../../jobs/rails/sms-simulator.ts';
+import { smsReportUrl } from '../../jobs/sms.worker.ts';
 import type { Principal, TenantInfo } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import type { UserRole } from '../generated/prisma/enums.ts';
@@ -9,6 +12,11 @@ import { EventBus } from '../db/event-bus.ts';
 import { now } from '../lib/clock.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { decideApplication } from '../modules/finance/application/decide.ts';
+import { confirmPrompt } from '../modules/payments/confirm.service.ts';
+import { fundLoan } from '../modules/payments/ledger/disbursement.ts';
+import { paymentService, type StkPushInput } from '../modules/payments/payment.service.ts';
+import { smsService } from '../modules/sms/sms.service.ts';
 import { offlineServices } from '../process/offline-services.ts';
 import {
   darajaTimestamp,
@@ -24,6 +32,11 @@ import {
  * SMS) is left to the started service's sweeps. The one stand-in is the mobile-money rail: the demo's simulated
  * M-Pesa answers a prompt after a few seconds and calls back over HTTP, which a start cannot wait for, so the week's
  * prompts go to PaidAtOnceRail, whose customer pays at once, on the week's clock.
+ *
+ * The premium-finance loan's story needs two more rails, both the demo's own simulators: the lender
+ * (jobs/rails/lender-simulator.ts, paying on the week's clock) and the SMS gateway (jobs/rails/sms-simulator.ts, whose
+ * book is the demo's simulated handsets: the client reads the signing code there, as demos and tests do). What the
+ * services queue for them (the decision, the disbursement, the code's SMS) waits in WeekJobs until the week runs it.
  */
 
 /**
@@ -82,7 +95,7 @@ export async function weekServices(
   db: Database,
   config: Config,
   log: Logger,
-): Promise<{ app: AppServices; close(): Promise<void> }> {
+): Promise<{ app: AppServices; jobs: WeekJobs; close(): Promise<void> }> {
   const app = offlineServices(db, config, log, {
     events: new EventBus(config.databaseUrl ?? '', (err) => log.error({ err }, 'event bus error')),
     // The seed binds a dozen policies in a row: the per-client bind limit is for callers, not for the seed.
@@ -91,7 +104,50 @@ export async function weekServices(
     },
     mobileMoney: { rail: new PaidAtOnceRail(), origin: config.publicBaseUrl ?? 'http://127.0.0.1' },
   });
-  return { app, close: () => app.rateLimits.close() };
+  const jobs = new WeekJobs();
+  // The workers' own calls (jobs/finance.worker.ts, jobs/sms.worker.ts), run when the week says.
+  app.lender = {
+    rail: new LenderSimulator(now),
+    queueDecision: async (id) => jobs.add('decision', () => decideApplication(app, id)),
+    queueDisbursement: async (id) => jobs.add('disbursement', () => fundLoan(app, id)),
+  };
+  app.sms = {
+    gateway: new SmsSimulator(app, null),
+    queueSend: async (id) => jobs.add('sms', async () => (await smsService.deliver(app, id)).outcome),
+    reportUrl: (tenantId) => smsReportUrl(app, tenantId),
+  };
+  return { app, jobs, close: () => app.rateLimits.close() };
+}
+
+type JobKind = 'decision' | 'disbursement' | 'sms';
+
+/**
+ * Jobs the services queued during the week (pg-boss is not running yet), kept until the week's story reaches them:
+ * the lender decides an hour after the application, and the signing code reaches the handset before the client
+ * reads it out. A job the week never runs is left to the started service's sweeps, as any job lost before its queue.
+ */
+export class WeekJobs {
+  readonly #queued: { kind: JobKind; run: () => Promise<string> }[] = [];
+
+  add(kind: JobKind, run: () => Promise<string>): void {
+    this.#queued.push({ kind, run });
+  }
+
+  /** Runs the queued jobs of `kind`, oldest first; their outcomes (the workers log them: 'approved', 'funded', 'sent'). */
+  async run(kind: JobKind): Promise<string[]> {
+    const due = this.#queued.filter((j) => j.kind === kind);
+    for (const j of due) this.#queued.splice(this.#queued.indexOf(j), 1);
+    const outcomes: string[] = [];
+    for (const j of due) outcomes.push(await j.run());
+    return outcomes;
+  }
+}
+
+/** An STK push as the API makes it, paid at once by PaidAtOnceRail and settled by the payments path. */
+export async function payAtOnce(ctx: Context, push: StkPushInput, what: string): Promise<void> {
+  const { request } = await paymentService.initiate(ctx, push);
+  const outcome = await confirmPrompt(ctx.app, ctx.principal!.tenant.id, request.id, 'callback');
+  if (outcome !== 'settled') throw new Error(`demo week: the payment for ${what} was ${outcome}`);
 }
 
 /** One acting user of the week: through an API client's key (its actor), or through agent headers on `staff`. */

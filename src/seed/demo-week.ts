@@ -8,22 +8,22 @@ import type { Logger } from '../lib/logger.ts';
 import { claimDocumentService } from '../modules/claims/claim-document.service.ts';
 import { claimService } from '../modules/claims/claim.service.ts';
 import { motorQuoteService } from '../modules/motor/quote.service.ts';
-import { confirmPrompt } from '../modules/payments/confirm.service.ts';
-import { paymentService } from '../modules/payments/payment.service.ts';
 import { bindService } from '../modules/policies/bind.service.ts';
 import { cancellationService } from '../modules/policies/cancellation.service.ts';
 import { endorsementService } from '../modules/policies/endorsement.service.ts';
 import { WEEK, type WeekActor, type WeekClaim, type WeekPolicy, type WeekWhen } from './demo-week-data.ts';
-import { type WeekPrincipal, weekContext, weekServices } from './demo-week-services.ts';
+import { payAtOnce, type WeekJobs, type WeekPrincipal, weekContext, weekServices } from './demo-week-services.ts';
+import { loanSteps } from './demo-week-loan.ts';
 
 /**
  * The brokerage's recent week (docs/operations.md "Demo data"): on a first start the demo brokerage gets a week of
  * business dated over the last seven Nairobi days, today included (demo-week-data.ts), so its dashboard shows
  * something. Every record is made by the services the API calls, as the demo's staff user or one of its two agents:
  * quotes and binds, STK pushes settled by the payments path (receipts allocated to debit notes, policies activated),
- * an endorsement, a cancellation and claims moved through their states, with their events and audit rows. Each step
- * runs on the brokerage's clock set back to its day (lib/clock.ts withOrgClock), so business dates (cover start,
- * payment time, loss date) fall on that day; rows' own created_at stamps are the seed's.
+ * an endorsement, a cancellation, claims moved through their states and a premium-finance loan from application to
+ * an instalment (demo-week-loan.ts), with their events and audit rows. Each step runs on the brokerage's clock set
+ * back to its day (lib/clock.ts withOrgClock), so business dates (cover start, payment time, loss date, signing and
+ * funding) fall on that day; rows' own created_at stamps are the seed's.
  *
  * Once per database: the week is added only while the brokerage has no policy and no marker (the `demo_week`
  * counter written at its end), under a lock of its own so replicas started together add it once.
@@ -58,7 +58,7 @@ export async function seedDemoWeek(db: Database, config: Config, log: Logger): P
         paybill: tenant.paybill,
         status: tenant.status,
       };
-      await new Week(app, info, await actors(app, info)).run();
+      await new Week(app, services.jobs, info, await actors(app, info)).run();
     } finally {
       await services.close();
     }
@@ -112,6 +112,7 @@ class Week {
 
   constructor(
     private readonly app: AppServices,
+    private readonly jobs: WeekJobs,
     private readonly tenant: TenantInfo,
     private readonly as: Record<WeekActor, Context>,
   ) {}
@@ -149,6 +150,11 @@ class Week {
         add(c.at, () => this.cancel(p, c.reason));
       }
       if (p.claim) this.claimSteps(p, p.claim, add);
+      if (p.financed) {
+        const actor = this.as[p.by];
+        const loan = { app: this.app, jobs: this.jobs, actor, staff: this.as.staff, policy: () => this.policy(p) };
+        loanSteps(loan, p.financed, add);
+      }
     }
     steps.sort((a, b) => a.at.getTime() - b.at.getTime());
     const days = new Map<string, Map<string, Step[]>>();
@@ -206,6 +212,7 @@ class Week {
         coverPeriod: 'annual',
         premium: Number(option.totalMinor) / 100,
         premiumInstalments: p.instalments ?? 1,
+        paymentMode: p.financed ? 'ipf' : 'full',
         productVersion: option.productVersion,
       },
       vehicles: [{ ...p.vehicle, value: risk.value }],
@@ -229,13 +236,7 @@ class Week {
     );
     const due = open.map((n) => n.amountMinor - n.paidMinor - n.creditedMinor).find((left) => left > 0n);
     if (!due) throw new Error(`demo week: ${p.key} owes nothing`);
-    const { request } = await paymentService.initiate(ctx, {
-      phone: pol.phone,
-      amount: Number((due + 99n) / 100n),
-      account: pol.policyNo,
-    });
-    const outcome = await confirmPrompt(this.app, this.tenant.id, request.id, 'callback');
-    if (outcome !== 'settled') throw new Error(`demo week: the payment for ${p.key} was ${outcome}`);
+    await payAtOnce(ctx, { phone: pol.phone, amount: Number((due + 99n) / 100n), account: pol.policyNo }, p.key);
   }
 
   async endorse(p: WeekPolicy, value: number): Promise<void> {

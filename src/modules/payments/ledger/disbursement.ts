@@ -1,5 +1,6 @@
 import type { AppServices } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
+import { now as clockNow } from '../../../lib/clock.ts';
 import { queueCertificateIssue } from '../../certificates/issuance.ts';
 import { markLoanFunded } from '../../finance/loan/funding.ts';
 import type { LenderDisbursement, LenderDisbursementRequest } from '../../../ports/ipf-lender.ts';
@@ -145,7 +146,8 @@ async function applyDisbursement(
   });
   await applyNoteAllocations(tx, tenantId, receipt.id, allocations);
   await afterPremiumPaid(app, tx, tenantId, policy, { receiptNo, checkoutRequestId: null });
-  const disbursed = { disbursementRef: answer.disbursement_ref, amountMinor, receiptNo, fundedAt: new Date() };
+  // On the organisation's clock, as the loan's other dates (signed_at, closed_at): a sandbox's or the demo week's day.
+  const disbursed = { disbursementRef: answer.disbursement_ref, amountMinor, receiptNo, fundedAt: clockNow() };
   await markLoanFunded(app, tx, loanId, disbursed);
   await confirm();
   return policy;
