@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../db/client.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
@@ -5,7 +6,14 @@ import { migrate } from '../db/migrate.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { checkProductionPosture } from '../lib/posture.ts';
-import { type DemoCredentials, loadDemo, relistCustomers, writeDemoCredentials } from '../seed/demo.ts';
+import {
+  DEMO_API_CLIENTS,
+  type DemoCredentials,
+  issueClientSecrets,
+  loadDemo,
+  relistCustomers,
+  writeDemoCredentials,
+} from '../seed/demo.ts';
 import { seedDemoWeek } from '../seed/demo-week.ts';
 import { checkSharedMasterKey } from '../seed/platform-secrets.ts';
 import { PLACES, websocketUrl } from '../http/pages/home.ts';
@@ -65,6 +73,10 @@ export async function prepareDatabase(
   databaseUrl: string,
   step: (name: string) => void = () => undefined,
 ): Promise<DemoCredentials['tenants'] | undefined> {
+  // A first start (no credentials file yet) issues every demo client's secret: hashed meanwhile, off the main thread.
+  const issued =
+    config.demoSeed && !existsSync(config.demoCredentialsFile) ? issueClientSecrets(DEMO_API_CLIENTS) : undefined;
+  void issued?.catch(() => undefined);
   const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
   log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
   step('migrations');
@@ -81,6 +93,7 @@ export async function prepareDatabase(
       credentialsFile: config.demoCredentialsFile,
       log: (m) => log.info(m),
       masterKey: config,
+      issued,
     });
     step('demo data');
     // The brokerage's recent week, once per database (src/seed/demo-week.ts): its new clients join the customers

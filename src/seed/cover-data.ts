@@ -19,42 +19,47 @@ export function coverProductsFor(insurerIndex: number): DemoCoverProduct[] {
   return [...medicalProducts(insurerIndex), ...travelProducts(insurerIndex), ...standardProducts(insurerIndex)];
 }
 
-/** Adds the cover products to every insurer of the organisation that has none yet (re-runnable). */
+/**
+ * Adds the cover products to every insurer of the organisation that has none yet (re-runnable): per insurer, one
+ * INSERT of its products (ids returned) and one of all their rates.
+ */
 export async function ensureCoverReference(tx: Tx, tenantId: number): Promise<void> {
   const insurers = await tx.insurer.findMany({ where: { tenantId }, orderBy: { id: 'asc' } });
+  const stocked = await tx.coverProduct.groupBy({ by: ['insurerId'], where: { tenantId } });
+  const has = new Set(stocked.map((g) => g.insurerId));
   for (const [i, insurer] of insurers.entries()) {
-    const existing = await tx.coverProduct.count({ where: { tenantId, insurerId: insurer.id } });
-    if (existing) continue;
-    for (const p of coverProductsFor(i)) {
-      await tx.coverProduct.create({
-        data: {
+    if (has.has(insurer.id)) continue;
+    const products = coverProductsFor(i);
+    const rows = await tx.coverProduct.createManyAndReturn({
+      data: products.map((p) => ({
+        tenantId,
+        insurerId: insurer.id,
+        productLine: p.productLine,
+        code: p.code,
+        name: `${insurer.name} ${p.name}`,
+        minPremiumMinor: p.minPremiumMinor,
+        maxInstalments: p.maxInstalments,
+        ipfEligible: p.ipfEligible,
+        renewable: p.renewable,
+        excessText: p.excessText,
+        terms: p.terms as never,
+      })),
+      select: { id: true, productLine: true, code: true },
+    });
+    const idOf = new Map(rows.map((r) => [`${r.productLine}/${r.code}`, r.id]));
+    await tx.coverRate.createMany({
+      data: products.flatMap((p) =>
+        p.rates.map((r) => ({
           tenantId,
-          insurerId: insurer.id,
-          productLine: p.productLine,
-          code: p.code,
-          name: `${insurer.name} ${p.name}`,
-          minPremiumMinor: p.minPremiumMinor,
-          maxInstalments: p.maxInstalments,
-          ipfEligible: p.ipfEligible,
-          renewable: p.renewable,
-          excessText: p.excessText,
-          terms: p.terms as never,
-          // One INSERT for the product's rates (a nested `create` list is one round trip per row).
-          rates: {
-            createMany: {
-              data: p.rates.map((r) => ({
-                tenantId,
-                rateTable: r.table,
-                key: r.key ?? '',
-                fromValue: BigInt(r.from),
-                toValue: r.to == null ? null : BigInt(r.to),
-                rateBps: r.rateBps ?? null,
-                amountMinor: r.amountMinor ?? null,
-              })),
-            },
-          },
-        },
-      });
-    }
+          coverProductId: idOf.get(`${p.productLine}/${p.code}`)!,
+          rateTable: r.table,
+          key: r.key ?? '',
+          fromValue: BigInt(r.from),
+          toValue: r.to == null ? null : BigInt(r.to),
+          rateBps: r.rateBps ?? null,
+          amountMinor: r.amountMinor ?? null,
+        })),
+      ),
+    });
   }
 }

@@ -1,9 +1,7 @@
 import type { Tx } from '../db/client.ts';
-import type { CoverType, VehicleClass } from '../generated/prisma/enums.ts';
 import {
   BUSINESS_SOURCES,
   type DemoInsurer,
-  type DemoRating,
   type DemoTenant,
   EXCESS_TEXT,
   IPF_LENDERS,
@@ -85,7 +83,11 @@ export async function createReferenceData(tx: Tx, tenantId: number): Promise<voi
   await tx.prospectType.createMany({ data: PROSPECT_TYPES.map((p) => ({ tenantId, ...p })) });
 }
 
-/** The insurer and a motor product for each class it writes and each cover rated for that class. */
+/**
+ * The insurer and a motor product for each class it writes and each cover rated for that class: one INSERT per table
+ * (the products with their ids returned, then every product's rate bands, tonnage bands and benefits), not one round
+ * trip per row — the demo seed's reference data is most of a first start's statements.
+ */
 export async function createInsurer(tx: Tx, tenantId: number, ins: DemoInsurer): Promise<void> {
   const insurer = await tx.insurer.create({
     data: {
@@ -97,32 +99,20 @@ export async function createInsurer(tx: Tx, tenantId: number, ins: DemoInsurer):
       monogram: ins.monogram,
     },
   });
-  for (const vehicleClass of ins.classes) {
-    for (const coverType of ['comprehensive', 'tpo'] as const) {
-      const r = MOTOR_RATING[ins.name].classes[vehicleClass]?.[coverType];
-      if (!r) continue;
-      await createMotorProduct(
-        tx,
-        { tenantId, insurerId: insurer.id, insurerName: ins.name, vehicleClass, coverType },
-        r,
-      );
-    }
-  }
-}
-
-async function createMotorProduct(
-  tx: Tx,
-  p: { tenantId: number; insurerId: number; insurerName: string; vehicleClass: VehicleClass; coverType: CoverType },
-  r: DemoRating,
-): Promise<void> {
-  const { tenantId, coverType } = p;
-  const rating = MOTOR_RATING[p.insurerName];
-  const product = await tx.motorProduct.create({
-    data: {
+  const rating = MOTOR_RATING[ins.name];
+  const products = ins.classes.flatMap((vehicleClass) =>
+    (['comprehensive', 'tpo'] as const).flatMap((coverType) => {
+      const r = rating.classes[vehicleClass]?.[coverType];
+      return r ? [{ name: `${ins.name} ${vehicleClass} ${coverType}`, vehicleClass, coverType, r }] : [];
+    }),
+  );
+  if (!products.length) return;
+  const rows = await tx.motorProduct.createManyAndReturn({
+    data: products.map(({ name, vehicleClass, coverType, r }) => ({
       tenantId,
-      insurerId: p.insurerId,
-      name: `${p.insurerName} ${p.vehicleClass} ${coverType}`,
-      vehicleClass: p.vehicleClass,
+      insurerId: insurer.id,
+      name,
+      vehicleClass,
       coverType,
       excessText: EXCESS_TEXT,
       minPremiumMinor: r.minPremium != null ? KES(r.minPremium) : null,
@@ -131,30 +121,42 @@ async function createMotorProduct(
       maxInstalments: rating.maxInstalments,
       ipfEligible: rating.ipfEligible,
       maxVehicleAgeYears: coverType === 'comprehensive' ? rating.maxAge : null,
-      rateBands: {
-        create: (r.rateBands ?? []).map((b) => ({
-          tenantId,
-          upToValueMinor: b.upTo == null ? null : KES(b.upTo),
-          rateBps: b.bps,
-        })),
-      },
-      tonnageBands: {
-        create: (r.tonnageBands ?? []).map((b) => ({
-          tenantId,
-          upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000,
-          premiumMinor: KES(b.premium),
-        })),
-      },
-    },
+    })),
+    select: { id: true, name: true },
+  });
+  const idOf = new Map(rows.map((row) => [row.name, row.id]));
+  const each = <T>(rowsOf: (p: (typeof products)[number], motorProductId: number) => T[]): T[] =>
+    products.flatMap((p) => rowsOf(p, idOf.get(p.name)!));
+  await tx.motorRateBand.createMany({
+    data: each(({ r }, motorProductId) =>
+      (r.rateBands ?? []).map((b) => ({
+        tenantId,
+        motorProductId,
+        upToValueMinor: b.upTo == null ? null : KES(b.upTo),
+        rateBps: b.bps,
+      })),
+    ),
+  });
+  await tx.motorTonnageBand.createMany({
+    data: each(({ r }, motorProductId) =>
+      (r.tonnageBands ?? []).map((b) => ({
+        tenantId,
+        motorProductId,
+        upToTonnesMilli: b.upToTonnes == null ? null : b.upToTonnes * 1000,
+        premiumMinor: KES(b.premium),
+      })),
+    ),
   });
   await tx.motorProductBenefit.createMany({
-    data: MOTOR_BENEFITS.filter((b) => b.covers.includes(coverType)).map((b, i) => ({
-      tenantId,
-      motorProductId: product.id,
-      name: b.name,
-      limitMinor: b.limitMinor,
-      sortOrder: i,
-    })),
+    data: each(({ coverType }, motorProductId) =>
+      MOTOR_BENEFITS.filter((b) => b.covers.includes(coverType)).map((b, i) => ({
+        tenantId,
+        motorProductId,
+        name: b.name,
+        limitMinor: b.limitMinor,
+        sortOrder: i,
+      })),
+    ),
   });
 }
 

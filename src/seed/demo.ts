@@ -55,6 +55,30 @@ export interface DemoSeedOptions {
   log: (m: string) => void;
   /** The master key sealing the demo secrets in the database; default: a secrets.key beside the credentials file. */
   masterKey?: MasterKeySetting;
+  /** Client secrets issued and hashed ahead ({@link issueClientSecrets}), used before any is hashed in the transaction. */
+  issued?: Promise<IssuedSecret[]>;
+}
+
+/** A new client secret with its scrypt hash. */
+export interface IssuedSecret {
+  secret: string;
+  hash: string;
+}
+
+/** How many API clients the demo organisations have: what a first start issues. */
+export const DEMO_API_CLIENTS = DEMO_TENANTS.reduce((n, t) => n + Object.keys(t.apiClients).length, 0);
+
+/**
+ * `n` new client secrets hashed at once: scrypt runs on libuv's threads, so a first start hashes its demo clients'
+ * secrets side by side while migrations run (~60 ms each, one after another inside the seed's transaction otherwise).
+ */
+export function issueClientSecrets(n: number): Promise<IssuedSecret[]> {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const secret = newSecret('bgs');
+      return { secret, hash: await hashSecret(secret) };
+    }),
+  );
 }
 
 /**
@@ -83,13 +107,14 @@ export async function loadDemo(
   const key = opts.masterKey ?? { secretsKey: undefined, dataDir: path.dirname(opts.credentialsFile) };
   // A secret is hashed (scrypt, slow) inside the transaction only when one is issued, a first start's business: later
   // starts only verify, and hold the start lock no longer than that.
+  const issued = [...((await opts.issued) ?? [])];
   return db.system(
     async (tx) => {
       const secrets = await PlatformSecrets.open(tx, key);
       const tenants: Record<string, TenantCreds> = {};
       for (const t of DEMO_TENANTS) {
         const prev = previous?.tenants?.[t.role];
-        tenants[t.role] = await seedTenant({ tx, t, prev, secrets, log: opts.log });
+        tenants[t.role] = await seedTenant({ tx, t, prev, secrets, log: opts.log, issued });
       }
       return tenants;
     },
@@ -138,6 +163,8 @@ interface TenantSeed {
   prev: TenantCreds | undefined;
   secrets: PlatformSecrets;
   log: (m: string) => void;
+  /** Secrets issued ahead, taken one by one before any is issued here. */
+  issued: IssuedSecret[];
 }
 
 interface SeedingTenant extends TenantSeed {
@@ -239,8 +266,7 @@ async function seedApiClient(
     await secrets.put(name, storedSecret(kept, row.secretHash));
     return { client_id: row.clientId, client_secret: kept, scopes: row.scopes };
   }
-  const secret = newSecret('bgs');
-  const hash = await hashSecret(secret);
+  const { secret, hash } = seed.issued.shift() ?? (await issueClientSecrets(1))[0];
   if (row) {
     log(`re-issuing the demo secret of ${t.code}/${role} (none in the database or the credentials file verifies)`);
     row = await tx.apiClient.update({
