@@ -22,7 +22,14 @@ export interface StartedJobs {
 /** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
 export async function startJobs(app: AppServices, databaseUrl: string): Promise<StartedJobs> {
   const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, supervise: true, schedule: true });
-  boss.on('error', (err) => app.log.error({ err }, 'pg-boss error'));
+  let stopping = false;
+  boss.on('error', (err) => {
+    // Once the service stops, its embedded PostgreSQL stopping under a connection pg-boss has not let go of yet (a job
+    // still finishing past the stop's timeout) is the stop itself, not a fault.
+    if (stopping && (err as { code?: string }).code === '57P01')
+      app.log.info({ err }, 'pg-boss: a connection ended by the database stopping');
+    else app.log.error({ err }, 'pg-boss error');
+  });
   await boss.start();
   instrumentWorkers(boss, app);
   for (const q of Object.values(QUEUES)) {
@@ -39,5 +46,11 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
   await registerSmsWorkers(boss, app);
   await registerFinanceWorkers(boss, app);
   await registerSandboxWorkers(boss, app);
-  return { boss, quiesce: () => outbox.quiesce() };
+  return {
+    boss,
+    quiesce: () => {
+      stopping = true;
+      return outbox.quiesce();
+    },
+  };
 }

@@ -6,8 +6,9 @@
 // (DATA_DIR/admin.sock, src/admin/socket.ts) and runs there, on the service's warm parts: no modules to load, no pool
 // to connect, no query compiler to build, so a command answers in little more than the time npm takes to start. This
 // file stays small for that reason. The CLI runs the command itself (dist/admin.mjs) when DATABASE_URL is set, when no
-// service answers on the socket, when the service was built from other sources, for `webhooks listen` (it runs until
-// Ctrl-C), or when BIMA_ADMIN_IN_PROCESS=1.
+// service answers on the socket, when the service was built from other sources, when the service says the command
+// must run in its own process (`webhooks listen` runs until Ctrl-C; `trigger` re-wires its runtime's rails), or when
+// BIMA_ADMIN_IN_PROCESS=1.
 import { existsSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -32,7 +33,6 @@ function consoleIdentity() {
 async function viaService() {
   const env = process.env;
   if (env.DATABASE_URL || env.TEST_CLOCK || env.BIMA_ADMIN_IN_PROCESS === '1') return undefined;
-  if (argv[0] === 'webhooks' && argv[1] === 'listen') return undefined;
   const socketPath = path.resolve(process.cwd(), env.DATA_DIR ?? '.data', 'admin.sock');
   if (!existsSync(socketPath)) return undefined;
   const request = { argv, who: consoleIdentity(), build: statSync(OUTFILE).mtimeMs };

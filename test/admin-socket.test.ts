@@ -118,17 +118,24 @@ describe("the service's admin socket (src/admin/socket.ts)", () => {
     expect(JSON.parse((refused as { stderr: string }).stderr)).toEqual({
       error: { code: 'refused', message: 'no organisation with code "no-such-org"' },
     });
+    // A pasted 10,000-character code is echoed cut short, not back in full.
+    const long = await run(['organisations', 'suspend', '--org', 'x'.repeat(10_000)]);
+    expect(long).toMatchObject({ exitCode: 1, stdout: '' });
+    expect((long as { stderr: string }).stderr.length).toBeLessThan(200);
     const help = await run(['--help']);
     expect(help).toMatchObject({ exitCode: 0 });
     expect((help as { stdout: string }).stdout).toContain('Usage: npm run admin --');
   });
 
-  it('sends the CLI home for another build, for webhooks listen and for a malformed request', async () => {
+  it('sends the CLI home for another build, for webhooks listen and trigger, and for a malformed request', async () => {
     expect(await run(['organisations', 'list'], 'x', BUILD + 1)).toEqual({ local: 'build' });
     expect(await run(['organisations', 'list'], 'x', null)).toEqual({ local: 'build' });
+    // Commands that run until Ctrl-C or re-wire the services' rails never run inside the service.
     expect(await run(['webhooks', 'listen', '--org', 'sock-one', '--forward-to', 'http://127.0.0.1:9/'])).toEqual({
-      local: 'long-running',
+      local: 'own-process',
     });
+    for (const event of ['payment.received', 'claim.registered', 'certificate.issued'])
+      expect(await run(['trigger', event, '--org', 'sock-one'])).toEqual({ local: 'own-process' });
     expect(await ask(socketPath, 'not json\n')).toEqual({ local: 'bad-request' });
     expect(await ask(socketPath, `${JSON.stringify({ argv: [1, 2], who: { host: 'h' }, build: BUILD })}\n`)).toEqual({
       local: 'bad-request',

@@ -64,3 +64,24 @@ describe('METRICS_TOKEN', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'has a space in the middle' })).toThrow(/no spaces/);
   });
 });
+
+describe('errors in the log', () => {
+  it('never carry a database client: its cancel key, user and database stay out of the line, the reason stays in', async () => {
+    // As pg-boss hands over a connection's error: the pg Client hangs off it, once directly and once under `cause`.
+    const client = {
+      processID: 9496,
+      secretKey: 357577881,
+      connectionParameters: { user: 'postgres', database: 'bima', port: 45025, password: 'pg-pass-do-not-print' },
+    };
+    const err = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      client,
+      cause: Object.assign(new Error('inner'), { connection: { secretKey: 42 } }),
+    });
+    const line = JSON.parse(await written('json', (l) => l.error({ err }, 'pg-boss error')));
+    expect(line.err).toMatchObject({ code: '57P01', client: '[database client]' });
+    expect(line.err.message).toContain('terminating connection due to administrator command');
+    const text = JSON.stringify(line);
+    for (const leak of ['357577881', '9496', 'pg-pass-do-not-print', '45025']) expect(text).not.toContain(leak);
+  });
+});

@@ -148,6 +148,22 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
     firstCreds = creds;
 
     expect(creds.base_url).toBe(`http://127.0.0.1:${port}/api/v1`);
+    // The ready line says where everything is, metrics included with why it answers 404 (no METRICS_TOKEN here).
+    const o = s.origin;
+    const ready = s
+      .output()
+      .split('\n')
+      .find((l) => l.includes('Bima Gateway ready on'));
+    expect(JSON.parse(ready!)).toMatchObject({
+      home: `${o}/`,
+      rest: `${o}/api/v1`,
+      docs: `${o}/docs`,
+      graphql: `${o}/graphql`,
+      dashboard: `${o}/dashboard`,
+      websocket: `${o.replace('http', 'ws')}/graphql`,
+      metrics: `${o}/metrics (off: set METRICS_TOKEN)`,
+    });
+    expect(JSON.parse(ready!).msg).toContain(`metrics ${o}/metrics (off: set METRICS_TOKEN)`);
     expect(creds.graphql_url).toBe(`http://127.0.0.1:${port}/graphql`);
 
     const b = creds.tenants.brokerage;

@@ -25,6 +25,11 @@ export interface Command {
   /** Longer help: what it does, what it prints, what it changes. */
   details?: string;
   options: Record<string, OptionSpec>;
+  /**
+   * Why this command runs in the CLI's own process, never in a started service (src/admin/socket.ts): it runs until
+   * Ctrl-C, or it re-wires the runtime's services for its flow (rails, limits, a callback server of its own).
+   */
+  ownProcess?: string;
   run(rt: Runtime, values: Values): Promise<Output>;
 }
 

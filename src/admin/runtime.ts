@@ -100,10 +100,15 @@ export function serviceRuntime(app: AppServices, operator: string, databaseUrl: 
   return runtimeOver(app, operator, databaseUrl, async () => undefined);
 }
 
+/** A value echoed in a refusal, cut to a readable length (an operator's paste may be kilobytes). */
+function shorten(v: string): string {
+  return v.length > 64 ? `${v.slice(0, 64)}…` : v;
+}
+
 function runtimeOver(app: AppServices, operator: string, databaseUrl: string, close: () => Promise<void>): Runtime {
   const organisation = async (code: string): Promise<TenantInfo> => {
     const t = await app.db.system((tx) => tx.tenant.findUnique({ where: { code } }));
-    if (!t) throw new CliError(`no organisation with code ${JSON.stringify(code)}`);
+    if (!t) throw new CliError(`no organisation with code ${JSON.stringify(shorten(code))}`);
     return { id: t.id, code: t.code, name: t.name, type: t.type, paybill: t.paybill, status: t.status };
   };
   return {

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { AppServices } from '../context.ts';
 import type { Logger } from '../lib/logger.ts';
-import { type CliHost, type ConsoleIdentity, defaultOperator, main } from './cli.ts';
+import { type CliHost, type ConsoleIdentity, defaultOperator, GROUPS, main } from './cli.ts';
 import { serviceRuntime } from './runtime.ts';
 
 /**
@@ -36,8 +36,11 @@ export interface AdminRequest {
 
 export type AdminAnswer =
   | { exitCode: number; stdout: string; stderr: string }
-  /** Run it yourself: `build` (another build), `long-running` (webhooks listen), `busy`, `bad-request`. */
-  | { local: 'build' | 'long-running' | 'busy' | 'bad-request' };
+  /**
+   * Run it yourself: `build` (another build), `own-process` (a command that must: webhooks listen, trigger; see
+   * Command.ownProcess), `busy`, `bad-request`.
+   */
+  | { local: 'build' | 'own-process' | 'busy' | 'bad-request' };
 
 /** A request is a command line: a few KB at most. */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -68,6 +71,11 @@ function parseRequest(line: string): AdminRequest | undefined {
   return { argv: r.argv, who: { user: who.user, account: who.account, host: who.host }, build: r.build };
 }
 
+/** Whether the command named by `argv` must run in the CLI's own process (Command.ownProcess). */
+function ownProcess([group, command]: string[]): boolean {
+  return Boolean(GROUPS.find((g) => g.name === group)?.commands.find((c) => c.name === command)?.ownProcess);
+}
+
 export async function serveAdminSocket(opts: {
   app: AppServices;
   databaseUrl: string;
@@ -81,7 +89,7 @@ export async function serveAdminSocket(opts: {
 
   const run = async (req: AdminRequest): Promise<AdminAnswer> => {
     if (build === null || req.build !== build) return { local: 'build' };
-    if (req.argv[0] === 'webhooks' && req.argv[1] === 'listen') return { local: 'long-running' };
+    if (ownProcess(req.argv)) return { local: 'own-process' };
     if (running.size >= MAX_IN_FLIGHT) return { local: 'busy' };
     let stdout = '';
     let stderr = '';

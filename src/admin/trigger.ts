@@ -404,6 +404,7 @@ const commands: Command[] = TRIGGERS.map((t) => ({
     org: ORG,
     timeout: { type: 'string', arg: '<seconds>', description: `how long to wait (default ${DEFAULT_TIMEOUT_S})` },
   },
+  ownProcess: "re-wires its runtime's rails and bind limit, and takes the rail's callback on a server of its own",
   run: (rt, v) => runTrigger(rt, v, t),
 }));
 

@@ -191,6 +191,7 @@ const commands: Command[] = [
     details:
       'Prints a signing secret for this session, then each event as it happens: --> name [id], and the answer of ' +
       'the URL: <-- [status] POST url (latency). Runs until Ctrl-C, or --max events.',
+    ownProcess: 'runs until Ctrl-C',
     options: {
       org: ORG,
       'forward-to': { type: 'string', arg: '<url>', description: 'where to POST each event', required: true },

@@ -29,12 +29,33 @@ export function chooseLogFormat(
   return tty && nodeEnv !== 'test' && !ci ? 'pretty' : 'json';
 }
 
+/** What a database client carries that a log must not: its cancel key, its connection parameters. */
+const DRIVER_STATE = ['secretKey', 'processID', 'connectionParameters', 'connection'];
+
+/**
+ * pino's error serializer, less any database client an error carries along (pg-boss and pg attach the Client to some
+ * errors: its cancel key, user, host and database would otherwise land in the log line), at any depth of `cause`.
+ */
+export function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as Record<string, unknown>;
+  const scrub = (o: Record<string, unknown>, depth: number) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (!v || typeof v !== 'object') continue;
+      if (DRIVER_STATE.some((key) => key in v)) o[k] = '[database client]';
+      else if (depth < 3) scrub(v as Record<string, unknown>, depth + 1);
+    }
+  };
+  if (out && typeof out === 'object') scrub(out, 0);
+  return out;
+}
+
 /** `destination` is stdout unless a test passes its own stream. */
 export function createLogger(level: string, format: LogFormat = 'json', destination?: NodeJS.WritableStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: 'bima-gateway' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: serializeError },
     // Secrets must never reach a log line, whatever a caller passes in (pretty lines are made from the redacted JSON).
     redact: {
       paths: ['*.client_secret', '*.passkey', '*.password', '*.authorization', '*["x-agent-key"]', '*["x-client-key"]'],

@@ -128,6 +128,7 @@ export function logReady(config: Config, log: Logger, origin: string, extra: Rec
     return;
   }
   const at = (p: string) => `${origin}${p}`;
+  const metrics = config.metricsToken ? at('/metrics') : `${at('/metrics')} (off: set METRICS_TOKEN)`;
   log.info(
     {
       role: config.processRole,
@@ -137,12 +138,12 @@ export function logReady(config: Config, log: Logger, origin: string, extra: Rec
       ...Object.fromEntries(PLACES.map((p) => [p.key, at(p.path)])),
       graphiql: config.graphiql ? `${at('/graphql')} (open in a browser)` : null,
       websocket: websocketUrl(origin),
-      metrics: config.metricsToken ? at('/metrics') : `${at('/metrics')} (off: set METRICS_TOKEN)`,
+      metrics,
       demo_credentials: config.demoSeed ? config.demoCredentialsFile : null,
       start_ms: Math.round(performance.now()),
       ...extra,
     },
     `Bima Gateway ready on ${origin} · API ${at('/api/v1')}, reference ${at('/docs')}, GraphQL ${at('/graphql')} ` +
-      `(subscriptions ${websocketUrl(origin)}), dashboard ${at('/dashboard')}, metrics ${at('/metrics')}`,
+      `(subscriptions ${websocketUrl(origin)}), dashboard ${at('/dashboard')}, metrics ${metrics}`,
   );
 }
