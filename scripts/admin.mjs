@@ -2,13 +2,14 @@
 // dist/admin.mjs (built at install by scripts/build.mjs with the server, rebuilt first if any source is newer, as
 // `npm start` does).
 //
-// When `npm start` runs on the embedded database in DATA_DIR, the command goes to that service over its admin socket
-// (DATA_DIR/admin.sock, src/admin/socket.ts) and runs there, on the service's warm parts: no modules to load, no pool
+// When `npm start` runs beside it (the same DATA_DIR, and the same DATABASE_URL if any), the command goes to that
+// service over its admin socket (DATA_DIR/admin.sock, src/admin/socket.ts) and runs there, on the service's warm parts: no modules to load, no pool
 // to connect, no query compiler to build, so a command answers in little more than the time npm takes to start. This
-// file stays small for that reason. The CLI runs the command itself (dist/admin.mjs) when DATABASE_URL is set, when no
-// service answers on the socket, when the service was built from other sources, when the service says the command
+// file stays small for that reason. The CLI runs the command itself (dist/admin.mjs) when no service answers on the
+// socket, when the service runs on another database, when the service was built from other sources, when the service says the command
 // must run in its own process (`webhooks listen` runs until Ctrl-C; `trigger` re-wires its runtime's rails), or when
 // BIMA_ADMIN_IN_PROCESS=1.
+import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -32,10 +33,12 @@ function consoleIdentity() {
 /** The service's answer (exit code, after printing it), or undefined when this process should run the command. */
 async function viaService() {
   const env = process.env;
-  if (env.DATABASE_URL || env.TEST_CLOCK || env.BIMA_ADMIN_IN_PROCESS === '1') return undefined;
+  if (env.TEST_CLOCK || env.BIMA_ADMIN_IN_PROCESS === '1') return undefined;
   const socketPath = path.resolve(process.cwd(), env.DATA_DIR ?? '.data', 'admin.sock');
   if (!existsSync(socketPath)) return undefined;
-  const request = { argv, who: consoleIdentity(), build: statSync(OUTFILE).mtimeMs };
+  // The database by its hash: a service on another one sends the command home (the URL itself never leaves here).
+  const database = env.DATABASE_URL ? createHash('sha256').update(env.DATABASE_URL).digest('hex') : null;
+  const request = { argv, who: consoleIdentity(), build: statSync(OUTFILE).mtimeMs, database };
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
     let sent = false;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultOperator } from '../src/admin/cli.ts';
 import { type AdminAnswer, type AdminSocket, serveAdminSocket } from '../src/admin/socket.ts';
+import { createTestDatabase } from './helpers/db.ts';
 import { type Spawned, spawnServer, stopWith, waitHealthy } from './helpers/spawn.ts';
 import { useKit } from './kit.ts';
 
@@ -45,8 +46,12 @@ describe("the service's admin socket (src/admin/socket.ts)", () => {
   const BUILD = 1_700_000_000_000.5;
   let sock: AdminSocket;
   let socketPath: string;
-  const run = (argv: string[], user = 'kamau.ops', build: number | null = BUILD) =>
-    ask(socketPath, `${JSON.stringify({ argv, who: { user, account: 'root', host: 'ops-laptop' }, build })}\n`);
+  const DATABASE = 'c0ffee'.repeat(10);
+  const run = (argv: string[], user = 'kamau.ops', build: number | null = BUILD, database: string | null = DATABASE) =>
+    ask(
+      socketPath,
+      `${JSON.stringify({ argv, who: { user, account: 'root', host: 'ops-laptop' }, build, database })}\n`,
+    );
 
   it("runs the CLI's commands in the service, for the operator the CLI names, and is its owner's alone (0600)", async () => {
     socketPath = path.join(await tempDir(), 'admin.sock');
@@ -55,6 +60,7 @@ describe("the service's admin socket (src/admin/socket.ts)", () => {
       databaseUrl: t.databaseUrl,
       socketPath,
       build: BUILD,
+      database: DATABASE,
       log: t.app.services.log,
     });
     expect(statSync(socketPath).mode & 0o777).toBe(0o600);
@@ -130,6 +136,9 @@ describe("the service's admin socket (src/admin/socket.ts)", () => {
   it('sends the CLI home for another build, for webhooks listen and trigger, and for a malformed request', async () => {
     expect(await run(['organisations', 'list'], 'x', BUILD + 1)).toEqual({ local: 'build' });
     expect(await run(['organisations', 'list'], 'x', null)).toEqual({ local: 'build' });
+    // Another database (the CLI's DATABASE_URL, by its hash, or none where the service has one).
+    expect(await run(['organisations', 'list'], 'x', BUILD, 'ab'.repeat(32))).toEqual({ local: 'database' });
+    expect(await run(['organisations', 'list'], 'x', BUILD, null)).toEqual({ local: 'database' });
     // Commands that run until Ctrl-C or re-wire the services' rails never run inside the service.
     expect(await run(['webhooks', 'listen', '--org', 'sock-one', '--forward-to', 'http://127.0.0.1:9/'])).toEqual({
       local: 'own-process',
@@ -137,7 +146,9 @@ describe("the service's admin socket (src/admin/socket.ts)", () => {
     for (const event of ['payment.received', 'claim.registered', 'certificate.issued'])
       expect(await run(['trigger', event, '--org', 'sock-one'])).toEqual({ local: 'own-process' });
     expect(await ask(socketPath, 'not json\n')).toEqual({ local: 'bad-request' });
-    expect(await ask(socketPath, `${JSON.stringify({ argv: [1, 2], who: { host: 'h' }, build: BUILD })}\n`)).toEqual({
+    expect(
+      await ask(socketPath, `${JSON.stringify({ argv: [1, 2], who: { host: 'h' }, build: BUILD, database: null })}\n`),
+    ).toEqual({
       local: 'bad-request',
     });
     // Nothing but a request line's worth: refused without waiting for a newline that never comes.
@@ -224,6 +235,31 @@ describe('npm run admin beside npm start', () => {
     }
     // A clean stop takes its socket with it.
     expect(existsSync(path.join(dataDir, 'admin.sock'))).toBe(false);
+  }, 240_000);
+
+  it('with DATABASE_URL: a CLI naming the same database goes through the service, one naming another runs itself', async () => {
+    const database = await createTestDatabase('sock');
+    const dataDir = path.join(await tempDir(), '.data');
+    const s = spawnServer(
+      { PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database.url, LOG_LEVEL: 'info' },
+      { bundle: true },
+    );
+    try {
+      await waitHealthy(s, 120_000);
+      const same = await admin(dataDir, ['organisations', 'list', '--json'], { DATABASE_URL: database.url });
+      expect(same.code, same.stderr).toBe(0);
+      expect(await commandsRun(s, 1)).toHaveLength(1);
+      // The same server by another URL is another database as far as the CLI can tell: it runs the command itself.
+      const other = await admin(dataDir, ['organisations', 'list', '--json'], {
+        DATABASE_URL: `${database.url}${database.url.includes('?') ? '&' : '?'}application_name=ops`,
+      });
+      expect(other.code, other.stderr).toBe(0);
+      expect(await commandsRun(s, 2)).toHaveLength(1);
+      expect(other.stdout).toBe(same.stdout);
+    } finally {
+      expect(await stopWith(s, 'SIGTERM', 60_000)).toEqual({ code: 0, signal: null });
+      await database.drop().catch(() => undefined);
+    }
   }, 240_000);
 
   it('with a socket file nobody answers on (a killed service), runs the command itself', async () => {

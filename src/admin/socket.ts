@@ -8,7 +8,7 @@ import { serviceRuntime } from './runtime.ts';
 
 /**
  * The started service's admin socket: `npm run admin` (scripts/admin.mjs) hands a command to the service that runs on
- * the same embedded database instead of loading the CLI's modules, connecting a pool of its own and compiling Prisma's
+ * the same database (the embedded one in DATA_DIR, or the same DATABASE_URL) instead of loading the CLI's modules, connecting a pool of its own and compiling Prisma's
  * query compiler for one command — a command answers in the time npm takes to start. The command runs the CLI's code
  * (cli.ts `main`) on the service's parts, as the `system` actor with the operator the CLI named, exactly as it would
  * in its own process.
@@ -32,15 +32,17 @@ export interface AdminRequest {
   who: ConsoleIdentity;
   /** The mtime (ms) of the dist/main.mjs the CLI sees: a service built from other sources sends the CLI home. */
   build: number | null;
+  /** sha256 (hex) of the CLI's DATABASE_URL, or null without one (the embedded database in DATA_DIR). */
+  database: string | null;
 }
 
 export type AdminAnswer =
   | { exitCode: number; stdout: string; stderr: string }
   /**
-   * Run it yourself: `build` (another build), `own-process` (a command that must: webhooks listen, trigger; see
-   * Command.ownProcess), `busy`, `bad-request`.
+   * Run it yourself: `build` (another build), `database` (the CLI names another database), `own-process` (a command
+   * that must: webhooks listen, trigger; see Command.ownProcess), `busy`, `bad-request`.
    */
-  | { local: 'build' | 'own-process' | 'busy' | 'bad-request' };
+  | { local: 'build' | 'database' | 'own-process' | 'busy' | 'bad-request' };
 
 /** A request is a command line: a few KB at most. */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -68,7 +70,9 @@ function parseRequest(line: string): AdminRequest | undefined {
   const text = (v: unknown) => v === undefined || typeof v === 'string';
   if (!who || typeof who.host !== 'string' || !text(who.user) || !text(who.account)) return;
   if (r.build !== null && typeof r.build !== 'number') return;
-  return { argv: r.argv, who: { user: who.user, account: who.account, host: who.host }, build: r.build };
+  if (r.database !== null && typeof r.database !== 'string') return;
+  const identity = { user: who.user, account: who.account, host: who.host };
+  return { argv: r.argv, who: identity, build: r.build, database: r.database };
 }
 
 /** Whether the command named by `argv` must run in the CLI's own process (Command.ownProcess). */
@@ -82,13 +86,16 @@ export async function serveAdminSocket(opts: {
   socketPath: string;
   /** This service's build (the mtime of its bundle), or null when it runs from source. */
   build: number | null;
+  /** sha256 (hex) of this service's DATABASE_URL, or null on the embedded database: a CLI naming another goes home. */
+  database: string | null;
   log: Logger;
 }): Promise<AdminSocket> {
-  const { app, databaseUrl, socketPath, build, log } = opts;
+  const { app, databaseUrl, socketPath, build, database, log } = opts;
   const running = new Set<Promise<void>>();
 
   const run = async (req: AdminRequest): Promise<AdminAnswer> => {
     if (build === null || req.build !== build) return { local: 'build' };
+    if (req.database !== database) return { local: 'database' };
     if (ownProcess(req.argv)) return { local: 'own-process' };
     if (running.size >= MAX_IN_FLIGHT) return { local: 'busy' };
     let stdout = '';

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { adminSocketPath, type AdminSocket, serveAdminSocket } from '../admin/socket.ts';
 import { startApp } from '../app.ts';
+import { sha256Hex } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import {
@@ -61,13 +62,22 @@ export async function runSingleProcess(config: Config, log: Logger): Promise<voi
       beforeReady: tenants ? (_services, origin) => writeCredentials(config, log, tenants, origin) : undefined,
     });
     stopApp = () => app.stop();
-    // On the embedded database, `npm run admin` hands its commands to this process (src/admin/socket.ts).
-    const socketPath = embedded ? adminSocketPath(config.dataDir) : undefined;
+    // `npm run admin` beside this process hands its commands to it (src/admin/socket.ts).
+    const socketPath = adminSocketPath(config.dataDir);
+    const database = config.databaseUrl ? sha256Hex(config.databaseUrl) : null;
     if (socketPath)
-      adminSocket = await serveAdminSocket({ app: app.services, databaseUrl, socketPath, build: bundleBuild(), log })
+      adminSocket = await serveAdminSocket({
+        app: app.services,
+        databaseUrl,
+        socketPath,
+        build: bundleBuild(),
+        database,
+        log,
+      })
         .then((s) => (log.debug({ path: s.path }, 'admin socket'), s))
         .catch((err) => {
-          log.warn({ err }, 'no admin socket: `npm run admin` runs its commands in its own process');
+          // Not a fault: the CLI runs its commands in its own process (DATA_DIR may be read-only in a deployment).
+          log.info({ err }, 'no admin socket: `npm run admin` runs its commands in its own process');
           return undefined;
         });
     step('service started (schema, caches, workers, listening)');
