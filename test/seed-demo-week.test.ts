@@ -201,6 +201,22 @@ describe('the demo week', () => {
       body: { query: '{ collectionsSummary { date count } }' },
     });
     expect(g.body.data?.collectionsSummary, g.text).toEqual({ date: '2026-06-15', count: 3 });
+    // The prompts of the day are those of the day's receipts (dated with them), not the whole week's.
+    const { id: tenantId } = await brokerage();
+    const prompted = await db.system((tx) =>
+      tx.receipt.count({
+        where: {
+          tenantId,
+          paymentRequestId: { not: null },
+          paidAt: { gte: new Date('2026-06-15T00:00:00+03:00'), lt: new Date('2026-06-16T00:00:00+03:00') },
+        },
+      }),
+    );
+    const p = await api.post(`${t!.origin}/graphql`, {
+      token: staff,
+      body: { query: '{ collectionsSummary { prompts { status count } } }' },
+    });
+    expect(p.body.data?.collectionsSummary.prompts, p.text).toEqual([{ status: 'succeeded', count: prompted }]);
   });
 
   it('finances one policy through the loan flow, figures by hand, and shows the loan to staff on GET /ipf/loans', async () => {

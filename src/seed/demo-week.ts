@@ -62,7 +62,15 @@ export async function seedDemoWeek(db: Database, config: Config, log: Logger): P
     } finally {
       await services.close();
     }
-    await db.system((tx) => tx.tenantCounter.create({ data: { tenantId: tenant.id, name: MARKER, value: 1n } }));
+    await db.system(async (tx) => {
+      // A prompt's created_at is the database's own time (the prompt throttle counts real minutes), so the week's
+      // prompts would all be "today": dated to their receipts' instants, the dashboard's prompts of a day agree with
+      // its receipts.
+      await tx.$executeRaw`UPDATE payment_requests pr
+        SET created_at = r.paid_at - interval '30 seconds', resolved_at = r.paid_at
+        FROM receipts r WHERE r.payment_request_id = pr.id AND pr.tenant_id = ${tenant.id}`;
+      await tx.tenantCounter.create({ data: { tenantId: tenant.id, name: MARKER, value: 1n } });
+    });
     log.info({ ms: Math.round(performance.now() - started), policies: WEEK.length }, 'demo week added');
     return true;
   } finally {
