@@ -8,8 +8,9 @@ import { serviceRuntime } from './runtime.ts';
 
 /**
  * The started service's admin socket: `npm run admin` (scripts/admin.mjs) hands a command to the service that runs on
- * the same database (the embedded one in DATA_DIR, or the same DATABASE_URL) instead of loading the CLI's modules, connecting a pool of its own and compiling Prisma's
- * query compiler for one command — a command answers in the time npm takes to start. The command runs the CLI's code
+ * the same database (the embedded one in DATA_DIR, or the same DATABASE_URL) instead of loading the CLI's modules,
+ * connecting a pool of its own and compiling Prisma's query compiler for one command — a command answers in the time
+ * npm takes to start. The command runs the CLI's code
  * (cli.ts `main`) on the service's parts, as the `system` actor with the operator the CLI named, exactly as it would
  * in its own process.
  *
@@ -120,8 +121,9 @@ export async function serveAdminSocket(opts: {
     socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
     socket.on('error', () => undefined);
     let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
+    socket.setEncoding('utf8'); // a character split between two chunks is decoded whole
+    const onData = (chunk: string) => {
+      buffered += chunk;
       const nl = buffered.indexOf('\n');
       if (nl < 0 && buffered.length <= MAX_REQUEST_BYTES) return;
       socket.off('data', onData);
@@ -140,7 +142,8 @@ export async function serveAdminSocket(opts: {
   });
   server.on('error', (err) => log.error({ err }, 'admin socket error'));
 
-  // A socket file left by a service that was killed: nobody can be listening on it (DATA_DIR's database is ours).
+  // A socket file left by a killed service, or by another process on this DATA_DIR: the newest takes the path over
+  // (whichever answers, it runs the command on the database the CLI named, or sends it home).
   rmSync(socketPath, { force: true });
   // Created 0600 from the start: the umask covers the bind, which listen() makes before it returns (one process, not a
   // cluster worker); it is put back before anything else can create a file. Then made sure of.
