@@ -82,9 +82,10 @@ export async function registerEventWorkers(
     for (const eventId of stranded.events)
       for (const id of await dispatchEvent(app, eventId)) await enqueueDelivery(id);
     for (const id of stranded.deliveries) await enqueueDelivery(id);
+    const beforeListening = new Set(unheard);
     const lost = {
-      events: stranded.events.filter((id) => !unheard.includes(id)),
-      deliveries: stranded.deliveries.filter((id) => !unheard.includes(id)),
+      events: stranded.events.filter((id) => !beforeListening.has(id)),
+      deliveries: stranded.deliveries.filter((id) => !beforeListening.has(id)),
     };
     // Written before this runner listened (a seed, the admin CLI, a stop): the sweep is the path for it.
     if (unheard.length)

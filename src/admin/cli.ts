@@ -213,6 +213,12 @@ export const consoleHost: CliHost = {
   unexpected: (e) => void (process.env.DEBUG && console.error(e)),
 };
 
+/** The group and command an argv names (`<group> <command> …`), each undefined when there is none of that name. */
+export function commandOf([groupName, commandName]: string[]): { group?: CommandGroup; command?: Command } {
+  const group = GROUPS.find((g) => g.name === groupName);
+  return { group, command: group?.commands.find((c) => c.name === commandName) };
+}
+
 /** Runs one invocation; resolves with the exit code. */
 export async function main(argv: string[], host: CliHost = consoleHost): Promise<number> {
   const json = argv.includes('--json');
@@ -221,13 +227,12 @@ export async function main(argv: string[], host: CliHost = consoleHost): Promise
     host.stdout(`${topHelp()}\n`);
     return groupName ? 0 : 2;
   }
-  const group = GROUPS.find((g) => g.name === groupName);
+  const { group, command } = commandOf(argv);
   if (!group) return fail(host, new UsageError(`unknown command group ${groupName}`), json, `see: ${PROG} --help`);
   if (!commandName || commandName.startsWith('-')) {
     host.stdout(`${groupHelp(group)}\n`);
     return commandName === '--help' || commandName === '-h' ? 0 : 2;
   }
-  const command = group.commands.find((c) => c.name === commandName);
   const hint = `see: ${PROG} ${group.name}${command ? ` ${command.name}` : ''} --help`;
   if (!command) {
     const message = group.unknownCommand?.(commandName) ?? `unknown command ${group.name} ${commandName}`;

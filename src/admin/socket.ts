@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { AppServices } from '../context.ts';
 import type { Logger } from '../lib/logger.ts';
-import { type CliHost, type ConsoleIdentity, defaultOperator, GROUPS, main } from './cli.ts';
+import { type CliHost, commandOf, type ConsoleIdentity, defaultOperator, main } from './cli.ts';
 import { serviceRuntime } from './runtime.ts';
 
 /**
@@ -76,11 +76,6 @@ function parseRequest(line: string): AdminRequest | undefined {
   return { argv: r.argv, who: identity, build: r.build, database: r.database };
 }
 
-/** Whether the command named by `argv` must run in the CLI's own process (Command.ownProcess). */
-function ownProcess([group, command]: string[]): boolean {
-  return Boolean(GROUPS.find((g) => g.name === group)?.commands.find((c) => c.name === command)?.ownProcess);
-}
-
 export async function serveAdminSocket(opts: {
   app: AppServices;
   databaseUrl: string;
@@ -97,7 +92,7 @@ export async function serveAdminSocket(opts: {
   const run = async (req: AdminRequest): Promise<AdminAnswer> => {
     if (build === null || req.build !== build) return { local: 'build' };
     if (req.database !== database) return { local: 'database' };
-    if (ownProcess(req.argv)) return { local: 'own-process' };
+    if (commandOf(req.argv).command?.ownProcess) return { local: 'own-process' };
     if (running.size >= MAX_IN_FLIGHT) return { local: 'busy' };
     let stdout = '';
     let stderr = '';

@@ -23,7 +23,8 @@ import { loanSteps } from './demo-week-loan.ts';
  * an endorsement, a cancellation, claims moved through their states and a premium-finance loan from application to
  * an instalment (demo-week-loan.ts), with their events and audit rows. Each step runs on the brokerage's clock set
  * back to its day (lib/clock.ts withOrgClock), so business dates (cover start, payment time, loss date, signing and
- * funding) fall on that day; rows' own created_at stamps are the seed's.
+ * funding) fall on that day; rows' own created_at stamps are the seed's, but for the STK prompts', dated with their
+ * receipts at the end (the dashboard counts a day's prompts by them).
  *
  * Once per database: the week is added only while the brokerage has no policy and no marker (the `demo_week`
  * counter written at its end), under a lock of its own so replicas started together add it once.
