@@ -24,15 +24,20 @@ const MODULE_FLOORS = [
 const LIB = '^src/lib/';
 const PORTS = '^src/ports/';
 const GENERATED = '^src/generated/';
-/** The platform the modules stand on: database, principals, the context, and the schema builder with its shared types. */
-const KERNEL = ['^src/db/', '^src/auth/', '^src/context[.]ts$', '^src/graphql/(builder|common|scalars|access)[.]ts$'];
+/** The platform the modules stand on: database, principals, the context, and the schema builder with its shared types and its own plugins. */
+const KERNEL = [
+  '^src/db/',
+  '^src/auth/',
+  '^src/context[.]ts$',
+  '^src/graphql/(builder|common|scalars|access|column-fields|compiled-paths)[.]ts$',
+];
 /** What serves requests: HTTP, Yoga and its plugins, WebSockets, the REST facade, the app's assembly. */
 const TRANSPORT = [
   '^src/http/',
   '^src/server[.]ts$',
   '^src/app[.]ts$',
   '^src/main[.]ts$',
-  '^src/graphql/(?!(builder|common|scalars|access)[.]ts$)',
+  '^src/graphql/(?!(builder|common|scalars|access|column-fields|compiled-paths)[.]ts$)',
   '^rest-compat/',
 ];
 

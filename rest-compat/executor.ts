@@ -5,8 +5,10 @@ import {
   getNamedType,
   getOperationAST,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
   isAbstractType,
+  OperationTypeNode,
   isObjectType,
   TypeInfo,
   validate,
@@ -16,6 +18,8 @@ import {
 } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../src/context.ts';
+import { type AccessRule, seesWholeType } from '../src/graphql/access.ts';
+import { runsCompiled } from '../src/graphql/compiled-paths.ts';
 import { variableErrors } from '../src/graphql/variable-errors.ts';
 import {
   AppError,
@@ -37,6 +41,12 @@ export interface CompiledRoute {
   paramNames: string[];
   /** The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). */
   jit: CompiledQuery | null;
+  /**
+   * A read compiled without its types' access rules, for a caller every one of those rules lets see the whole type
+   * (seesWholeType: staff holding the scopes), to whom each rule would say yes for every row. Null when the operation
+   * is not a query, or reaches an abstract type or a type check that is neither an access rule nor synchronous.
+   */
+  wholeTypes: { query: CompiledQuery; rules: AccessRule<never>[] } | null;
   /** The operation's variable definitions, checked before any run (graphql/variable-errors.ts). */
   variableDefinitions: readonly VariableDefinitionNode[];
 }
@@ -71,6 +81,7 @@ export function compileRoutes(
       matcher: new RegExp(`^${pattern}/?$`),
       paramNames,
       jit: opts.jit === false ? null : compileForFacade(schema, document),
+      wholeTypes: opts.jit === false ? null : compileForWholeTypes(schema, document),
       variableDefinitions: getOperationAST(document)?.variableDefinitions ?? [],
     };
   });
@@ -106,6 +117,61 @@ function compileForFacade(schema: GraphQLSchema, document: DocumentNode): Compil
   if (!jitSafe(schema, document)) return null;
   const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
   return isCompiledQuery(compiled) ? compiled : null;
+}
+
+/**
+ * The access rules of every object type a query can reach (graphql/access.ts), or null when it may not be compiled
+ * without them: not a query, invalid, or reaching an abstract type (whose members graphql-jit tells apart by their
+ * `isTypeOf`) or an `isTypeOf` that is neither an access rule nor a synchronous type check.
+ */
+export function accessRulesOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+): { types: GraphQLObjectType[]; rules: AccessRule<never>[] } | null {
+  if (getOperationAST(document)?.operation !== OperationTypeNode.QUERY || validate(schema, document).length)
+    return null;
+  const typeInfo = new TypeInfo(schema);
+  const types = new Set<GraphQLObjectType>();
+  let compilable = true;
+  const check = (t: GraphQLNamedType | null | undefined) => {
+    if (!t) return;
+    if (isAbstractType(t)) compilable = false;
+    else if (isObjectType(t) && t.isTypeOf && t.extensions.syncIsTypeOf !== true) {
+      if (t.extensions.accessRule) types.add(t);
+      else compilable = false;
+    }
+  };
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field: () => check(getNamedType(typeInfo.getType())),
+      InlineFragment: () => check(getNamedType(typeInfo.getType())),
+    }),
+  );
+  if (!compilable) return null;
+  return { types: [...types], rules: [...types].map((t) => t.extensions.accessRule as AccessRule<never>) };
+}
+
+/**
+ * The query compiled as its types would be without their access rules: each rule's `isTypeOf` is set aside while
+ * graphql-jit compiles (synchronously, at start, before any request is served) and put back at once. Only ever run
+ * for a caller every one of those rules lets see the whole type (executeCompiled).
+ */
+function compileForWholeTypes(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+): { query: CompiledQuery; rules: AccessRule<never>[] } | null {
+  if (jitSafe(schema, document)) return null; // compiled as it is already
+  const found = accessRulesOf(schema, document);
+  if (!found) return null;
+  const saved = found.types.map((t) => [t, t.isTypeOf] as const);
+  for (const [t] of saved) t.isTypeOf = undefined;
+  try {
+    const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+    return isCompiledQuery(compiled) ? { query: compiled, rules: found.rules } : null;
+  } finally {
+    for (const [t, isTypeOf] of saved) t.isTypeOf = isTypeOf;
+  }
 }
 
 /**
@@ -189,10 +255,13 @@ async function executeCompiled(
 ): Promise<ExecutionResult> {
   const refused = variableErrors(schema, compiled.variableDefinitions, variables);
   if (refused.length) throw new ValidationError(refused);
-  if (!compiled.jit) {
-    return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
+  if (compiled.jit) return compiled.jit.query(undefined, ctx, variables);
+  const whole = compiled.wholeTypes;
+  if (whole && whole.rules.every((r) => seesWholeType(ctx.principal, r))) {
+    runsCompiled(ctx);
+    return whole.query.query(undefined, ctx, variables);
   }
-  return compiled.jit.query(undefined, ctx, variables);
+  return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
 }
 
 export async function runOperation(

@@ -44,7 +44,18 @@ export function access<Row>(rule: AccessRule<Row>) {
   return {
     runScopesOnType: true as const,
     authScopes: (row: Row, ctx: Context) => authorizeRow(ctx, rule, row),
+    // Read by the REST facade's compiler (rest-compat/executor.ts): which rules an operation's types carry.
+    extensions: { accessRule: rule as AccessRule<never> },
   };
+}
+
+/**
+ * Whether `rule` lets `p` see every record of its type whatever the row: a caller who sees all of the organisation's
+ * records (not an agent) holding one of its scopes. For such a caller the rule is always yes, synchronously, so an
+ * operation whose every rule says so may run without them (rest-compat/executor.ts compiles it so).
+ */
+export function seesWholeType(p: Principal | undefined, rule: AccessRule<never>): boolean {
+  return !!p && !ownRecordsOnly(p) && rule.scopes.some((s) => p.scopes.has(s));
 }
 
 /**

@@ -5,6 +5,8 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from '@pothos/plugin-scope-auth';
 import type { Scope } from '../auth/scopes.ts';
 import type { Context } from '../context.ts';
+import ColumnFieldsPlugin from './column-fields.ts';
+import CompiledPathsPlugin from './compiled-paths.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { AppError } from '../lib/problem.ts';
@@ -25,7 +27,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, CompiledPathsPlugin, ColumnFieldsPlugin, PrismaPlugin, RelayPlugin],
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => {
