@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { startFlags } from '../helpers/spawn.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -15,6 +16,8 @@ export interface Child {
   tail(): string;
   /** Resolves to how it ended: 'exit 0' is a clean shutdown. */
   stop(): Promise<string>;
+  /** The inspector's port, when the service was started for BENCH_CPU_PROF (profiler.ts). */
+  inspectPort?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -142,18 +145,17 @@ export async function startService(opts: {
     LOG_LEVEL: 'warn',
     ...opts.env,
   };
-  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS).
-  const prof = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
-    : [];
+  // BENCH_CPU_PROF=<dir>: the service listens for the inspector, and run.ts profiles each measurement (profiler.ts).
+  const inspectPort = process.env.BENCH_CPU_PROF ? await freePort() : undefined;
+  const prof = inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [];
   // What `npm start` runs (scripts/start.mjs: the compiled build, rebuilt if stale); a checkout from before the
   // compiled build (a bench of an older commit) runs src/main.ts under tsx as its `npm start` did.
   const compiled = existsSync(path.join(ROOT, 'scripts', 'start.mjs'));
   const { proc, tail } = compiled
-    ? spawnNode(['scripts/start.mjs'], env, true, prof, [])
+    ? spawnNode(['scripts/start.mjs'], env, true, [...startFlags(), ...prof], [])
     : spawnNode(['src/main.ts'], env, true, prof);
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = { proc, origin, tail, stop: stopper(proc, 30_000) };
+  const child: Child = { proc, origin, tail, stop: stopper(proc, 30_000), inspectPort };
 
   const deadline = Date.now() + opts.timeoutMs;
   while (Date.now() < deadline) {

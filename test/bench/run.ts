@@ -8,7 +8,7 @@
  *
  *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (64)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substring of scenario names)
  *   BENCH_WEB_CONCURRENCY (the service's WEB_CONCURRENCY: that many HTTP worker processes)
- *   BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there on shutdown)
+ *   BENCH_CPU_PROF (a directory: a V8 CPU profile of the service per scenario, its measurement alone: profiler.ts)
  *   BENCH_DATA_DIR (.data/bench): the service's DATA_DIR, kept between runs (its embedded PostgreSQL and demo data)
  *   DATABASE_URL: use that server instead of an embedded PostgreSQL under the data directory
  */
@@ -28,7 +28,8 @@ import {
   startService,
 } from './children.ts';
 import { type CpuSeconds, treeCpuSeconds, treeMemory } from './cpu.ts';
-import { call, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
+import { Profiler } from './profiler.ts';
+import { call, type LoadResult, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
 import { type BaselineKind, formatErrors, formatFacadeOverhead, formatResults, type Row, summarize } from './report.ts';
 import { type BenchContext, type DemoCredentials, SCENARIOS, type Scenario } from './scenarios.ts';
 
@@ -130,13 +131,19 @@ const cpuDelta = (a: CpuSeconds | null, b: CpuSeconds | null): CpuSeconds | null
  * without being its child (the hand-written quote service queries the service's embedded server): that PostgreSQL's
  * CPU over the same window counts as the target's, as the service's own counts as the service's.
  */
-async function measure(target: Child, spec: RequestSpec, database?: Child) {
+async function measure(
+  target: Child,
+  spec: RequestSpec,
+  database?: Child,
+  profile?: (fn: () => Promise<LoadResult>) => Promise<LoadResult>,
+) {
   const { origin } = target;
   if (settings.warmupSeconds > 0)
     await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
   const cpuBefore = treeCpuSeconds(target.proc.pid);
   const dbBefore = database ? treeCpuSeconds(database.proc.pid) : null;
-  const result = await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
+  const load = () => runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
+  const result = await (profile ? profile(load) : load());
   let cpu = cpuDelta(cpuBefore, treeCpuSeconds(target.proc.pid));
   if (database) {
     const db = cpuDelta(dbBefore, treeCpuSeconds(database.proc.pid));
@@ -215,6 +222,7 @@ async function main(): Promise<number> {
   let replay: Child | undefined;
   let handWritten: Child | undefined;
   let hand: Child | undefined;
+  let profiler: Profiler | undefined;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'bima-bench-'));
   const rows: Row[] = [];
   try {
@@ -238,6 +246,7 @@ async function main(): Promise<number> {
       ...new Set(scenarios.map((s) => (s.client === undefined ? 'staff' : s.client)).filter((r): r is string => !!r)),
     ];
     await raiseRateLimits(service.origin, credentials, roles);
+    if (service.inspectPort) profiler = await Profiler.connect(service.inspectPort);
 
     const specs: RequestSpec[] = [];
     const answers: Response[] = [];
@@ -293,12 +302,18 @@ async function main(): Promise<number> {
       if (k === 'quote' || k === 'hand') sameAnswer(s.name, answers[i], check, s.normalize);
       else if (!check.body.equals(answers[i].body)) throw new Error(`baseline answers ${s.name} with other bytes`);
       log(`${s.name}: service…`);
-      const svc = await measure(service, specs[i]);
+      const svc = await measure(
+        service,
+        specs[i],
+        undefined,
+        profiler ? (fn) => profiler!.around(process.env.BENCH_CPU_PROF!, s.name, fn) : undefined,
+      );
       log(`${s.name}: baseline (${k})…`);
       const base = await measure(baseline, specs[i], k === 'replay' ? undefined : service);
       rows.push({ scenario: s.name, service: svc, baseline: base, baselineKind: kind(s) });
     }
   } finally {
+    profiler?.close();
     await replay?.stop();
     await handWritten?.stop();
     await hand?.stop();

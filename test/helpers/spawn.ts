@@ -6,6 +6,18 @@ import { childClockEnv } from './clock.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * The node flags `npm start` gives (package.json's start script: `node <flags> scripts/start.mjs`), so a test or a
+ * bench that starts the compiled service starts it exactly as `npm start` does.
+ */
+export function startFlags(): string[] {
+  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const m = /^node((?:\s+--[\w-]+(?:=\S+)?)*)\s+scripts\/start\.mjs$/.exec(script.trim());
+  if (!m) throw new Error(`package.json's start script is not "node [flags] scripts/start.mjs": ${script}`);
+  return m[1].trim() ? m[1].trim().split(/\s+/) : [];
+}
+
 export interface Spawned {
   child: ChildProcess;
   origin: string;
@@ -29,7 +41,7 @@ export function spawnServer(
   opts: { ownProcessGroup?: boolean; bundle?: boolean } = {},
 ): Spawned {
   // `bundle`: exactly `npm start` (scripts/start.mjs, the compiled dist/main.mjs, rebuilt first if stale).
-  const args = opts.bundle ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/main.ts'];
+  const args = opts.bundle ? [...startFlags(), 'scripts/start.mjs'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // As a terminal starts it: the leader of a process group, which Ctrl-C signals as a whole (kill(-pid)).
