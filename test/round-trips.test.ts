@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INSTANT_RAIL, useKit } from './kit.ts';
@@ -78,5 +79,26 @@ describe('round trips of a read', () => {
         WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
     );
     expect(Number(open[0].n)).toBe(0);
+  });
+});
+
+/**
+ * What a bind costs (issue 28: batch what can be batched). Counted as the statements the pool's connections send
+ * while one bind of a new client runs: the identity locks in one statement, the new client's row not read back, no
+ * client-area key or linked prospect looked for on a client this transaction created, the policy's taxes with one
+ * insert. Other work on the pool (the outbox's dispatch of the bind's events) runs after the answer, once it is
+ * counted.
+ */
+describe('round trips of a write', () => {
+  it('a bind of a new client sends at most 26 statements, BEGIN and COMMIT included', async () => {
+    const db = t.app.services.db;
+    await o.bind(1); // the principal, rates and operation warm
+    const { body } = await o.bindBody();
+    await sleep(30);
+    const before = db.sent.statements;
+    const r = await o.api.post('/motor/save', { token: o.tokens.staff, idempotencyKey: randomUUID(), body });
+    const sent = db.sent.statements - before;
+    expect(r.status, r.text).toBe(201);
+    expect(sent).toBeLessThanOrEqual(26);
   });
 });

@@ -50,7 +50,7 @@ export async function resolveInsured(
   tx: Tx,
   input: InsuredInput,
   field = 'client',
-): Promise<{ id: number; clientNo: string; created: boolean }> {
+): Promise<{ id: number; clientNo: string; salesPersonId: number | null; created: boolean }> {
   const p = ctx.principal!;
   if (input.clientNo) {
     const c = await tx.client.findFirst({ where: { AND: [{ clientNo: input.clientNo }, clientVisibility(p)] } });
@@ -58,7 +58,7 @@ export async function resolveInsured(
       throw new ValidationError([
         { field: `${field}.client_no`, message: 'no client with this number that you can see' },
       ]);
-    return { id: c.id, clientNo: c.clientNo, created: false };
+    return { id: c.id, clientNo: c.clientNo, salesPersonId: c.salesPersonId, created: false };
   }
   let salesPersonId = input.salesPersonId ?? null;
   if (salesPersonId == null && input.agentCode) {
@@ -92,13 +92,19 @@ export async function resolveInsured(
           namesAgree(m.name, input.name ?? '') &&
           ownsClient(p, m),
       );
-      if (reusable) return { id: reusable.id, clientNo: reusable.clientNo, created: false };
+      if (reusable)
+        return { id: reusable.id, clientNo: reusable.clientNo, salesPersonId: reusable.salesPersonId, created: false };
       throw new DuplicateClientError(describeMatches(p, matches));
     }
   }
   try {
-    const created = await clientService.createInTx(ctx, tx, { ...createInput, force: true }, { onboardedVia: 'api' });
-    return { id: created.id, clientNo: created.clientNo, created: true };
+    const created = await clientService.createInTx(
+      ctx,
+      tx,
+      { ...createInput, force: true },
+      { onboardedVia: 'api', identifiersLocked: !input.force },
+    );
+    return { id: created.id, clientNo: created.clientNo, salesPersonId: created.salesPersonId, created: true };
   } catch (e) {
     if (e instanceof ValidationError) {
       throw new ValidationError(

@@ -125,9 +125,10 @@ export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: s
   return { policy: { ...policy, vehicles, risks }, debitNotes };
 }
 
-function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
+/** The policy row, then its taxes in one statement (a nested create would read the policy back a second time). */
+async function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
   const { tenantId } = np;
-  return tx.policy.create({
+  const policy = await tx.policy.create({
     data: {
       tenantId,
       uuid: randomUUID(),
@@ -160,9 +161,19 @@ function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNo
       renewalOfId: np.renewalOfId ?? null,
       // The bind instant on the service's clock: the lifecycle reads the bind day from it (not-taken-up window).
       createdAt: now(),
-      taxes: { create: np.taxes.map((t) => ({ tenantId, code: t.code, name: t.name, amountMinor: t.amountMinor })) },
     },
   });
+  if (np.taxes.length)
+    await tx.policyTax.createMany({
+      data: np.taxes.map((t) => ({
+        tenantId,
+        policyId: policy.id,
+        code: t.code,
+        name: t.name,
+        amountMinor: t.amountMinor,
+      })),
+    });
+  return policy;
 }
 
 /** Each vehicle with its premium item, on cover for the whole period. */

@@ -10,12 +10,18 @@ import { createSchema, toDate } from './input.ts';
 import { assertRefs } from './references.ts';
 
 /** Creates a client inside `tx` (shared with quote and policy saves, which create clients too). */
-export async function createClientInTx(ctx: Context, tx: Tx, input: unknown, opts: { onboardedVia?: string } = {}) {
+export async function createClientInTx(
+  ctx: Context,
+  tx: Tx,
+  input: unknown,
+  opts: { onboardedVia?: string; identifiersLocked?: boolean } = {},
+) {
   const p = ctx.principal!;
   const actor = requireAbility(p, 'clients.write');
   const d = parseInput(createSchema, input);
   await assertRefs(tx, d);
-  await lockIdentifiers(tx, p.tenant.id, [d.phone, d.idNo, d.kraPin]);
+  // A caller that matched the identity first (client-matching.ts) holds these locks already.
+  if (!opts.identifiersLocked) await lockIdentifiers(tx, p.tenant.id, [d.phone, d.idNo, d.kraPin]);
   if (!d.force) {
     const matches = await findIdentityMatches(tx, d);
     if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));

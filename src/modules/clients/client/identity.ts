@@ -11,9 +11,11 @@ import { ownsClient } from '../../access/client.visibility.ts';
  * person queue here, so the second sees the first and matches it instead of duplicating it.
  */
 export async function lockIdentifiers(tx: Tx, tenantId: number, ids: (string | null | undefined)[]): Promise<void> {
-  const keys = [...new Set(ids.filter((v): v is string => !!v))].sort();
-  for (const k of keys)
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${tenantId}::int, hashtext(${`client-identity:${k}`}))`;
+  const keys = [...new Set(ids.filter((v): v is string => !!v))].sort().map((k) => `client-identity:${k}`);
+  if (!keys.length) return;
+  // One statement, the locks taken in the keys' sorted order (a function scan yields the array in order), so two
+  // transactions locking overlapping identifiers cannot deadlock.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${tenantId}::int, hashtext(k)) FROM unnest(${keys}::text[]) AS k`;
 }
 
 export interface MatchCandidate {

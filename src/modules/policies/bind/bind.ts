@@ -42,8 +42,7 @@ export async function bind(ctx: Context, input: BindInput) {
       // FOR SHARE holds further rate changes off until this bind commits.
       await assertRatesUnchanged(tx, option);
       const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
-      const clientRow = await tx.client.findUniqueOrThrow({ where: { id: client.id } });
-      const salesPersonId = clientRow.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
+      const salesPersonId = client.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
       const { policy, debitNotes } = await createPolicy(
         tx,
         boundPolicy({ input, v, risk, option }, actor, {
@@ -139,14 +138,16 @@ export async function recordBound(
   tx: Tx,
   b: {
     policy: { uuid: string; policyNo: string; tenantId: number };
-    client: { id: number; clientNo: string };
+    /** `created`: the client was added in this transaction (it has no client-area key or prospect yet). */
+    client: { id: number; clientNo: string; created?: boolean };
     prospectUuid?: string | null;
     changes: Record<string, unknown>;
   },
 ): Promise<string | null> {
-  const clientKey = await issueClientKey(tx, b.policy.tenantId, b.client.id);
+  const clientKey = await issueClientKey(tx, b.policy.tenantId, b.client.id, !!b.client.created);
   await prospectService.onPolicyBound(ctx, tx, {
     clientId: b.client.id,
+    clientIsNew: !!b.client.created,
     prospectUuid: b.prospectUuid,
     ref: `Policy ${b.policy.policyNo}`,
   });
@@ -160,9 +161,9 @@ export async function recordBound(
 }
 
 /** Client-area credentials: a key only when the client has none yet; existing keys keep working. */
-async function issueClientKey(tx: Tx, tenantId: number, clientId: number): Promise<string | null> {
-  const hasKey = await tx.clientKey.findFirst({ where: { clientId, revokedAt: null } });
-  if (hasKey) return null;
+async function issueClientKey(tx: Tx, tenantId: number, clientId: number, isNew: boolean): Promise<string | null> {
+  if (!isNew && (await tx.clientKey.findFirst({ where: { clientId, revokedAt: null }, select: { id: true } })))
+    return null;
   const clientKey = newSecret('bck');
   await tx.clientKey.create({ data: { tenantId, clientId, keyHash: sha256Hex(clientKey), kind: 'policy' } });
   return clientKey;

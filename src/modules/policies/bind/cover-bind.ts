@@ -113,8 +113,7 @@ export async function bindCover(ctx: Context, code: CoverLineCode, input: CoverB
       if ((await currentProductVersion(tx, option.productId, 'cover')) !== option.productVersion)
         throw new PriceChangedError(`${option.insurer.name} changed its rates during this save; quote again`);
       const numbers = await nextPolicyNumbers(tx, p.tenant.id, today, code);
-      const clientRow = await tx.client.findUniqueOrThrow({ where: { id: client.id } });
-      const salesPersonId = clientRow.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
+      const salesPersonId = client.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
       const np = boundCover(code, line, risk, option, v, {
         tenantId: p.tenant.id,
         clientId: client.id,

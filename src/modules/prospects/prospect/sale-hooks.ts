@@ -16,6 +16,8 @@ import { addTimeline, automaticPath, OPEN_PROSPECT_STATES, transitionProspect } 
  */
 export interface SaleHook {
   clientId: number;
+  /** The client was added in this same transaction: no prospect can be linked to it yet. */
+  clientIsNew?: boolean;
   prospectUuid?: string | null;
   /** What the timeline row names: the quote or policy number. */
   ref?: string | null;
@@ -34,10 +36,12 @@ export function onPolicyBound(ctx: Context, tx: Tx, hook: SaleHook): Promise<voi
 async function onSale(ctx: Context, tx: Tx, hook: SaleHook, source: 'quote' | 'bind'): Promise<void> {
   const targets = hook.prospectUuid
     ? [await namedProspect(tx, ctx.principal!, hook.prospectUuid, hook.clientId)]
-    : await tx.prospect.findMany({
-        where: { clientId: hook.clientId, status: { in: [...OPEN_PROSPECT_STATES] } },
-        orderBy: { id: 'asc' },
-      });
+    : hook.clientIsNew
+      ? []
+      : await tx.prospect.findMany({
+          where: { clientId: hook.clientId, status: { in: [...OPEN_PROSPECT_STATES] } },
+          orderBy: { id: 'asc' },
+        });
   for (const prospect of targets) await applySale(ctx, tx, prospect, hook, source);
 }
 
