@@ -36,9 +36,13 @@ export async function currentCallbackToken(
   tenantId: number,
   shortcode: string,
 ): Promise<string> {
-  await tx.$executeRaw`
-    INSERT INTO mpesa_channels (tenant_id, shortcode) VALUES (${tenantId}, ${shortcode}) ON CONFLICT (tenant_id) DO NOTHING`;
-  const ch = await tx.mpesaChannel.findUniqueOrThrow({ where: { tenantId } });
+  // The organisation's channel row, made on its first push (every later push finds it with one statement).
+  let ch = await tx.mpesaChannel.findUnique({ where: { tenantId } });
+  if (!ch) {
+    await tx.$executeRaw`
+      INSERT INTO mpesa_channels (tenant_id, shortcode) VALUES (${tenantId}, ${shortcode}) ON CONFLICT (tenant_id) DO NOTHING`;
+    ch = await tx.mpesaChannel.findUniqueOrThrow({ where: { tenantId } });
+  }
   const token = deriveCallbackToken(app.config, tenantId, ch.generation);
   if (ch.callbackTokenHash !== sha256Hex(token)) {
     await tx.mpesaChannel.update({ where: { tenantId }, data: { callbackTokenHash: sha256Hex(token) } });

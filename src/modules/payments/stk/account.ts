@@ -52,6 +52,8 @@ export async function resolveAccount(
   const visible = policyVisibility(p);
   let debitNoteId: number | null = null;
   let policyId: number;
+  // The policy as found by its number, when it was: not read a second time below.
+  let found: Awaited<ReturnType<typeof tx.policy.findFirst>> = null;
   // DN-<policy_no> is the whole-policy debit note of the bind answer (`debit_note.number`): the policy's account.
   const dn = account.startsWith('DN-')
     ? await tx.debitNote.findFirst({ where: { number: account, policy: visible } })
@@ -65,14 +67,16 @@ export async function resolveAccount(
     policyId = dn.policyId;
   } else if (wholePolicy) {
     policyId = wholePolicy.id;
+    found = wholePolicy;
   } else if (account.startsWith('DN-')) {
     throw unknown('no debit note with this number that you can see');
   } else {
     const pol = await tx.policy.findFirst({ where: { policyNo: account, ...visible } });
     if (!pol) throw unknown('no policy or debit note with this number that you can see');
     policyId = pol.id;
+    found = pol;
   }
-  const policy = await tx.policy.findUniqueOrThrow({ where: { id: policyId } });
+  const policy = found ?? (await tx.policy.findUniqueOrThrow({ where: { id: policyId } }));
   // A signed loan's lender pays this premium once the deposit is in: the client pays the loan, never the premium too.
   if (policy.paymentMode === 'ipf' && policy.status === 'pending_payment') {
     const loan = await tx.ipfLoan.findFirst({ where: { policyId, status: 'awaiting_deposit' } });

@@ -50,8 +50,11 @@ export async function fixAnswer(tx: Tx, id: string): Promise<IntentRow> {
   const prior = answered(row);
   if (prior) return prior;
   if (row.status === 'sending') throw new Error(`payment request ${id} has no answer while it is sending`);
-  await tx.$executeRaw`UPDATE payment_requests SET first_answer = ${JSON.stringify(encode(row))}::jsonb
+  const answer = JSON.stringify(encode(row));
+  const fixed = await tx.$executeRaw`UPDATE payment_requests SET first_answer = ${answer}::jsonb
     WHERE id = ${id}::uuid AND first_answer IS NULL`;
+  // This attempt fixed it: the answer is what it wrote. Otherwise another fixed one first, and that one stands.
+  if (fixed === 1) return answered({ ...row, firstAnswer: JSON.parse(answer) as IntentRow['firstAnswer'] })!;
   return answered(await tx.paymentRequest.findUniqueOrThrow({ where: { id } }))!;
 }
 
