@@ -341,9 +341,13 @@ async function payPolicy(ctx: SetupContext, p: { uuid: string; policyNo: string;
   expectStatus(push, 202, 'collecting the premium');
 }
 
-/** Waits until the policy reads active (the payment's callback has run). */
+/**
+ * Waits until the policy reads active (the payment's callback has run): up to two minutes, since a data directory
+ * kept from an earlier run may still hold that run's owed simulator callbacks (its STK push scenario leaves hundreds),
+ * which the rail answers first.
+ */
 async function untilActive(ctx: SetupContext, p: { uuid: string; policyNo: string }): Promise<any> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1200; i++) {
     const r = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
     if (r.json?.data?.status === 'active') return r.json.data;
     await new Promise((res) => setTimeout(res, 100));
