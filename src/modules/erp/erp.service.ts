@@ -47,10 +47,11 @@ function requireStaff(ctx: Context): void {
  */
 async function page<Rec>(ctx: Context, source: ErpSource<Rec>, args: ErpPageArgs): Promise<ErpPage<Rec>> {
   requireStaff(ctx);
+  const tenantId = ctx.principal!.tenant.id;
   return ctx.tx(
     async (tx) => {
       const w = await settleWindow(tx, args);
-      const { rows, meta } = pageMeta(w, await readPage(tx, source, w), source.key);
+      const { rows, meta } = pageMeta(w, await readPage(tx, source, w, tenantId), source.key);
       return { records: rows, meta };
     },
     { readOnly: true },

@@ -12,9 +12,9 @@ export interface ErpSource<Rec> {
 }
 
 /** The rows of one page: one more than asked for, which tells whether there are more. */
-export function readPage<Rec>(tx: Tx, source: ErpSource<Rec>, w: ErpWindow): Promise<Rec[]> {
+export function readPage<Rec>(tx: Tx, source: ErpSource<Rec>, w: ErpWindow, tenantId: number): Promise<Rec[]> {
   return source.read(tx, {
-    where: keysetWhere(source.column, w),
+    where: keysetWhere(source.column, w, tenantId),
     orderBy: keysetOrder(source.column),
     take: w.perPage + 1,
   });
