@@ -1,3 +1,4 @@
+import { ownTenant } from './client.visibility.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
@@ -13,8 +14,11 @@ import { policyVisibility } from './policy.visibility.ts';
 export function claimVisibility(p: Principal | undefined): Prisma.ClaimWhereInput {
   if (!p) throw new Error('claimVisibility needs a principal');
   const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }, { policy: policyVisibility(p) }] };
+  if (!a?.ownRecordsOnly) return ownTenant(p);
+  return {
+    ...ownTenant(p),
+    OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }, { policy: policyVisibility(p) }],
+  };
 }
 
 /** The reach rule of the Claim type and of every record that hangs off one claim. */

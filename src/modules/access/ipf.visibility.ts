@@ -1,3 +1,4 @@
+import { ownTenant } from './client.visibility.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Prisma } from '../../db/client.ts';
 import { access, type Reach } from '../../graphql/access.ts';
@@ -8,11 +9,11 @@ import { policyVisibility } from './policy.visibility.ts';
  * their own records sees those of the policies they may see; staff see the organisation's.
  */
 export function ipfApplicationVisibility(p: Principal | undefined): Prisma.IpfApplicationWhereInput {
-  return { policy: policyVisibility(p) };
+  return { ...(p ? ownTenant(p) : {}), policy: policyVisibility(p) };
 }
 
 export function ipfLoanVisibility(p: Principal | undefined): Prisma.IpfLoanWhereInput {
-  return { policy: policyVisibility(p) };
+  return { ...(p ? ownTenant(p) : {}), policy: policyVisibility(p) };
 }
 
 /** The reach rules of the application and loan types (node lookups carry them: an unseen one reads as missing). */

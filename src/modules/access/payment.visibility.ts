@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Prisma } from '../../db/client.ts';
-import { clientVisibility } from './client.visibility.ts';
+import { clientVisibility, ownTenant } from './client.visibility.ts';
 import { policyVisibility } from './policy.visibility.ts';
 
 /**
@@ -10,12 +10,12 @@ import { policyVisibility } from './policy.visibility.ts';
 
 export function paymentRequestVisibility(p: Principal): Prisma.PaymentRequestWhereInput {
   const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ requestedByUserId: a.userId }, { policy: policyVisibility(p) }] };
+  if (!a?.ownRecordsOnly) return ownTenant(p);
+  return { ...ownTenant(p), OR: [{ requestedByUserId: a.userId }, { policy: policyVisibility(p) }] };
 }
 
 export function receiptVisibility(p: Principal): Prisma.ReceiptWhereInput {
   const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ policy: policyVisibility(p) }, { client: clientVisibility(p) }] };
+  if (!a?.ownRecordsOnly) return ownTenant(p);
+  return { ...ownTenant(p), OR: [{ policy: policyVisibility(p) }, { client: clientVisibility(p) }] };
 }

@@ -4,7 +4,7 @@ import type { Prisma } from '../../db/client.ts';
 import { isUuid } from '../../lib/identifiers.ts';
 import { notFound } from '../../lib/problem.ts';
 import { access, type Reach } from '../../graphql/access.ts';
-import { clientOwnership } from './client.visibility.ts';
+import { clientOwnership, ownTenant } from './client.visibility.ts';
 
 /**
  * Which policies the caller may see, as a Prisma where-fragment: staff see all; an agent sees the policies they
@@ -13,8 +13,11 @@ import { clientOwnership } from './client.visibility.ts';
 export function policyVisibility(p: Principal | undefined): Prisma.PolicyWhereInput {
   if (!p) throw new Error('policyVisibility needs a principal');
   const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientOwnership(p) }] };
+  if (!a?.ownRecordsOnly) return ownTenant(p);
+  return {
+    ...ownTenant(p),
+    OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientOwnership(p) }],
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ownTenant } from './client.visibility.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Prisma } from '../../db/client.ts';
 import type { Reach } from '../../graphql/access.ts';
@@ -6,8 +7,8 @@ import type { Reach } from '../../graphql/access.ts';
 export function prospectVisibility(p: Principal | undefined): Prisma.ProspectWhereInput {
   if (!p) throw new Error('prospectVisibility needs a principal');
   const a = p.actor;
-  if (!a?.ownRecordsOnly) return {};
-  return { OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }] };
+  if (!a?.ownRecordsOnly) return ownTenant(p);
+  return { ...ownTenant(p), OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }] };
 }
 
 /** The reach rule of the Prospect type and of its timeline. */
