@@ -46,8 +46,11 @@ export class CompiledPathsPlugin<Types extends SchemaTypes> extends BasePlugin<T
     resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
-    // A field resolved from its own row (column-fields.ts) looks its path up only for a row that lacks a column,
-    // and then a miss costs a load, never an answer.
+    // Only a root field (which records what its statement preloaded under its path) and the fields of Prisma types
+    // (which look it up) use the path; a field resolved from its own row (column-fields.ts) looks it up only for a
+    // row that lacks a column, and then a miss costs a load, never an answer.
+    const root = fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation' || fieldConfig.kind === 'Subscription';
+    if (!root && fieldConfig.kind !== 'PrismaObject') return resolver;
     if (ownColumns(fieldConfig, this.buildCache)) return resolver;
     return (parent, args, context, info) => {
       const links = runs.get(context);
