@@ -69,6 +69,8 @@ export function compileRoutes(
       throw new Error(
         `REST route ${route.method} ${route.path}: operation ${operationName} is invalid: ${errors[0].message}`,
       );
+    // Validated above: the walk both compilers judge from is made once per route.
+    const reached = opts.jit === false ? null : reachableTypes(schema, document);
     const paramNames: string[] = [];
     const pattern = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
       paramNames.push(name);
@@ -80,11 +82,31 @@ export function compileRoutes(
       operationName,
       matcher: new RegExp(`^${pattern}/?$`),
       paramNames,
-      jit: opts.jit === false ? null : compileForFacade(schema, document),
-      wholeTypes: opts.jit === false ? null : compileForWholeTypes(schema, document),
+      jit: reached ? compileForFacade(schema, document, reached) : null,
+      wholeTypes: reached ? compileForWholeTypes(schema, document, reached) : null,
       variableDefinitions: getOperationAST(document)?.variableDefinitions ?? [],
     };
   });
+}
+
+/**
+ * The named types a valid operation's fields and inline fragments reach, fragments included. Both ways of compiling
+ * a route are judged from this one walk (jitSafe, accessRulesOf).
+ */
+function reachableTypes(schema: GraphQLSchema, document: DocumentNode): Set<GraphQLNamedType> {
+  const typeInfo = new TypeInfo(schema);
+  const types = new Set<GraphQLNamedType>();
+  const reach = () => {
+    const t = getNamedType(typeInfo.getType());
+    if (t) types.add(t);
+  };
+  visit(document, visitWithTypeInfo(typeInfo, { Field: reach, InlineFragment: reach }));
+  return types;
+}
+
+/** reachableTypes of a document that validates; null for one that does not. */
+function reachedIfValid(schema: GraphQLSchema, document: DocumentNode): Set<GraphQLNamedType> | null {
+  return validate(schema, document).length ? null : reachableTypes(schema, document);
 }
 
 /**
@@ -94,27 +116,21 @@ export function compileRoutes(
  * synchronous and context-free (graphql/common.ts syncTypeCheck: the problem types' `instanceof`) is safe. Every
  * object type the operation can reach is checked, fragments included; a document that does not validate is refused.
  */
-export function jitSafe(schema: GraphQLSchema, document: DocumentNode): boolean {
-  if (validate(schema, document).length) return false;
-  const typeInfo = new TypeInfo(schema);
-  let safe = true;
-  const check = (t: GraphQLNamedType | null | undefined) => {
-    if (!t) return;
+export function jitSafe(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  reached = reachedIfValid(schema, document),
+): boolean {
+  if (!reached) return false;
+  for (const t of reached) {
     const objects = isAbstractType(t) ? schema.getPossibleTypes(t) : isObjectType(t) ? [t] : [];
-    for (const o of objects) if (o.isTypeOf && o.extensions.syncIsTypeOf !== true) safe = false;
-  };
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field: () => check(getNamedType(typeInfo.getType())),
-      InlineFragment: () => check(getNamedType(typeInfo.getType())),
-    }),
-  );
-  return safe;
+    for (const o of objects) if (o.isTypeOf && o.extensions.syncIsTypeOf !== true) return false;
+  }
+  return true;
 }
 
-function compileForFacade(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
-  if (!jitSafe(schema, document)) return null;
+function compileForFacade(schema: GraphQLSchema, document: DocumentNode, reached: Set<GraphQLNamedType> | null) {
+  if (!jitSafe(schema, document, reached)) return null;
   const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
   return isCompiledQuery(compiled) ? compiled : null;
 }
@@ -127,29 +143,17 @@ function compileForFacade(schema: GraphQLSchema, document: DocumentNode): Compil
 export function accessRulesOf(
   schema: GraphQLSchema,
   document: DocumentNode,
+  reached = reachedIfValid(schema, document),
 ): { types: GraphQLObjectType[]; rules: AccessRule<never>[] } | null {
-  if (getOperationAST(document)?.operation !== OperationTypeNode.QUERY || validate(schema, document).length)
-    return null;
-  const typeInfo = new TypeInfo(schema);
-  const types = new Set<GraphQLObjectType>();
-  let compilable = true;
-  const check = (t: GraphQLNamedType | null | undefined) => {
-    if (!t) return;
-    if (isAbstractType(t)) compilable = false;
-    else if (isObjectType(t) && t.isTypeOf && t.extensions.syncIsTypeOf !== true) {
-      if (t.extensions.accessRule) types.add(t);
-      else compilable = false;
-    }
-  };
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field: () => check(getNamedType(typeInfo.getType())),
-      InlineFragment: () => check(getNamedType(typeInfo.getType())),
-    }),
-  );
-  if (!compilable) return null;
-  return { types: [...types], rules: [...types].map((t) => t.extensions.accessRule as AccessRule<never>) };
+  if (getOperationAST(document)?.operation !== OperationTypeNode.QUERY || !reached) return null;
+  const types: GraphQLObjectType[] = [];
+  for (const t of reached) {
+    if (isAbstractType(t)) return null;
+    if (!isObjectType(t) || !t.isTypeOf || t.extensions.syncIsTypeOf === true) continue;
+    if (!t.extensions.accessRule) return null;
+    types.push(t);
+  }
+  return { types, rules: types.map((t) => t.extensions.accessRule as AccessRule<never>) };
 }
 
 /**
@@ -160,9 +164,10 @@ export function accessRulesOf(
 function compileForWholeTypes(
   schema: GraphQLSchema,
   document: DocumentNode,
+  reached: Set<GraphQLNamedType> | null,
 ): { query: CompiledQuery; rules: AccessRule<never>[] } | null {
-  if (jitSafe(schema, document)) return null; // compiled as it is already
-  const found = accessRulesOf(schema, document);
+  if (jitSafe(schema, document, reached)) return null; // compiled as it is already
+  const found = accessRulesOf(schema, document, reached);
   if (!found) return null;
   const saved = found.types.map((t) => [t, t.isTypeOf] as const);
   for (const [t] of saved) t.isTypeOf = undefined;
