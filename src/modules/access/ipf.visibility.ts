@@ -9,11 +9,13 @@ import { policyVisibility } from './policy.visibility.ts';
  * their own records sees those of the policies they may see; staff see the organisation's.
  */
 export function ipfApplicationVisibility(p: Principal | undefined): Prisma.IpfApplicationWhereInput {
-  return { ...(p ? ownTenant(p) : {}), policy: policyVisibility(p) };
+  const policy = policyVisibility(p); // refuses a missing principal
+  return { ...ownTenant(p!), policy };
 }
 
 export function ipfLoanVisibility(p: Principal | undefined): Prisma.IpfLoanWhereInput {
-  return { ...(p ? ownTenant(p) : {}), policy: policyVisibility(p) };
+  const policy = policyVisibility(p); // refuses a missing principal
+  return { ...ownTenant(p!), policy };
 }
 
 /** The reach rules of the application and loan types (node lookups carry them: an unseen one reads as missing). */
