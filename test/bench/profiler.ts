@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import WebSocket from 'ws';
 
@@ -54,6 +54,7 @@ export class Profiler {
       return await fn();
     } finally {
       const { profile } = (await this.#call('Profiler.stop')) as { profile: unknown };
+      await mkdir(dir, { recursive: true });
       const file = path.join(dir, `${name.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '')}.cpuprofile`);
       await writeFile(file, JSON.stringify(profile));
     }

@@ -479,14 +479,7 @@ async function activePolicyToEndorse(ctx: SetupContext): Promise<SetupResult> {
     { 'idempotency-key': randomUUID() },
   );
   expectStatus(push, 202, 'collecting the premium');
-  for (let i = 0; i < 300; i++) {
-    const r = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
-    if (r.json?.data?.status === 'active') break;
-    if (i === 299) throw new Error(`policy ${p.policyNo} did not become active`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  const rec = await ctx.request('GET', `/api/v1/policies/${p.uuid}`);
-  const regno = rec.json.data.vehicles[0].regno as string;
+  const regno = (await untilActive(ctx, p)).vehicles[0].regno as string;
   const body = (n: number) => ({ operation: 'change_value', regno, value: 1_400_000 + (n % 100) * 1000 });
   return {
     path: `/api/v1/policies/${p.uuid}/endorse`,
