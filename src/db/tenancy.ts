@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 /** The role the service runs as when it connects as a superuser (superusers and BYPASSRLS roles skip every policy). */
@@ -11,6 +12,10 @@ const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * inside a transaction that set app.tenant_id to its tenant, or that explicitly declared itself a system operation
  * (token lookup, migrations, scheduled sweeps). Applied after every migration to every matching table, so a new
  * table cannot be forgotten. A session with neither setting sees nothing.
+ *
+ * A table whose policy is already the current one (its comment names the policy's hash) is left alone: a start over a
+ * database another process is already serving takes no ACCESS EXCLUSIVE lock, which would deadlock with a running
+ * process's transaction that reads two of the tables in the other order.
  */
 export async function ensureTenantIsolation(client: pg.ClientBase): Promise<string[]> {
   const { rows } = await client.query<{ table_name: string }>(
@@ -22,12 +27,23 @@ export async function ensureTenantIsolation(client: pg.ClientBase): Promise<stri
   const tables = rows.map((r) => r.table_name);
   const visible = (col: string) =>
     `(${col} = nullif(current_setting('app.tenant_id', true), '')::int OR current_setting('app.system', true) = 'on')`;
+  const version = (col: string) => `tenant_isolation ${createHash('sha256').update(visible(col)).digest('hex')}`;
+  const { rows: current } = await client.query<{ relname: string; description: string }>(
+    `SELECT c.relname, d.description
+       FROM pg_class c
+       JOIN pg_policy p ON p.polrelid = c.oid AND p.polname = 'tenant_isolation'
+       JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_policy'::regclass
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relrowsecurity AND c.relforcerowsecurity`,
+  );
+  const upToDate = new Map(current.map((r) => [r.relname, r.description]));
   const apply = async (table: string, col: string) => {
+    if (upToDate.get(table) === version(col)) return;
     const t = quoteIdent(table);
     await client.query(`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`);
     await client.query(`ALTER TABLE ${t} FORCE ROW LEVEL SECURITY`);
     await client.query(`DROP POLICY IF EXISTS tenant_isolation ON ${t}`);
     await client.query(`CREATE POLICY tenant_isolation ON ${t} USING ${visible(col)} WITH CHECK ${visible(col)}`);
+    await client.query(`COMMENT ON POLICY tenant_isolation ON ${t} IS '${version(col)}'`);
   };
   for (const table of tables) await apply(table, 'tenant_id');
   await apply('tenants', 'id');
