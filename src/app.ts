@@ -4,7 +4,8 @@ import { startJobs } from '../jobs/index.ts';
 import { queueDepthReader } from '../jobs/instrument.ts';
 import { DbSimStore, RegistrySimulator } from '../jobs/rails/registry-simulator.ts';
 import type { AppServices } from './context.ts';
-import { Database } from './db/client.ts';
+import { type ConnectOptions, Database } from './db/client.ts';
+import { MemoryWriteMarks, RedisWriteMarks } from './db/replicas.ts';
 import { migrate } from './db/migrate.ts';
 import { now } from './lib/clock.ts';
 import type { Config } from './lib/config.ts';
@@ -36,6 +37,11 @@ export interface StartOptions {
   config: Config;
   log: Logger;
   databaseUrl: string;
+  /**
+   * A direct connection to the primary for what needs a session (migrations, LISTEN, session locks) when databaseUrl
+   * goes through a pooler in transaction mode. Default: DATABASE_DIRECT_URL, else databaseUrl (no pooler).
+   */
+  directUrl?: string;
   /** Skip migrations (tests start from an already-migrated template database). */
   migrate?: boolean;
   /** Run pg-boss workers (default true). */
@@ -56,6 +62,53 @@ function rateLimitNamespace(databaseUrl: string): string {
   return `${u.hostname}:${u.port || 5432}/${u.pathname.replace(/^\//, '')}`;
 }
 
+/**
+ * Where the pool's connections go: through a pooler when the direct URL differs (no named statements), and which
+ * replicas take reads, with writers' marks in Redis when REDIS_URL is set (src/db/replicas.ts).
+ */
+export function databaseRoutes(
+  config: Config,
+  databaseUrl: string,
+  directUrl: string,
+  log: Logger,
+): Pick<ConnectOptions, 'pooled' | 'directUrl' | 'replicas'> {
+  const replicas = config.databaseReplicaUrls;
+  return {
+    pooled: directUrl !== databaseUrl,
+    directUrl,
+    ...(replicas.length
+      ? {
+          replicas: {
+            urls: replicas,
+            poolSize: config.dbReplicaPoolSize,
+            maxLagMs: config.replicaMaxLagMs,
+            waitMs: config.replicaWaitMs,
+            marks: config.redisUrl
+              ? new RedisWriteMarks(config.redisUrl, `bima:rw:${rateLimitNamespace(databaseUrl)}:`)
+              : new MemoryWriteMarks(),
+            onChange: (s) =>
+              (s.healthy ? log.info : log.warn).call(
+                log,
+                { replica: redactUrl(s.url), lag_ms: s.lagMs, reason: s.lastError ?? undefined },
+                s.healthy ? 'read replica in' : 'read replica out: reads go to the primary',
+              ),
+          },
+        }
+      : {}),
+  };
+}
+
+/** A connection string without its password, for logs. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
 /** The certificate registry rail: the simulator until a real adapter replaces it. */
 function registryPort(db: Database, config: Config): CertificateRegistryPort {
   const registry: CertificateRegistryPort = {
@@ -71,18 +124,21 @@ function registryPort(db: Database, config: Config): CertificateRegistryPort {
 
 export async function startApp(opts: StartOptions): Promise<RunningApp> {
   const { config, log, databaseUrl } = opts;
+  const directUrl = opts.directUrl ?? config.databaseDirectUrl ?? databaseUrl;
   // Before anything opens: a refused setting must not leave a half-started service behind.
   checkProductionPosture(config, log);
   if (opts.migrate !== false) {
-    const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
+    const r = await migrate(directUrl, { log: (m) => log.info(m) });
     log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
   }
   const db = await Database.connect(databaseUrl, {
     poolSize: config.dbPoolSize,
     poolWaitMs: config.dbPoolWaitMs,
     tenantShare: config.dbTenantShare,
+    ...databaseRoutes(config, databaseUrl, directUrl, log),
   });
-  const events = new EventBus(databaseUrl, (err) => log.error({ err }, 'event bus error'));
+  // LISTEN needs a session: straight to the primary.
+  const events = new EventBus(directUrl, (err) => log.error({ err }, 'event bus error'));
   await events.start();
   await db.clocks.follow(events, (err) => log.error({ err }, 'sandbox clocks: reload failed'));
   const caches = new Caches(events, db.pool);

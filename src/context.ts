@@ -1,4 +1,5 @@
 import { bindOrgClock } from './lib/clock.ts';
+import { bindReader } from './db/replicas.ts';
 import { randomUUID } from 'node:crypto';
 import type { Principal, Credentials } from './auth/principal.ts';
 import { authenticate } from './auth/principal.ts';
@@ -156,6 +157,10 @@ export async function createContext(input: ContextInput): Promise<Context> {
     input.principal ?? (input.credentials?.authorization ? await authenticate(app.auth, input.credentials) : undefined);
   // From here on the request runs on its organisation's clock (a sandbox organisation's own, else the service's).
   if (principal) bindOrgClock(principal.tenant.id, app.db.clocks.offsetFor(principal.tenant.id));
+  // A request's reads may go to a read replica that has its caller's last write (src/db/replicas.ts); a
+  // subscription's stay on the primary, where the NOTIFY it follows came from.
+  if (principal && (input.transport === 'rest' || input.transport === 'graphql'))
+    bindReader(`${principal.tenant.id}:${principal.apiClient.id}`);
   const creds = input.credentials;
   // Client headers bind only with a token of the client's organisation; wrong or replaced keys fail the request.
   const customer =

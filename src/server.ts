@@ -20,6 +20,7 @@ import { requestUrl } from './http/request-url.ts';
 import { loggedPath, requestScope, sendJson, sendProblem } from './http/respond.ts';
 import { API_PREFIX, createRestHandler, type RestHandler } from './http/rest.ts';
 import { AppError, toProblemDocument } from './lib/problem.ts';
+import { openReadScope } from './db/replicas.ts';
 
 export interface HttpServer {
   server: http.Server;
@@ -77,7 +78,7 @@ export function createHttpServer(app: AppServices, health: Health): HttpServer {
     // under `npm start`, end the process for every client. It costs this one request instead.
     // A clock scope per request, bound to the caller's organisation once known (lib/clock.ts, src/context.ts).
     requestScope
-      .run({ requestId }, () => openClockScope(() => handle(req, res, requestId)))
+      .run({ requestId }, () => openClockScope(() => openReadScope(() => handle(req, res, requestId))))
       .catch((err: unknown) => answerOutsideHandler(app, res, err, requestId));
   };
   const server = createNodeServer(app, onRequest, pendingResponse);

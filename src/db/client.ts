@@ -6,6 +6,18 @@ import { clockScope, withOrgClock } from '../lib/clock.ts';
 import { KeyedGate } from '../lib/keyed-gate.ts';
 import { AppError } from '../lib/problem.ts';
 import { OrgClocks } from './org-clocks.ts';
+import {
+  committingWriter,
+  isConnectionFailure,
+  lsnValue,
+  markWrote,
+  MemoryWriteMarks,
+  type ReplicaHandle,
+  ReplicaSet,
+  type ReplicaState,
+  replicaReader,
+  type WriteMarks,
+} from './replicas.ts';
 import { APP_ROLE, needsAppRole } from './tenancy.ts';
 
 export { Prisma };
@@ -62,6 +74,28 @@ export interface ConnectOptions {
    * whole pool (a command-line tool, a job-only process or a test's own connection has no one else to keep served).
    */
   tenantShare?: number;
+  /**
+   * `url` goes through a pooler in transaction mode (PgBouncer): consecutive transactions of one client connection
+   * may run on different server connections, so no named prepared statements (PgBouncer 1.18 does not track them),
+   * and the login role must itself be bound by row-level security (a pooler takes no `options` startup parameter to
+   * switch roles with). Session needs go to directUrl.
+   */
+  pooled?: boolean;
+  /** A direct connection to the primary for what needs a session (sessionClient). Default: url. */
+  directUrl?: string;
+  /** Streaming read replicas (src/db/replicas.ts). */
+  replicas?: ReplicaOptions;
+}
+
+export interface ReplicaOptions {
+  urls: string[];
+  poolSize: number;
+  maxLagMs: number;
+  waitMs: number;
+  checkMs?: number;
+  /** Where writers' commit positions are kept (RedisWriteMarks across processes); default: this process. */
+  marks?: WriteMarks;
+  onChange?: (state: ReplicaState) => void;
 }
 
 /** How long a read-only transaction's COMMIT may wait to ride on its connection's next BEGIN before it is sent alone. */
@@ -83,7 +117,22 @@ const COMMITTED = Object.freeze({ command: 'COMMIT', rowCount: 0, rows: [], fiel
  *   read's COMMIT) and its statement. Under a transaction-mode pooler the connection stays pinned while the
  *   transaction is open, so this holds there too.
  */
-function foldIntoBegin(client: pg.PoolClient, sent: { statements: number; owedCommits: number }): void {
+/**
+ * With replicas, a write's COMMIT for a request's writer also reads the primary's WAL position after the commit, in
+ * the same message (`COMMIT; SELECT pg_current_wal_lsn()`), and hands it to `committed` before Prisma hears that the
+ * transaction committed: the writer's mark is set before the answer leaves (src/db/replicas.ts).
+ */
+interface CommitHooks {
+  committed?: (writer: string, lsn: bigint) => Promise<void>;
+  /** A statement failed with its connection (counts a replica's failures). */
+  failed?: (err: unknown) => void;
+}
+
+function foldIntoBegin(
+  client: pg.PoolClient,
+  sent: { statements: number; owedCommits: number },
+  hooks: CommitHooks = {},
+): void {
   const send = client.query.bind(client) as (...args: unknown[]) => unknown;
   const query = (...args: unknown[]) => {
     sent.statements += 1;
@@ -127,9 +176,29 @@ function foldIntoBegin(client: pg.PoolClient, sent: { statements: number; owedCo
     }
     if (text === 'COMMIT' || text === 'ROLLBACK') readOnlyOpen = false;
     if (commitOwed) sendOwed(false);
-    return query(...args);
+    const writer = hooks.committed && text === 'COMMIT' && q && typeof q === 'object' ? committingWriter() : null;
+    if (writer && hooks.committed && typeof args[args.length - 1] !== 'function') {
+      const committed = hooks.committed;
+      args[0] = { ...(q as object), text: 'COMMIT; SELECT pg_current_wal_lsn()::text AS lsn' };
+      return (query(...args) as Promise<pg.QueryResult[]>).then(async (results) => {
+        const lsn = (results[1]?.rows[0] as unknown[] | undefined)?.[0];
+        if (typeof lsn === 'string') await committed(writer, lsnValue(lsn));
+        return results[0];
+      });
+    }
+    if (!hooks.failed) return query(...args);
+    const result = query(...args);
+    if (result instanceof Promise)
+      result.catch((err: unknown) => {
+        if (isConnectionFailure(err)) hooks.failed?.(err);
+      });
+    return result;
   };
 }
+
+/** The statement-name generator for a pool: none behind a transaction-mode pooler. */
+const statementNames = (pooled: boolean) =>
+  pooled ? {} : { statementNameGenerator: preparedName as (q: { sql: string }) => string };
 
 /** A row of app_authenticate(): the key_user is the client's actor user, else its creator; agent_* only when asked. */
 export interface AuthRow {
@@ -191,12 +260,26 @@ export class Database {
      * answer, off the request's path: foldIntoBegin). For measuring (test/round-trips.test.ts), never for deciding.
      */
     readonly sent: { readonly statements: number; readonly owedCommits: number } = { statements: 0, owedCommits: 0 },
+    /** Behind a transaction-mode pooler (ConnectOptions.pooled). */
+    readonly pooled = false,
+    /** Where sessionClient connects: the primary, directly. */
+    private readonly directUrl = '',
+    /** The read replicas, when DATABASE_REPLICA_URLS names any. */
+    readonly replicas?: ReplicaSet<PrismaClient>,
   ) {
     this.#shares = new KeyedGate<number>(tenantShare);
   }
 
   static async connect(url: string, opts: ConnectOptions = {}): Promise<Database> {
+    const pooled = opts.pooled ?? false;
     const switchRole = await Database.mustSwitchRole(url);
+    if (switchRole && pooled) {
+      throw new Error(
+        'DATABASE_URL goes through a pooler (DATABASE_DIRECT_URL is set) but logs in as a superuser or BYPASSRLS ' +
+          `role, which a pooler cannot switch to ${APP_ROLE}: log in as a role bound by row-level security ` +
+          `(${APP_ROLE} itself with LOGIN, or a login role granted it; docs/operations.md "Pooler and read replicas")`,
+      );
+    }
     // The role travels as a startup parameter, so a connection is never usable as the bypassing user, not even for
     // its first query.
     const poolSize = opts.poolSize ?? 20;
@@ -214,12 +297,77 @@ export class Database {
     // event would kill the process. The pool drops the broken connection by itself.
     pool.on('error', () => undefined);
     const sent = { statements: 0, owedCommits: 0 };
-    pool.on('connect', (client) => foldIntoBegin(client, sent));
-    const prisma = new PrismaClient({
-      adapter: new PrismaPg(pool, { statementNameGenerator: preparedName as (q: { sql: string }) => string }),
-    });
+    const replicas = opts.replicas?.urls.length ? await Database.openReplicas(pool, opts.replicas, opts) : undefined;
+    const hooks: CommitHooks = replicas ? { committed: (writer, lsn) => replicas.wrote(writer, lsn) } : {};
+    pool.on('connect', (client) => foldIntoBegin(client, sent, hooks));
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool, statementNames(pooled)) });
     const share = Math.min(poolSize, Math.max(1, opts.tenantShare ?? poolSize));
-    return new Database(prisma, pool, share, opts.poolWaitMs ?? 0, sent);
+    const db = new Database(prisma, pool, share, opts.poolWaitMs ?? 0, sent, pooled, opts.directUrl ?? url, replicas);
+    await replicas?.start();
+    return db;
+  }
+
+  /** A pool and an ORM client per replica, each connection switched to the application role when needed. */
+  private static async openReplicas(
+    primary: pg.Pool,
+    r: ReplicaOptions,
+    opts: ConnectOptions,
+  ): Promise<ReplicaSet<PrismaClient>> {
+    const handles: ReplicaHandle<PrismaClient>[] = [];
+    for (const url of r.urls) {
+      // A replica that does not answer at start is still taken: the monitor lets it in once it does.
+      const switchRole = await Database.mustSwitchRole(url).catch(() => true);
+      const pool = new pg.Pool({
+        connectionString: url,
+        max: r.poolSize,
+        idleTimeoutMillis: 30_000,
+        connectionTimeoutMillis: Math.min(opts.poolWaitMs || 1_000, 1_000),
+        ...(switchRole ? { options: `-c role=${APP_ROLE}` } : {}),
+      });
+      const handle: ReplicaHandle<PrismaClient> = {
+        state: { url, healthy: false, replayLsn: 0n, lagMs: null, lastError: null },
+        pool,
+        client: undefined as unknown as PrismaClient,
+        failures: 0,
+      };
+      const failed = () => void (handle.failures += 1);
+      pool.on('error', failed);
+      pool.on('connect', (client) => foldIntoBegin(client, { statements: 0, owedCommits: 0 }, { failed }));
+      // A connection the replica refuses is a failure too (PrismaPg opens a transaction with pool.connect).
+      // (pg's own pool.query connects with a callback; PrismaPg with a promise.)
+      const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, ...rest: unknown[]) => void) => unknown;
+      (pool as unknown as { connect: typeof connect }).connect = (cb) =>
+        cb
+          ? connect((err, ...rest) => {
+              if (err) failed();
+              cb(err, ...rest);
+            })
+          : (connect() as Promise<pg.PoolClient>).catch((err: unknown) => {
+              failed();
+              throw err;
+            });
+      handle.client = new PrismaClient({
+        adapter: new PrismaPg(pool, { ...statementNames(false), onConnectionError: failed }),
+      });
+      handles.push(handle);
+    }
+    return new ReplicaSet<PrismaClient>(primary, handles, r.marks ?? new MemoryWriteMarks(), {
+      maxLagMs: r.maxLagMs,
+      waitMs: r.waitMs,
+      checkMs: r.checkMs,
+      onChange: r.onChange,
+    });
+  }
+
+  /**
+   * A connection of its own, straight to the primary (DATABASE_DIRECT_URL, else DATABASE_URL), for what needs a
+   * session: session advisory locks. The caller ends it.
+   */
+  async sessionClient(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.directUrl });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
   }
 
   /** Connections one organisation may hold at once (ConnectOptions.tenantShare). */
@@ -272,6 +420,38 @@ export class Database {
   }
 
   #tenantTx<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
+    if (this.replicas && opts.readOnly && !opts.isolationLevel && !beginsAs.getStore()) {
+      const reader = replicaReader();
+      if (reader) return this.#onReplica(reader, tenantId, fn, opts);
+    }
+    // Reads after a write in the same request stay on the primary (src/db/replicas.ts).
+    if (!opts.readOnly) markWrote();
+    return this.#primaryTx(tenantId, fn, opts);
+  }
+
+  /**
+   * A read on a replica that has replayed the reader's last write (ReplicaSet.choose), else on the primary. A read
+   * that fails on the replica for anything but a refusal of ours (AppError) runs again on the primary: it only reads,
+   * so running it twice changes nothing, and a replica dying under it costs the caller no error. The replica is taken
+   * out when the failure was its connection's (a connection-level SQLSTATE or socket error, or its pool saw one).
+   */
+  async #onReplica<T>(reader: string, tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
+    const replicas = this.replicas!;
+    const r = await replicas.choose(reader);
+    if (!r) return this.#primaryTx(tenantId, fn, opts);
+    const before = r.failures;
+    const { readOnly: _, ...txOpts } = opts;
+    try {
+      return await beginsAs.run({ tenantId, readOnly: true }, () => r.client.$transaction(fn, txOpts));
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (r.failures !== before || isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown }).cause))
+        replicas.failed(r, err);
+      return this.#primaryTx(tenantId, fn, opts);
+    }
+  }
+
+  #primaryTx<T>(tenantId: number, fn: (tx: Tx) => Promise<T>, opts: TxOptions): Promise<T> {
     // An isolation level must be set before the transaction's first query: no setting folded into BEGIN then.
     if (opts.isolationLevel) {
       if (opts.readOnly) throw new Error('a read-only unit of work takes no isolation level');
@@ -298,7 +478,8 @@ export class Database {
    */
   async authLookup(tokenHash: string, agentCode: string | null): Promise<AuthRow | null> {
     const { rows } = await this.pool.query<AuthRow>({
-      name: 'app_authenticate',
+      // A named statement outlives the transaction: not behind a pooler (ConnectOptions.pooled).
+      name: this.pooled ? undefined : 'app_authenticate',
       text: 'SELECT * FROM app_authenticate($1, $2)',
       values: [tokenHash, agentCode],
     });
@@ -307,6 +488,7 @@ export class Database {
 
   /** A platform operation that must cross tenants (the token endpoint's client lookup, sweeps, seeding). Keep these few and obvious. */
   system<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+    markWrote();
     // Never folded into a tenant's BEGIN (nor READ ONLY), even when begun inside a tenant's unit of work.
     return beginsAs.exit(() =>
       this.prisma.$transaction(async (tx) => {
@@ -317,6 +499,8 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    for (const r of this.replicas?.replicas ?? []) await r.client.$disconnect().catch(() => undefined);
+    await this.replicas?.close();
     await this.prisma.$disconnect();
     await this.pool.end().catch(() => undefined);
   }

@@ -12,6 +12,19 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * A direct connection to the primary for what needs a session (LISTEN, migrations, session advisory locks), when
+   * DATABASE_URL goes through a pooler in transaction mode (src/db/client.ts): then no named prepared statements.
+   */
+  databaseDirectUrl: string | undefined;
+  /** Hot standbys fed by streaming replication that take the reads tolerating a bounded lag (src/db/replicas.ts). */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is taken out of the reads until it catches up. */
+  replicaMaxLagMs: number;
+  /** How long a writer's read waits for a replica to replay the writer's last commit before it goes to the primary. */
+  replicaWaitMs: number;
+  /** Connections in each replica's pool (each process). */
+  dbReplicaPoolSize: number;
   dataDir: string;
   demoSeed: boolean;
   demoCredentialsFile: string;
@@ -233,6 +246,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 3000),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
+    databaseReplicaUrls: list(env.DATABASE_REPLICA_URLS),
+    replicaMaxLagMs: Math.max(100, int(env, 'REPLICA_MAX_LAG_MS', 5_000)),
+    replicaWaitMs: Math.max(0, int(env, 'REPLICA_WAIT_MS', 200)),
+    dbReplicaPoolSize: Math.max(2, int(env, 'DB_REPLICA_POOL_SIZE', int(env, 'DB_POOL_SIZE', 20))),
     dataDir,
     demoSeed: env.DEMO_SEED !== '0',
     demoCredentialsFile: path.resolve(root, env.DEMO_CREDENTIALS_FILE ?? path.join(dataDir, 'demo-credentials.json')),

@@ -8,6 +8,7 @@ import { registerLenderRail } from '../../jobs/finance.worker.ts';
 import { registerSandboxQueue } from '../../jobs/sandbox.worker.ts';
 import type { AppServices } from '../context.ts';
 import { START_LOCK_KEY } from '../db/migrate.ts';
+import { APP_ROLE } from '../db/tenancy.ts';
 
 /**
  * pg-boss's schema and every declared queue, once per start, under the start lock. pg-boss creates a queue's
@@ -34,10 +35,25 @@ export async function ensureQueues(databaseUrl: string): Promise<void> {
     } finally {
       await boss.stop({ graceful: false, wait: true });
     }
+    await grantQueues(lock);
   } finally {
     await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [START_LOCK_KEY]).catch(() => undefined);
     await lock.end();
   }
+}
+
+/**
+ * pg-boss's tables to the application role, when it exists: behind a pooler the service logs in as a role bound by
+ * row-level security (src/db/client.ts ConnectOptions.pooled), and its pg-boss works through the pooler as that role.
+ * pg-boss only needs transaction-scoped locks and unnamed statements, so nothing of it needs a session.
+ */
+async function grantQueues(c: pg.Client): Promise<void> {
+  const { rowCount } = await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
+  if (!rowCount) return;
+  await c.query(`GRANT USAGE ON SCHEMA pgboss TO ${APP_ROLE}`);
+  await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA pgboss TO ${APP_ROLE}`);
+  await c.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA pgboss TO ${APP_ROLE}`);
+  await c.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgboss TO ${APP_ROLE}`);
 }
 
 /**

@@ -54,6 +54,12 @@ export async function openDatabase(
   log: Logger,
 ): Promise<{ databaseUrl: string; embedded?: EmbeddedPostgres }> {
   if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
+  if (config.databaseDirectUrl || config.databaseReplicaUrls.length) {
+    log.fatal(
+      'DATABASE_DIRECT_URL and DATABASE_REPLICA_URLS go with DATABASE_URL; the embedded PostgreSQL takes neither',
+    );
+    process.exit(1);
+  }
   const dataDir = path.join(config.dataDir, 'pg');
   const embedded = await startEmbeddedPostgres({ dataDir, log: (m) => log.debug(m) }).catch((err: Error) => {
     log.fatal(err.message);
@@ -77,13 +83,19 @@ export async function prepareDatabase(
   const issued =
     config.demoSeed && !existsSync(config.demoCredentialsFile) ? issueClientSecrets(DEMO_API_CLIENTS) : undefined;
   void issued?.catch(() => undefined);
-  const r = await migrate(databaseUrl, { log: (m) => log.info(m) });
+  // Migrations, pg-boss's DDL and the start lock need a session: straight to the primary (DATABASE_DIRECT_URL).
+  const directUrl = config.databaseDirectUrl ?? databaseUrl;
+  const r = await migrate(directUrl, { log: (m) => log.info(m) });
   log.info({ applied: r.applied, already_applied: r.alreadyApplied }, 'migrations up to date');
   step('migrations');
-  await ensureQueues(databaseUrl);
+  await ensureQueues(directUrl);
   step("pg-boss's schema and queues");
-  // Five: the demo week holds its lock on one connection while the services' units of work take the others.
-  const db = await Database.connect(databaseUrl, { poolSize: 5, poolWaitMs: config.dbPoolWaitMs });
+  const db = await Database.connect(databaseUrl, {
+    poolSize: 4,
+    poolWaitMs: config.dbPoolWaitMs,
+    pooled: directUrl !== databaseUrl,
+    directUrl,
+  });
   try {
     if (!config.demoSeed) {
       await checkSharedMasterKey(db, config);

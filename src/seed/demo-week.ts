@@ -34,7 +34,8 @@ const MARKER = 'demo_week';
 const WEEK_LOCK = 'bima-gateway:demo-week';
 
 export async function seedDemoWeek(db: Database, config: Config, log: Logger): Promise<boolean> {
-  const lock = await db.pool.connect();
+  // A session lock: on a connection of its own, straight to the primary (behind a pooler, too).
+  const lock = await db.sessionClient();
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', [WEEK_LOCK]);
     const tenant = await db.system(async (tx) => {
@@ -76,7 +77,7 @@ export async function seedDemoWeek(db: Database, config: Config, log: Logger): P
     return true;
   } finally {
     await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [WEEK_LOCK]).catch(() => undefined);
-    lock.release();
+    await lock.end().catch(() => undefined);
   }
 }
 

@@ -11,6 +11,11 @@
  *   BENCH_CPU_PROF (a directory: a V8 CPU profile of the service per scenario, its measurement alone: profiler.ts)
  *   BENCH_DATA_DIR (.data/bench): the service's DATA_DIR, kept between runs (its embedded PostgreSQL and demo data)
  *   DATABASE_URL: use that server instead of an embedded PostgreSQL under the data directory
+ *   BENCH_CLUSTER (issue 30): `direct` or `pooler` runs on a PostgreSQL of its own with a streaming standby and
+ *     PgBouncer in transaction mode (test/helpers/pg-cluster.ts: Debian's postgresql and pgbouncer): `direct`, the
+ *     service straight to the primary; `pooler`, DATABASE_URL through PgBouncer, DATABASE_DIRECT_URL the primary and
+ *     DATABASE_REPLICA_URLS the standby. The hand-written services read the primary directly either way. Use a fresh
+ *     BENCH_DATA_DIR with it (the data directory then holds only the credentials file and the secrets key).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +34,7 @@ import {
 } from './children.ts';
 import { type CpuSeconds, treeCpuSeconds, treeMemory } from './cpu.ts';
 import { Profiler } from './profiler.ts';
+import { type PgCluster, startPgCluster } from '../helpers/pg-cluster.ts';
 import { call, type LoadResult, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
 import { type BaselineKind, formatErrors, formatFacadeOverhead, formatResults, type Row, summarize } from './report.ts';
 import { type BenchContext, type DemoCredentials, SCENARIOS, type Scenario } from './scenarios.ts';
@@ -193,6 +199,23 @@ async function main(): Promise<number> {
   const scenarios = SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only.toLowerCase()));
   if (!scenarios.length) throw new Error(`BENCH_ONLY=${only} matches no scenario`);
   const kind = (s: Scenario): BaselineKind => s.baseline ?? 'replay';
+  const clusterMode = process.env.BENCH_CLUSTER;
+  if (clusterMode && clusterMode !== 'direct' && clusterMode !== 'pooler')
+    throw new Error(`BENCH_CLUSTER takes direct or pooler, got ${JSON.stringify(clusterMode)}`);
+  let cluster: PgCluster | undefined;
+  const clusterEnv: Record<string, string> = {};
+  if (clusterMode) {
+    log(`starting a primary, a streaming standby and PgBouncer (BENCH_CLUSTER=${clusterMode})…`);
+    cluster = await startPgCluster({ poolSize: 20 });
+    // The hand-written services (serviceDatabaseUrl) read the primary directly, as its superuser.
+    process.env.DATABASE_URL = cluster.primaryUrl;
+    if (clusterMode === 'pooler')
+      Object.assign(clusterEnv, {
+        DATABASE_URL: cluster.poolerUrl,
+        DATABASE_DIRECT_URL: cluster.primaryUrl,
+        DATABASE_REPLICA_URLS: cluster.replicaUrl,
+      });
+  }
   const external = !!process.env.DATABASE_URL;
   const cpus = os.cpus();
   const header = [
@@ -204,7 +227,7 @@ async function main(): Promise<number> {
         .join(' ')} at start`,
     `concurrency ${settings.concurrency}, ${settings.seconds} s per measurement after ${settings.warmupSeconds} s warm-up, keep-alive`,
     `service: child process, NODE_ENV=production, ${settings.webConcurrency ? `WEB_CONCURRENCY=${settings.webConcurrency}` : 'one process'}, ` +
-      `${external ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
+      `${clusterMode === 'pooler' ? 'through PgBouncer (transaction mode), reads on a streaming standby' : clusterMode ? 'straight to the primary of a cluster with a streaming standby (BENCH_CLUSTER=direct)' : external ? 'DATABASE_URL' : `embedded PostgreSQL in ${path.relative(ROOT, settings.dataDir)}`}, ` +
       `rate limits in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'memory'}, LOG_LEVEL=warn`,
     'baselines: "hand-written" = test/bench/quote-baseline.ts for the quote (rating tables loaded once at start, priced ' +
       'with src/modules/motor/rating.ts) and test/bench/hand/ for the everyday reads and writes: node:http + pg, pool of ' +
@@ -235,6 +258,7 @@ async function main(): Promise<number> {
         RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       },
       ...scenarios.map((s) => s.env ?? {}),
+      clusterEnv,
     );
     if (settings.webConcurrency) env.WEB_CONCURRENCY = String(settings.webConcurrency);
     service = await startService({ dataDir: settings.dataDir, timeoutMs: 180_000, env });
@@ -324,6 +348,7 @@ async function main(): Promise<number> {
         log(`WARNING: the service did not shut down cleanly (${ended}); its last output:\n${service.tail()}`);
     }
     await rm(tmp, { recursive: true, force: true });
+    await cluster?.stop();
   }
 
   console.log(`\n${header.join('\n')}\n`);

@@ -92,21 +92,23 @@ export function listCauses(ctx: Context, productLine?: string | null) {
 /** How many claims the caller may see are in each state, and how many of those are past their service level. */
 export async function countClaims(ctx: Context) {
   const p = ctx.principal!;
-  const [all, breached] = await ctx.tx((tx) =>
-    Promise.all([
-      tx.claim.groupBy({
-        by: ['status'],
-        where: claimVisibility(p),
-        _count: { _all: true },
-        orderBy: { status: 'asc' },
-      }),
-      tx.claim.groupBy({
-        by: ['status'],
-        where: claimListWhere(p, { slaBreached: true }),
-        _count: { _all: true },
-        orderBy: { status: 'asc' },
-      }),
-    ]),
+  const [all, breached] = await ctx.tx(
+    (tx) =>
+      Promise.all([
+        tx.claim.groupBy({
+          by: ['status'],
+          where: claimVisibility(p),
+          _count: { _all: true },
+          orderBy: { status: 'asc' },
+        }),
+        tx.claim.groupBy({
+          by: ['status'],
+          where: claimListWhere(p, { slaBreached: true }),
+          _count: { _all: true },
+          orderBy: { status: 'asc' },
+        }),
+      ]),
+    { readOnly: true },
   );
   const late = new Map(breached.map((g) => [g.status, g._count._all]));
   return all.map((g) => ({ status: g.status, count: g._count._all, slaBreached: late.get(g.status) ?? 0 }));

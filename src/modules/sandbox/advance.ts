@@ -49,7 +49,8 @@ export async function advancingClocks(app: AppServices): Promise<number[]> {
  * One advancer at a time per organisation (a session advisory lock); a second finds it held and leaves.
  */
 export async function runAdvance(app: AppServices, tenantId: number): Promise<'done' | 'busy' | 'idle'> {
-  const lock = await app.db.pool.connect();
+  // A session lock: on a connection of its own, straight to the primary (a pooler's would pass to other clients).
+  const lock = await app.db.sessionClient();
   try {
     const { rows } = await lock.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [
       ADVANCE_LOCK,
@@ -62,7 +63,7 @@ export async function runAdvance(app: AppServices, tenantId: number): Promise<'d
       await lock.query('SELECT pg_advisory_unlock($1, $2)', [ADVANCE_LOCK, tenantId]);
     }
   } finally {
-    lock.release();
+    await lock.end().catch(() => undefined);
   }
 }
 

@@ -49,21 +49,24 @@ export function runningBalance(lines: Omit<StatementLine, 'balanceMinor'>[]): St
  */
 export async function viewerStatement(ctx: Context): Promise<Statement> {
   const { clientId } = requireCustomer(ctx);
-  const { client, debitNotes, receipts, creditNotes } = await ctx.tx(async (tx) => ({
-    client: await tx.client.findUniqueOrThrow({ where: { id: clientId }, select: { clientNo: true, name: true } }),
-    debitNotes: await tx.debitNote.findMany({
-      where: { policy: { clientId } },
-      include: { policy: { select: { policyNo: true } } },
+  const { client, debitNotes, receipts, creditNotes } = await ctx.tx(
+    async (tx) => ({
+      client: await tx.client.findUniqueOrThrow({ where: { id: clientId }, select: { clientNo: true, name: true } }),
+      debitNotes: await tx.debitNote.findMany({
+        where: { policy: { clientId } },
+        include: { policy: { select: { policyNo: true } } },
+      }),
+      receipts: await tx.receipt.findMany({
+        where: { OR: [{ clientId }, { policy: { clientId } }] },
+        include: { policy: { select: { policyNo: true } } },
+      }),
+      creditNotes: await tx.creditNote.findMany({
+        where: { policy: { clientId } },
+        include: { policy: { select: { policyNo: true } } },
+      }),
     }),
-    receipts: await tx.receipt.findMany({
-      where: { OR: [{ clientId }, { policy: { clientId } }] },
-      include: { policy: { select: { policyNo: true } } },
-    }),
-    creditNotes: await tx.creditNote.findMany({
-      where: { policy: { clientId } },
-      include: { policy: { select: { policyNo: true } } },
-    }),
-  }));
+    { readOnly: true },
+  );
   const lines = runningBalance([
     ...debitNotes.map((d) => ({
       at: d.createdAt,

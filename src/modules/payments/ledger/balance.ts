@@ -5,23 +5,26 @@ import { clientVisibility } from '../../access/client.visibility.ts';
 /** What a client owes on their open debit notes, and the credit they hold. */
 export async function clientBalance(ctx: Context, clientNo: string) {
   const p = ctx.principal!;
-  return ctx.tx(async (tx) => {
-    const client = await tx.client.findFirst({ where: { clientNo, ...clientVisibility(p) } });
-    if (!client) throw notFound('Client');
-    const notes = await tx.debitNote.findMany({
-      // Every policy's notes but those never taken up (nothing is owed on cover that never started); a credit note
-      // settles part of a note as payment does.
-      where: { policy: { clientId: client.id, status: { not: 'not_taken_up' } } },
-      orderBy: [{ dueOn: 'asc' }, { id: 'asc' }],
-    });
-    const open = notes.filter((n) => n.paidMinor + n.creditedMinor < n.amountMinor);
-    const outstanding = open.reduce((s, n) => s + (n.amountMinor - n.paidMinor - n.creditedMinor), 0n);
-    const credit = await tx.clientCredit.aggregate({ where: { clientId: client.id }, _sum: { amountMinor: true } });
-    return {
-      clientNo: client.clientNo,
-      outstandingMinor: outstanding,
-      creditMinor: credit._sum.amountMinor ?? 0n,
-      openDebitNotes: open,
-    };
-  });
+  return ctx.tx(
+    async (tx) => {
+      const client = await tx.client.findFirst({ where: { clientNo, ...clientVisibility(p) } });
+      if (!client) throw notFound('Client');
+      const notes = await tx.debitNote.findMany({
+        // Every policy's notes but those never taken up (nothing is owed on cover that never started); a credit note
+        // settles part of a note as payment does.
+        where: { policy: { clientId: client.id, status: { not: 'not_taken_up' } } },
+        orderBy: [{ dueOn: 'asc' }, { id: 'asc' }],
+      });
+      const open = notes.filter((n) => n.paidMinor + n.creditedMinor < n.amountMinor);
+      const outstanding = open.reduce((s, n) => s + (n.amountMinor - n.paidMinor - n.creditedMinor), 0n);
+      const credit = await tx.clientCredit.aggregate({ where: { clientId: client.id }, _sum: { amountMinor: true } });
+      return {
+        clientNo: client.clientNo,
+        outstandingMinor: outstanding,
+        creditMinor: credit._sum.amountMinor ?? 0n,
+        openDebitNotes: open,
+      };
+    },
+    { readOnly: true },
+  );
 }

@@ -38,19 +38,21 @@ export async function collectionsSummary(ctx: Context, date?: string | null): Pr
   const from = new Date(`${day}T00:00:00+03:00`);
   const to = new Date(from.getTime() + 24 * HOUR_MS);
   const p = ctx.principal!;
-  const [receipts, prompts] = await ctx.tx((tx) =>
-    Promise.all([
-      tx.receipt.findMany({
-        where: { AND: [receiptVisibility(p), { paidAt: { gte: from, lt: to } }] },
-        select: { amountMinor: true, paidAt: true },
-      }),
-      tx.paymentRequest.groupBy({
-        by: ['status', 'resultCode'],
-        where: { AND: [paymentRequestVisibility(p), { createdAt: { gte: from, lt: to } }] },
-        _count: { _all: true },
-        orderBy: [{ status: 'asc' }, { resultCode: 'asc' }],
-      }),
-    ]),
+  const [receipts, prompts] = await ctx.tx(
+    (tx) =>
+      Promise.all([
+        tx.receipt.findMany({
+          where: { AND: [receiptVisibility(p), { paidAt: { gte: from, lt: to } }] },
+          select: { amountMinor: true, paidAt: true },
+        }),
+        tx.paymentRequest.groupBy({
+          by: ['status', 'resultCode'],
+          where: { AND: [paymentRequestVisibility(p), { createdAt: { gte: from, lt: to } }] },
+          _count: { _all: true },
+          orderBy: [{ status: 'asc' }, { resultCode: 'asc' }],
+        }),
+      ]),
+    { readOnly: true }, // a dashboard aggregate: a read replica may answer (src/db/replicas.ts)
   );
   const byHour = Array.from({ length: 24 }, (_, hour): CollectionsHour => ({ hour, count: 0, amountMinor: 0n }));
   for (const r of receipts) {
