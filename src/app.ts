@@ -71,8 +71,9 @@ export function databaseRoutes(
   databaseUrl: string,
   directUrl: string,
   log: Logger,
+  serves = true,
 ): Pick<ConnectOptions, 'pooled' | 'directUrl' | 'replicas'> {
-  const replicas = config.databaseReplicaUrls;
+  const replicas = serves ? config.databaseReplicaUrls : [];
   return {
     pooled: directUrl !== databaseUrl,
     directUrl,
@@ -135,7 +136,8 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     poolSize: config.dbPoolSize,
     poolWaitMs: config.dbPoolWaitMs,
     tenantShare: config.dbTenantShare,
-    ...databaseRoutes(config, databaseUrl, directUrl, log),
+    // A process serving no requests (PROCESS_ROLE=jobs) reads nothing a replica could take: no replica pools.
+    ...databaseRoutes(config, databaseUrl, directUrl, log, opts.http !== false),
   });
   // LISTEN needs a session: straight to the primary.
   const events = new EventBus(directUrl, (err) => log.error({ err }, 'event bus error'));

@@ -48,9 +48,13 @@ function embeddedUrl(config: Config): string {
   return connToUrl({ host: '127.0.0.1', port, user: 'postgres', password, database: 'bima' });
 }
 
-/** Where the service's database is, by the rules of `npm start`: DATABASE_URL, else the running embedded one. */
+/**
+ * Where the service's database is, by the rules of `npm start`: DATABASE_URL, else the running embedded one. Behind a
+ * pooler the CLI connects straight to the primary (DATABASE_DIRECT_URL): an operator's tool, with named statements and
+ * the owner's role.
+ */
 export function resolveDatabaseUrl(config: Config): string {
-  return config.databaseUrl ?? embeddedUrl(config);
+  return config.databaseDirectUrl ?? config.databaseUrl ?? embeddedUrl(config);
 }
 
 /** Connects once with a deadline, so an unreachable server is a clear refusal rather than a hang. */

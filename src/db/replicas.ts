@@ -40,6 +40,8 @@ export function lsnText(v: bigint): string {
 interface ReadScope {
   writer: string | null;
   wrote: boolean;
+  /** The writer's mark as first looked up in this request (one lookup per request, however many reads it makes). */
+  mark?: Promise<bigint | undefined>;
 }
 
 const readScopes = new AsyncLocalStorage<ReadScope>();
@@ -291,7 +293,9 @@ export class ReplicaSet<C> {
     const healthy = this.replicas.filter((r) => r.state.healthy);
     if (healthy.length === 0) return undefined;
     const r = healthy[this.#next++ % healthy.length];
-    const mark = await this.marks.get(writer).catch(() => undefined);
+    const scope = readScopes.getStore();
+    const lookup = () => this.marks.get(writer).catch(() => undefined);
+    const mark = await (scope?.writer === writer ? (scope.mark ??= lookup()) : lookup());
     if (mark === undefined || r.state.replayLsn >= mark) return r;
     return (await this.#replayed(r, mark)) ? r : undefined;
   }

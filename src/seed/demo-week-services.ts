@@ -97,7 +97,10 @@ export async function weekServices(
   log: Logger,
 ): Promise<{ app: AppServices; jobs: WeekJobs; close(): Promise<void> }> {
   const app = offlineServices(db, config, log, {
-    events: new EventBus(config.databaseUrl ?? '', (err) => log.error({ err }, 'event bus error')),
+    // A LISTEN needs a session: the primary directly when DATABASE_URL goes through a pooler.
+    events: new EventBus(config.databaseDirectUrl ?? config.databaseUrl ?? '', (err) =>
+      log.error({ err }, 'event bus error'),
+    ),
     // The seed binds a dozen policies in a row: the per-client bind limit is for callers, not for the seed.
     limits: {
       bind: async () => ({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0, policy: '' }),
