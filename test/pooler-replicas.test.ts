@@ -3,6 +3,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deploymentSuite, REPLICA_APPLY_DELAY_MS, type Replica } from './helpers/deployment-suite.ts';
 import { findPgEngines } from './helpers/pg-cluster.ts';
+import { stopWith, waitExit, waitHealthy } from './helpers/spawn.ts';
 import { Org, waitFor } from './kit.ts';
 
 // Issue 30: the replica-safety suite (test/helpers/deployment-suite.ts) over PgBouncer in transaction mode with a
@@ -69,6 +70,27 @@ describe.skipIf(skip)('behind PgBouncer in transaction mode, with a streaming st
       expect(res.status, res.text).toBe(201);
       return { name, clientNo: res.body.data.client_no as string };
     };
+
+    it('a start whose session work would go through the pooler is refused, saying so; a primary named as a replica is said and never read', async () => {
+      const { DATABASE_DIRECT_URL: _, ...pooledOnly } = d.env('web');
+      const refused = await d.spawn('pooled-only', pooledOnly);
+      expect(await waitExit(refused.s, 60_000), refused.s.output().slice(-2000)).toEqual({ code: 1, signal: null });
+      expect(refused.s.output()).toMatch(/DATABASE_URL goes through a connection pooler.*set DATABASE_DIRECT_URL/);
+
+      const misnamed = await d.spawn('primary-as-replica', {
+        ...d.env('web'),
+        DATABASE_REPLICA_URLS: d.cluster.primaryUrl,
+      });
+      try {
+        await waitHealthy(misnamed.s, 90_000);
+        expect(misnamed.s.output()).toMatch(/not a standby in recovery.*read replica out: reads go to the primary/);
+        const staff = o.through(`http://127.0.0.1:${misnamed.port}`, o.tokens);
+        expect((await staff.api.get('/clients?limit=25', { token: o.tokens.readonly })).status).toBe(200);
+        expect(misnamed.s.output()).not.toMatch(/read replica in/);
+      } finally {
+        await stopWith(misnamed.s, 'SIGKILL', 5_000);
+      }
+    }, 150_000);
 
     it('the standby serves the reads: lists and records fetch their rows there', async () => {
       const before = await replicaRowsFetched();

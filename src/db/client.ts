@@ -333,17 +333,18 @@ export class Database {
       const failed = () => void (handle.failures += 1);
       pool.on('error', failed);
       pool.on('connect', (client) => foldIntoBegin(client, { statements: 0, owedCommits: 0 }, { failed }));
-      // A connection the replica refuses is a failure too (PrismaPg opens a transaction with pool.connect).
-      // (pg's own pool.query connects with a callback; PrismaPg with a promise.)
+      // A connection the replica refuses is a failure too (PrismaPg opens a transaction with pool.connect), but not
+      // the pool's own wait running out (a busy replica, not a dead one: that read goes to the primary, the replica
+      // stays in). pg's own pool.query connects with a callback; PrismaPg with a promise.
       const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, ...rest: unknown[]) => void) => unknown;
       (pool as unknown as { connect: typeof connect }).connect = (cb) =>
         cb
           ? connect((err, ...rest) => {
-              if (err) failed();
+              if (isConnectionFailure(err)) failed();
               cb(err, ...rest);
             })
           : (connect() as Promise<pg.PoolClient>).catch((err: unknown) => {
-              failed();
+              if (isConnectionFailure(err)) failed();
               throw err;
             });
       handle.client = new PrismaClient({
@@ -387,6 +388,31 @@ export class Database {
     if (held?.has(tenantId)) return fn();
     const inside = new Set(held ?? []).add(tenantId);
     return this.#shares.run(tenantId, () => sharesHeld.run(inside, fn), this.poolWaitMs, tenantShareRefused);
+  }
+
+  /**
+   * Whether `url` reaches PostgreSQL itself, with a session of its own, rather than a pooler: a setting passed in the
+   * `options` startup parameter must come back. PgBouncer refuses the parameter (SQLSTATE 08P01, "unsupported startup
+   * parameter"), or drops it when told to ignore it; either way the setting does not come back. Used at start for the
+   * URL that session locks and LISTEN go to (DATABASE_DIRECT_URL, else DATABASE_URL).
+   */
+  static async reachesSession(url: string): Promise<boolean> {
+    const probe = new pg.Client({ connectionString: url, options: '-c bima.session_probe=on' });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+    } catch (err) {
+      if ((err as { code?: unknown }).code === '08P01') return false;
+      throw err;
+    }
+    try {
+      const { rows } = await probe.query<{ v: string | null }>(
+        "SELECT current_setting('bima.session_probe', true) AS v",
+      );
+      return rows[0]?.v === 'on';
+    } finally {
+      await probe.end().catch(() => undefined);
+    }
   }
 
   private static async mustSwitchRole(url: string): Promise<boolean> {

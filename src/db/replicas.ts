@@ -215,7 +215,8 @@ export class ReplicaSet<C> {
     readonly marks: WriteMarks,
     private readonly opts: ReplicaSetOptions,
   ) {
-    this.checkMs = opts.checkMs ?? 250;
+    // Lag is known to within one check: a quarter of the bound keeps it enforced.
+    this.checkMs = opts.checkMs ?? Math.min(250, Math.max(25, Math.floor(opts.maxLagMs / 4)));
   }
 
   get maxLagMs(): number {
@@ -225,6 +226,8 @@ export class ReplicaSet<C> {
   /** Checks once (so the first reads can use a healthy replica), then every checkMs. */
   async start(): Promise<void> {
     await this.check();
+    // A replica that is not usable from the start is said once (later, only changes are).
+    for (const r of this.replicas) if (!r.state.healthy) this.opts.onChange?.({ ...r.state });
     this.#timer = setInterval(() => void this.check(), this.checkMs);
     this.#timer.unref();
   }
@@ -274,12 +277,15 @@ export class ReplicaSet<C> {
     if (before !== r.state.healthy) this.opts.onChange?.({ ...r.state });
   }
 
-  /** How long ago the primary stood at `replay` or before it: 0 when the replica has replayed the latest sample. */
+  /**
+   * How stale the replica may be: the time since the newest sample it has replayed (everything the primary had then
+   * is visible there). An upper bound, never an underestimate: what came after that sample may be unreplayed.
+   */
   #lagOf(replay: bigint): number {
     const now = Date.now();
     for (let i = this.#samples.length - 1; i >= 0; i--) {
       const s = this.#samples[i];
-      if (s.lsn <= replay) return i === this.#samples.length - 1 ? 0 : now - this.#samples[i + 1].at;
+      if (s.lsn <= replay) return now - s.at;
     }
     const oldest = this.#samples[0];
     return oldest ? now - oldest.at + this.checkMs : Number.POSITIVE_INFINITY;

@@ -248,7 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     databaseReplicaUrls: list(env.DATABASE_REPLICA_URLS),
-    replicaMaxLagMs: Math.max(100, int(env, 'REPLICA_MAX_LAG_MS', 5_000)),
+    replicaMaxLagMs: Math.max(1_000, int(env, 'REPLICA_MAX_LAG_MS', 5_000)),
     replicaWaitMs: Math.max(0, int(env, 'REPLICA_WAIT_MS', 200)),
     dbReplicaPoolSize: Math.max(2, int(env, 'DB_REPLICA_POOL_SIZE', int(env, 'DB_POOL_SIZE', 20))),
     dataDir,

@@ -53,7 +53,24 @@ export async function openDatabase(
   config: Config,
   log: Logger,
 ): Promise<{ databaseUrl: string; embedded?: EmbeddedPostgres }> {
-  if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
+  if (config.databaseUrl) {
+    // Migrations, the start lock and LISTEN need a session: a pooler there would hand the lock to whichever client
+    // it serves next and the start would wait for it without a word (seen with PgBouncer in transaction mode).
+    const direct = config.databaseDirectUrl ?? config.databaseUrl;
+    const ok = await Database.reachesSession(direct).catch((err: Error) => {
+      log.fatal({ err }, 'the database does not answer');
+      process.exit(1);
+    });
+    if (!ok) {
+      log.fatal(
+        `${config.databaseDirectUrl ? 'DATABASE_DIRECT_URL' : 'DATABASE_URL'} goes through a connection pooler, ` +
+          'which keeps no session for migrations, the start lock and LISTEN: set DATABASE_DIRECT_URL to the primary ' +
+          'itself (DATABASE_URL may stay on the pooler; docs/operations.md "Pooler and read replicas")',
+      );
+      process.exit(1);
+    }
+    return { databaseUrl: config.databaseUrl };
+  }
   if (config.databaseDirectUrl || config.databaseReplicaUrls.length) {
     log.fatal(
       'DATABASE_DIRECT_URL and DATABASE_REPLICA_URLS go with DATABASE_URL; the embedded PostgreSQL takes neither',

@@ -60,6 +60,10 @@ export interface Deployment {
   readonly cluster: PgCluster;
   readonly replicas: Record<'web1' | 'web2' | 'jobs', Replica>;
   readonly redis: boolean;
+  /** The environment of the deployment's processes of `role` (PUBLIC_BASE_URL the first web process). */
+  env(role: 'web' | 'jobs' | 'all'): Record<string, string>;
+  /** Spawns one more process of the entrypoint with `env` (a data directory of its own), stopped with the rest. */
+  spawn(name: string, env: Record<string, string>): Promise<Replica>;
 }
 
 /** The standby's recovery_min_apply_delay in the pooler deployment: a replica always this far behind. */
@@ -159,10 +163,12 @@ export function deploymentSuite(mode: 'direct' | 'pooler'): Deployment {
       dataDirs.push(dataDir);
       replicas[name] = spawnReplica({ name, port, dataDir, env: envFor(role, proxy) });
     }
-    await Promise.all(Object.values(replicas).map((r) => waitHealthy(r.s, 90_000)));
+    // They migrate and seed in turn under the start lock: on two busy cores (another file's servers beside them),
+    // through a pooler, that has taken over 90 s.
+    await Promise.all(Object.values(replicas).map((r) => waitHealthy(r.s, 150_000)));
     // The tests' own reads and writes go straight to the primary.
     db = await Database.connect(directUrl ?? databaseUrl, { poolSize: 3 });
-  }, 120_000);
+  }, 200_000);
 
   afterAll(async () => {
     for (const s of running) await stopWith(s, 'SIGKILL', 5_000);
@@ -428,5 +434,11 @@ export function deploymentSuite(mode: 'direct' | 'pooler'): Deployment {
     },
     replicas,
     redis,
+    env: (role) => envFor(role, `http://127.0.0.1:${replicas.web1.port}`),
+    async spawn(name, env) {
+      const dataDir = await mkdtemp(path.join(tmpdir(), `bima-replica-${name}-`));
+      dataDirs.push(dataDir);
+      return spawnReplica({ name, port: await freePort(), dataDir, env });
+    },
   };
 }
