@@ -104,6 +104,18 @@ const OWED_COMMIT_MS = 2;
 const COMMITTED = Object.freeze({ command: 'COMMIT', rowCount: 0, rows: [], fields: [] });
 
 /**
+ * What a pool's connections also report (foldIntoBegin). With replicas, a write's COMMIT for a request's writer also
+ * reads the primary's WAL position after the commit, in the same message (`COMMIT; SELECT pg_current_wal_lsn()`), and
+ * hands it to `committed` before Prisma hears that the transaction committed: the writer's mark is set before the
+ * answer leaves (src/db/replicas.ts).
+ */
+interface CommitHooks {
+  committed?: (writer: string, lsn: bigint) => Promise<void>;
+  /** A statement failed with its connection (counts a replica's failures). */
+  failed?: (err: unknown) => void;
+}
+
+/**
  * Saves round trips on every pooled connection, for transactions Prisma begins for Database.tenant:
  *
  * - BEGIN carries the tenant: Prisma's own plain `BEGIN` (no parameters, so pg sends it as a simple query, which may
@@ -116,18 +128,9 @@ const COMMITTED = Object.freeze({ command: 'COMMIT', rowCount: 0, rows: [], fiel
  *   sends it alone after OWED_COMMIT_MS. A read then costs two round trips: the BEGIN (with the tenant and the last
  *   read's COMMIT) and its statement. Under a transaction-mode pooler the connection stays pinned while the
  *   transaction is open, so this holds there too.
+ * - With replicas, a write's COMMIT reports the primary's WAL position after it (CommitHooks.committed), and a
+ *   replica's connections report connection-level failures (CommitHooks.failed).
  */
-/**
- * With replicas, a write's COMMIT for a request's writer also reads the primary's WAL position after the commit, in
- * the same message (`COMMIT; SELECT pg_current_wal_lsn()`), and hands it to `committed` before Prisma hears that the
- * transaction committed: the writer's mark is set before the answer leaves (src/db/replicas.ts).
- */
-interface CommitHooks {
-  committed?: (writer: string, lsn: bigint) => Promise<void>;
-  /** A statement failed with its connection (counts a replica's failures). */
-  failed?: (err: unknown) => void;
-}
-
 function foldIntoBegin(
   client: pg.PoolClient,
   sent: { statements: number; owedCommits: number },
