@@ -134,7 +134,9 @@ describe('WEB_CONCURRENCY=2', () => {
     });
     expect(fromReplacement.status, fromReplacement.text).toBe(429);
     workers = [survivor, replacement];
-  });
+    // Longer than its own waits (10 + 60 + 10 s): a replacement's start on two cores shared with another file's
+    // servers has taken over 30 s (the default) in CI.
+  }, 90_000);
 
   it('stops the workers, then PostgreSQL, on SIGTERM, and exits 0', async () => {
     const postmaster = await postmasterPid();
