@@ -31,11 +31,6 @@ export function lsnValue(text: string): bigint {
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 }
 
-/** The pg_lsn text of a position. */
-export function lsnText(v: bigint): string {
-  return `${(v >> 32n).toString(16).toUpperCase()}/${(v & 0xffffffffn).toString(16).toUpperCase()}`;
-}
-
 /** What the request in hand reads as: its writer (tenant and API client), and whether it has written. */
 interface ReadScope {
   writer: string | null;
@@ -88,8 +83,11 @@ export class MemoryWriteMarks implements WriteMarks {
 
   get(writer: string): Promise<bigint | undefined> {
     const m = this.#marks.get(writer);
-    if (m && m.until < Date.now()) this.#marks.delete(writer);
-    return Promise.resolve(m && m.until >= Date.now() ? m.lsn : undefined);
+    if (m && m.until < Date.now()) {
+      this.#marks.delete(writer);
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(m?.lsn);
   }
 
   set(writer: string, lsn: bigint, ttlMs: number): Promise<void> {
