@@ -7,9 +7,17 @@ import { darajaPassword, darajaTimestamp } from '../src/ports/mobile-money.ts';
 import { expectProblem, PHONES, startTestApp, useKit } from './kit.ts';
 
 // Issue 10: a callback is a hint. The simulated customer here never answers on their own (a long MPESA_SIM_DELAY_MS):
-// each test forges callbacks while the prompt is really still on the phone, then lets the real answer come.
+// each test forges callbacks while the prompt is really still on the phone, then lets the real answer come. The
+// sweep runs every second (it replays the callbacks kept open) but asks the rail about pending prompts only after an
+// hour, so a result comes by a callback, never by the sweep's own query racing it.
 const t = useKit(
-  { bindRateLimit: 10_000, mpesaSimDelayMs: 600_000, mpesaCallbackTokenGraceSeconds: 3_600, paymentsSweepSeconds: 1 },
+  {
+    bindRateLimit: 10_000,
+    mpesaSimDelayMs: 600_000,
+    mpesaReconcileAfterMs: 3_600_000,
+    mpesaCallbackTokenGraceSeconds: 3_600,
+    paymentsSweepSeconds: 1,
+  },
   { jobs: true },
 );
 const o = t.useOrg({ fast: true });
