@@ -39,14 +39,18 @@ export interface CompiledRoute {
   operationName: string;
   matcher: RegExp;
   paramNames: string[];
-  /** The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). */
-  jit: CompiledQuery | null;
+  /**
+   * The operation compiled to JavaScript (graphql-jit), when every type it can reach allows it (see jitSafe). Compiled
+   * on first use (this and wholeTypes): a route nobody calls costs no generated code (each holds its source, up to
+   * 0.7 MB, for the life of the process).
+   */
+  readonly jit: CompiledQuery | null;
   /**
    * A read compiled without its types' access rules, for a caller every one of those rules lets see the whole type
    * (seesWholeType: staff holding the scopes), to whom each rule would say yes for every row. Null when the operation
    * is not a query, or reaches an abstract type or a type check that is neither an access rule nor synchronous.
    */
-  wholeTypes: { query: CompiledQuery; rules: AccessRule<never>[] } | null;
+  readonly wholeTypes: { query: CompiledQuery; rules: AccessRule<never>[] } | null;
   /** The operation's variable definitions, checked before any run (graphql/variable-errors.ts). */
   variableDefinitions: readonly VariableDefinitionNode[];
 }
@@ -76,17 +80,29 @@ export function compileRoutes(
       paramNames.push(name);
       return '([^/]+)';
     });
+    const jit = once(() => (reached ? compileForFacade(schema, document, reached) : null));
+    const wholeTypes = once(() => (reached ? compileForWholeTypes(schema, document, reached) : null));
     return {
       route,
       document,
       operationName,
       matcher: new RegExp(`^${pattern}/?$`),
       paramNames,
-      jit: reached ? compileForFacade(schema, document, reached) : null,
-      wholeTypes: reached ? compileForWholeTypes(schema, document, reached) : null,
+      get jit() {
+        return jit();
+      },
+      get wholeTypes() {
+        return wholeTypes();
+      },
       variableDefinitions: getOperationAST(document)?.variableDefinitions ?? [],
     };
   });
+}
+
+/** `make`'s answer, made on the first call and kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /**
@@ -158,8 +174,9 @@ export function accessRulesOf(
 
 /**
  * The query compiled as its types would be without their access rules: each rule's `isTypeOf` is set aside while
- * graphql-jit compiles (synchronously, at start, before any request is served) and put back at once. Only ever run
- * for a caller every one of those rules lets see the whole type (executeCompiled).
+ * graphql-jit compiles and put back at once. The compile is synchronous (no await between setting aside and putting
+ * back), so no other operation ever runs against the schema without its rules, whenever the first call comes. Only
+ * ever run for a caller every one of those rules lets see the whole type (executeCompiled).
  */
 function compileForWholeTypes(
   schema: GraphQLSchema,

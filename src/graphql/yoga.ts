@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Credentials, Principal } from '../auth/principal.ts';
@@ -76,7 +75,8 @@ export function createGraphQL(app: AppServices): Yoga {
     cors: false,
     // The same body limit as REST (Yoga's own default is 25 MB).
     maxRequestBodySize: app.config.maxBodyBytes,
-    renderGraphiQL,
+    // Loaded when the IDE is first asked for: its bundled assets are ~30 MB of the heap, held for good once imported.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     plugins: [
       // First: later plugins serialise the params (deep variables would overflow them) and text PostgreSQL cannot hold.
       requestShapePlugin(),
