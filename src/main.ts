@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import v8 from 'node:v8';
 import { setTestClock } from './lib/clock.ts';
 import { type Config, loadConfig } from './lib/config.ts';
 import { chooseLogFormat, createLogger } from './lib/logger.ts';
@@ -20,6 +21,8 @@ function main(): Promise<void> {
     console.error(`bima-gateway: ${(err as Error).message}`);
     process.exit(1);
   }
+  // Before the service's work begins: V8 reads the factor at each full collection (each cluster worker sets its own).
+  if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   // Test mode only (loadConfig refuses TEST_CLOCK elsewhere): a test's server child shares the test's clock.
   if (config.testClock) setTestClock(config.testClock.at, { frozen: config.testClock.frozen });
   const level = config.logLevel === 'silent' ? 'info' : config.logLevel;

@@ -117,6 +117,13 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Serve GraphiQL to browsers at GET /graphql. Default: off under NODE_ENV=production, on elsewhere. */
   graphiql: boolean;
+  /**
+   * How far V8 lets the heap grow past what the last full collection kept before it collects again, in percent
+   * (V8's --heap-growing-percent, set at start: src/main.ts). 0 (the default) leaves it to V8, which sizes it from
+   * the machine's memory: up to four times the live heap on a host of 8 GB or more, less on smaller ones. 100 holds
+   * it to about twice: half the memory under load, for 10–20 % more CPU on reads (docs/performance.md "Memory").
+   */
+  heapGrowthPercent: number;
   /** Exact origins (scheme://host[:port]) whose pages may call the API from a browser. Empty: none may. */
   corsOrigins: string[];
   /** Where uploaded documents' bytes are kept: `postgres` (document_blobs, in the upload's transaction) or `files`. */
@@ -146,6 +153,12 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0)
     throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function heapGrowthPercent(env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'HEAP_GROWTH_PERCENT', 0);
+  if (n > 1000) throw new Error(`HEAP_GROWTH_PERCENT must be at most 1000, got ${n}`);
   return n;
 }
 
@@ -309,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testClock: testClock(env, nodeEnv),
     graphqlIntrospection: flag(env, 'GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     graphiql: flag(env, 'GRAPHIQL', nodeEnv !== 'production'),
+    heapGrowthPercent: heapGrowthPercent(env),
     corsOrigins: origins(env.CORS_ORIGINS),
     documentStore: documentStore(env.DOCUMENT_STORE),
     documentDir: path.resolve(root, env.DOCUMENT_DIR || path.join(dataDir, 'documents')),
