@@ -131,3 +131,34 @@ export function treeMemory(
     postgresKb: sum(kb.filter((x) => x.p.postgres)),
   };
 }
+
+/**
+ * The highest resident memory of a process tree while something runs: VmRSS sampled every `everyMs` from start() to
+ * stop(), each figure its own maximum (the node processes', PostgreSQL's, the largest process's, the sum). Unlike
+ * VmHWM, which is the peak since the process began, this is the memory of what ran in between only (a service's
+ * start and seed peak higher than its reads).
+ */
+export function sampleTreeMemory(pid: number | undefined, everyMs = 200): { stop(): TreeMemory | null } {
+  let peak: TreeMemory | null = null;
+  const take = () => {
+    const m = treeMemory(pid, 'VmRSS');
+    if (!m) return;
+    peak = !peak
+      ? m
+      : {
+          maxKb: Math.max(peak.maxKb, m.maxKb),
+          sumKb: Math.max(peak.sumKb, m.sumKb),
+          nodeKb: Math.max(peak.nodeKb, m.nodeKb),
+          postgresKb: Math.max(peak.postgresKb, m.postgresKb),
+        };
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return peak;
+    },
+  };
+}

@@ -15,7 +15,7 @@ export interface Stats {
   /** CPU milliseconds per request: the target with its child processes, and the node process alone; null where unmeasurable. */
   cpuMsPerRequest: number | null;
   nodeCpuMsPerRequest: number | null;
-  /** Peak resident memory so far (VmHWM) of the target's process tree, after the measurement; null where unmeasurable. */
+  /** Peak resident memory (VmRSS sampled) of the target's process tree during the measurement; null where unmeasurable. */
   peakRss: TreeMemory | null;
 }
 
@@ -65,9 +65,9 @@ const cpuSplit = (s: Stats) =>
     ? '-'
     : `${cpu(s.nodeCpuMsPerRequest)} + ${cpu(s.cpuMsPerRequest - s.nodeCpuMsPerRequest)}`;
 const mb = (kb: number) => (kb / 1024).toFixed(0);
-/** One process: its peak; a tree: the largest process's and the sum. */
+/** One process: its peak; a tree: its node process(es)' and the sum over every process. */
 const rss = (m: TreeMemory | null) =>
-  !m ? '-' : m.maxKb === m.sumKb ? mb(m.maxKb) : `${mb(m.maxKb)} / ${mb(m.sumKb)}`;
+  !m ? '-' : m.nodeKb === m.sumKb ? mb(m.nodeKb) : `${mb(m.nodeKb)} / ${mb(m.sumKb)}`;
 const TARGET: Record<'service' | BaselineKind, string> = {
   service: 'service',
   replay: 'baseline: replay',

@@ -32,7 +32,7 @@ import {
   startQuoteBaseline,
   startService,
 } from './children.ts';
-import { type CpuSeconds, treeCpuSeconds, treeMemory } from './cpu.ts';
+import { type CpuSeconds, sampleTreeMemory, treeCpuSeconds } from './cpu.ts';
 import { Profiler } from './profiler.ts';
 import { type PgCluster, startPgCluster } from '../helpers/pg-cluster.ts';
 import { call, type LoadResult, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
@@ -148,14 +148,16 @@ async function measure(
     await runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.warmupSeconds });
   const cpuBefore = treeCpuSeconds(target.proc.pid);
   const dbBefore = database ? treeCpuSeconds(database.proc.pid) : null;
+  const memory = sampleTreeMemory(target.proc.pid);
   const load = () => runLoad({ origin, spec, concurrency: settings.concurrency, seconds: settings.seconds });
-  const result = await (profile ? profile(load) : load());
+  let peakRss: ReturnType<typeof memory.stop> = null;
+  const result = await (profile ? profile(load) : load()).finally(() => (peakRss = memory.stop()));
   let cpu = cpuDelta(cpuBefore, treeCpuSeconds(target.proc.pid));
   if (database) {
     const db = cpuDelta(dbBefore, treeCpuSeconds(database.proc.pid));
     cpu = cpu && db ? { node: cpu.node, postgres: db.postgres, tree: cpu.node + db.postgres } : null;
   }
-  return summarize(result, cpu, treeMemory(target.proc.pid, 'VmHWM'));
+  return summarize(result, cpu, peakRss);
 }
 
 function header(res: Response, name: string): string | undefined {
@@ -236,8 +238,9 @@ async function main(): Promise<number> {
     `cpu ms/req: CPU time per request of the target's processes and PostgreSQL's (the service's embedded one, which the ` +
       `hand-written service queries too: its CPU during each measurement counts for the target measured${external ? '; not with DATABASE_URL' : ''}), ` +
       `and of the node process(es) alone; steadier than req/s on a busy machine`,
-    'peak RSS MB: VmHWM so far of the target, after its measurement; for a tree (the service with its PostgreSQL ' +
-      'and workers) the largest process / the sum over processes (shared memory counts once per process)',
+    'peak RSS MB: the highest VmRSS of the target sampled every 200 ms during its measurement (not its start, ' +
+      'seed or warm-up); for a tree (the service with its embedded PostgreSQL and workers) its node process(es) / ' +
+      'the sum over every process (shared memory counts once per process)',
   ];
   log(header[0]);
 
