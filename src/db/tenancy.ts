@@ -18,29 +18,15 @@ const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * process's transaction that reads two of the tables in the other order.
  */
 export async function ensureTenantIsolation(client: pg.ClientBase): Promise<string[]> {
-  const { rows } = await client.query<{ table_name: string; is_nullable: string }>(
-    `SELECT c.table_name, c.is_nullable FROM information_schema.columns c
+  const { rows } = await client.query<{ table_name: string }>(
+    `SELECT c.table_name FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
       WHERE c.table_schema = current_schema() AND c.column_name = 'tenant_id' AND t.table_type = 'BASE TABLE'
       ORDER BY 1`,
   );
-  // A null tenant_id would be outside every range below, system work's included: the policy relies on NOT NULL.
-  const nullable = rows.filter((r) => r.is_nullable !== 'NO').map((r) => r.table_name);
-  if (nullable.length) throw new Error(`tenant_id must be NOT NULL; it is nullable in ${nullable.join(', ')}`);
   const tables = rows.map((r) => r.table_name);
-  const visible = (col: string) => {
-    // The organisation's rows as a range of the column whose bounds come from the settings: [t, t] inside
-    // db.tenant(t), every id for system work, [0, -1] (nothing) with neither. Its bounds are stable expressions, so
-    // the range is an index condition: a statement that does not name the organisation still reads only the
-    // organisation's index entries. The policy it replaces (`tenant_id = t OR app.system = 'on'`) was an OR with a
-    // term that is not the column's, which no index serves: such a statement read every organisation's rows.
-    const system = `current_setting('app.system', true) = 'on'`;
-    const tenant = `nullif(current_setting('app.tenant_id', true), '')::int`;
-    return (
-      `(${col} >= CASE WHEN ${system} THEN -2147483648 ELSE coalesce(${tenant}, 0) END` +
-      ` AND ${col} <= CASE WHEN ${system} THEN 2147483647 ELSE coalesce(${tenant}, -1) END)`
-    );
-  };
+  const visible = (col: string) =>
+    `(${col} = nullif(current_setting('app.tenant_id', true), '')::int OR current_setting('app.system', true) = 'on')`;
   const version = (col: string) => `tenant_isolation ${createHash('sha256').update(visible(col)).digest('hex')}`;
   const { rows: current } = await client.query<{ relname: string; description: string }>(
     `SELECT c.relname, d.description

@@ -34,10 +34,10 @@ export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereIn
 
 /**
  * The caller's organisation, named in every visibility fragment. Row-level security is what confines a transaction to
- * its organisation, whatever a statement says, and its policy is an index condition (a range of tenant_id whose
- * bounds come from the settings, src/db/tenancy.ts); but a range is not an equality, so on the policy alone a list
- * reads the organisation's rows through the index and sorts them all before its LIMIT. Named, a (tenant_id, …) index
- * returns the list in its order and stops at the LIMIT.
+ * its organisation, whatever a statement says; but its policy (`tenant_id = the setting OR app.system`) is an OR that
+ * PostgreSQL cannot use an index for, so a statement that does not name the organisation itself reads every
+ * organisation's rows and filters them (a list sorted every row of the table before its LIMIT). Named, the
+ * (tenant_id, …) indexes serve the lists.
  */
 export function ownTenant(p: Principal): { tenantId: number } {
   return { tenantId: p.tenant.id };
