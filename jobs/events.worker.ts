@@ -40,7 +40,8 @@ async function dispatchEvent(app: AppServices, eventId: string): Promise<string[
 export async function registerEventWorkers(
   boss: PgBoss,
   app: AppServices,
-  databaseUrl: string,
+  /** Where the outbox's LISTEN connects: a session (the primary directly behind a pooler; jobs/index.ts). */
+  listenUrl: string,
 ): Promise<{ quiesce(): Promise<void> }> {
   const dispatchQ = QUEUES.dispatchEvent;
   const deliverQ = QUEUES.deliverWebhook;
@@ -131,7 +132,7 @@ export async function registerEventWorkers(
     await Promise.all(ids.map(attemptNow));
   };
   const taken = new Set<Promise<void>>();
-  const listener = await listenOutbox(databaseUrl, app, (signal) => {
+  const listener = await listenOutbox(listenUrl, app, (signal) => {
     const task = onSignal(signal);
     taken.add(task);
     void task.finally(() => taken.delete(task)).catch(() => undefined);

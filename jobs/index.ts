@@ -19,8 +19,12 @@ export interface StartedJobs {
   quiesce(): Promise<void>;
 }
 
-/** Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers. */
-export async function startJobs(app: AppServices, databaseUrl: string): Promise<StartedJobs> {
+/**
+ * Starts pg-boss in its own schema of the same database, creates every declared queue and registers workers.
+ * `listenUrl` is where the outbox's LISTEN connects: a session of its own, so the primary directly when `databaseUrl`
+ * goes through a pooler in transaction mode (where a LISTEN would hear nothing once its server connection moved on).
+ */
+export async function startJobs(app: AppServices, databaseUrl: string, listenUrl = databaseUrl): Promise<StartedJobs> {
   const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 4, supervise: true, schedule: true });
   let stopping = false;
   boss.on('error', (err) => {
@@ -37,7 +41,7 @@ export async function startJobs(app: AppServices, databaseUrl: string): Promise<
     if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });
   }
   await registerMaintenanceWorker(boss, app);
-  const outbox = await registerEventWorkers(boss, app, databaseUrl);
+  const outbox = await registerEventWorkers(boss, app, listenUrl);
   await registerPaymentWorkers(boss, app);
   await registerCertificateWorkers(boss, app);
   await registerPolicyWorkers(boss, app);

@@ -166,7 +166,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     documentReads: new KeyedGate(Math.ceil(config.documentReadsMax / 2), config.documentReadsMax),
     metrics: createMetrics({ pool: db.pool, poolMax: config.dbPoolSize, log }),
   };
-  const jobs = opts.jobs !== false ? await startJobs(services, databaseUrl) : undefined;
+  const jobs = opts.jobs !== false ? await startJobs(services, databaseUrl, directUrl) : undefined;
   const boss = jobs?.boss ?? (opts.enqueue ? await startEnqueueOnly(services, databaseUrl) : undefined);
   if (boss) services.metrics.watchQueues(queueDepthReader(boss));
   const health = {

@@ -92,6 +92,27 @@ describe.skipIf(skip)('behind PgBouncer in transaction mode, with a streaming st
       }
     }, 150_000);
 
+    it("pg-boss's cron queue exists, and the outbox is heard on the primary directly, not through the pooler", async () => {
+      const c = new pg.Client({ connectionString: d.cluster.primaryUrl });
+      await c.connect();
+      try {
+        // Created by the owner at start: pg-boss's timekeeper, running as the application role behind the pooler,
+        // could not create it and said nothing, and no schedule (sweeps, daily jobs) ever fired.
+        const cron = await c.query(`SELECT 1 FROM pgboss.queue WHERE name = '__pgboss__send-it'`);
+        expect(cron.rowCount).toBe(1);
+        // A LISTEN through a pooler in transaction mode hears nothing once its server connection serves another
+        // client: the jobs process's listener logs in directly (the superuser of DATABASE_DIRECT_URL here), never as
+        // the pooler's application role.
+        const { rows } = await c.query<{ usename: string }>(
+          `SELECT usename FROM pg_stat_activity WHERE datname = 'bima' AND query = 'LISTEN bima_outbox'`,
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        expect(rows.map((r) => r.usename)).not.toContain('bima_app');
+      } finally {
+        await c.end();
+      }
+    });
+
     it('the standby serves the reads: lists and records fetch their rows there', async () => {
       const before = await replicaRowsFetched();
       for (const r of webs()) {

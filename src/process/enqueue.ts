@@ -10,6 +10,9 @@ import type { AppServices } from '../context.ts';
 import { START_LOCK_KEY } from '../db/migrate.ts';
 import { APP_ROLE } from '../db/tenancy.ts';
 
+/** pg-boss's internal queue that turns its schedules into jobs (pg-boss 10, src/timekeeper.js QUEUES.SEND_IT). */
+const PG_BOSS_CRON_QUEUE = '__pgboss__send-it';
+
 /**
  * pg-boss's schema and every declared queue, once per start, under the start lock. pg-boss creates a queue's
  * partition with DDL that deadlocks when two processes create the same new queue at once (seen with two workers
@@ -32,6 +35,10 @@ export async function ensureQueues(databaseUrl: string): Promise<void> {
     await boss.start();
     try {
       for (const q of Object.values(QUEUES)) await boss.createQueue(q.name, { name: q.name, ...q.options });
+      // pg-boss's own queue for its cron. Its timekeeper creates it at start, swallowing a failure: behind a pooler the
+      // service's pg-boss runs as the application role, which may not create pg-boss's partition tables, so without
+      // this no schedule ever fired there. Created here, by the owner, and granted below like the rest.
+      await boss.createQueue(PG_BOSS_CRON_QUEUE);
     } finally {
       await boss.stop({ graceful: false, wait: true });
     }
