@@ -224,11 +224,35 @@ export class DuplicateClientError extends AppError {
  * so clients back off and retry.
  */
 export function overloadError(err: unknown): AppError | null {
-  if (!isPoolExhaustion(err)) return null;
-  return new AppError('service_unavailable', {
-    detail: 'The service is busy; retry shortly',
-    headers: { 'Retry-After': '1' },
-  });
+  if (isPoolExhaustion(err))
+    return new AppError('service_unavailable', {
+      detail: 'The service is busy; retry shortly',
+      headers: { 'Retry-After': '1' },
+    });
+  // The database (or the pooler in front of it) not answering is the service's outage, not the caller's mistake nor a
+  // fault of ours: 503 with a time to come back, as a busy pool is, rather than a 500.
+  if (isDatabaseUnreachable(err))
+    return new AppError('service_unavailable', {
+      detail: 'The database cannot be reached; retry shortly',
+      headers: { 'Retry-After': '5' },
+    });
+  return null;
+}
+
+/**
+ * Prisma's "Can't reach database server" (P1001, or the pg adapter's DatabaseNotReachable under another code, as a raw
+ * query reports it), a refused connection, or a server not accepting connections yet. Read from the errors' codes and
+ * kinds, never their wording.
+ */
+function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  const e = err as { code?: unknown; kind?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (e.code === 'P1001' || e.code === 'ECONNREFUSED' || e.code === '57P03') return true;
+  if (e.kind === 'DatabaseNotReachable') return true;
+  return (
+    isDatabaseUnreachable(e.cause, depth + 1) ||
+    isDatabaseUnreachable(e.meta && typeof e.meta === 'object' ? e.meta.driverAdapterError : undefined, depth + 1)
+  );
 }
 
 function isPoolExhaustion(err: unknown, depth = 0): boolean {
