@@ -95,10 +95,10 @@ export function treeCpuSeconds(pid: number | undefined): CpuSeconds | null {
   return { node: all - postgres, postgres, tree: all };
 }
 
-/** One /proc/<pid>/status field in KiB (VmHWM: peak resident set; VmRSS: resident now); 0 when gone. */
-function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+/** A process's resident memory now (VmRSS of /proc/<pid>/status) in KiB; 0 when gone. */
+function rssKb(pid: number): number {
   try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;
   } catch {
     return 0;
@@ -114,15 +114,14 @@ export interface TreeMemory {
   postgresKb: number;
 }
 
-/** Resident memory of a process tree: peak so far per process (VmHWM) or current (VmRSS). Null when unmeasurable. */
+/** Resident memory of a process tree now (VmRSS). Null when unmeasurable. */
 export function treeMemory(
   pid: number | undefined,
-  field: 'VmHWM' | 'VmRSS',
   include: (p: TreeProcess) => boolean = () => true,
 ): TreeMemory | null {
   const tree = processTree(pid).filter(include);
   if (!tree.length) return null;
-  const kb = tree.map((p) => ({ p, kb: statusKb(p.pid, field) }));
+  const kb = tree.map((p) => ({ p, kb: rssKb(p.pid) }));
   const sum = (xs: typeof kb) => xs.reduce((t, x) => t + x.kb, 0);
   return {
     maxKb: Math.max(...kb.map((x) => x.kb)),
@@ -141,7 +140,7 @@ export function treeMemory(
 export function sampleTreeMemory(pid: number | undefined, everyMs = 200): { stop(): TreeMemory | null } {
   let peak: TreeMemory | null = null;
   const take = () => {
-    const m = treeMemory(pid, 'VmRSS');
+    const m = treeMemory(pid);
     if (!m) return;
     peak = !peak
       ? m

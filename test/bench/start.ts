@@ -127,8 +127,8 @@ async function startOnce(dataDir: string, secretsKey: string): Promise<Start> {
     // The service: every process below npm's shell but PostgreSQL's (node, its workers, tsx's esbuild helper).
     const isService = (p: { pid: number; comm: string; postgres: boolean }) =>
       p.pid !== npm.pid && p.comm !== 'sh' && !p.postgres;
-    const mem = treeMemory(npm.pid, 'VmRSS', (p) => p.pid !== npm.pid && p.comm !== 'sh');
-    const npmMem = treeMemory(npm.pid, 'VmRSS', (p) => p.pid === npm.pid);
+    const mem = treeMemory(npm.pid, (p) => p.pid !== npm.pid && p.comm !== 'sh');
+    const npmMem = treeMemory(npm.pid, (p) => p.pid === npm.pid);
     return {
       at,
       steps,
