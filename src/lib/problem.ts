@@ -244,21 +244,33 @@ export function overloadError(err: unknown): AppError | null {
  * query reports it), a refused connection, or a server not accepting connections yet. Read from the errors' codes and
  * kinds, never their wording.
  */
-function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
-  if (!err || typeof err !== 'object' || depth > 4) return false;
-  const e = err as { code?: unknown; kind?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-  if (e.code === 'P1001' || e.code === 'ECONNREFUSED' || e.code === '57P03') return true;
-  if (e.kind === 'DatabaseNotReachable') return true;
-  return (
-    isDatabaseUnreachable(e.cause, depth + 1) ||
-    isDatabaseUnreachable(e.meta && typeof e.meta === 'object' ? e.meta.driverAdapterError : undefined, depth + 1)
+const isDatabaseUnreachable = (err: unknown) =>
+  someCause(
+    err,
+    (e) => e.code === 'P1001' || e.code === 'ECONNREFUSED' || e.code === '57P03' || e.kind === 'DatabaseNotReachable',
   );
+
+const isPoolExhaustion = (err: unknown) =>
+  someCause(
+    err,
+    (e) =>
+      e.code === 'P2028' ||
+      (typeof e.message === 'string' && e.message.includes('timeout exceeded when trying to connect')),
+  );
+
+interface ErrorLink {
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
 }
 
-function isPoolExhaustion(err: unknown, depth = 0): boolean {
+/** Whether `err` or an error under it (its `cause`, a Prisma error's driver adapter error) passes `test`. */
+function someCause(err: unknown, test: (e: ErrorLink) => boolean, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 4) return false;
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown };
-  if (e.code === 'P2028') return true;
-  if (typeof e.message === 'string' && e.message.includes('timeout exceeded when trying to connect')) return true;
-  return isPoolExhaustion(e.cause, depth + 1);
+  const e = err as ErrorLink;
+  if (test(e)) return true;
+  const adapter = e.meta && typeof e.meta === 'object' ? e.meta.driverAdapterError : undefined;
+  return someCause(e.cause, test, depth + 1) || someCause(adapter, test, depth + 1);
 }
