@@ -131,11 +131,12 @@ const CASES: Case[] = [
   },
   {
     path: '/clients',
-    // Its definition (ClientInput) checks the values too: a name of 2 or more characters, a phone that reads as one.
+    // Its definition (ClientInput) checks the values too: a name of 2 to 200 characters, a phone that reads as one,
+    // an address of at most 500.
     valid: fc.record({
-      name: tricky.filter((s) => s.trim().length >= 2),
+      name: trickyWithin(200).filter((s) => s.trim().length >= 2),
       phone: fc.constantFrom('0712345678', '+254 712 345 678', '254112345678'),
-      physical_address: tricky,
+      physical_address: tricky.map((s) => s.slice(0, 500)),
       sector: tricky.filter((s) => s.trim().length <= 100),
     }),
     required: ['name', 'phone'],
