@@ -200,6 +200,23 @@ function metricsToken(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/**
+ * A PostgreSQL connection URL (postgres:// or postgresql://), checked at start so a typo in one replica's address is a
+ * refusal to start, not a replica quietly taken out of the reads. The value is never repeated: it carries a password.
+ */
+function postgresUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL | undefined;
+  try {
+    u = new URL(raw);
+  } catch {
+    /* reported below */
+  }
+  if (!u || !/^postgres(ql)?:$/.test(u.protocol))
+    throw new Error(`${name} takes a PostgreSQL URL such as postgres://user:password@host:5432/database`);
+  return raw;
+}
+
 function list(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
@@ -258,9 +275,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     port: int(env, 'PORT', 3000),
     host: env.HOST ?? '127.0.0.1',
-    databaseUrl: env.DATABASE_URL || undefined,
-    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
-    databaseReplicaUrls: list(env.DATABASE_REPLICA_URLS),
+    databaseUrl: postgresUrl('DATABASE_URL', env.DATABASE_URL),
+    databaseDirectUrl: postgresUrl('DATABASE_DIRECT_URL', env.DATABASE_DIRECT_URL),
+    databaseReplicaUrls: list(env.DATABASE_REPLICA_URLS).map(
+      (u, i, all) => postgresUrl(`DATABASE_REPLICA_URLS (entry ${i + 1} of ${all.length})`, u) as string,
+    ),
     replicaMaxLagMs: Math.max(1_000, int(env, 'REPLICA_MAX_LAG_MS', 5_000)),
     replicaWaitMs: Math.max(0, int(env, 'REPLICA_WAIT_MS', 200)),
     dbReplicaPoolSize: Math.max(2, int(env, 'DB_REPLICA_POOL_SIZE', int(env, 'DB_POOL_SIZE', 20))),
