@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../src/auth/principal.ts';
 import { AppError } from '../src/lib/problem.ts';
-import { Api, useKit, type HttpResult } from './kit.ts';
+import { Api, expectProblem, useKit, type HttpResult } from './kit.ts';
 
 // Every counter below starts from a fresh token or client, where the sliding window is exact: `limit` calls pass,
 // the next is refused, wherever in the window the burst falls.
@@ -320,5 +320,46 @@ describe.skipIf(!process.env.REDIS_URL)('shared Redis store: two servers, one li
     expect(remaining).toEqual(['2', '1', '0']);
     expectRateLimited(await apis[last].get('/me', { token }), 3);
     expectRateLimited(await apis[1 - last].get('/me', { token }), 3);
+  });
+});
+
+// Issue 30 (found by an outside check): with Redis stopped, every request stalled ~10 s and was then a 500. Limits
+// that cannot be checked are not waived (the sign-in and payment throttles ride on them): the request is refused at
+// once, 503 service_unavailable with Retry-After, through REST and GraphQL alike; nothing is served unlimited.
+describe('a rate-limit store (Redis) that does not answer', () => {
+  const healthy = useKit();
+  // Port 1 on loopback: nothing listens there, so every connection is refused.
+  const deadRedis = useKit({ redisUrl: 'redis://127.0.0.1:1' }, { sharing: healthy });
+  const org = healthy.useOrg({ tokens: ['staff'] });
+
+  it('refuses at once with 503 service_unavailable and Retry-After, REST and GraphQL alike', async () => {
+    expect(deadRedis.app.services.rateLimits.constructor.name).toBe('RedisRateLimitStore');
+    const api = new Api(deadRedis.origin);
+    const token = org.tokens.staff;
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      const rest = await api.get('/me', { token });
+      expect(Date.now() - started).toBeLessThan(8_000); // not ioredis's 10 s connect timeout
+      expectProblem(rest, 503, 'service_unavailable');
+      expect(rest.headers.get('retry-after')).toBe('5');
+      expect(rest.body.detail).toMatch(/rate limits cannot be checked/i);
+    }
+    const gql = await api.gql('{ me { __typename } }', {}, { token });
+    expect(gql.status, JSON.stringify(gql.body)).toBe(503);
+    expect(gql.body.errors?.[0]?.extensions?.code, JSON.stringify(gql.body)).toBe('service_unavailable');
+    expect(gql.headers.get('retry-after')).toBe('5');
+    // The token endpoint counts per address in the same store: refused the same way, not a 500.
+    const minted = await api.post('/oauth/token', {
+      body: {
+        grant_type: 'client_credentials',
+        client_id: org.clients.staff.clientId,
+        client_secret: org.clients.staff.secret,
+      },
+    });
+    expectProblem(minted, 503, 'service_unavailable');
+    // Nothing counted, nothing refused: the health probe answers.
+    expect((await fetch(`${deadRedis.origin}/healthz`)).status).toBe(200);
+    // The healthy server over the same database is untouched.
+    expect((await healthy.api.get('/me', { token })).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { AppError } from './problem.ts';
 import {
   check,
   decide,
@@ -77,11 +78,14 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(url: string, opts: { prefix?: string } = {}) {
     this.#prefix = opts.prefix ?? 'ratelimit:';
-    // The limiter sits on every request's path: fail fast while Redis is unreachable so the
-    // caller can choose to fail open or closed instead of stalling requests.
+    // The limiter sits on every request's path: while Redis is unreachable a check fails within a second (not after
+    // ioredis's 10 s connect timeout) and the request is refused 503 (#decide): limits that cannot be checked are
+    // not waived, and the sign-in and payment throttles ride on them.
     // Loaded on first use (a CommonJS package, so synchronously): a process without REDIS_URL never pays for it.
     const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.#redis = new Client(url, { maxRetriesPerRequest: 1 });
+    this.#redis = new Client(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+    // A lost connection is reported by the commands that fail (503s); ioredis reconnects on its own.
+    this.#redis.on('error', () => undefined);
     // defineCommand sends EVALSHA and falls back to EVAL when the script isn't cached.
     this.#redis.defineCommand('rateLimitLog', { numberOfKeys: 1, lua: HIT_SCRIPT });
     const scripted = this.#redis as Redis & { rateLimitLog: HitCommand };
@@ -109,16 +113,24 @@ export class RedisRateLimitStore implements RateLimitStore {
     // strings, so a rolling upgrade never meets a key of the wrong type.
     const logKey = `${this.#prefix}{${rule.name}:${key}}:log`;
     // The random part keeps hits in the same millisecond distinct (a repeated member would only move, not add).
-    const reply = await this.#hit(
-      logKey,
-      c.t - c.windowMs,
-      c.t,
-      `${c.t}-${randomUUID()}`,
-      c.limit,
-      c.windowMs,
-      cost,
-      dryRun,
-    );
+    let reply: unknown;
+    try {
+      reply = await this.#hit(
+        logKey,
+        c.t - c.windowMs,
+        c.t,
+        `${c.t}-${randomUUID()}`,
+        c.limit,
+        c.windowMs,
+        cost,
+        dryRun,
+      );
+    } catch {
+      throw new AppError('service_unavailable', {
+        detail: 'Rate limits cannot be checked (their store does not answer); retry shortly',
+        headers: { 'Retry-After': '5' },
+      });
+    }
     const [allowed, count, pivotAt] = parseHitReply(reply);
     return decide(rule, c, allowed, count, pivotAt);
   }
