@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useKit } from './kit.ts';
 
 /**
- * app_authenticate() (migration auth_lookup) reads across tenants by declaring itself a system lookup for the
- * length of the call. These pin down that the declaration ends with the call, on a real pooled connection: the
- * next statement, or the rest of a caller's tenant transaction, is back under row-level security.
+ * app_authenticate() (migration auth_lookup) reads across tenants by running as the system work's role for the
+ * length of the call (SECURITY DEFINER, src/db/tenancy.ts). These pin down that the role ends with the call, on a
+ * real pooled connection: the next statement, or the rest of a caller's tenant transaction, is back under row-level
+ * security.
  */
 const t = useKit();
 const [A, B] = t.useOrgs([{ tokens: ['staff'] }, { tokens: [] }]);
@@ -23,8 +24,8 @@ beforeAll(async () => {
 afterAll(() => conn?.release());
 
 const count = async (table: string) => Number((await conn.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n);
-const systemSetting = async () =>
-  (await conn.query(`SELECT current_setting('app.system', true) AS v`)).rows[0].v as string | null;
+/** The role the connection's statements run as: the service's own, never the system work's, outside the call. */
+const currentRole = async () => (await conn.query(`SELECT current_user AS v`)).rows[0].v as string;
 
 describe('app_authenticate()', () => {
   it('returns the token joined with its tenant, client and acting user', async () => {
@@ -43,7 +44,7 @@ describe('app_authenticate()', () => {
 
   it('leaves no system setting behind: the next statement on the connection sees no tenant rows', async () => {
     await conn.query('SELECT * FROM app_authenticate($1, NULL)', [tokenHash]);
-    expect(await systemSetting()).not.toBe('on');
+    expect(await currentRole()).toBe('bima_app');
     expect(await count('insurers')).toBe(0);
     expect(await count('access_tokens')).toBe(0);
     expect(await count('tenants')).toBe(0);
@@ -57,7 +58,7 @@ describe('app_authenticate()', () => {
       expect(own).toBeGreaterThan(0);
       const { rows } = await conn.query('SELECT tenant_id FROM app_authenticate($1, NULL)', [tokenHash]);
       expect(rows).toEqual([{ tenant_id: A.id }]);
-      expect(await systemSetting()).not.toBe('on');
+      expect(await currentRole()).toBe('bima_app');
       expect((await conn.query(`SELECT current_setting('app.tenant_id', true) AS v`)).rows[0].v).toBe(String(B.id));
       // Still only B's rows: A's insurers and A's token did not become visible.
       expect(await count('insurers')).toBe(own);
@@ -79,7 +80,7 @@ describe('app_authenticate()', () => {
     await conn.query('SELECT * FROM app_authenticate($1, NULL)', [tokenHash]);
     await expect(conn.query('SELECT 1/0')).rejects.toThrow(/division by zero/);
     await conn.query('ROLLBACK');
-    expect(await systemSetting()).not.toBe('on');
+    expect(await currentRole()).toBe('bima_app');
     expect(await count('insurers')).toBe(0);
   });
 });

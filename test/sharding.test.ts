@@ -408,7 +408,7 @@ describe('the tables: distributed on tenant_id, or global', () => {
     }
   });
 
-  it('holds already: every tenant table, and tenants, has forced row-level security with the tenant_isolation policy', async () => {
+  it("holds already: every tenant table, and tenants, has forced row-level security with the tenant_isolation policy (and the system role's)", async () => {
     const all = (await tables()).filter((t) => t.has_tenant || t.name === 'tenants');
     expect(all.length).toBe(TENANT_TABLES.length + 1);
     for (const t of all) {
@@ -416,7 +416,7 @@ describe('the tables: distributed on tenant_id, or global', () => {
         table: t.name,
         rls: true,
         forced: true,
-        policies: ['tenant_isolation'],
+        policies: ['system_access', 'tenant_isolation'],
       });
     }
   });

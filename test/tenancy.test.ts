@@ -107,7 +107,7 @@ describe('row-level security in PostgreSQL', () => {
     expect(await t.db.system((tx) => tx.accessToken.count({ where: { tenantId: B.id } }))).toBeGreaterThan(0);
   });
 
-  it('every table with a tenant_id column, and tenants, has forced RLS and a tenant policy', async () => {
+  it("every table with a tenant_id column, and tenants, has forced RLS, a plain tenant policy and the system role's", async () => {
     const tables = await t.db.system(
       (tx) =>
         tx.$queryRaw<
@@ -116,14 +116,16 @@ describe('row-level security in PostgreSQL', () => {
             rls: boolean;
             forced: boolean;
             policies: string[];
+            roles: string[];
             quals: string[];
             checks: (string | null)[];
           }[]
         >`
         SELECT c.relname::text AS table_name, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
-               coalesce(array_agg(p.policyname::text) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS policies,
-               coalesce(array_agg(p.qual) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS quals,
-               coalesce(array_agg(p.with_check) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS checks
+               coalesce(array_agg(p.policyname::text ORDER BY p.policyname) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS policies,
+               coalesce(array_agg(p.roles::text ORDER BY p.policyname) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS roles,
+               coalesce(array_agg(p.qual ORDER BY p.policyname) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS quals,
+               coalesce(array_agg(p.with_check ORDER BY p.policyname) FILTER (WHERE p.policyname IS NOT NULL), '{}'::text[]) AS checks
           FROM pg_class c
           JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
           LEFT JOIN pg_policies p ON p.schemaname = n.nspname AND p.tablename = c.relname
@@ -153,9 +155,16 @@ describe('row-level security in PostgreSQL', () => {
         rls: true,
         forced: true,
       });
-      expect(table.policies.length, `${table.table_name} has no policy`).toBeGreaterThan(0);
-      for (const q of [...table.quals, ...table.checks])
-        expect(q, `${table.table_name} policy`).toMatch(/app\.tenant_id/);
+      // Exactly two: the system role's, which admits every row to bima_system alone, and everyone's, a plain equality
+      // with the transaction's organisation (no OR: PostgreSQL uses the tenant_id indexes for it).
+      expect(table.policies, table.table_name).toEqual(['system_access', 'tenant_isolation']);
+      expect(table.roles, table.table_name).toEqual(['{bima_system}', '{public}']);
+      expect([table.quals[0], table.checks[0]], table.table_name).toEqual(['true', 'true']);
+      const column = table.table_name === 'tenants' ? 'id' : 'tenant_id';
+      for (const q of [table.quals[1], table.checks[1]])
+        expect(q, `${table.table_name} policy`).toBe(
+          `(${column} = (NULLIF(current_setting('app.tenant_id'::text, true), ''::text))::integer)`,
+        );
     }
   });
 
@@ -169,6 +178,30 @@ describe('row-level security in PostgreSQL', () => {
       );
       expect(role).toMatchObject({ rolsuper: false, rolbypassrls: false });
     }
+  });
+
+  it('system work runs as bima_system for its transaction only; bima_app, a member of it, is not admitted by its policy', async () => {
+    const db = t.app.services.db;
+    const as = (tx: any): Promise<{ u: string; n: number }[]> =>
+      tx.$queryRaw`SELECT current_user::text AS u, (SELECT count(*)::int FROM insurers) AS n`;
+    const [system] = await db.system(as);
+    expect(system.u).toBe('bima_system');
+    expect(system.n).toBeGreaterThanOrEqual(10);
+    // Taken with SET LOCAL: the pool's next statements run as the service's own role again, and see nothing.
+    for (let i = 0; i < 3; i++) expect(await as(db.prisma)).toEqual([{ u: 'bima_app', n: 0 }]);
+    const [grant] = await db.prisma.$queryRaw<{ member: boolean; inherits: boolean }[]>`
+      SELECT pg_has_role('bima_app', 'bima_system', 'MEMBER') AS member,
+             pg_has_role('bima_app', 'bima_system', 'USAGE') AS inherits`;
+    expect(grant).toEqual({ member: true, inherits: false });
+  });
+
+  it("a tenant's statement that does not name its organisation is served by a tenant_id index (the policy is an index condition)", async () => {
+    const plan = await t.app.services.db.tenant(A.id, async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      return tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>('EXPLAIN (FORMAT JSON) SELECT id FROM clients');
+    });
+    // Under the former policy (tenant_id = the setting OR app.system = 'on') this was a filter over every row.
+    expect(JSON.stringify(plan)).toMatch(/"Index Cond":"\(tenant_id = /);
   });
 });
 

@@ -18,7 +18,7 @@ import {
   replicaReader,
   type WriteMarks,
 } from './replicas.ts';
-import { APP_ROLE, needsAppRole } from './tenancy.ts';
+import { APP_ROLE, needsAppRole, SYSTEM_ROLE } from './tenancy.ts';
 
 export { Prisma };
 export type Tx = Prisma.TransactionClient;
@@ -240,7 +240,7 @@ export interface AuthRow {
 /**
  * The only way to reach tenant data. Row-level security (src/db/tenancy.ts) hides every tenant row unless the
  * transaction declared whose data it works on, so each unit of work is a transaction that first sets either
- * app.tenant_id or, for the few platform operations that must cross tenants, app.system.
+ * app.tenant_id or, for the few platform operations that must cross tenants, takes the role bima_system.
  */
 export class Database {
   /** Sandbox organisations' clocks (src/db/org-clocks.ts): kept current by the app once its event bus listens. */
@@ -521,7 +521,8 @@ export class Database {
     // Never folded into a tenant's BEGIN (nor READ ONLY), even when begun inside a tenant's unit of work.
     return beginsAs.exit(() =>
       this.prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT set_config('app.system', 'on', true)`;
+        // Transaction-scoped: the connection is back to its own role at COMMIT (src/db/tenancy.ts SYSTEM_ROLE).
+        await tx.$executeRawUnsafe(`SET LOCAL ROLE ${SYSTEM_ROLE}`);
         return fn(tx);
       }, opts),
     );

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { sha256Hex } from '../lib/crypto.ts';
 import type { Tx } from './client.ts';
-import { ensureAppRole, ensureTenantIsolation } from './tenancy.ts';
+import { ensureAppRole, ensureRoles, ensureTenantIsolation } from './tenancy.ts';
 
 /** prisma/migrations of the checkout: two levels up from src/db, one from dist/ (the compiled build, scripts/build.mjs). */
 export const MIGRATIONS_DIR = [
@@ -104,6 +104,7 @@ export async function migrate(
       applied.push(name);
     }
     await client.query('BEGIN');
+    await ensureRoles(client);
     await ensureTenantIsolation(client);
     await ensureAppRole(client);
     await client.query('COMMIT');

@@ -34,10 +34,9 @@ export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereIn
 
 /**
  * The caller's organisation, named in every visibility fragment. Row-level security is what confines a transaction to
- * its organisation, whatever a statement says; but its policy (`tenant_id = the setting OR app.system`) is an OR that
- * PostgreSQL cannot use an index for, so a statement that does not name the organisation itself reads every
- * organisation's rows and filters them (a list sorted every row of the table before its LIMIT). Named, the
- * (tenant_id, …) indexes serve the lists.
+ * its organisation, whatever a statement says, and its policy is an index condition of its own (src/db/tenancy.ts);
+ * named in the statement too, a (tenant_id, …) index serves a list's order and a Citus coordinator could route the
+ * statement to one node (docs/performance.md "Beyond one database").
  */
 export function ownTenant(p: Principal): { tenantId: number } {
   return { tenantId: p.tenant.id };

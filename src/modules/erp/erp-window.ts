@@ -105,9 +105,7 @@ export async function settleWindow(tx: Tx, a: ErpPageArgs): Promise<ErpWindow> {
 /** The keyset filter of a page on column `col` (`updatedAt`, or `createdAt` for immutable records), for Prisma. */
 /**
  * The page's rows after the cursor, up to the watermark. The organisation is named too, though row-level security
- * already admits its rows only: the policy's `OR app.system` keeps PostgreSQL from using the (tenant_id, column, id)
- * index on the policy alone, and without it a page joined every row of the table before sorting (36 ms of a page of
- * policies at 6,500 policies, docs/performance.md).
+ * already admits its rows only: the (tenant_id, column, id) index then serves the sort and LIMIT directly.
  */
 export function keysetWhere(col: 'updatedAt' | 'createdAt', w: ErpWindow, tenantId: number): Record<string, unknown> {
   const and: Record<string, unknown>[] = [{ tenantId }, { [col]: { lte: w.until } }];
