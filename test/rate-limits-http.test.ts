@@ -1,7 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../src/auth/principal.ts';
+import { freePort } from '../src/db/embedded.ts';
 import { AppError } from '../src/lib/problem.ts';
 import { Api, expectProblem, useKit, type HttpResult } from './kit.ts';
 
@@ -361,5 +363,75 @@ describe('a rate-limit store (Redis) that does not answer', () => {
     expect((await fetch(`${deadRedis.origin}/healthz`)).status).toBe(200);
     // The healthy server over the same database is untouched.
     expect((await healthy.api.get('/me', { token })).status).toBe(200);
+  });
+});
+
+/** Whether a Redis answers PING on `port` (one attempt, no reconnecting client left behind). */
+async function answers(port: number): Promise<boolean> {
+  const c = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    return (await c.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    c.disconnect();
+  }
+}
+
+const flakyRedisPort = await freePort();
+
+// Found by an outside check: the hits refused while Redis was down were queued by ioredis and sent once it was back,
+// so a client that had been refused found its allowance spent. A refused request costs nothing, whatever refused it.
+describe.skipIf(!process.env.REDIS_URL)('Redis stopped, then started again', () => {
+  const port = flakyRedisPort;
+  let redis: ChildProcess | undefined;
+  const startRedis = async () => {
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 50 && !(await answers(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const stopRedis = async () => {
+    const r = redis;
+    redis = undefined;
+    if (!r || r.exitCode !== null) return;
+    await new Promise((done) => (r.once('exit', done), r.kill('SIGKILL')));
+  };
+  // Up before the servers start, so the service's first connection finds it.
+  beforeAll(startRedis);
+  afterAll(stopRedis);
+  const healthy = useKit();
+  const flaky = useKit({ redisUrl: `redis://127.0.0.1:${port}` }, { sharing: healthy });
+  const org = healthy.useOrg({ tokens: [] });
+
+  it('the requests refused 503 meanwhile are not counted once it answers again', async () => {
+    const api = new Api(flaky.origin);
+    const token = await healthy.api.token(org.clients.staff.clientId, org.clients.staff.secret);
+    const first = await api.get('/me', { token });
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get('ratelimit-remaining')).toBe('59');
+
+    await stopRedis();
+    for (let i = 0; i < 4; i++) expectProblem(await api.get('/me', { token }), 503, 'service_unavailable');
+
+    // Started again, empty (the first request's hit went with it): the first answer after it is its first hit.
+    await startRedis();
+    let back: HttpResult | undefined;
+    for (let i = 0; i < 50; i++) {
+      back = await api.get('/me', { token });
+      if (back.status === 200) break;
+      expectProblem(back, 503, 'service_unavailable');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(back?.status, back?.text).toBe(200);
+    expect(back?.headers.get('ratelimit-remaining')).toBe('59');
   });
 });

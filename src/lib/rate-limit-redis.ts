@@ -75,6 +75,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #hit: HitCommand;
   readonly #prefix: string;
   #closed = false;
+  #waiting: Promise<boolean> | null = null;
 
   constructor(url: string, opts: { prefix?: string } = {}) {
     this.#prefix = opts.prefix ?? 'ratelimit:';
@@ -83,8 +84,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     // not waived, and the sign-in and payment throttles ride on them.
     // Loaded on first use (a CommonJS package, so synchronously): a process without REDIS_URL never pays for it.
     const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.#redis = new Client(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
-    // A lost connection is reported by the commands that fail (503s); ioredis reconnects on its own.
+    // No offline queue and no retry: a hit refused because Redis did not answer must not be sent once it is back
+    // (ioredis would replay its queue on reconnecting, charging the caller for requests it was refused). A hit made
+    // while the connection is being (re)made waits for it, a second at most (#connected).
+    this.#redis = new Client(url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: 1_000 });
+    // A lost connection is reported by the hits that fail (503s); ioredis reconnects on its own.
     this.#redis.on('error', () => undefined);
     // defineCommand sends EVALSHA and falls back to EVAL when the script isn't cached.
     this.#redis.defineCommand('rateLimitLog', { numberOfKeys: 1, lua: HIT_SCRIPT });
@@ -115,6 +119,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     // The random part keeps hits in the same millisecond distinct (a repeated member would only move, not add).
     let reply: unknown;
     try {
+      if (!(await this.#connected())) throw new Error('not connected');
       reply = await this.#hit(
         logKey,
         c.t - c.windowMs,
@@ -133,6 +138,23 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     const [allowed, count, pivotAt] = parseHitReply(reply);
     return decide(rule, c, allowed, count, pivotAt);
+  }
+
+  /** Connected now, or within a second; one wait shared by every hit made meanwhile. */
+  #connected(): Promise<boolean> | boolean {
+    if (this.#redis.status === 'ready') return true;
+    this.#waiting ??= new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.#redis.off('ready', onReady);
+        this.#waiting = null;
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(this.#redis.status === 'ready'), 1_000);
+      this.#redis.once('ready', onReady);
+    });
+    return this.#waiting;
   }
 
   async close(): Promise<void> {
