@@ -1,5 +1,6 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import {
+  BREAK,
   type ArgumentNode,
   type DocumentNode,
   type GraphQLError,
@@ -50,6 +51,17 @@ export function requestShapePlugin(): Plugin {
       const refused = requestShapeError(params);
       if (refused) throw refused;
     },
+    // The text check above sees the document as sent; an escape in one of its strings (`"\u0000"`, `"\ud800"`) only
+    // becomes such text once parsed, and then reached PostgreSQL (500). Only a document with a \u escape is walked.
+    onParse({ params }) {
+      const given = params.source as string | { body: string };
+      const source = typeof given === 'string' ? given : given.body;
+      if (!source.includes('\\u')) return;
+      return ({ result, replaceParseResult }) => {
+        if (result && !(result instanceof Error) && documentHasUnstorableText(result as DocumentNode))
+          replaceParseResult(toGraphQLError(new AppError('invalid_request', { detail: UNSTORABLE_TEXT })));
+      };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const errors = cursorErrors(
         args.schema as GraphQLSchema,
@@ -83,6 +95,21 @@ export function requestShapeError(params: {
   if (inVariables !== null) return toGraphQLError(unstorableTextError(inVariables));
   if (hasUnstorableText([params.query, params.extensions])) return refuse(UNSTORABLE_TEXT);
   return null;
+}
+
+/** Whether a string value written in the document (an argument, a default value, a directive's) holds unstorable text. */
+export function documentHasUnstorableText(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    StringValue(node) {
+      if (hasUnstorableText(node.value)) {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 /** One pass over GraphQL source: brackets in strings, block strings and comments do not count. */
