@@ -31,20 +31,23 @@ export function pageArgs(
   opts: { pages?: boolean; cursor?: PageCursor } = {},
 ): { first: number; after?: string; offset?: number } {
   const pages = opts.pages ?? true;
-  const errors: { field: string; message: string }[] = [];
+  const errors: { field: string; code: string; message: string }[] = [];
+  // Not a whole number at all, or one beyond the bounds: the field codes of docs/api-conventions.md.
+  const kind = (v: number) => (Number.isInteger(v) ? 'out_of_range' : 'not_a_whole_number');
   const size = (name: string) => {
     const v = intParam(q.get(name));
     if (v === undefined) return undefined;
-    if (!Number.isInteger(v) || v < 1 || v > 100) errors.push({ field: name, message: 'an integer from 1 to 100' });
+    if (!Number.isInteger(v) || v < 1 || v > 100)
+      errors.push({ field: name, code: kind(v), message: 'an integer from 1 to 100' });
     return v;
   };
   const limit = size('limit') ?? (pages ? size('per_page') : undefined) ?? 25;
   const page = pages ? intParam(q.get('page')) : undefined;
   if (page !== undefined && (!Number.isInteger(page) || page < 1 || page > MAX_PAGE))
-    errors.push({ field: 'page', message: `an integer from 1 to ${MAX_PAGE}` });
+    errors.push({ field: 'page', code: kind(page), message: `an integer from 1 to ${MAX_PAGE}` });
   const cursor = q.get('cursor');
   const bad = cursor ? pageCursorProblem(cursor, opts.cursor ?? 'int') : null;
-  if (bad) errors.push({ field: 'cursor', message: bad });
+  if (bad) errors.push({ field: 'cursor', code: 'invalid_value', message: bad });
   if (errors.length) throw new ValidationError(errors);
   if (cursor) return { first: limit, after: cursor };
   return { first: limit, ...(page && page > 1 ? { offset: (page - 1) * limit } : {}) };

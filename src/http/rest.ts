@@ -6,7 +6,8 @@ import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { requireScope } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext } from '../context.ts';
 import { sha256Hex } from '../lib/crypto.ts';
-import { AppError } from '../lib/problem.ts';
+import { FIELD_ERROR_MESSAGES } from '../lib/field-errors.ts';
+import { AppError, ValidationError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import {
   canonicalJson,
@@ -175,6 +176,10 @@ async function readRouteBody(app: AppServices, { req, params, url, compiled }: R
   const unstorable =
     unstorableTextAt(params) ?? unstorableTextAt(query) ?? (route.multipart ? null : unstorableTextAt(body));
   if (unstorable !== null) throw unstorableTextError(unstorable);
+  // Every JSON body of the API is an object (the OpenAPI document): `null`, `[]`, `42` or `"x"` is refused, not read
+  // as an empty update (found by an outside check: a PATCH with such a body answered 200, changing nothing).
+  if (!route.multipart && body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body)))
+    throw new ValidationError([{ field: 'body', code: 'not_an_object', message: FIELD_ERROR_MESSAGES.not_an_object }]);
   return body;
 }
 

@@ -59,7 +59,8 @@ export function claimListWhere(p: Principal, f: ClaimListFilters, now = clockNow
 function checkFilters(f: ClaimListFilters): void {
   const errors: FieldError[] = [];
   for (const k of ['lossFrom', 'lossTo'] as const) {
-    if (f[k] != null && f[k] !== '' && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
+    if (f[k] != null && f[k] !== '' && !isYmd(f[k]))
+      errors.push({ field: k, code: 'invalid_value', message: YMD_MESSAGE });
   }
   for (const k of ['reportedFrom', 'reportedTo'] as const) {
     if (f[k] != null && Number.isNaN(f[k].getTime())) errors.push({ field: k, message: 'an ISO 8601 date-time' });

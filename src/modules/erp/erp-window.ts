@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { ValidationError } from '../../lib/problem.ts';
+import { type FieldError, ValidationError } from '../../lib/problem.ts';
 
 /**
  * The window and position of one page of an ERP export (docs/erp-exports.md "ERP exports"). A sync reads the records changed in
@@ -67,14 +67,16 @@ export function decodeKeyset(cursor: string): Keyset | null {
 
 /** The request's page arguments, checked (422 validation_failed naming the field); `until` is settled later. */
 export function checkPageArgs(a: ErpPageArgs): Omit<ErpWindow, 'until'> & { until: Date | null } {
-  const errors: { field: string; message: string }[] = [];
+  const errors: FieldError[] = [];
+  const kind = (v: number) => (Number.isInteger(v) ? 'out_of_range' : 'not_a_whole_number');
   const perPage = a.perPage ?? ERP_PAGE_SIZE.default;
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > ERP_PAGE_SIZE.max)
-    errors.push({ field: 'perPage', message: `an integer from 1 to ${ERP_PAGE_SIZE.max}` });
+    errors.push({ field: 'perPage', code: kind(perPage), message: `an integer from 1 to ${ERP_PAGE_SIZE.max}` });
   const page = a.page ?? 1;
-  if (!Number.isInteger(page) || page < 1) errors.push({ field: 'page', message: 'a positive integer' });
+  if (!Number.isInteger(page) || page < 1)
+    errors.push({ field: 'page', code: kind(page), message: 'a positive integer' });
   const after = a.after ? decodeKeyset(a.after) : null;
-  if (a.after && !after) errors.push({ field: 'after', message: CURSOR_PROBLEM });
+  if (a.after && !after) errors.push({ field: 'after', code: 'invalid_value', message: CURSOR_PROBLEM });
   if (page > 1 && !a.after)
     errors.push({ field: 'page', message: 'pages after the first are read through links.next (it carries a cursor)' });
   if (a.after && !a.until) errors.push({ field: 'until', message: 'required with a cursor: the window it belongs to' });

@@ -69,7 +69,8 @@ function checkInput(input: IpfQuoteInput, today: string): { startDate: string } 
   const t = input.tenorMonths;
   if (t != null && !(Number.isInteger(t) && t >= IPF_RULES.minTenorMonths && t <= IPF_RULES.maxTenorMonths))
     errors.push({ field: 'tenor_months', message: TENOR_RULE });
-  if (input.startDate != null && !isYmd(input.startDate)) errors.push({ field: 'start_date', message: YMD_MESSAGE });
+  if (input.startDate != null && !isYmd(input.startDate))
+    errors.push({ field: 'start_date', code: 'invalid_value', message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
   // The deposit is due the day the agreement is signed: a schedule never starts in the past.
   return { startDate: input.startDate && input.startDate > today ? input.startDate : today };

@@ -4,7 +4,7 @@ import type { Prisma, Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
 import { containsText } from '../../lib/search.ts';
-import { ValidationError } from '../../lib/problem.ts';
+import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { policyVisibility, visiblePolicy } from '../access/policy.visibility.ts';
 
 export interface PolicyListFilters {
@@ -22,11 +22,11 @@ const STATUSES = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed',
 
 /** The list's where: visibility is always ANDed, so no filter can widen what the caller sees. */
 export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.PolicyWhereInput {
-  const errors: { field: string; message: string }[] = [];
+  const errors: FieldError[] = [];
   if (f.status && !STATUSES.includes(f.status))
-    errors.push({ field: 'status', message: `one of ${STATUSES.join(', ')}` });
+    errors.push({ field: 'status', code: 'not_one_of', message: `one of ${STATUSES.join(', ')}` });
   for (const k of ['startFrom', 'startTo'] as const)
-    if (f[k] && !isYmd(f[k])) errors.push({ field: k, message: YMD_MESSAGE });
+    if (f[k] && !isYmd(f[k])) errors.push({ field: k, code: 'invalid_value', message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
   const and: Prisma.PolicyWhereInput[] = [policyVisibility(ctx.principal)];
   if (f.status) and.push({ status: f.status as never });

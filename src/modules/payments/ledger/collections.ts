@@ -34,7 +34,7 @@ const HOUR_MS = 3_600_000;
  */
 export async function collectionsSummary(ctx: Context, date?: string | null): Promise<CollectionsSummary> {
   const day = date ?? todayNairobi();
-  if (!isYmd(day)) throw new ValidationError([{ field: 'date', message: YMD_MESSAGE }]);
+  if (!isYmd(day)) throw new ValidationError([{ field: 'date', code: 'invalid_value', message: YMD_MESSAGE }]);
   const from = new Date(`${day}T00:00:00+03:00`);
   const to = new Date(from.getTime() + 24 * HOUR_MS);
   const p = ctx.principal!;

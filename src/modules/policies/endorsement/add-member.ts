@@ -37,7 +37,7 @@ export const addMember: EndorsementOperationRules = {
     if (!ANY_RELATIONSHIP.includes((m.relationship ?? '').trim().toLowerCase()))
       errors.push({ field: 'member.relationship', message: `one of ${ANY_RELATIONSHIP.join(', ')}` });
     if (m.dateOfBirth != null && !isYmd(m.dateOfBirth))
-      errors.push({ field: 'member.date_of_birth', message: YMD_MESSAGE });
+      errors.push({ field: 'member.date_of_birth', code: 'invalid_value', message: YMD_MESSAGE });
     if (m.age != null && !(Number.isInteger(m.age) && m.age >= 0 && m.age <= MAX_AGE))
       errors.push({ field: 'member.age', message: `whole years, 0–${MAX_AGE}` });
     if (m.dateOfBirth == null && m.age == null)
