@@ -589,7 +589,7 @@ describe('validation: junk never answers 500 and changes nothing', () => {
     ['no registration', { operation: 'remove_vehicle' }, 'regno'],
     ['empty details', { operation: 'change_details', details: {} }, 'details'],
     ['details not an object', { operation: 'change_details', details: 5 }, 'details'],
-    ['body is a list', [1, 2], 'operation'],
+    ['body is a list', [1, 2], 'body'],
   ];
   for (const [name, body, field] of cases) {
     it(name, async () => {
