@@ -104,9 +104,9 @@ export async function migrate(
       applied.push(name);
     }
     await client.query('BEGIN');
-    await ensureRoles(client);
+    const rolesMade = await ensureRoles(client);
     await ensureTenantIsolation(client);
-    await ensureAppRole(client);
+    if (rolesMade) await ensureAppRole(client);
     await client.query('COMMIT');
     return { applied, alreadyApplied: names.length - applied.length };
   } finally {

@@ -98,9 +98,11 @@ export async function ensureRoles(client: pg.ClientBase): Promise<boolean> {
   return true;
 }
 
-/** Grants the application's and the system work's roles what the service needs (after every migration). */
-export async function ensureAppRole(client: pg.ClientBase): Promise<boolean> {
-  if (!(await ensureRoles(client))) return false;
+/**
+ * Grants the application's and the system work's roles what the service needs (after every migration), when
+ * ensureRoles could create them.
+ */
+export async function ensureAppRole(client: pg.ClientBase): Promise<void> {
   const schema = quoteIdent((await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0].s);
   for (const role of [APP_ROLE, SYSTEM_ROLE]) {
     await client.query(`GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}`);
@@ -114,7 +116,6 @@ export async function ensureAppRole(client: pg.ClientBase): Promise<boolean> {
   await client.query(
     `ALTER FUNCTION app_authenticate(text, text) SECURITY DEFINER RESET ALL SET search_path = ${schema}, pg_temp`,
   );
-  return true;
 }
 
 /**
