@@ -8,7 +8,13 @@
 /** Who acts: a staff user through the `staff` client, or one of the two demo agents (their own records). */
 export type WeekActor = 'staff' | 'mutua' | 'hassan';
 
-/** When, on the week's clock: `day` days ago at `hour` (past days) or `minutesAgo` before the seed (today). */
+/** Today's steps happen less than this many minutes before the seed (`minutesAgo`). */
+export const TODAY_SPAN_MINUTES = 100;
+
+/**
+ * When, on the week's clock: `day` days ago at `hour` (past days) or `minutesAgo` before the seed (today, below
+ * TODAY_SPAN_MINUTES).
+ */
 export interface WeekWhen {
   day: number;
   hour?: number;

@@ -11,7 +11,14 @@ import { motorQuoteService } from '../modules/motor/quote.service.ts';
 import { bindService } from '../modules/policies/bind.service.ts';
 import { cancellationService } from '../modules/policies/cancellation.service.ts';
 import { endorsementService } from '../modules/policies/endorsement.service.ts';
-import { WEEK, type WeekActor, type WeekClaim, type WeekPolicy, type WeekWhen } from './demo-week-data.ts';
+import {
+  TODAY_SPAN_MINUTES,
+  WEEK,
+  type WeekActor,
+  type WeekClaim,
+  type WeekPolicy,
+  type WeekWhen,
+} from './demo-week-data.ts';
 import { payAtOnce, type WeekJobs, type WeekPrincipal, weekContext, weekServices } from './demo-week-services.ts';
 import { loanSteps } from './demo-week-loan.ts';
 
@@ -108,6 +115,23 @@ async function actors(app: AppServices, tenant: TenantInfo): Promise<Record<Week
   };
 }
 
+/**
+ * The instant of `w`: its hour on its day, or `minutesAgo` before `startedAt` (today). Today's steps lie within
+ * TODAY_SPAN_MINUTES of the seed; in the first minutes after midnight every one of them (not only those that would
+ * fall before midnight: the order must hold across all) is squeezed into the part of today that has passed, in the
+ * same order.
+ */
+export function weekInstant(w: WeekWhen, today: string, startedAt: Date): Date {
+  if (w.minutesAgo == null) {
+    const hh = String(w.hour ?? 9).padStart(2, '0');
+    return new Date(`${addDays(today, -w.day)}T${hh}:00:00+03:00`);
+  }
+  const midnight = new Date(`${today}T00:00:00+03:00`).getTime();
+  const started = startedAt.getTime();
+  if (started - TODAY_SPAN_MINUTES * 60_000 >= midnight) return new Date(started - w.minutesAgo * 60_000);
+  return new Date(midnight + ((started - midnight) * (TODAY_SPAN_MINUTES - w.minutesAgo)) / TODAY_SPAN_MINUTES);
+}
+
 interface Step {
   at: Date;
   /** The policy whose story this is: one policy's steps run in turn, different policies' side by side. */
@@ -127,17 +151,9 @@ class Week {
     private readonly as: Record<WeekActor, Context>,
   ) {}
 
-  /** The instant of `w`: its hour on its day, or today `minutesAgo` before the seed (kept within today). */
+  /** The instant of `w` on the week's clock (weekInstant). */
   at(w: WeekWhen): Date {
-    if (w.minutesAgo == null) {
-      const hh = String(w.hour ?? 9).padStart(2, '0');
-      return new Date(`${addDays(this.#today, -w.day)}T${hh}:00:00+03:00`);
-    }
-    const midnight = new Date(`${this.#today}T00:00:00+03:00`).getTime();
-    const t = this.#startedAt.getTime() - w.minutesAgo * 60_000;
-    if (t >= midnight) return new Date(t);
-    // Just after midnight: the same order, squeezed into the part of today that has passed.
-    return new Date(midnight + ((this.#startedAt.getTime() - midnight) * (100 - w.minutesAgo)) / 100);
+    return weekInstant(w, this.#today, this.#startedAt);
   }
 
   /**
