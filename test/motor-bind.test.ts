@@ -10,6 +10,7 @@ import {
   type Org,
   type OrgOptions,
 } from './kit.ts';
+import { bindVars } from './kit/policies.ts';
 
 const JOHN = { clientNo: 'C-000001', name: 'John Kariuki Mwangi', phone: '254722000101' };
 
@@ -612,39 +613,10 @@ const GQL_BIND = `mutation B($client: InsuredInput!, $policy: BindPolicyInput!, 
   }
 }`;
 
-/** The REST body's parts in GraphQL spelling. */
-function gqlVars(b: any) {
-  const v = b.vehicles[0];
-  return {
-    client: { name: b.client.name, phone: b.client.phone, idNo: b.client.idno },
-    policy: {
-      startDate: b.policy.start_date,
-      insurerId: b.policy.insurer_id,
-      class: b.policy.class,
-      coverage: b.policy.coverage,
-      scope: b.policy.scope,
-      coverPeriod: b.policy.cover_period,
-      premium: b.policy.premium,
-      premiumInstalments: b.policy.premium_instalments ?? null,
-    },
-    vehicles: [
-      {
-        regNo: v.regno,
-        chassisNo: v.chassis_no,
-        make: v.make,
-        model: v.model,
-        yom: v.yom,
-        value: v.value,
-        coverage: v.coverage,
-      },
-    ],
-  };
-}
-
 describe('bindMotorPolicy (GraphQL)', () => {
   it('binds like POST /motor/save', async () => {
     const { body } = await o.body({ policy: { premium_instalments: 3 } });
-    const g = await o.api.gql(GQL_BIND, gqlVars(body), { token: o.tokens.staff });
+    const g = await o.api.gql(GQL_BIND, bindVars(body), { token: o.tokens.staff });
     expect(g.body.errors).toBeUndefined();
     const res = g.body.data.bindMotorPolicy;
     expect(res.__typename).toBe('BoundPolicy');
@@ -669,7 +641,7 @@ describe('bindMotorPolicy (GraphQL)', () => {
 
   it('answers a premium mismatch as PremiumMismatchProblem with the server figures', async () => {
     const { body } = await o.body({ policy: { premium: 50_000 } });
-    const g = await o.api.gql(GQL_BIND, gqlVars(body), { token: o.tokens.staff });
+    const g = await o.api.gql(GQL_BIND, bindVars(body), { token: o.tokens.staff });
     expect(g.body.errors).toBeUndefined();
     expect(g.body.data.bindMotorPolicy).toEqual({
       __typename: 'PremiumMismatchProblem',
@@ -691,7 +663,7 @@ describe('bindMotorPolicy (GraphQL)', () => {
 describe('visibility of a bound policy', () => {
   it('a policy bound by agent1 is visible to agent1 and staff, not to agent2', async () => {
     const { body } = await o.body();
-    const g = await o.api.gql(GQL_BIND, gqlVars(body), { token: o.tokens.agent });
+    const g = await o.api.gql(GQL_BIND, bindVars(body), { token: o.tokens.agent });
     const bound = g.body.data.bindMotorPolicy;
     expect(bound.__typename, JSON.stringify(g.body)).toBe('BoundPolicy');
     const node = `query N($id: ID!) { node(id: $id) { __typename ... on Policy { policyNo } } }`;

@@ -86,7 +86,7 @@ describe('round trips of a read', () => {
  * What a bind costs (issue 28: batch what can be batched). Counted as the statements the pool's connections send
  * while one bind of a new client runs: the identity locks in one statement, the new client's row not read back, no
  * client-area key or linked prospect looked for on a client this transaction created, the policy's taxes with one
- * insert. Other work on the pool (the outbox's dispatch of the bind's events) runs after the answer, once it is
+ * insert, each number drawn and written over its stand-in in one statement (counters.ts pendingNumber). Other work on the pool (the outbox's dispatch of the bind's events) runs after the answer, once it is
  * counted.
  */
 describe('round trips of a write', () => {

@@ -265,3 +265,32 @@ export async function certifiedPolicy(o: Org, a: ActiveOptions = {}): Promise<Ac
   );
   return { ...pol, certificates };
 }
+
+/** A REST motor bind body's parts in GraphQL spelling: the variables of bindMotorPolicy. */
+export function bindVars(b: any) {
+  const v = b.vehicles[0];
+  return {
+    client: { name: b.client.name, phone: b.client.phone, idNo: b.client.idno },
+    policy: {
+      startDate: b.policy.start_date,
+      insurerId: b.policy.insurer_id,
+      class: b.policy.class,
+      coverage: b.policy.coverage,
+      scope: b.policy.scope,
+      coverPeriod: b.policy.cover_period,
+      premium: b.policy.premium,
+      premiumInstalments: b.policy.premium_instalments ?? null,
+    },
+    vehicles: [
+      {
+        regNo: v.regno,
+        chassisNo: v.chassis_no,
+        make: v.make,
+        model: v.model,
+        yom: v.yom,
+        value: v.value,
+        coverage: v.coverage,
+      },
+    ],
+  };
+}

@@ -21,6 +21,18 @@ export interface InsuredInput {
   type?: string | null;
 }
 
+/**
+ * The policyholder found or added. A client added with `numberLater` has a stand-in `clientNo` until `complete` runs
+ * (it draws the number, writes it and the audit entry, and returns it): run it just before the transaction ends.
+ */
+export interface Insured {
+  id: number;
+  clientNo: string;
+  salesPersonId: number | null;
+  created: boolean;
+  complete?: () => Promise<string>;
+}
+
 /** Names agree when one's words are all in the other's (case, spacing and punctuation aside): "John Kariuki" ~ "KARIUKI John M.". */
 export function namesAgree(a: string, b: string): boolean {
   const words = (s: string) =>
@@ -50,7 +62,8 @@ export async function resolveInsured(
   tx: Tx,
   input: InsuredInput,
   field = 'client',
-): Promise<{ id: number; clientNo: string; salesPersonId: number | null; created: boolean }> {
+  opts: { numberLater?: boolean } = {},
+): Promise<Insured> {
   const p = ctx.principal!;
   if (input.clientNo) {
     const c = await tx.client.findFirst({ where: { AND: [{ clientNo: input.clientNo }, clientVisibility(p)] } });
@@ -102,9 +115,15 @@ export async function resolveInsured(
       ctx,
       tx,
       { ...createInput, force: true },
-      { onboardedVia: 'api', identifiersLocked: !input.force },
+      { onboardedVia: 'api', identifiersLocked: !input.force, numberLater: opts.numberLater },
     );
-    return { id: created.id, clientNo: created.clientNo, salesPersonId: created.salesPersonId, created: true };
+    return {
+      id: created.id,
+      clientNo: created.clientNo,
+      salesPersonId: created.salesPersonId,
+      created: true,
+      complete: created.complete,
+    };
   } catch (e) {
     if (e instanceof ValidationError) {
       throw new ValidationError(

@@ -4,7 +4,7 @@ import type { CoverInsured } from '../covers/line.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
 import { now } from '../../lib/clock.ts';
 import { addMonths, toDbDate } from '../../lib/dates.ts';
-import { nextNumber } from '../../db/counters.ts';
+import { counterDraw, nextNumber, pendingNumber, sequenceSql, sequenceText } from '../../db/counters.ts';
 import { splitInstalments } from '../motor/rating.ts';
 import { recordInitialStatus, type TransitionMeta } from './policy-state.ts';
 
@@ -85,6 +85,12 @@ export interface NewPolicy {
 /** Policy-number prefix per product line. */
 const POLICY_PREFIX: Record<ProductLine, string> = { motor: 'MTR', medical: 'MED', travel: 'TRV', standard: 'STD' };
 
+/** What precedes the sequence in a policy number and its risk note: `MTR-2026-` and `RN-2026-`. */
+function numberHeads(today: string, line: ProductLine) {
+  const year = today.slice(0, 4);
+  return { policyNo: `${POLICY_PREFIX[line]}-${year}-`, riskNote: `RN-${year}-` };
+}
+
 /**
  * The next policy number of the organisation: <prefix>-<year>-<seq> (MTR motor, MED medical, TRV travel, STD standard
  * products; one gap-free sequence across lines), with its risk note RN-<year>-<seq>.
@@ -95,9 +101,40 @@ export async function nextPolicyNumbers(
   today: string,
   line: ProductLine = 'motor',
 ): Promise<{ policyNo: string; riskNote: string }> {
-  const year = today.slice(0, 4);
-  const seq = String(await nextNumber(tx, tenantId, 'policy_no')).padStart(6, '0');
-  return { policyNo: `${POLICY_PREFIX[line]}-${year}-${seq}`, riskNote: `RN-${year}-${seq}` };
+  const heads = numberHeads(today, line);
+  const seq = sequenceText(await nextNumber(tx, tenantId, 'policy_no'));
+  return { policyNo: heads.policyNo + seq, riskNote: heads.riskNote + seq };
+}
+
+/** Stand-in numbers for a policy whose number is drawn last (drawPolicyNumbers): see pendingNumber. */
+export function pendingPolicyNumbers(): { policyNo: string; riskNote: string } {
+  const standIn = pendingNumber();
+  return { policyNo: standIn, riskNote: standIn };
+}
+
+/**
+ * A bind's last step (issue 28): the policy number drawn, as nextPolicyNumbers would have, and written over the
+ * stand-in on the policy and its debit notes' numbers, in one statement just before the transaction ends.
+ */
+export async function drawPolicyNumbers(
+  tx: Tx,
+  policy: { id: number; tenantId: number; policyNo: string },
+  today: string,
+  line: ProductLine = 'motor',
+): Promise<{ policyNo: string; riskNote: string }> {
+  const heads = numberHeads(today, line);
+  const seq = sequenceSql('n.value');
+  const [drawn] = await tx.$queryRaw<{ policy_no: string; risk_note: string }[]>`
+    WITH n AS (${counterDraw(policy.tenantId, 'policy_no')}),
+    p AS (
+      UPDATE policies SET policy_no = ${heads.policyNo} || ${seq}, risk_note = ${heads.riskNote} || ${seq}
+        FROM n WHERE policies.id = ${policy.id} AND policies.policy_no = ${policy.policyNo}
+        RETURNING policies.policy_no, policies.risk_note),
+    d AS (
+      UPDATE debit_notes SET number = replace(number, ${policy.policyNo}, (SELECT policy_no FROM p))
+        WHERE debit_notes.policy_id = ${policy.id})
+    SELECT policy_no, risk_note FROM p`;
+  return { policyNo: drawn.policy_no, riskNote: drawn.risk_note };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
-import { nextNumber } from '../../../db/counters.ts';
+import { counterDraw, nextNumber, pendingNumber, sequenceSql, sequenceText } from '../../../db/counters.ts';
 import { DuplicateClientError } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit, snakeKeys } from '../../audit/audit.service.ts';
@@ -9,12 +9,16 @@ import { describeMatches, findIdentityMatches, lockIdentifiers } from './identit
 import { createSchema, toDate } from './input.ts';
 import { assertRefs } from './references.ts';
 
-/** Creates a client inside `tx` (shared with quote and policy saves, which create clients too). */
+/**
+ * Creates a client inside `tx` (shared with quote and policy saves, which create clients too). With `numberLater`
+ * (a bind, issue 28) the row is written with a stand-in number and the result carries `complete`, which the caller
+ * runs just before its transaction ends: it draws the client number, writes it and records the audit entry.
+ */
 export async function createClientInTx(
   ctx: Context,
   tx: Tx,
   input: unknown,
-  opts: { onboardedVia?: string; identifiersLocked?: boolean } = {},
+  opts: { onboardedVia?: string; identifiersLocked?: boolean; numberLater?: boolean } = {},
 ) {
   const p = ctx.principal!;
   const actor = requireAbility(p, 'clients.write');
@@ -26,7 +30,9 @@ export async function createClientInTx(
     const matches = await findIdentityMatches(tx, d);
     if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));
   }
-  const clientNo = `C-${String(await nextNumber(tx, p.tenant.id, 'client_no')).padStart(6, '0')}`;
+  const clientNo = opts.numberLater
+    ? pendingNumber()
+    : `C-${sequenceText(await nextNumber(tx, p.tenant.id, 'client_no'))}`;
   const created = await tx.client.create({
     data: {
       tenantId: p.tenant.id,
@@ -54,13 +60,32 @@ export async function createClientInTx(
     },
   });
   const { force, ...recorded } = d;
-  await recordAudit(ctx, tx, p.tenant.id, {
-    action: 'client.created',
-    entityType: 'client',
-    entityId: clientNo,
-    changes: { ...snakeKeys(recorded), ...(force ? { forced_despite_matches: true } : {}) },
-  });
-  return created;
+  const audit = (no: string) =>
+    recordAudit(ctx, tx, p.tenant.id, {
+      action: 'client.created',
+      entityType: 'client',
+      entityId: no,
+      changes: { ...snakeKeys(recorded), ...(force ? { forced_despite_matches: true } : {}) },
+    });
+  if (!opts.numberLater) {
+    await audit(clientNo);
+    return { ...created, complete: undefined };
+  }
+  const complete = async (): Promise<string> => {
+    const no = await drawClientNumber(tx, p.tenant.id, created.id);
+    await audit(no);
+    return no;
+  };
+  return { ...created, complete };
+}
+
+/** The client's number, drawn and written over its stand-in in one statement. */
+async function drawClientNumber(tx: Tx, tenantId: number, clientId: number): Promise<string> {
+  const [row] = await tx.$queryRaw<{ client_no: string }[]>`
+    WITH n AS (${counterDraw(tenantId, 'client_no')})
+    UPDATE clients SET client_no = 'C-' || ${sequenceSql('n.value')} FROM n WHERE clients.id = ${clientId}
+    RETURNING clients.client_no`;
+  return row.client_no;
 }
 
 export function createClient(ctx: Context, input: unknown) {

@@ -5,10 +5,16 @@ import { newSecret, sha256Hex } from '../../../lib/crypto.ts';
 import { todayNairobi } from '../../../lib/dates.ts';
 import { DomainRuleError } from '../../../lib/problem.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
-import { resolveInsured } from '../../clients/client-matching.ts';
+import { type Insured, resolveInsured } from '../../clients/client-matching.ts';
 import { prospectService } from '../../prospects/prospect.service.ts';
 import type { MotorRisk, QuotedOption } from '../../motor/quote.service.ts';
-import { createPolicy, type NewPolicy, nextPolicyNumbers } from '../policy-factory.ts';
+import {
+  createPolicy,
+  drawPolicyNumbers,
+  type NewPolicy,
+  pendingPolicyNumbers,
+  type ProductLine,
+} from '../policy-factory.ts';
 import { findCoverClash } from '../policy.service.ts';
 import { assertRatesUnchanged, priceAsSubmitted } from './price.ts';
 import {
@@ -38,12 +44,11 @@ export async function bind(ctx: Context, input: BindInput) {
     async (tx: Tx) => {
       const option = await priceAsSubmitted(ctx, tx, risk, input.policy, v);
       await assertNoCoverClash(ctx, tx, v.regNo, risk);
-      const client = await resolveInsured(ctx, tx, input.client ?? {});
       // FOR SHARE holds further rate changes off until this bind commits.
       await assertRatesUnchanged(tx, option);
-      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today);
+      const client = await resolveInsured(ctx, tx, input.client ?? {}, 'client', { numberLater: true });
       const salesPersonId = client.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
-      const { policy, debitNotes } = await createPolicy(
+      const created = await createPolicy(
         tx,
         boundPolicy({ input, v, risk, option }, actor, {
           tenantId: p.tenant.id,
@@ -51,11 +56,13 @@ export async function bind(ctx: Context, input: BindInput) {
           salesPersonId,
           apiClientId: p.apiClient.id,
         }),
-        numbers,
+        pendingPolicyNumbers(),
       );
-      const clientKey = await recordBound(ctx, tx, {
-        policy,
+      const bound = await recordBound(ctx, tx, {
+        ...created,
         client,
+        today,
+        line: 'motor',
         prospectUuid: input.prospectUuid,
         changes: {
           insurer_id: option.insurer.id,
@@ -64,7 +71,7 @@ export async function bind(ctx: Context, input: BindInput) {
           payment_mode: v.paymentMode,
         },
       });
-      return { policy, clientNo: client.clientNo, clientKey, debitNotes, option };
+      return { ...bound, option };
     },
     { timeout: 20_000 },
   );
@@ -131,33 +138,48 @@ function boundPolicy(
 
 /**
  * What every bind does once its policy exists, motor or any other line: the client-area key when the client has none
- * (returned, shown once), the prospect won, and the audit entry.
+ * (returned, shown once), then the numbers, drawn last (the client's when this bind added it, then the policy's:
+ * counters/pendingNumber), the prospect won, and the audit entry. Answers the policy and its debit notes as numbered.
  */
-export async function recordBound(
+export async function recordBound<
+  P extends { id: number; uuid: string; policyNo: string; riskNote: string; tenantId: number },
+  D extends { number: string },
+>(
   ctx: Context,
   tx: Tx,
   b: {
-    policy: { uuid: string; policyNo: string; tenantId: number };
-    /** `created`: the client was added in this transaction (it has no client-area key or prospect yet). */
-    client: { id: number; clientNo: string; created?: boolean };
+    policy: P;
+    debitNotes: D[];
+    /** The policyholder: a client this bind added (`created`) is numbered here (Insured.complete). */
+    client: Insured;
+    today: string;
+    line: ProductLine;
     prospectUuid?: string | null;
     changes: Record<string, unknown>;
   },
-): Promise<string | null> {
-  const clientKey = await issueClientKey(tx, b.policy.tenantId, b.client.id, !!b.client.created);
+): Promise<{ policy: P; debitNotes: D[]; clientNo: string; clientKey: string | null }> {
+  const { tenantId } = b.policy;
+  const clientKey = await issueClientKey(tx, tenantId, b.client.id, b.client.created);
+  const clientNo = b.client.complete ? await b.client.complete() : b.client.clientNo;
+  const numbers = await drawPolicyNumbers(tx, b.policy, b.today, b.line);
   await prospectService.onPolicyBound(ctx, tx, {
     clientId: b.client.id,
-    clientIsNew: !!b.client.created,
+    clientIsNew: b.client.created,
     prospectUuid: b.prospectUuid,
-    ref: `Policy ${b.policy.policyNo}`,
+    ref: `Policy ${numbers.policyNo}`,
   });
-  await recordAudit(ctx, tx, b.policy.tenantId, {
+  await recordAudit(ctx, tx, tenantId, {
     action: 'policy.bound',
     entityType: 'policy',
     entityId: b.policy.uuid,
-    changes: { policy_no: b.policy.policyNo, client_no: b.client.clientNo, ...b.changes },
+    changes: { policy_no: numbers.policyNo, client_no: clientNo, ...b.changes },
   });
-  return clientKey;
+  return {
+    policy: { ...b.policy, ...numbers },
+    debitNotes: b.debitNotes.map((d) => ({ ...d, number: d.number.replace(b.policy.policyNo, numbers.policyNo) })),
+    clientNo,
+    clientKey,
+  };
 }
 
 /** Client-area credentials: a key only when the client has none yet; existing keys keep working. */

@@ -8,7 +8,7 @@ import type { CoverLineCode, CoverRiskBase } from '../../covers/line.ts';
 import { type AnyCoverLine, lineOf } from '../../covers/lines.ts';
 import { type CoverOption, coverNoQuote, priceCover } from '../../covers/quote.service.ts';
 import { RISK_FIELD } from '../../covers/save-quote.service.ts';
-import { createPolicy, currentProductVersion, type NewPolicy, nextPolicyNumbers } from '../policy-factory.ts';
+import { createPolicy, currentProductVersion, type NewPolicy, pendingPolicyNumbers } from '../policy-factory.ts';
 import { recordBound } from './bind.ts';
 import { checkAsSubmitted } from './price.ts';
 import { assertIpfOffered, assertStartWithinReach, paymentPlan } from './validate.ts';
@@ -108,11 +108,10 @@ export async function bindCover(ctx: Context, code: CoverLineCode, input: CoverB
   return ctx.tx(
     async (tx: Tx) => {
       const option = await priceAsSubmitted(ctx, tx, { line, risk, pol, v });
-      const client = await resolveInsured(ctx, tx, input.client ?? {});
       // FOR SHARE holds further rate changes off until this bind commits.
       if ((await currentProductVersion(tx, option.productId, 'cover')) !== option.productVersion)
         throw new PriceChangedError(`${option.insurer.name} changed its rates during this save; quote again`);
-      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today, code);
+      const client = await resolveInsured(ctx, tx, input.client ?? {}, 'client', { numberLater: true });
       const salesPersonId = client.salesPersonId ?? (actor.role === 'agent' ? actor.userId : null);
       const np = boundCover(code, line, risk, option, v, {
         tenantId: p.tenant.id,
@@ -121,10 +120,12 @@ export async function bindCover(ctx: Context, code: CoverLineCode, input: CoverB
         userId: actor.userId,
         apiClientId: p.apiClient.id,
       });
-      const { policy, debitNotes } = await createPolicy(tx, np, numbers);
-      const clientKey = await recordBound(ctx, tx, {
-        policy,
+      const created = await createPolicy(tx, np, pendingPolicyNumbers());
+      const bound = await recordBound(ctx, tx, {
+        ...created,
         client,
+        today,
+        line: code,
         prospectUuid: input.prospectUuid,
         changes: {
           product_line: code,
@@ -135,7 +136,7 @@ export async function bindCover(ctx: Context, code: CoverLineCode, input: CoverB
           payment_mode: v.paymentMode,
         },
       });
-      return { policy, clientNo: client.clientNo, clientKey, debitNotes, option };
+      return { ...bound, option };
     },
     { timeout: 20_000 },
   );
