@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Repeater } from '@repeaterjs/repeater';
+import type { Prisma } from '../generated/prisma/client.ts';
 import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';
@@ -144,6 +145,17 @@ export class EventBus {
   async publish(tx: Tx, topic: string, tenantId: number, payload: Record<string, unknown>): Promise<void> {
     const message: BusMessage = { topic, tenantId, payload };
     await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${JSON.stringify(message)})`;
+  }
+
+  /**
+   * Writes a row and announces it in one statement (one round trip, not the two of an insert then publish): `insert`
+   * is an `INSERT … RETURNING id`, and the event's payload is `{id}`, the new row's id as text, as publish would send.
+   */
+  async publishInserted(tx: Tx, topic: string, tenantId: number, insert: Prisma.Sql): Promise<void> {
+    await tx.$executeRaw`WITH inserted AS (${insert})
+      SELECT pg_notify(${CHANNEL}, json_build_object(
+        'topic', ${topic}::text, 'tenantId', ${tenantId}::int, 'payload', json_build_object('id', inserted.id::text))::text)
+      FROM inserted`;
   }
 
   /** Events of one topic for one tenant, as an async iterator that ends when the subscriber goes away. */

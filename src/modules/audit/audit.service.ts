@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
-import type { Prisma, Tx } from '../../db/client.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { Tx } from '../../db/client.ts';
 import type { ActorType } from '../../generated/prisma/enums.ts';
 
 export interface AuditInput {
@@ -45,21 +46,24 @@ export function actorLabel(ctx: Context): string {
   return who(ctx).actorLabel;
 }
 
-/** Writes the audit row in the caller's transaction, so a change and its audit trail commit or vanish together. */
+/**
+ * Writes the audit row in the caller's transaction, so a change and its audit trail commit or vanish together, and
+ * announces it to the audit subscription (`{id}`) in the same statement (EventBus.publishInserted).
+ */
 export async function recordAudit(ctx: Context, tx: Tx, tenantId: number, input: AuditInput): Promise<void> {
   const w = who(ctx);
-  const row = await tx.auditLog.create({
-    data: {
-      tenantId,
-      ...w,
-      action: input.action,
-      entityType: input.entityType,
-      entityId: String(input.entityId),
-      changes: (input.changes ?? undefined) as never,
-      requestId: ctx.requestId,
-    },
-  });
-  await ctx.app.events.publish(tx, AUDIT_TOPIC, tenantId, { id: row.id.toString() });
+  const changes = input.changes === undefined ? null : JSON.stringify(input.changes);
+  await ctx.app.events.publishInserted(
+    tx,
+    AUDIT_TOPIC,
+    tenantId,
+    Prisma.sql`INSERT INTO audit_logs (tenant_id, actor_type, actor_user_id, api_client_id, actor_label, action,
+        entity_type, entity_id, changes, request_id, created_at)
+      VALUES (${tenantId}, CAST(${w.actorType}::text AS "ActorType"), ${w.actorUserId}, ${w.apiClientId},
+        ${w.actorLabel}, ${input.action}, ${input.entityType}, ${String(input.entityId)}, ${changes}::jsonb,
+        ${ctx.requestId ?? null}, ${new Date()})
+      RETURNING id`,
+  );
 }
 
 /** Audit trails use the REST spelling (snake_case) whichever transport made the change. */
