@@ -15,6 +15,11 @@ import { QUEUES } from './queues.ts';
 
 export interface StartedJobs {
   boss: PgBoss;
+  /**
+   * The service has begun to stop (its HTTP server closes first): a job that fails from now on, such as a simulator's
+   * callback to that server, is the stop interrupting it, logged at info (pg-boss retries it after the restart).
+   */
+  markStopping(): void;
   /** Before pg-boss stops: takes no more outbox announcements and waits for the work already taken. */
   quiesce(): Promise<void>;
 }
@@ -35,7 +40,7 @@ export async function startJobs(app: AppServices, databaseUrl: string, listenUrl
     else app.log.error({ err }, 'pg-boss error');
   });
   await boss.start();
-  instrumentWorkers(boss, app);
+  instrumentWorkers(boss, app, () => stopping);
   for (const q of Object.values(QUEUES)) {
     await boss.createQueue(q.name, { name: q.name, ...q.options });
     if ('cron' in q && q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'Africa/Nairobi' });
@@ -52,6 +57,9 @@ export async function startJobs(app: AppServices, databaseUrl: string, listenUrl
   await registerSandboxWorkers(boss, app);
   return {
     boss,
+    markStopping: () => {
+      stopping = true;
+    },
     quiesce: () => {
       stopping = true;
       return outbox.quiesce();

@@ -8,9 +8,11 @@ type Work = (name: string, ...rest: unknown[]) => Promise<string>;
 
 /**
  * Every worker registered on `boss` after this call reports how each batch it is handed ends (app.metrics): the
- * handler returned (`completed`) or threw (`failed`, logged; pg-boss retries the batch per its queue's policy).
+ * handler returned (`completed`) or threw (`failed`, logged; pg-boss retries the batch per its queue's policy). A
+ * failure once the service is `stopping` is logged at info: the stop interrupted it (its own HTTP server is closed),
+ * and it is retried after the restart like any other.
  */
-export function instrumentWorkers(boss: PgBoss, app: AppServices): void {
+export function instrumentWorkers(boss: PgBoss, app: AppServices, stopping: () => boolean = () => false): void {
   const work = boss.work.bind(boss) as Work;
   const wrapped: Work = (name, ...rest) => {
     const handler = rest.pop() as Handler;
@@ -21,7 +23,9 @@ export function instrumentWorkers(boss: PgBoss, app: AppServices): void {
         return result;
       } catch (err) {
         app.metrics.jobOutcome(name, 'failed', jobs.length);
-        app.log.warn({ err, job: name, jobs: jobs.length }, 'job failed (pg-boss retries it as its queue says)');
+        if (stopping())
+          app.log.info({ err, job: name, jobs: jobs.length }, 'job interrupted by the stop (pg-boss retries it)');
+        else app.log.warn({ err, job: name, jobs: jobs.length }, 'job failed (pg-boss retries it as its queue says)');
         throw err;
       }
     };

@@ -195,6 +195,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     origin,
     stop() {
       stopping ??= (async () => {
+        jobs?.markStopping();
         await http.close(config.shutdownTimeoutMs);
         await jobs?.quiesce();
         await boss
