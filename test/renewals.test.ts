@@ -219,6 +219,10 @@ describe('POST /policies/{uuid}/renew', () => {
       renewed_by: null,
     });
     expect(next.policy_no).not.toBe(pol.policy_no);
+    // Numbered last, as a bind is (src/db/counters.ts pendingNumber): the drawn number on the policy, its risk note
+    // and its debit notes, and no stand-in left.
+    expect(next.policy_no).toMatch(/^MTR-\d{4}-\d{6}$/);
+    expect(next.debit_notes.map((d: any) => d.number)).toEqual([1, 2].map((n) => `DN-${next.policy_no}-${n}/2`));
     expect(next.premium).toMatchObject({
       basic_premium_minor: q.renewal.basic_premium_minor,
       taxes_minor: q.renewal.taxes_minor,
@@ -245,6 +249,7 @@ describe('POST /policies/{uuid}/renew', () => {
     const row = await policyRow(o, next.uuid);
     const oldRow = await policyRow(o, pol.uuid);
     expect(row.renewalOfId).toBe(oldRow.id);
+    expect(row.riskNote).toBe(next.policy_no.replace(/^MTR-/, 'RN-'));
     expect(row.vehicles.map((v) => v.regNo)).toEqual(oldRow.vehicles.map((v) => v.regNo));
     expect(
       row.premiumItems.map((i) => [

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { addDays, annualEnd } from '../../src/lib/dates.ts';
-import { createPolicy, type NewPolicyRisk, nextPolicyNumbers } from '../../src/modules/policies/policy-factory.ts';
+import {
+  createPolicy,
+  drawPolicyNumbers,
+  type NewPolicyRisk,
+  pendingPolicyNumbers,
+  withNumbers,
+} from '../../src/modules/policies/policy-factory.ts';
 import { periodPremium } from '../../src/modules/policies/proration.ts';
 import { levyTable } from '../../src/modules/reference/rating-rows.ts';
 import { TODAY } from '../helpers/clock.ts';
@@ -196,8 +202,7 @@ export async function coverPolicy(o: Org, line: CoverLine, opts: CoverPolicyOpti
     // Each premium item levied on its own, as a bind of several items levies them (proration.ts periodPremium).
     const items = policyPremiumMinor != null ? [policyPremiumMinor] : risks.map((r) => r.annualBasicMinor ?? 0n);
     const { levies: taxes, taxesMinor } = periodPremium(items, await levyTable(tx));
-    const numbers = await nextPolicyNumbers(tx, o.id, TODAY, line);
-    const { policy, debitNotes } = await createPolicy(
+    const created = await createPolicy(
       tx,
       {
         tenantId: o.id,
@@ -226,9 +231,11 @@ export async function coverPolicy(o: Org, line: CoverLine, opts: CoverPolicyOpti
         policyPremiumMinor,
         initialStatus: { source: 'bind', reason: 'test fixture (test/kit/cover-policy.ts)', actorUserId: user.id },
       },
-      numbers,
+      pendingPolicyNumbers(),
     );
-    return { policy, debitNotes, taxesMinor };
+    // Numbered as a bind numbers its policy: last (src/db/counters.ts pendingNumber).
+    const numbers = await drawPolicyNumbers(tx, created.policy, TODAY, line);
+    return { ...withNumbers(created, numbers), taxesMinor };
   });
   const { policy } = made;
   return {

@@ -4,7 +4,7 @@ import type { CoverInsured } from '../covers/line.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
 import { now } from '../../lib/clock.ts';
 import { addMonths, toDbDate } from '../../lib/dates.ts';
-import { counterDraw, nextNumber, pendingNumber, sequenceSql, sequenceText } from '../../db/counters.ts';
+import { counterDraw, pendingNumber, sequenceSql } from '../../db/counters.ts';
 import { splitInstalments } from '../motor/rating.ts';
 import { recordInitialStatus, type TransitionMeta } from './policy-state.ts';
 
@@ -91,21 +91,6 @@ function numberHeads(today: string, line: ProductLine) {
   return { policyNo: `${POLICY_PREFIX[line]}-${year}-`, riskNote: `RN-${year}-` };
 }
 
-/**
- * The next policy number of the organisation: <prefix>-<year>-<seq> (MTR motor, MED medical, TRV travel, STD standard
- * products; one gap-free sequence across lines), with its risk note RN-<year>-<seq>.
- */
-export async function nextPolicyNumbers(
-  tx: Tx,
-  tenantId: number,
-  today: string,
-  line: ProductLine = 'motor',
-): Promise<{ policyNo: string; riskNote: string }> {
-  const heads = numberHeads(today, line);
-  const seq = sequenceText(await nextNumber(tx, tenantId, 'policy_no'));
-  return { policyNo: heads.policyNo + seq, riskNote: heads.riskNote + seq };
-}
-
 /** Stand-in numbers for a policy whose number is drawn last (drawPolicyNumbers): see pendingNumber. */
 export function pendingPolicyNumbers(): { policyNo: string; riskNote: string } {
   const standIn = pendingNumber();
@@ -113,8 +98,10 @@ export function pendingPolicyNumbers(): { policyNo: string; riskNote: string } {
 }
 
 /**
- * A bind's last step (issue 28): the policy number drawn, as nextPolicyNumbers would have, and written over the
- * stand-in on the policy and its debit notes' numbers, in one statement just before the transaction ends.
+ * The policy number, drawn last by a bind or a renewal (issue 28): <prefix>-<year>-<seq> (MTR motor, MED medical, TRV
+ * travel, STD standard products; one gap-free sequence per organisation across lines) with its risk note
+ * RN-<year>-<seq>, written over the stand-in on the policy and its debit notes' numbers in one statement, just before
+ * the transaction ends.
  */
 export async function drawPolicyNumbers(
   tx: Tx,
@@ -135,6 +122,20 @@ export async function drawPolicyNumbers(
         WHERE debit_notes.policy_id = ${policy.id})
     SELECT policy_no, risk_note FROM p`;
   return { policyNo: drawn.policy_no, riskNote: drawn.risk_note };
+}
+
+/** What createPolicy answered, as its drawn numbers (drawPolicyNumbers) make it: the policy and its debit notes. */
+export function withNumbers<P extends { policyNo: string }, D extends { number: string }>(
+  made: { policy: P; debitNotes: D[] },
+  numbers: { policyNo: string; riskNote: string },
+): { policy: P; debitNotes: D[] } {
+  return {
+    policy: { ...made.policy, ...numbers },
+    debitNotes: made.debitNotes.map((d) => ({
+      ...d,
+      number: d.number.replace(made.policy.policyNo, numbers.policyNo),
+    })),
+  };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type NewPolicy,
   pendingPolicyNumbers,
   type ProductLine,
+  withNumbers,
 } from '../policy-factory.ts';
 import { findCoverClash } from '../policy.service.ts';
 import { assertRatesUnchanged, priceAsSubmitted } from './price.ts';
@@ -174,12 +175,7 @@ export async function recordBound<
     entityId: b.policy.uuid,
     changes: { policy_no: numbers.policyNo, client_no: clientNo, ...b.changes },
   });
-  return {
-    policy: { ...b.policy, ...numbers },
-    debitNotes: b.debitNotes.map((d) => ({ ...d, number: d.number.replace(b.policy.policyNo, numbers.policyNo) })),
-    clientNo,
-    clientKey,
-  };
+  return { ...withNumbers(b, numbers), clientNo, clientKey };
 }
 
 /** Client-area credentials: a key only when the client has none yet; existing keys keep working. */

@@ -17,8 +17,9 @@ import { isMotor } from '../../motor/motor-policy.ts';
 import {
   createPolicy,
   currentProductVersion,
+  drawPolicyNumbers,
   type NewPolicy,
-  nextPolicyNumbers,
+  pendingPolicyNumbers,
   type ProductLine,
 } from '../policy-factory.ts';
 import { assertCoverRenewable, renewalRisks } from './cover.ts';
@@ -53,18 +54,20 @@ export async function renew(ctx: Context, policyUuid: string, input: RenewPolicy
       assertQuoteTerms(policy, quote, figures, premium, instalments);
       await assertRatesUnchanged(tx, figures, quote.productVersion);
       const vehicles = isMotor(policy) ? await vehiclesStillOnCover(ctx, tx, policy, quote, figures) : [];
-      const numbers = await nextPolicyNumbers(tx, p.tenant.id, today, policy.productLine as ProductLine);
       const terms = { policy, quote, figures, vehicles, instalments };
-      const { policy: renewal } = await createPolicy(
+      const { policy: created } = await createPolicy(
         tx,
         renewalPolicy(terms, { tenantId: p.tenant.id, userId: actor.userId, apiClientId: p.apiClient.id }),
-        numbers,
+        pendingPolicyNumbers(),
       );
       const bound = await tx.renewalQuote.updateMany({
         where: { id: quote.id, status: 'quoted' },
-        data: { status: 'bound', newPolicyId: renewal.id },
+        data: { status: 'bound', newPolicyId: created.id },
       });
       if (bound.count !== 1) throw new RenewalStateError('This renewal quote was bound meanwhile');
+      // The number last, as a bind draws its numbers (counters.ts pendingNumber).
+      const numbers = await drawPolicyNumbers(tx, created, today, policy.productLine as ProductLine);
+      const renewal = { ...created, ...numbers };
       await recordAudit(ctx, tx, p.tenant.id, {
         action: 'policy.renewal_bound',
         entityType: 'policy',
