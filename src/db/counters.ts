@@ -11,12 +11,9 @@ export async function nextNumber(tx: Tx, tenantId: number, name: string): Promis
   return rows[0].value;
 }
 
-/** A sequence number as the numbers show it: at least six digits, zero-padded (`000123`). */
-export const sequenceText = (n: bigint | number): string => String(n).padStart(6, '0');
-
 /**
- * The same as SQL, for a draw written by the statement that makes it (`drawn` names the counter's value): never cut
- * when it outgrows six digits, as `lpad` alone would.
+ * A sequence number as the numbers show it, in SQL (`drawn` names the counter's value in the statement that draws
+ * it): at least six digits, zero-padded (`000123`), never cut when it outgrows them, as `lpad` alone would.
  */
 export const sequenceSql = (drawn: string) =>
   Prisma.raw(`lpad(${drawn}::text, greatest(6, length(${drawn}::text)), '0')`);

@@ -107,7 +107,7 @@ export async function drawPolicyNumbers(
   tx: Tx,
   policy: { id: number; tenantId: number; policyNo: string },
   today: string,
-  line: ProductLine = 'motor',
+  line: ProductLine,
 ): Promise<{ policyNo: string; riskNote: string }> {
   const heads = numberHeads(today, line);
   const seq = sequenceSql('n.value');

@@ -1,7 +1,8 @@
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
-import { counterDraw, nextNumber, pendingNumber, sequenceSql, sequenceText } from '../../../db/counters.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { counterDraw, pendingNumber, sequenceSql } from '../../../db/counters.ts';
 import { DuplicateClientError } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
 import { recordAudit, snakeKeys } from '../../audit/audit.service.ts';
@@ -30,9 +31,7 @@ export async function createClientInTx(
     const matches = await findIdentityMatches(tx, d);
     if (matches.length) throw new DuplicateClientError(describeMatches(p, matches));
   }
-  const clientNo = opts.numberLater
-    ? pendingNumber()
-    : `C-${sequenceText(await nextNumber(tx, p.tenant.id, 'client_no'))}`;
+  const clientNo = opts.numberLater ? pendingNumber() : await nextClientNumber(tx, p.tenant.id);
   const created = await tx.client.create({
     data: {
       tenantId: p.tenant.id,
@@ -79,11 +78,21 @@ export async function createClientInTx(
   return { ...created, complete };
 }
 
+/** A client number as drawn: `C-` and the counter's value, at least six digits. */
+const CLIENT_NO = Prisma.sql`'C-' || ${sequenceSql('n.value')}`;
+
+/** The next client number, drawn now (the counter row stays locked until the transaction ends). */
+async function nextClientNumber(tx: Tx, tenantId: number): Promise<string> {
+  const [row] = await tx.$queryRaw<{ client_no: string }[]>`
+    WITH n AS (${counterDraw(tenantId, 'client_no')}) SELECT ${CLIENT_NO} AS client_no FROM n`;
+  return row.client_no;
+}
+
 /** The client's number, drawn and written over its stand-in in one statement. */
 async function drawClientNumber(tx: Tx, tenantId: number, clientId: number): Promise<string> {
   const [row] = await tx.$queryRaw<{ client_no: string }[]>`
     WITH n AS (${counterDraw(tenantId, 'client_no')})
-    UPDATE clients SET client_no = 'C-' || ${sequenceSql('n.value')} FROM n WHERE clients.id = ${clientId}
+    UPDATE clients SET client_no = ${CLIENT_NO} FROM n WHERE clients.id = ${clientId}
     RETURNING clients.client_no`;
   return row.client_no;
 }
