@@ -322,9 +322,13 @@ export async function relistCustomers(db: Database, tenants: DemoCredentials['te
   });
 }
 
-/** The first ten customers, as the credentials file lists them. */
+/**
+ * The first ten customers by client number, as the credentials file lists them. By number, not by row id: the
+ * demo week binds several chains at once and a bind draws its client number last, so ids and numbers may be in
+ * different orders (a demo organisation's numbers stay six digits, where text order is number order).
+ */
 async function listCustomers(tx: Tx, tenantId: number): Promise<NonNullable<TenantCreds['customers']>> {
-  return (await tx.client.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: 10 })).map((c) => ({
+  return (await tx.client.findMany({ where: { tenantId }, orderBy: { clientNo: 'asc' }, take: 10 })).map((c) => ({
     client_no: c.clientNo,
     phone: c.phone,
     name: c.name,
