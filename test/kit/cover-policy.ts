@@ -235,7 +235,7 @@ export async function coverPolicy(o: Org, line: CoverLine, opts: CoverPolicyOpti
     );
     // Numbered as a bind numbers its policy: last (src/db/counters.ts pendingNumber).
     const numbers = await drawPolicyNumbers(tx, created.policy, TODAY, line);
-    return { ...withNumbers(created, numbers), taxesMinor };
+    return { ...withNumbers(created, numbers), risks: created.risks, taxesMinor };
   });
   const { policy } = made;
   return {
@@ -252,7 +252,7 @@ export async function coverPolicy(o: Org, line: CoverLine, opts: CoverPolicyOpti
     basicMinor,
     taxesMinor: made.taxesMinor,
     totalMinor: basicMinor + made.taxesMinor,
-    risks: policy.risks.map((r, i) => ({
+    risks: made.risks.map((r, i) => ({
       id: r.id,
       name: r.name,
       kind: r.kind,

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/client.ts';
 import type { CoverInsured } from '../covers/line.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
 import { now } from '../../lib/clock.ts';
-import { addMonths, toDbDate } from '../../lib/dates.ts';
+import { addMonths } from '../../lib/dates.ts';
 import { counterDraw, pendingNumber, sequenceSql } from '../../db/counters.ts';
 import { splitInstalments } from '../motor/rating.ts';
-import { recordInitialStatus, type TransitionMeta } from './policy-state.ts';
+import { initialStatusSql, type TransitionMeta } from './policy-state.ts';
 
 /**
  * Creating a policy, shared by bind and renewal bind: the policy row with its levy lines, its vehicles, one premium
@@ -154,160 +155,163 @@ export async function currentProductVersion(
   return current?.version;
 }
 
-export async function createPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
-  const policy = await insertPolicy(tx, np, numbers);
-  const vehicles = await insertVehicles(tx, np, policy.id);
-  const risks = await insertRisks(tx, np, policy.id);
-  await recordInitialStatus(tx, policy.id, { tenantId: np.tenantId, ...np.initialStatus });
-  const debitNotes = await insertInstalmentNotes(tx, np, policy.id, numbers.policyNo);
-  return { policy: { ...policy, vehicles, risks }, debitNotes };
+/** What createPolicy wrote: the policy's identity and the ids of the rows that hang off it, in the order given. */
+export interface CreatedPolicy {
+  policy: { id: number; tenantId: number; clientId: number; uuid: string; policyNo: string; riskNote: string };
+  vehicles: { id: number; regNo: string }[];
+  risks: { id: number; kind: string; name: string; sumInsuredMinor: bigint | null }[];
+  debitNotes: { id: number; number: string; instalmentNo: number; amountMinor: bigint }[];
 }
 
-/** The policy row, then its taxes in one statement (a nested create would read the policy back a second time). */
-async function insertPolicy(tx: Tx, np: NewPolicy, numbers: { policyNo: string; riskNote: string }) {
+/**
+ * The policy and every row a new policy starts with — its levy lines, vehicles, insured persons or items, premium
+ * items, first status-history row and instalment debit notes — in one statement (issue 28: these were 6–12 statements
+ * through Prisma, each its own round trip and result mapping). Each vehicle and risk gets its premium item from its
+ * own CTE, so no row is matched to another by position.
+ */
+export async function createPolicy(
+  tx: Tx,
+  np: NewPolicy,
+  numbers: { policyNo: string; riskNote: string },
+): Promise<CreatedPolicy> {
   const { tenantId } = np;
-  const policy = await tx.policy.create({
-    data: {
-      tenantId,
-      uuid: randomUUID(),
-      policyNo: numbers.policyNo,
-      riskNote: numbers.riskNote,
-      clientId: np.clientId,
-      insurerId: np.insurerId,
-      motorProductId: np.motorProductId ?? null,
-      coverProductId: np.coverProductId ?? null,
-      productVersion: np.productVersion,
-      quoteId: np.quoteId ?? null,
-      productLine: np.productLine ?? 'motor',
-      vehicleClass: np.vehicleClass ?? null,
-      coverType: np.coverType ?? null,
-      coverDetails: (np.coverDetails ?? undefined) as never,
-      coverPeriod: np.coverPeriod,
-      days: np.days,
-      startDate: toDbDate(np.startDate),
-      endDate: toDbDate(np.endDate),
-      paymentMode: np.paymentMode,
-      instalmentCount: np.instalmentCount,
-      rateBps: np.rateBps,
-      basicMinor: np.basicMinor,
-      taxesMinor: np.taxesMinor,
-      totalMinor: np.totalMinor,
-      limitsOfLiability: (np.limitsOfLiability ?? undefined) as never,
-      salesPersonId: np.salesPersonId,
-      createdByUserId: np.createdByUserId,
-      createdByApiClientId: np.createdByApiClientId,
-      renewalOfId: np.renewalOfId ?? null,
-      // The bind instant on the service's clock: the lifecycle reads the bind day from it (not-taken-up window).
-      createdAt: now(),
-    },
-  });
+  const uuid = randomUUID();
+  // What Prisma set on its own: the bind instant on the service's clock (the lifecycle reads the bind day from it),
+  // and the wall clock for the rows' own timestamps.
+  const createdAt = now();
+  const wall = new Date();
+  const json = (v: unknown) => (v == null ? null : JSON.stringify(v));
+  const span = Prisma.sql`${np.startDate}::date, ${np.endDate}::date`;
+  const ctes: Prisma.Sql[] = [
+    Prisma.sql`pol AS (
+      INSERT INTO policies (tenant_id, uuid, policy_no, risk_note, client_id, insurer_id, motor_product_id,
+        cover_product_id, product_version, quote_id, product_line, vehicle_class, cover_type, cover_details,
+        cover_period, days, start_date, end_date, payment_mode, instalment_count, rate_bps, basic_minor, taxes_minor,
+        total_minor, limits_of_liability, sales_person_id, created_by_user_id, created_by_api_client_id,
+        renewal_of_id, created_at, updated_at)
+      VALUES (${tenantId}::int, ${uuid}::uuid, ${numbers.policyNo}, ${numbers.riskNote}, ${np.clientId}::int,
+        ${np.insurerId}::int, ${np.motorProductId ?? null}::int, ${np.coverProductId ?? null}::int,
+        ${np.productVersion}::int, ${np.quoteId ?? null}::int, ${np.productLine ?? 'motor'},
+        ${np.vehicleClass ?? null}::"VehicleClass", ${np.coverType ?? null}::"CoverType",
+        ${json(np.coverDetails)}::jsonb, ${np.coverPeriod}, ${np.days}::int, ${np.startDate}::date,
+        ${np.endDate}::date, ${np.paymentMode}::"PaymentMode", ${np.instalmentCount}::int, ${np.rateBps}::int,
+        ${np.basicMinor}::bigint, ${np.taxesMinor}::bigint, ${np.totalMinor}::bigint,
+        ${json(np.limitsOfLiability)}::jsonb, ${np.salesPersonId}::int, ${np.createdByUserId}::int,
+        ${np.createdByApiClientId}::int, ${np.renewalOfId ?? null}::int, ${createdAt}::timestamptz,
+        ${wall}::timestamptz)
+      RETURNING id)`,
+    Prisma.sql`st AS (${initialStatusSql('pol', { tenantId, ...np.initialStatus }, createdAt)})`,
+  ];
   if (np.taxes.length)
-    await tx.policyTax.createMany({
-      data: np.taxes.map((t) => ({
-        tenantId,
-        policyId: policy.id,
-        code: t.code,
-        name: t.name,
-        amountMinor: t.amountMinor,
-      })),
-    });
-  return policy;
-}
-
-/** Each vehicle with its premium item, on cover for the whole period. */
-async function insertVehicles(tx: Tx, np: NewPolicy, policyId: number) {
-  const { tenantId } = np;
-  const vehicles = [];
-  for (const v of np.vehicles) {
-    const row = await tx.policyVehicle.create({
-      data: {
-        tenantId,
-        policyId,
-        regNo: v.regNo,
-        chassisNo: v.chassisNo ?? null,
-        engineNo: v.engineNo ?? null,
-        make: v.make ?? null,
-        model: v.model ?? null,
-        yearOfManufacture: v.yearOfManufacture,
-        valueMinor: v.valueMinor,
-        bodyType: v.bodyType ?? null,
-        tonnesMilli: v.tonnesMilli ?? null,
-        pll: v.pll || null,
-        coverage: v.coverage ?? null,
-        benefits: (v.benefits ?? undefined) as never,
-        addedOn: toDbDate(np.startDate),
-      },
-    });
-    vehicles.push(row);
-    await tx.policyPremiumItem.create({
-      data: {
-        tenantId,
-        policyId,
-        vehicleId: row.id,
-        annualBasicMinor: v.annualBasicMinor,
-        fromDate: toDbDate(np.startDate),
-        toDate: toDbDate(np.endDate),
-      },
-    });
-  }
-  return vehicles;
-}
-
-/** Each insured person, traveller or item, with its premium item when priced on its own; or the policy's one item. */
-async function insertRisks(tx: Tx, np: NewPolicy, policyId: number) {
-  const { tenantId } = np;
-  const span = { fromDate: toDbDate(np.startDate), toDate: toDbDate(np.endDate) };
-  const risks = [];
-  for (const r of np.risks ?? []) {
-    const row = await tx.policyRisk.create({
-      data: {
-        tenantId,
-        policyId,
-        kind: r.kind,
-        name: r.name,
-        relationship: r.relationship ?? null,
-        dateOfBirth: r.dateOfBirth ? toDbDate(r.dateOfBirth) : null,
-        ageYears: r.ageYears ?? null,
-        inSchool: r.inSchool ?? null,
-        idNo: r.idNo ?? null,
-        sumInsuredMinor: r.sumInsuredMinor ?? null,
-        details: (r.details ?? undefined) as never,
-        addedOn: span.fromDate,
-      },
-    });
-    risks.push(row);
-    if (r.annualBasicMinor != null) {
-      await tx.policyPremiumItem.create({
-        data: { tenantId, policyId, riskId: row.id, annualBasicMinor: r.annualBasicMinor, ...span },
-      });
-    }
-  }
-  if (np.policyPremiumMinor != null) {
-    await tx.policyPremiumItem.create({
-      data: { tenantId, policyId, annualBasicMinor: np.policyPremiumMinor, ...span },
-    });
-  }
-  return risks;
-}
-
-/** The instalment debit notes: the first due on the start date, each next one a month later. */
-async function insertInstalmentNotes(tx: Tx, np: NewPolicy, policyId: number, policyNo: string) {
-  const amounts = splitInstalments(np.totalMinor, np.instalmentCount);
-  const debitNotes = [];
-  for (const [i, amountMinor] of amounts.entries()) {
-    debitNotes.push(
-      await tx.debitNote.create({
-        data: {
-          tenantId: np.tenantId,
-          policyId,
-          number: `DN-${policyNo}-${i + 1}/${np.instalmentCount}`,
-          instalmentNo: i + 1,
-          instalmentCount: np.instalmentCount,
-          dueOn: toDbDate(i === 0 ? np.startDate : addMonths(np.startDate, i)),
-          amountMinor,
-        },
-      }),
+    ctes.push(Prisma.sql`tx AS (
+      INSERT INTO policy_taxes (tenant_id, policy_id, code, name, amount_minor)
+      SELECT ${tenantId}::int, pol.id, t.code, t.name, t.amount_minor
+      FROM pol, (VALUES ${Prisma.join(
+        np.taxes.map((t, i) => Prisma.sql`(${i + 1}::int, ${t.code}::text, ${t.name}::text, ${t.amountMinor}::bigint)`),
+      )}) AS t (o, code, name, amount_minor)
+      ORDER BY t.o)`);
+  // Vehicles and risks take ids drawn here, in the order given (one nextval per row, in order), so each premium item
+  // names its own vehicle or risk and every table lists the rows in the order they were submitted.
+  const risks = np.risks ?? [];
+  const drawIds = (name: string, table: string, n: number) =>
+    Prisma.sql`${Prisma.raw(name)} AS (
+      SELECT o, nextval(${`${table}_id_seq`}::regclass)::int AS id FROM generate_series(1, ${n}::int) AS o)`;
+  if (np.vehicles.length)
+    ctes.push(
+      drawIds('vid', 'policy_vehicles', np.vehicles.length),
+      Prisma.sql`veh AS (
+        INSERT INTO policy_vehicles (id, tenant_id, policy_id, reg_no, chassis_no, engine_no, make, model,
+          year_of_manufacture, value_minor, body_type, tonnes_milli, pll, coverage, benefits, added_on)
+        SELECT vid.id, ${tenantId}::int, pol.id, x.reg_no, x.chassis_no, x.engine_no, x.make, x.model, x.yom,
+          x.value_minor, x.body_type, x.tonnes_milli, x.pll, x.coverage, x.benefits, ${np.startDate}::date
+        FROM pol, vid JOIN (VALUES ${Prisma.join(
+          np.vehicles.map(
+            (v, i) => Prisma.sql`(${i + 1}::int, ${v.regNo}::text, ${v.chassisNo ?? null}::text,
+              ${v.engineNo ?? null}::text, ${v.make ?? null}::text, ${v.model ?? null}::text,
+              ${v.yearOfManufacture}::int, ${v.valueMinor}::bigint, ${v.bodyType ?? null}::text,
+              ${v.tonnesMilli ?? null}::int, ${v.pll || null}::int, ${v.coverage ?? null}::text,
+              ${json(v.benefits)}::jsonb)`,
+          ),
+        )}) AS x (o, reg_no, chassis_no, engine_no, make, model, yom, value_minor, body_type, tonnes_milli, pll,
+          coverage, benefits) ON x.o = vid.o
+        ORDER BY vid.o)`,
     );
-  }
-  return debitNotes;
+  if (risks.length)
+    ctes.push(
+      drawIds('rid', 'policy_risks', risks.length),
+      Prisma.sql`rsk AS (
+        INSERT INTO policy_risks (id, tenant_id, policy_id, kind, name, relationship, date_of_birth, age_years,
+          in_school, id_no, sum_insured_minor, details, added_on)
+        SELECT rid.id, ${tenantId}::int, pol.id, x.kind, x.name, x.relationship, x.date_of_birth, x.age_years,
+          x.in_school, x.id_no, x.sum_insured_minor, x.details, ${np.startDate}::date
+        FROM pol, rid JOIN (VALUES ${Prisma.join(
+          risks.map(
+            (r, i) => Prisma.sql`(${i + 1}::int, ${r.kind}::text, ${r.name}::text, ${r.relationship ?? null}::text,
+              ${r.dateOfBirth ?? null}::date, ${r.ageYears ?? null}::int, ${r.inSchool ?? null}::boolean,
+              ${r.idNo ?? null}::text, ${r.sumInsuredMinor ?? null}::bigint, ${json(r.details)}::jsonb)`,
+          ),
+        )}) AS x (o, kind, name, relationship, date_of_birth, age_years, in_school, id_no, sum_insured_minor,
+          details) ON x.o = rid.o
+        ORDER BY rid.o)`,
+    );
+  // The premium items, in this order: each vehicle's, each risk's priced on its own, the policy's as a whole.
+  const items = [
+    ...np.vehicles.map(
+      (v, i) => Prisma.sql`((SELECT id FROM vid WHERE o = ${i + 1}::int), NULL::int, ${v.annualBasicMinor}::bigint)`,
+    ),
+    ...risks.flatMap((r, i) =>
+      r.annualBasicMinor == null
+        ? []
+        : [Prisma.sql`(NULL::int, (SELECT id FROM rid WHERE o = ${i + 1}::int), ${r.annualBasicMinor}::bigint)`],
+    ),
+    ...(np.policyPremiumMinor == null ? [] : [Prisma.sql`(NULL::int, NULL::int, ${np.policyPremiumMinor}::bigint)`]),
+  ];
+  if (items.length)
+    ctes.push(Prisma.sql`pi AS (
+      INSERT INTO policy_premium_items (tenant_id, policy_id, vehicle_id, risk_id, annual_basic_minor, from_date,
+        to_date, created_at)
+      SELECT ${tenantId}::int, pol.id, i.vehicle_id, i.risk_id, i.annual_basic_minor, ${span}, ${wall}::timestamptz
+      FROM pol, (SELECT *, row_number() OVER () AS o FROM (VALUES ${Prisma.join(items)}) AS v (vehicle_id, risk_id,
+        annual_basic_minor)) AS i
+      ORDER BY i.o)`);
+  // The instalment debit notes: the first due on the start date, each next one a month later.
+  const notes = splitInstalments(np.totalMinor, np.instalmentCount).map((amountMinor, i) => ({
+    number: `DN-${numbers.policyNo}-${i + 1}/${np.instalmentCount}`,
+    instalmentNo: i + 1,
+    dueOn: i === 0 ? np.startDate : addMonths(np.startDate, i),
+    amountMinor,
+  }));
+  ctes.push(Prisma.sql`dn AS (
+    INSERT INTO debit_notes (tenant_id, policy_id, number, instalment_no, instalment_count, due_on, amount_minor,
+      created_at)
+    SELECT ${tenantId}::int, pol.id, d.number, d.instalment_no, ${np.instalmentCount}::int, d.due_on, d.amount_minor,
+      ${wall}::timestamptz
+    FROM pol, (VALUES ${Prisma.join(
+      notes.map((d) => Prisma.sql`(${d.number}, ${d.instalmentNo}::int, ${d.dueOn}::date, ${d.amountMinor}::bigint)`),
+    )}) AS d (number, instalment_no, due_on, amount_minor)
+    ORDER BY d.instalment_no
+    RETURNING id, instalment_no)`);
+  const ids = (cte: string, n: number) =>
+    Prisma.raw(n ? `(SELECT array_agg(id ORDER BY o) FROM ${cte})` : `'{}'::int[]`);
+  const [row] = await tx.$queryRaw<{ id: number; vehicles: number[]; risks: number[]; notes: number[] }[]>`
+    WITH ${Prisma.join(ctes, ',\n')}
+    SELECT pol.id, ${ids('vid', np.vehicles.length)} AS vehicles, ${ids('rid', risks.length)} AS risks,
+      (SELECT array_agg(id ORDER BY instalment_no) FROM dn) AS notes
+    FROM pol`;
+  return {
+    policy: { id: row.id, tenantId, clientId: np.clientId, uuid, ...numbers },
+    vehicles: np.vehicles.map((v, i) => ({ id: row.vehicles[i], regNo: v.regNo })),
+    risks: risks.map((r, i) => ({
+      id: row.risks[i],
+      kind: r.kind,
+      name: r.name,
+      sumInsuredMinor: r.sumInsuredMinor ?? null,
+    })),
+    debitNotes: notes.map((d, i) => ({
+      id: row.notes[i],
+      number: d.number,
+      instalmentNo: d.instalmentNo,
+      amountMinor: d.amountMinor,
+    })),
+  };
 }

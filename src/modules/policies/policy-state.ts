@@ -2,6 +2,7 @@ import { now as clockNow } from '../../lib/clock.ts';
 import type { Tx } from '../../db/client.ts';
 import type { PolicyStatus } from '../../generated/prisma/enums.ts';
 import { AppError } from '../../lib/problem.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
  * The policy state machine, in one place: every status change goes through `transitionPolicy`, which refuses a move
@@ -98,17 +99,18 @@ export async function transitionPolicy(
   return true;
 }
 
-/** The first history row of a new policy (bind or renewal bind). */
-export async function recordInitialStatus(tx: Tx, policyId: number, meta: TransitionMeta): Promise<void> {
-  await tx.policyStatusChange.create({
-    data: {
-      tenantId: meta.tenantId,
-      policyId,
-      fromStatus: null,
-      toStatus: 'pending_payment',
-      source: meta.source,
-      reason: meta.reason ?? null,
-      actorUserId: meta.actorUserId ?? null,
-    },
-  });
+/** The status every new policy (bind or renewal bind) starts in. */
+export const INITIAL_POLICY_STATUS: PolicyStatus = 'pending_payment';
+
+/**
+ * The first history row of a new policy, as the body of a CTE that reads the new policy's id from the CTE named
+ * `policyCte` (createPolicy writes a policy and the rows it starts with in one statement), at the bind instant.
+ */
+export function initialStatusSql(policyCte: string, meta: TransitionMeta, at: Date): Prisma.Sql {
+  const from = Prisma.raw(policyCte);
+  return Prisma.sql`INSERT INTO policy_status_changes (tenant_id, policy_id, from_status, to_status, source, reason,
+      actor_user_id, at)
+    SELECT ${meta.tenantId}::int, ${from}.id, NULL, ${INITIAL_POLICY_STATUS}::"PolicyStatus", ${meta.source},
+      ${meta.reason ?? null}, ${meta.actorUserId ?? null}::int, ${at}::timestamptz
+    FROM ${from}`;
 }
