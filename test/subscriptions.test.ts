@@ -82,7 +82,7 @@ afterEach(async () => {
 
 const t = useKit();
 const api = t.api;
-const org = t.useOrg({ tokens: ['admin'] });
+const org = t.useOrg({ tokens: ['admin', 'staff'] });
 let adminToken: string;
 beforeAll(() => (adminToken = org.tokens.admin));
 
@@ -152,6 +152,23 @@ describe('auditLogged', () => {
       entityId: clientId,
       actorLabel: `user ${org.users.admin.name} via API client ${org.clients.admin.clientId}`,
     });
+    expect(sub.errors).toEqual([]);
+  });
+
+  it("announces a bind's entries, each written by the statement that draws its number, naming the numbers drawn", async () => {
+    const sub = new LiveSubscription(connect(t.origin, adminToken));
+    await primeWith(sub, () => createApiClient(api, adminToken));
+    const bound = await org.pendingPolicy();
+    expect(await sub.until(() => sub.events.some((e) => e.entityId === bound.uuid), 10_000)).toBe(true);
+    expect(
+      sub.events
+        .filter((e) => e.entityId === bound.client_no || e.entityId === bound.uuid)
+        .map((e) => [e.action, e.entityType, e.entityId]),
+    ).toEqual([
+      ['client.created', 'client', bound.client_no],
+      ['policy.bound', 'policy', bound.uuid],
+    ]);
+    expect(bound.client_no).toMatch(/^C-\d{6,}$/);
     expect(sub.errors).toEqual([]);
   });
 

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Repeater } from '@repeaterjs/repeater';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+
+const { join, sql } = Prisma;
 import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';
@@ -152,8 +154,29 @@ export class EventBus {
    * is an `INSERT … RETURNING id`, and the event's payload is `{id}`, the new row's id as text, as publish would send.
    */
   async publishInserted(tx: Tx, topic: string, tenantId: number, insert: Prisma.Sql): Promise<void> {
-    await tx.$executeRaw`WITH inserted AS (${insert})
-      SELECT pg_notify(${CHANNEL}, json_build_object(
+    await tx.$executeRaw`WITH inserted AS (${insert}) ${this.announce(topic, tenantId)}`;
+  }
+
+  /**
+   * As publishInserted, with the write the row records in the same statement: `before` are that statement's own CTEs
+   * (`name AS (…)`, which `insert` may read), and `answer` the columns the statement answers (scalar subqueries of
+   * those CTEs). One row.
+   */
+  async publishInsertedWith<T>(
+    tx: Tx,
+    topic: string,
+    tenantId: number,
+    w: { before: Prisma.Sql[]; insert: Prisma.Sql; answer: Prisma.Sql },
+  ): Promise<T> {
+    const [row] = await tx.$queryRaw<T[]>`WITH ${join(w.before, ',\n')}, inserted AS (${w.insert}),
+      announced AS (${this.announce(topic, tenantId)})
+      SELECT ${w.answer} FROM (SELECT count(*) FROM announced) AS done`;
+    return row;
+  }
+
+  /** The NOTIFY of each row of the CTE `inserted`, its payload `{id}`. */
+  private announce(topic: string, tenantId: number): Prisma.Sql {
+    return sql`SELECT pg_notify(${CHANNEL}, json_build_object(
         'topic', ${topic}::text, 'tenantId', ${tenantId}::int, 'payload', json_build_object('id', inserted.id::text))::text)
       FROM inserted`;
   }

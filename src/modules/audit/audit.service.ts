@@ -51,19 +51,47 @@ export function actorLabel(ctx: Context): string {
  * announces it to the audit subscription (`{id}`) in the same statement (EventBus.publishInserted).
  */
 export async function recordAudit(ctx: Context, tx: Tx, tenantId: number, input: AuditInput): Promise<void> {
+  await ctx.app.events.publishInserted(tx, AUDIT_TOPIC, tenantId, auditInsert(ctx, tenantId, input));
+}
+
+/**
+ * An audit row written by the statement that makes the change it records (one round trip for both: a number drawn
+ * and the entry that names it, issue 28). `before` are the statement's CTEs; the entry's `entityId`, and `changes`
+ * added to `input.changes`, may be SQL over them (`(SELECT client_no FROM c)`); `answer` is what the statement
+ * answers.
+ */
+export function recordAuditWith<T>(
+  ctx: Context,
+  tx: Tx,
+  tenantId: number,
+  input: Omit<AuditInput, 'entityId'> & { entityId: string | number | Prisma.Sql },
+  w: { before: Prisma.Sql[]; changes?: Prisma.Sql; answer: Prisma.Sql },
+): Promise<T> {
+  return ctx.app.events.publishInsertedWith<T>(tx, AUDIT_TOPIC, tenantId, {
+    before: w.before,
+    insert: auditInsert(ctx, tenantId, input, w.changes),
+    answer: w.answer,
+  });
+}
+
+function auditInsert(
+  ctx: Context,
+  tenantId: number,
+  input: Omit<AuditInput, 'entityId'> & { entityId: string | number | Prisma.Sql },
+  moreChanges?: Prisma.Sql,
+): Prisma.Sql {
   const w = who(ctx);
-  const changes = input.changes === undefined ? null : JSON.stringify(input.changes);
-  await ctx.app.events.publishInserted(
-    tx,
-    AUDIT_TOPIC,
-    tenantId,
-    Prisma.sql`INSERT INTO audit_logs (tenant_id, actor_type, actor_user_id, api_client_id, actor_label, action,
-        entity_type, entity_id, changes, request_id, created_at)
-      VALUES (${tenantId}, CAST(${w.actorType}::text AS "ActorType"), ${w.actorUserId}, ${w.apiClientId},
-        ${w.actorLabel}, ${input.action}, ${input.entityType}, ${String(input.entityId)}, ${changes}::jsonb,
-        ${ctx.requestId ?? null}, ${new Date()})
-      RETURNING id`,
-  );
+  const json = input.changes === undefined ? null : JSON.stringify(input.changes);
+  const changes = moreChanges
+    ? Prisma.sql`coalesce(${json}::jsonb, '{}'::jsonb) || ${moreChanges}`
+    : Prisma.sql`${json}::jsonb`;
+  const entityId = input.entityId instanceof Prisma.Sql ? input.entityId : Prisma.sql`${String(input.entityId)}`;
+  return Prisma.sql`INSERT INTO audit_logs (tenant_id, actor_type, actor_user_id, api_client_id, actor_label, action,
+      entity_type, entity_id, changes, request_id, created_at)
+    VALUES (${tenantId}, CAST(${w.actorType}::text AS "ActorType"), ${w.actorUserId}, ${w.apiClientId},
+      ${w.actorLabel}, ${input.action}, ${input.entityType}, ${entityId}, ${changes},
+      ${ctx.requestId ?? null}, ${new Date()})
+    RETURNING id`;
 }
 
 /** Audit trails use the REST spelling (snake_case) whichever transport made the change. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/client.ts';
+import type { Context } from '../../context.ts';
+import { recordAuditWith } from '../audit/audit.service.ts';
 import type { CoverInsured } from '../covers/line.ts';
 import type { CoverType, PaymentMode, VehicleClass } from '../../generated/prisma/enums.ts';
 import { now } from '../../lib/clock.ts';
@@ -98,30 +100,65 @@ export function pendingPolicyNumbers(): { policyNo: string; riskNote: string } {
   return { policyNo: standIn, riskNote: standIn };
 }
 
+type Numbered = { id: number; tenantId: number; uuid: string; policyNo: string };
+
 /**
  * The policy number, drawn last by a bind or a renewal (issue 28): <prefix>-<year>-<seq> (MTR motor, MED medical, TRV
  * travel, STD standard products; one gap-free sequence per organisation across lines) with its risk note
  * RN-<year>-<seq>, written over the stand-in on the policy and its debit notes' numbers in one statement, just before
- * the transaction ends.
+ * the transaction ends. As CTEs: `n` the draw, `p` the policy's new numbers, `d` its debit notes.
  */
+function policyNumberCtes(policy: Numbered, today: string, line: ProductLine): Prisma.Sql[] {
+  const heads = numberHeads(today, line);
+  const seq = sequenceSql('n.value');
+  return [
+    Prisma.sql`n AS (${counterDraw(policy.tenantId, 'policy_no')})`,
+    Prisma.sql`p AS (
+      UPDATE policies SET policy_no = ${heads.policyNo} || ${seq}, risk_note = ${heads.riskNote} || ${seq}
+        FROM n WHERE policies.id = ${policy.id} AND policies.policy_no = ${policy.policyNo}
+        RETURNING policies.policy_no, policies.risk_note)`,
+    Prisma.sql`d AS (
+      UPDATE debit_notes SET number = replace(number, ${policy.policyNo}, (SELECT policy_no FROM p))
+        WHERE debit_notes.policy_id = ${policy.id})`,
+  ];
+}
+
+/** The policy's numbers drawn and written (policyNumberCtes), alone. */
 export async function drawPolicyNumbers(
   tx: Tx,
-  policy: { id: number; tenantId: number; policyNo: string },
+  policy: Numbered,
   today: string,
   line: ProductLine,
 ): Promise<{ policyNo: string; riskNote: string }> {
-  const heads = numberHeads(today, line);
-  const seq = sequenceSql('n.value');
   const [drawn] = await tx.$queryRaw<{ policy_no: string; risk_note: string }[]>`
-    WITH n AS (${counterDraw(policy.tenantId, 'policy_no')}),
-    p AS (
-      UPDATE policies SET policy_no = ${heads.policyNo} || ${seq}, risk_note = ${heads.riskNote} || ${seq}
-        FROM n WHERE policies.id = ${policy.id} AND policies.policy_no = ${policy.policyNo}
-        RETURNING policies.policy_no, policies.risk_note),
-    d AS (
-      UPDATE debit_notes SET number = replace(number, ${policy.policyNo}, (SELECT policy_no FROM p))
-        WHERE debit_notes.policy_id = ${policy.id})
+    WITH ${Prisma.join(policyNumberCtes(policy, today, line), ',\n')}
     SELECT policy_no, risk_note FROM p`;
+  return { policyNo: drawn.policy_no, riskNote: drawn.risk_note };
+}
+
+/**
+ * The policy's numbers drawn and written, and the audit entry of the bind or renewal that names them (`policy_no`
+ * added to its changes), in one statement.
+ */
+export async function drawPolicyNumbersAudited(
+  ctx: Context,
+  tx: Tx,
+  policy: Numbered,
+  today: string,
+  line: ProductLine,
+  entry: { action: string; changes: Record<string, unknown> },
+): Promise<{ policyNo: string; riskNote: string }> {
+  const drawn = await recordAuditWith<{ policy_no: string; risk_note: string }>(
+    ctx,
+    tx,
+    policy.tenantId,
+    { ...entry, entityType: 'policy', entityId: policy.uuid },
+    {
+      before: policyNumberCtes(policy, today, line),
+      changes: Prisma.sql`jsonb_build_object('policy_no', (SELECT policy_no FROM p))`,
+      answer: Prisma.sql`(SELECT policy_no FROM p) AS policy_no, (SELECT risk_note FROM p) AS risk_note`,
+    },
+  );
   return { policyNo: drawn.policy_no, riskNote: drawn.risk_note };
 }
 

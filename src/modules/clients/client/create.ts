@@ -5,7 +5,7 @@ import { Prisma } from '../../../generated/prisma/client.ts';
 import { counterDraw, pendingNumber, sequenceSql } from '../../../db/counters.ts';
 import { DuplicateClientError } from '../../../lib/problem.ts';
 import { parseInput } from '../../../lib/validate.ts';
-import { recordAudit, snakeKeys } from '../../audit/audit.service.ts';
+import { recordAudit, recordAuditWith, snakeKeys } from '../../audit/audit.service.ts';
 import { describeMatches, findIdentityMatches, lockIdentifiers } from './identity.ts';
 import { createSchema, toDate } from './input.ts';
 import { assertRefs } from './references.ts';
@@ -13,7 +13,8 @@ import { assertRefs } from './references.ts';
 /**
  * Creates a client inside `tx` (shared with quote and policy saves, which create clients too). With `numberLater`
  * (a bind, issue 28) the row is written with a stand-in number and the result carries `complete`, which the caller
- * runs just before its transaction ends: it draws the client number, writes it and records the audit entry.
+ * runs just before its transaction ends: it draws the client number, writes it and records the audit entry, in one
+ * statement.
  */
 export async function createClientInTx(
   ctx: Context,
@@ -59,21 +60,32 @@ export async function createClientInTx(
     },
   });
   const { force, ...recorded } = d;
-  const audit = (no: string) =>
-    recordAudit(ctx, tx, p.tenant.id, {
-      action: 'client.created',
-      entityType: 'client',
-      entityId: no,
-      changes: { ...snakeKeys(recorded), ...(force ? { forced_despite_matches: true } : {}) },
-    });
+  const entry = {
+    action: 'client.created',
+    entityType: 'client',
+    changes: { ...snakeKeys(recorded), ...(force ? { forced_despite_matches: true } : {}) },
+  };
   if (!opts.numberLater) {
-    await audit(clientNo);
+    await recordAudit(ctx, tx, p.tenant.id, { ...entry, entityId: clientNo });
     return { ...created, complete: undefined };
   }
+  // The number drawn, written over the stand-in and named by the audit entry, in one statement.
   const complete = async (): Promise<string> => {
-    const no = await drawClientNumber(tx, p.tenant.id, created.id);
-    await audit(no);
-    return no;
+    const row = await recordAuditWith<{ client_no: string }>(
+      ctx,
+      tx,
+      p.tenant.id,
+      { ...entry, entityId: Prisma.sql`(SELECT client_no FROM c)` },
+      {
+        before: [
+          Prisma.sql`n AS (${counterDraw(p.tenant.id, 'client_no')})`,
+          Prisma.sql`c AS (UPDATE clients SET client_no = ${CLIENT_NO} FROM n WHERE clients.id = ${created.id}
+            RETURNING clients.client_no)`,
+        ],
+        answer: Prisma.sql`(SELECT client_no FROM c) AS client_no`,
+      },
+    );
+    return row.client_no;
   };
   return { ...created, complete };
 }
@@ -85,15 +97,6 @@ const CLIENT_NO = Prisma.sql`'C-' || ${sequenceSql('n.value')}`;
 async function nextClientNumber(tx: Tx, tenantId: number): Promise<string> {
   const [row] = await tx.$queryRaw<{ client_no: string }[]>`
     WITH n AS (${counterDraw(tenantId, 'client_no')}) SELECT ${CLIENT_NO} AS client_no FROM n`;
-  return row.client_no;
-}
-
-/** The client's number, drawn and written over its stand-in in one statement. */
-async function drawClientNumber(tx: Tx, tenantId: number, clientId: number): Promise<string> {
-  const [row] = await tx.$queryRaw<{ client_no: string }[]>`
-    WITH n AS (${counterDraw(tenantId, 'client_no')})
-    UPDATE clients SET client_no = ${CLIENT_NO} FROM n WHERE clients.id = ${clientId}
-    RETURNING clients.client_no`;
   return row.client_no;
 }
 

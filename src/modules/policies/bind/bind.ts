@@ -4,13 +4,12 @@ import type { Tx } from '../../../db/client.ts';
 import { newSecret, sha256Hex } from '../../../lib/crypto.ts';
 import { todayNairobi } from '../../../lib/dates.ts';
 import { DomainRuleError } from '../../../lib/problem.ts';
-import { recordAudit } from '../../audit/audit.service.ts';
 import { type Insured, resolveInsured } from '../../clients/client-matching.ts';
 import { prospectService } from '../../prospects/prospect.service.ts';
 import type { MotorRisk, QuotedOption } from '../../motor/quote.service.ts';
 import {
   createPolicy,
-  drawPolicyNumbers,
+  drawPolicyNumbersAudited,
   type NewPolicy,
   pendingPolicyNumbers,
   type ProductLine,
@@ -162,18 +161,15 @@ export async function recordBound<
   const { tenantId } = b.policy;
   const clientKey = await issueClientKey(tx, tenantId, b.client.id, b.client.created);
   const clientNo = b.client.complete ? await b.client.complete() : b.client.clientNo;
-  const numbers = await drawPolicyNumbers(tx, b.policy, b.today, b.line);
+  const numbers = await drawPolicyNumbersAudited(ctx, tx, b.policy, b.today, b.line, {
+    action: 'policy.bound',
+    changes: { client_no: clientNo, ...b.changes },
+  });
   await prospectService.onPolicyBound(ctx, tx, {
     clientId: b.client.id,
     clientIsNew: b.client.created,
     prospectUuid: b.prospectUuid,
     ref: `Policy ${numbers.policyNo}`,
-  });
-  await recordAudit(ctx, tx, tenantId, {
-    action: 'policy.bound',
-    entityType: 'policy',
-    entityId: b.policy.uuid,
-    changes: { policy_no: numbers.policyNo, client_no: clientNo, ...b.changes },
   });
   return { ...withNumbers(b, numbers), clientNo, clientKey };
 }

@@ -11,13 +11,12 @@ import {
   PriceChangedError,
   ValidationError,
 } from '../../../lib/problem.ts';
-import { recordAudit } from '../../audit/audit.service.ts';
 import { figureOff, PremiumMismatchError } from '../../motor/save-quote.service.ts';
 import { isMotor } from '../../motor/motor-policy.ts';
 import {
   createPolicy,
   currentProductVersion,
-  drawPolicyNumbers,
+  drawPolicyNumbersAudited,
   type NewPolicy,
   pendingPolicyNumbers,
   type ProductLine,
@@ -66,20 +65,16 @@ export async function renew(ctx: Context, policyUuid: string, input: RenewPolicy
       });
       if (bound.count !== 1) throw new RenewalStateError('This renewal quote was bound meanwhile');
       // The number last, as a bind draws its numbers (counters.ts pendingNumber).
-      const numbers = await drawPolicyNumbers(tx, created, today, policy.productLine as ProductLine);
-      const renewal = { ...created, ...numbers };
-      await recordAudit(ctx, tx, p.tenant.id, {
+      const numbers = await drawPolicyNumbersAudited(ctx, tx, created, today, policy.productLine as ProductLine, {
         action: 'policy.renewal_bound',
-        entityType: 'policy',
-        entityId: renewal.uuid,
         changes: {
-          policy_no: renewal.policyNo,
           renewal_of: policy.policyNo,
           renewal_quote_uuid: quote.uuid,
           total_minor: quote.totalMinor.toString(),
           instalments,
         },
       });
+      const renewal = { ...created, ...numbers };
       return { policy: renewal, renewalOf: policy };
     },
     { timeout: 20_000 },
