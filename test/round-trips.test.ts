@@ -91,7 +91,7 @@ describe('round trips of a read', () => {
  * counted.
  */
 describe('round trips of a write', () => {
-  it('a bind of a new client sends at most 17 statements, BEGIN and COMMIT included', async () => {
+  it('a bind of a new client sends at most 16 statements, BEGIN and COMMIT included', async () => {
     const db = t.app.services.db;
     await o.bind(1); // the principal, rates and operation warm
     const { body } = await o.bindBody();
@@ -100,6 +100,6 @@ describe('round trips of a write', () => {
     const r = await o.api.post('/motor/save', { token: o.tokens.staff, idempotencyKey: randomUUID(), body });
     const sent = db.sent.statements - before;
     expect(r.status, r.text).toBe(201);
-    expect(sent).toBeLessThanOrEqual(17);
+    expect(sent).toBeLessThanOrEqual(16);
   });
 });

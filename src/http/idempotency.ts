@@ -82,13 +82,31 @@ async function outsideTransaction(ctx: Context, opts: IdempotencyOpts, run: Run)
   return ctx.app.db.tenant(tenantId, async (tx) => (await lockAndFind(ctx, tx, opts)) ?? store(ctx, tx, opts, out));
 }
 
-/** Takes the key's lock and answers the stored response, if any (refusing it for a different request). */
+/**
+ * Takes the key's lock and answers the stored response, if any (refusing it for a different request): one round trip,
+ * the lock then the read in the database function app_idempotency_lock_and_find (its migration says why the read there
+ * sees a twin's answer committed while this call waited).
+ */
 async function lockAndFind(ctx: Context, tx: Tx, opts: IdempotencyOpts): Promise<StoredResponse | null> {
   const p = ctx.principal!;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${opts.key}))`;
-  const prior = await tx.idempotencyKey.findUnique({
-    where: { apiClientId_key: { apiClientId: p.apiClient.id, key: opts.key } },
-  });
+  const [found] = await tx.$queryRaw<
+    {
+      id: bigint;
+      request_hash: string;
+      operation: string;
+      response_status: number;
+      response_body: string;
+      expires_at: Date;
+    }[]
+  >`SELECT * FROM app_idempotency_lock_and_find(${p.apiClient.id}::int, ${opts.key}::text)`;
+  const prior = found && {
+    id: found.id,
+    requestHash: found.request_hash,
+    operation: found.operation,
+    responseStatus: found.response_status,
+    responseBody: found.response_body,
+    expiresAt: found.expires_at,
+  };
   if (prior && prior.expiresAt.getTime() > Date.now()) {
     if (prior.requestHash !== opts.requestHash) {
       throw new AppError('idempotency_key_reused', {
