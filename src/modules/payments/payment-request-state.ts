@@ -32,16 +32,34 @@ export class IllegalPaymentTransition extends Error {
   }
 }
 
+type From = PaymentRequestState | readonly PaymentRequestState[];
+type MoveData = Omit<Prisma.PaymentRequestUpdateManyMutationInput, 'status'>;
+
 /** Moves a request from one of `from` to `to` with `data`; false when it was no longer in `from` (someone else moved it). */
 export async function transitionPaymentRequest(
   tx: Tx,
   id: string,
-  from: PaymentRequestState | readonly PaymentRequestState[],
+  from: From,
   to: PaymentRequestState,
-  data: Omit<Prisma.PaymentRequestUpdateManyMutationInput, 'status'> = {},
-): Promise<boolean> {
+  data: MoveData = {},
+) {
+  return (await tx.paymentRequest.updateMany(guardedMove(id, from, to, data))).count === 1;
+}
+
+/** transitionPaymentRequest answering the request as moved (in the same statement), or null when it was not moved. */
+export async function transitionPaymentRequestReturning(
+  tx: Tx,
+  id: string,
+  from: From,
+  to: PaymentRequestState,
+  data: MoveData = {},
+) {
+  const [moved] = await tx.paymentRequest.updateManyAndReturn(guardedMove(id, from, to, data));
+  return moved ?? null;
+}
+
+function guardedMove(id: string, from: From, to: PaymentRequestState, data: MoveData) {
   const froms = typeof from === 'string' ? [from] : [...from];
   for (const f of froms) if (!canTransition(f, to)) throw new IllegalPaymentTransition(f, to);
-  const r = await tx.paymentRequest.updateMany({ where: { id, status: { in: froms } }, data: { ...data, status: to } });
-  return r.count === 1;
+  return { where: { id, status: { in: froms } }, data: { ...data, status: to } };
 }

@@ -58,15 +58,13 @@ const refused = (detail: string, retryAfterSeconds: number) =>
 export async function admitPrompt(app: AppServices, tx: Tx, t: PromptTarget): Promise<void> {
   const holdMs = app.config.stkPendingHoldSeconds * 1000;
   if (holdMs <= 0 && rules(app, t).length === 0) return;
-  for (const [lock, what] of [
-    [`stk-phone:${t.tenantId}:${t.phone}`, 'to this phone'],
-    [`stk-account:${t.tenantId}:${t.policyId}`, 'for this account'],
-  ]) {
-    const [row] = await tx.$queryRaw<
-      { locked: boolean }[]
-    >`SELECT pg_try_advisory_xact_lock(hashtext(${lock})) AS locked`;
-    if (!row?.locked) throw refused(`Another payment prompt ${what} is being sent right now`, 1);
-  }
+  // Both try-locks in one statement (a try-lock never waits, so the look-up below, a statement of its own, still sees
+  // what a prompt that held either lock committed).
+  const [locked] = await tx.$queryRaw<{ phone: boolean; account: boolean }[]>`SELECT
+    pg_try_advisory_xact_lock(hashtext(${`stk-phone:${t.tenantId}:${t.phone}`})) AS phone,
+    pg_try_advisory_xact_lock(hashtext(${`stk-account:${t.tenantId}:${t.policyId}`})) AS account`;
+  if (!locked?.phone) throw refused('Another payment prompt to this phone is being sent right now', 1);
+  if (!locked.account) throw refused('Another payment prompt for this account is being sent right now', 1);
   if (holdMs > 0) {
     const now = Date.now();
     const pending = await tx.paymentRequest.findMany({

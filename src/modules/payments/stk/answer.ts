@@ -41,12 +41,14 @@ export function answered(row: IntentRow): IntentRow | null {
 }
 
 /**
- * Fixes the answer from the request as it is in `tx` unless an earlier attempt fixed one first, and returns the
+ * Fixes the answer from the request as it is in `tx` (or as `current` gives it, which this transaction just wrote)
+ * unless an earlier attempt fixed one first, and returns the
  * answer that stands. Only a request the rail has answered, or that is final, is answered: one still `sending` has no
  * answer to give (its attempt is running, or it is in doubt).
  */
-export async function fixAnswer(tx: Tx, id: string): Promise<IntentRow> {
-  const row = await tx.paymentRequest.findUniqueOrThrow({ where: { id } });
+export async function fixAnswer(tx: Tx, id: string, current?: IntentRow): Promise<IntentRow> {
+  // `current`: the request as this transaction just wrote it (not read again).
+  const row = current ?? (await tx.paymentRequest.findUniqueOrThrow({ where: { id } }));
   const prior = answered(row);
   if (prior) return prior;
   if (row.status === 'sending') throw new Error(`payment request ${id} has no answer while it is sending`);

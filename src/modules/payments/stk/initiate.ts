@@ -123,11 +123,12 @@ export async function priorPush(ctx: Context, key: string): Promise<IntentRow | 
 async function priorOrIntent(ctx: Context, tx: Tx, push: PushRequest): Promise<Step> {
   const { p, key } = push;
   if (key) {
-    // Serialises twins of one key for the length of this short transaction only.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${p.apiClient.id}::int, hashtext(${`stk:${key}`}))`;
-    const prior = await tx.paymentRequest.findUnique({
-      where: { apiClientId_idempotencyKey: { apiClientId: p.apiClient.id, idempotencyKey: key } },
-    });
+    // Serialises twins of one key for the length of this short transaction only; the lock and the look-up of an
+    // earlier push with the key are one round trip (app_stk_push_lock_and_find: the look-up sees a twin's push
+    // committed while this one waited), and only a push found is read in full.
+    const [found] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM app_stk_push_lock_and_find(${p.apiClient.id}::int, ${key}::text)`;
+    const prior = found ? await tx.paymentRequest.findUniqueOrThrow({ where: { id: found.id } }) : null;
     if (prior) {
       if (prior.requestHash !== push.requestHash) {
         throw new AppError('idempotency_key_reused', {

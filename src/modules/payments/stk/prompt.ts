@@ -9,7 +9,7 @@ import {
   type MobileMoneyRail,
   RailRefusal,
 } from '../../../ports/mobile-money.ts';
-import { transitionPaymentRequest } from '../payment-request-state.ts';
+import { transitionPaymentRequest, transitionPaymentRequestReturning } from '../payment-request-state.ts';
 import { countPrompt, type PromptTarget } from '../stk-throttle.ts';
 import { fixAnswer } from './answer.ts';
 
@@ -101,13 +101,14 @@ async function recordAcknowledgement(ctx: Context, intent: IntentRow, ack: Daraj
       responseDesc: ack.ResponseDescription,
       customerMessage: ack.CustomerMessage,
     };
-    if (
-      !(await transitionPaymentRequest(tx, intent.id, 'sending', 'pending', { ...acknowledged, sendingUntil: null }))
-    ) {
+    const moved = await transitionPaymentRequestReturning(tx, intent.id, 'sending', 'pending', {
+      ...acknowledged,
+      sendingUntil: null,
+    });
+    if (!moved)
       await tx.paymentRequest.updateMany({ where: { id: intent.id, checkoutRequestId: null }, data: acknowledged });
-    }
     // The answer is fixed with the acknowledgement (or was, by a retry that found the request settled first).
-    return fixAnswer(tx, intent.id);
+    return fixAnswer(tx, intent.id, moved ?? undefined);
   });
 }
 
