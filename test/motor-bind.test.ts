@@ -694,3 +694,78 @@ describe('visibility of a bound policy', () => {
     expect(p.client.createdByUserId).toBe(o.org.users.agent1.id);
   });
 });
+
+/**
+ * Refusals of a bind's shape, as the docs promise them (api-conventions.md "Field refusals are data" and "How big an
+ * amount may be"; motor-and-clients.md "Binding"): each names the field in the caller's spelling with its code, the
+ * detail names it as the field does, and nothing is created. (Found by an outside check from the docs alone.)
+ */
+describe('a bind refused for its shape', () => {
+  const MAX_SHILLINGS = 90_071_992_547_409; // the documented Money bound in whole shillings, written out
+  const fieldErrors = (r: HttpResult) => r.body.errors.map((e: any) => [e.field, e.code]);
+
+  it.each([
+    ['premium above the Money bound', { premium: 1e300 }, 'policy.premium', 'too_large'],
+    ['premium one shilling above it', { premium: MAX_SHILLINGS + 1 }, 'policy.premium', 'too_large'],
+    ['a negative premium', { premium: -52_776 }, 'policy.premium', 'too_small'],
+    ['taxes above the bound', { taxes: 1e20 }, 'policy.taxes', 'too_large'],
+    ['a negative total_basic', { total_basic: -5 }, 'policy.total_basic', 'too_small'],
+    ['a start date that is no calendar date', { start_date: '2026-02-30' }, 'policy.start_date', 'invalid_value'],
+    ['a start date in words', { start_date: 'yesterday' }, 'policy.start_date', 'invalid_value'],
+  ])('REST: %s is validation_failed naming the field with its code', async (_label, policy, field, code) => {
+    const before = await o.counts();
+    const r = await o.bind((await o.body({ policy })).body);
+    expectProblem(r, 422, 'validation_failed', field);
+    expect(fieldErrors(r)).toEqual([[field, code]]);
+    expect(await o.counts()).toEqual(before);
+  });
+
+  it.each([
+    ['a negative premium', { premium: -5 }, 'too_small'],
+    ['a premium above the Money bound', { premium: 1e300 }, 'too_large'],
+  ])('GraphQL: %s is a ValidationProblem on policy.premium with its code', async (_label, policy, code) => {
+    const before = await o.counts();
+    const { body } = await o.body({ policy });
+    const g = await o.api.gql(
+      `mutation B($client: InsuredInput!, $policy: BindPolicyInput!, $vehicles: [BindVehicleInput!]!) {
+        bindMotorPolicy(client: $client, policy: $policy, vehicles: $vehicles) {
+          __typename ... on ValidationProblem { code fieldErrors { field code } }
+        }
+      }`,
+      bindVars(body),
+      { token: o.tokens.staff },
+    );
+    expect(g.body.errors, JSON.stringify(g.body)).toBeUndefined();
+    expect(g.body.data.bindMotorPolicy).toEqual({
+      __typename: 'ValidationProblem',
+      code: 'validation_failed',
+      fieldErrors: [{ field: 'policy.premium', code }],
+    });
+    expect(await o.counts()).toEqual(before);
+  });
+
+  it("names a client's refused field in its REST spelling in the detail too, not the GraphQL one", async () => {
+    const before = await o.counts();
+    const r = await o.bind((await o.body({ client: { idno: 'x'.repeat(300) } })).body);
+    expectProblem(r, 422, 'validation_failed', 'client.idno');
+    expect(r.body.detail).toMatch(/^client\.idno: /);
+    const missing = await o.body();
+    delete missing.body.client.name;
+    const r2 = await o.bind(missing.body);
+    expectProblem(r2, 422, 'validation_failed', 'client.name');
+    expect(r2.body.detail).toMatch(/^client\.name: /);
+    expect(await o.counts()).toEqual(before);
+  });
+
+  it.each(['make', 'model', 'chassis_no', 'engine_no', 'body_type'])(
+    "refuses a vehicle's %s longer than 200 characters (200 are kept)",
+    async (name) => {
+      const before = await o.counts();
+      const r = await o.bind((await o.body({ vehicle: { [name]: 'A'.repeat(201) } })).body);
+      expectProblem(r, 422, 'validation_failed', `vehicles.0.${name}`);
+      expect(fieldErrors(r)).toEqual([[`vehicles.0.${name}`, 'too_large']]);
+      expect(await o.counts()).toEqual(before);
+      expect((await o.bind((await o.body({ vehicle: { [name]: 'A'.repeat(200) } })).body)).status).toBe(201);
+    },
+  );
+});

@@ -1,7 +1,7 @@
 import type { ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { MAX_MINOR, MAX_SHILLINGS } from '../../src/lib/money.ts';
-import { DATE_TIME_MESSAGE, YMD_MESSAGE } from '../../src/lib/dates.ts';
+import { DATE_TIME_MESSAGE, isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 /**
@@ -46,6 +46,16 @@ export const timestamp = () => z.iso.datetime({ offset: true }).describe('ISO 86
 /** A date the caller sends (query or body): the one date rule (src/lib/dates.ts isYmd); else 422 naming it. */
 export const dateInput = (description?: string) =>
   z.iso.date().describe(`${description ? `${description}: ` : ''}${YMD_MESSAGE}`);
+/**
+ * A date a route reads as text and checks by the one date rule (isYmd) itself, as its service does: refused with
+ * `invalid_value` and the rule's words (YMD_MESSAGE), documented as `format: date`.
+ */
+export const ymdText = (description: string) =>
+  z
+    .string()
+    .refine(isYmd, { message: YMD_MESSAGE, params: { code: 'invalid_value' } })
+    .meta({ format: 'date' })
+    .describe(description);
 /** A date-time the caller sends (query or body): the one date-time rule (parseDateTime); else 422 naming it. */
 export const dateTimeInput = (description?: string) =>
   z.iso.datetime({ offset: true }).describe(`${description ? `${description}: ` : ''}${DATE_TIME_MESSAGE}`);

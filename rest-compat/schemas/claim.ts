@@ -155,7 +155,10 @@ const normalisedIn = (normalise: (s: string) => string | null, message: string, 
 const phoneIn = (description?: string) => normalisedIn(normalisePhone, PHONE_MESSAGE, description);
 /** A date as the module reads it (isYmd), refused in its words; documented as a date. */
 const ymdIn = (description?: string) =>
-  documentAs(z.string().refine(isYmd, YMD_MESSAGE), docOf(dateInput(description)));
+  documentAs(
+    z.string().refine(isYmd, { message: YMD_MESSAGE, params: { code: 'invalid_value' } }),
+    docOf(dateInput(description)),
+  );
 /** A date-time as the module reads it (parseDateTime), refused in its words; documented as a date-time. */
 const dateTimeIn = (description?: string) =>
   documentAs(

@@ -14,6 +14,7 @@ import {
   oneOf,
   spelled,
   numeric,
+  ymdText,
 } from './builders.ts';
 import { z } from 'zod';
 import { isYmd, YMD_MESSAGE } from '../../src/lib/dates.ts';
@@ -24,7 +25,11 @@ import { whole } from './inputs.ts';
 
 /** A date as the lines read it (the one date rule, isYmd; YMD_MESSAGE), documented as a date. */
 const ymdIn = (description: string) =>
-  z.string().refine(isYmd, YMD_MESSAGE).meta({ format: 'date' }).describe(`${description} (${YMD_MESSAGE})`);
+  z
+    .string()
+    .refine(isYmd, { message: YMD_MESSAGE, params: { code: 'invalid_value' } })
+    .meta({ format: 'date' })
+    .describe(`${description} (${YMD_MESSAGE})`);
 /** Optional text of at most `max` characters once trimmed; null or absent is none. */
 const textUpTo = (max: number, message: string, description?: string) => {
   const s = z.string().refine((v) => v.trim().length <= max, message);
@@ -241,16 +246,11 @@ export const MedicalQuoteRequest = obj(
 export const bindPolicy = (startRequired: boolean) =>
   obj(
     {
-      start_date: z
-        .string()
-        .refine(isYmd, 'a date, Y-m-d')
-        .meta({ format: 'date' })
-        .describe(
-          startRequired
-            ? 'A past date starts today; at most 90 days ahead'
-            : 'Optional for a trip, which starts on its departure date (when sent, it must be that date)',
-        )
-        .nullable(),
+      start_date: ymdText(
+        startRequired
+          ? 'A past date starts today; at most 90 days ahead'
+          : 'Optional for a trip, which starts on its departure date (when sent, it must be that date)',
+      ).nullable(),
       insurer_id: numeric(whole(z.int())),
       ...bindFigures('full (default) or ipf, any case'),
       product_version: numeric(

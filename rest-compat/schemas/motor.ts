@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isYmd, todayNairobi } from '../../src/lib/dates.ts';
+import { todayNairobi } from '../../src/lib/dates.ts';
+import { MAX_SHILLINGS } from '../../src/lib/money.ts';
 import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/vocabulary.ts';
 import {
   arr,
@@ -17,6 +18,7 @@ import {
   oneOf,
   allOf,
   json,
+  ymdText,
 } from './builders.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 import { whole } from './inputs.ts';
@@ -84,8 +86,7 @@ const coverage = () =>
 const days = () =>
   numeric(whole(z.int().describe('Time on risk: required for tor, 1–364 (ignored for annual cover)'))).nullable();
 /** A start date as normaliseRisk reads it (the one date rule, isYmd), in its words. */
-const startDate = (description: string) =>
-  z.string().refine(isYmd, 'a date, Y-m-d').meta({ format: 'date' }).describe(description).nullable();
+const startDate = (description: string) => ymdText(description).nullable();
 
 /** One insurer id or a list of them (read as a list; '' or null as none), each a whole number or its text. */
 export const insurerIdList = (description: string) => {
@@ -159,11 +160,13 @@ const savedVehicle = obj(
 );
 
 export const PAYMENT_MODE = new RegExp(`^(?:${caseless('full|ipf')})$`);
+/** A figure a bind agrees to: shillings (cents allowed), from 0 to the Money bound (docs/api-conventions.md). */
+const agreed = (description: string) => z.number().min(0).max(MAX_SHILLINGS).describe(description);
 /** The figures a bind agrees to (every line): checked against the server price when sent. */
 export const bindFigures = (paymentMode: string) => ({
-  total_basic: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-  taxes: numeric(z.number().describe('Whole shillings; checked when sent')).nullable(),
-  premium: numeric(z.number().describe('Gross premium, whole shillings; within KES 1 of the server price')),
+  total_basic: numeric(agreed('Whole shillings; checked when sent')).nullable(),
+  taxes: numeric(agreed('Whole shillings; checked when sent')).nullable(),
+  premium: numeric(agreed('Gross premium, whole shillings; within KES 1 of the server price')),
   premium_instalments: numeric(
     whole(z.int().min(1, '1–4').max(4, '1–4').describe('1 (default) to 4; premium finance is one instalment')),
   ).nullable(),
@@ -197,11 +200,7 @@ export const BindRequest = obj(
     client: ref('InsuredClient'),
     policy: obj(
       {
-        start_date: z
-          .string()
-          .refine(isYmd, 'a date, Y-m-d')
-          .meta({ format: 'date' })
-          .describe('A past date starts today; at most 90 days ahead'),
+        start_date: ymdText('A past date starts today; at most 90 days ahead'),
         end_date: str(
           'Y-m-d; read only for tor cover without days, where it sets the days (otherwise ignored)',
         ).nullable(),

@@ -88,7 +88,7 @@ async function createUser(rt: Runtime, v: Values, role: UserRole) {
     branch: str(v, 'branch'),
   });
   if (role === 'agent' && !input.agentCode) {
-    throw new ValidationError([{ field: 'agent-code', message: 'required for an agent' }]);
+    throw new ValidationError([{ field: 'agent-code', code: 'required', message: 'required for an agent' }]);
   }
   const { user, agentKey } = await rt.app.db.tenant(ctx.principal!.tenant.id, async (tx) => {
     ctx.ambientTx = tx;

@@ -11,7 +11,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 }
 
 /** A date input under the one date rule (isYmd); later refinements see only real dates. */
-export const ymd = () => z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true });
+export const ymd = () =>
+  z.string().refine(isYmd, { message: YMD_MESSAGE, abort: true, params: { code: 'invalid_value' } });
 
 /** A date-time input under the one date-time rule (parseDateTime), as the instant it names. */
 export const dateTime = () =>

@@ -70,7 +70,9 @@ function issueCode(i: z.core.$ZodIssue): string | undefined {
     case 'unrecognized_keys':
       return 'unknown_field';
     case 'custom':
-      return undefined;
+      // A schema's own rule with a kind of its own says so (`.refine(f, { message, params: { code } })`: a date's
+      // `invalid_value`); others carry none.
+      return typeof i.params?.code === 'string' ? i.params.code : undefined;
     default:
       return 'invalid_value';
   }

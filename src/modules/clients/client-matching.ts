@@ -1,7 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../lib/identifiers.ts';
-import { DuplicateClientError, ValidationError } from '../../lib/problem.ts';
+import { DuplicateClientError, ValidationError, validationDetail } from '../../lib/problem.ts';
 import { ownsClient, clientVisibility } from '../access/client.visibility.ts';
 import { clientService, describeMatches, findIdentityMatches, lockIdentifiers } from './client.service.ts';
 
@@ -126,10 +126,10 @@ export async function resolveInsured(
     };
   } catch (e) {
     if (e instanceof ValidationError) {
-      throw new ValidationError(
-        e.errors!.map((x) => ({ ...x, field: `${field}.${x.field}` })),
-        e.detail,
-      );
+      // A detail built from the field errors is built again from the renamed fields (never `idNo: …` beside a
+      // field `client.idno`); a detail in the service's own words is kept.
+      const errors = e.errors!.map((x) => ({ ...x, field: `${field}.${x.field}` }));
+      throw new ValidationError(errors, e.detail === validationDetail(e.errors!) ? undefined : e.detail);
     }
     throw e;
   }

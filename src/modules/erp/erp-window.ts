@@ -79,7 +79,8 @@ export function checkPageArgs(a: ErpPageArgs): Omit<ErpWindow, 'until'> & { unti
   if (a.after && !after) errors.push({ field: 'after', code: 'invalid_value', message: CURSOR_PROBLEM });
   if (page > 1 && !a.after)
     errors.push({ field: 'page', message: 'pages after the first are read through links.next (it carries a cursor)' });
-  if (a.after && !a.until) errors.push({ field: 'until', message: 'required with a cursor: the window it belongs to' });
+  if (a.after && !a.until)
+    errors.push({ field: 'until', code: 'required', message: 'required with a cursor: the window it belongs to' });
   const since = a.updatedSince ?? null;
   if (since && a.until && a.until <= since) errors.push({ field: 'until', message: 'must be after updated_since' });
   if (errors.length) throw new ValidationError(errors);

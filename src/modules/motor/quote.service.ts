@@ -1,7 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
-import { addDays, annualEnd, isYmd, todayNairobi } from '../../lib/dates.ts';
+import { addDays, annualEnd, isYmd, todayNairobi, YMD_MESSAGE } from '../../lib/dates.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
@@ -94,7 +94,7 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
     errors.push({ field: f('value'), message: 'a positive amount in whole shillings' });
   }
   if (coverType && coverType !== 'tpo' && input.value == null)
-    errors.push({ field: f('value'), message: 'required for comprehensive cover' });
+    errors.push({ field: f('value'), code: 'required', message: 'required for comprehensive cover' });
   if (input.tonnage != null && (!Number.isFinite(input.tonnage) || input.tonnage < 0 || input.tonnage > 200)) {
     errors.push({ field: f('tonnage'), message: 'tonnes, 0–200' });
   }
@@ -103,7 +103,7 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
   }
   let startDate = today;
   if (input.startDate != null) {
-    if (!isYmd(input.startDate)) errors.push({ field: f('start_date'), message: 'a date, Y-m-d' });
+    if (!isYmd(input.startDate)) errors.push({ field: f('start_date'), code: 'invalid_value', message: YMD_MESSAGE });
     else if (input.startDate > today) startDate = input.startDate;
   }
   if (errors.length) throw new ValidationError(errors);

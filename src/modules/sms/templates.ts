@@ -33,7 +33,9 @@ export function placeholders(body: string): string[] {
 export function render(body: string, vars: Record<string, unknown>, field = 'variables'): string {
   const missing = placeholders(body).filter((k) => vars[k] == null || vars[k] === '');
   if (missing.length)
-    throw new ValidationError(missing.map((k) => ({ field: `${field}.${k}`, message: 'required by the template' })));
+    throw new ValidationError(
+      missing.map((k) => ({ field: `${field}.${k}`, code: 'required', message: 'required by the template' })),
+    );
   return body.replace(PLACEHOLDER, (_m, k: string) => String(vars[k]));
 }
 

@@ -50,7 +50,8 @@ export async function vehicleOnCover(
   lossDate: string,
 ) {
   if (policy.productLine !== 'motor') return null;
-  if (!regNo) throw validationFailed([{ field: 'input.registration', message: 'required for a motor claim' }]);
+  if (!regNo)
+    throw validationFailed([{ field: 'input.registration', code: 'required', message: 'required for a motor claim' }]);
   const v = await tx.policyVehicle.findFirst({ where: { policyId: policy.id, regNo } });
   const day = toDbDate(lossDate);
   if (!v) throw new DomainRuleError(`Vehicle ${regNo} is not on policy ${policy.policyNo}`);

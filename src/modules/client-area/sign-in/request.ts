@@ -50,7 +50,7 @@ function validate(input: OtpRequestInput): Target {
   const clientNo = input.clientNo?.trim().toUpperCase() || null;
   const idNo = input.idNo ? normaliseIdNo(input.idNo) : null;
   if (!input.phone) {
-    if (purpose === 'register') errors.push({ field: 'phone', message: 'required to register' });
+    if (purpose === 'register') errors.push({ field: 'phone', code: 'required', message: 'required to register' });
     else if (!clientNo || !input.idNo) {
       errors.push({ field: 'phone', message: 'send phone, or client_no with id_no' });
     } else if (!idNo) errors.push({ field: 'idNo', message: 'a national ID or passport number' });

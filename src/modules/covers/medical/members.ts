@@ -71,7 +71,8 @@ function ageOf(m: Record<string, unknown>, f: (name: string) => string, ctx: Mem
     } else age = m.age;
   }
   if (m.dateOfBirth == null) {
-    if (m.age == null) errors.push({ field: f('date_of_birth'), message: 'required: a date of birth or an age' });
+    if (m.age == null)
+      errors.push({ field: f('date_of_birth'), code: 'required', message: 'required: a date of birth or an age' });
     return age;
   }
   if (!isYmd(m.dateOfBirth)) {
@@ -100,7 +101,7 @@ function memberOf(raw: unknown, i: number, ctx: MemberContext): MedicalMember | 
   const before = ctx.errors.length;
   const name = optionalText(m.name, f('name'), MAX_NAME, ctx.errors);
   if (ctx.forBind && name === null && (m.name == null || typeof m.name === 'string')) {
-    ctx.errors.push({ field: f('name'), message: 'required' });
+    ctx.errors.push({ field: f('name'), code: 'required', message: 'required' });
   }
   const relationship = relationshipOf(m.relationship, f('relationship'), ctx);
   const ageYears = ageOf(m, f, ctx);

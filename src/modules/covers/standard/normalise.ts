@@ -32,7 +32,11 @@ function normaliseItem(v: unknown, at: Field, forBind: boolean, errors: FieldErr
   if (description === undefined) {
     errors.push({ field: at('description'), message: `text, at most ${STANDARD_LIMITS.text} characters` });
   } else if (description === null && forBind) {
-    errors.push({ field: at('description'), message: 'required to bind: what is insured, or the person insured' });
+    errors.push({
+      field: at('description'),
+      code: 'required',
+      message: 'required to bind: what is insured, or the person insured',
+    });
   } else item.description = description;
   const si = v.sumInsured;
   if (si != null) {

@@ -43,7 +43,8 @@ function optionalText(v: unknown, field: string, errors: FieldError[], max = MAX
 
 function planCode(v: unknown, f: Field, errors: FieldError[]): string | null {
   const code = typeof v === 'string' ? v.trim().toUpperCase() : null;
-  if (v == null || code === '') errors.push({ field: f('plan'), message: 'required: a travel plan code' });
+  if (v == null || code === '')
+    errors.push({ field: f('plan'), code: 'required', message: 'required: a travel plan code' });
   else if (code === null || !PLAN_CODE.test(code))
     errors.push({ field: f('plan'), message: 'a plan code: letters, digits, - or _, at most 40' });
   else return code;
@@ -120,7 +121,7 @@ function traveller(t: unknown, i: number, c: TravellerContext, errors: FieldErro
   const before = errors.length;
   const name = optionalText(t.name, at('name'), errors);
   if (c.forBind && name === null && errors.length === before)
-    errors.push({ field: at('name'), message: 'required to bind: the name as on the passport' });
+    errors.push({ field: at('name'), code: 'required', message: 'required to bind: the name as on the passport' });
   const age = travellerAge(t, at, c, errors);
   const passport = optionalText(t.passportNo, at('passport_no'), errors);
   const passportNo = passport === null ? null : passport.replace(/\s+/g, '').toUpperCase();
@@ -132,7 +133,7 @@ function traveller(t: unknown, i: number, c: TravellerContext, errors: FieldErro
 
 function travellers(v: unknown, c: TravellerContext, errors: FieldError[]): (Traveller | null)[] {
   const field = c.f('travellers');
-  if (v == null) errors.push({ field, message: 'required: at least one traveller' });
+  if (v == null) errors.push({ field, code: 'required', message: 'required: at least one traveller' });
   else if (!Array.isArray(v)) errors.push({ field, message: 'a list of travellers' });
   else if (v.length === 0) errors.push({ field, message: 'at least one traveller' });
   else if (v.length > MAX_TRAVELLERS) errors.push({ field, message: `at most ${MAX_TRAVELLERS} travellers a policy` });

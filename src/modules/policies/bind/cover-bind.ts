@@ -1,8 +1,8 @@
 import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import type { Tx } from '../../../db/client.ts';
-import { isYmd, todayNairobi } from '../../../lib/dates.ts';
-import { DomainRuleError, type FieldError, PriceChangedError, ValidationError } from '../../../lib/problem.ts';
+import { todayNairobi } from '../../../lib/dates.ts';
+import { DomainRuleError, PriceChangedError, ValidationError } from '../../../lib/problem.ts';
 import { type InsuredInput, resolveInsured } from '../../clients/client-matching.ts';
 import type { CoverLineCode, CoverRiskBase } from '../../covers/line.ts';
 import { type AnyCoverLine, lineOf } from '../../covers/lines.ts';
@@ -11,7 +11,7 @@ import { RISK_FIELD } from '../../covers/save-quote.service.ts';
 import { createPolicy, currentProductVersion, type NewPolicy, pendingPolicyNumbers } from '../policy-factory.ts';
 import { recordBound } from './bind.ts';
 import { checkAsSubmitted } from './price.ts';
-import { assertIpfOffered, assertStartWithinReach, paymentPlan } from './validate.ts';
+import { assertIpfOffered, assertStartWithinReach, paymentPlan, policyFieldErrors } from './validate.ts';
 
 export interface CoverBindInput {
   client: InsuredInput;
@@ -37,14 +37,7 @@ interface ValidCoverBind {
 
 /** The policy fields every line's bind takes, as motor's bind checks them. */
 function validatePolicy(code: CoverLineCode, pol: CoverBindInput['policy']): ValidCoverBind {
-  const errors: FieldError[] = [];
-  if (pol.insurerId == null || !Number.isInteger(pol.insurerId))
-    errors.push({ field: 'policy.insurer_id', message: 'required, an insurer id' });
-  if (pol.premium == null || !Number.isFinite(pol.premium))
-    errors.push({ field: 'policy.premium', message: 'required (gross premium, whole shillings)' });
-  if (code !== 'travel' && !pol.startDate) errors.push({ field: 'policy.start_date', message: 'required, Y-m-d' });
-  if (pol.startDate != null && !isYmd(pol.startDate))
-    errors.push({ field: 'policy.start_date', message: 'a date, Y-m-d' });
+  const errors = policyFieldErrors(pol, code !== 'travel');
   const plan = paymentPlan(pol, errors);
   if (errors.length) throw new ValidationError(errors);
   return plan;

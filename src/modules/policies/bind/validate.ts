@@ -1,5 +1,6 @@
 import type { Principal } from '../../../auth/principal.ts';
-import { addDays, daysBetween, isYmd } from '../../../lib/dates.ts';
+import { addDays, daysBetween, isYmd, YMD_MESSAGE } from '../../../lib/dates.ts';
+import { MAX_SHILLINGS } from '../../../lib/money.ts';
 import { normaliseRegNo } from '../../../lib/identifiers.ts';
 import { AppError, DomainRuleError, type FieldError, ValidationError } from '../../../lib/problem.ts';
 import type { InsuredInput } from '../../clients/client-matching.ts';
@@ -12,6 +13,8 @@ import { NOT_OFFERED_TYPES } from '../../motor/rating.ts';
 export const BIND_RULES = {
   /** Cover may start at most this many days ahead. */
   maxDaysAhead: 90,
+  /** A vehicle's chassis and engine numbers, make, model and body type: at most this many characters each. */
+  vehicleTextMax: 200,
 } as const;
 
 export interface BindVehicleInput {
@@ -86,13 +89,53 @@ export function paymentPlan(
   return { instalments, paymentMode: paymentMode === 'ipf' ? 'ipf' : 'full' };
 }
 
-export function validate(input: BindInput): ValidBind {
+/**
+ * What every line's bind checks of its policy fields before any rule runs (motor here, the cover lines in
+ * cover-bind.ts): the insurer, the start date (when `startRequired`), and the figures the caller agrees to (premium,
+ * and the basic and levies when shown) as whole shillings from 0 to the Money bound, each refusal with its code
+ * (docs/api-conventions.md "Field refusals are data").
+ */
+export function policyFieldErrors(
+  pol: { insurerId?: number | null; startDate?: string | null; premium?: number | null } & AgreedFigures,
+  startRequired: boolean,
+): FieldError[] {
   const errors: FieldError[] = [];
-  const pol = input.policy ?? {};
-  if (pol.insurerId == null) errors.push({ field: 'policy.insurer_id', message: 'required' });
+  if (pol.insurerId == null)
+    errors.push({ field: 'policy.insurer_id', code: 'required', message: 'required, an insurer id' });
+  else if (!Number.isInteger(pol.insurerId))
+    errors.push({ field: 'policy.insurer_id', code: 'not_a_whole_number', message: 'must be a whole number' });
   if (pol.premium == null)
-    errors.push({ field: 'policy.premium', message: 'required (gross premium, whole shillings)' });
-  if (!pol.startDate) errors.push({ field: 'policy.start_date', message: 'required, Y-m-d' });
+    errors.push({
+      field: 'policy.premium',
+      code: 'required',
+      message: 'required (gross premium, whole shillings)',
+    });
+  for (const [field, v] of [
+    ['policy.premium', pol.premium],
+    ['policy.total_basic', pol.totalBasic],
+    ['policy.taxes', pol.taxes],
+  ] as const) {
+    if (v == null) continue;
+    if (!Number.isFinite(v)) errors.push({ field, code: 'not_a_number', message: 'must be a number' });
+    else if (v < 0) errors.push({ field, code: 'too_small', message: 'must be at least 0' });
+    else if (v > MAX_SHILLINGS) errors.push({ field, code: 'too_large', message: `must be at most ${MAX_SHILLINGS}` });
+  }
+  if (startRequired && !pol.startDate)
+    errors.push({ field: 'policy.start_date', code: 'required', message: `required, ${YMD_MESSAGE}` });
+  else if (pol.startDate != null && !isYmd(pol.startDate))
+    errors.push({ field: 'policy.start_date', code: 'invalid_value', message: YMD_MESSAGE });
+  return errors;
+}
+
+/** The figures a bind agrees to, whole shillings: checked against the server price when sent. */
+interface AgreedFigures {
+  totalBasic?: number | null;
+  taxes?: number | null;
+}
+
+export function validate(input: BindInput): ValidBind {
+  const pol = input.policy ?? {};
+  const errors = policyFieldErrors(pol, true);
   const { instalments, paymentMode } = paymentPlan(pol, errors);
   if (!Array.isArray(input.vehicles) || input.vehicles.length !== 1) {
     errors.push({ field: 'vehicles', message: 'exactly one vehicle per save; add more by endorsement (add_vehicle)' });
@@ -101,7 +144,22 @@ export function validate(input: BindInput): ValidBind {
   const regNo = v.regNo ? normaliseRegNo(v.regNo) : null;
   if (input.vehicles?.length === 1) {
     if (!regNo) errors.push({ field: 'vehicles.0.regno', message: 'a registration such as KAA 123A' });
-    if (v.yom == null) errors.push({ field: 'vehicles.0.yom', message: 'year of manufacture required' });
+    if (v.yom == null)
+      errors.push({ field: 'vehicles.0.yom', code: 'required', message: 'year of manufacture required' });
+    // The vehicle's particulars, kept as sent (the registry's certificate prints them): short texts, as every name is.
+    for (const [name, text] of [
+      ['chassis_no', v.chassisNo],
+      ['engine_no', v.engineNo],
+      ['make', v.make],
+      ['model', v.model],
+      ['body_type', v.bodyType],
+    ] as const)
+      if (typeof text === 'string' && text.length > BIND_RULES.vehicleTextMax)
+        errors.push({
+          field: `vehicles.0.${name}`,
+          code: 'too_large',
+          message: `must be at most ${BIND_RULES.vehicleTextMax} characters`,
+        });
   }
   const days = torDays(pol);
   if (errors.length) throw new ValidationError(errors);

@@ -31,9 +31,10 @@ export const addMember: EndorsementOperationRules = {
 
   validate(input) {
     const m = input.member;
-    if (!m) return [{ field: 'member', message: 'required: name, relationship, date_of_birth or age' }];
+    if (!m)
+      return [{ field: 'member', code: 'required', message: 'required: name, relationship, date_of_birth or age' }];
     const errors: FieldError[] = [];
-    if (!cleanText(m.name, 200)) errors.push({ field: 'member.name', message: 'required' });
+    if (!cleanText(m.name, 200)) errors.push({ field: 'member.name', code: 'required', message: 'required' });
     if (!ANY_RELATIONSHIP.includes((m.relationship ?? '').trim().toLowerCase()))
       errors.push({ field: 'member.relationship', message: `one of ${ANY_RELATIONSHIP.join(', ')}` });
     if (m.dateOfBirth != null && !isYmd(m.dateOfBirth))
@@ -41,7 +42,7 @@ export const addMember: EndorsementOperationRules = {
     if (m.age != null && !(Number.isInteger(m.age) && m.age >= 0 && m.age <= MAX_AGE))
       errors.push({ field: 'member.age', message: `whole years, 0–${MAX_AGE}` });
     if (m.dateOfBirth == null && m.age == null)
-      errors.push({ field: 'member.date_of_birth', message: 'required: a date of birth or an age' });
+      errors.push({ field: 'member.date_of_birth', code: 'required', message: 'required: a date of birth or an age' });
     if (m.idNo != null && m.idNo.length > 50) errors.push({ field: 'member.id_no', message: 'at most 50 characters' });
     return errors;
   },

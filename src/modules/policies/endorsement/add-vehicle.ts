@@ -12,14 +12,23 @@ export const addVehicle: EndorsementOperationRules = {
   validate(input: EndorseInput): FieldError[] {
     const errors: FieldError[] = [];
     const v = input.vehicle;
-    if (!v) errors.push({ field: 'vehicle', message: 'required: regno, chassis_no, make, model, yom, value' });
+    if (!v)
+      errors.push({
+        field: 'vehicle',
+        code: 'required',
+        message: 'required: regno, chassis_no, make, model, yom, value',
+      });
     else {
       if (!(v.regNo && normaliseRegNo(v.regNo)))
         errors.push({ field: 'vehicle.regno', message: 'a registration such as KAA 123A' });
       if (!cleanText(v.chassisNo))
-        errors.push({ field: 'vehicle.chassis_no', message: 'required (the registry certificate needs it)' });
-      if (!cleanText(v.make)) errors.push({ field: 'vehicle.make', message: 'required' });
-      if (!cleanText(v.model)) errors.push({ field: 'vehicle.model', message: 'required' });
+        errors.push({
+          field: 'vehicle.chassis_no',
+          code: 'required',
+          message: 'required (the registry certificate needs it)',
+        });
+      if (!cleanText(v.make)) errors.push({ field: 'vehicle.make', code: 'required', message: 'required' });
+      if (!cleanText(v.model)) errors.push({ field: 'vehicle.model', code: 'required', message: 'required' });
       if (v.yom == null) errors.push({ field: 'vehicle.yom', message: 'year of manufacture required' });
     }
     return errors;

@@ -4,7 +4,7 @@ import { requireAbility } from '../../../auth/principal.ts';
 import type { Context } from '../../../context.ts';
 import { nextNumber } from '../../../db/counters.ts';
 import type { Tx } from '../../../db/client.ts';
-import { isYmd, laterYmd, todayNairobi, toDbDate } from '../../../lib/dates.ts';
+import { isYmd, laterYmd, todayNairobi, toDbDate, YMD_MESSAGE } from '../../../lib/dates.ts';
 import type { Period } from '../proration.ts';
 import { DomainRuleError, type FieldError, notFound, ValidationError } from '../../../lib/problem.ts';
 import { visiblePolicy } from '../../access/policy.visibility.ts';
@@ -68,7 +68,7 @@ function validateShape(input: EndorseInput): { op: EndorsementOperation; errors:
   if (!ENDORSEMENT_OPERATIONS.includes(op))
     errors.push({ field: 'operation', message: `one of ${ENDORSEMENT_OPERATIONS.join(', ')}` });
   if (input.effectiveDate != null && !isYmd(input.effectiveDate))
-    errors.push({ field: 'effective_date', message: 'a date, Y-m-d' });
+    errors.push({ field: 'effective_date', code: 'invalid_value', message: YMD_MESSAGE });
   if (input.note != null && input.note.length > 500) errors.push({ field: 'note', message: 'at most 500 characters' });
   if (ENDORSEMENT_OPERATIONS.includes(op)) errors.push(...OPERATIONS[op].validate(input));
   return { op, errors };

@@ -75,7 +75,9 @@ export async function updateProspect(ctx: Context, uuid: string, input: unknown,
 /** Lost needs a reason from the list; a reason without a move to lost is a mistake, not something to ignore. */
 function assertLostReason(d: ProspectPatchInput, to: string | null): void {
   if (to === 'lost' && !d.lostReason)
-    throw new ValidationError([{ field: 'lostReason', message: 'required when the status becomes lost' }]);
+    throw new ValidationError([
+      { field: 'lostReason', code: 'required', message: 'required when the status becomes lost' },
+    ]);
   if (d.lostReason && to !== 'lost')
     throw new ValidationError([{ field: 'lostReason', message: 'only with a move to status lost' }]);
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../../context.ts';
 import type { Prisma, Tx } from '../../../db/client.ts';
-import { isYmd, toDbDate } from '../../../lib/dates.ts';
+import { isYmd, toDbDate, YMD_MESSAGE } from '../../../lib/dates.ts';
 import { isUuid, normalisePhone } from '../../../lib/identifiers.ts';
 import { notFound, ValidationError } from '../../../lib/problem.ts';
 
@@ -34,7 +34,7 @@ function listWhere(f: SmsListFilters): Prisma.SmsMessageWhereInput {
     ['from_date', f.fromDate],
     ['to_date', f.toDate],
   ] as const)
-    if (v && !isYmd(v)) throw new ValidationError([{ field, message: 'a date, Y-m-d' }]);
+    if (v && !isYmd(v)) throw new ValidationError([{ field, code: 'invalid_value', message: YMD_MESSAGE }]);
   if (f.fromDate) and.push({ createdAt: { gte: nairobiMidnight(f.fromDate) } });
   if (f.toDate) and.push({ createdAt: { lt: new Date(nairobiMidnight(f.toDate).getTime() + 86_400_000) } });
   return { AND: and };
