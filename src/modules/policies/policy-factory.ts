@@ -159,6 +159,8 @@ export async function drawPolicyNumbersAudited(
       answer: Prisma.sql`(SELECT policy_no FROM p) AS policy_no, (SELECT risk_note FROM p) AS risk_note`,
     },
   );
+  // Never without a number: the stand-in is this transaction's own row.
+  if (!drawn?.policy_no) throw new Error(`policy ${policy.id}: its number was not drawn (stand-in not found)`);
   return { policyNo: drawn.policy_no, riskNote: drawn.risk_note };
 }
 

@@ -85,6 +85,8 @@ export async function createClientInTx(
         answer: Prisma.sql`(SELECT client_no FROM c) AS client_no`,
       },
     );
+    // Never without a number: the stand-in is this transaction's own row.
+    if (!row?.client_no) throw new Error(`client ${created.id}: its number was not drawn (stand-in not found)`);
     return row.client_no;
   };
   return { ...created, complete };
