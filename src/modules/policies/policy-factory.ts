@@ -205,8 +205,8 @@ export interface CreatedPolicy {
 /**
  * The policy and every row a new policy starts with — its levy lines, vehicles, insured persons or items, premium
  * items, first status-history row and instalment debit notes — in one statement (issue 28: these were 6–12 statements
- * through Prisma, each its own round trip and result mapping). Each vehicle and risk gets its premium item from its
- * own CTE, so no row is matched to another by position.
+ * through Prisma, each its own round trip and result mapping). Vehicles and risks take ids drawn here in the order
+ * given, and each premium item names its vehicle or risk by that id.
  */
 export async function createPolicy(
   tx: Tx,
