@@ -137,12 +137,17 @@ describe('GET /metrics', () => {
       o.pay(pol.policy_no, pol.debit_note.instalments[0].amount_minor),
     );
     expect(grewSettled).toBe(1);
-    // The simulated rail's prompts are pg-boss jobs: their outcome is counted per queue.
-    const jobs = sample(await scrape(), 'bima_jobs_total', {
-      queue: QUEUES.mpesaSimResolve.name,
-      outcome: 'completed',
-    });
-    expect(jobs).toBeGreaterThanOrEqual(2);
+    // The simulated rail's prompts are pg-boss jobs: their outcome is counted per queue, once the job has
+    // returned, which is a moment after its callback was heard (so waited for, not read at once).
+    await waitFor(
+      "both prompts' jobs to be counted",
+      async () =>
+        sample(await scrape(), 'bima_jobs_total', {
+          queue: QUEUES.mpesaSimResolve.name,
+          outcome: 'completed',
+        }) ?? 0,
+      (n) => n >= 2,
+    );
   });
 
   it('counts webhook deliveries by outcome and attempt number', async () => {
