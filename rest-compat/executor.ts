@@ -1,6 +1,9 @@
 import {
   type DocumentNode,
   execute,
+  type FragmentDefinitionNode,
+  Kind,
+  type SelectionSetNode,
   type ExecutionResult,
   getNamedType,
   getOperationAST,
@@ -17,8 +20,9 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import type { Principal } from '../src/auth/principal.ts';
 import type { Context } from '../src/context.ts';
-import { type AccessRule, seesWholeType } from '../src/graphql/access.ts';
+import { type AccessRule, seesWholeType, seesWithinReach } from '../src/graphql/access.ts';
 import { runsCompiled } from '../src/graphql/compiled-paths.ts';
 import { variableErrors } from '../src/graphql/variable-errors.ts';
 import {
@@ -50,9 +54,20 @@ export interface CompiledRoute {
    * (seesWholeType: staff holding the scopes), to whom each rule would say yes for every row. Null when the operation
    * is not a query, or reaches an abstract type or a type check that is neither an access rule nor synchronous.
    */
-  readonly wholeTypes: { query: CompiledQuery; rules: AccessRule<never>[] } | null;
+  readonly wholeTypes: WholeTypes | null;
   /** The operation's variable definitions, checked before any run (graphql/variable-errors.ts). */
   variableDefinitions: readonly VariableDefinitionNode[];
+}
+
+/**
+ * A read compiled without its types' access rules (compileForWholeTypes), and for whom it may run: a caller every
+ * rule lets see the whole type (staff), and, when every record the operation reaches comes through fields that keep
+ * reach (`reachKept`: reachGaps found none), an agent holding the rules' scopes (access.ts seesWithinReach).
+ */
+export interface WholeTypes {
+  query: CompiledQuery;
+  rules: AccessRule<never>[];
+  reachKept: boolean;
 }
 
 /**
@@ -173,6 +188,57 @@ export function accessRulesOf(
 }
 
 /**
+ * Where a query reaches records of a type with a reach rule (graphql/access.ts) through a field that does not keep
+ * reach: the response paths, empty when there is none, null when the document cannot be judged (invalid, or an
+ * abstract type). A field keeps reach (`extensions.keepsReach`, graphql/access.ts `KEEPS_REACH`) when every record
+ * it returns, directly or through types without a rule of their own (a connection and its edges), is within the
+ * caller's reach whenever its parent is: a root field whose statement applies the visibility fragment, a policy's
+ * debit notes, a policy's policyholder. A record reached only through such fields needs no check of its own, so an
+ * operation with no gap may run for an agent compiled without the rules, exactly as the rules would have answered.
+ */
+export function reachGaps(schema: GraphQLSchema, document: DocumentNode): string[] | null {
+  const operation = getOperationAST(document);
+  const root = schema.getQueryType();
+  if (operation?.operation !== OperationTypeNode.QUERY || !root || validate(schema, document).length) return null;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const gaps: string[] = [];
+  // parentInReach: the nearest record above is within reach (the root is); cover: a record met here, through types
+  // without a rule, is within reach because a field above kept it.
+  const walk = (set: SelectionSetNode, type: GraphQLObjectType, parentInReach: boolean, cover: boolean, at: string) => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type;
+        if (on !== type) return false;
+        if (walk(sel.selectionSet, type, parentInReach, cover, at) === false) return false;
+        continue;
+      }
+      if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const f = fragments.get(sel.name.value);
+        if (!f || schema.getType(f.typeCondition.name.value) !== type) return false;
+        if (walk(f.selectionSet, type, parentInReach, cover, at) === false) return false;
+        continue;
+      }
+      if (sel.name.value.startsWith('__')) continue;
+      const def = type.getFields()[sel.name.value];
+      const named = getNamedType(def.type);
+      if (isAbstractType(named)) return false;
+      if (!isObjectType(named) || !sel.selectionSet) continue;
+      const path = `${at}${at ? '.' : ''}${sel.name.value}`;
+      const fieldCover = cover || (def.extensions.keepsReach === true && parentInReach);
+      const rule = named.extensions.accessRule as AccessRule<never> | undefined;
+      if (rule?.reach && !fieldCover) gaps.push(path);
+      const next = rule
+        ? walk(sel.selectionSet, named, true, false, path)
+        : walk(sel.selectionSet, named, parentInReach, fieldCover, path);
+      if (next === false) return false;
+    }
+    return true;
+  };
+  return walk(operation.selectionSet, root, true, false, '') ? gaps : null;
+}
+
+/**
  * The query compiled as its types would be without their access rules: each rule's `isTypeOf` is set aside while
  * graphql-jit compiles and put back at once. The compile is synchronous (no await between setting aside and putting
  * back), so no other operation ever runs against the schema without its rules, whenever the first call comes. Only
@@ -182,7 +248,7 @@ function compileForWholeTypes(
   schema: GraphQLSchema,
   document: DocumentNode,
   reached: Set<GraphQLNamedType> | null,
-): { query: CompiledQuery; rules: AccessRule<never>[] } | null {
+): WholeTypes | null {
   if (jitSafe(schema, document, reached)) return null; // compiled as it is already
   const found = accessRulesOf(schema, document, reached);
   if (!found) return null;
@@ -190,7 +256,8 @@ function compileForWholeTypes(
   for (const [t] of saved) t.isTypeOf = undefined;
   try {
     const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
-    return isCompiledQuery(compiled) ? { query: compiled, rules: found.rules } : null;
+    if (!isCompiledQuery(compiled)) return null;
+    return { query: compiled, rules: found.rules, reachKept: reachGaps(schema, document)?.length === 0 };
   } finally {
     for (const [t, isTypeOf] of saved) t.isTypeOf = isTypeOf;
   }
@@ -277,13 +344,33 @@ async function executeCompiled(
 ): Promise<ExecutionResult> {
   const refused = variableErrors(schema, compiled.variableDefinitions, variables);
   if (refused.length) throw new ValidationError(refused);
-  if (compiled.jit) return compiled.jit.query(undefined, ctx, variables);
-  const whole = compiled.wholeTypes;
-  if (whole && whole.rules.every((r) => seesWholeType(ctx.principal, r))) {
-    runsCompiled(ctx);
-    return whole.query.query(undefined, ctx, variables);
+  switch (engineFor(compiled, ctx.principal)) {
+    case 'compiled':
+      return compiled.jit!.query(undefined, ctx, variables);
+    case 'compiled without rules':
+      runsCompiled(ctx);
+      return compiled.wholeTypes!.query.query(undefined, ctx, variables);
+    case 'graphql-js':
+      return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
   }
-  return execute({ schema, document: compiled.document, contextValue: ctx, variableValues: variables });
+}
+
+/**
+ * Which engine runs a route's operation for a caller: compiled as it is when no type it reaches has an access rule;
+ * compiled without the rules when every one of them would say yes to every row the operation can meet (staff holding
+ * the scopes; an agent holding them, when the operation reaches records only through fields that keep reach); else
+ * graphql-js, which asks each rule of each row.
+ */
+export function engineFor(
+  compiled: CompiledRoute,
+  p: Principal | undefined,
+): 'compiled' | 'compiled without rules' | 'graphql-js' {
+  if (compiled.jit) return 'compiled';
+  const whole = compiled.wholeTypes;
+  if (!whole) return 'graphql-js';
+  if (whole.rules.every((r) => seesWholeType(p, r))) return 'compiled without rules';
+  if (whole.reachKept && whole.rules.every((r) => seesWithinReach(p, r))) return 'compiled without rules';
+  return 'graphql-js';
 }
 
 export async function runOperation(

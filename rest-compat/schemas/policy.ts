@@ -141,8 +141,14 @@ const policyRecord = obj({
     ),
     'Every status the policy has had, oldest first',
   ),
-  renewal_of: nullable(obj({ uuid: str(), policy_no: str() })),
-  renewed_by: nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
+  renewal_of: describe(
+    nullable(obj({ uuid: str(), policy_no: str() })),
+    "The policy this one renews; null when none, or when it is outside the caller's reach (an agent's).",
+  ),
+  renewed_by: describe(
+    nullable(obj({ uuid: str(), policy_no: str(), status: str() })),
+    "The policy that renews this one, once bound; null when none, or when it is outside the caller's reach.",
+  ),
   created_at: timestamp(),
 });
 

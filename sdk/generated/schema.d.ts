@@ -4071,10 +4071,12 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description The policy this one renews; null when none, or when it is outside the caller's reach (an agent's). */
             renewal_of: {
                 uuid: string;
                 policy_no: string;
             } | null;
+            /** @description The policy that renews this one, once bound; null when none, or when it is outside the caller's reach. */
             renewed_by: {
                 uuid: string;
                 policy_no: string;
@@ -4300,10 +4302,12 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description The policy this one renews; null when none, or when it is outside the caller's reach (an agent's). */
             renewal_of: {
                 uuid: string;
                 policy_no: string;
             } | null;
+            /** @description The policy that renews this one, once bound; null when none, or when it is outside the caller's reach. */
             renewed_by: {
                 uuid: string;
                 policy_no: string;

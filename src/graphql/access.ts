@@ -36,6 +36,18 @@ export interface AccessRule<Row> {
       };
 }
 
+/**
+ * Spread into the options of a field every record of which (directly, or through types without a rule of their own:
+ * a connection and its edges) is within the caller's reach whenever the record the field hangs off is: a root field
+ * whose statement applies the type's visibility fragment, a policy's debit notes (rows of a policy within reach are
+ * within reach by the rule itself), a policy's policyholder (clientVisibility admits the holder of every policy
+ * within reach). An operation whose every way to a record with a reach rule goes through such fields runs for an
+ * agent compiled without the rules (rest-compat/executor.ts reachGaps): the rules would have said yes to every
+ * row. A wrong mark shows an agent a record out of reach, so mark only what the data model guarantees; the
+ * authorization tests read agents' answers through every marked route (test/agent-compiled.test.ts).
+ */
+export const KEEPS_REACH = { extensions: { keepsReach: true } } as const;
+
 /** Any scope at all: reference data that every integration needs (insurers for a quote, staff for a client). */
 export const ANY_SCOPE: readonly Scope[] = ALL_SCOPES;
 
@@ -56,6 +68,16 @@ export function access<Row>(rule: AccessRule<Row>) {
  */
 export function seesWholeType(p: Principal | undefined, rule: AccessRule<never>): boolean {
   return !!p && !ownRecordsOnly(p) && rule.scopes.some((s) => p.scopes.has(s));
+}
+
+/**
+ * Whether `rule` lets `p`, an agent (who sees only the records within their reach), see every record of its type
+ * that an operation reaches only through fields that keep reach (KEEPS_REACH): `p` holds one of its scopes and the
+ * type is not for staff only. For such a caller and operation the rule says yes to every row it is asked about, so
+ * the operation may run without it (rest-compat/executor.ts).
+ */
+export function seesWithinReach(p: Principal | undefined, rule: AccessRule<never>): boolean {
+  return !!p && ownRecordsOnly(p) && !rule.staffOnly && rule.scopes.some((s) => p.scopes.has(s));
 }
 
 /**
@@ -109,6 +131,22 @@ function authorizeRow<Row>(ctx: Context, rule: AccessRule<Row>, row: Row): boole
     if (!ok) throw new AppError('not_found', { detail: 'No such record' });
     return true;
   });
+}
+
+/**
+ * The record of a to-one relation that may lead out of reach, for a field that is to keep reach (KEEPS_REACH): the
+ * record when the caller may see it, else null, as `node(id:)` answers for a record out of reach. A policy's renewal
+ * is one: an agent who sells a policy may not sell its renewal. Staff get the record with no statement; an agent's
+ * check is the type's own batched one (withinReach), which the type's rule then finds already made.
+ */
+export function visibleOrNull<R extends { id: number }>(
+  ctx: Context,
+  reach: Reach,
+  row: R | null,
+): R | null | Promise<R | null> {
+  if (!row) return null;
+  if (!ownRecordsOnly(requirePrincipal(ctx))) return row;
+  return withinReach(ctx, reach, row.id).then((ok) => (ok ? row : null));
 }
 
 const loaders = new WeakMap<Context, Map<string, DataLoader<number, boolean>>>();

@@ -454,11 +454,38 @@ async function newestPage(ctx: SetupContext): Promise<void> {
 }
 
 /**
+ * An agent's own newest page (the demo's agent key acts as an agent, who sees only the records within their reach):
+ * at least 25 policies bound with the agent's key, a quarter paid, some endorsed and cancelled, as loadTenant's. The
+ * tenant's load itself comes from the staff scenarios (select them too: `BENCH_ONLY='REST GET /'`), so the reach
+ * filters run over the same 300 policies and clients.
+ */
+let agentsLoading: Promise<void> | undefined;
+function agentsPage(ctx: SetupContext): Promise<void> {
+  agentsLoading ??= (async () => {
+    const counts = await ctx.request('POST', '/graphql', { query: '{ policyCounts { count } }' });
+    expectStatus(counts, 200, "counting the agent's policies");
+    const have = (counts.json.data.policyCounts as { count: number }[]).reduce((a, c) => a + c.count, 0);
+    if (have < 25) await bindBatch(ctx, 25 - have);
+  })();
+  return agentsLoading;
+}
+
+/** The richest record of the agent's newest page (agentsPage), as onePolicy picks staff's. */
+async function agentsPolicy(ctx: SetupContext): Promise<SetupResult> {
+  await agentsPage(ctx);
+  return richestOfNewestPage(ctx);
+}
+
+/**
  * The full record read of one policy: of the newest page, the one with the most on it (endorsed and cancelled,
  * with receipts, notes and certificates).
  */
 async function onePolicy(ctx: SetupContext): Promise<SetupResult> {
   await loadTenant(ctx);
+  return richestOfNewestPage(ctx);
+}
+
+async function richestOfNewestPage(ctx: SetupContext): Promise<SetupResult> {
   const page = await ctx.request('GET', '/api/v1/policies?limit=25');
   expectStatus(page, 200, 'listing policies');
   const size = (p: unknown) => JSON.stringify(p).length;
@@ -567,6 +594,25 @@ export const SCENARIOS: Scenario[] = [
   }),
   rest('REST GET /policies (25 full records)', '/policies?limit=25', {
     setup: newestPage,
+    env: LOAD_ENV,
+    baseline: 'hand',
+  }),
+  // The same reads by an agent's key: reach filtered in the statements, compiled without the per-row rules.
+  rest('REST GET /clients (25 rows, agent)', '/clients?limit=25', {
+    client: 'agent',
+    setup: agentsPage,
+    env: LOAD_ENV,
+    baseline: 'hand',
+  }),
+  rest('REST GET /policies/{uuid} (full record, agent)', '/policies/{uuid}', {
+    client: 'agent',
+    setup: agentsPolicy,
+    env: LOAD_ENV,
+    baseline: 'hand',
+  }),
+  rest('REST GET /policies (25 full records, agent)', '/policies?limit=25', {
+    client: 'agent',
+    setup: agentsPage,
     env: LOAD_ENV,
     baseline: 'hand',
   }),

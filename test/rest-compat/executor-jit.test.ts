@@ -1,6 +1,8 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { accessRulesOf, compileRoutes, jitSafe } from '../../rest-compat/executor.ts';
+import type { Principal } from '../../src/auth/principal.ts';
+import type { Scope } from '../../src/auth/scopes.ts';
+import { accessRulesOf, compileRoutes, engineFor, jitSafe, reachGaps } from '../../rest-compat/executor.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { schema } from '../../src/graphql/schema.ts';
 
@@ -54,5 +56,51 @@ describe('the facade compiler', () => {
     // An abstract type is told apart by its members' isTypeOf, which graphql-jit would call without the context.
     expect(rules('query { node(id: "1") { id } }')).toBeNull();
     expect(rules('mutation { __typename }')).toBeNull();
+  });
+
+  it('finds where an operation reaches records through a field that does not keep reach', () => {
+    const gaps = (q: string) => reachGaps(schema, parse(q));
+    // The root list applies the visibility fragment, a policy's rows are the policy's, its holder is within reach.
+    expect(gaps('query { policies(first: 1) { edges { node { client { name } debitNotes { number } } } } }')).toEqual(
+      [],
+    );
+    // A fragment is judged where it is spread.
+    expect(
+      gaps('query { policy(uuid: "x") { ...P } } fragment P on Policy { vehicles { regNo } renewal { uuid } }'),
+    ).toEqual([]);
+    // Receipts by themselves are not marked: every receipt met there would need its own check.
+    expect(gaps('query { receipts(first: 1) { edges { node { receiptNo } } } }')).toEqual(['receipts.edges.node']);
+    expect(gaps('query { node(id: "1") { id } }')).toBeNull();
+    expect(gaps('mutation { __typename }')).toBeNull();
+  });
+
+  it('runs the everyday reads compiled for an agent holding the scopes, others as the rules would', () => {
+    const routes = new Map(compileRoutes(schema, ROUTES).map((c) => [`${c.route.method} ${c.route.path}`, c]));
+    const caller = (ownRecordsOnly: boolean, scopes: Scope[]) =>
+      ({
+        scopes: new Set(scopes),
+        actor: { userId: 7, role: ownRecordsOnly ? 'agent' : 'exec', ownRecordsOnly },
+      }) as unknown as Principal;
+    const agent = caller(true, ['read', 'bind', 'crm']);
+    const staff = caller(false, ['read', 'bind', 'crm']);
+    const engine = (route: string, p: Principal) => engineFor(routes.get(route)!, p);
+    for (const route of [
+      'GET /clients',
+      'GET /clients/{client_no}',
+      'GET /policies',
+      'GET /policies/{uuid}',
+      'GET /claims',
+      'GET /claims/{uuid}',
+    ]) {
+      expect(`${route}: ${engine(route, agent)}`).toBe(`${route}: compiled without rules`);
+      expect(`${route}: ${engine(route, staff)}`).toBe(`${route}: compiled without rules`);
+    }
+    // An agent short of every scope of a type is left to the rules (which refuse); so is a route with a gap.
+    expect(engine('GET /policies', caller(true, ['quote']))).toBe('graphql-js');
+    expect(engine('GET /receipts', agent)).toBe('graphql-js');
+    expect(engine('GET /receipts', staff)).toBe('compiled without rules');
+    // A route of staff-only types (the audit trail's events) is never run without its rules for an agent.
+    expect(engine('GET /events', agent)).toBe('graphql-js');
+    expect(engine('POST /motor/quote', agent)).toBe('compiled');
   });
 });

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { ProblemRef, syncTypeCheck } from '../../graphql/common.ts';
 import { DomainRuleError, InvalidStateError, ValidationError } from '../../lib/problem.ts';
 import {
@@ -57,7 +58,7 @@ builder.prismaObject('Certificate', {
       type: CertificateStatusEnum,
       resolve: (c) => c.status as (typeof CERTIFICATE_STATES)[number],
     }),
-    policy: t.relation('policy', { description: 'The motor policy.' }),
+    policy: t.relation('policy', { ...KEEPS_REACH, description: 'The motor policy.' }),
     vehicle: t.relation('vehicle', { description: 'The insured vehicle.' }),
     regNo: t.string({
       description: "The vehicle's registration.",
@@ -119,6 +120,7 @@ builder.prismaObject('Certificate', {
 
 builder.prismaObjectField('Policy', 'certificates', (t) =>
   t.relation('certificates', {
+    ...KEEPS_REACH,
     description: 'Motor certificates of the policy, by series, stage and vehicle.',
     query: { orderBy: [{ series: 'asc' }, { stage: 'asc' }, { vehicleId: 'asc' }, { id: 'asc' }] },
   }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { CLAIM_SCOPES, oneClaim } from '../access/claim.visibility.ts';
 import { claimDocumentService, stateOf } from './claim-document.service.ts';
 import { ClaimDocumentStatusEnum } from './claim-document.mutations.ts';
@@ -50,7 +51,11 @@ builder.prismaObject('ClaimDocument', {
       nullable: true,
       description: 'When it was received (upload or by hand) or waived; null while pending.',
     }),
-    files: t.relation('files', { description: 'Uploaded files, oldest first', query: { orderBy: { id: 'asc' } } }),
+    files: t.relation('files', {
+      ...KEEPS_REACH,
+      description: 'Uploaded files, oldest first',
+      query: { orderBy: { id: 'asc' } },
+    }),
   }),
 });
 
@@ -96,6 +101,7 @@ builder.queryFields((t) => ({
 /** The Claim type (claim.type.ts) carries its checklist: added here, through the type's name. */
 builder.prismaObjectFields('Claim', (t) => ({
   documents: t.relation('documents', {
+    ...KEEPS_REACH,
     description: 'The documents checklist in order, extras last, with the files',
     query: { orderBy: [...LINE_ORDER] },
   }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { oneClaim } from '../access/claim.visibility.ts';
 import { claimPaymentService } from './claim-payment.service.ts';
@@ -118,10 +119,12 @@ builder.prismaObject('ClaimReserveMovement', {
 
 builder.prismaObjectFields('Claim', (t) => ({
   payments: t.relation('payments', {
+    ...KEEPS_REACH,
     description: 'Payouts and recorded transfers, oldest first',
     query: { orderBy: { id: 'asc' } },
   }),
   reserveMovements: t.relation('reserves', {
+    ...KEEPS_REACH,
     description: 'The reserve ledger, in order',
     query: { orderBy: { id: 'asc' } },
   }),

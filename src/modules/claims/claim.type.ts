@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
+import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { now as clockNow } from '../../lib/clock.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -318,6 +318,7 @@ builder.prismaNode('Claim', {
       nullable: true,
     }),
     history: t.relation('history', {
+      ...KEEPS_REACH,
       description: 'Every state the claim has had, oldest first.',
       query: { orderBy: { id: 'asc' } },
     }),
@@ -345,6 +346,7 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => claimService.counts(ctx),
   }),
   claims: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Claim',
     cursor: 'id',
     authScopes: { read: true, crm: true },
@@ -374,6 +376,7 @@ builder.queryFields((t) => ({
     },
   }),
   claim: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Claim',
     authScopes: { read: true, crm: true },
     description: 'A claim by uuid; not_found when missing or not visible to the caller.',
@@ -396,6 +399,7 @@ builder.queryFields((t) => ({
 /** The policy record lists its claims (the claims module extends the Policy type; the policy module knows nothing of claims). */
 builder.prismaObjectField('Policy', 'claims', (t) =>
   t.relation('claims', {
+    ...KEEPS_REACH,
     description: 'Claims registered against this policy, newest first',
     query: { orderBy: { id: 'desc' } },
   }),

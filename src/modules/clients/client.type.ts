@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { clientReach } from '../access/client.visibility.ts';
 import { clientService } from './client.service.ts';
-import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
+import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 
 builder.prismaObject('BusinessSource', {
   select: { id: true },
@@ -121,6 +121,7 @@ builder.prismaNode('Client', {
 
 builder.queryFields((t) => ({
   clients: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Client',
     cursor: 'id',
     authScopes: { read: true },
@@ -141,6 +142,7 @@ builder.queryFields((t) => ({
     },
   }),
   client: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Client',
     authScopes: { read: true },
     description: 'A client by number; not_found when missing or not visible to the caller.',

@@ -4,7 +4,7 @@ import { fromDbDate } from '../../lib/dates.ts';
 import { ValidationError, DomainRuleError } from '../../lib/problem.ts';
 import { EVENTS_TOPIC, eventService } from '../events/event.service.ts';
 import { paymentService, receiptVisibility } from './payment.service.ts';
-import { access, type Reach } from '../../graphql/access.ts';
+import { access, type Reach, KEEPS_REACH } from '../../graphql/access.ts';
 import { POLICY_SCOPES } from '../access/policy.visibility.ts';
 
 const receiptReach: Reach = { model: 'receipt', where: receiptVisibility };
@@ -168,6 +168,7 @@ builder.prismaObject('Receipt', {
       resolve: (r) => r.policy?.policyNo ?? null,
     }),
     allocations: t.relation('allocations', {
+      ...KEEPS_REACH,
       description: 'The debit notes the receipt paid, oldest due first; what is left over is unallocated.',
       query: { orderBy: { id: 'asc' } },
     }),

@@ -1,4 +1,5 @@
 import type { Context } from '../../context.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -204,10 +205,12 @@ builder.prismaObject('Cancellation', {
       resolve: (c) => c.refund as unknown as RefundJson,
     }),
     creditNote: t.relation('creditNote', {
+      ...KEEPS_REACH,
       nullable: true,
       description: 'The credit note raised on confirmation (none when nothing was unearned).',
     }),
     reinstatementDebitNote: t.relation('reinstatementNote', {
+      ...KEEPS_REACH,
       nullable: true,
       description: 'The debit note raised by the reinstatement that reversed this cancellation.',
     }),
@@ -229,12 +232,13 @@ builder.prismaObject('Cancellation', {
       type: 'DateTime',
       description: 'When the cancellation was priced (previewed).',
     }),
-    policy: t.relation('policy', { description: 'The policy cancelled.' }),
+    policy: t.relation('policy', { ...KEEPS_REACH, description: 'The policy cancelled.' }),
   }),
 });
 
 builder.prismaObjectFields('Policy', (t) => ({
   cancellations: t.relation('cancellations', {
+    ...KEEPS_REACH,
     description:
       'Cancellations of this policy, newest first: confirmed and reinstated ones; `all: true` adds previews (quoted, discarded, expired).',
     args: {
@@ -252,6 +256,7 @@ builder.prismaObjectFields('Policy', (t) => ({
 
 builder.queryFields((t) => ({
   cancellations: t.prismaField({
+    ...KEEPS_REACH,
     type: ['Cancellation'],
     authScopes: { read: true },
     description:

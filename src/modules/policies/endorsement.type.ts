@@ -1,4 +1,5 @@
 import { now as clockNow } from '../../lib/clock.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -153,14 +154,16 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
     }),
     basedOnRevision: t.exposeInt('basedOnRevision', { description: 'The policy revision it was priced on.' }),
     debitNote: t.relation('debitNote', {
+      ...KEEPS_REACH,
       nullable: true,
       description: 'Raised on confirmation for a positive effect.',
     }),
     creditNote: t.relation('creditNote', {
+      ...KEEPS_REACH,
       nullable: true,
       description: 'Raised on confirmation for a negative effect.',
     }),
-    policy: t.relation('policy', { description: 'The policy endorsed.' }),
+    policy: t.relation('policy', { ...KEEPS_REACH, description: 'The policy endorsed.' }),
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
       description: 'When a pending endorsement stops being confirmable (72 hours after it was priced).',
@@ -182,6 +185,7 @@ export const EndorsementRef = builder.prismaObject('Endorsement', {
 // A relation, so Pothos folds it into the policy's query (no query per policy).
 builder.prismaObjectFields('Policy', (t) => ({
   endorsements: t.relation('endorsements', {
+    ...KEEPS_REACH,
     description:
       'Endorsements of this policy, newest first: the confirmed ones (its changes); `all: true` adds previews (pending, discarded, expired).',
     args: {

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { onePolicy } from '../access/policy.visibility.ts';
 
@@ -132,6 +133,7 @@ builder.prismaObjectFields('DebitNote', (t) => ({
 // A relation, so Pothos folds it into the policy's query (no query per policy).
 builder.prismaObjectFields('Policy', (t) => ({
   creditNotes: t.relation('creditNotes', {
+    ...KEEPS_REACH,
     description: 'Credit notes (endorsements and cancellations), oldest first.',
     query: { orderBy: { id: 'asc' } },
   }),

@@ -1,7 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
-import { onePolicy } from '../access/policy.visibility.ts';
+import { PolicyRef } from './policy.type.ts';
+import { onePolicy, policyReach } from '../access/policy.visibility.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
   description:
@@ -89,14 +91,17 @@ builder.prismaObjectFields('DebitNote', (t) => ({
 // Relations (not plain resolvers) so Pothos folds them into the parent's Prisma query: no query per policy.
 builder.prismaObjectFields('Policy', (t) => ({
   vehicles: t.relation('vehicles', {
+    ...KEEPS_REACH,
     description: 'Motor: the insured vehicles, in the order added; empty for other lines.',
     query: { orderBy: { id: 'asc' } },
   }),
   levies: t.relation('taxes', {
+    ...KEEPS_REACH,
     description: 'The levy and duty lines that make up `taxes`.',
     query: { orderBy: { id: 'asc' } },
   }),
   receipts: t.relation('receipts', {
+    ...KEEPS_REACH,
     description: 'Receipts raised for this policy, with their allocations.',
     query: { orderBy: { id: 'asc' } },
   }),
@@ -124,11 +129,29 @@ builder.prismaObject('PolicyStatusChange', {
 
 builder.prismaObjectFields('Policy', (t) => ({
   statusHistory: t.relation('statusHistory', {
+    ...KEEPS_REACH,
     description: 'Every status the policy has had, oldest first.',
     query: { orderBy: { id: 'asc' } },
   }),
-  renewalOf: t.relation('renewalOf', { nullable: true, description: 'The policy this one renews.' }),
-  renewal: t.relation('renewal', { nullable: true, description: 'The policy that renews this one, once bound.' }),
+  // Not plain relations: a renewal may be sold by another agent than the policy it renews, so each is checked
+  // against the caller's reach and reads as null when out of it (the rest of the record stays readable).
+  renewalOf: t.field({
+    type: PolicyRef,
+    nullable: true,
+    ...KEEPS_REACH,
+    description: "The policy this one renews; null when none, or when it is outside the caller's reach.",
+    select: (_args, _ctx, nested) => ({ renewalOf: nested({ select: { id: true } }) }),
+    resolve: (p, _args, ctx) => visibleOrNull(ctx, policyReach, p.renewalOf),
+  }),
+  renewal: t.field({
+    type: PolicyRef,
+    nullable: true,
+    ...KEEPS_REACH,
+    description:
+      "The policy that renews this one, once bound; null when none, or when it is outside the caller's reach.",
+    select: (_args, _ctx, nested) => ({ renewal: nested({ select: { id: true } }) }),
+    resolve: (p, _args, ctx) => visibleOrNull(ctx, policyReach, p.renewal),
+  }),
 }));
 
 const PolicyStatusCountRef = builder
@@ -149,6 +172,7 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => policyService.counts(ctx),
   }),
   policies: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Policy',
     cursor: 'id',
     authScopes: { read: true },
@@ -173,6 +197,7 @@ builder.queryFields((t) => ({
     },
   }),
   policy: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Policy',
     authScopes: { read: true },
     description: 'A policy by UUID; not_found when missing or not visible to the caller.',

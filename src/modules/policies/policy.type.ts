@@ -2,10 +2,10 @@ import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { onePolicy, POLICY_SCOPES, policyReach } from '../access/policy.visibility.ts';
-import { nodeAccess } from '../../graphql/access.ts';
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
-builder.prismaNode('Policy', {
+export const PolicyRef = builder.prismaNode('Policy', {
   select: { id: true },
   description:
     'An insurance policy bound for a client with one insurer: motor, medical, travel or a standard product; its premium, instalments and state.',
@@ -75,7 +75,7 @@ builder.prismaNode('Policy', {
       type: MoneyRef,
       resolve: (p) => money(p.totalMinor)!,
     }),
-    client: t.relation('client', { description: 'The policyholder.' }),
+    client: t.relation('client', { ...KEEPS_REACH, description: 'The policyholder.' }),
     insurer: t.relation('insurer', { description: 'The insurer carrying the risk.' }),
     coverProduct: t.field({
       type: PolicyCoverProductRef,
@@ -92,11 +92,13 @@ builder.prismaNode('Policy', {
       resolve: (p) => p.coverDetails,
     }),
     insured: t.relation('risks', {
+      ...KEEPS_REACH,
       description:
         'Medical, travel and standard policies: the insured persons (members), travellers or items, in the order added (removed ones too, with removedOn); empty for motor.',
       query: { orderBy: { id: 'asc' } },
     }),
     debitNotes: t.relation('debitNotes', {
+      ...KEEPS_REACH,
       description: 'Instalments by due date, then endorsement and reinstatement notes in the order raised.',
       query: { orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] },
     }),
