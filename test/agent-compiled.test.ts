@@ -34,14 +34,17 @@ beforeAll(async () => {
     return { uuid: p.uuid, policy_no: p.policy_no, client_no: p.client_no };
   };
   mine = await bound(o, agent1.token);
+  await o.pay(mine.policy_no, 100_00); // a receipt and its events, within agent 1's reach
   staffs = await bound(o, o.tokens.staff);
   theirs = await bound(other, other.tokens.staff);
+  await o.pay(staffs.policy_no, 100_00); // out of every agent's reach
 });
 
 describe("an agent's compiled reads", () => {
   it('list exactly the records the rules admit, as GraphQL does, in each organisation', async () => {
     const gql = `{ policies(first: 100) { edges { node { uuid } } } claims(first: 100) { edges { node { uuid } } }
-      clients(first: 100) { edges { node { clientNo } } } }`;
+      clients(first: 100) { edges { node { clientNo } } } receipts(first: 100) { edges { node { receiptNo } } }
+      events(first: 100) { edges { node { id } } } }`;
     for (const caller of [agent1, agent2]) {
       const g = await o.api.gql(gql, {}, as(caller));
       expect(g.body.errors, JSON.stringify(g.body)).toBeUndefined();
@@ -54,10 +57,20 @@ describe("an agent's compiled reads", () => {
       expect(clients.map((c) => c.client_no).sort()).toEqual(
         g.body.data.clients.edges.map((e: any) => e.node.clientNo).sort(),
       );
+      const receipts = (await restList('/receipts?limit=100', caller)) as unknown as { receipt_no: string }[];
+      expect(receipts.map((r) => r.receipt_no).sort()).toEqual(
+        g.body.data.receipts.edges.map((e: any) => e.node.receiptNo).sort(),
+      );
+      const events = (await restList('/events?limit=100', caller)) as unknown as { id: string }[];
+      expect(events.map((e) => e.id).sort()).toEqual(g.body.data.events.edges.map((e: any) => e.node.id).sort());
       expect(policies.map((p) => p.uuid)).not.toContain(staffs.uuid);
       expect(policies.map((p) => p.uuid)).not.toContain(theirs.uuid);
     }
     expect((await restList('/policies?limit=100', agent1)).map((p) => p.uuid)).toContain(mine.uuid);
+    // Agent 1 has a receipt and events of its own (so the comparisons above compared something), not staff's.
+    const receipts = (await restList('/receipts?limit=100', agent1)) as unknown as { policy_no: string }[];
+    expect(receipts.map((r) => r.policy_no)).toEqual([mine.policy_no]);
+    expect((await restList('/events?limit=100', agent1)).length).toBeGreaterThan(0);
   });
 
   it('answer a record within reach byte for byte as staff get it, and 404 for one out of reach', async () => {

@@ -225,6 +225,7 @@ const IssuedCertificatesRef = builder
 
 builder.queryFields((t) => ({
   certificate: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Certificate',
     authScopes: { read: true },
     description: 'One of our certificates by its registry number (visibility through its policy).',

@@ -71,6 +71,7 @@ const ClaimChecklistRef = builder.objectRef<Checklist>('ClaimChecklist').impleme
     complete: t.exposeBoolean('complete', { description: 'Every required line is received or waived' }),
     missing: t.exposeStringList('missing', { description: 'Kinds of the required lines still pending' }),
     documents: t.prismaField({
+      ...KEEPS_REACH,
       type: ['ClaimDocument'],
       description: 'The lines in checklist order, extras last',
       resolve: (query, c, _a, ctx) => claimDocumentService.linesOf(ctx, c.claimId, query),
@@ -87,6 +88,7 @@ builder.queryFields((t) => ({
     resolve: (_r, a, ctx) => claimDocumentService.checklist(ctx, a.claimId),
   }),
   claimDocumentFile: t.prismaField({
+    ...KEEPS_REACH,
     type: 'ClaimDocumentFile',
     authScopes: readScopes,
     description: 'One uploaded file of a claim; not_found when the claim or the file is not visible.',

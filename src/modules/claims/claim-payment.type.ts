@@ -140,6 +140,7 @@ const READ = { $any: { read: true, crm: true } } as const;
 
 builder.queryFields((t) => ({
   claimPayments: t.prismaField({
+    ...KEEPS_REACH,
     type: ['ClaimPayment'],
     authScopes: READ,
     description: "A claim's payments, oldest first; not_found when the claim is missing or not visible.",
@@ -147,6 +148,7 @@ builder.queryFields((t) => ({
     resolve: (query, _r, args, ctx) => claimPaymentService.list(ctx, args.claimId, query),
   }),
   claimPayment: t.prismaField({
+    ...KEEPS_REACH,
     type: 'ClaimPayment',
     authScopes: READ,
     description: 'One payment of a claim; not_found when either is missing or not visible.',

@@ -2,7 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { eventVisibleTo } from '../access/event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
 import { EVENTS_TOPIC, eventService, reachChecked } from './event.service.ts';
-import { access } from '../../graphql/access.ts';
+import { access, KEEPS_REACH } from '../../graphql/access.ts';
 
 /** Events: keys that read or manage webhooks; agents hear only of their own records (eventVisibleTo). */
 builder.prismaObject('Event', {
@@ -51,6 +51,7 @@ builder.queryField('eventCatalogue', (t) =>
 
 builder.queryFields((t) => ({
   events: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Event',
     cursor: 'id',
     authScopes: { read: true, webhooks: true },
@@ -69,6 +70,7 @@ builder.queryFields((t) => ({
       eventService.list(ctx, { since: args.since, until: args.until, types: args.types }, query, args),
   }),
   event: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Event',
     authScopes: { read: true, webhooks: true },
     description:

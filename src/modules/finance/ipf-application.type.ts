@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { nodeAccess } from '../../graphql/access.ts';
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { OTP_RULES } from '../sms/otp-code.ts';
 import { IPF_SCOPES, ipfApplicationReach } from '../access/ipf.visibility.ts';
 import type { ApplicationStatus } from './ipf-state.ts';
@@ -243,6 +243,7 @@ export const IpfApplicationRef = builder.prismaNode('IpfApplication', {
       nullable: true,
     }),
     loan: t.relation('loan', {
+      ...KEEPS_REACH,
       description: 'The loan created at signing; null before.',
       nullable: true,
     }),
@@ -258,6 +259,7 @@ export const IpfApplicationRef = builder.prismaNode('IpfApplication', {
 
 builder.queryFields((t) => ({
   ipfApplications: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'IpfApplication',
     cursor: 'id',
     authScopes: { read: true, bind: true },
@@ -272,6 +274,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => ipfApplicationService.list(ctx, args, query),
   }),
   ipfApplication: t.prismaField({
+    ...KEEPS_REACH,
     type: 'IpfApplication',
     nullable: true,
     authScopes: { read: true, bind: true },

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { nodeAccess } from '../../graphql/access.ts';
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { fromDbDate, todayNairobi } from '../../lib/dates.ts';
 import { IPF_SCOPES, ipfLoanReach, oneLoan } from '../access/ipf.visibility.ts';
 import type { LoanStatus } from './ipf-state.ts';
@@ -255,6 +255,7 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
       nullable: true,
     }),
     instalments: t.relation('instalments', {
+      ...KEEPS_REACH,
       description: 'The repayment schedule, deposit first.',
       query: { orderBy: { seq: 'asc' } },
     }),
@@ -276,6 +277,7 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
 
 builder.queryFields((t) => ({
   ipfLoans: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'IpfLoan',
     cursor: 'id',
     authScopes: { read: true, bind: true },
@@ -290,6 +292,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => listLoans(ctx, args, query),
   }),
   ipfLoan: t.prismaField({
+    ...KEEPS_REACH,
     type: 'IpfLoan',
     nullable: true,
     authScopes: { read: true, bind: true },

@@ -274,6 +274,7 @@ builder.queryFields((t) => ({
     resolve: (_r, args, ctx) => paymentService.status(ctx, args.checkoutRequestId),
   }),
   receipts: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Receipt',
     cursor: 'id',
     authScopes: { read: true },
@@ -285,6 +286,7 @@ builder.queryFields((t) => ({
     resolve: (query, _r, args, ctx) => paymentService.receipts(ctx, args, query),
   }),
   receipt: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Receipt',
     authScopes: { read: true },
     description: 'A receipt by number; not_found when missing or not visible.',

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { KEEPS_REACH } from '../../graphql/access.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import {
@@ -320,6 +321,7 @@ builder.mutationFields((t) => ({
 
 builder.queryFields((t) => ({
   renewalsDue: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Policy',
     cursor: 'id',
     authScopes: { read: true },

@@ -1,4 +1,4 @@
-import { access, nodeAccess } from '../../graphql/access.ts';
+import { access, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { ownsClient } from '../access/client.visibility.ts';
@@ -149,6 +149,7 @@ builder.prismaNode('Prospect', {
       nullable: true,
     }),
     timeline: t.relation('timeline', {
+      ...KEEPS_REACH,
       description: 'Notes and every move, oldest first.',
       query: { orderBy: { id: 'asc' } },
     }),
@@ -163,6 +164,7 @@ builder.prismaNode('Prospect', {
 
 builder.queryFields((t) => ({
   prospects: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Prospect',
     cursor: 'id',
     authScopes: { $any: { read: true, crm: true } },
@@ -185,6 +187,7 @@ builder.queryFields((t) => ({
     },
   }),
   prospectFollowUps: t.prismaConnection({
+    ...KEEPS_REACH,
     type: 'Prospect',
     cursor: 'id',
     authScopes: { $any: { read: true, crm: true } },
@@ -195,6 +198,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => prospectService.followUps(ctx, args, query),
   }),
   prospect: t.prismaField({
+    ...KEEPS_REACH,
     type: 'Prospect',
     authScopes: { $any: { read: true, crm: true } },
     description: 'A prospect by uuid; not_found when missing or not visible to the caller.',
