@@ -40,8 +40,6 @@ const HOLDER = REQUEST_EXAMPLES.saveMotorQuote.body!.client as Record<string, st
  */
 const NOT_SENT: Record<string, string> = {
   earlySettlement: 'needs a funded premium-finance loan (deposit paid, disbursed); test/ipf-settlement.test.ts',
-  quoteRenewal: 'needs a policy inside its renewal window (weeks before its end); test/renewals.test.ts',
-  renewPolicy: 'needs a renewal quote (quoteRenewal); test/renewals.test.ts',
   signIpfApplication:
     'needs the lender’s approval job and the signing code; covered by test/ipf-applications-signing.test.ts',
 };
@@ -297,6 +295,16 @@ describe('every request example of the document is accepted by the running API',
 
   it('renewals, then the sandbox clock', async () => {
     await send('listRenewalsDue');
+    // A policy of its own is renewed (the examples' policy is cancelled and reinstated below); the quote's example
+    // names a vehicle of the policy it renews, and the renewal's premium is the quote's total.
+    const renewing = await o.activePolicy();
+    const regno = fx.vehicle_regno;
+    fx.vehicle_regno = renewing.regno;
+    const quoted = await send('quoteRenewal', { uuid: renewing.uuid });
+    fx.vehicle_regno = regno;
+    fx.renewal_quote_uuid = quoted.data.uuid;
+    fx.renewal_total = quoted.data.renewal.total;
+    await send('renewPolicy', { uuid: renewing.uuid });
     await send('cancelCertificate', { certificate_no: fx.certificate_no });
     const preview = await o.as('staff').post(`/policies/${active.uuid}/cancellation`, {
       body: { reason: 'vehicle_sold', requested_by: 'insured' },

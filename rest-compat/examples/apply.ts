@@ -30,6 +30,7 @@ function refWords(ref: ExampleRef): string {
     policy_uuid: 'a policy of yours',
     ipf_policy_uuid: 'a policy of yours that premium finance may fund',
     renewal_quote_uuid: 'a renewal quote of yours (POST /policies/{uuid}/renewal-quote)',
+    renewal_total: "that quote's `renewal.total`: the premium the renewal is bound at",
     debit_note_no: 'an open debit note of yours',
     branch_id: 'a branch of yours',
     risk_manager_id: 'a risk manager of yours',

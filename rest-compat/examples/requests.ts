@@ -19,6 +19,7 @@ export type ExampleRef =
   | 'policy_uuid'
   | 'ipf_policy_uuid'
   | 'renewal_quote_uuid'
+  | 'renewal_total'
   | 'debit_note_no'
   | 'branch_id'
   | 'risk_manager_id'
@@ -248,7 +249,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   renewPolicy: {
     body: { renewal_quote_uuid: '5d2f8a61-3c47-4e0b-9a1d-7b6e2c9f0a34', premium: 70_506, premium_instalments: 1 },
-    refs: { renewal_quote_uuid: 'renewal_quote_uuid' },
+    refs: { renewal_quote_uuid: 'renewal_quote_uuid', premium: 'renewal_total' },
   },
   endorsePolicy: {
     body: {
