@@ -155,6 +155,20 @@ describe('authorisation', () => {
   });
 });
 
+describe('page-number pagination', () => {
+  it('refuses a negative offset on every list that takes one, naming it, and reads no page', async () => {
+    for (const list of ['policies', 'clients', 'claims', 'prospects']) {
+      const r = await api.gql(`{ ${list}(offset: -5, first: 3) { edges { cursor } } }`, {}, { token: staff });
+      expect(r.body.data ?? null, list).toBeNull();
+      const e = r.body.errors?.[0];
+      expect(e?.extensions?.code, `${list}: ${JSON.stringify(r.body)}`).toBe('validation_failed');
+      expect(e?.extensions?.errors, list).toEqual([expect.objectContaining({ field: 'offset', code: 'too_small' })]);
+      const ok = await api.gql(`{ ${list}(offset: 0, first: 3) { edges { cursor } } }`, {}, { token: staff });
+      expect(ok.body.errors, list).toBeUndefined();
+    }
+  });
+});
+
 describe('error masking', () => {
   // Its own app over its own database: the test breaks the schema under the running server.
   const broken = useKit();

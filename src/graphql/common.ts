@@ -199,3 +199,16 @@ builder.objectType(DuplicateClientError, {
     }),
   }),
 });
+
+/**
+ * A list's Prisma query with `offset` applied (page-number pagination, used only when `after` is absent, as each
+ * list's `offset` argument says). A negative offset is refused, naming the argument, rather than read as 0.
+ */
+export function offsetQuery<Q extends object>(
+  query: Q,
+  args: { offset?: number | null; after?: string | null },
+): Q | (Q & { skip: number }) {
+  if (args.offset != null && args.offset < 0)
+    throw new ValidationError([{ field: 'offset', code: 'too_small', message: 'must be at least 0' }]);
+  return args.offset && !args.after ? { ...query, skip: args.offset } : query;
+}

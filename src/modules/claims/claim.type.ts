@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef } from '../../graphql/common.ts';
+import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { now as clockNow } from '../../lib/clock.ts';
@@ -367,11 +367,11 @@ builder.queryFields((t) => ({
       }),
       search: t.arg.string({ description: 'Claim number or vehicle registration' }),
       offset: t.arg.int({
-        description: 'Page-number pagination: skip this many claims (used only when after is absent).',
+        description: 'Page-number pagination: skip this many claims (used only when after is absent); at least 0.',
       }),
     },
     resolve: (query, _root, args, ctx) => {
-      const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
+      const paged = offsetQuery(query, args);
       return claimService.list(ctx, { ...args, policyId: args.policyUuid }, paged);
     },
   }),

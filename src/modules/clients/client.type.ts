@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { offsetQuery } from '../../graphql/common.ts';
 import { clientReach } from '../access/client.visibility.ts';
 import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
@@ -133,11 +134,11 @@ builder.queryFields((t) => ({
       salesPersonId: t.arg.int({ description: 'Only clients of this sales person (user databaseId).' }),
       riskManagerId: t.arg.int({ description: 'Only clients of this account executive (user databaseId).' }),
       offset: t.arg.int({
-        description: 'Page-number pagination: skip this many clients (used only when after is absent).',
+        description: 'Page-number pagination: skip this many clients (used only when after is absent); at least 0.',
       }),
     },
     resolve: (query, _root, args, ctx) => {
-      const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
+      const paged = offsetQuery(query, args);
       return clientService.list(ctx, args, paged);
     },
   }),

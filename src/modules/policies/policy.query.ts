@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
-import { money, MoneyRef } from '../../graphql/common.ts';
+import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
 import { PolicyRef } from './policy.type.ts';
 import { onePolicy, policyReach } from '../access/policy.visibility.ts';
@@ -188,11 +188,11 @@ builder.queryFields((t) => ({
       startTo: t.arg.string({ description: 'Start date on or before (Y-m-d).' }),
       search: t.arg.string({ description: 'Policy number or vehicle registration (any spacing).' }),
       offset: t.arg.int({
-        description: 'Page-number pagination: skip this many policies (used only when after is absent).',
+        description: 'Page-number pagination: skip this many policies (used only when after is absent); at least 0.',
       }),
     },
     resolve: (query, _root, args, ctx) => {
-      const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
+      const paged = offsetQuery(query, args);
       return policyService.list(ctx, args, paged);
     },
   }),

@@ -1,6 +1,6 @@
 import { access, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
-import { money, MoneyRef } from '../../graphql/common.ts';
+import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { ownsClient } from '../access/client.visibility.ts';
 import { prospectReach } from '../access/prospect.visibility.ts';
 import { PROSPECT_RULES } from './prospect-state.ts';
@@ -178,11 +178,11 @@ builder.queryFields((t) => ({
       followUpDue: t.arg.boolean({ description: 'Open prospects whose follow-up date is today (Nairobi) or past' }),
       search: t.arg.string({ description: 'Name, prospect number, phone, ID number or tax PIN' }),
       offset: t.arg.int({
-        description: 'Page-number pagination: skip this many prospects (used only when after is absent).',
+        description: 'Page-number pagination: skip this many prospects (used only when after is absent); at least 0.',
       }),
     },
     resolve: (query, _root, args, ctx) => {
-      const paged = args.offset && !args.after ? { ...query, skip: Math.max(0, args.offset) } : query;
+      const paged = offsetQuery(query, args);
       return prospectService.list(ctx, args, paged);
     },
   }),
