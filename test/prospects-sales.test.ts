@@ -27,7 +27,7 @@ describe('POST /prospects/{uuid}/convert', () => {
     const converted = r.body.data;
     expect(converted).toMatchObject({ status: 'qualified', client_no: expect.stringMatching(/^C-\d{6}$/) });
     expect(kinds(converted)).toEqual(['created:→new', 'status_changed:new→qualified', 'converted:→']);
-    expect(converted.timeline.at(-1).body).toBe(`New client ${converted.client_no}`);
+    expect(converted.timeline.at(-1).body).toBe('Converted to a new client');
     const client = (await staff.get(`/clients/${converted.client_no}`)).body.data;
     expect(client).toMatchObject({
       type: 'corporate',
@@ -48,7 +48,7 @@ describe('POST /prospects/{uuid}/convert', () => {
     const r = await convert(agent, mine.uuid, { client_no: 'C-000001' });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.client_no).toBe('C-000001');
-    expect(r.body.data.timeline.at(-1)).toMatchObject({ kind: 'converted', body: 'Linked to client C-000001' });
+    expect(r.body.data.timeline.at(-1)).toMatchObject({ kind: 'converted', body: 'Linked to an existing client' });
   });
 
   it('a prospect without a phone needs one; a duplicate client is 409 until linked or forced; lost is 409', async () => {

@@ -53,7 +53,9 @@ export async function onPolicyPaid(
   if (policy.status === 'active' && policy.renewalOfId != null) {
     const old = await tx.policy.findUnique({ where: { id: policy.renewalOfId }, include: { client: true } });
     if (!old || (old.status !== 'active' && old.status !== 'expired')) return;
-    const reason = `renewal ${policy.policyNo} active (${receiptNo})`;
+    // No number in the words: the history is read by whoever may see this policy, who may not see its renewal
+    // (renewed_by reads null for them); the link itself is `renewalOfId`.
+    const reason = 'its renewal became active';
     if (await transitionPolicy(tx, old.id, old.status, 'renewed', { tenantId, source: 'payment', reason })) {
       await emitEvent(app, tx, tenantId, 'policy.renewed', {
         policy_no: old.policyNo,

@@ -65,13 +65,12 @@ export const move =
   async (tx: Tx) => {
     const policy = await tx.policy.findUnique({
       where: { id: c.id },
-      include: { client: true, renewalOf: { select: { policyNo: true } } },
+      include: { client: true, renewalOf: { select: { id: true } } },
     });
     if (!policy || policy.status !== from) return false;
     // A renewal never taken up lets go of the policy it would have renewed, which may then be renewed again; the
-    // history keeps the link in words.
-    const reason =
-      to === 'not_taken_up' && policy.renewalOf ? `${why}; renewal of ${policy.renewalOf.policyNo} released` : why;
+    // history says so in words that name no policy (its reader may not see that one).
+    const reason = to === 'not_taken_up' && policy.renewalOf ? `${why}; the policy it renewed is released` : why;
     if (!(await transitionPolicy(tx, c.id, from, to, { tenantId: c.tenant_id, source: 'schedule', reason })))
       return false;
     if (to === 'not_taken_up' && policy.renewalOfId)

@@ -240,6 +240,6 @@ function renewalPolicy(
       benefits: v.benefits,
       annualBasicMinor: BigInt(fv.renewalAnnualBasicMinor),
     })),
-    initialStatus: { source: 'renewal', reason: `renewal of ${policy.policyNo}`, actorUserId: by.userId },
+    initialStatus: { source: 'renewal', reason: 'renews the policy named by renewal_of', actorUserId: by.userId },
   };
 }

@@ -41,7 +41,8 @@ export async function convertProspect(ctx: Context, uuid: string, input: unknown
       tenantId: prospect.tenantId,
       prospectId: prospect.id,
       kind: 'converted',
-      body: `${client.created ? 'New client' : 'Linked to client'} ${client.clientNo}`,
+      // No number in the words: the timeline's reader may not see the client (client_no reads null for them).
+      body: client.created ? 'Converted to a new client' : 'Linked to an existing client',
       actorUserId: actor.userId,
     });
     await recordAudit(ctx, tx, p.tenant.id, {
