@@ -136,6 +136,7 @@ export async function startApp(opts: StartOptions): Promise<RunningApp> {
     poolSize: config.dbPoolSize,
     poolWaitMs: config.dbPoolWaitMs,
     tenantShare: config.dbTenantShare,
+    genericReadPlans: config.genericReadPlans,
     // A process serving no requests (PROCESS_ROLE=jobs) reads nothing a replica could take: no replica pools.
     ...databaseRoutes(config, databaseUrl, directUrl, log, opts.http !== false),
   });

@@ -103,3 +103,19 @@ describe('round trips of a write', () => {
     expect(sent).toBeLessThanOrEqual(16);
   });
 });
+
+describe('generic plans for reads (GENERIC_READ_PLANS, on by default)', () => {
+  const mode = (readOnly: boolean) =>
+    t.app.services.db.tenant(
+      o.id,
+      async (tx) => (await tx.$queryRaw<{ m: string }[]>`SELECT current_setting('plan_cache_mode') AS m`)[0].m,
+      { readOnly },
+    );
+
+  it("a read-only transaction plans generically, set on its BEGIN; a write keeps PostgreSQL's own choice", async () => {
+    expect(await mode(true)).toBe('force_generic_plan');
+    expect(await mode(false)).toBe('auto');
+    // Transaction-scoped: the connection's next transaction, on the same pool, is back to PostgreSQL's default.
+    for (let i = 0; i < 5; i++) expect(await mode(i % 2 === 0)).toBe(i % 2 === 0 ? 'force_generic_plan' : 'auto');
+  });
+});

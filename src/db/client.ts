@@ -85,6 +85,13 @@ export interface ConnectOptions {
   directUrl?: string;
   /** Streaming read replicas (src/db/replicas.ts). */
   replicas?: ReplicaOptions;
+  /**
+   * Read-only request transactions (Database.tenant with readOnly) run their prepared statements on PostgreSQL's
+   * generic plans (`plan_cache_mode = force_generic_plan`, set on their BEGIN: no extra round trip) instead of
+   * planning each call afresh for its values. A page of policies is one 16 KB statement whose planning took half
+   * of PostgreSQL's time for it (docs/performance.md "Generic plans for reads"). Writes keep PostgreSQL's own choice.
+   */
+  genericReadPlans?: boolean;
 }
 
 export interface ReplicaOptions {
@@ -135,7 +142,9 @@ function foldIntoBegin(
   client: pg.PoolClient,
   sent: { statements: number; owedCommits: number },
   hooks: CommitHooks = {},
+  genericReadPlans = false,
 ): void {
+  const readPlans = genericReadPlans ? ", set_config('plan_cache_mode', 'force_generic_plan', true)" : '';
   const send = client.query.bind(client) as (...args: unknown[]) => unknown;
   const query = (...args: unknown[]) => {
     sent.statements += 1;
@@ -166,7 +175,9 @@ function foldIntoBegin(
       readOnlyOpen = begin.readOnly;
       args[0] = {
         ...q,
-        text: `${owed}BEGIN${begin.readOnly ? ' READ ONLY' : ''}; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)`,
+        text: begin.readOnly
+          ? `${owed}BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)${readPlans}`
+          : `${owed}BEGIN; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)`,
       };
       return query(...args);
     }
@@ -302,7 +313,7 @@ export class Database {
     const sent = { statements: 0, owedCommits: 0 };
     const replicas = opts.replicas?.urls.length ? await Database.openReplicas(pool, opts.replicas, opts) : undefined;
     const hooks: CommitHooks = replicas ? { committed: (writer, lsn) => replicas.wrote(writer, lsn) } : {};
-    pool.on('connect', (client) => foldIntoBegin(client, sent, hooks));
+    pool.on('connect', (client) => foldIntoBegin(client, sent, hooks, opts.genericReadPlans));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, statementNames(pooled)) });
     const share = Math.min(poolSize, Math.max(1, opts.tenantShare ?? poolSize));
     const db = new Database(prisma, pool, share, opts.poolWaitMs ?? 0, sent, pooled, opts.directUrl ?? url, replicas);
@@ -335,7 +346,9 @@ export class Database {
       };
       const failed = () => void (handle.failures += 1);
       pool.on('error', failed);
-      pool.on('connect', (client) => foldIntoBegin(client, { statements: 0, owedCommits: 0 }, { failed }));
+      pool.on('connect', (client) =>
+        foldIntoBegin(client, { statements: 0, owedCommits: 0 }, { failed }, opts.genericReadPlans),
+      );
       // A connection the replica refuses is a failure too (PrismaPg opens a transaction with pool.connect), but not
       // the pool's own wait running out (a busy replica, not a dead one: that read goes to the primary, the replica
       // stays in). pg's own pool.query connects with a callback; PrismaPg with a promise.

@@ -41,6 +41,8 @@ export interface Config {
   processRole: 'web' | 'jobs' | 'all';
   /** Run the REST facade's fixed operations compiled by graphql-jit where that is safe (rest-compat/executor.ts). */
   facadeJit: boolean;
+  /** GENERIC_READ_PLANS: read-only request transactions run their prepared statements on generic plans (client.ts). */
+  genericReadPlans: boolean;
   /** Longest a cached principal (token → tenant, key, scopes, actor) is reused; NOTIFY drops it at once on any change. */
   principalCacheSeconds: number;
   bindRateLimit: number;
@@ -296,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processRole: processRole(env.PROCESS_ROLE),
     principalCacheSeconds: int(env, 'PRINCIPAL_CACHE_SECONDS', 30),
     facadeJit: flag(env, 'FACADE_JIT', true),
+    genericReadPlans: flag(env, 'GENERIC_READ_PLANS', true),
     bindRateLimit: int(env, 'BIND_RATE_LIMIT', 3),
     bindRateWindowSeconds: int(env, 'BIND_RATE_WINDOW_SECONDS', 15),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576),
