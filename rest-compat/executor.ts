@@ -225,7 +225,11 @@ export function reachGaps(schema: GraphQLSchema, document: DocumentNode): string
       if (isAbstractType(named)) return false;
       if (!isObjectType(named) || !sel.selectionSet) continue;
       const path = `${at}${at ? '.' : ''}${sel.name.value}`;
-      const fieldCover = cover || (def.extensions.keepsReach === true && parentInReach);
+      // A mark counts on a root field or a field of a record type: on a field of a type without a rule (a wrapper
+      // some root made), whether its records are within reach depends on how the wrapper was made, so the root
+      // that made it is what is marked.
+      const marked = def.extensions.keepsReach === true && (type === root || !!type.extensions.accessRule);
+      const fieldCover = cover || (marked && parentInReach);
       const rule = named.extensions.accessRule as AccessRule<never> | undefined;
       if (rule?.reach && !fieldCover) gaps.push(path);
       const next = rule

@@ -37,8 +37,10 @@ export interface AccessRule<Row> {
 }
 
 /**
- * Spread into the options of a field every record of which (directly, or through types without a rule of their own:
- * a connection and its edges) is within the caller's reach whenever the record the field hangs off is: a root field
+ * Spread into the options of a root field, or of a field of a type with an access rule, every record of which
+ * (directly, or through types without a rule of their own: a connection and its edges, a checklist) is within the
+ * caller's reach whenever the record the field hangs off is (a mark on a field of a type without a rule counts for
+ * nothing: mark the root that made it): a root field
  * whose statement applies the type's visibility fragment, a policy's debit notes (rows of a policy within reach are
  * within reach by the rule itself), a policy's policyholder (clientVisibility admits the holder of every policy
  * within reach). An operation whose every way to a record with a reach rule goes through such fields runs for an

@@ -1,4 +1,4 @@
-import { parse } from 'graphql';
+import { GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
@@ -79,6 +79,34 @@ describe('the facade compiler', () => {
     expect(gapped).toEqual([['/webhooks/endpoints/{id}/deliveries', ['webhookEndpoint.deliveries.event']]]);
     expect(gaps('query { node(id: "1") { id } }')).toBeNull();
     expect(gaps('mutation { __typename }')).toBeNull();
+  });
+
+  it('counts a mark only on a root field or a field of a record type, never on a wrapper made by an unmarked root', () => {
+    const keeps = { keepsReach: true };
+    const Rec = new GraphQLObjectType({
+      name: 'Rec',
+      fields: { id: { type: GraphQLInt } },
+      extensions: {
+        accessRule: { scopes: ['read'], reach: { via: { model: 'policy', where: () => ({}) }, id: () => 1 } },
+      },
+    });
+    const Wrap = new GraphQLObjectType({
+      name: 'Wrap',
+      fields: { recs: { type: new GraphQLList(Rec), extensions: keeps } },
+    });
+    const tiny = new GraphQLSchema({
+      query: new GraphQLObjectType({
+        name: 'Query',
+        fields: {
+          recs: { type: new GraphQLList(Rec), extensions: keeps },
+          wrap: { type: Wrap },
+          keptWrap: { type: Wrap, extensions: keeps },
+        },
+      }),
+    });
+    expect(reachGaps(tiny, parse('{ recs { id } }'))).toEqual([]);
+    expect(reachGaps(tiny, parse('{ wrap { recs { id } } }'))).toEqual(['wrap.recs']);
+    expect(reachGaps(tiny, parse('{ keptWrap { recs { id } } }'))).toEqual([]);
   });
 
   it('runs the everyday reads compiled for an agent holding the scopes, others as the rules would', () => {

@@ -71,7 +71,6 @@ const ClaimChecklistRef = builder.objectRef<Checklist>('ClaimChecklist').impleme
     complete: t.exposeBoolean('complete', { description: 'Every required line is received or waived' }),
     missing: t.exposeStringList('missing', { description: 'Kinds of the required lines still pending' }),
     documents: t.prismaField({
-      ...KEEPS_REACH,
       type: ['ClaimDocument'],
       description: 'The lines in checklist order, extras last',
       resolve: (query, c, _a, ctx) => claimDocumentService.linesOf(ctx, c.claimId, query),
@@ -80,7 +79,10 @@ const ClaimChecklistRef = builder.objectRef<Checklist>('ClaimChecklist').impleme
 });
 
 builder.queryFields((t) => ({
+  // The checklist of a claim within reach (claimDocumentService.checklist looks the claim up through its visibility):
+  // its lines are within reach too.
   claimChecklist: t.field({
+    ...KEEPS_REACH,
     type: ClaimChecklistRef,
     authScopes: readScopes,
     description: "A claim's documents checklist (by claim uuid); not_found when the claim is not visible.",
