@@ -39,14 +39,13 @@ export interface AccessRule<Row> {
 /**
  * Spread into the options of a root field, or of a field of a type with an access rule, every record of which
  * (directly, or through types without a rule of their own: a connection and its edges, a checklist) is within the
- * caller's reach whenever the record the field hangs off is (a mark on a field of a type without a rule counts for
- * nothing: mark the root that made it): a root field
- * whose statement applies the type's visibility fragment, a policy's debit notes (rows of a policy within reach are
- * within reach by the rule itself), a policy's policyholder (clientVisibility admits the holder of every policy
- * within reach). An operation whose every way to a record with a reach rule goes through such fields runs for an
- * agent compiled without the rules (rest-compat/executor.ts reachGaps): the rules would have said yes to every
- * row. A wrong mark shows an agent a record out of reach, so mark only what the data model guarantees; the
- * authorization tests read agents' answers through every marked route (test/agent-compiled.test.ts).
+ * caller's reach whenever the record the field hangs off is: a root field whose statement applies the type's
+ * visibility fragment, a policy's debit notes (rows of a policy within reach are within reach by the rule itself),
+ * a policy's policyholder (clientVisibility admits the holder of every policy within reach). A mark on a field of a
+ * type without a rule counts for nothing: mark the root that made it. An operation whose every way to a record with
+ * a reach rule goes through such fields runs for an agent compiled without the rules (rest-compat/executor.ts
+ * reachGaps): the rules would have said yes to every row. A wrong mark shows an agent a record out of reach, so
+ * mark only what the data model guarantees; test/agent-compiled.test.ts reads agents' answers against GraphQL's.
  */
 export const KEEPS_REACH = { extensions: { keepsReach: true } } as const;
 
