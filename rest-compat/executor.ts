@@ -203,20 +203,21 @@ export function reachGaps(schema: GraphQLSchema, document: DocumentNode): string
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const gaps: string[] = [];
-  // parentInReach: the nearest record above is within reach (the root is); cover: a record met here, through types
-  // without a rule, is within reach because a field above kept it.
-  const walk = (set: SelectionSetNode, type: GraphQLObjectType, parentInReach: boolean, cover: boolean, at: string) => {
+  // cover: a record met here, through types without a rule, is within reach because a field above kept it. The
+  // record a field hangs off is taken as within reach: the root is, and a record reached through a gap disqualifies
+  // the operation anyway.
+  const walk = (set: SelectionSetNode, type: GraphQLObjectType, cover: boolean, at: string) => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.INLINE_FRAGMENT) {
         const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type;
         if (on !== type) return false;
-        if (walk(sel.selectionSet, type, parentInReach, cover, at) === false) return false;
+        if (walk(sel.selectionSet, type, cover, at) === false) return false;
         continue;
       }
       if (sel.kind === Kind.FRAGMENT_SPREAD) {
         const f = fragments.get(sel.name.value);
         if (!f || schema.getType(f.typeCondition.name.value) !== type) return false;
-        if (walk(f.selectionSet, type, parentInReach, cover, at) === false) return false;
+        if (walk(f.selectionSet, type, cover, at) === false) return false;
         continue;
       }
       if (sel.name.value.startsWith('__')) continue;
@@ -229,17 +230,15 @@ export function reachGaps(schema: GraphQLSchema, document: DocumentNode): string
       // some root made), whether its records are within reach depends on how the wrapper was made, so the root
       // that made it is what is marked.
       const marked = def.extensions.keepsReach === true && (type === root || !!type.extensions.accessRule);
-      const fieldCover = cover || (marked && parentInReach);
+      const fieldCover = cover || marked;
       const rule = named.extensions.accessRule as AccessRule<never> | undefined;
       if (rule?.reach && !fieldCover) gaps.push(path);
-      const next = rule
-        ? walk(sel.selectionSet, named, true, false, path)
-        : walk(sel.selectionSet, named, parentInReach, fieldCover, path);
+      const next = walk(sel.selectionSet, named, !rule && fieldCover, path);
       if (next === false) return false;
     }
     return true;
   };
-  return walk(operation.selectionSet, root, true, false, '') ? gaps : null;
+  return walk(operation.selectionSet, root, false, '') ? gaps : null;
 }
 
 /**

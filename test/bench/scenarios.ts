@@ -419,6 +419,13 @@ async function bindBatch(ctx: SetupContext, n: number): Promise<void> {
 
 let loading: Promise<void> | undefined;
 
+/** How many policies the scenario's key sees (all the organisation's for staff, an agent's own for the agent). */
+async function policiesSeen(ctx: SetupContext): Promise<number> {
+  const counts = await ctx.request('POST', '/graphql', { query: '{ policyCounts { count } }' });
+  expectStatus(counts, 200, 'counting policies');
+  return (counts.json.data.policyCounts as { count: number }[]).reduce((a, c) => a + c.count, 0);
+}
+
 /**
  * The brokerage tenant as the issue measured it: at least 300 motor policies (and as many clients), bound through
  * the public API, a quarter paid, some endorsed and some cancelled; and the newest page of 25 showing that mix (other
@@ -427,9 +434,7 @@ let loading: Promise<void> | undefined;
  */
 export function loadTenant(ctx: SetupContext): Promise<void> {
   loading ??= (async () => {
-    const counts = await ctx.request('POST', '/graphql', { query: '{ policyCounts { count } }' });
-    expectStatus(counts, 200, 'counting policies');
-    const have = (counts.json.data.policyCounts as { count: number }[]).reduce((a, c) => a + c.count, 0);
+    const have = await policiesSeen(ctx);
     if (have < TENANT_POLICIES) await bindBatch(ctx, TENANT_POLICIES - have);
     const page = await ctx.request('GET', '/api/v1/policies?limit=25');
     expectStatus(page, 200, 'listing policies');
@@ -462,9 +467,7 @@ async function newestPage(ctx: SetupContext): Promise<void> {
 let agentsLoading: Promise<void> | undefined;
 function agentsPage(ctx: SetupContext): Promise<void> {
   agentsLoading ??= (async () => {
-    const counts = await ctx.request('POST', '/graphql', { query: '{ policyCounts { count } }' });
-    expectStatus(counts, 200, "counting the agent's policies");
-    const have = (counts.json.data.policyCounts as { count: number }[]).reduce((a, c) => a + c.count, 0);
+    const have = await policiesSeen(ctx);
     if (have < 25) await bindBatch(ctx, 25 - have);
   })();
   return agentsLoading;
