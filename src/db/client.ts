@@ -44,6 +44,7 @@ export interface TxOptions {
  * on every connection that used it: past the cap, new texts (an unusual IN-list length, say) run unnamed as before.
  * Transaction control (BEGIN, COMMIT, savepoints) stays unnamed: nothing to plan, and pg sends it as one message.
  */
+const noop = () => undefined;
 const PREPARED_MAX = 500;
 const TX_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i;
 const preparedNames = new Map<string, string>();
@@ -146,9 +147,39 @@ function foldIntoBegin(
 ): void {
   const readPlans = genericReadPlans ? ", set_config('plan_cache_mode', 'force_generic_plan', true)" : '';
   const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+  /**
+   * Statements go to pg one at a time: each is handed on once the one before it has been answered. pg 8 queues a
+   * statement sent while the connection is busy and warns that pg 9 will not; a transaction may be asked for two
+   * things at once (a `Promise.all` inside `ctx.tx`, sibling GraphQL fields resolved on an idempotent write's one
+   * transaction, an owed COMMIT before the next statement). pg sends a connection's statements in order and waits for
+   * each answer anyway, so this costs no round trip. pg-pool's own `pool.query` (the token lookup) hands its statement
+   * over with a callback: it waits its turn too, and the turn passes when the callback is called.
+   */
+  let tail: Promise<unknown> = Promise.resolve();
   const query = (...args: unknown[]) => {
     sent.statements += 1;
-    return send(...args);
+    const last = args[args.length - 1];
+    if (typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function') return send(...args); // unused here
+    if (typeof last === 'function') {
+      let passTurn: () => void = noop;
+      const turn = new Promise<void>((resolve) => (passTurn = resolve));
+      const answered = (...answer: unknown[]) => {
+        passTurn();
+        (last as (...a: unknown[]) => void)(...answer);
+      };
+      void tail.then(() => {
+        try {
+          send(...args.slice(0, -1), answered);
+        } catch (err) {
+          answered(err);
+        }
+      });
+      tail = turn;
+      return undefined;
+    }
+    const result = tail.then(() => send(...args) as Promise<unknown>);
+    tail = result.then(noop, noop);
+    return result;
   };
   /** The open transaction was begun READ ONLY here. */
   let readOnlyOpen = false;
