@@ -9,7 +9,8 @@ import { INSTANT_RAIL, useKit } from './kit.ts';
  * opens (patched before the app starts): a statement handed to a connection while an earlier one is unanswered is
  * recorded. Paths that used to do it: a read's owed COMMIT followed at once by a statement that is not a BEGIN (the
  * token lookup, straight on the pool), and Prisma loading a page's relations with several statements at once inside
- * one transaction (seen up to 15 deep on a page of policies walked by cursor).
+ * one transaction (seen up to 15 deep on a page of policies walked by cursor), and the LISTEN connection answering
+ * cache-sync markers as fast as they came (src/db/event-bus.ts acknowledge).
  */
 const overlaps: string[] = [];
 const inFlight = new WeakMap<object, number>();
@@ -116,6 +117,12 @@ describe('one statement at a time on a connection', () => {
       expect(seen.length).toBeGreaterThan(2);
       expect(new Set(seen).size).toBe(seen.length);
     }
+    expect(overlaps).toEqual([]);
+  });
+
+  it('cache syncs many at once: the LISTEN connection answers their markers one after another', async () => {
+    overlaps.length = 0;
+    await Promise.all(Array.from({ length: 20 }, () => t.app.services.caches.sync()));
     expect(overlaps).toEqual([]);
   });
 });

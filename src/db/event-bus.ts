@@ -37,6 +37,8 @@ export class EventBus {
   private client: pg.Client | undefined;
   private closed = false;
   private reconnecting = false;
+  /** The acknowledgements being answered on the LISTEN connection, one after another (acknowledge). */
+  private acks: Promise<void> = Promise.resolve();
   private readonly cacheListeners: ((m: CacheMessage) => void)[] = [];
   private readonly listeningListeners: ((listening: boolean) => void)[] = [];
   /** True while the LISTEN connection is up: cache invalidations can be heard. */
@@ -138,9 +140,14 @@ export class EventBus {
     const client = this.client;
     if (!client || !this.listening) return;
     const ack: CacheMessage = { kind: 'ack', tenant: 0, id, pid: this.listenerPid };
-    client
-      .query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, JSON.stringify(ack)])
-      .catch((e: unknown) => this.onError(e));
+    // One at a time on the connection (markers may arrive faster than acks are answered): pg 9 refuses a statement
+    // handed to a busy connection.
+    this.acks = this.acks
+      .then(() => client.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, JSON.stringify(ack)]))
+      .then(
+        () => undefined,
+        (e: unknown) => this.onError(e),
+      );
   }
 
   /** Queue an event to be announced when `tx` commits. Payloads stay small (ids and figures): NOTIFY caps at 8 kB. */
