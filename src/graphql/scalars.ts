@@ -30,6 +30,8 @@ builder.scalarType('DateTime', {
  * transports carry the same amounts. A request amount above the bound (src/lib/money.ts MAX_MINOR, MAX_SHILLINGS) is
  * refused, as a fraction is; the BIGINT columns hold far more, but nothing above the bound can be sent.
  */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
   const refuse = () =>
     new GraphQLError(`whole ${unit}, at most ${max}`, {
@@ -37,12 +39,11 @@ function moneyScalar(name: 'Cents' | 'Shillings', max: number, unit: string) {
     });
   const inRange = (n: bigint) => n >= -BigInt(max) && n <= BigInt(max);
   return {
+    // Only arithmetic on stored amounts could pass the bound; an inexact figure is never shown. Compared without
+    // making a BigInt: every amount of every record read passes through here.
     serialize: (v: unknown) => {
-      const n = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : null;
-      // Only arithmetic on stored amounts could pass the bound; an inexact figure is never shown.
-      if (n == null || !Number.isSafeInteger(Number(n)) || BigInt(Number(n)) !== n)
-        throw new GraphQLError(`${name} value out of range`);
-      return Number(n);
+      if (typeof v === 'bigint' ? v <= MAX_EXACT && v >= -MAX_EXACT : Number.isSafeInteger(v)) return Number(v);
+      throw new GraphQLError(`${name} value out of range`);
     },
     parseValue: (v: unknown) => {
       if (typeof v !== 'number' || !Number.isInteger(v) || !inRange(BigInt(v))) throw refuse();
