@@ -96,6 +96,7 @@ const RISK = { class: 'Motor', coverage: 'Private', scope: 'Comprehensive', year
 describe('rating data and principals across three server processes', () => {
   const t = useKit();
   const o = t.useOrg({ fast: true, tokens: ['admin', 'staff', 'readonly', 'agent'] });
+  const other = t.useOrg({ fast: true, tokens: ['staff'] }); // another organisation, side by side
   const others: Spawned[] = [];
   let apis: Api[] = [];
   let productId = 0;
@@ -198,6 +199,122 @@ describe('rating data and principals across three server processes', () => {
         },
       );
     }
+  });
+
+  it('the standard-product catalogue comes from the rating copy: a product renamed reaches /products everywhere', async () => {
+    type Product = { id: number; name: string };
+    const catalogue = async (api: Api) => {
+      const r = await api.get('/products', { token: o.tokens.staff });
+      expect(r.status, r.text).toBe(200);
+      return r.body.data.standard_products as Product[];
+    };
+    const [first] = await catalogue(apis[0]);
+    expect(first).toBeDefined();
+    const hitsBefore = t.app.services.caches.stats().rating.hits;
+    for (const api of apis) expect(await catalogue(api)).toContainEqual(expect.objectContaining(first));
+    expect(t.app.services.caches.stats().rating.hits).toBeGreaterThan(hitsBefore);
+    const otherCatalogue = await apis[1].get('/products', { token: other.tokens.staff });
+    await t.db.tenant(o.id, (tx) =>
+      tx.standardProduct.update({ where: { id: first.id }, data: { name: `${first.name} Plus` } }),
+    );
+    await t.heard();
+    const renamed = async (api: Api) => (await catalogue(api)).find((p) => p.id === first.id)?.name;
+    expect(await renamed(apis[0])).toBe(`${first.name} Plus`);
+    for (const api of apis.slice(1))
+      await waitFor(
+        `${api.origin} to list the renamed product`,
+        () => renamed(api),
+        (n) => n === `${first.name} Plus`,
+        {
+          ms: 5_000,
+        },
+      );
+    // The other organisation's catalogue is its own and did not change.
+    const theirs = await apis[2].get('/products', { token: other.tokens.staff });
+    expect(theirs.body.data.standard_products).toEqual(otherCatalogue.body.data.standard_products);
+    expect((theirs.body.data.standard_products as Product[]).map((p) => p.id)).not.toContain(first.id);
+  });
+
+  it('the directory comes from memory: a branch renamed, a sales person disabled and one added reach /branches, /sales-people and GraphQL everywhere', async () => {
+    type Row = { id: number; name: string };
+    const list = async (api: Api, path: string) => {
+      const r = await api.get(path, { token: o.tokens.staff });
+      expect(r.status, r.text).toBe(200);
+      return r.body.data as Row[];
+    };
+    const [branch] = await list(apis[0], '/branches');
+    const agents = await list(apis[0], '/sales-people');
+    expect(branch).toBeDefined();
+    expect(agents.length).toBeGreaterThan(0);
+    const stats = () => t.app.services.caches.stats().directory;
+    const hitsBefore = stats().hits;
+    for (const api of apis) {
+      expect(await list(api, '/branches')).toContainEqual(
+        expect.objectContaining({ id: branch.id, name: branch.name }),
+      );
+      expect((await list(api, '/sales-people')).map((u) => u.id)).toEqual(agents.map((u) => u.id));
+    }
+    expect(stats().hits).toBeGreaterThan(hitsBefore); // served from memory
+    // What the copy holds of a user: never the agent key's hash.
+    const kept = t.app.services.caches.define<number, { staff: object[] }>('directory', []).peek(o.id);
+    expect(kept?.staff.length).toBeGreaterThan(0);
+    for (const u of kept!.staff) expect(Object.keys(u)).not.toContain('agentKeyHash');
+
+    const otherBranches = (await apis[2].get('/branches', { token: other.tokens.staff })).body.data;
+    const otherAgents = (await apis[2].get('/sales-people', { token: other.tokens.staff })).body.data;
+    // A branch renamed and a sales person added in one transaction, then that sales person disabled: each process
+    // drops its copy at each commit, whoever made it.
+    const renamed = `${branch.name} (moved)`;
+    const added = `Bench Agent ${randomUUID().slice(0, 6)}`;
+    const newcomer = await t.db.tenant(o.id, async (tx) => {
+      await tx.branch.update({ where: { id: branch.id }, data: { name: renamed } });
+      return tx.user.create({
+        data: {
+          tenantId: o.id,
+          name: added,
+          email: `${randomUUID()}@example.com`,
+          phone: '254700000001',
+          role: 'agent',
+        },
+      });
+    });
+    const current = async (api: Api) => ({
+      renamed: (await list(api, '/branches')).some((b) => b.id === branch.id && b.name === renamed),
+      listed: (await list(api, '/sales-people')).some((u) => u.id === newcomer.id && u.name === added),
+    });
+    const everywhere = async (want: { renamed: boolean; listed: boolean }) => {
+      await t.heard();
+      expect(await current(apis[0])).toEqual(want);
+      for (const api of apis.slice(1)) {
+        await waitFor(
+          `${api.origin} to list the changed directory`,
+          () => current(api),
+          (c) => c.renamed === want.renamed && c.listed === want.listed,
+          { ms: 5_000 },
+        );
+      }
+    };
+    await everywhere({ renamed: true, listed: true });
+    await t.db.tenant(o.id, (tx) => tx.user.update({ where: { id: newcomer.id }, data: { disabled: true } }));
+    await everywhere({ renamed: true, listed: false });
+    // The other organisation's directory, on every process, is its own and did not change.
+    for (const api of apis) {
+      const theirs = await api.get('/branches', { token: other.tokens.staff });
+      expect(theirs.body.data).toEqual(otherBranches);
+      expect((theirs.body.data as Row[]).map((b) => b.id)).not.toContain(branch.id);
+      const theirAgents = await api.get('/sales-people', { token: other.tokens.staff });
+      expect(theirAgents.body.data).toEqual(otherAgents);
+    }
+    // GraphQL answers the same lists; a selection with a relation reads the database and agrees.
+    const g = await apis[1].gql<{ branches: Row[]; salesPeople: { name: string; branch: { name: string } | null }[] }>(
+      '{ branches { id: databaseId name } salesPeople { name branch { name } } }',
+      {},
+      { token: o.tokens.staff },
+    );
+    expect(g.body.data!.branches.find((b) => b.id === branch.id)?.name).toBe(renamed);
+    expect(g.body.data!.salesPeople.map((u) => u.name)).toEqual(
+      (await list(apis[1], '/sales-people')).map((u) => u.name),
+    );
   });
 
   it('removing a scope from a key binds its issued token at once on every process, not just the one that changed it', async () => {

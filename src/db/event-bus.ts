@@ -7,7 +7,7 @@ const { join, sql } = Prisma;
 import type { Tx } from './client.ts';
 
 const CHANNEL = 'bima_events';
-/** Cache invalidations, sent by triggers (migration caches_and_replicas): `{"kind": "rating"|"principal", "tenant": N}`. */
+/** Cache invalidations, sent by triggers (migrations caches_and_replicas, directory_cache): `{"kind": "rating"|"principal"|"directory", "tenant": N}`. */
 const CACHE_CHANNEL = 'bima_cache';
 /** The LISTEN connection's application_name: how Caches.sync finds every listening process (pg_stat_activity). */
 export const LISTENER_APPLICATION_NAME = 'bima_cache_listener';

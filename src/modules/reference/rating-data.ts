@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
-import type { Insurer, Levy } from '../../generated/prisma/client.ts';
+import type { Insurer, Levy, StandardProduct } from '../../generated/prisma/client.ts';
 import type { CoverLineCode, RatingCoverProduct } from './cover-products.ts';
 import type { IpfDepositRule, IpfLenderTerms, IpfPricing } from './ipf-terms.ts';
 import { motorBenefitId, type RatingLevy, ratingLevy } from './rating-rows.ts';
@@ -30,10 +30,14 @@ export interface RatingData {
   /** Active premium-finance lenders with their tenors, by id. */
   lenders: readonly RatingLenderRow[];
   levies: readonly RatingLevy[];
-  /** Reference lists served from the same copy: every insurer (by name, id), the levy rows, distinct benefit names. */
+  /**
+   * Reference lists served from the same copy: every insurer (by name, id), the levy rows, distinct benefit names and
+   * the standard-product catalogue (by name, id).
+   */
   insurers: readonly Insurer[];
   levyRows: readonly Levy[];
   benefitNames: readonly string[];
+  standardProducts: readonly StandardProduct[];
 }
 
 async function currentVersion(tx: Tx, tenantId: number): Promise<bigint> {
@@ -62,6 +66,7 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
     select: { name: true },
     orderBy: { name: 'asc' },
   });
+  const standardProducts = await tx.standardProduct.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] });
   return deepFreeze({
     version,
     products: products.map((p) => ({ ...p, benefitIds: p.benefits.map((b) => motorBenefitId(b.name)) })),
@@ -71,6 +76,7 @@ async function load(tx: Tx, tenantId: number): Promise<RatingData> {
     insurers,
     levyRows,
     benefitNames: benefits.map((b) => b.name),
+    standardProducts,
   });
 }
 

@@ -1,6 +1,8 @@
 import type { Context } from '../../context.ts';
 import { Prisma } from '../../db/client.ts';
+import type { User } from '../../generated/prisma/client.ts';
 import { containsText } from '../../lib/search.ts';
+import { directory, STAFF_COLUMNS } from './directory.ts';
 import { ratingData } from './rating-data.ts';
 import { motorBenefitId } from './rating-rows.ts';
 
@@ -12,7 +14,7 @@ type InsurerQuery = { include?: Prisma.InsurerInclude; select?: Prisma.InsurerSe
  * A Pothos query that asks for no relation (the record types are in Pothos' select mode: its select names columns of
  * the model only): cached rows, with every column, answer it as well as the database would.
  */
-function scalarsOnly(query: { include?: object; select?: object }, columns: Record<string, string>): boolean {
+function scalarsOnly(query: { include?: object; select?: object }, columns: Record<string, unknown>): boolean {
   if (query.include && Object.keys(query.include).length) return false;
   return !query.select || Object.entries(query.select).every(([k, v]) => v === true && k in columns);
 }
@@ -41,17 +43,23 @@ export const referenceService = {
     );
   },
 
-  branches(ctx: Context, query: { include?: Prisma.BranchInclude; select?: Prisma.BranchSelect } = {}) {
+  async branches(ctx: Context, query: { include?: Prisma.BranchInclude; select?: Prisma.BranchSelect } = {}) {
+    // Columns only: this process's directory (directory.ts) answers, dropped at every change.
+    if (scalarsOnly(query, Prisma.BranchScalarFieldEnum)) return copies((await directory(ctx)).branches);
     return ctx.tx((tx) => tx.branch.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
   },
 
   /** Risk managers are the account executives; sales people are the agents (their code is what X-Agent-Code takes). */
-  staff(
+  async staff(
     ctx: Context,
     kind: 'risk_managers' | 'sales_people',
     query: { include?: Prisma.UserInclude; select?: Prisma.UserSelect } = {},
   ) {
     const role = kind === 'risk_managers' ? 'account_exec' : 'agent';
+    // Columns the directory keeps only (never the agent key's hash): it answers, in the same order.
+    // Typed as whole users, as Pothos types its rows; in select mode a row holds the columns asked for, as these do.
+    if (query.select && scalarsOnly(query, STAFF_COLUMNS))
+      return copies((await directory(ctx)).staff.filter((u) => u.role === role)) as unknown as User[];
     return ctx.tx((tx) =>
       tx.user.findMany({ ...query, where: { role, disabled: false }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
     );
@@ -66,10 +74,12 @@ export const referenceService = {
     return (await ratingData(ctx)).benefitNames.map((name) => ({ id: motorBenefitId(name), name }));
   },
 
-  standardProducts(
+  async standardProducts(
     ctx: Context,
     query: { include?: Prisma.StandardProductInclude; select?: Prisma.StandardProductSelect } = {},
   ) {
+    if (scalarsOnly(query, Prisma.StandardProductScalarFieldEnum))
+      return copies((await ratingData(ctx)).standardProducts);
     return ctx.tx((tx) => tx.standardProduct.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
   },
 };
