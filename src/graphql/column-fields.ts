@@ -4,11 +4,14 @@ import type { GraphQLFieldResolver } from 'graphql';
 /**
  * A field of a Prisma type in select mode that reads only columns of its own row — an exposed column
  * (`t.exposeString('clientNo')`) or a field computed from a few (`select: { lossMinor: true }` beside its resolver) —
- * resolves straight from the row. The Prisma plugin still plans those columns into the row's query (the field's
+ * or columns of a row one relation away (`select: { policy: { select: { policyNo: true } } }`, read as
+ * `c.policy.policyNo`) resolves straight from the row. The Prisma plugin still plans those columns into the row's query (the field's
  * select), but its per-field wrapper, which looks up the row's loader mapping by the response path on every such
  * field of every row (15 % of a page of clients' CPU, docs/performance.md), is passed over whenever the row carries
  * every column the field reads. A row that does not (loaded elsewhere with a narrower select) still goes through the
- * wrapper, which loads them: the answer is the same either way.
+ * wrapper, which loads them: the answer is the same either way. A relation's row counts as carried when it is an
+ * object holding every column the field reads of it, or null (a to-one relation loaded and absent); a list, or
+ * anything missing, goes through the wrapper.
  *
  * Listed after the scope-auth and errors plugins and just before Prisma's, so their wrappers still run: only the
  * Prisma plugin's wrapper and Relay's inside it are passed over, and only for a field that takes no arguments, is not
@@ -36,12 +39,26 @@ const PLAIN_OPTIONS = new Set([
 
 type Resolver<Types extends SchemaTypes> = GraphQLFieldResolver<unknown, Types['Context'], object>;
 
+/** A column a field reads: of its own row (`[column]`), or of a row one relation away (`[relation, column]`). */
+export type ColumnPath = readonly [string] | readonly [string, string];
+
+/** The row carries every column of `paths` (a relation loaded as null counts: there is nothing more to load). */
+function carries(row: Record<string, unknown>, paths: readonly ColumnPath[]): boolean {
+  for (const [c, leaf] of paths) {
+    const v = row[c];
+    if (v === undefined) return false;
+    if (leaf === undefined || v === null) continue;
+    if (typeof v !== 'object' || Array.isArray(v) || (v as Record<string, unknown>)[leaf] === undefined) return false;
+  }
+  return true;
+}
+
 export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(resolver: Resolver<Types>, fieldConfig: PothosOutputFieldConfig<Types>): Resolver<Types> {
-    const columns = ownColumns(fieldConfig, this.buildCache);
-    if (!columns) return resolver;
+    const paths = ownColumns(fieldConfig, this.buildCache);
+    if (!paths) return resolver;
     const exposed = fieldConfig.extensions?.pothosExposedField;
-    if (typeof exposed === 'string' && columns.length === 1 && columns[0] === exposed) {
+    if (typeof exposed === 'string' && paths.length === 1 && paths[0].length === 1 && paths[0][0] === exposed) {
       return (parent, args, context, info) => {
         const value = (parent as Record<string, unknown>)[exposed];
         return value === undefined ? resolver(parent, args, context, info) : value;
@@ -49,19 +66,21 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     }
     const own = fieldConfig.resolve as Resolver<Types> | undefined;
     if (!own) return resolver;
-    return (parent, args, context, info) => {
-      const row = parent as Record<string, unknown>;
-      for (const c of columns) if (row[c] === undefined) return resolver(parent, args, context, info);
-      return own(parent, args, context, info);
-    };
+    return (parent, args, context, info) =>
+      carries(parent as Record<string, unknown>, paths)
+        ? own(parent, args, context, info)
+        : resolver(parent, args, context, info);
   }
 }
 
-/** The columns a field reads, when they are all scalar columns of its own row and it declares nothing else. */
+/**
+ * The columns a field reads, when they are all scalar columns of its own row, or of rows one relation away selected
+ * column by column (`{ policy: { select: { policyNo: true } } }`), and it declares nothing else.
+ */
 export function ownColumns<Types extends SchemaTypes>(
   fieldConfig: PothosOutputFieldConfig<Types>,
   buildCache: BasePlugin<Types>['buildCache'],
-): string[] | null {
+): ColumnPath[] | null {
   if (fieldConfig.kind !== 'PrismaObject' || Object.keys(fieldConfig.args).length) return null;
   if (fieldConfig.type.kind === 'Scalar' && fieldConfig.type.ref === 'ID') return null;
   const select = fieldConfig.extensions?.pothosPrismaSelect as Record<string, unknown> | undefined;
@@ -71,10 +90,30 @@ export function ownColumns<Types extends SchemaTypes>(
     buildCache.getTypeConfig(fieldConfig.parentType).extensions?.pothosPrismaFieldMap as
       { relations: Map<string, unknown> } | undefined
   )?.relations;
-  const columns = Object.keys(select);
-  if (!columns.length || !relations) return null;
-  for (const c of columns) if (select[c] !== true || relations.has(c) || c === '_count') return null;
-  return columns;
+  if (!Object.keys(select).length || !relations) return null;
+  const paths: ColumnPath[] = [];
+  for (const [c, v] of Object.entries(select)) {
+    if (c === '_count') return null;
+    if (!relations.has(c)) {
+      if (v !== true) return null;
+      paths.push([c]);
+      continue;
+    }
+    const leaves = relationColumns(v);
+    if (!leaves) return null;
+    for (const leaf of leaves) paths.push([c, leaf]);
+  }
+  return paths;
+}
+
+/** `{ select: { a: true, b: true } }` and nothing else (no filter, order or nested relation): its columns. */
+function relationColumns(v: unknown): string[] | null {
+  if (!v || typeof v !== 'object' || Object.keys(v).length !== 1) return null;
+  const inner = (v as { select?: unknown }).select;
+  if (!inner || typeof inner !== 'object') return null;
+  const leaves = Object.entries(inner);
+  if (!leaves.length || leaves.some(([k, x]) => x !== true || k === '_count')) return null;
+  return leaves.map(([k]) => k);
 }
 
 SchemaBuilder.registerPlugin('columnFields', ColumnFieldsPlugin);
