@@ -267,6 +267,7 @@ const FOREIGN_KEYS_WITHOUT_TENANT = [
 const NOTIFYING_TRIGGERS = [
   'access_tokens.bima_principal_changed',
   'api_clients.bima_principal_changed',
+  'branches.bima_directory_changed',
   'cover_products.bima_rating_changed',
   'cover_rates.bima_rating_changed',
   'insurers.bima_rating_changed',
