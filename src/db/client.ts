@@ -36,6 +36,8 @@ export interface TxOptions {
   maxWait?: number;
 }
 
+const noop = () => undefined;
+
 /**
  * Prisma's statements as named prepared statements, so PostgreSQL parses and plans each once per connection
  * rather than on every call. PostgreSQL shares the machine with the service, and this is its biggest saving per
@@ -44,7 +46,6 @@ export interface TxOptions {
  * on every connection that used it: past the cap, new texts (an unusual IN-list length, say) run unnamed as before.
  * Transaction control (BEGIN, COMMIT, savepoints) stays unnamed: nothing to plan, and pg sends it as one message.
  */
-const noop = () => undefined;
 const PREPARED_MAX = 500;
 const TX_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i;
 const preparedNames = new Map<string, string>();
@@ -159,7 +160,8 @@ function foldIntoBegin(
   const query = (...args: unknown[]) => {
     sent.statements += 1;
     const last = args[args.length - 1];
-    if (typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function') return send(...args); // unused here
+    // A submittable (a cursor, a stream) is left to pg's own queue: none is used on these pools.
+    if (typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function') return send(...args);
     if (typeof last === 'function') {
       let passTurn: () => void = noop;
       const turn = new Promise<void>((resolve) => (passTurn = resolve));

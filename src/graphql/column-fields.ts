@@ -5,10 +5,10 @@ import type { GraphQLFieldResolver } from 'graphql';
  * A field of a Prisma type in select mode that reads only columns of its own row — an exposed column
  * (`t.exposeString('clientNo')`) or a field computed from a few (`select: { lossMinor: true }` beside its resolver) —
  * or columns of a row one relation away (`select: { policy: { select: { policyNo: true } } }`, read as
- * `c.policy.policyNo`) resolves straight from the row. The Prisma plugin still plans those columns into the row's query (the field's
- * select), but its per-field wrapper, which looks up the row's loader mapping by the response path on every such
- * field of every row (15 % of a page of clients' CPU, docs/performance.md), is passed over whenever the row carries
- * every column the field reads. A row that does not (loaded elsewhere with a narrower select) still goes through the
+ * `c.policy.policyNo`) resolves straight from the row. The Prisma plugin still plans those columns into the row's
+ * query (the field's select), but its per-field wrapper, which looks up the row's loader mapping by the response path
+ * on every such field of every row (15 % of a page of clients' CPU, docs/performance.md), is passed over whenever the
+ * row carries every column the field reads. A row that does not (loaded elsewhere with a narrower select) still goes through the
  * wrapper, which loads them: the answer is the same either way. A relation's row counts as carried when it is an
  * object holding every column the field reads of it, or null (a to-one relation loaded and absent); a list, or
  * anything missing, goes through the wrapper.
