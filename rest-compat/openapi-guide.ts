@@ -8,7 +8,7 @@ import { PROBLEM_CATALOGUE, problemType } from '../src/lib/problem.ts';
 const CONVENTIONS =
   'Insurance intermediary API (v1). Money in requests is whole shillings; responses give whole shillings (rounded half away ' +
   'from zero from the cents) plus integer cents in `_minor` fields. Errors are RFC 9457 problem documents with a stable `code`. ' +
-  'Every response carries X-Request-Id.';
+  "Every response carries X-Request-Id. Every path with a GET also answers HEAD (the GET's status and headers, no body).";
 
 function problemCatalogue(): string {
   const rows = Object.entries(PROBLEM_CATALOGUE)

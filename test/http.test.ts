@@ -134,10 +134,34 @@ describe('problem documents', () => {
   it('405 for a wrong method on a known path, with Allow listing the methods that exist', async () => {
     const del = await api.call('DELETE', '/insurers', { token: staff });
     expectFullProblem(del, 405, 'method_not_allowed', '/api/v1/insurers');
-    expect(del.headers.get('allow')).toBe('GET');
+    expect(del.headers.get('allow')).toBe('GET, HEAD');
     const put = await api.call('PUT', '/api-clients', { token: admin });
     expectFullProblem(put, 405, 'method_not_allowed');
-    expect(put.headers.get('allow')!.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+    expect(put.headers.get('allow')!.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'POST']);
+    const getOnly = await api.call('GET', '/motor/quote', { token: staff });
+    expect(getOnly.headers.get('allow')).toBe('POST'); // no GET, so no HEAD
+  });
+
+  it('HEAD wherever GET goes: the same status and headers, no body; authentication and reach as for GET', async () => {
+    const head = (path: string, token?: string) =>
+      fetch(`${t.origin}/api/v1${path}`, {
+        method: 'HEAD',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
+    for (const path of ['/insurers', '/clients?limit=5', '/branches']) {
+      const [g, h] = [await api.get(path, { token: staff }), await head(path, staff)];
+      expect(h.status, path).toBe(200);
+      expect(await h.text(), path).toBe('');
+      expect(h.headers.get('content-type'), path).toBe(g.headers.get('content-type'));
+      expect(h.headers.get('content-length'), path).toBe(String(Buffer.byteLength(g.text)));
+    }
+    const noToken = await head('/insurers');
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await noToken.text()).toBe('');
+    expect((await head('/clients/C-999999999', staff)).status).toBe(404);
+    const options = await fetch(`${t.origin}/api/v1/insurers`, { method: 'OPTIONS' });
+    expect(options.headers.get('allow')!.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'OPTIONS']);
   });
 
   it('413 payload_too_large over MAX_BODY_BYTES, whether the length is declared or streamed', async () => {

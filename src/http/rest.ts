@@ -75,9 +75,14 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema): Rest
 
 /** The methods a path takes: what OPTIONS (a CORS preflight or a plain question) answers; nothing else runs. */
 function methodsOf(compiled: CompiledRoute[], path: string): string[] {
-  const methods = [...new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method))];
+  const methods = withHead(new Set(compiled.filter((c) => c.matcher.test(path)).map((c) => c.route.method)));
   if (!methods.length) throw new AppError('not_found', { detail: `No such endpoint: ${API_PREFIX}${path}` });
   return methods;
+}
+
+/** HEAD goes wherever GET does (RFC 9110 9.3.2): the GET runs and Node sends its status and headers, no body. */
+function withHead(methods: Set<string>): string[] {
+  return methods.has('GET') ? [...methods, 'HEAD'] : [...methods];
 }
 
 function match(
@@ -86,10 +91,11 @@ function match(
   path: string,
 ): { c: CompiledRoute; params: Record<string, string> } {
   const allowed = new Set<string>();
+  const wanted = method === 'HEAD' ? 'GET' : method;
   for (const c of compiled) {
     const m = c.matcher.exec(path);
     if (!m) continue;
-    if (c.route.method !== method) {
+    if (c.route.method !== wanted) {
       allowed.add(c.route.method);
       continue;
     }
@@ -98,10 +104,8 @@ function match(
     return { c, params };
   }
   if (allowed.size) {
-    throw new AppError('method_not_allowed', {
-      detail: `Use ${[...allowed].join(', ')}`,
-      headers: { allow: [...allowed].join(', ') },
-    });
+    const allow = withHead(allowed).join(', ');
+    throw new AppError('method_not_allowed', { detail: `Use ${allow}`, headers: { allow } });
   }
   throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
 }
