@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
 import type { Branch } from '../../generated/prisma/client.ts';
+import { deepFreeze } from './rating-data.ts';
 
 /**
  * The columns of a user the directory keeps: what the staff lists can show. Never the agent key's hash or when it was
@@ -36,23 +37,18 @@ export interface Directory {
 export function directory(ctx: Context): Promise<Directory> {
   const tenantId = ctx.principal!.tenant.id;
   return ctx.app.caches.define<number, Directory>('directory', ['directory', 'principal']).get(tenantId, async () => ({
-    value: await ctx.tx(
-      async (tx) =>
-        Object.freeze({
-          branches: Object.freeze(
-            (await tx.branch.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] })).map((b) => Object.freeze(b)),
-          ),
-          staff: Object.freeze(
-            (
-              await tx.user.findMany({
-                select: STAFF_COLUMNS,
-                where: { role: { in: ['account_exec', 'agent'] }, disabled: false },
-                orderBy: [{ name: 'asc' }, { id: 'asc' }],
-              })
-            ).map((u) => Object.freeze(u)),
-          ),
+    value: deepFreeze(
+      await ctx.tx(
+        async (tx) => ({
+          branches: await tx.branch.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+          staff: await tx.user.findMany({
+            select: STAFF_COLUMNS,
+            where: { role: { in: ['account_exec', 'agent'] }, disabled: false },
+            orderBy: [{ name: 'asc' }, { id: 'asc' }],
+          }),
         }),
-      { isolationLevel: 'RepeatableRead' },
+        { isolationLevel: 'RepeatableRead' },
+      ),
     ),
     scope: tenantId,
   }));

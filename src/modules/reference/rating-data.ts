@@ -144,7 +144,8 @@ export function lenderTerms(
   };
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a cached copy all the way down: it is shared between requests (rating data, the directory). */
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value as object)) deepFreeze(v);
