@@ -317,6 +317,113 @@ describe('rating data and principals across three server processes', () => {
     );
   });
 
+  it("a record's reference rows come from memory: no statement joins them, and a change reaches every process", async () => {
+    const refs = await t.db.tenant(o.id, async (tx) => ({
+      branch: (await tx.branch.findFirstOrThrow({ orderBy: { id: 'asc' } })).id,
+      riskManager: (await tx.user.findFirstOrThrow({ where: { role: 'account_exec', disabled: false } })).id,
+      salesPerson: (await tx.user.findFirstOrThrow({ where: { role: 'agent', disabled: false } })).id,
+      businessSource: (await tx.businessSource.findFirstOrThrow()).id,
+      prospectType: (await tx.prospectType.findFirstOrThrow()).id,
+    }));
+    const created = await apis[0].post('/clients', {
+      token: o.tokens.staff,
+      idempotencyKey: randomUUID(),
+      body: {
+        type: 'individual',
+        name: `Reference Rows ${randomUUID().slice(0, 6)}`,
+        phone: `2547${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+        branch_id: refs.branch,
+        risk_manager_id: refs.riskManager,
+        sales_person_id: refs.salesPerson,
+        business_source_id: refs.businessSource,
+        prospect_type_id: refs.prospectType,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const clientNo = created.body.data.client_no as string;
+    const policy = await o.bind(1);
+    const insurerId = (await apis[0].get(`/policies/${policy.uuid}`, { token: o.tokens.staff })).body.data.insurer
+      .id as number;
+
+    // Every statement this process hands pg while it answers the record, the page and the policy (warmed first).
+    const read = (api: Api) =>
+      Promise.all([
+        api.get(`/clients/${clientNo}`, { token: o.tokens.staff }),
+        api.get('/clients?limit=5', { token: o.tokens.staff }),
+        api.get(`/policies/${policy.uuid}`, { token: o.tokens.staff }),
+      ]);
+    await read(apis[0]);
+    const answers = await statementsOf(t.app.services.db.pool, () => read(apis[0]));
+    for (const r of answers.result) expect(r.status, r.text).toBe(200);
+    const records = answers.texts.filter((q) => /FROM "public"\."(clients|policies)"/.test(q));
+    expect(records.length).toBeGreaterThan(0);
+    for (const q of records)
+      for (const table of ['branches', 'users', 'business_sources', 'prospect_types', 'insurers'])
+        expect(q, table).not.toContain(`"public"."${table}"`);
+
+    const names = (tag: string) => ({
+      branch: `Branch ${tag}`,
+      riskManager: `Risk Manager ${tag}`,
+      salesPerson: `Sales Person ${tag}`,
+      businessSource: `Source ${tag}`,
+      prospectType: `Prospect ${tag}`,
+      insurer: `Insurer ${tag}`,
+    });
+    const shown = async (api: Api) => {
+      const [c, p] = await Promise.all([
+        api.get(`/clients/${clientNo}`, { token: o.tokens.staff }),
+        api.get(`/policies/${policy.uuid}`, { token: o.tokens.staff }),
+      ]);
+      expect([c.status, p.status]).toEqual([200, 200]);
+      return {
+        branch: c.body.data.branch.name,
+        riskManager: c.body.data.risk_manager.name,
+        salesPerson: c.body.data.sales_person.name,
+        businessSource: c.body.data.business_source.name,
+        prospectType: c.body.data.prospect_type.name,
+        insurer: p.body.data.insurer.name,
+      };
+    };
+    for (const api of apis) await shown(api); // every process holds the copies
+    // Each renamed in one transaction: every process drops its copies at the commit, whoever made it.
+    const tag = randomUUID().slice(0, 6);
+    const want = names(tag);
+    await t.db.tenant(o.id, async (tx) => {
+      await tx.branch.update({ where: { id: refs.branch }, data: { name: want.branch } });
+      await tx.user.update({ where: { id: refs.riskManager }, data: { name: want.riskManager } });
+      await tx.user.update({ where: { id: refs.salesPerson }, data: { name: want.salesPerson } });
+      await tx.businessSource.update({ where: { id: refs.businessSource }, data: { name: want.businessSource } });
+      await tx.prospectType.update({ where: { id: refs.prospectType }, data: { name: want.prospectType } });
+      await tx.insurer.update({ where: { id: insurerId }, data: { name: want.insurer } });
+    });
+    await t.heard();
+    expect(await shown(apis[0])).toEqual(want);
+    for (const api of apis.slice(1))
+      await waitFor(
+        `${api.origin} to show the renamed reference rows`,
+        () => shown(api),
+        (s) => s.branch === want.branch,
+        {
+          ms: 5_000,
+        },
+      ).then(async () => expect(await shown(api)).toEqual(want));
+    // A sales person disabled still shows on the records that name them (the directory keeps every user).
+    await t.db.tenant(o.id, (tx) => tx.user.update({ where: { id: refs.salesPerson }, data: { disabled: true } }));
+    await t.heard();
+    expect((await shown(apis[0])).salesPerson).toBe(want.salesPerson);
+    await t.db.tenant(o.id, (tx) => tx.user.update({ where: { id: refs.salesPerson }, data: { disabled: false } }));
+    // The other organisation's records point at its own rows, on every process, and mine stays out of its reach.
+    for (const api of apis) {
+      const theirs = await api.get('/clients?limit=100', { token: other.tokens.staff });
+      expect(theirs.status).toBe(200);
+      for (const c of theirs.body.data as { client_no: string; business_source: { name: string } | null }[]) {
+        expect(c.client_no).not.toBe(clientNo);
+        expect(c.business_source?.name).not.toBe(want.businessSource);
+      }
+      expectProblem(await api.get(`/clients/${clientNo}`, { token: other.tokens.staff }), 404, 'not_found');
+    }
+  });
+
   it('removing a scope from a key binds its issued token at once on every process, not just the one that changed it', async () => {
     for (const api of apis) expect((await api.get('/me', { token: o.tokens.staff })).status).toBe(200);
     const p = await apis[1].patch(`/api-clients/${o.clients.staff.clientId}`, {
@@ -422,3 +529,32 @@ describe('when the invalidation feed is lost', () => {
     expect(t.app.services.caches.stats().rating.hits).toBeGreaterThan(0);
   });
 });
+
+/**
+ * What `run` makes the pool's connections send: every statement's text, read where each connection hands it to pg
+ * (the connection's own `query`, which db/client.ts sets on connecting; connections opened meanwhile too).
+ */
+async function statementsOf<T>(pool: pg.Pool, run: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
+  type Querying = { query: (...args: unknown[]) => unknown };
+  const texts: string[] = [];
+  const restore: (() => void)[] = [];
+  const watch = (client: Querying) => {
+    const own = client.query;
+    client.query = (...args: unknown[]) => {
+      const q = args[0] as string | { text?: string } | undefined;
+      const text = typeof q === 'string' ? q : q?.text;
+      if (text) texts.push(text);
+      return own.apply(client, args);
+    };
+    restore.push(() => (client.query = own));
+  };
+  for (const c of (pool as unknown as { _clients: Querying[] })._clients) watch(c);
+  const onConnect = (c: pg.PoolClient) => watch(c);
+  pool.on('connect', onConnect);
+  try {
+    return { result: await run(), texts };
+  } finally {
+    pool.off('connect', onConnect);
+    for (const r of restore) r();
+  }
+}

@@ -8,6 +8,9 @@ import { CLAIM_SCOPES, claimReach, oneClaim } from '../access/claim.visibility.t
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
 import { claimService } from './claim.service.ts';
 import './claim.subscriptions.ts';
+import type { Insurer } from '../../generated/prisma/client.ts';
+import { InsurerRef, StaffMemberRef } from '../reference/reference.type.ts';
+import { references } from '../reference/references.ts';
 
 const CLAIM_STATUS_DESCRIPTIONS: Record<ClaimStatus, string> = {
   registered: 'First notice of loss recorded: numbered and reserved.',
@@ -127,7 +130,12 @@ builder.prismaNode('Claim', {
       select: { client: { select: { name: true } } },
       resolve: (c) => c.client.name,
     }),
-    insurer: t.relation('insurer', { description: 'The insurer of the policy.' }),
+    insurer: t.field({
+      type: InsurerRef,
+      select: { insurerId: true },
+      description: 'The insurer of the policy.',
+      resolve: (c, _a, ctx) => references.insurer(ctx, c.insurerId) as Promise<Insurer> | Insurer,
+    }),
     registration: t.exposeString('regNo', {
       description: 'Motor: the registration of the vehicle in the loss; null for other lines.',
       nullable: true,
@@ -294,9 +302,12 @@ builder.prismaNode('Claim', {
       description: "The underwriter's words on the repudiation; null when none.",
       nullable: true,
     }),
-    assignee: t.relation('assignee', {
+    assignee: t.field({
+      type: StaffMemberRef,
+      select: { assigneeUserId: true },
       description: 'The claims handler assigned; null when unassigned.',
       nullable: true,
+      resolve: (c, _a, ctx) => references.person(ctx, c.assigneeUserId),
     }),
     statusChangedAt: t.expose('statusChangedAt', {
       description: 'When the claim entered its current state (its service level counts from here).',

@@ -1,10 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
 import { offsetQuery } from '../../graphql/common.ts';
 import { clientReach } from '../access/client.visibility.ts';
+import { references } from '../reference/references.ts';
+import { BranchRef, StaffMemberRef } from '../reference/reference.type.ts';
 import { clientService } from './client.service.ts';
 import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 
-builder.prismaObject('BusinessSource', {
+const BusinessSourceRef = builder.prismaObject('BusinessSource', {
   select: { id: true },
   description:
     'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
@@ -14,7 +16,7 @@ builder.prismaObject('BusinessSource', {
     name: t.exposeString('name', { description: 'The name shown to people.' }),
   }),
 });
-builder.prismaObject('ProspectType', {
+const ProspectTypeRef = builder.prismaObject('ProspectType', {
   select: { id: true },
   description: 'A kind of prospect or client the organisation tracks, from its reference list.',
   ...access({ scopes: ANY_SCOPE }),
@@ -70,27 +72,44 @@ builder.prismaNode('Client', {
       description: 'Postal or physical address as given; null when not given.',
       nullable: true,
     }),
-    branch: t.relation('branch', {
+    // The reference rows a client points at come from the organisation's directory in memory, not joined into the
+    // clients' statement (issue 28).
+    branch: t.field({
+      type: BranchRef,
+      select: { branchId: true },
       description:
         "The branch the client belongs to (the creating user's branch unless one was given); null when none.",
       nullable: true,
+      resolve: (c, _a, ctx) => references.branch(ctx, c.branchId),
     }),
-    riskManager: t.relation('riskManager', {
+    riskManager: t.field({
+      type: StaffMemberRef,
+      select: { riskManagerId: true },
       description: 'The account executive responsible; null when none.',
       nullable: true,
+      resolve: (c, _a, ctx) => references.person(ctx, c.riskManagerId),
     }),
-    salesPerson: t.relation('salesPerson', {
+    salesPerson: t.field({
+      type: StaffMemberRef,
+      select: { salesPersonId: true },
       description:
         'The sales person (agent) credited with the client, who then sees its policies and claims; null when none.',
       nullable: true,
+      resolve: (c, _a, ctx) => references.person(ctx, c.salesPersonId),
     }),
-    businessSource: t.relation('businessSource', {
+    businessSource: t.field({
+      type: BusinessSourceRef,
+      select: { businessSourceId: true },
       description: 'How the client came to the organisation; null when not recorded.',
       nullable: true,
+      resolve: (c, _a, ctx) => references.businessSource(ctx, c.businessSourceId),
     }),
-    prospectType: t.relation('prospectType', {
+    prospectType: t.field({
+      type: ProspectTypeRef,
+      select: { prospectTypeId: true },
       description: 'The kind of prospect the client was recorded as; null when not recorded.',
       nullable: true,
+      resolve: (c, _a, ctx) => references.prospectType(ctx, c.prospectTypeId),
     }),
     sector: t.exposeString('sector', {
       description: 'Business sector (corporate clients), as given; null when not given.',

@@ -3,6 +3,8 @@ import { KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
 import { PolicyRef } from './policy.type.ts';
+import { StaffMemberRef } from '../reference/reference.type.ts';
+import { references } from '../reference/references.ts';
 import { onePolicy, policyReach } from '../access/policy.visibility.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
@@ -105,9 +107,12 @@ builder.prismaObjectFields('Policy', (t) => ({
     description: 'Receipts raised for this policy, with their allocations.',
     query: { orderBy: { id: 'asc' } },
   }),
-  salesPerson: t.relation('salesPerson', {
+  salesPerson: t.field({
+    type: StaffMemberRef,
+    select: { salesPersonId: true },
     description: 'The sales person credited with the policy; null when none.',
     nullable: true,
+    resolve: (p, _a, ctx) => references.person(ctx, p.salesPersonId),
   }),
 }));
 

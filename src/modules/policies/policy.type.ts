@@ -3,6 +3,9 @@ import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { onePolicy, POLICY_SCOPES, policyReach } from '../access/policy.visibility.ts';
 import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import type { Insurer } from '../../generated/prisma/client.ts';
+import { InsurerRef } from '../reference/reference.type.ts';
+import { references } from '../reference/references.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
 export const PolicyRef = builder.prismaNode('Policy', {
@@ -76,7 +79,12 @@ export const PolicyRef = builder.prismaNode('Policy', {
       resolve: (p) => money(p.totalMinor)!,
     }),
     client: t.relation('client', { ...KEEPS_REACH, description: 'The policyholder.' }),
-    insurer: t.relation('insurer', { description: 'The insurer carrying the risk.' }),
+    insurer: t.field({
+      type: InsurerRef,
+      select: { insurerId: true },
+      description: 'The insurer carrying the risk.',
+      resolve: (p, _a, ctx) => references.insurer(ctx, p.insurerId) as Promise<Insurer> | Insurer,
+    }),
     coverProduct: t.field({
       type: PolicyCoverProductRef,
       nullable: true,

@@ -153,7 +153,7 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function ratingCache(ctx: Context) {
+export function ratingCache(ctx: Context) {
   return ctx.app.caches.define<number, RatingData>('rating', ['rating']);
 }
 

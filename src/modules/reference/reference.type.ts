@@ -2,9 +2,10 @@ import { ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { PRODUCT_LINES, productLines, referenceService } from './reference.service.ts';
+import { references } from './references.ts';
 
 /** Reference data: every key of the organisation reads it (a quote needs insurers, a client form needs staff). */
-builder.prismaNode('Insurer', {
+export const InsurerRef = builder.prismaNode('Insurer', {
   select: { id: true },
   description: "An insurance company on the organisation's panel.",
   ...nodeAccess({ scopes: ANY_SCOPE }),
@@ -26,7 +27,7 @@ builder.prismaNode('Insurer', {
   }),
 });
 
-builder.prismaNode('Branch', {
+export const BranchRef = builder.prismaNode('Branch', {
   select: { id: true },
   description: 'A branch office of the organisation.',
   ...nodeAccess({ scopes: ANY_SCOPE }),
@@ -39,7 +40,7 @@ builder.prismaNode('Branch', {
   }),
 });
 
-builder.prismaNode('User', {
+export const StaffMemberRef = builder.prismaNode('User', {
   select: { id: true },
   description: 'A user of the organisation: staff or an agent.',
   ...nodeAccess({ scopes: ANY_SCOPE }),
@@ -58,7 +59,13 @@ builder.prismaNode('User', {
       description: "The user's branch (databaseId); null when none.",
       nullable: true,
     }),
-    branch: t.relation('branch', { description: "The user's branch; null when none.", nullable: true }),
+    branch: t.field({
+      type: BranchRef,
+      select: { branchId: true },
+      description: "The user's branch; null when none.",
+      nullable: true,
+      resolve: (u, _a, ctx) => references.branch(ctx, u.branchId),
+    }),
   }),
 });
 

@@ -1,0 +1,9 @@
+-- A record's reference columns (a client's branch, business source and prospect type, its people …) are answered from
+-- the organisation's directory in memory (src/modules/reference/directory.ts `references`) instead of joined into the
+-- record's statement. Business sources and prospect types join the directory, so a change to either announces
+-- 'directory' in the changing transaction, like a branch's, and every process drops its copy at commit.
+CREATE TRIGGER bima_directory_changed AFTER INSERT OR UPDATE OR DELETE ON business_sources
+  FOR EACH ROW EXECUTE FUNCTION bima_directory_changed();
+
+CREATE TRIGGER bima_directory_changed AFTER INSERT OR UPDATE OR DELETE ON prospect_types
+  FOR EACH ROW EXECUTE FUNCTION bima_directory_changed();
