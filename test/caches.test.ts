@@ -398,6 +398,21 @@ describe('rating data and principals across three server processes', () => {
     });
     await t.heard();
     expect(await shown(apis[0])).toEqual(want);
+    // The ERP exports name the same rows from the same copies.
+    const erpClient = (await apis[0].get('/erp/clients', { token: o.tokens.staff })).body.clients.find(
+      (c: { client_no: string }) => c.client_no === clientNo,
+    );
+    expect(erpClient).toMatchObject({ branch: want.branch, business_source: want.businessSource });
+    expect(erpClient.agents).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: refs.salesPerson, name: want.salesPerson, role: 'sales_person' }),
+        expect.objectContaining({ id: refs.riskManager, name: want.riskManager, role: 'risk_manager' }),
+      ]),
+    );
+    const erpPolicy = (await apis[0].get('/erp/policies', { token: o.tokens.staff })).body.policies.find(
+      (x: { uuid: string }) => x.uuid === policy.uuid,
+    );
+    expect(erpPolicy.insurer).toBe(want.insurer);
     for (const api of apis.slice(1))
       await waitFor(
         `${api.origin} to show the renamed reference rows`,
@@ -422,6 +437,33 @@ describe('rating data and principals across three server processes', () => {
       }
       expectProblem(await api.get(`/clients/${clientNo}`, { token: other.tokens.staff }), 404, 'not_found');
     }
+  });
+
+  it("a row the copy lacks (a user past the directory's 5,000, or one committed an instant ago) is read by id, never shown as none", async () => {
+    const clients = (await apis[0].get('/clients?limit=100', { token: o.tokens.staff })).body.data as {
+      client_no: string;
+      sales_person: { id: number; name: string } | null;
+    }[];
+    const theClient = clients.find((c) => c.sales_person);
+    expect(theClient).toBeDefined();
+    const person = theClient!.sales_person!;
+    // This process's directory, with that user taken out (what a copy loaded before the user existed would hold).
+    type Kept = { people: ReadonlyMap<number, unknown> };
+    const cache = t.app.services.caches.define<number, Kept>('directory', []);
+    const held = cache.peek(o.id) ?? (await apis[0].get('/branches', { token: o.tokens.staff }), cache.peek(o.id));
+    expect(held?.people.has(person.id)).toBe(true);
+    const lacking = { ...held!, people: new Map([...held!.people].filter(([id]) => id !== person.id)) };
+    cache.invalidate(o.id);
+    await cache.get(o.id, async () => ({ value: lacking, scope: o.id }));
+    expect(cache.peek(o.id)?.people.has(person.id)).toBe(false);
+    const again = await apis[0].get(`/clients/${theClient!.client_no}`, { token: o.tokens.staff });
+    expect(again.status).toBe(200);
+    expect(again.body.data.sales_person).toMatchObject({ id: person.id, name: person.name });
+    const erp = (await apis[0].get('/erp/clients', { token: o.tokens.staff })).body.clients.find(
+      (c: { client_no: string }) => c.client_no === theClient!.client_no,
+    );
+    expect(erp.agents).toContainEqual(expect.objectContaining({ id: person.id, role: 'sales_person' }));
+    cache.invalidate(o.id);
   });
 
   it('removing a scope from a key binds its issued token at once on every process, not just the one that changed it', async () => {

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/problem.ts';
+import { pageReferences } from '../reference/references.ts';
 import { type ErpPageArgs, type ErpPageMeta, pageMeta, settleWindow } from './erp-window.ts';
 import { erpClaims } from './exports/claims.ts';
 import { erpClients } from './exports/clients.ts';
@@ -48,10 +49,11 @@ function requireStaff(ctx: Context): void {
 async function page<Rec>(ctx: Context, source: ErpSource<Rec>, args: ErpPageArgs): Promise<ErpPage<Rec>> {
   requireStaff(ctx);
   const tenantId = ctx.principal!.tenant.id;
+  const refs = await pageReferences(ctx);
   return ctx.tx(
     async (tx) => {
       const w = await settleWindow(tx, args);
-      const { rows, meta } = pageMeta(w, await readPage(tx, source, w, tenantId), source.key);
+      const { rows, meta } = pageMeta(w, await readPage(tx, source, w, tenantId, refs), source.key);
       return { records: rows, meta };
     },
     { readOnly: true },

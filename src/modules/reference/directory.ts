@@ -26,7 +26,7 @@ export type StaffRow = Prisma.UserGetPayload<{ select: typeof STAFF_COLUMNS }>;
 
 /**
  * Users the directory keeps by id, at most: an organisation with more is served its first this many (by id) from
- * memory and the rest from the database, so no organisation's staff list can grow one process's memory without bound.
+ * memory and the rest from the database by id, so no organisation's users can grow one process's memory without bound.
  */
 export const PEOPLE_KEPT = 5_000;
 
@@ -38,9 +38,8 @@ export interface Directory {
   branches: readonly Branch[];
   staff: readonly StaffRow[];
   branchById: ReadonlyMap<number, Branch>;
-  /** Every user of the organisation by id, or its first PEOPLE_KEPT when `everyone` is false. */
+  /** The organisation's users by id: every one, or its first PEOPLE_KEPT (the rest are read by id when needed). */
   people: ReadonlyMap<number, StaffRow>;
-  everyone: boolean;
   businessSources: ReadonlyMap<number, BusinessSource>;
   prospectTypes: ReadonlyMap<number, ProspectType>;
 }
@@ -52,7 +51,7 @@ async function load(ctx: Context): Promise<Directory> {
   const rows = await ctx.tx(
     async (tx) => ({
       branches: await tx.branch.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
-      users: await tx.user.findMany({ select: STAFF_COLUMNS, orderBy: { id: 'asc' }, take: PEOPLE_KEPT + 1 }),
+      users: await tx.user.findMany({ select: STAFF_COLUMNS, orderBy: { id: 'asc' }, take: PEOPLE_KEPT }),
       staff: await tx.user.findMany({
         select: STAFF_COLUMNS,
         where: { role: { in: ['account_exec', 'agent'] }, disabled: false },
@@ -64,13 +63,11 @@ async function load(ctx: Context): Promise<Directory> {
     { isolationLevel: 'RepeatableRead' },
   );
   const { branches, staff, businessSources, prospectTypes } = deepFreeze(rows);
-  const everyone = rows.users.length <= PEOPLE_KEPT;
   return {
     branches,
     staff,
     branchById: byId(branches),
-    people: byId(everyone ? rows.users : rows.users.slice(0, PEOPLE_KEPT)),
-    everyone,
+    people: byId(rows.users),
     businessSources: byId(businessSources),
     prospectTypes: byId(prospectTypes),
   };

@@ -11,9 +11,6 @@ export interface ErpAgent {
   code: string | null;
 }
 
-/** The columns of a user that an agent entry needs (a Prisma `select`). */
-export const AGENT_SELECT = { select: { id: true, name: true, role: true, agentCode: true } } as const;
-
 interface UserRow {
   id: number;
   name: string;
@@ -27,3 +24,11 @@ export function agentsOf(parts: [ErpAgent['role'], UserRow | null | undefined][]
     .filter((p): p is [ErpAgent['role'], UserRow] => !!p[1])
     .map(([role, u]) => ({ id: u.id, name: u.name, role, userRole: u.role, code: u.agentCode }));
 }
+
+/** The user a record's column names, from the page's users (references.ts `pageReferences`); null for none. */
+export const personOf = (people: ReadonlyMap<number, UserRow>, id: number | null | undefined): UserRow | null =>
+  id == null ? null : (people.get(id) ?? null);
+
+/** The name of the reference row a record's column names (a branch, a business source); null for none. */
+export const nameOf = (rows: ReadonlyMap<number, { name: string }>, id: number | null | undefined): string | null =>
+  id == null ? null : (rows.get(id)?.name ?? null);

@@ -1,6 +1,6 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
-import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { agentsOf, type ErpAgent, personOf } from './agents.ts';
 import { type ErpSource, ymd } from './source.ts';
 
 export interface ErpClaimRecord {
@@ -36,17 +36,22 @@ export interface ErpClaimRecord {
 export const erpClaims: ErpSource<ErpClaimRecord> = {
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args) => {
+  read: async (tx, args, refs) => {
     const rows = await tx.claim.findMany({
       ...(args as Prisma.ClaimFindManyArgs),
       include: {
         policy: { select: { policyNo: true } },
         client: { select: { clientNo: true, name: true } },
-        insurer: { select: { name: true } },
-        createdByUser: AGENT_SELECT,
-        assignee: AGENT_SELECT,
       },
     });
+    const people = await refs.people(
+      tx,
+      rows.flatMap((c) => [c.createdByUserId, c.assigneeUserId]),
+    );
+    const insurers = await refs.insurers(
+      tx,
+      rows.map((c) => c.insurerId),
+    );
     return rows.map((c) => ({
       id: c.id,
       uuid: c.uuid,
@@ -54,7 +59,7 @@ export const erpClaims: ErpSource<ErpClaimRecord> = {
       policyNo: c.policy.policyNo,
       clientNo: c.client.clientNo,
       clientName: c.client.name,
-      insurer: c.insurer.name,
+      insurer: insurers.get(c.insurerId)!.name,
       productLine: c.productLine,
       registration: c.regNo,
       cause: c.causeCode,
@@ -75,8 +80,8 @@ export const erpClaims: ErpSource<ErpClaimRecord> = {
       createdAt: c.createdAt,
       updatedAt: c.updatedAt,
       agents: agentsOf([
-        ['created_by', c.createdByUser],
-        ['assignee', c.assignee],
+        ['created_by', personOf(people, c.createdByUserId)],
+        ['assignee', personOf(people, c.assigneeUserId)],
       ]),
     }));
   },

@@ -1,5 +1,5 @@
 import type { Prisma } from '../../../db/client.ts';
-import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { agentsOf, type ErpAgent, nameOf, personOf } from './agents.ts';
 import { type ErpSource, ymd } from './source.ts';
 
 export interface ErpClientRecord {
@@ -26,17 +26,22 @@ export interface ErpClientRecord {
 export const erpClients: ErpSource<ErpClientRecord> = {
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args) => {
+  read: async (tx, args, refs) => {
     const rows = await tx.client.findMany({
       ...(args as Prisma.ClientFindManyArgs),
-      include: {
-        branch: { select: { name: true } },
-        businessSource: { select: { name: true } },
-        createdByUser: AGENT_SELECT,
-        salesPerson: AGENT_SELECT,
-        riskManager: AGENT_SELECT,
-      },
     });
+    const people = await refs.people(
+      tx,
+      rows.flatMap((c) => [c.createdByUserId, c.salesPersonId, c.riskManagerId]),
+    );
+    const branches = await refs.branches(
+      tx,
+      rows.map((c) => c.branchId),
+    );
+    const sources = await refs.businessSources(
+      tx,
+      rows.map((c) => c.businessSourceId),
+    );
     return rows.map((c) => ({
       id: c.id,
       clientNo: c.clientNo,
@@ -48,17 +53,17 @@ export const erpClients: ErpSource<ErpClientRecord> = {
       email: c.email,
       dateOfBirth: ymd(c.dateOfBirth),
       physicalAddress: c.physicalAddress,
-      branch: c.branch?.name ?? null,
+      branch: nameOf(branches, c.branchId),
       sector: c.sector,
-      businessSource: c.businessSource?.name ?? null,
+      businessSource: nameOf(sources, c.businessSourceId),
       kycStatus: c.kycStatus,
       onboardedVia: c.onboardedVia,
       createdAt: c.createdAt,
       updatedAt: c.updatedAt,
       agents: agentsOf([
-        ['created_by', c.createdByUser],
-        ['sales_person', c.salesPerson],
-        ['risk_manager', c.riskManager],
+        ['created_by', personOf(people, c.createdByUserId)],
+        ['sales_person', personOf(people, c.salesPersonId)],
+        ['risk_manager', personOf(people, c.riskManagerId)],
       ]),
     }));
   },

@@ -1,6 +1,6 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
-import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { agentsOf, type ErpAgent, personOf } from './agents.ts';
 import type { ErpSource } from './source.ts';
 
 /** A credit note never changes once raised (what it applied and refunded is decided with it): synced on creation. */
@@ -24,15 +24,19 @@ export interface ErpCreditNoteRecord {
 export const erpCreditNotes: ErpSource<ErpCreditNoteRecord> = {
   column: 'createdAt',
   key: (r) => ({ at: r.createdAt, id: r.id }),
-  read: async (tx, args) => {
+  read: async (tx, args, refs) => {
     const rows = await tx.creditNote.findMany({
       ...(args as Prisma.CreditNoteFindManyArgs),
       include: {
         policy: {
-          select: { policyNo: true, client: { select: { clientNo: true, name: true } }, salesPerson: AGENT_SELECT },
+          select: { policyNo: true, client: { select: { clientNo: true, name: true } }, salesPersonId: true },
         },
       },
     });
+    const people = await refs.people(
+      tx,
+      rows.map((n) => n.policy.salesPersonId),
+    );
     return rows.map((n) => ({
       id: n.id,
       number: n.number,
@@ -47,7 +51,7 @@ export const erpCreditNotes: ErpSource<ErpCreditNoteRecord> = {
       refunded: money(n.refundedMinor)!,
       refundPayee: n.refundPayee,
       createdAt: n.createdAt,
-      agents: agentsOf([['sales_person', n.policy.salesPerson]]),
+      agents: agentsOf([['sales_person', personOf(people, n.policy.salesPersonId)]]),
     }));
   },
 };

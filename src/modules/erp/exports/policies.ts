@@ -1,6 +1,6 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
-import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { agentsOf, type ErpAgent, personOf } from './agents.ts';
 import { type ErpSource, ymd } from './source.ts';
 
 export interface ErpPolicyRecord {
@@ -34,18 +34,23 @@ export interface ErpPolicyRecord {
 export const erpPolicies: ErpSource<ErpPolicyRecord> = {
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args) => {
+  read: async (tx, args, refs) => {
     const rows = await tx.policy.findMany({
       ...(args as Prisma.PolicyFindManyArgs),
       include: {
         client: { select: { clientNo: true, name: true } },
-        insurer: { select: { name: true } },
         coverProduct: { select: { code: true } },
         renewalOf: { select: { policyNo: true } },
-        createdByUser: AGENT_SELECT,
-        salesPerson: AGENT_SELECT,
       },
     });
+    const people = await refs.people(
+      tx,
+      rows.flatMap((p) => [p.createdByUserId, p.salesPersonId]),
+    );
+    const insurers = await refs.insurers(
+      tx,
+      rows.map((p) => p.insurerId),
+    );
     return rows.map((p) => ({
       id: p.id,
       uuid: p.uuid,
@@ -53,7 +58,7 @@ export const erpPolicies: ErpSource<ErpPolicyRecord> = {
       riskNote: p.riskNote,
       clientNo: p.client.clientNo,
       clientName: p.client.name,
-      insurer: p.insurer.name,
+      insurer: insurers.get(p.insurerId)!.name,
       productLine: p.productLine,
       productCode: p.coverProduct?.code ?? null,
       status: p.status,
@@ -71,8 +76,8 @@ export const erpPolicies: ErpSource<ErpPolicyRecord> = {
       createdAt: p.createdAt,
       updatedAt: p.updatedAt,
       agents: agentsOf([
-        ['created_by', p.createdByUser],
-        ['sales_person', p.salesPerson],
+        ['created_by', personOf(people, p.createdByUserId)],
+        ['sales_person', personOf(people, p.salesPersonId)],
       ]),
     }));
   },

@@ -1,6 +1,6 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
-import { AGENT_SELECT, agentsOf, type ErpAgent } from './agents.ts';
+import { agentsOf, type ErpAgent, personOf } from './agents.ts';
 import type { ErpSource } from './source.ts';
 
 /**
@@ -27,14 +27,18 @@ export interface ErpReceiptRecord {
 export const erpReceipts: ErpSource<ErpReceiptRecord> = {
   column: 'createdAt',
   key: (r) => ({ at: r.createdAt, id: r.id }),
-  read: async (tx, args) => {
+  read: async (tx, args, refs) => {
     const rows = await tx.receipt.findMany({
       ...(args as Prisma.ReceiptFindManyArgs),
       include: {
         client: { select: { clientNo: true, name: true } },
-        policy: { select: { policyNo: true, salesPerson: AGENT_SELECT } },
+        policy: { select: { policyNo: true, salesPersonId: true } },
       },
     });
+    const people = await refs.people(
+      tx,
+      rows.map((r) => r.policy?.salesPersonId),
+    );
     return rows.map((r) => ({
       id: r.id,
       receiptNo: r.receiptNo,
@@ -49,7 +53,7 @@ export const erpReceipts: ErpSource<ErpReceiptRecord> = {
       amount: money(r.amountMinor)!,
       paidAt: r.paidAt,
       createdAt: r.createdAt,
-      agents: agentsOf([['sales_person', r.policy?.salesPerson]]),
+      agents: agentsOf([['sales_person', personOf(people, r.policy?.salesPersonId)]]),
     }));
   },
 };

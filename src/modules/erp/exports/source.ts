@@ -1,4 +1,5 @@
 import type { Tx } from '../../../db/client.ts';
+import type { PageReferences } from '../../reference/references.ts';
 import { keysetOrder, keysetWhere, type ErpWindow, type Keyset } from '../erp-window.ts';
 
 /**
@@ -7,17 +8,28 @@ import { keysetOrder, keysetWhere, type ErpWindow, type Keyset } from '../erp-wi
  */
 export interface ErpSource<Rec> {
   column: 'updatedAt' | 'createdAt';
-  read: (tx: Tx, args: { where: object; orderBy: object; take: number }) => Promise<Rec[]>;
+  /** A page's rows; what they point at of the reference data comes from `refs` (the process's copies), not joins. */
+  read: (tx: Tx, args: { where: object; orderBy: object; take: number }, refs: PageReferences) => Promise<Rec[]>;
   key: (rec: Rec) => Keyset;
 }
 
 /** The rows of one page: one more than asked for, which tells whether there are more. */
-export function readPage<Rec>(tx: Tx, source: ErpSource<Rec>, w: ErpWindow, tenantId: number): Promise<Rec[]> {
-  return source.read(tx, {
-    where: keysetWhere(source.column, w, tenantId),
-    orderBy: keysetOrder(source.column),
-    take: w.perPage + 1,
-  });
+export function readPage<Rec>(
+  tx: Tx,
+  source: ErpSource<Rec>,
+  w: ErpWindow,
+  tenantId: number,
+  refs: PageReferences,
+): Promise<Rec[]> {
+  return source.read(
+    tx,
+    {
+      where: keysetWhere(source.column, w, tenantId),
+      orderBy: keysetOrder(source.column),
+      take: w.perPage + 1,
+    },
+    refs,
+  );
 }
 
 /** A date column as Y-m-d. */
