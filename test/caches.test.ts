@@ -399,9 +399,7 @@ describe('rating data and principals across three server processes', () => {
     await t.heard();
     expect(await shown(apis[0])).toEqual(want);
     // The ERP exports name the same rows from the same copies.
-    const erpClient = (await apis[0].get('/erp/clients', { token: o.tokens.staff })).body.clients.find(
-      (c: { client_no: string }) => c.client_no === clientNo,
-    );
+    const erpClient = await erpRecord(apis[0], o.tokens.staff, 'clients', (c) => c.client_no === clientNo);
     expect(erpClient).toMatchObject({ branch: want.branch, business_source: want.businessSource });
     expect(erpClient.agents).toEqual(
       expect.arrayContaining([
@@ -409,9 +407,7 @@ describe('rating data and principals across three server processes', () => {
         expect.objectContaining({ id: refs.riskManager, name: want.riskManager, role: 'risk_manager' }),
       ]),
     );
-    const erpPolicy = (await apis[0].get('/erp/policies', { token: o.tokens.staff })).body.policies.find(
-      (x: { uuid: string }) => x.uuid === policy.uuid,
-    );
+    const erpPolicy = await erpRecord(apis[0], o.tokens.staff, 'policies', (x) => x.uuid === policy.uuid);
     expect(erpPolicy.insurer).toBe(want.insurer);
     for (const api of apis.slice(1))
       await waitFor(
@@ -459,9 +455,7 @@ describe('rating data and principals across three server processes', () => {
     const again = await apis[0].get(`/clients/${theClient!.client_no}`, { token: o.tokens.staff });
     expect(again.status).toBe(200);
     expect(again.body.data.sales_person).toMatchObject({ id: person.id, name: person.name });
-    const erp = (await apis[0].get('/erp/clients', { token: o.tokens.staff })).body.clients.find(
-      (c: { client_no: string }) => c.client_no === theClient!.client_no,
-    );
+    const erp = await erpRecord(apis[0], o.tokens.staff, 'clients', (c) => c.client_no === theClient!.client_no);
     expect(erp.agents).toContainEqual(expect.objectContaining({ id: person.id, role: 'sales_person' }));
     cache.invalidate(o.id);
   });
@@ -599,4 +593,23 @@ async function statementsOf<T>(pool: pg.Pool, run: () => Promise<T>): Promise<{ 
     pool.off('connect', onConnect);
     for (const r of restore) r();
   }
+}
+
+/**
+ * A record of an ERP export's first page (of up to 1,000). The export shows a record once every transaction that
+ * began before its change has ended (its watermark, docs/erp-exports.md): a background job's may still be open.
+ */
+async function erpRecord(
+  api: Api,
+  token: string,
+  kind: 'clients' | 'policies',
+  which: (r: Record<string, unknown>) => boolean,
+): Promise<{ [k: string]: unknown; agents: object[] }> {
+  return waitFor(
+    `the ERP ${kind} export to show the record`,
+    async () =>
+      ((await api.get(`/erp/${kind}?per_page=1000`, { token })).body[kind] as Record<string, unknown>[]).find(which),
+    (r) => r !== undefined,
+    { ms: 10_000 },
+  ) as Promise<{ [k: string]: unknown; agents: object[] }>;
 }
