@@ -418,6 +418,13 @@ describe('rating data and principals across three server processes', () => {
           ms: 5_000,
         },
       ).then(async () => expect(await shown(api)).toEqual(want));
+    // A change to a token or an API client (an organisation issuing tokens all day) leaves the directory in place.
+    const directoryCopy = () => t.app.services.caches.define<number, object>('directory', []).peek(o.id);
+    const held = directoryCopy();
+    expect(held).toBeDefined();
+    await t.db.tenant(o.id, (tx) => tx.$executeRaw`UPDATE access_tokens SET expires_at = expires_at`);
+    await t.heard();
+    expect(directoryCopy()).toBe(held);
     // A sales person disabled still shows on the records that name them (the directory keeps every user).
     await t.db.tenant(o.id, (tx) => tx.user.update({ where: { id: refs.salesPerson }, data: { disabled: true } }));
     await t.heard();

@@ -284,6 +284,7 @@ const NOTIFYING_TRIGGERS = [
   'sandbox_clocks.bima_clock_changed',
   'standard_products.bima_rating_changed',
   'tenants.bima_principal_changed',
+  'users.bima_directory_changed',
   'users.bima_principal_changed',
 ];
 

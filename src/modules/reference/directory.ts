@@ -73,16 +73,15 @@ async function load(ctx: Context): Promise<Directory> {
   };
 }
 
-export const directoryCache = (ctx: Context) =>
-  ctx.app.caches.define<number, Directory>('directory', ['directory', 'principal']);
+export const directoryCache = (ctx: Context) => ctx.app.caches.define<number, Directory>('directory', ['directory']);
 
 /** While the caches are off (their invalidation feed is down), a request loads the directory once, not per field. */
 const loadedForRequest = new WeakMap<Context, Promise<Directory>>();
 
 /**
  * The caller's organisation's directory, from this process's cache: dropped in every process at the commit of any
- * change to a branch, a business source or a prospect type (migrations directory_cache and reference_relations, kind
- * `directory`) or a user (caches_and_replicas, kind `principal`), whoever makes it. Read in one snapshot, so its
+ * change to a branch, a user, a business source or a prospect type (migrations directory_cache and
+ * reference_relations, kind `directory`; not a token's or an API client's change), whoever makes it. Read in one snapshot, so its
  * lists agree with each other.
  */
 export function directory(ctx: Context): Promise<Directory> {
