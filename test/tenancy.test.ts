@@ -281,6 +281,44 @@ describe('cross-tenant access over the API', () => {
     expect(b.body.data.node).toMatchObject({ databaseId: bInsurer.id, name: bInsurer.name });
   });
 
+  it('node and nodes answer null for an id this API never issues (out of range, not plain decimal), never a 500', async () => {
+    const mine = (await api.gql('{ insurers { id databaseId } }', {}, { token: adminA })).body.data.insurers[0];
+    const raw = (s: string) => Buffer.from(s).toString('base64');
+    const hostile = [
+      'Branch:99999999999',
+      'Branch:2147483648',
+      'Client:99999999999',
+      'StaffMember:abc',
+      'Insurer:abc',
+      'Insurer:-1',
+      'Insurer:0',
+      `Insurer:0${mine.databaseId}`,
+      `Insurer:${mine.databaseId}.0`,
+      'Insurer:1e3',
+      'Insurer:0x10',
+      'AuditEntry:9223372036854775808',
+      'AuditEntry:99999999999999999999',
+    ].map(raw);
+    for (const id of hostile) {
+      const r = await api.gql('query($id: ID!) { node(id: $id) { id } }', { id }, { token: adminA });
+      expect(r.status, `${id}: ${r.text}`).toBe(200);
+      expect(r.body.errors, Buffer.from(id, 'base64').toString()).toBeUndefined();
+      expect(r.body.data.node).toBeNull();
+    }
+    // In nodes, each such id is null in its place; the others still resolve.
+    const r = await api.gql(
+      'query($ids: [ID!]!) { nodes(ids: $ids) { id } }',
+      { ids: [hostile[0], mine.id, hostile[3], globalId('AuditEntry', 1)] },
+      { token: adminA },
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.nodes.map((n: { id: string } | null) => n?.id ?? null).slice(0, 3)).toEqual([
+      null,
+      mine.id,
+      null,
+    ]);
+  });
+
   it("A's /insurers never lists B's insurers", async () => {
     const all = await api.get('/insurers', { token: adminA });
     expect(all.status).toBe(200);

@@ -11,6 +11,23 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { AppError } from '../lib/problem.ts';
 
+type GlobalId = { typename: string; id: string } | null | undefined;
+
+/** Largest id of each record type: PostgreSQL `integer` ids, but the audit log's `bigint`. */
+const MAX_ID: Readonly<Record<string, bigint>> = { AuditEntry: 2n ** 63n - 1n };
+const INT4_MAX = 2n ** 31n - 1n;
+
+/**
+ * A global id as this API issues it, or null: its record id a positive integer in plain decimal (no sign, leading
+ * zero, fraction, exponent or hex) within its column's range. Anything else names no record, so `node` answers null,
+ * as for a record that does not exist, where the database would refuse the value (a 500) and lenient parsing would
+ * let `1.5`, `0x10` or `1e3` name records 1, 16 and 1.
+ */
+export function issuedGlobalId(g: GlobalId): GlobalId {
+  if (!g || typeof g.id !== 'string' || !/^[1-9][0-9]{0,18}$/.test(g.id)) return null;
+  return BigInt(g.id) <= (MAX_ID[g.typename] ?? INT4_MAX) ? g : null;
+}
+
 /** The builder and nothing else: types live in src/modules/<domain>/, src/graphql/schema.ts imports them. */
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -83,12 +100,21 @@ export const builder = new SchemaBuilder<{
     },
     nodeQueryOptions: {
       authScopes: { authenticated: true },
+      // The relay plugin's own resolver reads `args.id` when called: an id this API never issues becomes null first.
+      resolve: (_root, args, _ctx, _info, resolveNode) => {
+        (args as { id: GlobalId }).id = issuedGlobalId(args.id as GlobalId);
+        return resolveNode(null as never);
+      },
       description:
         'Any record by its global id; null when it does not exist or the caller may not see it (the two read alike).',
       args: { id: { description: "A global id, as read from a record's `id` field." } },
     },
     nodesQueryOptions: {
       authScopes: { authenticated: true },
+      resolve: (_root, args, _ctx, _info, resolveNodes) => {
+        (args as { ids: GlobalId[] }).ids = (args.ids as GlobalId[]).map(issuedGlobalId);
+        return resolveNodes(null as never);
+      },
       description:
         'Several records by global id, in the order asked; null in the place of each one missing or out of reach.',
       args: { ids: { description: "Global ids, as read from records' `id` fields." } },
