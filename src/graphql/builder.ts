@@ -102,7 +102,7 @@ export const builder = new SchemaBuilder<{
       authScopes: { authenticated: true },
       // The relay plugin's own resolver reads `args.id` when called: an id this API never issues becomes null first.
       resolve: (_root, args, _ctx, _info, resolveNode) => {
-        (args as { id: GlobalId }).id = issuedGlobalId(args.id as GlobalId);
+        (args as { id: GlobalId }).id = issuedGlobalId(args.id);
         return resolveNode(null as never);
       },
       description:
