@@ -15,61 +15,23 @@ import { ratingCache, ratingData, type RatingData } from './rating-data.ts';
  * whose invalidation this process has not heard yet. Never null for a row that exists.
  */
 
+type Held<T> = ReadonlyMap<number, T>;
+
+/** A kind of reference row: the copy holding it by id (in memory, or loading), and how to read some by id. */
 interface Kind<T> {
-  inDirectory: (d: Directory) => ReadonlyMap<number, T>;
+  held: (ctx: Context) => Held<T> | Promise<Held<T>>;
   byId: (tx: Tx, ids: number[]) => Promise<T[]>;
 }
 
-const KINDS = {
-  branch: {
-    inDirectory: (d) => d.branchById,
-    byId: (tx, ids) => tx.branch.findMany({ where: { id: { in: ids } } }),
-  } satisfies Kind<Branch>,
-  person: {
-    inDirectory: (d) => d.people,
-    byId: (tx, ids) => tx.user.findMany({ where: { id: { in: ids } }, select: STAFF_COLUMNS }),
-  } satisfies Kind<StaffRow>,
-  businessSource: {
-    inDirectory: (d) => d.businessSources,
-    byId: (tx, ids) => tx.businessSource.findMany({ where: { id: { in: ids } } }),
-  } satisfies Kind<BusinessSource>,
-  prospectType: {
-    inDirectory: (d) => d.prospectTypes,
-    byId: (tx, ids) => tx.prospectType.findMany({ where: { id: { in: ids } } }),
-  } satisfies Kind<ProspectType>,
-};
+/** `f` of a value in hand at once, or of a promised one once it settles. */
+const then = <A, B>(v: A | Promise<A>, f: (a: A) => B): B | Promise<Awaited<B>> =>
+  v instanceof Promise ? (v.then(f) as Promise<Awaited<B>>) : f(v);
 
-/** The rating copy's insurers by id, made once per copy. */
-const insurersOf = new WeakMap<RatingData, ReadonlyMap<number, Insurer>>();
-function insurerById(data: RatingData): ReadonlyMap<number, Insurer> {
-  let found = insurersOf.get(data);
-  if (!found) insurersOf.set(data, (found = new Map(data.insurers.map((i) => [i.id, i]))));
-  return found;
-}
-const insurerKind: Kind<Insurer> = {
-  inDirectory: () => new Map(),
-  byId: (tx, ids) => tx.insurer.findMany({ where: { id: { in: ids } } }),
-};
-
-/** One row by id from the database, in a read-only transaction of its own. */
-function readOne<T>(ctx: Context, kind: Kind<T>, id: number): Promise<T | null> {
-  return ctx.tx(async (tx) => (await kind.byId(tx, [id]))[0] ?? null, { readOnly: true });
-}
-
-/** A shallow copy: cached rows are shared and frozen, and GraphQL's layers may mark what they are given. */
-const copy = <T extends object>(row: T): T => ({ ...row });
-
-function fromDirectory<T extends object>(kind: Kind<T>) {
-  return (ctx: Context, id: number | null): T | null | Promise<T | null> => {
-    if (id == null) return null;
-    const found = (d: Directory) => {
-      const row = kind.inDirectory(d).get(id);
-      return row ? copy(row) : readOne(ctx, kind, id);
-    };
-    const cached = directoryCache(ctx).peek(ctx.principal!.tenant.id);
-    return cached ? found(cached) : directory(ctx).then(found);
-  };
-}
+/** The directory: from memory when held, else loading (directory.ts). */
+const inDirectory =
+  <T>(pick: (d: Directory) => Held<T>) =>
+  (ctx: Context) =>
+    then(directoryCache(ctx).peek(ctx.principal!.tenant.id) ?? directory(ctx), pick);
 
 const ratingForRequest = new WeakMap<Context, Promise<RatingData>>();
 
@@ -84,24 +46,66 @@ function ratingCopy(ctx: Context): RatingData | Promise<RatingData> {
   return once;
 }
 
+/** The rating copy's insurers by id, made once per copy. */
+const insurersOf = new WeakMap<RatingData, Held<Insurer>>();
+function insurerById(data: RatingData): Held<Insurer> {
+  let found = insurersOf.get(data);
+  if (!found) insurersOf.set(data, (found = new Map(data.insurers.map((i) => [i.id, i]))));
+  return found;
+}
+
+const KINDS = {
+  branch: {
+    held: inDirectory((d) => d.branchById),
+    byId: (tx, ids) => tx.branch.findMany({ where: { id: { in: ids } } }),
+  } satisfies Kind<Branch>,
+  person: {
+    held: inDirectory((d) => d.people),
+    byId: (tx, ids) => tx.user.findMany({ where: { id: { in: ids } }, select: STAFF_COLUMNS }),
+  } satisfies Kind<StaffRow>,
+  businessSource: {
+    held: inDirectory((d) => d.businessSources),
+    byId: (tx, ids) => tx.businessSource.findMany({ where: { id: { in: ids } } }),
+  } satisfies Kind<BusinessSource>,
+  prospectType: {
+    held: inDirectory((d) => d.prospectTypes),
+    byId: (tx, ids) => tx.prospectType.findMany({ where: { id: { in: ids } } }),
+  } satisfies Kind<ProspectType>,
+  insurer: {
+    held: (ctx) => then(ratingCopy(ctx), insurerById),
+    byId: (tx, ids) => tx.insurer.findMany({ where: { id: { in: ids } } }),
+  } satisfies Kind<Insurer>,
+};
+
+/** One row by id from the database, in a read-only transaction of its own. */
+function readOne<T>(ctx: Context, kind: Kind<T>, id: number): Promise<T | null> {
+  return ctx.tx(async (tx) => (await kind.byId(tx, [id]))[0] ?? null, { readOnly: true });
+}
+
+/**
+ * The row `id` points at: a shallow copy of the held row (cached rows are shared and frozen, and GraphQL's layers may
+ * mark what they are given), or read by id when the copy lacks it.
+ */
+function pointedAt<T extends object>(kind: Kind<T>) {
+  return (ctx: Context, id: number | null): T | null | Promise<T | null> =>
+    id == null
+      ? null
+      : then(kind.held(ctx), (rows) => {
+          const row = rows.get(id);
+          return row ? { ...row } : readOne(ctx, kind, id);
+        });
+}
+
 /**
  * For a GraphQL field: the row a record's column points at. Synchronous when the copy is in memory, as it is on every
  * request but the first after a change.
  */
 export const references = {
-  branch: fromDirectory(KINDS.branch),
-  person: fromDirectory(KINDS.person),
-  businessSource: fromDirectory(KINDS.businessSource),
-  prospectType: fromDirectory(KINDS.prospectType),
-  insurer(ctx: Context, id: number | null): Insurer | null | Promise<Insurer | null> {
-    if (id == null) return null;
-    const found = (data: RatingData) => {
-      const row = insurerById(data).get(id);
-      return row ? copy(row) : readOne(ctx, insurerKind, id);
-    };
-    const data = ratingCopy(ctx);
-    return data instanceof Promise ? data.then(found) : found(data);
-  },
+  branch: pointedAt(KINDS.branch),
+  person: pointedAt(KINDS.person),
+  businessSource: pointedAt(KINDS.businessSource),
+  prospectType: pointedAt(KINDS.prospectType),
+  insurer: pointedAt(KINDS.insurer),
 };
 
 /** Rows by id for a page of records; what the copy lacks is read in `tx` in one statement. The rows are frozen. */
@@ -130,11 +134,11 @@ export interface PageReferences {
 }
 
 export async function pageReferences(ctx: Context): Promise<PageReferences> {
-  const [d, rating] = await Promise.all([directory(ctx), ratingCopy(ctx)]);
+  const page = async <T extends { id: number }>(kind: Kind<T>) => rowsById(await kind.held(ctx), kind);
   return {
-    people: rowsById(d.people, KINDS.person),
-    branches: rowsById(d.branchById, KINDS.branch),
-    insurers: rowsById(insurerById(rating), insurerKind),
-    businessSources: rowsById(d.businessSources, KINDS.businessSource),
+    people: await page(KINDS.person),
+    branches: await page(KINDS.branch),
+    insurers: await page(KINDS.insurer),
+    businessSources: await page(KINDS.businessSource),
   };
 }
