@@ -10,6 +10,9 @@ import CompiledPathsPlugin from './compiled-paths.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { AppError } from '../lib/problem.ts';
+import { installPlanCache } from './plan-cache.ts';
+
+installPlanCache();
 
 type GlobalId = { typename: string; id: string } | null | undefined;
 
