@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LEVIES, MOTOR_BENEFITS, STANDARD_PRODUCTS } from '../src/seed/demo-data.ts';
+import { BUSINESS_SOURCES, LEVIES, MOTOR_BENEFITS, PROSPECT_TYPES, STANDARD_PRODUCTS } from '../src/seed/demo-data.ts';
 import { expectProblem, useKit, waitFor } from './kit.ts';
 
 const t = useKit();
@@ -34,6 +35,8 @@ beforeAll(async () => {
       },
     });
     await tx.branch.create({ data: { tenantId: other.id, code: 'ELD', name: 'Eldoret', city: 'Eldoret' } });
+    await tx.businessSource.create({ data: { tenantId: other.id, name: 'Roadshow' } });
+    await tx.prospectType.create({ data: { tenantId: other.id, code: 'vip', name: 'VIP' } });
   });
 });
 
@@ -169,6 +172,62 @@ describe('GET /branches, /risk-managers, /sales-people', () => {
     ]);
     expect(org.agents.map((a) => a.code).sort()).toEqual(rows.map((u: any) => u.code).sort());
     expect((await gql(`{ salesPeople { ${STAFF_FIELDS} } }`)).salesPeople.map(staffFromGql)).toEqual(rows);
+  });
+});
+
+describe('GET /business-sources, /prospect-types', () => {
+  // What a client's business_source_id and prospect_type_id take (docs: motor-and-clients.md).
+  it('business sources: id and name, by name, the same by GraphQL', async () => {
+    const rows = await list('/business-sources');
+    expect(rows.map((r: any) => Object.keys(r).sort())).toEqual(rows.map(() => ['id', 'name']));
+    expect(rows.map((r: any) => r.name)).toEqual([...BUSINESS_SOURCES].sort());
+    const viaGql = await gql('{ businessSources { databaseId name } }');
+    expect(viaGql.businessSources.map((b: any) => ({ id: b.databaseId, name: b.name }))).toEqual(rows);
+  });
+
+  it('prospect types: id, code and name, by name, the same by GraphQL', async () => {
+    const rows = await list('/prospect-types');
+    const byName = [...PROSPECT_TYPES].sort((a, b) => a.name.localeCompare(b.name));
+    expect(rows.map((r: any) => ({ code: r.code, name: r.name }))).toEqual(byName);
+    const viaGql = await gql('{ prospectTypes { databaseId code name } }');
+    expect(viaGql.prospectTypes.map((p: any) => ({ id: p.databaseId, code: p.code, name: p.name }))).toEqual(rows);
+  });
+
+  it("each organisation lists its own: the other's rows never appear", async () => {
+    const [mineSources, mineTypes] = [await list('/business-sources'), await list('/prospect-types')];
+    const [theirSources, theirTypes] = [
+      await list('/business-sources', otherToken),
+      await list('/prospect-types', otherToken),
+    ];
+    expect(mineSources.map((r: any) => r.name)).not.toContain('Roadshow');
+    expect(mineTypes.map((r: any) => r.code)).not.toContain('vip');
+    expect(theirSources.map((r: any) => r.name)).toContain('Roadshow');
+    expect(theirTypes.map((r: any) => r.code)).toContain('vip');
+    const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
+    for (const id of ids(mineSources)) expect(ids(theirSources)).not.toContain(id);
+    for (const id of ids(mineTypes)) expect(ids(theirTypes)).not.toContain(id);
+    // What a client takes: its own organisation's ids, and another's refused as not existing (422, the field named).
+    const staff = org.tokens.staff;
+    const made = await api.post('/clients', {
+      token: staff,
+      body: { type: 'individual', name: 'Achieng Reference Test', phone: '0733 100 200' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(made.status, made.text).toBe(201);
+    const path = `/clients/${made.body.data.client_no}`;
+    const patch = (body: object) => api.patch(path, { token: staff, body, idempotencyKey: randomUUID() });
+    const ok = await patch({ business_source_id: mineSources[0].id, prospect_type_id: mineTypes[0].id });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.business_source).toEqual(mineSources[0]);
+    expect(ok.body.data.prospect_type).toMatchObject({ id: mineTypes[0].id, name: mineTypes[0].name });
+    const roadshow = theirSources.find((r: any) => r.name === 'Roadshow').id;
+    const vip = theirTypes.find((r: any) => r.code === 'vip').id;
+    expectProblem(await patch({ business_source_id: roadshow }), 422, 'validation_failed', 'business_source_id');
+    expectProblem(await patch({ prospect_type_id: vip }), 422, 'validation_failed', 'prospect_type_id');
+    expect((await api.get(path, { token: staff })).body.data.business_source).toEqual(mineSources[0]);
+    const viaGql = await gql('{ businessSources { name } prospectTypes { code } }');
+    expect(viaGql.businessSources.map((b: any) => b.name)).not.toContain('Roadshow');
+    expect(viaGql.prospectTypes.map((p: any) => p.code)).not.toContain('vip');
   });
 });
 
@@ -311,6 +370,8 @@ describe('GET /products', () => {
 const ENDPOINTS: [path: string, gqlQuery: string][] = [
   ['/insurers', '{ insurers { databaseId } }'],
   ['/branches', '{ branches { databaseId } }'],
+  ['/business-sources', '{ businessSources { databaseId } }'],
+  ['/prospect-types', '{ prospectTypes { databaseId } }'],
   ['/risk-managers', '{ riskManagers { databaseId } }'],
   ['/sales-people', '{ salesPeople { databaseId } }'],
   ['/policy/taxes', '{ levies { databaseId } }'],

@@ -1,9 +1,11 @@
 import type {
   BranchesQuery,
+  BusinessSourcesQuery,
   InsurersQuery,
   LeviesQuery,
   MotorBenefitsQuery,
   ProductsQuery,
+  ProspectTypesQuery,
   SalesPeopleQuery,
 } from '../generated/operations.ts';
 import { moneyPair } from './money.ts';
@@ -23,6 +25,17 @@ export const branchToRest = (b: BranchesQuery['branches'][number]) => ({
   code: b.code,
   name: b.name,
   city: b.city,
+});
+
+export const businessSourceToRest = (b: BusinessSourcesQuery['businessSources'][number]) => ({
+  id: b.databaseId,
+  name: b.name,
+});
+
+export const prospectTypeToRest = (p: ProspectTypesQuery['prospectTypes'][number]) => ({
+  id: p.databaseId,
+  code: p.code,
+  name: p.name,
 });
 
 /** A risk manager or a sales person (the operations select the same fields). */

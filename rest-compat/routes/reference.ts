@@ -2,19 +2,23 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { ParameterObject } from 'openapi3-ts/oas31';
 import {
   BranchesDocument,
+  BusinessSourcesDocument,
   InsurersDocument,
   LeviesDocument,
   MotorBenefitsDocument,
   ProductsDocument,
+  ProspectTypesDocument,
   RiskManagersDocument,
   SalesPeopleDocument,
 } from '../generated/operations.ts';
 import {
   branchToRest,
+  businessSourceToRest,
   insurerToRest,
   levyToRest,
   motorBenefitToRest,
   productsToRest,
+  prospectTypeToRest,
   staffToRest,
 } from '../mappers/reference.ts';
 import { type AnyRoute, type RestRoute, type Resolved, route, type SentInput } from '../route.ts';
@@ -77,6 +81,24 @@ export const referenceRoutes: AnyRoute[] = [
     item: 'Branch',
     toVariables: () => ({}),
     rows: (d) => d.branches.map(branchToRest),
+  }),
+  list({
+    operationId: 'listBusinessSources',
+    path: '/business-sources',
+    summary: "Business sources (the channels a client comes through): a client's business_source_id",
+    operation: BusinessSourcesDocument,
+    item: 'BusinessSource',
+    toVariables: () => ({}),
+    rows: (d) => d.businessSources.map(businessSourceToRest),
+  }),
+  list({
+    operationId: 'listProspectTypes',
+    path: '/prospect-types',
+    summary: "Prospect types: a client's prospect_type_id",
+    operation: ProspectTypesDocument,
+    item: 'ProspectType',
+    toVariables: () => ({}),
+    rows: (d) => d.prospectTypes.map(prospectTypeToRest),
   }),
   list({
     operationId: 'listRiskManagers',

@@ -11,6 +11,8 @@ export const referenceSchemas = {
     monogram: str(),
   }),
   Branch: obj({ id: int(), code: str(), name: str(), city: str() }),
+  BusinessSource: obj({ id: int("What a client's business_source_id takes"), name: str() }),
+  ProspectType: obj({ id: int("What a client's prospect_type_id takes"), code: str('Short stable code'), name: str() }),
   User: obj({
     id: int(),
     name: str(),

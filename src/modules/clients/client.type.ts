@@ -2,30 +2,9 @@ import { builder } from '../../graphql/builder.ts';
 import { offsetQuery } from '../../graphql/common.ts';
 import { clientReach } from '../access/client.visibility.ts';
 import { references } from '../reference/references.ts';
-import { BranchRef, StaffMemberRef } from '../reference/reference.type.ts';
+import { BranchRef, BusinessSourceRef, ProspectTypeRef, StaffMemberRef } from '../reference/reference.type.ts';
 import { clientService } from './client.service.ts';
-import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
-
-const BusinessSourceRef = builder.prismaObject('BusinessSource', {
-  select: { id: true },
-  description:
-    'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
-  ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The REST id of the business source (send as businessSourceId).' }),
-    name: t.exposeString('name', { description: 'The name shown to people.' }),
-  }),
-});
-const ProspectTypeRef = builder.prismaObject('ProspectType', {
-  select: { id: true },
-  description: 'A kind of prospect or client the organisation tracks, from its reference list.',
-  ...access({ scopes: ANY_SCOPE }),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The REST id (send as prospectTypeId).' }),
-    code: t.exposeString('code', { description: 'Short stable code.' }),
-    name: t.exposeString('name', { description: 'The name shown to people.' }),
-  }),
-});
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 
 const ClientTypeEnum = builder.enumType('ClientType', {
   description: 'Whether a client is a person or an organisation.',

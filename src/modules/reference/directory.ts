@@ -57,8 +57,9 @@ async function load(ctx: Context): Promise<Directory> {
         where: { role: { in: ['account_exec', 'agent'] }, disabled: false },
         orderBy: [{ name: 'asc' }, { id: 'asc' }],
       }),
-      businessSources: await tx.businessSource.findMany(),
-      prospectTypes: await tx.prospectType.findMany(),
+      // By name then id: the maps keep that order, which is the order GET /business-sources and /prospect-types list.
+      businessSources: await tx.businessSource.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+      prospectTypes: await tx.prospectType.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
     }),
     { isolationLevel: 'RepeatableRead' },
   );

@@ -49,6 +49,26 @@ export const referenceService = {
     return ctx.tx((tx) => tx.branch.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
   },
 
+  /** The channels a client may be recorded as coming through (a client's business_source_id), by name. */
+  async businessSources(
+    ctx: Context,
+    query: { include?: Prisma.BusinessSourceInclude; select?: Prisma.BusinessSourceSelect } = {},
+  ) {
+    if (scalarsOnly(query, Prisma.BusinessSourceScalarFieldEnum))
+      return copies([...(await directory(ctx)).businessSources.values()]);
+    return ctx.tx((tx) => tx.businessSource.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
+  },
+
+  /** The kinds of prospect or client the organisation tracks (a client's prospect_type_id), by name. */
+  async prospectTypes(
+    ctx: Context,
+    query: { include?: Prisma.ProspectTypeInclude; select?: Prisma.ProspectTypeSelect } = {},
+  ) {
+    if (scalarsOnly(query, Prisma.ProspectTypeScalarFieldEnum))
+      return copies([...(await directory(ctx)).prospectTypes.values()]);
+    return ctx.tx((tx) => tx.prospectType.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
+  },
+
   /** Risk managers are the account executives; sales people are the agents (their code is what X-Agent-Code takes). */
   async staff(
     ctx: Context,

@@ -1,4 +1,4 @@
-import { ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
+import { access, ANY_SCOPE, nodeAccess } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { PRODUCT_LINES, productLines, referenceService } from './reference.service.ts';
@@ -153,6 +153,27 @@ const ProductsRef = builder.objectRef<object>('Products').implement({
   }),
 });
 
+export const BusinessSourceRef = builder.prismaObject('BusinessSource', {
+  select: { id: true },
+  description:
+    'A channel the organisation records a client as coming through (walk-in, referral …), from its reference list.',
+  ...access({ scopes: ANY_SCOPE }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id of the business source (send as businessSourceId).' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
+});
+export const ProspectTypeRef = builder.prismaObject('ProspectType', {
+  select: { id: true },
+  description: 'A kind of prospect or client the organisation tracks, from its reference list.',
+  ...access({ scopes: ANY_SCOPE }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The REST id (send as prospectTypeId).' }),
+    code: t.exposeString('code', { description: 'Short stable code.' }),
+    name: t.exposeString('name', { description: 'The name shown to people.' }),
+  }),
+});
+
 builder.queryFields((t) => ({
   insurers: t.prismaField({
     type: ['Insurer'],
@@ -166,6 +187,19 @@ builder.queryFields((t) => ({
     type: ['Branch'],
     authScopes: { read: true },
     resolve: (query, _root, _args, ctx) => referenceService.branches(ctx, query),
+  }),
+  businessSources: t.prismaField({
+    description:
+      "The organisation's business sources (the channels a client comes through), by name: a client's businessSourceId.",
+    type: ['BusinessSource'],
+    authScopes: { read: true },
+    resolve: (query, _root, _args, ctx) => referenceService.businessSources(ctx, query),
+  }),
+  prospectTypes: t.prismaField({
+    description: "The organisation's prospect types, by name: a client's prospectTypeId.",
+    type: ['ProspectType'],
+    authScopes: { read: true },
+    resolve: (query, _root, _args, ctx) => referenceService.prospectTypes(ctx, query),
   }),
   riskManagers: t.prismaField({
     description: "The organisation's account executives (users who may be a client's risk manager).",
