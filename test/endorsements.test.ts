@@ -749,7 +749,7 @@ describe('GraphQL', () => {
     expect(bad.body.data.endorsePolicy).toMatchObject({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'operation' }],
+      fieldErrors: [{ field: 'input.operation' }],
     });
     const notActive = await o.api.gql(
       ENDORSE,

@@ -263,7 +263,7 @@ describe('POST /ipf/quote refusals', () => {
     expect(jamii.body.errors).toEqual([{ field: 'tenor_months', message: 'Jamii Credit does not offer 4 months' }]);
     expectProblem(await quote({ premium: 43_211, tenor_months: 'six' }), 422, 'validation_failed', 'tenor_months');
     const g = await gqlQuote({ premium: 43_211, tenorMonths: 11 });
-    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'tenor_months', message: expect.any(String) }]);
+    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'input.tenorMonths', message: expect.any(String) }]);
   });
 
   it('no premium source, both or a bad premium name premium; an unusable policy names policy', async () => {
@@ -302,7 +302,7 @@ describe('POST /ipf/quote refusals', () => {
     expectProblem(agentsView, 422, 'validation_failed', 'policy');
     // GraphQL names its own spelling.
     const g = await gqlQuote({ premium: -5 });
-    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'premium', message: expect.any(String) }]);
+    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'input.premium', message: expect.any(String) }]);
   });
 
   it('a lender not on the panel, an impossible start date', async () => {

@@ -225,6 +225,18 @@ describe('GET /business-sources, /prospect-types', () => {
     expectProblem(await patch({ business_source_id: roadshow }), 422, 'validation_failed', 'business_source_id');
     expectProblem(await patch({ prospect_type_id: vip }), 422, 'validation_failed', 'prospect_type_id');
     expect((await api.get(path, { token: staff })).body.data.business_source).toEqual(mineSources[0]);
+    // GraphQL names the field in its own spelling.
+    const viaGqlRefusal = await api.gql(
+      `mutation ($input: UpdateClientInput!) { updateClient(input: $input) {
+        __typename ... on ValidationProblem { code fieldErrors { field } } } }`,
+      { input: { clientNo: made.body.data.client_no, businessSourceId: roadshow, prospectTypeId: vip } },
+      { token: staff },
+    );
+    expect(viaGqlRefusal.body.data.updateClient).toEqual({
+      __typename: 'ValidationProblem',
+      code: 'validation_failed',
+      fieldErrors: [{ field: 'input.businessSourceId' }, { field: 'input.prospectTypeId' }],
+    });
     const viaGql = await gql('{ businessSources { name } prospectTypes { code } }');
     expect(viaGql.businessSources.map((b: any) => b.name)).not.toContain('Roadshow');
     expect(viaGql.prospectTypes.map((p: any) => p.code)).not.toContain('vip');
@@ -449,6 +461,7 @@ describe('tenant scoping', () => {
     await t.db.tenant(other.id, (tx) =>
       tx.user.update({ where: { id: other.users.agent2.id }, data: { disabled: true } }),
     );
+    await t.heard(); // the other organisation's directory may be held: the change reaches it by notification
     expect((await list('/sales-people', otherToken)).map((u: any) => u.id)).toEqual([other.users.agent1.id]);
     expect((await gql('{ salesPeople { databaseId } }', {}, otherToken)).salesPeople).toEqual([
       { databaseId: other.users.agent1.id },

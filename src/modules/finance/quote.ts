@@ -55,22 +55,22 @@ function checkInput(input: IpfQuoteInput, today: string): { startDate: string } 
   if (hasPremium === hasPolicy) {
     // Neither or both: the pair is refused under premium, the field a caller most often means to send.
     errors.push({
-      field: 'premium',
+      field: 'input.premium',
       message: hasPremium
         ? 'send premium or policy, not both'
         : 'send premium (whole shillings) or policy (the uuid of a policy pending payment)',
     });
   } else if (hasPremium && !(Number.isFinite(input.premium) && input.premium! > 0 && input.premium! <= MAX_PREMIUM)) {
     errors.push({
-      field: 'premium',
+      field: 'input.premium',
       message: `a positive amount in whole shillings, at most ${MAX_PREMIUM.toLocaleString('en')}`,
     });
   }
   const t = input.tenorMonths;
   if (t != null && !(Number.isInteger(t) && t >= IPF_RULES.minTenorMonths && t <= IPF_RULES.maxTenorMonths))
-    errors.push({ field: 'tenor_months', message: TENOR_RULE });
+    errors.push({ field: 'input.tenorMonths', message: TENOR_RULE });
   if (input.startDate != null && !isYmd(input.startDate))
-    errors.push({ field: 'start_date', code: 'invalid_value', message: YMD_MESSAGE });
+    errors.push({ field: 'input.startDate', code: 'invalid_value', message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
   // The deposit is due the day the agreement is signed: a schedule never starts in the past.
   return { startDate: input.startDate && input.startDate > today ? input.startDate : today };
@@ -82,7 +82,7 @@ function chosenLenders(panel: IpfLenderTerms[], input: IpfQuoteInput): IpfLender
   if (input.lenderId != null) {
     lenders = panel.filter((l) => l.id === input.lenderId);
     if (!lenders.length)
-      throw new ValidationError([{ field: 'lender_id', message: 'not a lender on the panel (GET /ipf/lenders)' }]);
+      throw new ValidationError([{ field: 'input.lenderId', message: 'not a lender on the panel (GET /ipf/lenders)' }]);
   }
   const months = input.tenorMonths;
   if (months == null) return lenders;
@@ -94,7 +94,7 @@ function chosenLenders(panel: IpfLenderTerms[], input: IpfQuoteInput): IpfLender
     input.lenderId != null
       ? `${panel.find((l) => l.id === input.lenderId)!.name} does not offer ${months} months`
       : `No lender on the panel offers ${months} months`;
-  throw new ValidationError([{ field: 'tenor_months', message }]);
+  throw new ValidationError([{ field: 'input.tenorMonths', message }]);
 }
 
 /** The premium to price: as sent, or the gross premium of a visible policy pending payment. */
@@ -114,9 +114,9 @@ async function premiumOf(ctx: Context, input: IpfQuoteInput): Promise<{ premiumM
         }),
       )
     : null;
-  if (!policy) throw new ValidationError([{ field: 'policyUuid', message: 'no such policy' }]);
+  if (!policy) throw new ValidationError([{ field: 'input.policyUuid', message: 'no such policy' }]);
   if (policy.status !== 'pending_payment')
-    throw new ValidationError([{ field: 'policyUuid', message: `${policy.status}, not pending payment` }]);
+    throw new ValidationError([{ field: 'input.policyUuid', message: `${policy.status}, not pending payment` }]);
   return {
     premiumMinor: policy.totalMinor,
     eligible: (policy.motorProduct ?? policy.coverProduct)?.ipfEligible ?? false,

@@ -182,7 +182,7 @@ export function checkQuotedFigures(options: PricedFigures[], quotes: QuotedFigur
   const off: string[] = [];
   quotes.forEach((q, i) => {
     const o = options.find((x) => x.insurer.id === q.insurerId);
-    if (!o) errors.push({ field: `quotes.${i}.insurer_id`, message: 'this insurer does not rate this risk' });
+    if (!o) errors.push({ field: `quotes.${i}.insurerId`, message: 'this insurer does not rate this risk' });
     else if (figuresOff(o, q).length) off.push(`${o.insurer.name} (${figuresOff(o, q).join(', ')})`);
   });
   if (errors.length) throw new ValidationError(errors);

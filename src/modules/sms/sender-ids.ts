@@ -38,14 +38,15 @@ export async function createSenderId(ctx: Context, input: unknown) {
   const d = parseInput(createSchema, input);
   return ctx.tx(async (tx) => {
     const exists = await tx.smsSenderId.findFirst({ where: { senderId: sameText(d.senderId) } });
-    if (exists) throw new ValidationError([{ field: 'sender_id', message: 'this sender ID is already on file' }]);
+    if (exists) throw new ValidationError([{ field: 'input.senderId', message: 'this sender ID is already on file' }]);
     if (d.isDefault) throw new InvalidStateError('A pending sender ID cannot be the default: register it first');
     // A twin request racing this one: the unique key decides, and the loser is the same 422 (never a 500).
     const made = await tx.smsSenderId.createMany({
       data: { tenantId: p.tenant.id, senderId: d.senderId },
       skipDuplicates: true,
     });
-    if (!made.count) throw new ValidationError([{ field: 'sender_id', message: 'this sender ID is already on file' }]);
+    if (!made.count)
+      throw new ValidationError([{ field: 'input.senderId', message: 'this sender ID is already on file' }]);
     const row = await tx.smsSenderId.findFirstOrThrow({ where: { senderId: d.senderId } });
     await recordAudit(ctx, tx, p.tenant.id, {
       action: 'sms.sender_id_created',
@@ -93,13 +94,15 @@ export async function senderFor(tx: Tx, named: string | null | undefined): Promi
   if (named) {
     const row = await tx.smsSenderId.findFirst({ where: { senderId: named } });
     if (!row || row.status !== 'registered')
-      throw new ValidationError([{ field: 'sender_id', message: 'not a registered sender ID of this organisation' }]);
+      throw new ValidationError([
+        { field: 'input.senderId', message: 'not a registered sender ID of this organisation' },
+      ]);
     return row.senderId;
   }
   const def =
     (await tx.smsSenderId.findFirst({ where: { status: 'registered', isDefault: true } })) ??
     (await tx.smsSenderId.findFirst({ where: { status: 'registered' }, orderBy: { id: 'asc' } }));
   if (!def)
-    throw new ValidationError([{ field: 'sender_id', message: 'the organisation has no registered sender ID' }]);
+    throw new ValidationError([{ field: 'input.senderId', message: 'the organisation has no registered sender ID' }]);
   return def.senderId;
 }

@@ -14,22 +14,22 @@ export async function assertRefs(
 ) {
   const errors: { field: string; message: string }[] = [];
   if (d.branchId != null && !(await tx.branch.findUnique({ where: { id: d.branchId } })))
-    errors.push({ field: 'branch_id', message: 'no such branch' });
+    errors.push({ field: 'input.branchId', message: 'no such branch' });
   if (d.riskManagerId != null) {
     const u = await tx.user.findUnique({ where: { id: d.riskManagerId } });
     if (!u || u.disabled || !['account_exec', 'admin'].includes(u.role))
-      errors.push({ field: 'risk_manager_id', message: 'no such risk manager' });
+      errors.push({ field: 'input.riskManagerId', message: 'no such risk manager' });
   }
   if (d.salesPersonId != null) {
     const u = await tx.user.findUnique({ where: { id: d.salesPersonId } });
     if (!u || u.disabled || !['agent', 'account_exec'].includes(u.role))
-      errors.push({ field: 'sales_person_id', message: 'no such sales person' });
+      errors.push({ field: 'input.salesPersonId', message: 'no such sales person' });
   }
   if (d.businessSourceId != null && !(await tx.businessSource.findUnique({ where: { id: d.businessSourceId } }))) {
-    errors.push({ field: 'business_source_id', message: 'no such business source' });
+    errors.push({ field: 'input.businessSourceId', message: 'no such business source' });
   }
   if (d.prospectTypeId != null && !(await tx.prospectType.findUnique({ where: { id: d.prospectTypeId } }))) {
-    errors.push({ field: 'prospect_type_id', message: 'no such prospect type' });
+    errors.push({ field: 'input.prospectTypeId', message: 'no such prospect type' });
   }
   if (errors.length) throw new ValidationError(errors);
 }

@@ -32,18 +32,25 @@ export const addMember: EndorsementOperationRules = {
   validate(input) {
     const m = input.member;
     if (!m)
-      return [{ field: 'member', code: 'required', message: 'required: name, relationship, date_of_birth or age' }];
+      return [
+        { field: 'input.member', code: 'required', message: 'required: name, relationship, date_of_birth or age' },
+      ];
     const errors: FieldError[] = [];
-    if (!cleanText(m.name, 200)) errors.push({ field: 'member.name', code: 'required', message: 'required' });
+    if (!cleanText(m.name, 200)) errors.push({ field: 'input.member.name', code: 'required', message: 'required' });
     if (!ANY_RELATIONSHIP.includes((m.relationship ?? '').trim().toLowerCase()))
-      errors.push({ field: 'member.relationship', message: `one of ${ANY_RELATIONSHIP.join(', ')}` });
+      errors.push({ field: 'input.member.relationship', message: `one of ${ANY_RELATIONSHIP.join(', ')}` });
     if (m.dateOfBirth != null && !isYmd(m.dateOfBirth))
-      errors.push({ field: 'member.date_of_birth', code: 'invalid_value', message: YMD_MESSAGE });
+      errors.push({ field: 'input.member.dateOfBirth', code: 'invalid_value', message: YMD_MESSAGE });
     if (m.age != null && !(Number.isInteger(m.age) && m.age >= 0 && m.age <= MAX_AGE))
-      errors.push({ field: 'member.age', message: `whole years, 0–${MAX_AGE}` });
+      errors.push({ field: 'input.member.age', message: `whole years, 0–${MAX_AGE}` });
     if (m.dateOfBirth == null && m.age == null)
-      errors.push({ field: 'member.date_of_birth', code: 'required', message: 'required: a date of birth or an age' });
-    if (m.idNo != null && m.idNo.length > 50) errors.push({ field: 'member.id_no', message: 'at most 50 characters' });
+      errors.push({
+        field: 'input.member.dateOfBirth',
+        code: 'required',
+        message: 'required: a date of birth or an age',
+      });
+    if (m.idNo != null && m.idNo.length > 50)
+      errors.push({ field: 'input.member.idNo', message: 'at most 50 characters' });
     return errors;
   },
 
@@ -99,7 +106,9 @@ export const addMember: EndorsementOperationRules = {
 function storedMember(m: EndorseMemberInput, e: string): StoredMember {
   const dob = m.dateOfBirth ?? null;
   if (dob && dob > e)
-    throw new ValidationError([{ field: 'member.date_of_birth', message: `on or before the effective date (${e})` }]);
+    throw new ValidationError([
+      { field: 'input.member.dateOfBirth', message: `on or before the effective date (${e})` },
+    ]);
   return {
     name: cleanText(m.name, 200)!,
     relationship: m.relationship!.trim().toLowerCase() as Relationship,

@@ -14,22 +14,22 @@ export const addVehicle: EndorsementOperationRules = {
     const v = input.vehicle;
     if (!v)
       errors.push({
-        field: 'vehicle',
+        field: 'input.vehicle',
         code: 'required',
         message: 'required: regno, chassis_no, make, model, yom, value',
       });
     else {
       if (!(v.regNo && normaliseRegNo(v.regNo)))
-        errors.push({ field: 'vehicle.regno', message: 'a registration such as KAA 123A' });
+        errors.push({ field: 'input.vehicle.regNo', message: 'a registration such as KAA 123A' });
       if (!cleanText(v.chassisNo))
         errors.push({
-          field: 'vehicle.chassis_no',
+          field: 'input.vehicle.chassisNo',
           code: 'required',
           message: 'required (the registry certificate needs it)',
         });
-      if (!cleanText(v.make)) errors.push({ field: 'vehicle.make', code: 'required', message: 'required' });
-      if (!cleanText(v.model)) errors.push({ field: 'vehicle.model', code: 'required', message: 'required' });
-      if (v.yom == null) errors.push({ field: 'vehicle.yom', message: 'year of manufacture required' });
+      if (!cleanText(v.make)) errors.push({ field: 'input.vehicle.make', code: 'required', message: 'required' });
+      if (!cleanText(v.model)) errors.push({ field: 'input.vehicle.model', code: 'required', message: 'required' });
+      if (v.yom == null) errors.push({ field: 'input.vehicle.yom', message: 'year of manufacture required' });
     }
     return errors;
   },

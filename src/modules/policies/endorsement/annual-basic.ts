@@ -36,7 +36,7 @@ export async function annualBasic(
   if (v.coverageGiven && risk.vehicleClass !== pol.vehicleClass) {
     throw new ValidationError([
       {
-        field: 'vehicle.coverage',
+        field: 'input.vehicle.coverage',
         message: `this policy covers ${pol.vehicleClass} vehicles; ${risk.coverage} rates as ${risk.vehicleClass}`,
       },
     ]);

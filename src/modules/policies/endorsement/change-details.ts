@@ -21,11 +21,11 @@ export const changeDetails: EndorsementOperationRules = {
     const any = d && (DETAIL_FIELDS.some((k) => cleanText(d[k]) != null) || d.limitsOfLiability != null);
     if (!any)
       errors.push({
-        field: 'details',
+        field: 'input.details',
         message: `at least one of ${DETAIL_FIELDS.map((k) => SNAKE[k]).join(', ')}, limits_of_liability`,
       });
     if (d?.limitsOfLiability != null && typeof d.limitsOfLiability !== 'object') {
-      errors.push({ field: 'details.limits_of_liability', message: 'an object or a list' });
+      errors.push({ field: 'input.details.limitsOfLiability', message: 'an object or a list' });
     }
     return errors;
   },

@@ -22,7 +22,7 @@ export const changeSumInsured: EndorsementOperationRules = {
     const errors: FieldError[] = insuredIdErrors(input);
     const si = input.sumInsured;
     if (si == null || !Number.isSafeInteger(si) || si <= 0 || si > MAX_SUM_INSURED)
-      errors.push({ field: 'sum_insured', message: 'the new sum insured, a positive amount in whole shillings' });
+      errors.push({ field: 'input.sumInsured', message: 'the new sum insured, a positive amount in whole shillings' });
     return errors;
   },
 

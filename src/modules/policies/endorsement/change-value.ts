@@ -11,7 +11,7 @@ export const changeValue: EndorsementOperationRules = {
   validate(input) {
     const errors: FieldError[] = regNoErrors(input);
     if (input.value == null || !Number.isFinite(input.value) || input.value <= 0 || input.value > 1_000_000_000) {
-      errors.push({ field: 'value', message: 'the new sum insured, a positive amount in whole shillings' });
+      errors.push({ field: 'input.value', message: 'the new sum insured, a positive amount in whole shillings' });
     }
     return errors;
   },

@@ -66,10 +66,11 @@ function validateShape(input: EndorseInput): { op: EndorsementOperation; errors:
   const errors: FieldError[] = [];
   const op = (input.operation ?? '').trim() as EndorsementOperation;
   if (!ENDORSEMENT_OPERATIONS.includes(op))
-    errors.push({ field: 'operation', message: `one of ${ENDORSEMENT_OPERATIONS.join(', ')}` });
+    errors.push({ field: 'input.operation', message: `one of ${ENDORSEMENT_OPERATIONS.join(', ')}` });
   if (input.effectiveDate != null && !isYmd(input.effectiveDate))
-    errors.push({ field: 'effective_date', code: 'invalid_value', message: YMD_MESSAGE });
-  if (input.note != null && input.note.length > 500) errors.push({ field: 'note', message: 'at most 500 characters' });
+    errors.push({ field: 'input.effectiveDate', code: 'invalid_value', message: YMD_MESSAGE });
+  if (input.note != null && input.note.length > 500)
+    errors.push({ field: 'input.note', message: 'at most 500 characters' });
   if (ENDORSEMENT_OPERATIONS.includes(op)) errors.push(...OPERATIONS[op].validate(input));
   return { op, errors };
 }
@@ -84,13 +85,13 @@ async function effectiveDate(tx: Tx, pol: PolicyRow, period: Period, input: Endo
   const floor = (await latestEndorsementDate(tx, pol.id)) ?? period.start;
   if (e < period.start || e > period.end) {
     throw new ValidationError([
-      { field: 'effective_date', message: `within the policy period ${period.start} to ${period.end}` },
+      { field: 'input.effectiveDate', message: `within the policy period ${period.start} to ${period.end}` },
     ]);
   }
   if (e < floor) {
     throw new ValidationError([
       {
-        field: 'effective_date',
+        field: 'input.effectiveDate',
         message: `on or after ${floor}, the effective date of the latest confirmed endorsement`,
       },
     ]);

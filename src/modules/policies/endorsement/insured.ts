@@ -12,7 +12,12 @@ export function insuredIdErrors(input: EndorseInput): FieldError[] {
   const id = input.insuredId;
   return typeof id === 'number' && Number.isSafeInteger(id) && id > 0
     ? []
-    : [{ field: 'insured_id', message: "required: the id of an insured on this policy (the record's insured[].id)" }];
+    : [
+        {
+          field: 'input.insuredId',
+          message: "required: the id of an insured on this policy (the record's insured[].id)",
+        },
+      ];
 }
 
 /** The insured on cover `input.insuredId` names, or 422 on insured_id. */
@@ -20,7 +25,7 @@ export function namedInsured(pol: PolicyRow, input: EndorseInput) {
   const risk = pol.risks.find((r) => r.id === input.insuredId && r.status === 'active');
   if (!risk)
     throw new ValidationError([
-      { field: 'insured_id', message: `${input.insuredId} is not on cover under this policy` },
+      { field: 'input.insuredId', message: `${input.insuredId} is not on cover under this policy` },
     ]);
   return risk;
 }

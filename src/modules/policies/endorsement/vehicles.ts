@@ -24,14 +24,15 @@ export const SNAKE: Record<string, string> = {
 export function regNoErrors(input: EndorseInput): FieldError[] {
   return input.regNo && normaliseRegNo(input.regNo)
     ? []
-    : [{ field: 'regno', message: 'the registration of a vehicle on this policy' }];
+    : [{ field: 'input.regNo', message: 'the registration of a vehicle on this policy' }];
 }
 
 /** The active vehicle `input.regNo` names, or 422 naming the registration. */
 export function namedVehicle(pol: PolicyRow, input: EndorseInput) {
   const regNo = normaliseRegNo(input.regNo!)!;
   const vehicle = activeVehicle(pol, regNo);
-  if (!vehicle) throw new ValidationError([{ field: 'regno', message: `${regNo} is not on cover under this policy` }]);
+  if (!vehicle)
+    throw new ValidationError([{ field: 'input.regNo', message: `${regNo} is not on cover under this policy` }]);
   return { regNo, vehicle };
 }
 

@@ -11,7 +11,7 @@ export function dueWhere(ctx: Context, withinDays: number | null | undefined): P
   const n = withinDays ?? POLICY_RULES.renewalNoticeDays;
   if (!Number.isInteger(n) || n < 0 || n > RENEWAL_RULES.maxDueWithinDays) {
     throw new ValidationError([
-      { field: 'within_days', message: `an integer from 0 to ${RENEWAL_RULES.maxDueWithinDays}` },
+      { field: 'withinDays', message: `an integer from 0 to ${RENEWAL_RULES.maxDueWithinDays}` },
     ]);
   }
   const today = todayNairobi();

@@ -85,7 +85,7 @@ function validateInput(input: RenewPolicyInput): { quoteUuid: string; premium: n
   const errors: FieldError[] = [];
   const quoteUuid = input.renewalQuoteUuid;
   if (!isUuid(quoteUuid)) {
-    errors.push({ field: 'renewal_quote_uuid', message: 'the uuid of a renewal quote of this policy' });
+    errors.push({ field: 'input.renewalQuoteUuid', message: 'the uuid of a renewal quote of this policy' });
   }
   if (
     typeof input.premium !== 'number' ||
@@ -93,11 +93,11 @@ function validateInput(input: RenewPolicyInput): { quoteUuid: string; premium: n
     input.premium < 0 ||
     input.premium > 1_000_000_000
   ) {
-    errors.push({ field: 'premium', message: "required: the quote's total premium, whole shillings" });
+    errors.push({ field: 'input.premium', message: "required: the quote's total premium, whole shillings" });
   }
   const instalments = input.premiumInstalments ?? 1;
   if (!Number.isInteger(instalments) || instalments < 1 || instalments > 4)
-    errors.push({ field: 'premium_instalments', message: '1–4' });
+    errors.push({ field: 'input.premiumInstalments', message: '1–4' });
   if (errors.length) throw new ValidationError(errors);
   return { quoteUuid: quoteUuid!, premium: input.premium!, instalments };
 }
