@@ -120,3 +120,29 @@ describe("a module's own refusal", () => {
     expect(refused(r)).toEqual([{ field: 'certificateNo', message: expect.any(String) }]);
   });
 });
+
+// Outside check, 2026-11-30: a nullable variable with a default stands where a value is required (a directive's `if`,
+// a required argument); an explicit null was read only deep in execution, a 500 for a nested field.
+describe('an explicit null for a variable used where a value is required', () => {
+  it.each([
+    ['@include on a nested field', 'query($x: Boolean = true) { me { scopes @include(if: $x) } }'],
+    ['@skip on a nested field', 'query($x: Boolean = false) { levies { code @skip(if: $x) } }'],
+    [
+      '@include on a fragment spread',
+      'query($x: Boolean = true) { me { ...F @include(if: $x) } } fragment F on Identity { scopes }',
+    ],
+    ['a required argument', 'query($x: String = "no-such-uuid") { policy(uuid: $x) { uuid } }'],
+  ])('%s is refused as required, naming the variable', async (_what, query) => {
+    const r = await gql(query, { x: null });
+    expect(r.status).toBe(422);
+    expect(refused(r)).toEqual([{ field: 'x', code: 'required', message: 'required' }]);
+  });
+
+  it('a null the document allows still runs, and the default still applies when the variable is left out', async () => {
+    const allowed = await gql('query($n: Int = 5) { clients(first: $n) { edges { cursor } } }', { n: null });
+    expect(allowed.body.errors, JSON.stringify(allowed.body)).toBeUndefined();
+    const defaulted = await gql('query($x: Boolean = true) { me { scopes @include(if: $x) } }');
+    expect(defaulted.body.errors, JSON.stringify(defaulted.body)).toBeUndefined();
+    expect(defaulted.body.data.me.scopes.length).toBeGreaterThan(0);
+  });
+});

@@ -1,5 +1,9 @@
 import {
   coerceInputValue,
+  type DocumentNode,
+  type OperationDefinitionNode,
+  TypeInfo,
+  ValidationContext,
   type GraphQLInputType,
   type GraphQLSchema,
   isEnumType,
@@ -75,6 +79,32 @@ export function variableErrors(
     });
   }
   return [...out.values()];
+}
+
+/**
+ * A variable declared nullable with a default (`$x: Boolean = true`) may stand where a value is required (`@include(if:
+ * $x)`, a required argument): the document validates, and an explicit null is then refused by graphql-js only where
+ * the value is read, deep inside execution (for a nested field, inside the Prisma plugin's planning: a 500). Such a
+ * null is refused here first, as `required` on the variable, the way a missing required variable is.
+ */
+export function nullsWhereRequired(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  inputs: Record<string, unknown> | undefined,
+): FieldError[] {
+  const nulls = (operation.variableDefinitions ?? [])
+    .map((d) => d.variable.name.value)
+    .filter((name) => inputs?.[name] === null);
+  if (!nulls.length) return [];
+  const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
+  const required = new Set(
+    context
+      .getRecursiveVariableUsages(operation)
+      .filter((u) => u.type && isNonNullType(u.type))
+      .map((u) => u.node.name.value),
+  );
+  return nulls.filter((name) => required.has(name)).map((name) => refusal(name, 'required'));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { ValidationError } from '../lib/problem.ts';
 import { toGraphQLError } from './errors.ts';
 import { isCovered, literalErrors } from './literal-errors.ts';
-import { variableErrors } from './variable-errors.ts';
+import { nullsWhereRequired, variableErrors } from './variable-errors.ts';
 
 /**
  * A variable graphql-js would refuse is refused first, as 422 validation_failed with `extensions.errors` of
@@ -20,11 +20,10 @@ export function variablesPlugin(): Plugin {
   }) => {
     const op = getOperationAST(args.document as DocumentNode, args.operationName ?? undefined);
     if (!op?.variableDefinitions?.length) return null;
-    const errors = variableErrors(
-      args.schema as GraphQLSchema,
-      op.variableDefinitions,
-      (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
-    );
+    const inputs = (args.variableValues ?? undefined) as Record<string, unknown> | undefined;
+    const errors = variableErrors(args.schema as GraphQLSchema, op.variableDefinitions, inputs);
+    if (!errors.length)
+      errors.push(...nullsWhereRequired(args.schema as GraphQLSchema, args.document as DocumentNode, op, inputs));
     return errors.length ? { errors: [toGraphQLError(new ValidationError(errors))] } : null;
   };
   return {

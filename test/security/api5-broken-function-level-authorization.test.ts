@@ -43,6 +43,8 @@ const QUERY: Record<string, Rule> = {
   nodes: any(...AUTHENTICATED),
   insurers: any('read'),
   branches: any('read'),
+  businessSources: any('read'),
+  prospectTypes: any('read'),
   riskManagers: any('read'),
   salesPeople: any('read'),
   // A live organisation's callers get 403 sandbox_only past these rules (test/sandbox-clock.test.ts).
