@@ -1,7 +1,8 @@
 import SchemaBuilder from '@pothos/core';
+import { type GraphQLSchema, isObjectType } from 'graphql';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from '@pothos/plugin-scope-auth';
 import type { Scope } from '../auth/scopes.ts';
 import type { Context } from '../context.ts';
@@ -21,14 +22,28 @@ const MAX_ID: Readonly<Record<string, bigint>> = { AuditEntry: 2n ** 63n - 1n };
 const INT4_MAX = 2n ** 31n - 1n;
 
 /**
- * A global id as this API issues it, or null: its record id a positive integer in plain decimal (no sign, leading
- * zero, fraction, exponent or hex) within its column's range. Anything else names no record, so `node` answers null,
- * as for a record that does not exist, where the database would refuse the value (a 500) and lenient parsing would
- * let `1.5`, `0x10` or `1e3` name records 1, 16 and 1.
+ * A global id as this API issues it, or null: its type a record type of the schema (not `Node` itself, nor a name the
+ * schema does not have) and its record id a positive integer in plain decimal (no sign, leading zero, fraction,
+ * exponent or hex) within its column's range. Anything else names no record, so `node` answers null, as for a record
+ * that does not exist, where the relay plugin would fail on the type (a 500), the database would refuse the value (a
+ * 500) and lenient parsing would let `1.5`, `0x10` or `1e3` name records 1, 16 and 1.
  */
-export function issuedGlobalId(g: GlobalId): GlobalId {
+export function issuedGlobalId(g: GlobalId, schema?: GraphQLSchema): GlobalId {
   if (!g || typeof g.id !== 'string' || !/^[1-9][0-9]{0,18}$/.test(g.id)) return null;
+  if (schema) {
+    const type = schema.getType(g.typename);
+    if (!isObjectType(type) || !type.getInterfaces().some((i) => i.name === 'Node')) return null;
+  }
   return BigInt(g.id) <= (MAX_ID[g.typename] ?? INT4_MAX) ? g : null;
+}
+
+/** A global id that does not decode (not base64, no `Type:id`) names no record either: it reads as one that is null. */
+function decodedOrNone(globalID: string): { typename: string; id: string } {
+  try {
+    return decodeGlobalID(globalID);
+  } catch {
+    return { typename: '', id: '' };
+  }
 }
 
 /** The builder and nothing else: types live in src/modules/<domain>/, src/graphql/schema.ts imports them. */
@@ -92,6 +107,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     // node/nodes ask for a signed-in caller; what each returned record may show is its type's rule (access.ts).
     clientMutationId: 'omit',
+    decodeGlobalID: decodedOrNone,
     cursorType: 'String',
     // Descriptions of what the relay plugin generates (Node, PageInfo, every …Connection and …Edge, their arguments).
     nodeTypeOptions: {
@@ -104,8 +120,8 @@ export const builder = new SchemaBuilder<{
     nodeQueryOptions: {
       authScopes: { authenticated: true },
       // The relay plugin's own resolver reads `args.id` when called: an id this API never issues becomes null first.
-      resolve: (_root, args, _ctx, _info, resolveNode) => {
-        (args as { id: GlobalId }).id = issuedGlobalId(args.id);
+      resolve: (_root, args, _ctx, info, resolveNode) => {
+        (args as { id: GlobalId }).id = issuedGlobalId(args.id, info.schema);
         return resolveNode(null as never);
       },
       description:
@@ -114,8 +130,8 @@ export const builder = new SchemaBuilder<{
     },
     nodesQueryOptions: {
       authScopes: { authenticated: true },
-      resolve: (_root, args, _ctx, _info, resolveNodes) => {
-        (args as { ids: GlobalId[] }).ids = (args.ids as GlobalId[]).map(issuedGlobalId);
+      resolve: (_root, args, _ctx, info, resolveNodes) => {
+        (args as { ids: GlobalId[] }).ids = (args.ids as GlobalId[]).map((g) => issuedGlobalId(g, info.schema));
         return resolveNodes(null as never);
       },
       description:
