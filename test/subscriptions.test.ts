@@ -243,3 +243,24 @@ describe('auditLogged', () => {
     // The socket is closed: nothing can reach it any more, so there is nothing to wait out.
   });
 });
+
+// Outside check, 2026-11-30: Yoga also served subscriptions over HTTP as server-sent events, which nothing re-checks,
+// and a token revoked mid-stream kept receiving events. Subscriptions run over WebSocket only.
+describe('a subscription over HTTP', () => {
+  it.each([
+    ['server-sent events', 'text/event-stream'],
+    ['plain JSON', 'application/json'],
+  ])('(%s) is refused as invalid_request, naming WebSocket, and the stream ends', async (_what, accept) => {
+    const r = await fetch(`${t.api.origin}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.tokens.staff}`, 'content-type': 'application/json', accept },
+      body: JSON.stringify({ query: 'subscription { events { id name } }' }),
+      // A stream left open would never end: the test fails on the timeout rather than hanging.
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await r.text();
+    expect(text, `${r.status} ${text}`).toContain('invalid_request');
+    expect(text).toContain('WebSocket');
+    expect(text).not.toMatch(/"events"\s*:\s*\{/);
+  });
+});

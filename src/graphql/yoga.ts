@@ -80,6 +80,7 @@ export function createGraphQL(app: AppServices): Yoga {
     plugins: [
       // First: later plugins serialise the params (deep variables would overflow them) and text PostgreSQL cannot hold.
       requestShapePlugin(),
+      subscriptionsOverWebSocketOnly(),
       responseHeadersPlugin(app.config.corsOrigins),
       introspectionPlugin(app.config.graphqlIntrospection),
       metricsPlugin(app.metrics),
@@ -132,4 +133,32 @@ export function createGraphQL(app: AppServices): Yoga {
       }
     },
   });
+}
+
+/**
+ * Subscriptions run over WebSocket (graphql-ws) only, whose session re-checks the caller's grant before every event
+ * leaves and closes on a revocation (websocket-session.ts). Yoga would also serve one over HTTP as server-sent events,
+ * which nothing re-checks: a token revoked mid-stream kept receiving events (outside check, 2026-11-30).
+ */
+function subscriptionsOverWebSocketOnly() {
+  const refusal = {
+    errors: [
+      toGraphQLError(
+        new AppError('invalid_request', {
+          detail: 'Subscriptions run over WebSocket (graphql-ws, subprotocol graphql-transport-ws) at /graphql',
+        }),
+      ),
+    ],
+  };
+  return {
+    onSubscribe({
+      args,
+      setResultAndStopExecution,
+    }: {
+      args: { contextValue: unknown };
+      setResultAndStopExecution: (result: typeof refusal) => void;
+    }) {
+      if ((args.contextValue as Context).transport !== 'websocket') setResultAndStopExecution(refusal);
+    },
+  };
 }
