@@ -23,6 +23,8 @@ describe('refused for its shape, a list parameter carries its code', () => {
     ['/erp/policies?per_page=0', 'per_page', 'out_of_range'],
     ['/erp/policies?per_page=1001', 'per_page', 'out_of_range'],
     ['/claims?loss_from=2026-02-30', 'loss_from', 'invalid_value'],
+    ['/sms/balance?ledger=0', 'ledger', 'out_of_range'],
+    ['/sms/balance?ledger=201', 'ledger', 'out_of_range'],
   ])('GET %s: %s is %s', async (path, field, code) => {
     const r = await staff.get(path);
     expectProblem(r, 422, 'validation_failed', field);

@@ -146,3 +146,19 @@ describe('an explicit null for a variable used where a value is required', () =>
     expect(defaulted.body.data.me.scopes.length).toBeGreaterThan(0);
   });
 });
+
+// Outside check, 2026-11-30: `ledger(last:)` outside its bounds was quietly clamped (0 and -5 gave one line).
+describe('a nested argument outside its bounds', () => {
+  it.each([0, -5, 201])('ledger(last: %s) is out_of_range at the argument, written or as a variable', async (n) => {
+    for (const r of [
+      await gql(`{ smsBalance { ledger(last: ${n}) { units } } }`),
+      await gql('query($n: Int) { smsBalance { ledger(last: $n) { units } } }', { n }),
+    ]) {
+      const e = r.body.errors?.find((x) => x.extensions?.code === 'validation_failed');
+      expect(e, JSON.stringify(r.body)).toBeDefined();
+      expect(e!.extensions!.errors).toEqual([
+        { field: 'last', code: 'out_of_range', message: 'must be a whole number from 1 to 200' },
+      ]);
+    }
+  });
+});

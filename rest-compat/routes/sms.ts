@@ -108,6 +108,7 @@ export const smsRoutes: AnyRoute[] = [
     operation: SmsBalanceDocument,
     queryParams: [q('ledger', int('1–200 ledger lines, newest first'))],
     toVariables: ({ query }) => ledgerParam(query),
+    fieldNames: { last: 'ledger' },
     toResponse: (d) => ({ status: 200, body: { data: balanceToRest(d.smsBalance) } }),
     response: { status: 200, description: 'The balance', schema: dataOf(ref('SmsBalance')) },
     errors: ['actor_forbidden'],

@@ -113,13 +113,16 @@ export function getBalance(ctx: Context): Promise<SmsBalanceView> {
   return ctx.tx((tx) => readBalance(tx, p.tenant.id));
 }
 
+/** How many ledger lines one read may ask for (GraphQL `ledger(last:)`, REST `?ledger=`). */
+export const LEDGER_LINES = { min: 1, max: 200 } as const;
+
 /** The newest ledger lines first. */
 export function ledger(ctx: Context, tenantId: number, take: number) {
   return ctx.tx((tx) =>
     tx.smsLedgerEntry.findMany({
       where: { tenantId },
       orderBy: { id: 'desc' },
-      take: Math.min(Math.max(take, 1), 200),
+      take: Math.min(Math.max(take, LEDGER_LINES.min), LEDGER_LINES.max),
     }),
   );
 }
