@@ -78,6 +78,28 @@ describe('selection plans kept across requests', () => {
     expect(planCacheStats.walked).toBe(before.walked);
   });
 
+  it('a variable left out and one sent as null are two keys, each kept', async () => {
+    const doc = `query ($uuid: String!, $all: Boolean) { policy(uuid: $uuid) { policyNo endorsements(all: $all) { status } } }`;
+    const ask = async (vars: Record<string, unknown>) => {
+      const r = await o.as('staff').gql(doc, { uuid: mine.uuid, ...vars });
+      expect(r.body.errors, JSON.stringify(r.body)).toBeUndefined();
+      // Left out, `all` takes its default (false); null reads as false too: confirmed ones only, either way.
+      expect(r.body.data.policy.endorsements.map((e: { status: string }) => e.status)).toEqual(['confirmed']);
+    };
+    await ask({});
+    let before = snapshot();
+    await ask({});
+    expect(planCacheStats.walked).toBe(before.walked); // left out: kept (the repeated walk sees it left out too)
+    before = snapshot();
+    await ask({ all: null });
+    expect(planCacheStats.walked).toBe(before.walked + 1); // null: a key of its own
+    before = snapshot();
+    await ask({ all: null });
+    await ask({});
+    expect(planCacheStats.walked).toBe(before.walked);
+    expect(planCacheStats.reused).toBeGreaterThanOrEqual(before.reused + 2);
+  });
+
   it('another organisation asking the same document gets its own rows through the kept plan', async () => {
     const doc = `query ($uuid: String!) { policy(uuid: $uuid) { policyNo client { clientNo } vehicles { regNo } } }`;
     const mineRead = await o.as('staff').gql(doc, { uuid: mine.uuid });

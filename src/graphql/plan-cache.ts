@@ -108,7 +108,10 @@ function keyOf(options: EntryOptions, variables: readonly string[]): string | un
   let values = '';
   if (variables.length) {
     try {
-      values = JSON.stringify(variables.map((v) => info.variableValues[v] ?? null));
+      // A variable left out ([]) and one sent as null ([null]) are read differently (an argument's default applies to
+      // the first only), so the key tells them apart.
+      const given = info.variableValues;
+      values = JSON.stringify(variables.map((v) => (Object.hasOwn(given, v) ? [given[v]] : [])));
     } catch {
       return undefined; // a value JSON cannot spell (a BigInt): walk afresh
     }
@@ -152,16 +155,23 @@ function blindEntry(
   });
   const named = new Set(variables);
   const values = options.info.variableValues;
-  const variableValues = new Proxy(Object.fromEntries(variables.map((v) => [v, values[v]])), {
-    get: (target, name) => {
-      if (typeof name === 'string' && !named.has(name)) note();
-      return Reflect.get(target, name) as unknown;
+  const variableValues = new Proxy(
+    Object.fromEntries(variables.filter((v) => Object.hasOwn(values, v)).map((v) => [v, values[v]])),
+    {
+      get: (target, name) => {
+        if (typeof name === 'string' && !named.has(name)) note();
+        return Reflect.get(target, name) as unknown;
+      },
+      has: (target, name) => {
+        if (typeof name === 'string' && !named.has(name)) note();
+        return Reflect.has(target, name);
+      },
+      getOwnPropertyDescriptor: (target, name) => {
+        if (typeof name === 'string' && !named.has(name)) note();
+        return Reflect.getOwnPropertyDescriptor(target, name);
+      },
     },
-    has: (target, name) => {
-      if (typeof name === 'string' && !named.has(name)) note();
-      return Reflect.has(target, name);
-    },
-  });
+  );
   const info = { ...options.info, rootValue: undefined, variableValues } as GraphQLResolveInfo;
   return { options: { ...options, context, info }, read: () => read };
 }
