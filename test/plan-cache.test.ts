@@ -29,7 +29,7 @@ beforeAll(async () => {
   theirs = await other.activePolicy();
 });
 
-const snapshot = () => ({ ...planCacheStats });
+const snapshot = () => ({ ...planCacheStats, kept: planCacheStats.kept });
 
 describe('selection plans kept across requests', () => {
   it('a REST read seen before is not walked again, and answers each organisation its own record', async () => {
@@ -93,6 +93,8 @@ describe('selection plans kept across requests', () => {
     before = snapshot();
     await ask({ all: null });
     expect(planCacheStats.walked).toBe(before.walked + 1); // null: a key of its own
+    expect(planCacheStats.kept).toBe(before.kept + 1); // counted against the process's bound
+    expect(planCacheStats.kept).toBeLessThanOrEqual(2_000);
     before = snapshot();
     await ask({ all: null });
     await ask({});

@@ -24,7 +24,7 @@
  *   request receives is shared with another.
  *
  * Bounded: at most PLANS_PER_FIELD keys per field node (the variables beneath a field are rarely any, and values past
- * that many walk afresh), and a key past KEY_LIMIT characters is never kept.
+ * that many walk afresh), at most PLANS_KEPT_MAX in the process, and a key past KEY_LIMIT characters is never kept.
  */
 import { Plan } from '@pothos/selection-mapper';
 import { type ASTNode, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, Kind } from 'graphql';
@@ -45,12 +45,32 @@ interface FieldPlans {
 }
 
 const byFieldNode = new WeakMap<FieldNode, FieldPlans>();
+
+/**
+ * How many keys are kept in the whole process, across documents: a caller sending ever new documents (each with a
+ * few variable values beneath a field) must not grow the heap that every organisation shares. A document's keys are
+ * counted off when its AST is collected (dropped from graphql-jit's and Yoga's caches); past the bound, new keys walk
+ * afresh, as before this cache.
+ */
+const PLANS_KEPT_MAX = 2_000;
+let plansKept = 0;
+const released = new FinalizationRegistry<Map<string, unknown>>((plans) => {
+  plansKept -= plans.size;
+});
 /** A stable number for each initial selection object (a connection's cursor selection), for the key. */
 const initialIds = new WeakMap<object, number>();
 let nextInitialId = 1;
 
 /** How the cache has served, for tests and the metrics. */
-export const planCacheStats = { walked: 0, reused: 0, uncacheable: 0 };
+export const planCacheStats = {
+  walked: 0,
+  reused: 0,
+  uncacheable: 0,
+  /** Keys kept now, across the process (at most PLANS_KEPT_MAX). */
+  get kept(): number {
+    return plansKept;
+  },
+};
 
 /** Every variable named in `node`'s subtree, fragments followed once each. */
 function variablesBeneath(nodes: readonly ASTNode[], fragments: Record<string, FragmentDefinitionNode>): string[] {
@@ -88,6 +108,7 @@ function fieldPlans(info: GraphQLResolveInfo): FieldPlans {
     const beneath = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
     found = { variables: variablesBeneath(beneath, info.fragments), plans: new Map() };
     byFieldNode.set(node, found);
+    released.register(node, found.plans);
   }
   return found;
 }
@@ -208,6 +229,7 @@ export function installPlanCache(): void {
     planCacheStats.walked += 1;
     const own = walk(adapter, options);
     if (key === undefined || field.plans.has(key) || field.plans.size >= PLANS_PER_FIELD) return own;
+    if (plansKept >= PLANS_KEPT_MAX) return own;
     const blindly = blindEntry(options, field.variables);
     let blind: AnyPlan | typeof WALKS_AFRESH;
     try {
@@ -221,6 +243,7 @@ export function installPlanCache(): void {
     }
     if (blind === WALKS_AFRESH) planCacheStats.uncacheable += 1;
     field.plans.set(key, blind);
+    plansKept += 1;
     return own;
   };
 }
