@@ -113,14 +113,14 @@ function fieldPlans(info: GraphQLResolveInfo): FieldPlans {
   return found;
 }
 
-function initialId(initial: unknown): number {
-  if (!initial || typeof initial !== 'object') return 0;
+function initialId(initial: unknown): string {
+  if (!initial || typeof initial !== 'object') return '';
   // `queryFromInfo` wraps the field's constant selection in a fresh `{ select }` or `{ include }` per call.
-  const inner =
-    (initial as { select?: object; include?: object }).select ?? (initial as { include?: object }).include ?? initial;
+  const { select, include } = initial as { select?: object; include?: object };
+  const inner = select ?? include ?? initial;
   let id = initialIds.get(inner);
   if (id === undefined) initialIds.set(inner, (id = nextInitialId++));
-  return Object.keys(initial).length > 1 ? -id : id;
+  return `${select ? 'select' : 'include'}${id}`;
 }
 
 /** The key of this entry within its field node, or undefined when it is not to be kept (see KEY_LIMIT). */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type ValidationContext } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Credentials, Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
@@ -140,7 +140,7 @@ export function createGraphQL(app: AppServices): Yoga {
  * leaves and closes on a revocation (websocket-session.ts). Yoga would also serve one over HTTP as server-sent events,
  * which nothing re-checks: a token revoked mid-stream kept receiving events (outside check, 2026-11-30).
  */
-function subscriptionsOverWebSocketOnly() {
+function subscriptionsOverWebSocketOnly(): Plugin {
   const refusal = {
     errors: [
       toGraphQLError(
@@ -151,14 +151,8 @@ function subscriptionsOverWebSocketOnly() {
     ],
   };
   return {
-    onSubscribe({
-      args,
-      setResultAndStopExecution,
-    }: {
-      args: { contextValue: unknown };
-      setResultAndStopExecution: (result: typeof refusal) => void;
-    }) {
-      if ((args.contextValue as Context).transport !== 'websocket') setResultAndStopExecution(refusal);
+    onSubscribe({ args, setResultAndStopExecution }) {
+      if ((args.contextValue as Partial<Context>).transport !== 'websocket') setResultAndStopExecution(refusal);
     },
   };
 }

@@ -116,13 +116,15 @@ export function getBalance(ctx: Context): Promise<SmsBalanceView> {
 /** How many ledger lines one read may ask for (GraphQL `ledger(last:)`, REST `?ledger=`). */
 export const LEDGER_LINES = { min: 1, max: 200 } as const;
 
-/** The newest ledger lines first. */
-export function ledger(ctx: Context, tenantId: number, take: number) {
-  return ctx.tx((tx) =>
-    tx.smsLedgerEntry.findMany({
-      where: { tenantId },
-      orderBy: { id: 'desc' },
-      take: Math.min(Math.max(take, LEDGER_LINES.min), LEDGER_LINES.max),
-    }),
-  );
+/** The newest `take` ledger lines first; a count outside LEDGER_LINES is refused (out_of_range, naming `last`). */
+export async function ledger(ctx: Context, tenantId: number, take: number) {
+  if (take < LEDGER_LINES.min || take > LEDGER_LINES.max)
+    throw new ValidationError([
+      {
+        field: 'last',
+        code: 'out_of_range',
+        message: `must be a whole number from ${LEDGER_LINES.min} to ${LEDGER_LINES.max}`,
+      },
+    ]);
+  return ctx.tx((tx) => tx.smsLedgerEntry.findMany({ where: { tenantId }, orderBy: { id: 'desc' }, take }));
 }
