@@ -6,7 +6,7 @@ import { clockScope, withOrgClock } from '../lib/clock.ts';
 import { KeyedGate } from '../lib/keyed-gate.ts';
 import { AppError } from '../lib/problem.ts';
 import { OrgClocks } from './org-clocks.ts';
-import { ReadScope, readClient, routeScopedReads } from './read-scope.ts';
+import { ReadUnit, readClient, routeReadUnits } from './read-unit.ts';
 import {
   committingWriter,
   isConnectionFailure,
@@ -62,7 +62,7 @@ function preparedName(q: { sql: string }): string | undefined {
   return name;
 }
 
-/** Each ORM client as a read scope hands it to its unit of work (read-scope.ts readClient). */
+/** Each ORM client as a read unit hands it to its unit of work (read-unit.ts readClient). */
 const readClients = new WeakMap<PrismaClient, Tx>();
 
 /** The tenant a transaction being begun on this async path works for, and whether it only reads (Database.tenant). */
@@ -351,7 +351,7 @@ export class Database {
     const replicas = opts.replicas?.urls.length ? await Database.openReplicas(pool, opts.replicas, opts) : undefined;
     const hooks: CommitHooks = replicas ? { committed: (writer, lsn) => replicas.wrote(writer, lsn) } : {};
     pool.on('connect', (client) => foldIntoBegin(client, sent, hooks, opts.genericReadPlans));
-    routeScopedReads(pool);
+    routeReadUnits(pool);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, statementNames(pooled)) });
     const share = Math.min(poolSize, Math.max(1, opts.tenantShare ?? poolSize));
     const db = new Database(prisma, pool, share, opts.poolWaitMs ?? 0, sent, pooled, opts.directUrl ?? url, replicas);
@@ -401,7 +401,7 @@ export class Database {
               if (isConnectionFailure(err)) failed();
               throw err;
             });
-      routeScopedReads(pool);
+      routeReadUnits(pool);
       handle.client = new PrismaClient({
         adapter: new PrismaPg(pool, { ...statementNames(false), onConnectionError: failed }),
       });
@@ -522,7 +522,7 @@ export class Database {
     if (!r) return this.#primaryTx(tenantId, fn, opts);
     const before = r.failures;
     try {
-      return await this.#readScope(r.pool, r.client, tenantId, fn);
+      return await this.#readUnit(r.pool, r.client, tenantId, fn, () => void (r.failures += 1));
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (r.failures !== before || isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown }).cause))
@@ -546,31 +546,27 @@ export class Database {
     // The setting rides on the BEGIN (foldIntoBegin): one round trip fewer for every request that reads or
     // writes. Should it ever not apply, the transaction has no tenant and row-level security shows it nothing.
     const { readOnly = false, ...txOpts } = opts;
-    if (readOnly) return this.#readScope(this.pool, this.prisma, tenantId, fn);
+    if (readOnly) return this.#readUnit(this.pool, this.prisma, tenantId, fn);
     return beginsAs.run({ tenantId, readOnly }, () => this.prisma.$transaction(fn, txOpts));
   }
 
   /**
-   * A read-only unit of work in a read scope (read-scope.ts) rather than Prisma's interactive transaction: the same
+   * A read-only unit of work in a read unit (read-unit.ts) rather than Prisma's interactive transaction: the same
    * BEGIN READ ONLY with the tenant, the same statements on one connection, the same owed COMMIT, without the half
    * millisecond of CPU Prisma spends on a transaction of its own.
    */
-  #readScope<T>(pool: pg.Pool, client: PrismaClient, tenantId: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const begin = async () => {
-      const conn = await pool.connect();
-      try {
-        // foldIntoBegin turns this plain BEGIN into the one carrying the tenant, on the async path of beginsAs below.
-        await conn.query({ text: 'BEGIN' });
-      } catch (err) {
-        conn.release(err as Error);
-        throw err;
-      }
-      return conn;
-    };
-    const scope = new ReadScope(pool, begin);
+  #readUnit<T>(
+    pool: pg.Pool,
+    client: PrismaClient,
+    tenantId: number,
+    fn: (tx: Tx) => Promise<T>,
+    onBroken?: () => void,
+  ): Promise<T> {
+    const unit = new ReadUnit(pool, onBroken);
     let tx = readClients.get(client);
     if (!tx) readClients.set(client, (tx = readClient(client) as unknown as Tx));
-    return beginsAs.run({ tenantId, readOnly: true }, () => scope.run(() => fn(tx)));
+    // The unit's BEGIN is sent on this async path: foldIntoBegin makes it BEGIN READ ONLY with the tenant.
+    return beginsAs.run({ tenantId, readOnly: true }, () => unit.run(() => fn(tx)));
   }
 
   /**

@@ -1,14 +1,15 @@
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spreadCompoundKeys } from '../src/db/read-scope.ts';
+import { spreadCompoundKeys } from '../src/db/read-unit.ts';
 import { INSTANT_RAIL, useKit } from './kit.ts';
 
 /**
- * Read-only units of work run in a read scope (src/db/read-scope.ts), not in Prisma's interactive transactions: one
+ * Read-only units of work run in a read unit (src/db/read-unit.ts), not in Prisma's interactive transactions: one
  * connection and one BEGIN READ ONLY carrying the tenant per unit, statements sent as Prisma's plain ones. What must
  * hold: each unit sees its own organisation only, even when two organisations' lookups by a unique key are made in
  * the same tick (which Prisma batches into one statement outside a transaction); a unit's statements share one
- * transaction; a failed statement leaves the connection clean for the next unit; a unit that hands back Prisma's
- * (lazy) query unawaited still runs it within its tenant.
+ * transaction; a failed statement leaves the connection clean for the next unit; a connection killed under a unit
+ * fails that unit only; a unit that hands back Prisma's (lazy) query unawaited still runs it within its tenant.
  */
 const t = useKit(INSTANT_RAIL);
 const [o, other] = t.useOrgs(2, { fast: true });
@@ -25,7 +26,7 @@ const byKey = (tenantId: number, clientNo: string) => ({
   select: { clientNo: true, tenantId: true },
 });
 
-describe('read scopes', () => {
+describe('read units', () => {
   it('two organisations looking up by a unique key in the same tick each get their own row, and not the other’s', async () => {
     const db = t.app.services.db;
     for (let round = 0; round < 5; round++) {
@@ -86,6 +87,32 @@ describe('read scopes', () => {
     }
     const r = await o.api.get(`/clients/${mine.client_no}`, { token: o.tokens.staff });
     expect(r.status).toBe(200);
+  });
+
+  it('a unit whose connection dies while it holds it fails alone: the process lives on and the next units read', async () => {
+    const db = t.app.services.db;
+    const admin = new pg.Client({ connectionString: t.databaseUrl });
+    await admin.connect();
+    try {
+      const failed = db.tenant(
+        o.org.id,
+        async (tx) => {
+          const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+          // Killed between two statements: pg emits 'error' on a connection its pool has lent out, with no listener
+          // of the pool's own, which would stop the process as an uncaught exception.
+          await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+          await new Promise((r) => setTimeout(r, 200));
+          return tx.client.count();
+        },
+        { readOnly: true },
+      );
+      await expect(failed).rejects.toThrow();
+    } finally {
+      await admin.end();
+    }
+    for (let i = 0; i < 5; i++)
+      expect(await db.tenant(o.org.id, (tx) => tx.client.count(), { readOnly: true })).toBeGreaterThan(0);
+    expect((await o.api.get(`/clients/${mine.client_no}`, { token: o.tokens.staff })).status).toBe(200);
   });
 
   it('a unit that returns Prisma’s query unawaited still runs it within its tenant', async () => {
