@@ -551,9 +551,9 @@ export class Database {
   }
 
   /**
-   * A read-only unit of work in a read unit (read-unit.ts) rather than Prisma's interactive transaction: the same
-   * BEGIN READ ONLY with the tenant, the same statements on one connection, the same owed COMMIT, without the half
-   * millisecond of CPU Prisma spends on a transaction of its own.
+   * A read-only unit of work run as a read unit (read-unit.ts) rather than in Prisma's interactive transaction: the
+   * same BEGIN READ ONLY with the tenant, the same statements on one connection, the same owed COMMIT, without the
+   * half millisecond of CPU Prisma spends on a transaction of its own.
    */
   #readUnit<T>(
     pool: pg.Pool,
