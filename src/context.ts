@@ -120,7 +120,7 @@ function tenantScopedClient(db: Database, tenantId: number): PrismaClient {
         $allModels: {
           $allOperations({ model, operation, args }) {
             // A read-only unit of work of its own (Database.tenant: the organisation's share of the pool, a read
-            // scope whose BEGIN READ ONLY carries the tenant, the COMMIT riding on the connection's next BEGIN). The
+            // unit whose BEGIN READ ONLY carries the tenant, the COMMIT riding on the connection's next BEGIN). The
             // operation runs on the unit's client, not this one: a lone operation of a batch $transaction is sent
             // outside any unit, so with no tenant.
             const delegate = `${model.charAt(0).toLowerCase()}${model.slice(1)}`;

@@ -192,9 +192,9 @@ export function spreadCompoundKeys(args: unknown): unknown {
   // Fields named twice (an extended unique filter may name one again, or two keys share one): all must hold.
   const named = new Set(Object.keys(rest));
   const clash = compounds.some((c) => Object.keys(c).some((f) => named.has(f) || !named.add(f)));
-  const narrowed: Record<string, unknown> = clash ? { AND: [rest, ...compounds] } : rest;
-  if (!clash) for (const c of compounds) Object.assign(rest, c);
-  return { ...args, where: narrowed };
+  if (clash) return { ...args, where: { AND: [rest, ...compounds] } };
+  for (const c of compounds) Object.assign(rest, c);
+  return { ...args, where: rest };
 }
 
 /** A compound unique input: `a_b` whose value is an object with exactly the fields a and b. */
