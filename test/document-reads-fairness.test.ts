@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../src/db/client.ts';
+import { CHUNK_BYTES } from '../src/modules/claims/documents/bytes.ts';
 import { KeyedGate } from '../src/lib/keyed-gate.ts';
 import { AppError } from '../src/lib/problem.ts';
 import { INSTANT_RAIL, TODAY, useKit, type Active } from './kit.ts';
@@ -64,13 +65,42 @@ const ALIASES = Array.from({ length: 19 }, (_, i) => `c${i}: contentBase64`).joi
 
 describe('reading a large document', () => {
   it('REST streams the download range by range: the whole file, its length, its ETag', async () => {
-    const r = await download();
-    expect(r.status).toBe(200);
-    expect(r.headers.get('content-length')).toBe(String(SIZE));
-    expect(r.headers.get('etag')).toBe(`"${sha256(bigPdf)}"`);
-    const got = Buffer.from(await r.arrayBuffer());
-    expect(got.length).toBe(SIZE);
-    expect(got.equals(bigPdf)).toBe(true);
+    // The store's reads, watched (not replaced): one range at a time, in order, never the whole file.
+    const store = t.app.services.documents;
+    const saved = { ...store };
+    const reads: { offset: number; length: number }[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    store.read = async (tx, key, offset, length) => {
+      reads.push({ offset, length });
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      try {
+        return await saved.read(tx, key, offset, length);
+      } finally {
+        inFlight--;
+      }
+    };
+    store.get = () => Promise.reject(new Error('a download read the whole file'));
+    try {
+      const r = await download();
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-length')).toBe(String(SIZE));
+      expect(r.headers.get('etag')).toBe(`"${sha256(bigPdf)}"`);
+      const got = Buffer.from(await r.arrayBuffer());
+      expect(got.length).toBe(SIZE);
+      expect(got.equals(bigPdf)).toBe(true);
+    } finally {
+      Object.assign(store, saved);
+    }
+    // Half a MiB a range (a literal here: the bound is the test's, not whatever the code's constant becomes).
+    expect(CHUNK_BYTES).toBeLessThanOrEqual(512 * 1024);
+    expect(reads).toEqual(
+      Array.from({ length: Math.ceil(SIZE / CHUNK_BYTES) }, (_, i) => ({
+        offset: i * CHUNK_BYTES,
+        length: CHUNK_BYTES,
+      })),
+    );
+    expect(mostInFlight).toBe(1);
   });
 
   it('GraphQL reads a range, or the whole file once per request; aliases beyond one document are refused', async () => {
@@ -158,10 +188,13 @@ describe('reading a large document', () => {
       expect(codes.length).toBeGreaterThan(0);
       expect(codes.every((c) => c === 'query_too_complex' || c === 'service_unavailable')).toBe(true);
     }
-    // Bounded memory: 20 whole-file downloads plus 6 × 19 base64 copies would be gigabytes; streamed, the process
-    // grows by a few copies of the file at most (a generous bound: garbage is collected when V8 chooses).
+    // Bounded memory. The alias attack unbounded would hold 6 × 19 whole files and their base64 at once, 1.6 GB;
+    // gated, the process grows by a few copies of the file. RSS also counts garbage V8 has yet to collect and pages
+    // the allocator keeps, so the figure swings with the runtime and what earlier files of this worker left
+    // (measured 40 to 58 MiB alone on Node 20 and 24, 113 MiB once in CI's Node 24 run): a bound far below the attack
+    // and well above that. That downloads hold one range at a time is the first test's, read by read.
     console.info(`RSS grew by ${Math.round((rssPeak - rss0) / 2 ** 20)} MiB; B answered ${bStatuses.length} times`);
-    expect(rssPeak - rss0).toBeLessThan(16 * SIZE);
+    expect(rssPeak - rss0).toBeLessThan(32 * SIZE);
   }, 120_000);
 });
 
