@@ -1,7 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { PrismaClient, Prisma } from '../generated/prisma/client.ts';
+import { AsyncSlot } from '../lib/async-slot.ts';
 import { clockScope, withOrgClock } from '../lib/clock.ts';
 import { KeyedGate } from '../lib/keyed-gate.ts';
 import { AppError } from '../lib/problem.ts';
@@ -66,10 +66,10 @@ function preparedName(q: { sql: string }): string | undefined {
 const readClients = new WeakMap<PrismaClient, Tx>();
 
 /** The tenant a transaction being begun on this async path works for, and whether it only reads (Database.tenant). */
-const beginsAs = new AsyncLocalStorage<{ tenantId: number; readOnly: boolean }>();
+const beginsAs = new AsyncSlot<{ tenantId: number; readOnly: boolean }>();
 
 /** The organisations whose share of the pool this async path already holds (Database.withTenantShare). */
-const sharesHeld = new AsyncLocalStorage<ReadonlySet<number>>();
+const sharesHeld = new AsyncSlot<ReadonlySet<number>>();
 
 export interface ConnectOptions {
   poolSize?: number;

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../lib/async-slot.ts';
 import type pg from 'pg';
 
 /**
@@ -115,7 +115,7 @@ export class ReadUnit {
   }
 }
 
-const units = new AsyncLocalStorage<ReadUnit>();
+const units = new AsyncSlot<ReadUnit>();
 const noop = () => undefined;
 
 /**

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../lib/async-slot.ts';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -39,7 +39,7 @@ interface ReadScope {
   mark?: Promise<bigint | undefined>;
 }
 
-const readScopes = new AsyncLocalStorage<ReadScope>();
+const readScopes = new AsyncSlot<ReadScope>();
 
 /** Opens a request's read scope (src/server.ts), bound to its caller by bindReader once known. */
 export function openReadScope<T>(fn: () => T): T {

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../lib/async-slot.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import { AppError, isAppError, overloadError, toProblemDocument } from '../lib/problem.ts';
@@ -8,7 +8,7 @@ import type { Logger } from '../lib/logger.ts';
  * The request id of the HTTP request being served, for code that logs a failure without the request's context in
  * reach (GraphQL's error masking). src/server.ts enters it for every request.
  */
-export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+export const requestScope = new AsyncSlot<{ requestId: string }>();
 export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
 
 /**

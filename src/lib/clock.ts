@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from './async-slot.ts';
 
 /**
  * The service's notion of "now" for business dates: what day it is in Nairobi when a cover starts, a lifecycle run
@@ -28,7 +28,7 @@ export interface OrgClockScope {
   offsetMs: number;
 }
 
-const scopes = new AsyncLocalStorage<OrgClockScope>();
+const scopes = new AsyncSlot<OrgClockScope>();
 
 /** Now, on the service's clock, as the organisation of the work in hand sees it. */
 export function now(): Date {
