@@ -268,6 +268,19 @@ describe('problem documents', () => {
   it('caller-made junk in the path, query or body is refused as 400, never a 500', async () => {
     // Bad percent-encoding cannot be decoded into a path parameter at all.
     expectFullProblem(await api.get('/api-clients/%E0%A4%A', { token: admin }), 400, 'invalid_request');
+    // Nor into a query parameter, its value or its name (found by an outside check: `?search=%FF%FE` was read as two
+    // U+FFFD and answered 200 with nothing found).
+    for (const [query, which] of [
+      ['search=%FF%FE', 'the value of "search"'],
+      ['search=%ED%A0%80', 'the value of "search"'],
+      ['search=50%', 'the value of "search"'],
+      ['limit=1&se%zzrch=x', 'a parameter name'],
+    ]) {
+      const r = await api.get(`/insurers?${query}`, { token: staff });
+      expectFullProblem(r, 400, 'invalid_request');
+      expect(r.body.detail).toBe(`Malformed percent-encoding in the query: ${which}`);
+    }
+    expect((await api.get('/insurers?search=%C3%A9%20x+y', { token: staff })).status).toBe(200);
     // PostgreSQL text cannot hold U+0000: a 422 naming the parameter or field, in the REST spelling.
     const nul = (field: string) => [
       { field, code: 'invalid_text', message: expect.stringMatching(/^must not contain/) },

@@ -60,6 +60,7 @@ export function createRestHandler(app: AppServices, schema: GraphQLSchema): Rest
     if (req.method === 'OPTIONS') return answerOptions(res, cors, req, methodsOf(compiled, path));
     setCorsHeaders(res, cors.headers(header(req, 'origin')));
     const { c, params } = match(compiled, req.method ?? 'GET', path);
+    checkQueryEncoding(url.search);
     setRouteTemplate(res, `${API_PREFIX}${c.route.path}`);
     const ctx = await restContext(app, req, requestId);
     const principal = requireScope(ctx.principal, ...c.route.scopes);
@@ -233,6 +234,29 @@ function decodePathParam(raw: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new AppError('invalid_request', { detail: 'Malformed percent-encoding in the path' });
+  }
+}
+
+/**
+ * The query's percent-encoding, held to the path's rule (400 invalid_request, as the OpenAPI document says):
+ * URLSearchParams would read a malformed escape (`%FF`, `%zz`, a lone `%`) as U+FFFD or as written, and the request
+ * would run on text the caller never sent.
+ */
+function checkQueryEncoding(search: string): void {
+  if (!search.includes('%')) return;
+  for (const part of search.slice(1).split('&')) {
+    const [name = '', value = ''] = part.split(/=(.*)/s);
+    const decoded = (raw: string) => {
+      try {
+        return decodeURIComponent(raw.replace(/\+/g, ' '));
+      } catch {
+        return undefined;
+      }
+    };
+    const key = decoded(name);
+    if (key !== undefined && decoded(value) !== undefined) continue;
+    const which = key === undefined ? 'a parameter name' : `the value of ${JSON.stringify(key.slice(0, 64))}`;
+    throw new AppError('invalid_request', { detail: `Malformed percent-encoding in the query: ${which}` });
   }
 }
 
