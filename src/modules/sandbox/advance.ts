@@ -47,8 +47,14 @@ export async function advancingClocks(app: AppServices): Promise<number[]> {
  * the next day (every daily job is a guarded transition: a day run twice changes nothing more). Then the clock is
  * set to the target, every process is made to hear it (Caches.sync), and the clock is ready: sandbox.clock_ready.
  * One advancer at a time per organisation (a session advisory lock); a second finds it held and leaves.
+ * `maxDays`: run at most that many days and answer 'more' when days are left (the worker's turn, so that one
+ * organisation's two-year advance does not hold up another's: jobs/sandbox.worker.ts queues the next turn).
  */
-export async function runAdvance(app: AppServices, tenantId: number): Promise<'done' | 'busy' | 'idle'> {
+export async function runAdvance(
+  app: AppServices,
+  tenantId: number,
+  opts: { maxDays?: number } = {},
+): Promise<'done' | 'more' | 'busy' | 'idle'> {
   // A session lock: on a connection of its own, straight to the primary (a pooler's would pass to other clients).
   const lock = await app.db.sessionClient();
   try {
@@ -58,7 +64,7 @@ export async function runAdvance(app: AppServices, tenantId: number): Promise<'d
     ]);
     if (!rows[0]?.got) return 'busy';
     try {
-      return await advanceHeld(app, tenantId);
+      return await advanceHeld(app, tenantId, opts.maxDays ?? Infinity);
     } finally {
       await lock.query('SELECT pg_advisory_unlock($1, $2)', [ADVANCE_LOCK, tenantId]);
     }
@@ -67,7 +73,7 @@ export async function runAdvance(app: AppServices, tenantId: number): Promise<'d
   }
 }
 
-async function advanceHeld(app: AppServices, tenantId: number): Promise<'done' | 'idle'> {
+async function advanceHeld(app: AppServices, tenantId: number, maxDays: number): Promise<'done' | 'more' | 'idle'> {
   const state = await app.db.tenant(tenantId, async (tx) => ({
     clock: await tx.sandboxClock.findUnique({ where: { tenantId } }),
     run: await tx.sandboxClockRun.findFirst({ where: { tenantId, status: 'advancing' }, orderBy: { id: 'desc' } }),
@@ -76,7 +82,9 @@ async function advanceHeld(app: AppServices, tenantId: number): Promise<'done' |
   if (!clock || clock.status !== 'advancing' || !run) return 'idle';
   let offset = Number(clock.offsetMs);
   const counts = (run.counts ?? {}) as Record<string, Record<string, number>>;
+  let turn = 0;
   for (const day of daysToRun(run.fromAt, run.toAt, run.lastDay)) {
+    if (turn++ === maxDays) return 'more';
     offset = Math.max(offset, dailyRunAt(day).getTime() - serviceNow().getTime());
     const dayCounts = await withOrgClock(tenantId, offset, () => runDailyJobs(app, day, { only: tenantId }));
     sumCounts(counts, dayCounts);
