@@ -8,8 +8,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *
  * Why one storage: on Node 20 every promise made while a storage is in use is handed each storage's value in turn
  * (async_hooks' init hook calls each storage's `_propagate`): six storages cost six symbol-keyed writes on every
- * promise, about 4 % of a small read's CPU under load. One storage costs one. On Node 24, where a storage's value
- * travels with the async context frame instead, it changes nothing measurable.
+ * promise (measured: about 560 ns an awaited promise against 250 with one; async_hooks 5.4 % → 3.9 % of a client
+ * record's node CPU under load). On Node 24, where a storage's value travels with the async context frame, the
+ * saving is smaller (115 → 75 ns an awaited promise).
  */
 export class AsyncSlot<T> {
   readonly #key = Symbol('async slot');
