@@ -52,6 +52,23 @@ describe('a variable of the wrong kind', () => {
     }
   });
 
+  it('is answered 422 whatever the Accept, as the refused variable is (it was 200 under application/json)', async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json', '*/*']) {
+      for (const [query, variables] of [
+        ['query { clients(first: "abc") { edges { cursor } } }', {}],
+        [LIST, { n: 'abc' }],
+      ] as const) {
+        const r = await o.api.gql(query, variables, { token: o.tokens.staff, headers: { accept } });
+        expect(r.status, `${accept} ${query}`).toBe(422);
+        expect(refused(r)).toHaveLength(1);
+      }
+    }
+    // graphql-js's own validation errors keep the GraphQL-over-HTTP statuses.
+    const other = (accept: string) => o.api.gql('query { nope }', {}, { token: o.tokens.staff, headers: { accept } });
+    expect((await other('application/json')).status).toBe(200);
+    expect((await other('application/graphql-response+json')).status).toBe(400);
+  });
+
   it("graphql-js's other validation errors stay as they are beside it", async () => {
     const r = await gql('query { clients(first: "abc") { edges { cursor nope } } }');
     expect(refused(r)).toEqual([{ field: 'first', code: 'not_a_whole_number', message: 'must be a whole number' }]);

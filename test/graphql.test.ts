@@ -170,6 +170,42 @@ describe('page-number pagination', () => {
   });
 });
 
+describe('GraphQL over HTTP', () => {
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    fetch(`${t.origin}/graphql?${new URLSearchParams({ query })}`, {
+      headers: { authorization: `Bearer ${staff}`, ...headers },
+    });
+
+  it('runs a query sent by GET, its variables in the query string', async () => {
+    const r = await fetch(
+      `${t.origin}/graphql?${new URLSearchParams({ query: 'query($n: Int) { clients(first: $n) { edges { cursor } } }', variables: JSON.stringify({ n: 1 }) })}`,
+      { headers: { authorization: `Bearer ${staff}` } },
+    );
+    expect(r.status).toBe(200);
+    expect((await r.json()).data.clients.edges.length).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a mutation sent by GET, and any other method, as 405 with Allow (they were 400)', async () => {
+    const m = await get('mutation { createClient(input: {name: "By Get", phone: "0712345678"}) { __typename } }');
+    expect(m.status).toBe(405);
+    expect(m.headers.get('allow')).toBe('POST');
+    expect((await m.json()).errors[0].extensions).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    const still = await api.gql('{ clients(search: "By Get") { edges { cursor } } }', {}, { token: staff });
+    expect(still.body.data.clients.edges).toEqual([]);
+
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const r = await fetch(`${t.origin}/graphql`, {
+        method,
+        headers: { authorization: `Bearer ${staff}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ me { scopes } }' }),
+      });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get('allow'), method).toBe('GET, POST');
+      expect((await r.json()).errors[0].extensions.code, method).toBe('method_not_allowed');
+    }
+  });
+});
+
 describe('error masking', () => {
   // Its own app over its own database: the test breaks the schema under the running server.
   const broken = useKit();

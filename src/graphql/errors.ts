@@ -43,6 +43,15 @@ export function maskError(log: Logger) {
     // argument) is not a bug to log as one. (node/nodes answer null for an id out of reach: src/graphql/access.ts.)
     if (original instanceof PothosValidationError)
       return toGraphQLError(new AppError('invalid_request', { detail: original.message }), gqlError);
+    // Yoga's refusal of a method (PUT, or a mutation sent by GET): 405 with its Allow, as the REST facade answers.
+    const http = original instanceof GraphQLError ? original.extensions?.http : undefined;
+    if (http?.status === 405) {
+      const allow = String(http.headers?.Allow ?? http.headers?.allow ?? 'POST');
+      return toGraphQLError(
+        new AppError('method_not_allowed', { detail: (original as GraphQLError).message, headers: { allow } }),
+        gqlError,
+      );
+    }
     // Yoga's own refusals of an HTTP request (body too large, not JSON, a batch): the catalogue's codes, not Yoga's.
     const yogaCode =
       original instanceof GraphQLError ? YOGA_REQUEST_CODES[String(original.extensions?.code)] : undefined;
