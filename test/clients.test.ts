@@ -284,6 +284,24 @@ describe('POST /clients validation', () => {
     expect(await countClients()).toBe(before);
   });
 
+  it.each([
+    ['an account executive as sales person', 'sales_person_id', 'exec2'],
+    ['an admin as sales person', 'sales_person_id', 'admin'],
+    ['an admin as risk manager', 'risk_manager_id', 'admin'],
+  ] as const)(
+    'refuses %s: each id must be on its list (GET /sales-people, GET /risk-managers)',
+    async (_w, field, who) => {
+      const id = org.users[who].id;
+      const listed = await api.get(field === 'sales_person_id' ? '/sales-people' : '/risk-managers', { token: staff });
+      expect(listed.body.data.map((u: { id: number }) => u.id)).not.toContain(id);
+      const before = await countClients();
+      const r = await post(newClient({ [field]: id }));
+      expectProblem(r, 422, 'validation_failed');
+      expect(r.body.errors).toEqual([expect.objectContaining({ field })]);
+      expect(await countClients()).toBe(before);
+    },
+  );
+
   it('refuses an agent as risk manager (risk managers are account executives)', async () => {
     const before = await countClients();
     const r = await post(newClient({ risk_manager_id: org.users.agent1.id }));

@@ -42,6 +42,30 @@ describe('POST /prospects/{uuid}/convert', () => {
     expectProblem(await convert(staff, p.uuid, { client_no: converted.client_no }), 409, 'invalid_state');
   });
 
+  it("an account-executive assignee becomes the client's risk manager, not its sales person; the body may name others", async () => {
+    const kept = await prospectIn(staff, 'qualified', { name: newPerson().name, assignee_id: org.users.exec2.id });
+    const r = await convert(staff, kept.uuid, { phone: newPerson().phone });
+    expect(r.status, r.text).toBe(200);
+    const client = (await staff.get(`/clients/${r.body.data.client_no}`)).body.data;
+    expect(client.risk_manager).toMatchObject({ id: org.users.exec2.id });
+    expect(client.sales_person?.id ?? null).not.toBe(org.users.exec2.id);
+
+    const named = await prospectIn(staff, 'qualified', { name: newPerson().name, assignee_id: org.users.exec2.id });
+    const n = await convert(staff, named.uuid, {
+      phone: newPerson().phone,
+      risk_manager_id: org.users.exec.id,
+      sales_person_id: org.users.agent1.id,
+    });
+    expect(n.status, n.text).toBe(200);
+    const other = (await staff.get(`/clients/${n.body.data.client_no}`)).body.data;
+    expect(other).toMatchObject({ risk_manager: { id: org.users.exec.id }, sales_person: { id: org.users.agent1.id } });
+    // An account executive named as sales person is refused, as a client's create refuses it; nothing is converted.
+    const refused = await prospectIn(staff, 'qualified', { name: newPerson().name });
+    const x = await convert(staff, refused.uuid, { phone: newPerson().phone, sales_person_id: org.users.exec2.id });
+    expectProblem(x, 422, 'validation_failed', 'sales_person_id');
+    expect((await staff.get(`/prospects/${refused.uuid}`)).body.data.client_no).toBeNull();
+  });
+
   it('links an existing client the caller may see (client_no); one out of reach is 422', async () => {
     const mine = await createProspect(agent, { name: newPerson().name });
     expectProblem(await convert(agent, mine.uuid, { client_no: 'C-000002' }), 422, 'validation_failed', 'client_no');

@@ -265,7 +265,7 @@ export type ConvertProspectInput = {
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
   /** Account executive (user databaseId); the acting account executive when absent. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
-  /** Default: the prospect's assignee when they sell */
+  /** Default: the prospect's assignee when an agent (GET /sales-people lists who may be) */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
   /** The prospect (its uuid). */
   uuid: Scalars['String']['input'];
@@ -333,9 +333,9 @@ export type CreateClientInput = {
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
   /** Kind of prospect (ProspectType databaseId). */
   prospectTypeId?: InputMaybe<Scalars['Int']['input']>;
-  /** Account executive (user databaseId); the acting account executive when absent at creation. */
+  /** Account executive (user databaseId, one of riskManagers); the acting account executive when absent at creation. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
-  /** That sales person then sees the client, its policies and claims. */
+  /** An agent (user databaseId, one of salesPeople); that sales person then sees the client, its policies and claims. */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
   /** Business sector, up to 100 characters. */
   sector?: InputMaybe<Scalars['String']['input']>;
@@ -513,9 +513,9 @@ export type InsuredInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Kenyan mobile, any format */
   phone?: InputMaybe<Scalars['String']['input']>;
-  /** Account executive for a new client (user databaseId). */
+  /** Account executive for a new client (user databaseId, one of riskManagers). */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
-  /** Sales person credited with a new client (user databaseId). */
+  /** Sales person credited with a new client (user databaseId, one of salesPeople). */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
   /** individual (default) or corporate. */
   type?: InputMaybe<Scalars['String']['input']>;
@@ -1147,9 +1147,9 @@ export type UpdateClientInput = {
   physicalAddress?: InputMaybe<Scalars['String']['input']>;
   /** Kind of prospect (ProspectType databaseId). */
   prospectTypeId?: InputMaybe<Scalars['Int']['input']>;
-  /** Account executive (user databaseId); the acting account executive when absent at creation. */
+  /** Account executive (user databaseId, one of riskManagers); the acting account executive when absent at creation. */
   riskManagerId?: InputMaybe<Scalars['Int']['input']>;
-  /** That sales person then sees the client, its policies and claims. */
+  /** An agent (user databaseId, one of salesPeople); that sales person then sees the client, its policies and claims. */
   salesPersonId?: InputMaybe<Scalars['Int']['input']>;
   /** Business sector, up to 100 characters. */
   sector?: InputMaybe<Scalars['String']['input']>;

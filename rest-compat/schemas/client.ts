@@ -32,8 +32,12 @@ const clientFields = {
     .describe('Y-m-d, in the past (null clears it on PATCH)'),
   physical_address: optionalText(500).describe('Up to 500 characters'),
   branch_id: idIn("Default: the acting user's branch"),
-  risk_manager_id: idIn('Default: the acting account executive'),
-  sales_person_id: idIn('Default: the acting agent; that sales person then sees the client'),
+  risk_manager_id: idIn(
+    'An id from GET /risk-managers (an active account executive). Default: the acting account executive',
+  ),
+  sales_person_id: idIn(
+    'An id from GET /sales-people (an active agent). Default: the acting agent; that sales person then sees the client',
+  ),
   business_source_id: idIn(),
   prospect_type_id: idIn(),
   sector: optionalText(100).describe('Up to 100 characters'),

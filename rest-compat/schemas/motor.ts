@@ -277,9 +277,11 @@ export const InsuredClient = obj(
     id_no: str('Alias of idno').nullable(),
     pin: str('Tax PIN; `kra_pin` also accepted').nullable(),
     kra_pin: str('Alias of pin').nullable(),
-    risk_manager_id: wholeIn(),
+    risk_manager_id: wholeIn('An id from GET /risk-managers (an active account executive)'),
     branch_id: wholeIn(),
-    sales_person_id: wholeIn('`agentcode` (an agent code) accepted instead'),
+    sales_person_id: wholeIn(
+      'An id from GET /sales-people (an active agent); `agentcode` (an agent code) accepted instead',
+    ),
     agentcode: str().nullable(),
     client_no: str('Service-only: link an existing client the caller can see (nothing else is then needed)').nullable(),
     force: z.boolean().describe('Service-only: add a new client despite duplicate_client matches').nullable(),

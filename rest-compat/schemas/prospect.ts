@@ -133,10 +133,12 @@ export const ProspectConvertInput = obj(
     date_of_birth: str('Y-m-d, in the past').nullish(),
     physical_address: str().nullish(),
     branch_id: whole(z.int()).nullish(),
-    risk_manager_id: whole(z.int()).nullish(),
+    risk_manager_id: whole(z.int())
+      .nullish()
+      .describe("An id from GET /risk-managers. Default: the prospect's assignee when an account executive"),
     sales_person_id: whole(z.int())
       .nullish()
-      .describe("Default: the prospect's assignee when they sell (agent or account executive)"),
+      .describe("An id from GET /sales-people. Default: the prospect's assignee when an agent"),
   },
   [],
 );

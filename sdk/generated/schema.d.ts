@@ -3119,9 +3119,9 @@ export interface components {
             physical_address?: string | null;
             /** @description Default: the acting user's branch */
             branch_id?: number | null;
-            /** @description Default: the acting account executive */
+            /** @description An id from GET /risk-managers (an active account executive). Default: the acting account executive */
             risk_manager_id?: number | null;
-            /** @description Default: the acting agent; that sales person then sees the client */
+            /** @description An id from GET /sales-people (an active agent). Default: the acting agent; that sales person then sees the client */
             sales_person_id?: number | null;
             business_source_id?: number | null;
             prospect_type_id?: number | null;
@@ -3154,9 +3154,9 @@ export interface components {
             physical_address?: string | null;
             /** @description Default: the acting user's branch */
             branch_id?: number | null;
-            /** @description Default: the acting account executive */
+            /** @description An id from GET /risk-managers (an active account executive). Default: the acting account executive */
             risk_manager_id?: number | null;
-            /** @description Default: the acting agent; that sales person then sees the client */
+            /** @description An id from GET /sales-people (an active agent). Default: the acting agent; that sales person then sees the client */
             sales_person_id?: number | null;
             business_source_id?: number | null;
             prospect_type_id?: number | null;
@@ -5243,8 +5243,9 @@ export interface components {
             date_of_birth?: string | null;
             physical_address?: string | null;
             branch_id?: number | null;
+            /** @description An id from GET /risk-managers. Default: the prospect's assignee when an account executive */
             risk_manager_id?: number | null;
-            /** @description Default: the prospect's assignee when they sell (agent or account executive) */
+            /** @description An id from GET /sales-people. Default: the prospect's assignee when an agent */
             sales_person_id?: number | null;
         };
         ClaimSummary: {

@@ -15,9 +15,13 @@ const clientFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject
   physicalAddress: t.string({ description: 'Postal or physical address, up to 500 characters.' }),
   branchId: t.int({ description: "Branch (databaseId); the acting user's branch when absent at creation." }),
   riskManagerId: t.int({
-    description: 'Account executive (user databaseId); the acting account executive when absent at creation.',
+    description:
+      'Account executive (user databaseId, one of riskManagers); the acting account executive when absent at creation.',
   }),
-  salesPersonId: t.int({ description: 'That sales person then sees the client, its policies and claims.' }),
+  salesPersonId: t.int({
+    description:
+      'An agent (user databaseId, one of salesPeople); that sales person then sees the client, its policies and claims.',
+  }),
   businessSourceId: t.int({ description: 'How the client came (BusinessSource databaseId).' }),
   prospectTypeId: t.int({ description: 'Kind of prospect (ProspectType databaseId).' }),
   sector: t.string({ description: 'Business sector, up to 100 characters.' }),

@@ -10,9 +10,11 @@ export const InsuredInputRef = builder.inputType('InsuredInput', {
     email: t.string({ description: 'Email address.' }),
     idNo: t.string({ description: 'National ID or passport number (matched against existing clients).' }),
     kraPin: t.string({ description: 'KRA PIN (matched against existing clients).' }),
-    riskManagerId: t.int({ description: 'Account executive for a new client (user databaseId).' }),
+    riskManagerId: t.int({ description: 'Account executive for a new client (user databaseId, one of riskManagers).' }),
     branchId: t.int({ description: 'Branch for a new client (databaseId).' }),
-    salesPersonId: t.int({ description: 'Sales person credited with a new client (user databaseId).' }),
+    salesPersonId: t.int({
+      description: 'Sales person credited with a new client (user databaseId, one of salesPeople).',
+    }),
     agentCode: t.string({ description: 'Instead of salesPersonId' }),
     clientNo: t.string({ description: 'Link an existing client the caller can see' }),
     force: t.boolean({ description: 'Add a new client despite duplicate_client matches' }),

@@ -70,7 +70,9 @@ const ConvertProspectInput = builder.inputType('ConvertProspectInput', {
     riskManagerId: t.int({
       description: 'Account executive (user databaseId); the acting account executive when absent.',
     }),
-    salesPersonId: t.int({ description: "Default: the prospect's assignee when they sell" }),
+    salesPersonId: t.int({
+      description: "Default: the prospect's assignee when an agent (GET /sales-people lists who may be)",
+    }),
   }),
 });
 

@@ -483,9 +483,9 @@ async function assertRefs(
         roles,
       ])
     ).rows.length > 0;
-  if (d.riskManagerId != null && !(await user(d.riskManagerId, ['account_exec', 'admin'])))
+  if (d.riskManagerId != null && !(await user(d.riskManagerId, ['account_exec'])))
     errors.push({ field: 'client.risk_manager_id', message: 'no such risk manager' });
-  if (d.salesPersonId != null && !(await user(d.salesPersonId, ['agent', 'account_exec'])))
+  if (d.salesPersonId != null && !(await user(d.salesPersonId, ['agent'])))
     errors.push({ field: 'client.sales_person_id', message: 'no such sales person' });
   if (errors.length) throw new ValidationError(errors);
 }

@@ -1,7 +1,12 @@
 import type { Tx } from '../../../db/client.ts';
 import { ValidationError } from '../../../lib/problem.ts';
 
-/** The people and lists a client points at exist in the organisation (and the people may hold that role), or 422. */
+/**
+ * The people and lists a client points at exist in the organisation, or 422. A risk manager is an active account
+ * executive and a sales person an active agent: exactly the people GET /risk-managers and GET /sales-people list (the
+ * spec: "a risk manager's id is used as risk_manager_id and a sales person's id as sales_person_id"). An admin as risk
+ * manager and an account executive as sales person were accepted until 2026-12-01 (outside-check finding).
+ */
 export async function assertRefs(
   tx: Tx,
   d: {
@@ -17,12 +22,12 @@ export async function assertRefs(
     errors.push({ field: 'input.branchId', message: 'no such branch' });
   if (d.riskManagerId != null) {
     const u = await tx.user.findUnique({ where: { id: d.riskManagerId } });
-    if (!u || u.disabled || !['account_exec', 'admin'].includes(u.role))
+    if (!u || u.disabled || u.role !== 'account_exec')
       errors.push({ field: 'input.riskManagerId', message: 'no such risk manager' });
   }
   if (d.salesPersonId != null) {
     const u = await tx.user.findUnique({ where: { id: d.salesPersonId } });
-    if (!u || u.disabled || !['agent', 'account_exec'].includes(u.role))
+    if (!u || u.disabled || u.role !== 'agent')
       errors.push({ field: 'input.salesPersonId', message: 'no such sales person' });
   }
   if (d.businessSourceId != null && !(await tx.businessSource.findUnique({ where: { id: d.businessSourceId } }))) {

@@ -81,17 +81,28 @@ async function newClient(ctx: Context, tx: Tx, prospect: Prospect, d: ConvertInp
       dateOfBirth: d.dateOfBirth,
       physicalAddress: d.physicalAddress,
       branchId: d.branchId,
-      riskManagerId: d.riskManagerId,
-      salesPersonId: d.salesPersonId ?? (await assigneeAsSalesPerson(tx, prospect.assigneeUserId)),
+      ...(await assigneeKeeps(tx, prospect.assigneeUserId, d)),
       force: d.force,
     },
     { onboardedVia: 'prospect' },
   );
 }
 
-/** The assignee keeps the client they worked on as its sales person when their role sells (agent, account exec). */
-async function assigneeAsSalesPerson(tx: Tx, assigneeId: number | null): Promise<number | undefined> {
-  if (assigneeId == null) return undefined;
+/**
+ * The assignee keeps the client they worked on, where the body names no one in their place: an agent as its sales
+ * person, an account executive as its risk manager (the roles GET /sales-people and GET /risk-managers list, which
+ * the client's create checks). Until 2026-12-01 an account executive became the sales person.
+ */
+async function assigneeKeeps(
+  tx: Tx,
+  assigneeId: number | null,
+  d: Pick<ConvertInput, 'riskManagerId' | 'salesPersonId'>,
+): Promise<{ riskManagerId?: number | null; salesPersonId?: number | null }> {
+  const given = { riskManagerId: d.riskManagerId, salesPersonId: d.salesPersonId };
+  if (assigneeId == null) return given;
   const u = await tx.user.findUnique({ where: { id: assigneeId } });
-  return u && !u.disabled && ['agent', 'account_exec'].includes(u.role) ? u.id : undefined;
+  if (!u || u.disabled) return given;
+  if (u.role === 'agent') return { ...given, salesPersonId: d.salesPersonId ?? u.id };
+  if (u.role === 'account_exec') return { ...given, riskManagerId: d.riskManagerId ?? u.id };
+  return given;
 }
