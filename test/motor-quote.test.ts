@@ -388,6 +388,18 @@ describe('POST /motor/quote: insurer_id', () => {
     expect(r.body.options.map((o: any) => o.insurer_name)).toEqual(['Twiga Assurance', 'Kilima Insurance']);
   });
 
+  it('absent, null, "" and an empty list are no filter: every insurer on the panel, as documented', async () => {
+    const all = await quote(base);
+    expect(all.status, all.text).toBe(200);
+    const names = all.body.options.map((o: any) => o.insurer_name);
+    expect(names.length).toBeGreaterThan(1);
+    for (const insurer_id of [null, '', []]) {
+      const r = await quote({ ...base, insurer_id });
+      expect(r.status, `${JSON.stringify(insurer_id)}: ${r.text}`).toBe(200);
+      expect(r.body.options.map((o: any) => o.insurer_name)).toEqual(names);
+    }
+  });
+
   it('a motorcycle with only Baobab General (which does not rate motorcycles) is no_quote', async () => {
     const r = await quote({
       class: 'Motorcycle',

@@ -598,7 +598,7 @@ export type MedicalCoverInput = {
   coverType?: InputMaybe<Scalars['String']['input']>;
   /** Whole shillings: one of the inpatient limit bands */
   inpatientLimit: Scalars['Float']['input'];
-  /** Limit to these insurers */
+  /** Limit to these insurers; null or an empty list: every insurer on the panel */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
   /** The people covered: a family has exactly one principal; a group lists an employee first. */
   members: Array<MedicalMemberInput>;
@@ -642,7 +642,7 @@ export type MotorQuoteInput = {
   coverage?: InputMaybe<Scalars['String']['input']>;
   /** Time on risk, 1–364 */
   days?: InputMaybe<Scalars['Int']['input']>;
-  /** Limit to these insurers */
+  /** Limit to these insurers; null or an empty list: every insurer on the panel */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
   /** Passengers covered for passenger legal liability */
   pll?: InputMaybe<Scalars['Int']['input']>;
@@ -1015,7 +1015,7 @@ export type StandardCoverInput = {
   extensions?: InputMaybe<Array<Scalars['String']['input']>>;
   /** Headcount-driven products: people covered when not listed as items */
   headcount?: InputMaybe<Scalars['Int']['input']>;
-  /** Limit to these insurers */
+  /** Limit to these insurers; null or an empty list: every insurer on the panel */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
   /** The items or persons insured (with sums insured where the product rates on them). */
   items?: InputMaybe<Array<StandardItemInput>>;
@@ -1081,7 +1081,7 @@ export type TripInput = {
   departureDate: Scalars['String']['input'];
   /** Countries visited */
   destination?: InputMaybe<Scalars['String']['input']>;
-  /** Limit to these insurers */
+  /** Limit to these insurers; null or an empty list: every insurer on the panel */
   insurerIds?: InputMaybe<Array<Scalars['Int']['input']>>;
   /** A plan code of the insurers' travel products */
   plan: Scalars['String']['input'];

@@ -95,7 +95,7 @@ export const insurerIdList = (description: string) => {
     z.preprocess((v) => (v == null || v === '' ? undefined : Array.isArray(v) ? v : [v]), list.optional()),
     () => ({
       anyOf: [jsonSchemaOf(numeric(whole(z.int()))), jsonSchemaOf(list), { type: 'null' }, { const: '' }],
-      description: `${description}; one id or a list, '' or null for none`,
+      description: `${description}; one id or a list; absent, null, '' or an empty list: every insurer on the panel`,
     }),
   );
 };

@@ -3182,7 +3182,7 @@ export interface components {
             value?: number | null;
             tonnage?: number | null;
             pll?: number | null;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id); one id or a list, '' or null for none */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_id); one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_id?: number | number[] | null | "";
             start_date?: string | null;
         };
@@ -3610,9 +3610,9 @@ export interface components {
                 idno?: string | null;
             }[];
             start_date?: string | null;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_ids?: number | number[] | null | "";
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_id?: number | number[] | null | "";
         };
         TravelQuoteRequest: {
@@ -3643,9 +3643,9 @@ export interface components {
                 age?: number | null;
                 passport_no?: string | null;
             }[];
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_ids?: number | number[] | null | "";
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_id?: number | number[] | null | "";
         };
         StandardQuoteRequest: {
@@ -3667,9 +3667,9 @@ export interface components {
             headcount?: number | null;
             extensions?: (string | string[]) | null;
             start_date?: string | null;
-            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list, '' or null for none */
+            /** @description Limit to these insurers (GET /insurers; an id the organisation does not have is 422 validation_failed on insurer_ids); default every insurer on the panel. Ids are positive; the list is bounded; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_ids?: number | number[] | null | "";
-            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list, '' or null for none */
+            /** @description Alias of insurer_ids (the motor spelling); both sent add up; one id or a list; absent, null, '' or an empty list: every insurer on the panel */
             insurer_id?: number | number[] | null | "";
         };
         CoverQuoteResponse: {

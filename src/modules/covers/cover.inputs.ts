@@ -34,7 +34,9 @@ export const MedicalCoverInput = builder.inputType('MedicalCoverInput', {
       description: 'The people covered: a family has exactly one principal; a group lists an employee first.',
     }),
     startDate: t.string({ description: 'Y-m-d; a past date starts today (a bind takes policy.startDate)' }),
-    insurerIds: t.intList({ description: 'Limit to these insurers' }),
+    insurerIds: t.intList({
+      description: 'Limit to these insurers; null or an empty list: every insurer on the panel',
+    }),
   }),
 });
 
@@ -61,7 +63,9 @@ export const TripInput = builder.inputType('TripInput', {
       required: true,
       description: 'The people travelling, at least one.',
     }),
-    insurerIds: t.intList({ description: 'Limit to these insurers' }),
+    insurerIds: t.intList({
+      description: 'Limit to these insurers; null or an empty list: every insurer on the panel',
+    }),
   }),
 });
 
@@ -85,7 +89,9 @@ export const StandardCoverInput = builder.inputType('StandardCoverInput', {
     headcount: t.int({ description: 'Headcount-driven products: people covered when not listed as items' }),
     extensions: t.stringList({ description: 'Optional extensions by code' }),
     startDate: t.string({ description: 'Y-m-d; a past date starts today (a bind takes policy.startDate)' }),
-    insurerIds: t.intList({ description: 'Limit to these insurers' }),
+    insurerIds: t.intList({
+      description: 'Limit to these insurers; null or an empty list: every insurer on the panel',
+    }),
   }),
 });
 

@@ -229,7 +229,9 @@ export const MotorQuoteInputRef = builder.inputType('MotorQuoteInput', {
     value: t.float({ description: 'Whole shillings; required for comprehensive' }),
     tonnage: t.float({ description: 'Commercial vehicles: tonnage.' }),
     pll: t.int({ description: 'Passengers covered for passenger legal liability' }),
-    insurerIds: t.intList({ description: 'Limit to these insurers' }),
+    insurerIds: t.intList({
+      description: 'Limit to these insurers; null or an empty list: every insurer on the panel',
+    }),
     startDate: t.string({ description: 'Y-m-d; a past date starts today' }),
   }),
 });
