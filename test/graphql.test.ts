@@ -185,6 +185,54 @@ describe('GraphQL over HTTP', () => {
     expect((await r.json()).data.clients.edges.length).toBeLessThanOrEqual(1);
   });
 
+  it('a GET whose variables or extensions are not JSON objects, or whose query string is malformed, is 400 invalid_request', async () => {
+    const q = 'query($n: Int) { clients(first: $n) { edges { cursor } } }';
+    for (const [search, detail] of [
+      [`query=${encodeURIComponent(q)}&variables=%7Bbad`, 'The query parameter variables must be a JSON object'],
+      [`query=${encodeURIComponent(q)}&variables=%5B1%5D`, 'The query parameter variables must be a JSON object'],
+      [`query=${encodeURIComponent(q)}&extensions=nope`, 'The query parameter extensions must be a JSON object'],
+      [`query=%7B__typename%7D%FF`, 'Malformed percent-encoding in the query: the value of "query"'],
+      [`query=%7B__typename%7D&x=%`, 'Malformed percent-encoding in the query: the value of "x"'],
+    ]) {
+      for (const accept of ['application/json', 'application/graphql-response+json']) {
+        const r = await fetch(`${t.origin}/graphql?${search}`, {
+          headers: { authorization: `Bearer ${staff}`, accept },
+        });
+        expect(r.status, `${search} ${accept}`).toBe(400);
+        const e = (await r.json()).errors[0];
+        expect(e.extensions, search).toMatchObject({ code: 'invalid_request', status: 400 });
+        expect(e.message).toBe(detail);
+      }
+    }
+  });
+
+  it('a POST body that is not UTF-8 is 400 invalid_request, never read as U+FFFD', async () => {
+    const post = (name: Buffer) =>
+      fetch(`${t.origin}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${staff}`, 'content-type': 'application/json' },
+        body: Buffer.concat([
+          Buffer.from(JSON.stringify({ query: '{ clients(search: "@") { edges { cursor } } }' }).split('@')[0]),
+          name,
+          Buffer.from(JSON.stringify({ query: '{ clients(search: "@") { edges { cursor } } }' }).split('@')[1]),
+        ]),
+      });
+    const r = await post(Buffer.from([0xff, 0xfe]));
+    expect(r.status).toBe(400);
+    const e = ((await r.json()) as { errors: { message: string; extensions: { code: string } }[] }).errors[0];
+    expect(e).toMatchObject({ message: 'The JSON body is not valid UTF-8', extensions: { code: 'invalid_request' } });
+    // The same body with UTF-8 there is read and runs.
+    expect((await post(Buffer.from('Ω', 'utf8'))).status).toBe(200);
+  });
+
+  it('query_too_complex answers 400 whatever the Accept (it was 200 under application/json)', async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const r = await api.gql(queryOfDepth(12), {}, { token: staff, headers: { accept } });
+      expect(r.status, accept).toBe(400);
+      expectRefusedAsTooComplex(r, /depth/i);
+    }
+  });
+
   it('refuses a mutation sent by GET, and any other method, as 405 with Allow (they were 400)', async () => {
     const m = await get('mutation { createClient(input: {name: "By Get", phone: "0712345678"}) { __typename } }');
     expect(m.status).toBe(405);

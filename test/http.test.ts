@@ -265,6 +265,29 @@ describe('problem documents', () => {
     expect(r.body.errors.find((e: { field: string }) => e.field === 'scopes.0').message).toContain('read');
   });
 
+  it('a JSON body that is not UTF-8 is 400 invalid_request and nothing is stored (it was stored with U+FFFD)', async () => {
+    const before = await api.get('/clients?limit=100', { token: staff });
+    for (const bad of [[0xff, 0xfe], [0xed, 0xa0, 0x80], [0xc3]]) {
+      const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bad), Buffer.from('","phone":"0712345678"}')]);
+      const r = await fetch(`${api.base}/clients`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${staff}`,
+          'content-type': 'application/json',
+          'idempotency-key': `utf8-${bad.join('-')}`,
+        },
+        body,
+      });
+      expect(r.status, bad.join(' ')).toBe(400);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect((await r.json()) as { code: string; detail: string }).toMatchObject({
+        code: 'invalid_request',
+        detail: 'The JSON body is not valid UTF-8',
+      });
+    }
+    expect((await api.get('/clients?limit=100', { token: staff })).body.data).toEqual(before.body.data);
+  });
+
   it('caller-made junk in the path, query or body is refused as 400, never a 500', async () => {
     // Bad percent-encoding cannot be decoded into a path parameter at all.
     expectFullProblem(await api.get('/api-clients/%E0%A4%A', { token: admin }), 400, 'invalid_request');
@@ -274,6 +297,8 @@ describe('problem documents', () => {
       ['search=%FF%FE', 'the value of "search"'],
       ['search=%ED%A0%80', 'the value of "search"'],
       ['search=50%', 'the value of "search"'],
+      ['search=%', 'the value of "search"'],
+      ['search=%G1', 'the value of "search"'],
       ['limit=1&se%zzrch=x', 'a parameter name'],
     ]) {
       const r = await api.get(`/insurers?${query}`, { token: staff });

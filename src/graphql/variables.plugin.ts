@@ -35,11 +35,8 @@ export function variablesPlugin(): Plugin {
         const { errors, covered } = literalErrors(params.schema as GraphQLSchema, params.documentAST as DocumentNode);
         if (!errors.length || !result.some((e) => e instanceof GraphQLError && isCovered(e, covered))) return;
         const others = (result as Error[]).filter((e) => !(e instanceof GraphQLError && isCovered(e, covered)));
-        // Answered 422 whatever the Accept, as the same refusal of a variable is: Yoga marks a validation error as the
-        // GraphQL-over-HTTP spec's (`http.spec`), which an `application/json` answer turns into 200.
-        const refusal = toGraphQLError(new ValidationError(errors));
-        (refusal.extensions as { http?: Record<string, unknown> }).http!.spec = false;
-        setResult([refusal, ...others]);
+        // Answered 422 whatever the Accept, as the same refusal of a variable is (own-status.plugin.ts).
+        setResult([toGraphQLError(new ValidationError(errors)), ...others]);
       };
     },
     onExecute({ args, setResultAndStopExecution }) {

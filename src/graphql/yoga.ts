@@ -7,6 +7,8 @@ import type { Credentials, Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
 import { maskError, toGraphQLError } from './errors.ts';
+import { httpParamsPlugin } from './http-params.plugin.ts';
+import { ownStatusPlugin } from './own-status.plugin.ts';
 import { introspectionPlugin } from './introspection.plugin.ts';
 import { metricsPlugin } from './metrics.plugin.ts';
 import { rateLimitPlugin } from './rate-limit.plugin.ts';
@@ -82,6 +84,7 @@ export function createGraphQL(app: AppServices): Yoga {
       requestShapePlugin(),
       subscriptionsOverWebSocketOnly(),
       responseHeadersPlugin(app.config.corsOrigins),
+      httpParamsPlugin(),
       introspectionPlugin(app.config.graphqlIntrospection),
       metricsPlugin(app.metrics),
       rateLimitPlugin(app),
@@ -101,6 +104,8 @@ export function createGraphQL(app: AppServices): Yoga {
         exposeLimits: true,
         ...tooComplex,
       }),
+      // Last: its onValidate sees the refusals the plugins above put in place of graphql-js's.
+      ownStatusPlugin(),
     ],
     context: async (server): Promise<Context> => {
       try {

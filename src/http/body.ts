@@ -111,10 +111,27 @@ export function parseJson(raw: Buffer, req: IncomingMessage): unknown {
   if (jsonTextDepthExceeds(raw, MAX_JSON_DEPTH)) {
     throw new AppError('invalid_request', { detail: `JSON bodies may nest at most ${MAX_JSON_DEPTH} levels deep` });
   }
+  const text = utf8OrRefuse(raw, 'The JSON body is not valid UTF-8');
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
     throw new AppError('invalid_request', { detail: `Malformed JSON body: ${(e as Error).message.slice(0, 120)}` });
+  }
+}
+
+// fatal: a malformed byte is refused, never read as U+FFFD; ignoreBOM: a BOM stays in the text (JSON.parse refuses it,
+// as before).
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Bytes as UTF-8 text, or 400 invalid_request: a body that is not UTF-8 (`\xff\xfe`) was read with U+FFFD in place
+ * of each bad byte and stored so (outside check, 2026-12-01), text the caller never sent. RFC 8259 requires UTF-8.
+ */
+export function utf8OrRefuse(raw: Uint8Array, detail: string): string {
+  try {
+    return STRICT_UTF8.decode(raw);
+  } catch {
+    throw new AppError('invalid_request', { detail });
   }
 }
 

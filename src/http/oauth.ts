@@ -3,7 +3,7 @@ import { issueToken, type TokenRequest } from '../auth/token.service.ts';
 import type { AppServices } from '../context.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
-import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT } from './body.ts';
+import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT, utf8OrRefuse } from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { enforceTokenEndpointLimit } from './rate-limits.ts';
 import { sendJson } from './respond.ts';
@@ -17,11 +17,11 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
   let fields: Record<string, unknown> = {};
   const type = mediaType(req);
   if (raw.length) {
-    if (type === 'application/x-www-form-urlencoded')
-      fields = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+    const text = utf8OrRefuse(raw, 'The token request body is not valid UTF-8');
+    if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(new URLSearchParams(text));
     else if (type === 'application/json' || type === '') {
       try {
-        const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+        const parsed = JSON.parse(text) as unknown;
         if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
         fields = parsed as typeof fields;
       } catch {
