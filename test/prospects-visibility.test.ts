@@ -99,6 +99,38 @@ describe('another organisation', () => {
   });
 });
 
+describe("a prospect linked to a client out of the agent's reach", () => {
+  it('reads client: null, clientNo: null and no error, in the list and alone (the whole list was 404)', async () => {
+    // Staff's own client: not agent 1's. The prospect is assigned to agent 1, who sees it.
+    const staffClient = (
+      await staff.post('/clients', {
+        body: { name: newPerson().name, phone: newPerson().phone },
+        idempotencyKey: randomUUID(),
+      })
+    ).body.data.client_no as string;
+    const p = await createProspect(staff, { name: newPerson().name, assignee_id: org.users.agent1.id });
+    expect((await write(staff, 'POST', `/prospects/${p.uuid}/convert`, { client_no: staffClient })).status).toBe(200);
+    const q = `query($u: String!) {
+      prospect(uuid: $u) { uuid clientNo client { clientNo } }
+      prospects(first: 100) { edges { node { uuid clientNo client { clientNo } } } }
+    }`;
+    const r = await agent1.gql(q, { u: p.uuid });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.prospect).toEqual({ uuid: p.uuid, clientNo: null, client: null });
+    expect(r.body.data.prospects.edges.map((e: any) => e.node)).toContainEqual({
+      uuid: p.uuid,
+      clientNo: null,
+      client: null,
+    });
+    // Staff sees the client through the same fields.
+    const s = await staff.gql(q, { u: p.uuid });
+    expect(s.body.data.prospect).toEqual({ uuid: p.uuid, clientNo: staffClient, client: { clientNo: staffClient } });
+    // REST agrees.
+    expect((await agent1.get(`/prospects/${p.uuid}`)).body.data.client_no).toBeNull();
+  });
+});
+
 describe('REST and GraphQL', () => {
   const FIELDS = `uuid prospectNo type name phone idNo kraPin source interests status lostReason nextFollowUpOn clientNo
     estimatedPremium { amount amountMinor } assignee { databaseId } timeline { kind fromStatus toStatus body actorId }`;

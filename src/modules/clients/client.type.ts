@@ -15,7 +15,7 @@ const ClientTypeEnum = builder.enumType('ClientType', {
 });
 
 /** Clients: keys that read, manage the CRM or bind; agents only the clients within their reach (clientVisibility). */
-builder.prismaNode('Client', {
+export const ClientRef = builder.prismaNode('Client', {
   select: { id: true },
   description: 'A policyholder of the organisation: a person or a company, with its contacts and who looks after it.',
   ...nodeAccess<{ id: number }>(
