@@ -128,7 +128,8 @@ export async function resolveInsured(
     if (e instanceof ValidationError) {
       // A detail built from the field errors is built again from the renamed fields (never `idNo: …` beside a
       // field `client.idno`); a detail in the service's own words is kept.
-      const errors = e.errors!.map((x) => ({ ...x, field: `${field}.${x.field}` }));
+      // A field named the GraphQL way (`input.salesPersonId`, from the references check) is named from the client.
+      const errors = e.errors!.map((x) => ({ ...x, field: `${field}.${x.field.replace(/^input\./, '')}` }));
       throw new ValidationError(errors, e.detail === validationDetail(e.errors!) ? undefined : e.detail);
     }
     throw e;
