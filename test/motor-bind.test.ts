@@ -757,6 +757,20 @@ describe('a bind refused for its shape', () => {
     expect(await o.counts()).toEqual(before);
   });
 
+  it('names a refused sales person or risk manager client.sales_person_id / client.risk_manager_id (it said client.input.…)', async () => {
+    const before = await o.counts();
+    for (const [field, id] of [
+      ['sales_person_id', o.org.users.exec2.id],
+      ['risk_manager_id', o.org.users.agent1.id],
+    ] as const) {
+      const r = await o.bind((await o.body({ client: { [field]: id } })).body);
+      expectProblem(r, 422, 'validation_failed', `client.${field}`);
+      expect(r.body.errors.map((e: { field: string }) => e.field)).toEqual([`client.${field}`]);
+      expect(r.body.detail).not.toContain('input');
+    }
+    expect(await o.counts()).toEqual(before);
+  });
+
   it.each(['make', 'model', 'chassis_no', 'engine_no', 'body_type'])(
     "refuses a vehicle's %s longer than 200 characters (200 are kept)",
     async (name) => {
