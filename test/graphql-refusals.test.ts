@@ -69,6 +69,20 @@ describe('a variable of the wrong kind', () => {
     expect((await other('application/graphql-response+json')).status).toBe(400);
   });
 
+  it("an enum value written in quotes is not_one_of at its path, naming no GraphQL type (it was graphql-js's text)", async () => {
+    const r = await gql('query { clients(type: "individual") { edges { cursor } } }');
+    expect(r.status).toBe(422);
+    expect(refused(r)).toEqual([
+      { field: 'type', code: 'not_one_of', message: 'must be one of: corporate, individual (written without quotes)' },
+    ]);
+    expect(JSON.stringify(r.body)).not.toMatch(/ClientType|GRAPHQL_VALIDATION_FAILED/);
+    // Inside a list, and inside an input object.
+    const list = await gql('query { claims(status: [registered, "approved"]) { edges { cursor } } }');
+    expect(refused(list).map((e) => [e.field, e.code])).toEqual([['status.1', 'not_one_of']]);
+    // Written bare, it runs.
+    expect((await gql('query { clients(type: individual) { edges { cursor } } }')).status).toBe(200);
+  });
+
   it("graphql-js's other validation errors stay as they are beside it", async () => {
     const r = await gql('query { clients(first: "abc") { edges { cursor nope } } }');
     expect(refused(r)).toEqual([{ field: 'first', code: 'not_a_whole_number', message: 'must be a whole number' }]);

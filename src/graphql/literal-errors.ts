@@ -4,7 +4,11 @@ import {
   type DocumentNode,
   type FieldNode,
   type GraphQLError,
+  type GraphQLInputType,
   type GraphQLSchema,
+  isEnumType,
+  isInputObjectType,
+  isListType,
   isNonNullType,
   Kind,
   TypeInfo,
@@ -55,9 +59,11 @@ export function literalErrors(schema: GraphQLSchema, document: DocumentNode): Li
             if (isNonNullType(arg.type) && arg.defaultValue === undefined)
               found.push({ field: arg.name, code: 'required', message: 'required' });
           } else if (!holdsVariable(given.value)) {
-            coerceInputValue(valueFromASTUntyped(given.value), arg.type, (path, invalid) => {
-              found.push(...refusalsAt(arg.type, path, invalid, arg.name));
-            });
+            found.push(...quotedEnums(given.value, arg.type, arg.name));
+            if (!found.length)
+              coerceInputValue(valueFromASTUntyped(given.value), arg.type, (path, invalid) => {
+                found.push(...refusalsAt(arg.type, path, invalid, arg.name));
+              });
           }
           if (!found.length) continue;
           covered.push(given ?? node);
@@ -67,6 +73,30 @@ export function literalErrors(schema: GraphQLSchema, document: DocumentNode): Li
     }),
   );
   return { errors: [...out.values()], covered };
+}
+
+/**
+ * Enum values written in quotes (`clients(type: "individual")`): the untyped value is the string "individual", which
+ * coercion takes (a variable's enum value is a string), while graphql-js's validation refuses the literal in words
+ * that name the enum type. Refused here as `not_one_of` at its path, saying to write it without quotes.
+ */
+function quotedEnums(node: ValueNode, type: GraphQLInputType, at: string): FieldError[] {
+  const t = isNonNullType(type) ? type.ofType : type;
+  if (isListType(t)) {
+    if (node.kind !== Kind.LIST) return quotedEnums(node, t.ofType, at);
+    return node.values.flatMap((v, i) => quotedEnums(v, t.ofType, `${at}.${i}`));
+  }
+  if (isInputObjectType(t) && node.kind === Kind.OBJECT) {
+    const fields = t.getFields();
+    return node.fields.flatMap((f) =>
+      fields[f.name.value] ? quotedEnums(f.value, fields[f.name.value].type, `${at}.${f.name.value}`) : [],
+    );
+  }
+  if (isEnumType(t) && node.kind === Kind.STRING) {
+    const names = t.getValues().map((v) => v.name);
+    return [{ field: at, code: 'not_one_of', message: `must be one of: ${names.join(', ')} (written without quotes)` }];
+  }
+  return [];
 }
 
 /** Whether a graphql-js validation error is about one of the covered nodes (it points at or inside one). */
