@@ -260,9 +260,12 @@ function addTransportPaths(b: OpenApiBuilder): void {
     }),
   );
 
-  addRailPaths(b, stkCallbackPaths, ['not_found', 'method_not_allowed', 'payload_too_large', 'internal_error']);
-  addRailPaths(b, b2cResultPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
-  addRailPaths(b, smsReportPaths, ['not_found', 'method_not_allowed', 'payload_too_large']);
+  // invalid_request: a path that is not valid percent-encoding (or a malformed request target or Host), refused
+  // before any route reads it, as on every path.
+  const rail = ['invalid_request', 'not_found', 'method_not_allowed', 'payload_too_large'] as ProblemCode[];
+  addRailPaths(b, stkCallbackPaths, [...rail, 'internal_error']);
+  addRailPaths(b, b2cResultPaths, rail);
+  addRailPaths(b, smsReportPaths, rail);
 }
 
 /** Endpoints the rails and the SMS gateway call (STK, B2C Result and timeout, delivery reports) and their problems. */

@@ -137,7 +137,8 @@ async function route(
     const ok = lifecycle.ready && !lifecycle.closing && (await endpoints.health.ready().catch(() => false));
     return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not_ready' });
   }
-  if (url.pathname === '/graphql' || url.pathname.startsWith('/graphql/')) {
+  // `/graphql/` too (Yoga serves it); anything below it is the not_found problem below, not Yoga's empty 404.
+  if (url.pathname === '/graphql' || url.pathname === '/graphql/') {
     await endpoints.yoga(req, res, { req, requestId });
     return;
   }

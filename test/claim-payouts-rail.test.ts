@@ -100,7 +100,8 @@ describe('the Result is a hint, never proof', () => {
     const before = await audits('claim_payment.result_received');
     const forged = await o.api.post(`/payment/b2c/result/mcb_${'x'.repeat(43)}`, { body: { Result: {} } });
     expectProblem(forged, 404, 'not_found');
-    expectProblem(await o.api.post('/payment/b2c/timeout/%E0%A4%A', { body: {} }), 404, 'not_found');
+    // Not valid percent-encoding: refused before any route reads the path (docs/api-conventions.md).
+    expectProblem(await o.api.post('/payment/b2c/timeout/%E0%A4%A', { body: {} }), 400, 'invalid_request');
     await silentPayout(1_000_000n, 100); // the organisation's channel (and its token) now exist
     expectProblem(
       await o.api.get(new URL(await resultUrl(o)).pathname.replace('/api/v1', '')),

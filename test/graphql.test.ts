@@ -206,6 +206,12 @@ describe('GraphQL over HTTP', () => {
     }
   });
 
+  it('a document of several operations naming none is 400 invalid_request (it was a code outside the catalogue)', async () => {
+    const r = await api.gql('query A { me { scopes } } query B { me { scopes } }', {}, { token: staff });
+    expect(r.status).toBe(400);
+    expect(r.body.errors![0].extensions.code).toBe('invalid_request');
+  });
+
   it('a POST body that is not UTF-8 is 400 invalid_request, never read as U+FFFD', async () => {
     const post = (name: Buffer) =>
       fetch(`${t.origin}/graphql`, {

@@ -288,6 +288,29 @@ describe('problem documents', () => {
     expect((await api.get('/clients?limit=100', { token: staff })).body.data).toEqual(before.body.data);
   });
 
+  it('malformed percent-encoding anywhere in a path is 400, not only in a parameter (it was 404 elsewhere)', async () => {
+    // Plain fetch: these paths are in no document, so the kit's contract check has nothing to hold them to.
+    const get = async (p: string) => {
+      const r = await fetch(`${t.origin}${p}`, { headers: { authorization: `Bearer ${staff}` } });
+      return {
+        status: r.status,
+        type: r.headers.get('content-type'),
+        body: (await r.json()) as Record<string, string>,
+      };
+    };
+    for (const p of ['/api/v1/clients%FF', '/graphql%FF', '/%FF', '/api/v1/clients/%', '/healthz%E0%A4%A']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(400);
+      expect(r.type).toMatch(/^application\/problem\+json/);
+      expect(r.body).toMatchObject({ code: 'invalid_request', detail: 'Malformed percent-encoding in the path' });
+    }
+    // Below /graphql is not GraphQL: the not_found problem, not an empty 404.
+    const below = await get('/graphql/x');
+    expect(below.status).toBe(404);
+    expect(below.type).toMatch(/^application\/problem\+json/);
+    expect(below.body.code).toBe('not_found');
+  });
+
   it('caller-made junk in the path, query or body is refused as 400, never a 500', async () => {
     // Bad percent-encoding cannot be decoded into a path parameter at all.
     expectFullProblem(await api.get('/api-clients/%E0%A4%A', { token: admin }), 400, 'invalid_request');

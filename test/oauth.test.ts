@@ -138,6 +138,29 @@ describe('POST /oauth/token: errors', () => {
     expectProblem(await api.post('/oauth/token', { rawBody: '["a"]', headers }), 400, 'invalid_request');
   });
 
+  it('400 invalid_request for a body that is not UTF-8, or a form with malformed percent-encoding (it was read)', async () => {
+    const c = org.clients.staff;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const r = await api.post('/oauth/token', {
+      rawBody: `grant_type=client_credentials&client_id=${c.clientId}&client_secret=%FF`,
+      headers: form,
+    });
+    expectProblem(r, 400, 'invalid_request');
+    expect(r.body.detail).toBe('Malformed percent-encoding in the form body: the value of "client_secret"');
+    const bytes = Buffer.concat([
+      Buffer.from(`{"client_id":"${c.clientId}","client_secret":"`),
+      Buffer.from([0xff]),
+      Buffer.from('"}'),
+    ]);
+    const raw = await fetch(`${api.base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: bytes,
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as { code: string }).code).toBe('invalid_request');
+  });
+
   it('400 invalid_scope for a scope the client does not hold, or an unknown scope word', async () => {
     const c = org.clients.staff;
     const notHeld = await api.post('/oauth/token', {

@@ -160,7 +160,8 @@ describe('delivery reports are hints', () => {
     );
     const r = await report(token(o), { id: m.recipients[0].gateway_message_id, status: 'Failed' });
     expect(((await r.json()) as { outcome: string }).outcome).toBe('unknown');
-    expect(await report('not%zz', {}).then((x) => x.status)).toBe(404);
+    // A path that is not valid percent-encoding is refused before any route reads it (docs/api-conventions.md).
+    expect(await report('not%zz', {}).then((x) => x.status)).toBe(400);
   });
 });
 

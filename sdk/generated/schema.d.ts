@@ -7549,6 +7549,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -7616,6 +7625,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -7672,6 +7690,15 @@ export interface operations {
                         ResultCode: number;
                         ResultDesc: string;
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `not_found`: Not found */
@@ -7747,6 +7774,15 @@ export interface operations {
                         /** @enum {string} */
                         outcome: "delivered" | "failed" | "pending" | "unknown" | "already_final" | "malformed";
                     };
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `not_found`: Not found */

@@ -26,6 +26,8 @@ export function toGraphQLError(err: AppError, base?: GraphQLError): GraphQLError
 const YOGA_REQUEST_CODES: Record<string, 'payload_too_large' | 'invalid_request'> = {
   REQUEST_ENTITY_TOO_LARGE: 'payload_too_large',
   BAD_REQUEST: 'invalid_request',
+  // A GET or POST whose document holds several operations and names none (or one it lacks).
+  OPERATION_RESOLUTION_FAILURE: 'invalid_request',
 };
 
 /** Expected errors keep their code; anything else is a bug: logged in full, shown as internal_error. */

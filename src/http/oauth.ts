@@ -5,6 +5,7 @@ import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT, utf8OrRefuse } from './body.ts';
 import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
+import { checkQueryEncoding } from './query-encoding.ts';
 import { enforceTokenEndpointLimit } from './rate-limits.ts';
 import { sendJson } from './respond.ts';
 
@@ -18,8 +19,11 @@ export function parseTokenRequest(req: IncomingMessage, raw: Buffer): TokenReque
   const type = mediaType(req);
   if (raw.length) {
     const text = utf8OrRefuse(raw, 'The token request body is not valid UTF-8');
-    if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(new URLSearchParams(text));
-    else if (type === 'application/json' || type === '') {
+    if (type === 'application/x-www-form-urlencoded') {
+      // Held to the query string's rule: `client_secret=%FF` was read as U+FFFD and answered invalid_client.
+      checkQueryEncoding(`?${text}`, 'the form body');
+      fields = Object.fromEntries(new URLSearchParams(text));
+    } else if (type === 'application/json' || type === '') {
       try {
         const parsed = JSON.parse(text) as unknown;
         if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');

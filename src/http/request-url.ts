@@ -29,11 +29,19 @@ export function requestUrl(req: IncomingMessage, publicBaseUrl: string | undefin
     }
     req.url = pathAndQuery;
   } else throw bad('The request target must be a path such as /api/v1/…');
+  let url: URL;
   try {
     const origin = new URL(publicBaseUrl ?? `http://${host ?? 'localhost'}`).origin;
     // Concatenated, not resolved: resolving `//a:b/x` against a base would read it as another host.
-    return new URL(`${origin}${pathAndQuery}`);
+    url = new URL(`${origin}${pathAndQuery}`);
   } catch {
     throw bad(host === undefined ? 'Malformed request target' : 'Malformed request target or Host header');
   }
+  // Every path, not only a route's parameters: `/api/v1/clients%FF` and `/graphql%FF` were 404 (outside check).
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw bad('Malformed percent-encoding in the path');
+  }
+  return url;
 }
