@@ -319,8 +319,10 @@ describe('smaller 500s the fuzzer found', () => {
     );
   });
 
-  it('malformed percent-encoding in the payment callback URL is the unknown-token 404', async () => {
-    expectProblem(await api.post('/payment/callback/mpesa/%zz', { body: { Body: {} } }), 404, 'not_found');
+  it('malformed percent-encoding in the payment callback URL is 400 invalid_request, as on every path', async () => {
+    // It was the unknown-token 404; since 2026-12-01 a path that is not valid percent-encoding is refused before any
+    // route reads it (docs/api-conventions.md), and the callback's OpenAPI entry lists 400.
+    expectProblem(await api.post('/payment/callback/mpesa/%zz', { body: { Body: {} } }), 400, 'invalid_request');
   });
 
   it('two concurrent deletes of one webhook endpoint: one 200, the rest 404', async () => {

@@ -121,7 +121,7 @@ const HOSTILE: [string, string | Buffer, number[]][] = [
   ['asterisk-form target', req('OPTIONS * HTTP/1.1'), [400]],
   ['target without a leading slash', req('GET healthz HTTP/1.1'), [400]],
   ['bad percent-encoding in a REST path', req('GET /api/v1/clients/%zz HTTP/1.1'), [400]],
-  ['bad percent-encoding elsewhere', req('GET /%zz%%/x?y=%zz HTTP/1.1'), [404]],
+  ['bad percent-encoding elsewhere', req('GET /%zz%%/x?y=%zz HTTP/1.1'), [400]],
   ['Host with spaces', req('GET /healthz HTTP/1.1', ['Host: a b c']), [400]],
   ['Host with a broken IPv6 literal', req('GET /graphql HTTP/1.1', ['Host: [::1']), [400]],
   ['Host with an impossible port', req('GET /healthz HTTP/1.1', ['Host: localhost:99999']), [400]],
