@@ -386,9 +386,9 @@ describe('GraphQL', () => {
     const out = r.body.data.createApiClient;
     expect(out).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
     expect(out.fieldErrors.map((e: { field: string }) => e.field).sort()).toEqual([
-      'name',
-      'rateLimitPerMinute',
-      'scopes.0',
+      'input.name',
+      'input.rateLimitPerMinute',
+      'input.scopes.0',
     ]);
   });
 

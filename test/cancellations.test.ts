@@ -820,7 +820,7 @@ describe('GraphQL', () => {
     expect(bad.body.data.previewCancellation).toMatchObject({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'reason' }],
+      fieldErrors: [{ field: 'input.reason' }],
     });
 
     const cf = await o.api.gql(

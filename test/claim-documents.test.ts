@@ -488,13 +488,13 @@ describe('GraphQL', () => {
     expect(bad.body.data.uploadClaimDocument).toMatchObject({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'contentBase64' }],
+      fieldErrors: [{ field: 'input.contentBase64' }],
     });
 
     const m = await o.as('staff').gql(MARK, { input: { claimId: c.uuid, kind: 'logbook', status: 'waived' } });
     expect(m.body.data.markClaimDocument).toMatchObject({
       __typename: 'ValidationProblem',
-      fieldErrors: [{ field: 'note' }],
+      fieldErrors: [{ field: 'input.note' }],
     });
     const ok = await o
       .as('staff')

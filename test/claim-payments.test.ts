@@ -246,7 +246,7 @@ describe('GraphQL', () => {
     expect(bad.data.payClaim).toMatchObject({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'amount' }],
+      fieldErrors: [{ field: 'input.amount' }],
     });
     const pending = await approvedClaim(o, pol.uuid, { net: 2_000_000n, status: 'under_assessment' });
     const refused = (

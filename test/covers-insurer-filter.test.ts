@@ -76,7 +76,7 @@ describe('GraphQL: insurerIds', () => {
     insurerIds,
   });
 
-  it('limits the options, and refuses an id the organisation does not have on insurer_ids', async () => {
+  it('limits the options, and refuses an id the organisation does not have on input.insurerIds', async () => {
     const caller = o.as('staff');
     const ok = (await caller.gql(Q, { input: input([id('Kilima Insurance')]) })).body;
     expect(ok.data.standardQuote.options.map((x: { insurerName: string }) => x.insurerName)).toEqual([
@@ -86,7 +86,7 @@ describe('GraphQL: insurerIds', () => {
     expect(bad.data.standardQuote).toEqual({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'insurer_ids' }],
+      fieldErrors: [{ field: 'input.insurerIds' }],
     });
   });
 });

@@ -121,7 +121,7 @@ describe('updateClient', () => {
 
     const { updateClient: bad } = await staff(UPDATE, { i: { clientNo, phone: '12' } });
     expect(bad).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed' });
-    expect(bad.fieldErrors.map((e: any) => e.field)).toContain('phone');
+    expect(bad.fieldErrors.map((e: any) => e.field)).toContain('input.phone');
     const read = await o.as('staff').get(`/clients/${clientNo}`);
     expect(read.body.data).toMatchObject({ name: `Graph Client ${n} Wanjiru`, phone: `254734${n.padStart(6, '0')}` });
   });

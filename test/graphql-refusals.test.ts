@@ -135,14 +135,16 @@ describe("a module's own refusal", () => {
     expect(r.body.errors).toBeUndefined();
     const p = r.body.data.createClient;
     expect(p).toMatchObject({ __typename: 'ValidationProblem', code: 'validation_failed', status: 422 });
-    expect(p.fieldErrors).toEqual([{ field: 'phone', code: null, message: expect.stringMatching(/Kenyan mobile/) }]);
+    expect(p.fieldErrors).toEqual([
+      { field: 'input.phone', code: null, message: expect.stringMatching(/Kenyan mobile/) },
+    ]);
   });
 
   it('a bound of its own (a name too long) carries its code', async () => {
     const r = await gql(CREATE, { i: { name: 'N'.repeat(201), phone: '0712345678' } });
     const p = r.body.data.createClient;
     expect(p.__typename).toBe('ValidationProblem');
-    expect(p.fieldErrors).toEqual([{ field: 'name', code: 'too_large', message: expect.any(String) }]);
+    expect(p.fieldErrors).toEqual([{ field: 'input.name', code: 'too_large', message: expect.any(String) }]);
   });
 
   it('where no typed result is declared, the same refusal is the top-level error', async () => {

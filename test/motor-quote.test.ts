@@ -718,8 +718,9 @@ describe('REST and GraphQL agree', () => {
       code: 'validation_failed',
       status: 422,
     });
+    // GraphQL names the field from the argument (`input.value`), REST from the body (`value`).
     expect(g.body.data.motorQuote.fieldErrors.map((e: any) => e.field)).toEqual(
-      rest.body.errors.map((e: any) => e.field),
+      rest.body.errors.map((e: any) => `input.${e.field}`),
     );
   });
 });

@@ -33,7 +33,7 @@ describe('templates that carry one-time codes', () => {
       expect(g.body.data?.sendSms, JSON.stringify(g.body)).toEqual({
         __typename: 'ValidationProblem',
         code: 'validation_failed',
-        fieldErrors: [{ field: 'template', message: RESERVED }],
+        fieldErrors: [{ field: 'input.template', message: RESERVED }],
       });
     }
     expect(await outbox()).toBe(before);

@@ -251,7 +251,7 @@ describe('webhook endpoints over GraphQL', () => {
     expect(invalid.body.data!.createWebhookEndpoint).toEqual({
       __typename: 'ValidationProblem',
       code: 'validation_failed',
-      fieldErrors: [{ field: 'url' }],
+      fieldErrors: [{ field: 'input.url' }],
     });
 
     const read = await api.gql(

@@ -8,6 +8,7 @@ import type { Scope } from '../auth/scopes.ts';
 import type { Context } from '../context.ts';
 import ColumnFieldsPlugin from './column-fields.ts';
 import CompiledPathsPlugin from './compiled-paths.ts';
+import InputPathsPlugin from './input-paths.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { AppError } from '../lib/problem.ts';
@@ -62,7 +63,15 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, CompiledPathsPlugin, ColumnFieldsPlugin, PrismaPlugin, RelayPlugin],
+  plugins: [
+    ScopeAuthPlugin,
+    ErrorsPlugin,
+    InputPathsPlugin,
+    CompiledPathsPlugin,
+    ColumnFieldsPlugin,
+    PrismaPlugin,
+    RelayPlugin,
+  ],
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => {

@@ -43,7 +43,10 @@ export const FieldErrorRef = builder.objectRef<FieldError>('FieldError').impleme
   description:
     "One refused input field of a ValidationProblem (or of a 422 validation_failed error's extensions.errors).",
   fields: (t) => ({
-    field: t.exposeString('field', { description: 'Dotted path of the offending input field.' }),
+    field: t.exposeString('field', {
+      description:
+        "Dotted path of the offending field from the operation's argument, in GraphQL spelling (`input.vehicle.regNo`, `input.scopes.0`); a refusal about no input field in particular names what it is about (`otp`).",
+    }),
     message: t.exposeString('message', {
       description: 'Plain words for a person (e.g. "must be at least 1"): show it, never parse it; use code to branch.',
     }),

@@ -1,8 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
-import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
-import { ClientRef } from '../clients/client.type.ts';
-import { clientReach } from '../access/client.visibility.ts';
+import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import { reachableClient } from '../clients/client.type.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { now as clockNow } from '../../lib/clock.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -108,14 +107,9 @@ builder.prismaNode('Claim', {
         'The policy claimed on; null when the caller may not see it (policyNo and policyUuid still say which).',
       nullable: true,
     }),
-    // Not a plain relation: the client may be out of the caller's reach when this record is not, and then reads
-    // null here (a plain relation answered not_found for the whole operation).
     client: t.field({
-      type: ClientRef,
-      nullable: true,
+      ...reachableClient,
       description: 'The claimant client; null when the caller may not see it (clientNo and clientName still say who).',
-      select: (_args, _ctx, nested) => ({ client: nested({ select: { id: true } }) }),
-      resolve: (r, _args, ctx) => visibleOrNull(ctx, clientReach, r.client),
     }),
     policyNo: t.string({
       description: 'The policy number claimed on.',

@@ -4,7 +4,8 @@ import { clientReach } from '../access/client.visibility.ts';
 import { references } from '../reference/references.ts';
 import { BranchRef, BusinessSourceRef, ProspectTypeRef, StaffMemberRef } from '../reference/reference.type.ts';
 import { clientService } from './client.service.ts';
-import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import { nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
+import type { Context } from '../../context.ts';
 
 const ClientTypeEnum = builder.enumType('ClientType', {
   description: 'Whether a client is a person or an organisation.',
@@ -149,3 +150,18 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => clientService.get(ctx, args.clientNo, query),
   }),
 }));
+
+/**
+ * A record's client where the client may be out of the caller's reach when the record is not (a claim, a prospect, a
+ * premium-finance application or loan): null then, where a plain relation answered not_found for the whole
+ * operation. `client: t.field({ ...reachableClient, description })` on a Prisma type with a `client` relation.
+ */
+export const reachableClient = {
+  type: ClientRef,
+  nullable: true,
+  select: <T>(_args: unknown, _ctx: unknown, nested: (selection: { select: { id: true } }) => T) => ({
+    client: nested({ select: { id: true } }),
+  }),
+  resolve: (r: { client: { id: number } | null }, _args: unknown, ctx: Context) =>
+    visibleOrNull(ctx, clientReach, r.client),
+} as const;

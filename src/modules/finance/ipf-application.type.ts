@@ -1,8 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
-import { ClientRef } from '../clients/client.type.ts';
-import { clientReach } from '../access/client.visibility.ts';
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import { reachableClient } from '../clients/client.type.ts';
 import { OTP_RULES } from '../sms/otp-code.ts';
 import { IPF_SCOPES, ipfApplicationReach } from '../access/ipf.visibility.ts';
 import type { ApplicationStatus } from './ipf-state.ts';
@@ -137,15 +136,7 @@ export const IpfApplicationRef = builder.prismaNode('IpfApplication', {
       description: 'The policy whose premium it finances; null when the caller may not see it.',
       nullable: true,
     }),
-    // Not a plain relation: the client may be out of the caller's reach when this record is not, and then reads
-    // null here (a plain relation answered not_found for the whole operation).
-    client: t.field({
-      type: ClientRef,
-      nullable: true,
-      description: 'The applicant; null when the caller may not see the client.',
-      select: (_args, _ctx, nested) => ({ client: nested({ select: { id: true } }) }),
-      resolve: (r, _args, ctx) => visibleOrNull(ctx, clientReach, r.client),
-    }),
+    client: t.field({ ...reachableClient, description: 'The applicant; null when the caller may not see the client.' }),
     policyUuid: t.string({
       description: 'The policy (its uuid).',
       select: { policy: { select: { uuid: true } } },

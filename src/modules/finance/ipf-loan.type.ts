@@ -1,8 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
-import { nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
-import { ClientRef } from '../clients/client.type.ts';
-import { clientReach } from '../access/client.visibility.ts';
+import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import { reachableClient } from '../clients/client.type.ts';
 import { fromDbDate, todayNairobi } from '../../lib/dates.ts';
 import { IPF_SCOPES, ipfLoanReach, oneLoan } from '../access/ipf.visibility.ts';
 import type { LoanStatus } from './ipf-state.ts';
@@ -151,15 +150,7 @@ export const IpfLoanRef = builder.prismaNode('IpfLoan', {
       description: 'The policy whose premium it finances; null when the caller may not see it.',
       nullable: true,
     }),
-    // Not a plain relation: the client may be out of the caller's reach when this record is not, and then reads
-    // null here (a plain relation answered not_found for the whole operation).
-    client: t.field({
-      type: ClientRef,
-      nullable: true,
-      description: 'The borrower; null when the caller may not see the client.',
-      select: (_args, _ctx, nested) => ({ client: nested({ select: { id: true } }) }),
-      resolve: (r, _args, ctx) => visibleOrNull(ctx, clientReach, r.client),
-    }),
+    client: t.field({ ...reachableClient, description: 'The borrower; null when the caller may not see the client.' }),
     policyNo: t.string({
       description: 'The policy number.',
       select: { policy: { select: { policyNo: true } } },

@@ -1,8 +1,8 @@
-import { access, nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
+import { access, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
-import { ClientRef } from '../clients/client.type.ts';
-import { clientReach, ownsClient } from '../access/client.visibility.ts';
+import { reachableClient } from '../clients/client.type.ts';
+import { ownsClient } from '../access/client.visibility.ts';
 import { prospectReach } from '../access/prospect.visibility.ts';
 import { PROSPECT_RULES } from './prospect-state.ts';
 import { prospectService } from './prospect.service.ts';
@@ -145,14 +145,9 @@ builder.prismaNode('Prospect', {
       select: { client: { select: { clientNo: true, createdByUserId: true, salesPersonId: true } } },
       resolve: (r, _a, ctx) => (r.client && ownsClient(ctx.principal!, r.client) ? r.client.clientNo : null),
     }),
-    // Not a plain relation: the client may be out of the caller's reach when this record is not, and then reads
-    // null here (a plain relation answered not_found for the whole operation).
     client: t.field({
-      type: ClientRef,
-      nullable: true,
+      ...reachableClient,
       description: 'The client it became or was linked to; null before, or when the caller may not see it.',
-      select: (_args, _ctx, nested) => ({ client: nested({ select: { id: true } }) }),
-      resolve: (r, _args, ctx) => visibleOrNull(ctx, clientReach, r.client),
     }),
     timeline: t.relation('timeline', {
       ...KEEPS_REACH,
