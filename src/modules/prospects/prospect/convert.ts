@@ -7,6 +7,7 @@ import { parseInput } from '../../../lib/validate.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
 import { recordAudit } from '../../audit/audit.service.ts';
 import { clientService } from '../../clients/client.service.ts';
+import { clientRoleOf } from '../../clients/client/references.ts';
 import { addTimeline } from '../prospect-state.ts';
 import { type ConvertInput, convertSchema } from './input.ts';
 import { findVisibleProspect, type ProspectQuery, reread } from './read.ts';
@@ -101,8 +102,6 @@ async function assigneeKeeps(
   const given = { riskManagerId: d.riskManagerId, salesPersonId: d.salesPersonId };
   if (assigneeId == null) return given;
   const u = await tx.user.findUnique({ where: { id: assigneeId } });
-  if (!u || u.disabled) return given;
-  if (u.role === 'agent') return { ...given, salesPersonId: d.salesPersonId ?? u.id };
-  if (u.role === 'account_exec') return { ...given, riskManagerId: d.riskManagerId ?? u.id };
-  return given;
+  const role = clientRoleOf(u);
+  return role ? { ...given, [role]: given[role] ?? u!.id } : given;
 }
