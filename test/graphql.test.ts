@@ -168,6 +168,26 @@ describe('page-number pagination', () => {
       expect(ok.body.errors, list).toBeUndefined();
     }
   });
+
+  it('refuses a negative page size (first, last) as a field error naming it, written out or as a variable', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['{ clients(first: -1) { edges { cursor } } }', {}, 'first'],
+      ['query($n: Int) { policies(last: $n) { edges { cursor } } }', { n: -3 }, 'last'],
+      ['{ auditLog(first: -2) { edges { cursor } } }', {}, 'first'],
+      ['{ events(last: -1) { edges { cursor } } }', {}, 'last'],
+    ];
+    for (const [q, vars, field] of cases) {
+      const r = await api.gql(q, vars, { token: admin });
+      expect(r.status, q).toBe(422);
+      expect(r.body.data ?? null, q).toBeNull();
+      const e = r.body.errors?.[0];
+      expect(e?.extensions?.code, `${q}: ${JSON.stringify(r.body)}`).toBe('validation_failed');
+      expect(e?.extensions?.errors, q).toEqual([{ field, code: 'too_small', message: 'must be at least 0' }]);
+    }
+    const zero = await api.gql('{ clients(first: 0) { edges { cursor } } }', {}, { token: staff });
+    expect(zero.body.errors).toBeUndefined();
+    expect(zero.body.data.clients.edges).toEqual([]);
+  });
 });
 
 describe('GraphQL over HTTP', () => {

@@ -169,9 +169,13 @@ export const builder = new SchemaBuilder<{
       description: 'Opaque position of this record in the list: pass it as `after` or `before` to page from here.',
     },
     firstArgOptions: {
-      description: 'Page size counting forward from the start or from `after`: 25 when absent, at most 100.',
+      description:
+        'Page size counting forward from the start or from `after`: 25 when absent; a larger size than 100 reads 100; below 0 is 422 validation_failed on `first`.',
     },
-    lastArgOptions: { description: 'Page size counting back from the end or from `before`; at most 100.' },
+    lastArgOptions: {
+      description:
+        'Page size counting back from the end or from `before`; a larger size than 100 reads 100; below 0 is 422 validation_failed on `last`.',
+    },
     afterArgOptions: { description: "A cursor (`endCursor` or an edge's `cursor`): the page starts after it." },
     beforeArgOptions: { description: "A cursor (`startCursor` or an edge's `cursor`): the page ends before it." },
   },

@@ -6,6 +6,7 @@ import {
   type GraphQLError,
   type GraphQLField,
   type GraphQLSchema,
+  GraphQLInt,
   GraphQLString,
   getNamedType,
   isObjectType,
@@ -42,7 +43,8 @@ export const MAX_DOCUMENT_NESTING = 64;
  *   variable coercion or in JSON.stringify, and come back as internal_error). Must run before any plugin that walks
  *   params (rejectNulPlugin);
  * - no text PostgreSQL cannot store (U+0000, unpaired surrogates) anywhere in the document, variables or extensions;
- * - every `after`/`before` of a cursor connection is a cursor of that connection (422 validation_failed otherwise).
+ * - every `after`/`before` of a cursor connection is a cursor of that connection, and every connection's `first`/`last`
+ *   at least 0 (422 validation_failed otherwise).
  * The REST facade does not pass through Yoga: its bodies are checked by parseJson, its cursors by pageArgs.
  */
 export function requestShapePlugin(): Plugin {
@@ -196,6 +198,14 @@ export function cursorErrors(
 ): FieldError[] {
   const errors: FieldError[] = [];
   for (const { arg, idType } of cursorArgs(schema, document)) {
+    if (idType === 'size') {
+      // A page size below 0: the connection plugins' own refusal is a library error (400 invalid_request), where
+      // every other bound of an argument is a field error naming it (`offset`, REST's `limit`).
+      const value = valueFromAST(arg.value, GraphQLInt, variables ?? {});
+      if (typeof value === 'number' && value < 0)
+        errors.push({ field: arg.name.value, code: 'too_small', message: 'must be at least 0' });
+      continue;
+    }
     const value = valueFromAST(arg.value, GraphQLString, variables ?? {});
     const problem = typeof value === 'string' ? cursorProblem(value, idType) : null;
     if (problem) errors.push({ field: arg.name.value, message: problem });
@@ -207,17 +217,22 @@ export function cursorErrors(
  * The after/before arguments of the cursor connections a document selects, found once per document (Yoga caches
  * parsed documents, so a repeated operation skips the walk and only reads its variables).
  */
-function cursorArgs(schema: GraphQLSchema, document: DocumentNode): { arg: ArgumentNode; idType: CursorIdType }[] {
+function cursorArgs(schema: GraphQLSchema, document: DocumentNode): PageArg[] {
   const cached = argsByDocument.get(document);
   if (cached) return cached;
-  const found: { arg: ArgumentNode; idType: CursorIdType }[] = [];
+  const found: PageArg[] = [];
   const typeInfo = new TypeInfo(schema);
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
       Field(node) {
         const def = typeInfo.getFieldDef();
-        const idType = def ? cursorIdType(def) : null;
+        if (!def) return;
+        // Any connection's page sizes (a field taking both `first` and `after`), and a cursor connection's cursors.
+        if (def.args.some((a) => a.name === 'first') && def.args.some((a) => a.name === 'after'))
+          for (const arg of node.arguments ?? [])
+            if (arg.name.value === 'first' || arg.name.value === 'last') found.push({ arg, idType: 'size' });
+        const idType = cursorIdType(def);
         if (!idType) return;
         for (const arg of node.arguments ?? [])
           if (arg.name.value === 'after' || arg.name.value === 'before') found.push({ arg, idType });
@@ -227,4 +242,5 @@ function cursorArgs(schema: GraphQLSchema, document: DocumentNode): { arg: Argum
   argsByDocument.set(document, found);
   return found;
 }
-const argsByDocument = new WeakMap<DocumentNode, { arg: ArgumentNode; idType: CursorIdType }[]>();
+type PageArg = { arg: ArgumentNode; idType: CursorIdType | 'size' };
+const argsByDocument = new WeakMap<DocumentNode, PageArg[]>();
