@@ -262,7 +262,7 @@ describe('GraphQL over HTTP', () => {
   it('refuses a mutation sent by GET, and any other method, as 405 with Allow (they were 400)', async () => {
     const m = await get('mutation { createClient(input: {name: "By Get", phone: "0712345678"}) { __typename } }');
     expect(m.status).toBe(405);
-    expect(m.headers.get('allow')).toBe('POST');
+    expect(m.headers.get('allow')).toBe('POST, OPTIONS');
     expect((await m.json()).errors[0].extensions).toMatchObject({ code: 'method_not_allowed', status: 405 });
     const still = await api.gql('{ clients(search: "By Get") { edges { cursor } } }', {}, { token: staff });
     expect(still.body.data.clients.edges).toEqual([]);
@@ -274,7 +274,7 @@ describe('GraphQL over HTTP', () => {
         body: JSON.stringify({ query: '{ me { scopes } }' }),
       });
       expect(r.status, method).toBe(405);
-      expect(r.headers.get('allow'), method).toBe('GET, POST');
+      expect(r.headers.get('allow'), method).toBe('GET, POST, OPTIONS');
       expect((await r.json()).errors[0].extensions.code, method).toBe('method_not_allowed');
     }
   });

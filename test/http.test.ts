@@ -131,15 +131,22 @@ describe('problem documents', () => {
     expectFullProblem(await api.get(`${t.origin}/no-such-path`), 404, 'not_found', '/no-such-path');
   });
 
-  it('405 for a wrong method on a known path, with Allow listing the methods that exist', async () => {
+  it('405 for a wrong method on a known path, with Allow listing the methods that exist, OPTIONS as OPTIONS lists it', async () => {
     const del = await api.call('DELETE', '/insurers', { token: staff });
     expectFullProblem(del, 405, 'method_not_allowed', '/api/v1/insurers');
-    expect(del.headers.get('allow')).toBe('GET, HEAD');
+    expect(del.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     const put = await api.call('PUT', '/api-clients', { token: admin });
     expectFullProblem(put, 405, 'method_not_allowed');
-    expect(put.headers.get('allow')!.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'POST']);
+    expect(put.headers.get('allow')!.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST']);
     const getOnly = await api.call('GET', '/motor/quote', { token: staff });
-    expect(getOnly.headers.get('allow')).toBe('POST'); // no GET, so no HEAD
+    expect(getOnly.headers.get('allow')).toBe('POST, OPTIONS'); // no GET, so no HEAD
+    // The token endpoint and /graphql say the same in a 405 as in OPTIONS.
+    for (const path of ['/api/v1/oauth/token', '/graphql']) {
+      const options = await fetch(`${t.origin}${path}`, { method: 'OPTIONS' });
+      const refused = await fetch(`${t.origin}${path}`, { method: 'PUT' });
+      expect(refused.status, path).toBe(405);
+      expect(refused.headers.get('allow'), path).toBe(options.headers.get('allow'));
+    }
   });
 
   it('HEAD wherever GET goes: the same status and headers, no body; authentication and reach as for GET', async () => {

@@ -1,5 +1,6 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
+import { allowHeader } from '../http/cors.ts';
 import { currentRequestId } from '../http/respond.ts';
 import { AppError, isAppError, overloadError } from '../lib/problem.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -48,7 +49,7 @@ export function maskError(log: Logger) {
     // Yoga's refusal of a method (PUT, or a mutation sent by GET): 405 with its Allow, as the REST facade answers.
     const http = original instanceof GraphQLError ? original.extensions?.http : undefined;
     if (http?.status === 405) {
-      const allow = String(http.headers?.Allow ?? http.headers?.allow ?? 'POST');
+      const allow = allowHeader(String(http.headers?.Allow ?? http.headers?.allow ?? 'POST').split(/,\s*/));
       return toGraphQLError(
         new AppError('method_not_allowed', { detail: (original as GraphQLError).message, headers: { allow } }),
         gqlError,

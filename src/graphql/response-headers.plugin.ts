@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { corsPolicy } from '../http/cors.ts';
+import { allowHeader, corsPolicy } from '../http/cors.ts';
 
 /**
  * What every GraphQL answer over HTTP carries: CORS from the CORS_ORIGINS allowlist (the rule REST follows, from
@@ -36,7 +36,7 @@ export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
           status: 204,
           headers: {
             'content-length': '0',
-            allow: 'GET, POST, OPTIONS',
+            allow: allowHeader(['GET', 'POST']),
             ...cors.headers(request.headers.get('origin'), preflight),
           },
         }),

@@ -65,5 +65,14 @@ export function answerOptions(res: ServerResponse, policy: CorsPolicy, req: Inco
     res,
     policy.headers(req.headers.origin, req.headers['access-control-request-method'] ? { methods } : undefined),
   );
-  sendText(res, 204, '', { allow: [...methods, 'OPTIONS'].join(', ') });
+  sendText(res, 204, '', { allow: allowHeader(methods) });
+}
+
+/**
+ * The Allow header of a path that answers OPTIONS (REST, the token endpoint, /graphql): its methods and OPTIONS, the
+ * same in a 405 as in OPTIONS' own answer.
+ */
+export function allowHeader(methods: Iterable<string>): string {
+  const all = [...methods];
+  return (all.includes('OPTIONS') ? all : [...all, 'OPTIONS']).join(', ');
 }

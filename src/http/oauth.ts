@@ -4,7 +4,7 @@ import type { AppServices } from '../context.ts';
 import { AppError } from '../lib/problem.ts';
 import { rateLimitHeaders } from '../lib/rate-limit.ts';
 import { hasUnstorableText, mediaType, readBody, UNSTORABLE_TEXT, utf8OrRefuse } from './body.ts';
-import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
+import { allowHeader, answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { checkQueryEncoding } from './query-encoding.ts';
 import { enforceTokenEndpointLimit } from './rate-limits.ts';
 import { sendJson } from './respond.ts';
@@ -76,7 +76,7 @@ export async function handleToken(
   if (req.method === 'OPTIONS') return answerOptions(res, cors, req, ['POST']);
   setCorsHeaders(res, cors.headers(req.headers.origin));
   if (req.method !== 'POST')
-    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: 'POST' } });
+    throw new AppError('method_not_allowed', { detail: 'Use POST', headers: { allow: allowHeader(['POST']) } });
   const limit = await enforceTokenEndpointLimit(app, ip);
   // RFC 6749 §5.1: the token answer must not be cached, errors included.
   const headers = { ...rateLimitHeaders(limit), 'cache-control': 'no-store', pragma: 'no-cache' };

@@ -19,7 +19,7 @@ import {
   unstorableTextAt,
   unstorableTextError,
 } from './body.ts';
-import { answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
+import { allowHeader, answerOptions, corsPolicy, setCorsHeaders } from './cors.ts';
 import { streamCsv, wantsCsv } from './csv-stream.ts';
 import { streamRanges } from './binary-stream.ts';
 import { checkIdempotencyKey, withIdempotency } from './idempotency.ts';
@@ -106,7 +106,7 @@ function match(
     return { c, params };
   }
   if (allowed.size) {
-    const allow = withHead(allowed).join(', ');
+    const allow = allowHeader(withHead(allowed));
     throw new AppError('method_not_allowed', { detail: `Use ${allow}`, headers: { allow } });
   }
   throw new AppError('not_found', { detail: `No such endpoint: ${method} ${API_PREFIX}${path}` });
