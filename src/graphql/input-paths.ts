@@ -5,10 +5,10 @@ import { type FieldError, isAppError, validationDetail } from '../lib/problem.ts
 /**
  * One spelling for a refused field's path in GraphQL: from the root field's argument (`input.name`,
  * `input.vehicle.regNo`), as graphql-js and the variable checks spell it. A module's own check names the field from
- * inside its input (`name`, `amount`: the same service serves both transports, and the REST facade drops `input.`
- * anyway), so a refusal leaving a root field that takes `input` has every path that does not already start at one of
- * the field's arguments, and that names a field of the input, put under `input.`. The REST spelling is unchanged (rest-compat/executor.ts drops the prefix
- * again). Listed after the errors plugin, so the typed `ValidationProblem` result carries the paths as rewritten.
+ * inside its input (`name`, `amount`: one service serves both transports). So a refusal leaving a root field that
+ * takes `input` has every path that names a field of the input (and does not start at one of the field's arguments)
+ * put under `input.`. The REST spelling is unchanged: rest-compat/executor.ts drops the prefix again. Listed after the
+ * errors plugin, so the typed `ValidationProblem` result carries the paths as rewritten.
  */
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
