@@ -22,6 +22,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { CapturedResponse } from './baseline-server.ts';
 import {
   type Child,
@@ -127,6 +128,17 @@ async function prepare(s: Scenario, ctx: BenchContext): Promise<RequestSpec> {
         }
       : undefined,
   };
+}
+
+/** ANALYZE the service's database, as its superuser (the hand-written services read it the same way). */
+async function analyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
 }
 
 const cpuDelta = (a: CpuSeconds | null, b: CpuSeconds | null): CpuSeconds | null =>
@@ -288,6 +300,10 @@ async function main(): Promise<number> {
       specs.push(spec);
       answers.push(res);
     }
+    // The load above wrote most of what the scenarios read moments ago: without fresh statistics PostgreSQL plans
+    // those statements as for empty tables until autovacuum's next pass (a minute apart by default), so both
+    // services' figures hung on when it came (a page's PostgreSQL CPU 10× one run to the next on a fresh copy).
+    await analyze(await serviceDatabaseUrl(settings.dataDir));
     const captured: CapturedResponse[] = scenarios.flatMap((s, i) =>
       kind(s) === 'replay'
         ? [
