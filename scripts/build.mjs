@@ -47,31 +47,33 @@ export function isStale() {
   return INPUTS.some((i) => newestMtime(path.join(ROOT, i)) > built);
 }
 
+/** How the service and the admin CLI are compiled (test/stack-map.test.ts compiles its fixture the same way). */
+export const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  // A logged stack trace is named by TypeScript file and line from the mappings alone (src/lib/stack-map.ts); with
+  // Node's own source maps on (NODE_OPTIONS=--enable-source-maps), the sources' text would sit in the heap.
+  sourcesContent: false,
+  // No comments or indentation in the build: its text is held in the heap for the life of the process (V8 keeps a
+  // module's source), and one non-Latin-1 character in a comment made all of it two bytes a character (7.5 MB, now
+  // 3.4 MB of ASCII). Names are kept; the map points each position back into the TypeScript.
+  minifyWhitespace: true,
+  logLevel: 'warning',
+};
+
 export async function build() {
   const { build: esbuild } = await import('esbuild');
   // Written aside and renamed: a process starting meanwhile sees the old build or the new one, never half of one.
   const dist = path.dirname(OUTFILE);
   const tmpDir = mkdtempSync(path.join(ROOT, '.build-'));
   const tmp = path.join(tmpDir, path.basename(OUTFILE));
-  const node = {
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    // Stack traces name the TypeScript file and line from the mappings alone. Node reads a module's map as it loads
-    // it (process.setSourceMapsEnabled in scripts/start.mjs): the sources' text would sit in every process's heap.
-    sourcesContent: false,
-    // No comments or indentation in the build: its text is held in the heap for the life of the process (V8 keeps a
-    // module's source), and one non-Latin-1 character in a comment made all of it two bytes a character (7.5 MB, now
-    // 3.4 MB of ASCII). Names are kept; the map points each position back into the TypeScript.
-    minifyWhitespace: true,
-    logLevel: 'warning',
-  };
   const tmpAdmin = path.join(tmpDir, path.basename(ADMIN_OUTFILE));
-  await esbuild({ ...node, entryPoints: [path.join(ROOT, 'src', 'main.ts')], outfile: tmp });
-  await esbuild({ ...node, entryPoints: [path.join(ROOT, 'scripts', 'admin.ts')], outfile: tmpAdmin });
+  await esbuild({ ...NODE_BUNDLE, entryPoints: [path.join(ROOT, 'src', 'main.ts')], outfile: tmp });
+  await esbuild({ ...NODE_BUNDLE, entryPoints: [path.join(ROOT, 'scripts', 'admin.ts')], outfile: tmpAdmin });
   await esbuild({
     entryPoints: { app: path.join(ROOT, 'dashboard', 'main.tsx') },
     outdir: path.join(tmpDir, 'dashboard'),

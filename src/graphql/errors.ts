@@ -7,6 +7,18 @@ import type { Logger } from '../lib/logger.ts';
 
 /** AppError → GraphQL error with `extensions.code` (and the HTTP status Yoga should answer with). */
 export function toGraphQLError(err: AppError, base?: GraphQLError): GraphQLError {
+  // A refusal carries no stack trace (AppError): graphql-js redefines the new error's stack as the AppError's, and
+  // V8 formats the frames it captured first when that happens. Captured with none, there is nothing to format.
+  const frames = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return located(err, base);
+  } finally {
+    Error.stackTraceLimit = frames;
+  }
+}
+
+function located(err: AppError, base?: GraphQLError): GraphQLError {
   return new GraphQLError(err.detail, {
     nodes: base?.nodes,
     source: base?.source,

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { createRequire } from 'node:module';
+import { mapStack } from './stack-map.ts';
 
 export type Logger = pino.Logger;
 
@@ -34,12 +35,14 @@ const DRIVER_STATE = ['secretKey', 'processID', 'connectionParameters', 'connect
 
 /**
  * pino's error serializer, less any database client an error carries along (pg-boss and pg attach the Client to some
- * errors: its cancel key, user, host and database would otherwise land in the log line), at any depth of `cause`.
+ * errors: its cancel key, user, host and database would otherwise land in the log line), at any depth of `cause`;
+ * each stack trace's frames in the compiled build named by their TypeScript file and line (stack-map.ts).
  */
 export function serializeError(err: unknown): unknown {
   const out = pino.stdSerializers.err(err as Error) as Record<string, unknown>;
   const scrub = (o: Record<string, unknown>, depth: number) => {
     for (const [k, v] of Object.entries(o)) {
+      if (k === 'stack' && typeof v === 'string') o[k] = mapStack(v);
       if (!v || typeof v !== 'object') continue;
       if (DRIVER_STATE.some((key) => key in v)) o[k] = '[database client]';
       else if (depth < 3) scrub(v as Record<string, unknown>, depth + 1);

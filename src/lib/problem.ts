@@ -80,9 +80,9 @@ export class AppError extends Error {
   constructor(code: ProblemCode, opts: AppErrorOptions = {}) {
     const entry = PROBLEM_CATALOGUE[code];
     // A refusal is an answer, not a fault: it carries no stack trace. graphql-js copies the stack of every error a
-    // resolver throws into its GraphQLError, which formats it, and with source maps on (scripts/start.mjs) formatting
-    // maps each frame through the bundle's map, decoding the whole map the first time (~50 MB held for good): a 404
-    // cost a formatted, mapped stack trace. Faults (any other error) keep theirs.
+    // resolver throws into its GraphQLError, which formats it, and with Node's source maps on (NODE_OPTIONS=
+    // --enable-source-maps; npm start leaves them off) formatting maps each frame through the bundle's map, decoding
+    // the whole map the first time (~50 MB held for good). Faults (any other error) keep theirs.
     const message = opts.detail ?? entry.title;
     const frames = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
