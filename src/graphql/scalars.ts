@@ -1,29 +1,51 @@
-import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { GraphQLError, Kind, type ValueNode, valueFromASTUntyped } from 'graphql';
 import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../lib/dates.ts';
 import { MAX_MINOR, MAX_SHILLINGS } from '../lib/money.ts';
 import { builder } from './builder.ts';
+
+/**
+ * A scalar's parseLiteral whose refusal graphql-js's validation locates. ValuesOfCorrectTypeRule reports a
+ * GraphQLError thrown by parseLiteral as it is, with no node, so the literal check (literal-errors.ts), which finds
+ * graphql-js's error by where it points, could not replace it: `amount: 1.5` written in the document was a 200 with
+ * the scalar's own words. Any other error it wraps with the value's node, and the structured 422 replaces it.
+ */
+function locatedLiteral<T>(parse: (ast: ValueNode) => T): (ast: ValueNode) => T {
+  return (ast) => {
+    try {
+      return parse(ast);
+    } catch (e) {
+      throw e instanceof GraphQLError ? new TypeError(e.message) : e;
+    }
+  };
+}
 
 builder.scalarType('Date', {
   description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
   // What a refused value is told, in plain words (graphql/variable-errors.ts): the thrown message is GraphQL's own.
   extensions: { invalidValue: `must be ${YMD_MESSAGE}` },
   serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
-  parseValue: (v) => {
-    if (!isYmd(v)) throw new GraphQLError(`Date must be ${YMD_MESSAGE}`);
-    return v;
-  },
+  parseValue: parseDate,
+  parseLiteral: locatedLiteral((ast) => parseDate(valueFromASTUntyped(ast))),
 });
+
+function parseDate(v: unknown): string {
+  if (!isYmd(v)) throw new GraphQLError(`Date must be ${YMD_MESSAGE}`);
+  return v;
+}
 
 builder.scalarType('DateTime', {
   description: `An RFC 3339 timestamp with a UTC offset; as input, ${DATE_TIME_MESSAGE}.`,
   extensions: { invalidValue: `must be ${DATE_TIME_MESSAGE}` },
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
-  parseValue: (v) => {
-    const d = parseDateTime(v);
-    if (!d) throw new GraphQLError(`DateTime must be ${DATE_TIME_MESSAGE}`);
-    return d;
-  },
+  parseValue: parseDateTimeValue,
+  parseLiteral: locatedLiteral((ast) => parseDateTimeValue(valueFromASTUntyped(ast))),
 });
+
+function parseDateTimeValue(v: unknown): Date {
+  const d = parseDateTime(v);
+  if (!d) throw new GraphQLError(`DateTime must be ${DATE_TIME_MESSAGE}`);
+  return d;
+}
 
 /**
  * Money scalars (docs/api-conventions.md, Money): JSON integers of any size a JSON number holds exactly, so both
@@ -62,7 +84,7 @@ builder.scalarType('Cents', {
   extensions: { wholeNumberRange: [-MAX_MINOR, MAX_MINOR] },
   serialize: cents.serialize,
   parseValue: (v) => BigInt(cents.parseValue(v)),
-  parseLiteral: (ast) => BigInt(cents.parseLiteral(ast)),
+  parseLiteral: locatedLiteral((ast) => BigInt(cents.parseLiteral(ast))),
 });
 
 const shillings = moneyScalar('Shillings', MAX_SHILLINGS, 'shillings');
@@ -71,7 +93,7 @@ builder.scalarType('Shillings', {
   extensions: { wholeNumberRange: [-MAX_SHILLINGS, MAX_SHILLINGS] },
   serialize: shillings.serialize,
   parseValue: shillings.parseValue,
-  parseLiteral: shillings.parseLiteral,
+  parseLiteral: locatedLiteral(shillings.parseLiteral),
 });
 
 builder.scalarType('JSON', {
