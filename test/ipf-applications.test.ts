@@ -343,6 +343,21 @@ describe('cancelling, and the moves the state machine refuses', () => {
     expect((await command(o, cancelled.uuid, 'cancel', { reason: 'again' })).status).toBe(409);
     expectProblem(await command(o, cancelled.uuid, 'cancel', {}), 422, 'validation_failed', 'reason');
   });
+
+  it("judges a cancellation's body only once the application is found: unknown, or another organisation's, is 404 (outside check)", async () => {
+    const theirs = await apply(lenders, await ipfPolicy(lenders));
+    for (const uuid of [randomUUID(), theirs.uuid]) {
+      for (const body of [{}, { reason: '' }, { reason: 'fine' }])
+        expectProblem(await command(o, uuid, 'cancel', body), 404, 'not_found');
+      const g = await o
+        .as('staff')
+        .gql('mutation($i: CancelIpfApplicationInput!) { cancelIpfApplication(input: $i) { __typename } }', {
+          i: { uuid, reason: '' },
+        });
+      expect(g.body.errors?.[0]?.extensions?.code, JSON.stringify(g.body)).toBe('not_found');
+    }
+    expect((await readApplication(lenders, theirs.uuid)).status).toBe('draft');
+  });
 });
 
 describe('who may see and act', () => {

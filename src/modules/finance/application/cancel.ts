@@ -22,7 +22,6 @@ export async function cancelIpfApplication(ctx: Context, uuid: string, input: un
   const p = ctx.principal!;
   requireFinanceOffered(p);
   requireAbility(p, 'policies.create');
-  const { reason } = parseInput(cancelSchema, input);
   return ctx.tx(async (tx) => {
     // One lock order for every writer: the loan (if any) before the application, as funding, repayments, expiry and
     // default take them (a signed application's loan is locked here before the application row).
@@ -30,6 +29,8 @@ export async function cancelIpfApplication(ctx: Context, uuid: string, input: un
       await tx.$queryRaw`SELECT l.id FROM ipf_loans l JOIN ipf_applications a ON a.id = l.application_id
                           WHERE a.uuid = ${uuid}::uuid FOR UPDATE OF l`;
     const a = await lockVisibleApplication(ctx, tx, uuid);
+    // The body is judged once the application is found: an unknown one is 404 whatever the body (docs/api-conventions.md).
+    const { reason } = parseInput(cancelSchema, input);
     assertIpfMove('application', a.status, 'cancelled');
     const meta = { tenantId: a.tenantId, reason, actor: ipfActor(ctx) };
     if (a.status === 'signed') await cancelLoan(tx, a, meta);
