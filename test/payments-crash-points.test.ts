@@ -104,6 +104,13 @@ describe('a payment killed at every step between intent and acknowledgement', ()
         expect(pr.status).toBe('failed');
         expect(prompts).toEqual([]);
         expect(receipts).toEqual([]);
+        // Answered once it failed, as the OpenAPI document and payments.md say: the rail never acknowledged it, so no ids.
+        expect(retry.body.data).toMatchObject({
+          status: 'failed',
+          merchant_request_id: null,
+          checkout_request_id: null,
+          response_code: null,
+        });
       } else {
         // One prompt, paid once, receipted once to this request; its callback reached the restarted service.
         expect(pr.status).toBe('succeeded');

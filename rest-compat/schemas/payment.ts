@@ -84,9 +84,16 @@ export const stkPushBody = obj(
 export const stkPushResponse = dataOf(
   obj({
     id: str('Payment request id'),
-    merchant_request_id: nullable(str()),
-    checkout_request_id: nullable(str('Null only while the request is `sending` after a fault')),
-    response_code: nullable(str('"0" when accepted')),
+    merchant_request_id: nullable(str('Null where checkout_request_id is')),
+    checkout_request_id: nullable(
+      str(
+        "The rail's id for the prompt. Null only on a request the rail's acknowledgement never reached us for (its " +
+          'first attempt cut short after the intent committed): such a request is never answered while in doubt ' +
+          '(503), and once the paybill statement or the rail has settled it a replay answers `succeeded` or `failed` ' +
+          "with these ids null unless the rail's callback was matched to it (docs/payments.md)",
+      ),
+    ),
+    response_code: nullable(str('"0" when accepted; null where checkout_request_id is')),
     response_description: nullable(str()),
     customer_message: nullable(str()),
     status: str('pending; on a replay, whatever the request has become (sending, pending, succeeded, failed)'),
