@@ -59,6 +59,8 @@ describe('a logged fault in the compiled build', () => {
   it('maps only frames of the build it is told of; without a map, or outside it, a frame stays as it was', () => {
     const other = `Error: x\n    at f (file:///elsewhere/dist/main.mjs:1:10)\n    at g (/elsewhere/dist/main.mjs:1:10)`;
     expect(mapStack(other, { dir: path.dirname(out) })).toBe(other);
+    const badUrl = 'Error: x\n    at f (file:///a%2Fb/main.mjs:1:10)';
+    expect(mapStack(badUrl)).toBe(badUrl); // never throws: a log line is never lost to its stack trace
     const noMap = `Error: x\n    at f (${path.join(dir, 'nomap.mjs')}:1:10)`;
     expect(mapStack(noMap, { dir })).toBe(noMap);
     const inBuild = `Error: x\n    at f (file://${out}:1:1)\n    at file://${out}:1:1`;

@@ -52,7 +52,14 @@ function mapFor(file: string): Loaded | null {
  * build it was bundled into) pointed at the TypeScript it came from. Anything it cannot map stays as it was.
  */
 export function mapStack(stack: string, opts: { dir?: string } = {}): string {
-  const dir = opts.dir ?? HERE;
+  try {
+    return mapped(stack, opts.dir ?? HERE);
+  } catch {
+    return stack; // a log line is never lost to its stack trace
+  }
+}
+
+function mapped(stack: string, dir: string): string {
   let touched = false;
   const out = stack.replace(FRAME, (whole, loc: string, line: string, column: string) => {
     const file = loc.startsWith('file://') ? fileURLToPath(loc) : loc;
