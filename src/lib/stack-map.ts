@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,18 +30,17 @@ const loaded = new Map<string, Loaded | null>();
 let dropTimer: NodeJS.Timeout | undefined;
 
 function mapFor(file: string): Loaded | null {
-  let entry = loaded.get(file);
-  if (entry !== undefined) return entry;
-  entry = null;
+  const known = loaded.get(file);
+  if (known !== undefined) return known;
+  let entry: Loaded | null;
   const mapFile = `${file}.map`;
   try {
-    if (existsSync(mapFile))
-      entry = {
-        map: new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload),
-        dir: path.dirname(mapFile),
-      };
+    entry = {
+      map: new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload),
+      dir: path.dirname(mapFile),
+    };
   } catch {
-    entry = null; // an unreadable or malformed map: the frames stay as they are
+    entry = null; // no map, or an unreadable or malformed one: the frames stay as they are
   }
   loaded.set(file, entry);
   return entry;
