@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import type { Prisma } from '../../db/client.ts';
+import { Prisma } from '../../db/client.ts';
 import type { Reach } from '../../graphql/access.ts';
 
 /**
@@ -30,6 +30,21 @@ export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereIn
       { policies: { some: { OR: [{ createdByUserId: actor.userId }, { salesPersonId: actor.userId }] } } },
     ],
   };
+}
+
+/**
+ * clientVisibility as an SQL condition on the clients table aliased `c`, for the clients module's read model
+ * (clients/client/read-model.ts): the same rule, the same organisation named. Kept beside the Prisma fragment it
+ * mirrors; test/client-read-model.test.ts checks that the two let each caller (staff, an agent, an agent reaching a
+ * client only through a policy, another organisation) see exactly the same clients.
+ */
+export function clientVisibilitySql(p: Principal): Prisma.Sql {
+  const actor = p.actor;
+  const tenant = Prisma.sql`c.tenant_id = ${p.tenant.id}`;
+  if (!actor?.ownRecordsOnly) return tenant;
+  const u = actor.userId;
+  return Prisma.sql`${tenant} AND (c.created_by_user_id = ${u} OR c.sales_person_id = ${u} OR EXISTS (
+    SELECT 1 FROM policies x WHERE x.client_id = c.id AND (x.created_by_user_id = ${u} OR x.sales_person_id = ${u})))`;
 }
 
 /**

@@ -5,15 +5,11 @@ import { identifiersIn, identityConditions } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { containsText, sameText } from '../../../lib/search.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
+import { type ClientListFilters, clientColumns, clientPage, clientRecord } from './read-model.ts';
 
 export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
 
-export interface ClientListFilters {
-  search?: string | null;
-  type?: 'individual' | 'corporate' | null;
-  salesPersonId?: number | null;
-  riskManagerId?: number | null;
-}
+export type { ClientListFilters };
 
 /** A search term matches a name in part, or a client number, phone, ID number or PIN exactly (once normalised). */
 export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.ClientWhereInput {
@@ -32,20 +28,29 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
   return { AND: and };
 }
 
+/**
+ * A page of clients (clientListWhere, newest first): from the read model (read-model.ts) when it answers the
+ * selection, filters and paging asked for, else from Prisma.
+ */
 export function listClients(ctx: Context, filters: ClientListFilters, query: Prisma.ClientFindManyArgs) {
   const p = ctx.principal!;
-  return ctx.tx((tx) => tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }), {
-    readOnly: true,
-  });
+  return ctx.tx(
+    (tx) =>
+      clientPage(tx, p, filters, query) ??
+      tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }),
+    { readOnly: true },
+  );
 }
 
+/** A client by number if the caller may see it (read model or Prisma, as listClients), else not_found. */
 export async function getClient(ctx: Context, clientNo: string, query: ClientQuery = {}) {
   const p = ctx.principal!;
   const row = await ctx.tx(
-    (tx) => tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
-    {
-      readOnly: true,
-    },
+    (tx) =>
+      clientColumns.answers(query)
+        ? clientRecord(tx, p, clientNo)
+        : tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+    { readOnly: true },
   );
   if (!row) throw notFound('Client');
   return row;

@@ -1,0 +1,86 @@
+import type { Principal } from '../../../auth/principal.ts';
+import { Prisma, type Tx } from '../../../db/client.ts';
+import { readModel } from '../../../db/read-model.ts';
+import type { Client } from '../../../generated/prisma/client.ts';
+import { clientVisibilitySql } from '../../access/client.visibility.ts';
+
+/**
+ * The client's read model (src/db/read-model.ts): a client record and a page of clients in one fixed statement each,
+ * for the selections the REST facade and most GraphQL callers make (the Client type's scalar fields and the ids its
+ * reference fields resolve from the directory in memory). read.ts falls back to Prisma for anything else.
+ */
+/** The clients list's filters (the GraphQL `clients` arguments, REST's query parameters). */
+export interface ClientListFilters {
+  search?: string | null;
+  type?: 'individual' | 'corporate' | null;
+  salesPersonId?: number | null;
+  riskManagerId?: number | null;
+}
+
+const FIELDS = {
+  id: 'id',
+  clientNo: 'client_no',
+  type: 'type::text',
+  name: 'name',
+  idNo: 'id_no',
+  kraPin: 'kra_pin',
+  phone: 'phone',
+  email: 'email',
+  dateOfBirth: 'date_of_birth',
+  physicalAddress: 'physical_address',
+  branchId: 'branch_id',
+  riskManagerId: 'risk_manager_id',
+  salesPersonId: 'sales_person_id',
+  businessSourceId: 'business_source_id',
+  prospectTypeId: 'prospect_type_id',
+  sector: 'sector',
+  altName: 'alt_name',
+  altPhone: 'alt_phone',
+  altEmail: 'alt_email',
+  kycStatus: 'kyc_status',
+  onboardedVia: 'onboarded_via',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const;
+
+export const clientColumns = readModel('c', FIELDS);
+
+/**
+ * A client as the read model returns it: the model's fields, valued as Prisma values them. Typed as the whole model,
+ * as the Prisma query it stands in for is (a query spread from the plugin's selection is typed as the whole model, and
+ * has only the selected fields): the Pothos plugin reads no field it did not select.
+ */
+export type ClientRow = Client;
+
+/** The client numbered `clientNo` if the caller may see it (clientVisibility), else undefined. */
+export async function clientRecord(tx: Tx, p: Principal, clientNo: string): Promise<ClientRow | undefined> {
+  const rows = await tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c
+    WHERE c.client_no = ${clientNo} AND ${clientVisibilitySql(p)}`;
+  return rows[0];
+}
+
+/**
+ * The page a Prisma findMany of the list would return (clientListWhere, newest first), when the read model can say
+ * the same: the query selects only the model's fields and pages forward (`take` ≥ 0, `skip`, a `cursor` on `id`), and
+ * the filters are the equalities (no `search`: its matching rules stay with Prisma). Null when it cannot.
+ */
+export function clientPage(
+  tx: Tx,
+  p: Principal,
+  f: ClientListFilters,
+  query: Prisma.ClientFindManyArgs,
+): Promise<ClientRow[]> | null {
+  const { select, include, take, skip, cursor, ...rest } = query;
+  if (Object.keys(rest).length || !clientColumns.answers({ select, include }) || f.search?.trim()) return null;
+  if (take == null || !Number.isSafeInteger(take) || take < 0) return null;
+  if (skip != null && (!Number.isSafeInteger(skip) || skip < 0)) return null;
+  if (cursor && (Object.keys(cursor).length !== 1 || typeof cursor.id !== 'number')) return null;
+  const and: Prisma.Sql[] = [clientVisibilitySql(p)];
+  if (f.type) and.push(Prisma.sql`c.type::text = ${f.type}`);
+  if (f.salesPersonId != null) and.push(Prisma.sql`c.sales_person_id = ${f.salesPersonId}`);
+  if (f.riskManagerId != null) and.push(Prisma.sql`c.risk_manager_id = ${f.riskManagerId}`);
+  // Prisma's cursor: the rows from the cursor's own row on, in the list's order; none when that row is not there.
+  if (cursor) and.push(Prisma.sql`c.id <= (SELECT k.id FROM clients k WHERE k.id = ${cursor.id})`);
+  return tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c
+    WHERE ${Prisma.join(and, ' AND ')} ORDER BY c.id DESC LIMIT ${take} OFFSET ${skip ?? 0}`;
+}
