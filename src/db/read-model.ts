@@ -19,8 +19,8 @@ import { Prisma } from './client.ts';
  */
 export interface ReadModel<F extends string> {
   /**
-   * `expression AS "field", …` for every field the model answers (always all of them: one statement text), a
-   * relation's fields as `"relation.field"` (`rows` nests them).
+   * `expression AS "field", …` for every field the model answers (always all of them: one statement text), each
+   * relation as one JSON object of its fields (null when the row has none).
    */
   readonly columns: Prisma.Sql;
   /** The joins of the model's to-one relations (empty when it has none), after `FROM table alias`. */
@@ -33,13 +33,12 @@ export interface ReadModel<F extends string> {
    * every column, and relations). Pagination and filters are the caller's to check.
    */
   answers(query: { select?: unknown; include?: unknown }): boolean;
-  /** The statement's rows as Prisma shapes them: each relation's fields nested, null when the row has none. */
-  rows<R>(flat: Record<string, unknown>[]): R[];
 }
 
 /**
  * A to-one relation of a read model: its table joined under `alias` (`on` the parent's key: the join is a LEFT JOIN,
- * so an optional relation's absence is a null), and its fields as the model's are.
+ * so an optional relation's absence is a null), and its fields as the model's are. The relation comes back as JSON,
+ * so its fields must be ones JSON carries as Prisma returns them: text and integers (no dates, no BIGINT).
  */
 export interface ReadRelation {
   table: string;
@@ -55,8 +54,8 @@ const ON = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]* = [a-z_][a-z0-9_]*\.[a-z_][a-z0-
 
 /**
  * A read model over `alias`'s columns: `columns` maps each Prisma field name to its column, cast where Prisma returns
- * the field as another type (an enum as `::text`); `relations` its to-one relations, by Prisma relation name. Each
- * relation's rows are told apart from none by its `id`, which the model always reads.
+ * the field as another type (an enum as `::text`); `relations` its to-one relations, by Prisma relation name (each
+ * with its `id`, which the model always reads).
  */
 export function readModel<F extends string>(
   alias: string,
@@ -77,12 +76,18 @@ export function readModel<F extends string>(
   const nested = Object.entries(relations).map(([name, r]) => {
     check(`relation ${name}`, FIELD.test(name) && NAME.test(r.table) && NAME.test(r.alias) && ON.test(r.on));
     const fields = Object.entries({ id: 'id', ...r.fields });
+    const pairs: string[] = [];
     for (const [field, expr] of fields) {
       check(`field ${name}.${field}`, FIELD.test(field) && COLUMN.test(expr));
-      parts.push(`${r.alias}.${expr} AS "${name}.${field}"`);
+      pairs.push(`'${field}', ${r.alias}.${expr}`);
     }
+    // The relation as one JSON object built by PostgreSQL (null when the row has none), which the driver parses:
+    // no reshaping of the rows in node.
+    parts.push(
+      `CASE WHEN ${r.alias}.id IS NULL THEN NULL ELSE json_build_object(${pairs.join(', ')}) END AS "${name}"`,
+    );
     joins.push(`LEFT JOIN ${r.table} ${r.alias} ON ${r.on}`);
-    return { name, fields: new Set(fields.map(([f]) => f)), keys: fields.map(([f]) => [f, `${name}.${f}`] as const) };
+    return { name, fields: new Set(fields.map(([f]) => f)) };
   });
   const fields = new Set(entries.map(([field]) => field));
   const relationsByName = new Map(nested.map((r) => [r.name, r]));
@@ -102,19 +107,52 @@ export function readModel<F extends string>(
       }
       return true;
     },
-    rows<R>(flat: Record<string, unknown>[]): R[] {
-      if (!nested.length) return flat as R[];
-      for (const row of flat) {
-        for (const r of nested) {
-          const present = row[`${r.name}.id`] != null;
-          const value: Record<string, unknown> | null = present ? {} : null;
-          // The flat "relation.field" keys stay on the row (deleting them would cost more than they do): nothing reads
-          // a field it did not select.
-          if (value) for (const [field, key] of r.keys) value[field] = row[key];
-          row[r.name] = value;
-        }
-      }
-      return flat as R[];
-    },
+  };
+}
+
+/** A list's paging as a read model takes it: forward only, from a cursor on `id` (Prisma's) or an offset. */
+export interface ForwardPage {
+  take: number;
+  skip: number;
+  /** The id of the cursor's row, when paging from one. */
+  cursor: number | null;
+}
+
+/**
+ * The paging of a Prisma findMany (the Pothos plugin's connection arguments) when a read model can page as Prisma
+ * does: `take` ≥ 0, `skip` ≥ 0, a `cursor` on `id`, and nothing else beside the selection. Null for anything else
+ * (backward paging, another cursor, an order or filter of Prisma's own), which stays with Prisma.
+ */
+export function forwardPage(query: Record<string, unknown>): ForwardPage | null {
+  const { select: _select, include: _include, take, skip, cursor, ...rest } = query;
+  if (Object.keys(rest).length) return null;
+  if (typeof take !== 'number' || !Number.isSafeInteger(take) || take < 0) return null;
+  if (skip != null && (typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 0)) return null;
+  if (cursor == null) return { take, skip: skip ?? 0, cursor: null };
+  const id = (cursor as { id?: unknown }).id;
+  if (typeof cursor !== 'object' || Object.keys(cursor).length !== 1 || typeof id !== 'number') return null;
+  return { take, skip: skip ?? 0, cursor: id };
+}
+
+/**
+ * The WHERE conditions and the tail of a newest-first page of `table` aliased `alias`: Prisma's cursor (the rows from
+ * the cursor's own row on, in the list's order; none when that row is not there, as Prisma answers), then the order,
+ * the page's size and its offset.
+ */
+export function newestFirst(
+  table: string,
+  alias: string,
+  page: ForwardPage,
+  where: Prisma.Sql[],
+): { where: Prisma.Sql; tail: Prisma.Sql } {
+  if (!NAME.test(table) || !NAME.test(alias)) throw new Error(`read model: ${table} ${alias}`);
+  const a = Prisma.raw(alias);
+  const conditions =
+    page.cursor === null
+      ? where
+      : [...where, Prisma.sql`${a}.id <= (SELECT k.id FROM ${Prisma.raw(table)} k WHERE k.id = ${page.cursor})`];
+  return {
+    where: Prisma.join(conditions, ' AND '),
+    tail: Prisma.sql`ORDER BY ${a}.id DESC LIMIT ${page.take} OFFSET ${page.skip}`,
   };
 }

@@ -1,11 +1,11 @@
 import { ownTenant } from './client.visibility.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
-import type { Prisma } from '../../db/client.ts';
+import { Prisma } from '../../db/client.ts';
 import { access, type Reach } from '../../graphql/access.ts';
 import { isUuid } from '../../lib/identifiers.ts';
 import { notFound } from '../../lib/problem.ts';
-import { policyVisibility } from './policy.visibility.ts';
+import { agentPolicyReachSql, policyVisibility } from './policy.visibility.ts';
 
 /**
  * Which claims the caller may see: staff see all; an agent those they registered or are assigned, and the claims of
@@ -19,6 +19,20 @@ export function claimVisibility(p: Principal | undefined): Prisma.ClaimWhereInpu
     ...ownTenant(p),
     OR: [{ createdByUserId: a.userId }, { assigneeUserId: a.userId }, { policy: policyVisibility(p) }],
   };
+}
+
+/**
+ * claimVisibility as an SQL condition on the claims table aliased `c`, for the claims read model
+ * (claims/read-model.ts): the same rule, the same organisation named. test/claim-read-model.test.ts checks that the two
+ * let each caller (staff, an agent, another organisation) see exactly the same claims.
+ */
+export function claimVisibilitySql(p: Principal): Prisma.Sql {
+  const a = p.actor;
+  const tenant = Prisma.sql`c.tenant_id = ${p.tenant.id}`;
+  if (!a?.ownRecordsOnly) return tenant;
+  const u = a.userId;
+  return Prisma.sql`${tenant} AND (c.created_by_user_id = ${u} OR c.assignee_user_id = ${u} OR EXISTS (
+    SELECT 1 FROM policies pv WHERE pv.id = c.policy_id AND ${agentPolicyReachSql(u, 'pv')}))`;
 }
 
 /** The reach rule of the Claim type and of every record that hangs off one claim. */

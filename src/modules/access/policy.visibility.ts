@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
-import type { Prisma } from '../../db/client.ts';
+import { Prisma } from '../../db/client.ts';
 import { isUuid } from '../../lib/identifiers.ts';
 import { notFound } from '../../lib/problem.ts';
 import { access, type Reach } from '../../graphql/access.ts';
@@ -18,6 +18,18 @@ export function policyVisibility(p: Principal | undefined): Prisma.PolicyWhereIn
     ...ownTenant(p),
     OR: [{ createdByUserId: a.userId }, { salesPersonId: a.userId }, { client: clientOwnership(p) }],
   };
+}
+
+/**
+ * An agent's reach of policyVisibility as an SQL condition on the policies table aliased `alias` (created or sold by
+ * the agent, or of a client they own), for read models' statements (claims/read-model.ts); the tenant is the caller's
+ * to name. Mirrors the Prisma fragment above; the read models' tests check the two agree, caller by caller.
+ */
+export function agentPolicyReachSql(userId: number, alias: string): Prisma.Sql {
+  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`not an alias: ${alias}`);
+  const a = Prisma.raw(alias);
+  return Prisma.sql`(${a}.created_by_user_id = ${userId} OR ${a}.sales_person_id = ${userId} OR EXISTS (
+    SELECT 1 FROM clients ko WHERE ko.id = ${a}.client_id AND (ko.created_by_user_id = ${userId} OR ko.sales_person_id = ${userId})))`;
 }
 
 /**

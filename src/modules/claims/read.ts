@@ -2,29 +2,17 @@ import { now as clockNow } from '../../lib/clock.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma } from '../../db/client.ts';
-import type { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { isYmd, YMD_MESSAGE } from '../../lib/dates.ts';
 import { isUuid, normaliseRegNo } from '../../lib/identifiers.ts';
 import { sameText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
+import { type ClaimListFilters, claimPage } from './read-model.ts';
 
 export type ClaimQuery = { include?: Prisma.ClaimInclude; select?: Prisma.ClaimSelect };
 
-export interface ClaimListFilters {
-  status?: ClaimStatus[] | null;
-  policyId?: string | null;
-  clientNo?: string | null;
-  insurerId?: number | null;
-  assigneeId?: number | null;
-  reportedFrom?: Date | null;
-  reportedTo?: Date | null;
-  lossFrom?: string | null;
-  lossTo?: string | null;
-  slaBreached?: boolean | null;
-  search?: string | null;
-}
+export type { ClaimListFilters };
 
 const day = (ymd: string) => new Date(`${ymd}T00:00:00Z`);
 
@@ -68,12 +56,19 @@ function checkFilters(f: ClaimListFilters): void {
   if (errors.length) throw new ValidationError(errors);
 }
 
+/**
+ * A page of claims (claimListWhere, newest first): from the read model (read-model.ts) when it answers the selection,
+ * filters and paging asked for, else from Prisma.
+ */
 export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
   checkFilters(filters);
   const p = ctx.principal!;
-  return ctx.tx((tx) => tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }), {
-    readOnly: true,
-  });
+  return ctx.tx(
+    (tx) =>
+      claimPage(tx, p, filters, query) ??
+      tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }),
+    { readOnly: true },
+  );
 }
 
 export function getClaim(ctx: Context, uuid: string, query: ClaimQuery = {}) {

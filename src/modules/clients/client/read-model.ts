@@ -1,6 +1,6 @@
 import type { Principal } from '../../../auth/principal.ts';
 import { Prisma, type Tx } from '../../../db/client.ts';
-import { readModel } from '../../../db/read-model.ts';
+import { forwardPage, newestFirst, readModel } from '../../../db/read-model.ts';
 import type { Client } from '../../../generated/prisma/client.ts';
 import { clientVisibilitySql } from '../../access/client.visibility.ts';
 
@@ -70,17 +70,12 @@ export function clientPage(
   f: ClientListFilters,
   query: Prisma.ClientFindManyArgs,
 ): Promise<ClientRow[]> | null {
-  const { select, include, take, skip, cursor, ...rest } = query;
-  if (Object.keys(rest).length || !clientColumns.answers({ select, include }) || f.search?.trim()) return null;
-  if (take == null || !Number.isSafeInteger(take) || take < 0) return null;
-  if (skip != null && (!Number.isSafeInteger(skip) || skip < 0)) return null;
-  if (cursor && (Object.keys(cursor).length !== 1 || typeof cursor.id !== 'number')) return null;
+  const page = forwardPage(query);
+  if (!page || !clientColumns.answers(query) || f.search?.trim()) return null;
   const and: Prisma.Sql[] = [clientVisibilitySql(p)];
   if (f.type) and.push(Prisma.sql`c.type::text = ${f.type}`);
   if (f.salesPersonId != null) and.push(Prisma.sql`c.sales_person_id = ${f.salesPersonId}`);
   if (f.riskManagerId != null) and.push(Prisma.sql`c.risk_manager_id = ${f.riskManagerId}`);
-  // Prisma's cursor: the rows from the cursor's own row on, in the list's order; none when that row is not there.
-  if (cursor) and.push(Prisma.sql`c.id <= (SELECT k.id FROM clients k WHERE k.id = ${cursor.id})`);
-  return tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c
-    WHERE ${Prisma.join(and, ' AND ')} ORDER BY c.id DESC LIMIT ${take} OFFSET ${skip ?? 0}`;
+  const { where, tail } = newestFirst('clients', 'c', page, and);
+  return tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c WHERE ${where} ${tail}`;
 }
