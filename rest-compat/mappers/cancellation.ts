@@ -2,7 +2,7 @@ import type { CancellationFieldsFragment, CancellationInput } from '../generated
 import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { CancellationInput as CancellationInputBody } from '../schemas/cancellation.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /**
  * REST body of POST /policies/{uuid}/cancellation (parsed by its definition: the types checked) → GraphQL
@@ -35,48 +35,69 @@ export function cancellationToRest(c: CancellationFieldsFragment) {
     based_on_revision: c.basedOnRevision,
     refund: {
       days: { in_period: r.days.inPeriod, covered: r.days.covered, unearned: r.days.unearned },
-      ...moneyPair('basic_premium', r.basicPremium),
-      levies: r.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
-      ...moneyPair('taxes', r.taxes),
+      basic_premium: whole(r.basicPremium),
+      basic_premium_minor: minor(r.basicPremium),
+      levies: r.levies.map((l) => ({
+        code: l.code,
+        name: l.name,
+        amount: whole(l.amount),
+        amount_minor: minor(l.amount),
+      })),
+      taxes: whole(r.taxes),
+      taxes_minor: minor(r.taxes),
       non_refundable: r.nonRefundable.map((l) => ({
         code: l.code,
         name: l.name,
-        ...moneyPair('amount', l.amount),
+        amount: whole(l.amount),
+        amount_minor: minor(l.amount),
         reason: l.reason,
       })),
-      ...moneyPair('credit_total', r.creditTotal),
+      credit_total: whole(r.creditTotal),
+      credit_total_minor: minor(r.creditTotal),
       applied_to_debit_notes: r.appliedToDebitNotes.map((a) => ({
         debit_note_no: a.debitNoteNo,
-        ...moneyPair('amount', a.amount),
+        amount: whole(a.amount),
+        amount_minor: minor(a.amount),
       })),
-      ...moneyPair('applied_total', r.appliedTotal),
-      ...moneyPair('refund_to_client', r.refundToClient),
+      applied_total: whole(r.appliedTotal),
+      applied_total_minor: minor(r.appliedTotal),
+      refund_to_client: whole(r.refundToClient),
+      refund_to_client_minor: minor(r.refundToClient),
       refund_payee: r.refundPayee,
-      ...moneyPair('refund_to_lender', r.refundToLender),
-      ...moneyPair('outstanding_after', r.outstandingAfter),
+      refund_to_lender: whole(r.refundToLender),
+      refund_to_lender_minor: minor(r.refundToLender),
+      outstanding_after: whole(r.outstandingAfter),
+      outstanding_after_minor: minor(r.outstandingAfter),
       items: r.items.map((i) => ({
         regno: i.regNo,
         insured: i.insured,
-        ...moneyPair('annual_basic_premium', i.annualBasicPremium),
+        annual_basic_premium: whole(i.annualBasicPremium),
+        annual_basic_premium_minor: minor(i.annualBasicPremium),
         from: i.from,
         to: i.to,
-        ...moneyPair('unearned_basic_premium', i.unearnedBasicPremium),
+        unearned_basic_premium: whole(i.unearnedBasicPremium),
+        unearned_basic_premium_minor: minor(i.unearnedBasicPremium),
       })),
     },
     credit_note: c.creditNote
       ? {
           number: c.creditNote.number,
-          ...moneyPair('amount', c.creditNote.amount),
-          ...moneyPair('applied', c.creditNote.applied),
-          ...moneyPair('refunded', c.creditNote.refunded),
+          amount: whole(c.creditNote.amount),
+          amount_minor: minor(c.creditNote.amount),
+          applied: whole(c.creditNote.applied),
+          applied_minor: minor(c.creditNote.applied),
+          refunded: whole(c.creditNote.refunded),
+          refunded_minor: minor(c.creditNote.refunded),
           refund_payee: c.creditNote.refundPayee,
         }
       : null,
     reinstatement_debit_note: c.reinstatementDebitNote
       ? {
           number: c.reinstatementDebitNote.number,
-          ...moneyPair('amount', c.reinstatementDebitNote.amount),
-          ...moneyPair('credited', c.reinstatementDebitNote.credited),
+          amount: whole(c.reinstatementDebitNote.amount),
+          amount_minor: minor(c.reinstatementDebitNote.amount),
+          credited: whole(c.reinstatementDebitNote.credited),
+          credited_minor: minor(c.reinstatementDebitNote.credited),
         }
       : null,
     expires_at: c.expiresAt,

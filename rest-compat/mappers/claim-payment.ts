@@ -1,5 +1,5 @@
 import type { ClaimPaymentFieldsFragment } from '../generated/operations.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /**
  * A claim payment in the REST spelling (`ClaimPaymentFields` → the ClaimPayment schema): the payee as one object
@@ -12,7 +12,8 @@ export function claimPaymentToRest(p: ClaimPaymentFieldsFragment) {
     method: p.method,
     status: p.paymentStatus,
     payee: { type: p.payeeType, name: p.payeeName, phone: p.phone, bank },
-    ...moneyPair('amount', p.amount),
+    amount: whole(p.amount),
+    amount_minor: minor(p.amount),
     reference: p.reference,
     transaction_id: p.transactionId,
     result: p.resultCode == null && p.resultDesc == null ? null : { code: p.resultCode, description: p.resultDesc },

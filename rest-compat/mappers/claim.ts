@@ -9,7 +9,7 @@ import type {
 import type { SentInput } from '../route.ts';
 import type { z } from 'zod';
 import type { registerClaimBody } from '../schemas/claim.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /** GraphQL Claim → the REST claim record (money as whole shillings plus `_minor`, dates Y-m-d, times ISO 8601). */
 export function claimToRest(c: ClaimFieldsFragment) {
@@ -34,26 +34,36 @@ export function claimToRest(c: ClaimFieldsFragment) {
     channel: c.channel,
     reported_at: c.reportedAt,
     late_notification: c.lateNotification,
-    ...moneyPair('estimated_loss', c.estimatedLoss),
-    ...moneyPair('sum_insured', c.sumInsured),
-    ...moneyPair('reserve', c.reserve),
+    estimated_loss: whole(c.estimatedLoss),
+    estimated_loss_minor: minor(c.estimatedLoss),
+    sum_insured: whole(c.sumInsured),
+    sum_insured_minor: minor(c.sumInsured),
+    reserve: whole(c.reserve),
+    reserve_minor: minor(c.reserve),
     assessor: c.assessorName
       ? { name: c.assessorName, phone: c.assessorPhone, firm: c.assessorFirm, appointed_at: c.assessorAppointedAt }
       : null,
     assessment: c.assessedAt
       ? {
-          ...moneyPair('assessed_amount', c.assessedAmount),
-          ...moneyPair('salvage', c.salvage),
+          assessed_amount: whole(c.assessedAmount),
+          assessed_amount_minor: minor(c.assessedAmount),
+          salvage: whole(c.salvage),
+          salvage_minor: minor(c.salvage),
           notes: c.assessmentNotes,
           assessed_at: c.assessedAt,
         }
       : null,
-    ...moneyPair('approved_amount', c.approvedAmount),
-    ...moneyPair('excess', c.excess),
-    ...moneyPair('net_payable', c.netPayable),
+    approved_amount: whole(c.approvedAmount),
+    approved_amount_minor: minor(c.approvedAmount),
+    excess: whole(c.excess),
+    excess_minor: minor(c.excess),
+    net_payable: whole(c.netPayable),
+    net_payable_minor: minor(c.netPayable),
     approved_at: c.approvedAt,
-    ...moneyPair('paid', c.paid),
-    ...moneyPair('outstanding', c.outstanding),
+    paid: whole(c.paid),
+    paid_minor: minor(c.paid),
+    outstanding: whole(c.outstanding),
+    outstanding_minor: minor(c.outstanding),
     repudiation: c.repudiationReason ? { reason: c.repudiationReason, note: c.repudiationNote } : null,
     assignee: c.assignee ? { id: c.assignee.databaseId, name: c.assignee.name } : null,
     sla: { status_since: c.statusChangedAt, due_at: c.slaDueAt, breached: c.slaBreached },
@@ -85,8 +95,10 @@ export function claimHistoryToRest(c: ClaimHistoryFieldsFragment) {
 export function reserveMovementsToRest(c: Pick<NonNullable<ClaimQuery['claim']>, 'reserveMovements'>) {
   return c.reserveMovements.map((r) => ({
     kind: r.kind,
-    ...moneyPair('amount', r.amount),
-    ...moneyPair('balance_after', r.balanceAfter),
+    amount: whole(r.amount),
+    amount_minor: minor(r.amount),
+    balance_after: whole(r.balanceAfter),
+    balance_after_minor: minor(r.balanceAfter),
     reason: r.reason,
     actor_user_id: r.actorUserId,
     at: r.at,

@@ -9,7 +9,7 @@ import type {
 import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { claimBody } from '../schemas/client-area.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /** The client area's REST shapes: renames only (the core computes every figure and status). */
 
@@ -41,15 +41,19 @@ export function viewerPolicyToRest(p: ViewerPolicy) {
     insurer_name: p.insurerName,
     start_date: p.startDate,
     end_date: p.endDate,
-    ...moneyPair('premium', p.total),
-    ...moneyPair('outstanding', p.outstanding),
+    premium: whole(p.total),
+    premium_minor: minor(p.total),
+    outstanding: whole(p.outstanding),
+    outstanding_minor: minor(p.outstanding),
     vehicles: p.vehicles.map((v) => ({ reg_no: v.regNo, make: v.make, model: v.model })),
     insured: p.insured.map((r) => ({ id: r.databaseId, kind: r.kind, name: r.name, relationship: r.relationship })),
     debit_notes: p.debitNotes.map((d) => ({
       number: d.number,
       due_on: d.dueOn,
-      ...moneyPair('amount', d.amount),
-      ...moneyPair('outstanding', d.outstanding),
+      amount: whole(d.amount),
+      amount_minor: minor(d.amount),
+      outstanding: whole(d.outstanding),
+      outstanding_minor: minor(d.outstanding),
     })),
   };
 }
@@ -63,18 +67,24 @@ export function statementToRest(v: ViewerStatementQuery['viewer'], s: Statement)
     generated_at: s.generatedAt,
     opening_balance: 0,
     opening_balance_minor: 0,
-    ...moneyPair('total_debits', s.totalDebits),
-    ...moneyPair('total_credits', s.totalCredits),
-    ...moneyPair('closing_balance', s.closingBalance),
+    total_debits: whole(s.totalDebits),
+    total_debits_minor: minor(s.totalDebits),
+    total_credits: whole(s.totalCredits),
+    total_credits_minor: minor(s.totalCredits),
+    closing_balance: whole(s.closingBalance),
+    closing_balance_minor: minor(s.closingBalance),
     lines: s.lines.map((l) => ({
       at: l.at,
       kind: l.kind,
       number: l.number,
       policy_no: l.policyNo,
       description: l.description,
-      ...moneyPair('debit', l.debit),
-      ...moneyPair('credit', l.credit),
-      ...moneyPair('balance', l.balance),
+      debit: whole(l.debit),
+      debit_minor: minor(l.debit),
+      credit: whole(l.credit),
+      credit_minor: minor(l.credit),
+      balance: whole(l.balance),
+      balance_minor: minor(l.balance),
     })),
   };
 }

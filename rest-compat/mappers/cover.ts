@@ -9,7 +9,7 @@ import type { SentInput } from '../route.ts';
 import type { bindPolicy, MedicalQuoteRequest, StandardQuoteRequest, TravelQuoteRequest } from '../schemas/covers.ts';
 import type { quotesShown } from '../schemas/motor.ts';
 import { snakeKeys } from './json-keys.ts';
-import { moneyPair } from './money.ts';
+import { moneyPair, minor, whole } from './money.ts';
 import { insuredFromRest, quotesFromRest } from './motor.ts';
 import { instalmentsToRest } from './priced.ts';
 
@@ -100,7 +100,8 @@ export function coverQuoteToRest(q: Quote) {
         age: i.age,
         in_school: i.inSchool,
         id_no: i.idNo,
-        ...moneyPair('sum_insured', i.sumInsured),
+        sum_insured: whole(i.sumInsured),
+        sum_insured_minor: minor(i.sumInsured),
       })),
     },
     options: q.options.map(coverOptionToRest),
@@ -118,15 +119,18 @@ function coverOptionToRest(o: Quote['options'][number]) {
     product_version: o.productVersion,
     rate: o.rate,
     rate_bps: o.rateBps,
-    ...moneyPair('basic_premium', o.basicPremium),
-    breakdown: o.breakdown.map((b) => ({ item: b.item, ...moneyPair('amount', b.amount) })),
+    basic_premium: whole(o.basicPremium),
+    basic_premium_minor: minor(o.basicPremium),
+    breakdown: o.breakdown.map((b) => ({ item: b.item, amount: whole(b.amount), amount_minor: minor(b.amount) })),
     insured_premiums: o.insuredPremiums?.map((m) => moneyPair('amount', m)) ?? null,
     terms: snakeKeys(o.terms),
-    benefits: o.benefits.map((b) => ({ name: b.name, ...moneyPair('limit', b.limit) })),
+    benefits: o.benefits.map((b) => ({ name: b.name, limit: whole(b.limit), limit_minor: minor(b.limit) })),
     excess: o.excess,
-    taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),
-    ...moneyPair('taxes_total', o.taxesTotal),
-    ...moneyPair('total', o.total),
+    taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, amount: whole(t.amount), amount_minor: minor(t.amount) })),
+    taxes_total: whole(o.taxesTotal),
+    taxes_total_minor: minor(o.taxesTotal),
+    total: whole(o.total),
+    total_minor: minor(o.total),
     commission_rate_bps: o.commissionRateBps,
     ...instalmentsToRest(o),
   };

@@ -8,7 +8,7 @@ import type {
 import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { EndorsementRequest } from '../schemas/endorsement.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /**
  * The legacy endorse body (its types checked by its definition) → EndorsePolicyInput. `regno` and `reg_no` are both
@@ -98,35 +98,50 @@ export function endorsementToRest(e: EndorsementFieldsFragment) {
     // Money in the change comes as cents with its whole shillings from the core (`changesWithShillings`).
     changes: withoutVehicleIds(e.changesWithShillings),
     premium_effect: {
-      ...moneyPair('basic_premium', pe.basicPremium),
-      ...moneyPair('taxes', pe.taxes),
-      ...moneyPair('total', pe.total),
-      levies: pe.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
+      basic_premium: whole(pe.basicPremium),
+      basic_premium_minor: minor(pe.basicPremium),
+      taxes: whole(pe.taxes),
+      taxes_minor: minor(pe.taxes),
+      total: whole(pe.total),
+      total_minor: minor(pe.total),
+      levies: pe.levies.map((l) => ({
+        code: l.code,
+        name: l.name,
+        amount: whole(l.amount),
+        amount_minor: minor(l.amount),
+      })),
     },
     days: { in_period: e.days.inPeriod, remaining: e.days.remaining },
     items: e.items.map((i) => ({
       regno: i.regNo,
       insured: i.insured,
-      ...moneyPair('annual_basic_before', i.annualBasicBefore),
-      ...moneyPair('annual_basic_after', i.annualBasicAfter),
+      annual_basic_before: whole(i.annualBasicBefore),
+      annual_basic_before_minor: minor(i.annualBasicBefore),
+      annual_basic_after: whole(i.annualBasicAfter),
+      annual_basic_after_minor: minor(i.annualBasicAfter),
     })),
     note: e.debitNote
       ? {
           kind: 'debit' as const,
           number: e.debitNote.number,
-          ...moneyPair('amount', e.debitNote.amount),
+          amount: whole(e.debitNote.amount),
+          amount_minor: minor(e.debitNote.amount),
           due_on: e.debitNote.dueOn,
         }
       : e.creditNote
         ? {
             kind: 'credit' as const,
             number: e.creditNote.number,
-            ...moneyPair('amount', e.creditNote.amount),
-            ...moneyPair('applied', e.creditNote.applied),
-            ...moneyPair('refunded', e.creditNote.refunded),
+            amount: whole(e.creditNote.amount),
+            amount_minor: minor(e.creditNote.amount),
+            applied: whole(e.creditNote.applied),
+            applied_minor: minor(e.creditNote.applied),
+            refunded: whole(e.creditNote.refunded),
+            refunded_minor: minor(e.creditNote.refunded),
             applications: e.creditNote.applications.map((a) => ({
               debit_note_no: a.debitNoteNo,
-              ...moneyPair('amount', a.amount),
+              amount: whole(a.amount),
+              amount_minor: minor(a.amount),
             })),
           }
         : null,

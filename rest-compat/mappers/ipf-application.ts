@@ -8,7 +8,7 @@ import type { SentInput } from '../route.ts';
 import type { z } from 'zod';
 import type { IpfApplicationInput } from '../schemas/ipf-application.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /**
  * GraphQL IpfApplication → the REST application record: money as whole shillings plus `_minor`, dates Y-m-d, times ISO
@@ -22,14 +22,24 @@ export function ipfApplicationToRest(a: IpfApplicationFieldsFragment) {
     status: a.applicationStatus,
     ...ipfPartiesToRest(a),
     tenor_months: a.tenorMonths,
-    ...moneyPair('premium', a.premium),
-    ...moneyPair('charge', a.charge),
-    ...moneyPair('deposit', a.deposit),
-    ...moneyPair('instalment', a.instalment),
-    ...moneyPair('total_repayable', a.totalRepayable),
+    premium: whole(a.premium),
+    premium_minor: minor(a.premium),
+    charge: whole(a.charge),
+    charge_minor: minor(a.charge),
+    deposit: whole(a.deposit),
+    deposit_minor: minor(a.deposit),
+    instalment: whole(a.instalment),
+    instalment_minor: minor(a.instalment),
+    total_repayable: whole(a.totalRepayable),
+    total_repayable_minor: minor(a.totalRepayable),
     apr_bps: a.aprBps,
     rating_version: a.ratingVersion,
-    schedule: a.schedule.map((l) => ({ seq: l.seq, due_on: l.dueOn, ...moneyPair('amount', l.amount) })),
+    schedule: a.schedule.map((l) => ({
+      seq: l.seq,
+      due_on: l.dueOn,
+      amount: whole(l.amount),
+      amount_minor: minor(l.amount),
+    })),
     kyc: {
       id_number: a.kyc.idNumber,
       kra_pin: a.kyc.kraPin,

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { IpfQuoteRequest } from '../schemas/ipf-loan.ts';
 import { ipfPartiesToRest } from './ipf-parties.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /**
  * Premium finance's REST shapes (docs/premium-finance.md "Premium finance: quote, lenders and loans"): renames only, money as whole
@@ -33,12 +33,21 @@ export function ipfOfferToRest(o: IpfQuoteOfferFieldsFragment) {
     lender_id: o.lenderId,
     lender_name: o.lenderName,
     tenor_months: o.tenorMonths,
-    ...moneyPair('deposit', o.deposit),
-    ...moneyPair('instalment', o.instalment),
-    ...moneyPair('charge', o.charge),
-    ...moneyPair('total_repayable', o.totalRepayable),
+    deposit: whole(o.deposit),
+    deposit_minor: minor(o.deposit),
+    instalment: whole(o.instalment),
+    instalment_minor: minor(o.instalment),
+    charge: whole(o.charge),
+    charge_minor: minor(o.charge),
+    total_repayable: whole(o.totalRepayable),
+    total_repayable_minor: minor(o.totalRepayable),
     apr_bps: o.aprBps,
-    schedule: o.schedule.map((l) => ({ instalment: l.instalment, due_on: l.dueOn, ...moneyPair('amount', l.amount) })),
+    schedule: o.schedule.map((l) => ({
+      instalment: l.instalment,
+      due_on: l.dueOn,
+      amount: whole(l.amount),
+      amount_minor: minor(l.amount),
+    })),
   };
 }
 
@@ -46,7 +55,8 @@ type Quote = Extract<IpfQuoteQuery['ipfQuote'], { __typename: 'IpfQuote' }>;
 
 export function ipfQuoteToRest(q: Quote) {
   return {
-    ...moneyPair('premium', q.premium),
+    premium: whole(q.premium),
+    premium_minor: minor(q.premium),
     start_date: q.startDate,
     offers: q.offers.map(ipfOfferToRest),
     ipf_reason: q.ipfReason,
@@ -60,11 +70,18 @@ export function ipfLenderToRest(l: IpfLenderFieldsFragment) {
     pricing: l.pricing,
     deposit_rule: l.depositRule,
     deposit_bps: l.depositBps,
-    ...moneyPair('min_premium', l.minPremium),
-    ...moneyPair('max_premium', l.maxPremium),
+    min_premium: whole(l.minPremium),
+    min_premium_minor: minor(l.minPremium),
+    max_premium: whole(l.maxPremium),
+    max_premium_minor: minor(l.maxPremium),
     grace_days: l.graceDays,
     tenors: l.tenors.map((t) => ({ months: t.months, charge_bps: t.chargeBps })),
-    fee_bands: l.feeBands.map((b) => ({ ...moneyPair('up_to_premium', b.upToPremium), ...moneyPair('fee', b.fee) })),
+    fee_bands: l.feeBands.map((b) => ({
+      up_to_premium: whole(b.upToPremium),
+      up_to_premium_minor: minor(b.upToPremium),
+      fee: whole(b.fee),
+      fee_minor: minor(b.fee),
+    })),
   };
 }
 
@@ -77,25 +94,40 @@ export function ipfLoanToRest(l: IpfLoanFieldsFragment) {
     status: l.loanStatus,
     ...ipfPartiesToRest(l),
     tenor_months: l.tenorMonths,
-    ...moneyPair('principal', l.principal),
-    ...moneyPair('charge', l.charge),
-    ...moneyPair('total_repayable', l.totalRepayable),
+    principal: whole(l.principal),
+    principal_minor: minor(l.principal),
+    charge: whole(l.charge),
+    charge_minor: minor(l.charge),
+    total_repayable: whole(l.totalRepayable),
+    total_repayable_minor: minor(l.totalRepayable),
     apr_bps: l.aprBps,
-    ...moneyPair('paid', l.paid),
-    ...moneyPair('rebate', l.rebate),
-    ...moneyPair('outstanding', l.outstanding),
-    ...moneyPair('arrears', l.arrears),
+    paid: whole(l.paid),
+    paid_minor: minor(l.paid),
+    rebate: whole(l.rebate),
+    rebate_minor: minor(l.rebate),
+    outstanding: whole(l.outstanding),
+    outstanding_minor: minor(l.outstanding),
+    arrears: whole(l.arrears),
+    arrears_minor: minor(l.arrears),
     next_due: l.nextDue
-      ? { instalment: l.nextDue.instalment, due_on: l.nextDue.dueOn, ...moneyPair('amount', l.nextDue.amount) }
+      ? {
+          instalment: l.nextDue.instalment,
+          due_on: l.nextDue.dueOn,
+          amount: whole(l.nextDue.amount),
+          amount_minor: minor(l.nextDue.amount),
+        }
       : null,
     settlement: l.settlementValidUntil
       ? {
-          ...moneyPair('payoff', l.settlementPayoff),
-          ...moneyPair('rebate', l.settlementRebate),
+          payoff: whole(l.settlementPayoff),
+          payoff_minor: minor(l.settlementPayoff),
+          rebate: whole(l.settlementRebate),
+          rebate_minor: minor(l.settlementRebate),
           valid_until: l.settlementValidUntil,
         }
       : null,
-    ...moneyPair('lender_refund', l.lenderRefund),
+    lender_refund: whole(l.lenderRefund),
+    lender_refund_minor: minor(l.lenderRefund),
     signed_at: l.signedAt,
     funded_at: l.fundedAt,
     closed_at: l.closedAt,
@@ -111,10 +143,14 @@ export function ipfLoanDetailToRest(l: IpfLoanFieldsFragment & IpfLoanDetailFiel
     instalments: l.instalments.map((i) => ({
       instalment: i.instalment,
       due_on: i.dueOn,
-      ...moneyPair('amount', i.amount),
-      ...moneyPair('paid', i.paid),
-      ...moneyPair('waived', i.waived),
-      ...moneyPair('outstanding', i.outstanding),
+      amount: whole(i.amount),
+      amount_minor: minor(i.amount),
+      paid: whole(i.paid),
+      paid_minor: minor(i.paid),
+      waived: whole(i.waived),
+      waived_minor: minor(i.waived),
+      outstanding: whole(i.outstanding),
+      outstanding_minor: minor(i.outstanding),
       status: i.instalmentStatus,
     })),
     payments: l.payments.map((p) => ({
@@ -122,8 +158,13 @@ export function ipfLoanDetailToRest(l: IpfLoanFieldsFragment & IpfLoanDetailFiel
       method: p.method,
       transaction_ref: p.transactionRef,
       paid_at: p.paidAt,
-      ...moneyPair('amount', p.amount),
-      allocations: p.allocations.map((a) => ({ instalment: a.instalment, ...moneyPair('amount', a.amount) })),
+      amount: whole(p.amount),
+      amount_minor: minor(p.amount),
+      allocations: p.allocations.map((a) => ({
+        instalment: a.instalment,
+        amount: whole(a.amount),
+        amount_minor: minor(a.amount),
+      })),
     })),
     history: l.history.map((h) => ({ from: h.from, to: h.to, reason: h.reason, by: h.actor, at: h.at })),
   };

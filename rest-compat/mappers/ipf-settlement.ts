@@ -1,6 +1,6 @@
 import type { SettleIpfLoanEarlyMutation } from '../generated/operations.ts';
 import type { Resolved } from '../route.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 import { stkPushToRest } from './payment.ts';
 
 type EarlySettlement = Resolved<SettleIpfLoanEarlyMutation>['settleIpfLoanEarly'];
@@ -11,13 +11,17 @@ export function earlySettlementToRest(s: EarlySettlement) {
     loan: { uuid: s.loanUuid, loan_no: s.loanNo, status: s.loanStatus },
     status: s.phase,
     as_of: s.asOf,
-    ...moneyPair('outstanding', s.outstanding),
-    ...moneyPair('rebate', s.rebate),
-    ...moneyPair('payoff', s.payoff),
+    outstanding: whole(s.outstanding),
+    outstanding_minor: minor(s.outstanding),
+    rebate: whole(s.rebate),
+    rebate_minor: minor(s.rebate),
+    payoff: whole(s.payoff),
+    payoff_minor: minor(s.payoff),
     instalments_waived: s.instalmentsWaived.map((w) => ({
       instalment: w.instalment,
       due_on: w.dueOn,
-      ...moneyPair('amount', w.amount),
+      amount: whole(w.amount),
+      amount_minor: minor(w.amount),
     })),
     valid_until: s.validUntil,
     payment: s.payment ? stkPushToRest(s.payment) : null,

@@ -12,7 +12,7 @@ import type {
 import { asObject, type AsSent, listOrAsSent, objectOrAsSent, type Resolved, type SentInput } from '../route.ts';
 import type { z } from 'zod';
 import type { BindRequest, MotorQuoteRequest, SaveQuoteRequest } from '../schemas/motor.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 import { instalmentsToRest } from './priced.ts';
 
 type MotorQuote = Resolved<MotorQuoteQuery>['motorQuote'];
@@ -58,7 +58,8 @@ export function riskToRest(q: MotorQuote['quote']) {
     year: q.year,
     tonnage: q.tonnage,
     pll: q.pll,
-    ...moneyPair('value', q.value),
+    value: whole(q.value),
+    value_minor: minor(q.value),
   };
 }
 
@@ -72,11 +73,15 @@ export function optionToRest(o: MotorQuote['options'][number]) {
     cover_type: o.coverType,
     rate: o.rate,
     rate_bps: o.rateBps,
-    ...moneyPair('value', o.value),
-    ...moneyPair('basic_premium', o.basicPremium),
-    taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, ...moneyPair('amount', t.amount) })),
-    ...moneyPair('taxes_total', o.taxesTotal),
-    ...moneyPair('total', o.total),
+    value: whole(o.value),
+    value_minor: minor(o.value),
+    basic_premium: whole(o.basicPremium),
+    basic_premium_minor: minor(o.basicPremium),
+    taxes: o.taxes.map((t) => ({ code: t.code, name: t.name, amount: whole(t.amount), amount_minor: minor(t.amount) })),
+    taxes_total: whole(o.taxesTotal),
+    taxes_total_minor: minor(o.taxesTotal),
+    total: whole(o.total),
+    total_minor: minor(o.total),
     commission_rate_bps: o.commissionRateBps,
     benefits: o.benefits,
     limits_of_liability: o.limitsOfLiability.map((l) => ({
@@ -215,7 +220,8 @@ export function savedQuoteToRest(q: SavedQuoteFieldsFragment) {
         insurer_id: o.insurerId,
         insurer_name: o.insurerName,
         rate: o.rate,
-        ...moneyPair('total', o.total),
+        total: whole(o.total),
+        total_minor: minor(o.total),
       })),
     },
   };
@@ -243,19 +249,24 @@ export function boundPolicyToRest(b: BoundPolicyFieldsFragment, url: URL) {
     payment_mode: p.paymentMode,
     instalments: p.instalments,
     premium: {
-      ...moneyPair('basic_premium', p.basicPremium),
-      ...moneyPair('taxes', p.taxes),
-      ...moneyPair('total', p.total),
+      basic_premium: whole(p.basicPremium),
+      basic_premium_minor: minor(p.basicPremium),
+      taxes: whole(p.taxes),
+      taxes_minor: minor(p.taxes),
+      total: whole(p.total),
+      total_minor: minor(p.total),
     },
     debit_note: {
       number: `DN-${p.policyNo}`,
       due_on: dn[0]?.dueOn ?? null,
-      ...moneyPair('amount', p.total),
+      amount: whole(p.total),
+      amount_minor: minor(p.total),
       instalments: dn.map((d) => ({
         number: d.number,
         instalment_no: d.instalmentNo,
         due_on: d.dueOn,
-        ...moneyPair('amount', d.amount),
+        amount: whole(d.amount),
+        amount_minor: minor(d.amount),
       })),
     },
     portal: {

@@ -5,7 +5,7 @@ import type {
   StkPushAckFieldsFragment,
   StkPushStatusQuery,
 } from '../generated/operations.ts';
-import { moneyObject, moneyPair } from './money.ts';
+import { moneyObject, minor, whole } from './money.ts';
 
 export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']) {
   return {
@@ -14,7 +14,8 @@ export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']) {
     checkout_request_id: r.checkoutRequestId,
     status: r.status,
     phone: r.phone,
-    ...moneyPair('amount', r.amount),
+    amount: whole(r.amount),
+    amount_minor: minor(r.amount),
     account: r.account,
     purpose: r.purpose,
     result_code: r.resultCode,
@@ -30,7 +31,8 @@ export function paymentRequestToRest(r: StkPushStatusQuery['stkPushStatus']) {
 export function receiptToRest(r: ReceiptFieldsFragment) {
   return {
     receipt_no: r.receiptNo,
-    ...moneyPair('amount', r.amount),
+    amount: whole(r.amount),
+    amount_minor: minor(r.amount),
     unallocated: moneyObject(r.unallocated),
     currency: 'KES',
     method: r.method,
@@ -42,7 +44,11 @@ export function receiptToRest(r: ReceiptFieldsFragment) {
     policy_no: r.policyNo,
     paid_at: r.paidAt,
     created_at: r.createdAt,
-    allocations: r.allocations.map((a) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+    allocations: r.allocations.map((a) => ({
+      debit_note_no: a.debitNoteNo,
+      amount: whole(a.amount),
+      amount_minor: minor(a.amount),
+    })),
   };
 }
 
@@ -57,7 +63,8 @@ export function stkPushToRest(a: StkPushAckFieldsFragment) {
     customer_message: a.customerMessage,
     status: a.paymentRequest.status,
     phone: a.paymentRequest.phone,
-    ...moneyPair('amount', a.paymentRequest.amount),
+    amount: whole(a.paymentRequest.amount),
+    amount_minor: minor(a.paymentRequest.amount),
     account: a.paymentRequest.account,
     purpose: a.paymentRequest.purpose,
     links: { status: `/api/v1/payment/stk/${encodeURIComponent(a.checkoutRequestId ?? a.id)}` },
@@ -82,9 +89,12 @@ export function clientBalanceToRest(b: ClientBalanceQuery['clientBalance']) {
       number: n.number,
       instalment_no: n.instalmentNo,
       due_on: n.dueOn,
-      ...moneyPair('amount', n.amount),
-      ...moneyPair('paid', n.paid),
-      ...moneyPair('outstanding', n.outstanding),
+      amount: whole(n.amount),
+      amount_minor: minor(n.amount),
+      paid: whole(n.paid),
+      paid_minor: minor(n.paid),
+      outstanding: whole(n.outstanding),
+      outstanding_minor: minor(n.outstanding),
     })),
   };
 }

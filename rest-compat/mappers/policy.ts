@@ -1,6 +1,6 @@
 import type { PolicyDetailFragment, PolicyRecordFragment } from '../generated/operations.ts';
 import { snakeKeys } from './json-keys.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 import { cancellationToRest } from './cancellation.ts';
 import { certificateToRest } from './certificate.ts';
 import { claimSummaryToRest } from './claim.ts';
@@ -31,10 +31,18 @@ export function policyToRest(p: PolicyRecordFragment) {
       ? { id: p.salesPerson.databaseId, name: p.salesPerson.name, role: p.salesPerson.role, code: p.salesPerson.code }
       : null,
     premium: {
-      ...moneyPair('basic_premium', p.basicPremium),
-      ...moneyPair('taxes', p.taxes),
-      ...moneyPair('total', p.total),
-      levies: p.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
+      basic_premium: whole(p.basicPremium),
+      basic_premium_minor: minor(p.basicPremium),
+      taxes: whole(p.taxes),
+      taxes_minor: minor(p.taxes),
+      total: whole(p.total),
+      total_minor: minor(p.total),
+      levies: p.levies.map((l) => ({
+        code: l.code,
+        name: l.name,
+        amount: whole(l.amount),
+        amount_minor: minor(l.amount),
+      })),
     },
     product: p.coverProduct
       ? { id: p.coverProduct.databaseId, code: p.coverProduct.code, name: p.coverProduct.name }
@@ -74,7 +82,8 @@ function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
     make: v.make,
     model: v.model,
     yom: v.yearOfManufacture,
-    ...moneyPair('value', v.value),
+    value: whole(v.value),
+    value_minor: minor(v.value),
     body_type: v.bodyType,
     coverage: v.coverage,
   };
@@ -90,7 +99,8 @@ function insuredToRest(r: PolicyRecordFragment['insured'][number]) {
     date_of_birth: r.dateOfBirth,
     in_school: r.inSchool,
     id_no: r.idNo,
-    ...moneyPair('sum_insured', r.sumInsured),
+    sum_insured: whole(r.sumInsured),
+    sum_insured_minor: minor(r.sumInsured),
     details: snakeKeys(r.details ?? null),
     status: r.status,
     added_on: r.addedOn,
@@ -104,10 +114,14 @@ function debitNoteToRest(d: PolicyRecordFragment['debitNotes'][number]) {
     kind: d.kind,
     instalment_no: d.instalmentNo,
     due_on: ymd(d.dueOn),
-    ...moneyPair('amount', d.amount),
-    ...moneyPair('paid', d.paid),
-    ...moneyPair('credited', d.credited),
-    ...moneyPair('outstanding', d.outstanding),
+    amount: whole(d.amount),
+    amount_minor: minor(d.amount),
+    paid: whole(d.paid),
+    paid_minor: minor(d.paid),
+    credited: whole(d.credited),
+    credited_minor: minor(d.credited),
+    outstanding: whole(d.outstanding),
+    outstanding_minor: minor(d.outstanding),
   };
 }
 
@@ -115,14 +129,20 @@ function creditNoteToRest(c: PolicyRecordFragment['creditNotes'][number]) {
   return {
     number: c.number,
     kind: c.kind,
-    ...moneyPair('amount', c.amount),
-    ...moneyPair('basic_premium', c.basicPremium),
-    ...moneyPair('taxes', c.taxes),
-    ...moneyPair('applied', c.applied),
-    ...moneyPair('refunded', c.refunded),
+    amount: whole(c.amount),
+    amount_minor: minor(c.amount),
+    basic_premium: whole(c.basicPremium),
+    basic_premium_minor: minor(c.basicPremium),
+    taxes: whole(c.taxes),
+    taxes_minor: minor(c.taxes),
+    applied: whole(c.applied),
+    applied_minor: minor(c.applied),
+    refunded: whole(c.refunded),
+    refunded_minor: minor(c.refunded),
     applications: c.applications.map((a) => ({
       debit_note_no: a.debitNoteNo,
-      ...moneyPair('amount', a.amount),
+      amount: whole(a.amount),
+      amount_minor: minor(a.amount),
     })),
     created_at: c.createdAt,
   };
@@ -134,8 +154,14 @@ function receiptToRest(r: PolicyRecordFragment['receipts'][number]) {
     transaction_ref: r.transactionRef,
     method: r.method,
     paid_at: r.paidAt,
-    ...moneyPair('amount', r.amount),
-    ...moneyPair('unallocated', r.unallocated),
-    allocations: r.allocations.map((a) => ({ debit_note_no: a.debitNoteNo, ...moneyPair('amount', a.amount) })),
+    amount: whole(r.amount),
+    amount_minor: minor(r.amount),
+    unallocated: whole(r.unallocated),
+    unallocated_minor: minor(r.unallocated),
+    allocations: r.allocations.map((a) => ({
+      debit_note_no: a.debitNoteNo,
+      amount: whole(a.amount),
+      amount_minor: minor(a.amount),
+    })),
   };
 }

@@ -1,6 +1,6 @@
 import type { MotorQuoteQuery } from '../generated/operations.ts';
 import { asObject, type Resolved } from '../route.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /** What the option mappers of every line share: instalment plans and offers, quoted figures, the server's figures. */
 
@@ -16,8 +16,10 @@ export function instalmentsToRest(o: Pick<Option, 'instalments' | 'ipfOffers' | 
     })),
     ipf_offers: o.ipfOffers.map((x) => ({
       tenor_months: x.tenorMonths,
-      ...moneyPair('deposit', x.deposit),
-      ...moneyPair('instalment', x.instalment),
+      deposit: whole(x.deposit),
+      deposit_minor: minor(x.deposit),
+      instalment: whole(x.instalment),
+      instalment_minor: minor(x.instalment),
       apr_bps: x.aprBps,
       lender_name: x.lenderName,
     })),

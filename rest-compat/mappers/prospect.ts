@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { ProspectConvertInput, ProspectPatch } from '../schemas/prospect.ts';
 import { person } from './client.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 /** GraphQL Prospect → the Prospect resource as lists show it (no timeline). */
 export function prospectToRest(p: ProspectFieldsFragment) {
@@ -24,7 +24,8 @@ export function prospectToRest(p: ProspectFieldsFragment) {
     kra_pin: p.kraPin,
     source: p.source,
     interests: p.interests,
-    ...moneyPair('estimated_premium', p.estimatedPremium),
+    estimated_premium: whole(p.estimatedPremium),
+    estimated_premium_minor: minor(p.estimatedPremium),
     status: p.prospectStatus,
     lost_reason: p.lostReason,
     assignee: person(p.assignee),

@@ -8,7 +8,7 @@ import type {
   ProspectTypesQuery,
   SalesPeopleQuery,
 } from '../generated/operations.ts';
-import { moneyPair } from './money.ts';
+import { minor, whole } from './money.ts';
 
 export const insurerToRest = (i: InsurersQuery['insurers'][number]) => ({
   id: i.databaseId,
@@ -56,7 +56,8 @@ export const levyToRest = (l: LeviesQuery['levies'][number]) => ({
   basis: l.basis,
   rate_bps: l.rateBps,
   rate_percent: l.ratePercent,
-  ...moneyPair('amount', l.amount),
+  amount: whole(l.amount),
+  amount_minor: minor(l.amount),
 });
 
 export const motorBenefitToRest = (b: MotorBenefitsQuery['motorBenefits'][number]) => ({ id: b.id, name: b.name });

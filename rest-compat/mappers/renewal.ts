@@ -7,7 +7,7 @@ import type {
 import type { z } from 'zod';
 import type { Resolved, SentInput } from '../route.ts';
 import type { RenewalQuoteRequest, RenewRequest } from '../schemas/renewal.ts';
-import { moneyObject, moneyPair } from './money.ts';
+import { moneyObject, minor, whole } from './money.ts';
 
 /** REST body of POST /policies/{uuid}/renewal-quote (its types checked by its definition) → GraphQL variables. */
 export function renewalQuoteFromRest(
@@ -42,37 +42,56 @@ export function renewalQuoteToRest(q: Resolved<RenewalQuoteMutation>['renewalQuo
     product_version: q.productVersion,
     vehicles: q.vehicles.map((v) => ({
       regno: v.regNo,
-      ...moneyPair('value', v.value),
-      ...moneyPair('previous_annual_basic', v.previousAnnualBasic),
-      ...moneyPair('renewal_annual_basic', v.renewalAnnualBasic),
+      value: whole(v.value),
+      value_minor: minor(v.value),
+      previous_annual_basic: whole(v.previousAnnualBasic),
+      previous_annual_basic_minor: minor(v.previousAnnualBasic),
+      renewal_annual_basic: whole(v.renewalAnnualBasic),
+      renewal_annual_basic_minor: minor(v.renewalAnnualBasic),
     })),
     insured: q.insured.map((r) => ({
       id: r.databaseId,
       kind: r.kind,
       name: r.name,
       age: r.age,
-      ...moneyPair('sum_insured', r.sumInsured),
-      ...moneyPair('previous_annual_basic', r.previousAnnualBasic),
-      ...moneyPair('renewal_annual_basic', r.renewalAnnualBasic),
+      sum_insured: whole(r.sumInsured),
+      sum_insured_minor: minor(r.sumInsured),
+      previous_annual_basic: whole(r.previousAnnualBasic),
+      previous_annual_basic_minor: minor(r.previousAnnualBasic),
+      renewal_annual_basic: whole(r.renewalAnnualBasic),
+      renewal_annual_basic_minor: minor(r.renewalAnnualBasic),
     })),
     cover_premium: q.coverPremium
       ? {
-          ...moneyPair('previous_annual_basic', q.coverPremium.previousAnnualBasic),
-          ...moneyPair('renewal_annual_basic', q.coverPremium.renewalAnnualBasic),
+          previous_annual_basic: whole(q.coverPremium.previousAnnualBasic),
+          previous_annual_basic_minor: minor(q.coverPremium.previousAnnualBasic),
+          renewal_annual_basic: whole(q.coverPremium.renewalAnnualBasic),
+          renewal_annual_basic_minor: minor(q.coverPremium.renewalAnnualBasic),
         }
       : null,
     previous: {
-      ...moneyPair('basic_premium', q.previous.basicPremium),
-      ...moneyPair('taxes', q.previous.taxes),
-      ...moneyPair('total', q.previous.total),
+      basic_premium: whole(q.previous.basicPremium),
+      basic_premium_minor: minor(q.previous.basicPremium),
+      taxes: whole(q.previous.taxes),
+      taxes_minor: minor(q.previous.taxes),
+      total: whole(q.previous.total),
+      total_minor: minor(q.previous.total),
     },
     renewal: {
-      ...moneyPair('basic_premium', q.basicPremium),
-      levies: q.levies.map((l) => ({ code: l.code, name: l.name, ...moneyPair('amount', l.amount) })),
-      ...moneyPair('taxes', q.taxes),
-      ...moneyPair('total', q.total),
+      basic_premium: whole(q.basicPremium),
+      basic_premium_minor: minor(q.basicPremium),
+      levies: q.levies.map((l) => ({
+        code: l.code,
+        name: l.name,
+        amount: whole(l.amount),
+        amount_minor: minor(l.amount),
+      })),
+      taxes: whole(q.taxes),
+      taxes_minor: minor(q.taxes),
+      total: whole(q.total),
+      total_minor: minor(q.total),
     },
-    change: { ...moneyPair('total', q.change) },
+    change: { total: whole(q.change), total_minor: minor(q.change) },
     instalment_options: q.instalmentOptions.map((o) => ({ parts: o.parts, amounts: o.amounts.map(moneyObject) })),
     valid_until: q.validUntil,
     new_policy: q.newPolicy

@@ -14,7 +14,7 @@ import {
   reserveMovementsToRest,
 } from '../mappers/claim.ts';
 import { claimPaymentToRest } from '../mappers/claim-payment.ts';
-import { moneyPair } from '../mappers/money.ts';
+import { minor, whole } from '../mappers/money.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
 import { type AnyRoute, bodyOf, boolParam, intParam, route } from '../route.ts';
 import { arr, bool, dataOf, dateInput, dateTimeInput, int, queryParam, ref, str } from '../schemas/builders.ts';
@@ -124,7 +124,8 @@ export const claimRoutes: AnyRoute[] = [
           ...claimDetailToRest(d.claim),
           documents_complete: d.claim.documentsComplete,
           documents: d.claim.documents.map((x) => claimDocumentToRest(x, d.claim.uuid)),
-          ...moneyPair('committed', d.claim.committed),
+          committed: whole(d.claim.committed),
+          committed_minor: minor(d.claim.committed),
           reserve_movements: reserveMovementsToRest(d.claim),
           payments: d.claim.payments.map(claimPaymentToRest),
         },
