@@ -65,6 +65,7 @@ async function rows() {
     const claims = await tx.claim.findMany({
       orderBy: { id: 'desc' },
       select: {
+        id: true,
         uuid: true,
         status: true,
         insurerId: true,
@@ -163,13 +164,50 @@ describe('the claims read model', () => {
     expect(second.body.data.map((x: { uuid: string }) => x.uuid)).toEqual(uuids(all).slice(2, 4));
   });
 
-  it("a cursor whose row is not there, or is another organisation's, gives an empty page (Prisma's answer)", async () => {
-    for (const id of [2 ** 31 - 1, otherClaimId]) {
-      const cursor = Buffer.from(`GPC:N:${id}`).toString('base64');
-      const r = await staff.get(`/claims?limit=5&cursor=${encodeURIComponent(cursor)}`);
+  it("a page after a cursor holds the claims after its id, whether or not the cursor's claim is in the list", async () => {
+    const { all, agent1 } = await rows();
+    const cursor = (id: number) => encodeURIComponent(Buffer.from(`GPC:N:${id}`).toString('base64'));
+    const page = async (c: typeof staff, query: string) => {
+      const r = await c.get(`/claims?${query}`);
       expect(r.status, r.text).toBe(200);
-      expect(r.body.data).toEqual([]);
-    }
+      return r.body.data.map((x: { uuid: string }) => x.uuid);
+    };
+    const after = (list: typeof all, id: number) => list.filter((c) => c.id < id).map((c) => c.uuid);
+    // A claim the filter leaves out: the next registered claim is not skipped (Prisma's cursor skipped it).
+    const registered = all.filter((c) => c.status === 'registered');
+    const other = all.find((c) => c.status !== 'registered' && c.id > registered[registered.length - 1].id)!;
+    expect(await page(staff, `status=registered&limit=10&cursor=${cursor(other.id)}`)).toEqual(
+      after(registered, other.id),
+    );
+    // A claim out of the agent's reach answers as one that is not there: the agent's claims after that id.
+    const hidden = all.find((c) => !agent1.some((a) => a.id === c.id) && c.id > agent1[agent1.length - 1].id)!;
+    expect(await page(agent, `limit=10&cursor=${cursor(hidden.id)}`)).toEqual(after(agent1, hidden.id));
+    for (const id of [2 ** 31 - 1, otherClaimId])
+      expect(await page(staff, `limit=10&cursor=${cursor(id)}`)).toEqual(after(all, id));
+    // Prisma's path (a date filter) pages the same way.
+    expect(await page(agent, `loss_from=2000-01-01&limit=10&cursor=${cursor(hidden.id)}`)).toEqual(
+      after(agent1, hidden.id),
+    );
+  });
+
+  it("a claim within an agent's reach on a policy out of it names the policy as null, not the whole answer not_found", async () => {
+    const r = await agent.gql(
+      '{ claims(first: 10) { edges { node { uuid assignee { databaseId } policy { policyNo } policyNo } } } }',
+    );
+    expect(r.body.errors).toBeUndefined();
+    const nodes = r.body.data.claims.edges.map((e: any) => e.node);
+    const assigned = nodes.find((n: any) => n.assignee?.databaseId === org.users.agent1.id);
+    const own = nodes.find((n: any) => n !== assigned);
+    expect(assigned.policy).toBeNull();
+    expect(assigned.policyNo).toEqual(expect.any(String));
+    expect(own.policy).toEqual({ policyNo: own.policyNo });
+    const one = await agent.gql('query($u: String!) { claim(uuid: $u) { policy { policyNo } } }', { u: assigned.uuid });
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.data.claim.policy).toBeNull();
+    const staffSees = await staff.gql('query($u: String!) { claim(uuid: $u) { policy { policyNo } policyNo } }', {
+      u: assigned.uuid,
+    });
+    expect(staffSees.body.data.claim.policy).toEqual({ policyNo: staffSees.body.data.claim.policyNo });
   });
 
   it('leaves to Prisma what it does not answer (a search, a date filter), with the same reach', async () => {

@@ -62,7 +62,7 @@ async function rows() {
   return t.db.tenant(org.id, async (tx) => {
     const clients = await tx.client.findMany({
       orderBy: { id: 'desc' },
-      select: { id: true, clientNo: true, type: true, salesPersonId: true, createdByUserId: true },
+      select: { id: true, clientNo: true, name: true, type: true, salesPersonId: true, createdByUserId: true },
     });
     const a1 = org.users.agent1.id;
     const viaPolicy = new Set(
@@ -167,14 +167,40 @@ describe('the clients read model', () => {
     expect(past.body.data).toEqual([]);
   });
 
-  it("a cursor whose row is not there, or is another organisation's, gives an empty page (Prisma's answer)", async () => {
-    for (const id of [2 ** 31 - 1, otherClientId]) {
-      const cursor = Buffer.from(`GPC:N:${id}`).toString('base64');
-      const r = await staff.get(`/clients?limit=5&cursor=${encodeURIComponent(cursor)}`);
+  it("a page after a cursor holds the rows after its id, whether or not the cursor's row is in the list", async () => {
+    const { all, agent1 } = await rows();
+    const cursor = (id: number) => encodeURIComponent(Buffer.from(`GPC:N:${id}`).toString('base64'));
+    const page = async (c: typeof staff, query: string) => {
+      const r = await c.get(`/clients?${query}`);
       expect(r.status, r.text).toBe(200);
-      expect(r.body.data).toEqual([]);
-      expect(r.body.meta.has_more).toBe(false);
-    }
+      return r.body.data.map((x: { client_no: string }) => x.client_no);
+    };
+    const after = (list: typeof all, id: number, n: number) =>
+      list
+        .filter((c) => c.id < id)
+        .slice(0, n)
+        .map((c) => c.clientNo);
+    // A row the filter leaves out: the next corporate client is not skipped (Prisma's cursor skipped it).
+    const corporate = all.filter((c) => c.type === 'corporate');
+    const individualAbove = all.find((c) => c.type !== 'corporate' && c.id > corporate[0].id)!;
+    expect(await page(staff, `type=corporate&limit=5&cursor=${cursor(individualAbove.id)}`)).toEqual(
+      after(corporate, individualAbove.id, 5),
+    );
+    // A row out of the agent's reach answers as a row that is not there: the agent's rows after that id.
+    const hidden = all.find((c) => !agent1.some((a) => a.id === c.id) && c.id > agent1[agent1.length - 1].id)!;
+    expect(await page(agent, `limit=100&cursor=${cursor(hidden.id)}`)).toEqual(after(agent1, hidden.id, 100));
+    // So does another organisation's, and an id no row has.
+    for (const id of [2 ** 31 - 1, otherClientId])
+      expect(await page(staff, `limit=5&cursor=${cursor(id)}`)).toEqual(after(all, id, 5));
+    // Prisma's path (a search) pages the same way.
+    const named = agent1.filter((c) => c.name.includes('Agent One'));
+    expect(named.length).toBe(2);
+    expect(await page(agent, `search=${encodeURIComponent('Agent One')}&cursor=${cursor(named[0].id + 1)}`)).toEqual(
+      after(named, named[0].id + 1, 100),
+    );
+    expect(await page(agent, `search=${encodeURIComponent('Agent One')}&cursor=${cursor(named[0].id)}`)).toEqual(
+      after(named, named[0].id, 100),
+    );
   });
 
   it('leaves to Prisma what it does not answer (a search, paging backwards), with the same reach', async () => {

@@ -110,47 +110,60 @@ export function readModel<F extends string>(
   };
 }
 
-/** A list's paging as a read model takes it: forward only, from a cursor on `id` (Prisma's) or an offset. */
+/**
+ * A newest-first list's Prisma query (ordered by `id` descending, as every list of this API is) paged from its cursor
+ * as a range of ids: the rows after the cursor's id (`lt`; before it, `gt`, for a backward page), whether or not the
+ * cursor's own row is in the list. Prisma's own cursor starts at the cursor's row and the connection skips that row
+ * (`skip: 1`), so a cursor on a row the filters or the caller's reach leave out skipped the next row instead, and a
+ * cursor on a row that is not there at all answered an empty page, which told an agent whether an id out of its
+ * reach existed (an outside check, 2026-12-02). `query` without its cursor, the skip the cursor's row took given back,
+ * and the range for the caller to add to its where; unchanged (`id` null) without a cursor on `id`.
+ */
+export function keyset<Q extends { cursor?: unknown; skip?: number; take?: number }>(
+  query: Q,
+): { query: Omit<Q, 'cursor'>; id: { lt: number } | { gt: number } | null } {
+  const { cursor, ...rest } = query;
+  const id = (cursor as { id?: unknown } | undefined)?.id;
+  if (cursor == null || Object.keys(cursor).length !== 1 || typeof id !== 'number' || !Number.isSafeInteger(id))
+    return { query, id: null };
+  const skip = Math.max(0, (query.skip ?? 0) - 1);
+  return { query: { ...rest, skip }, id: (query.take ?? 0) < 0 ? { gt: id } : { lt: id } };
+}
+
+/** A list's paging as a read model takes it: forward only, after an id (keyset) or from an offset. */
 export interface ForwardPage {
   take: number;
   skip: number;
-  /** The id of the cursor's row, when paging from one. */
-  cursor: number | null;
+  /** The page holds ids below this one (keyset's `lt`), when paging from a cursor. */
+  below: number | null;
 }
 
 /**
- * The paging of a Prisma findMany (the Pothos plugin's connection arguments) when a read model can page as Prisma
- * does: `take` ≥ 0, `skip` ≥ 0, a `cursor` on `id`, and nothing else beside the selection. Null for anything else
- * (backward paging, another cursor, an order or filter of Prisma's own), which stays with Prisma.
+ * The paging of a Prisma findMany (the Pothos plugin's connection arguments, through keyset) when a read model can
+ * page as Prisma does: `take` ≥ 0, `skip` ≥ 0, at most an `lt` range of ids, and nothing else beside the selection.
+ * Null for anything else (a backward page, a cursor keyset could not read, an order or filter of Prisma's own), which
+ * stays with Prisma.
  */
-export function forwardPage(query: Record<string, unknown>): ForwardPage | null {
-  const { select: _select, include: _include, take, skip, cursor, ...rest } = query;
-  if (Object.keys(rest).length) return null;
+export function forwardPage(
+  query: Record<string, unknown>,
+  id: { lt: number } | { gt: number } | null,
+): ForwardPage | null {
+  const { select: _select, include: _include, take, skip, ...rest } = query;
+  if (Object.keys(rest).length || (id && !('lt' in id))) return null;
   if (typeof take !== 'number' || !Number.isSafeInteger(take) || take < 0) return null;
   if (skip != null && (typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 0)) return null;
-  if (cursor == null) return { take, skip: skip ?? 0, cursor: null };
-  const id = (cursor as { id?: unknown }).id;
-  if (typeof cursor !== 'object' || Object.keys(cursor).length !== 1 || typeof id !== 'number') return null;
-  return { take, skip: skip ?? 0, cursor: id };
+  return { take, skip: skip ?? 0, below: id ? id.lt : null };
 }
 
-/**
- * The WHERE conditions and the tail of a newest-first page of `table` aliased `alias`: Prisma's cursor (the rows from
- * the cursor's own row on, in the list's order; none when that row is not there, as Prisma answers), then the order,
- * the page's size and its offset.
- */
+/** The WHERE conditions and the tail of a newest-first page aliased `alias`: the keyset range, the order, the size. */
 export function newestFirst(
-  table: string,
   alias: string,
   page: ForwardPage,
   where: Prisma.Sql[],
 ): { where: Prisma.Sql; tail: Prisma.Sql } {
-  if (!NAME.test(table) || !NAME.test(alias)) throw new Error(`read model: ${table} ${alias}`);
+  if (!NAME.test(alias)) throw new Error(`read model: ${alias}`);
   const a = Prisma.raw(alias);
-  const conditions =
-    page.cursor === null
-      ? where
-      : [...where, Prisma.sql`${a}.id <= (SELECT k.id FROM ${Prisma.raw(table)} k WHERE k.id = ${page.cursor})`];
+  const conditions = page.below === null ? where : [...where, Prisma.sql`${a}.id < ${page.below}`];
   return {
     where: Prisma.join(conditions, ' AND '),
     tail: Prisma.sql`ORDER BY ${a}.id DESC LIMIT ${page.take} OFFSET ${page.skip}`,

@@ -1,11 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
-import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
+import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
 import { reachableClient } from '../clients/client.type.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { now as clockNow } from '../../lib/clock.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { CLAIM_SCOPES, claimReach, oneClaim } from '../access/claim.visibility.ts';
+import { policyReach } from '../access/policy.visibility.ts';
+import { PolicyRef } from '../policies/policy.type.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
 import { claimService } from './claim.service.ts';
 import './claim.subscriptions.ts';
@@ -102,10 +104,15 @@ builder.prismaNode('Claim', {
     status: t.expose('status', { description: "The claim's state (see ClaimStatus).", type: ClaimStatusEnum }),
     // A claims handler may be assigned a claim on a policy outside their own reach: the claim carries the policy's
     // and client's identifiers itself, and the records behind them keep their own rules (null, with not_found, there).
-    policy: t.relation('policy', {
+    // Not a plain relation: a claim within an agent's reach (registered by or assigned to them) may be on a policy out
+    // of it, which a relation answered with not_found for the whole operation (an outside check, 2026-12-02).
+    policy: t.field({
+      type: PolicyRef,
+      nullable: true,
       description:
         'The policy claimed on; null when the caller may not see it (policyNo and policyUuid still say which).',
-      nullable: true,
+      select: (_args, _ctx, nested) => ({ policy: nested({ select: { id: true } }) }),
+      resolve: (c, _args, ctx) => visibleOrNull(ctx, policyReach, c.policy),
     }),
     client: t.field({
       ...reachableClient,

@@ -99,7 +99,7 @@ export const claimColumns = readModel(
 
 /**
  * The page a Prisma findMany of the list would return (claimListWhere, newest first), when the read model can say
- * the same: the query selects only what the model has and pages forward (`take` ≥ 0, `skip`, a `cursor` on `id`), and
+ * the same: the query selects only what the model has and pages forward (`take` ≥ 0, `skip`, after an id: keyset), and
  * the filters are among the equalities it takes (status, insurer, assignee; the others stay with Prisma). Null when it
  * cannot.
  */
@@ -108,8 +108,9 @@ export function claimPage(
   p: Principal,
   f: ClaimListFilters,
   query: Prisma.ClaimFindManyArgs,
+  id: { lt: number } | { gt: number } | null,
 ): Promise<Claim[]> | null {
-  const page = forwardPage(query);
+  const page = forwardPage(query, id);
   if (!page || !claimColumns.answers(query)) return null;
   if (
     f.policyId ||
@@ -126,7 +127,7 @@ export function claimPage(
   if (f.status?.length) and.push(Prisma.sql`c.status::text = ANY(${[...f.status]}::text[])`);
   if (f.insurerId != null) and.push(Prisma.sql`c.insurer_id = ${f.insurerId}`);
   if (f.assigneeId != null) and.push(Prisma.sql`c.assignee_user_id = ${f.assigneeId}`);
-  const { where, tail } = newestFirst('claims', 'c', page, and);
+  const { where, tail } = newestFirst('c', page, and);
   return tx.$queryRaw<
     Claim[]
   >`SELECT ${claimColumns.columns} FROM claims c ${claimColumns.joins} WHERE ${where} ${tail}`;

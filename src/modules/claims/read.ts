@@ -8,6 +8,7 @@ import { sameText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
+import { keyset } from '../../db/read-model.ts';
 import { type ClaimListFilters, claimPage } from './read-model.ts';
 
 export type ClaimQuery = { include?: Prisma.ClaimInclude; select?: Prisma.ClaimSelect };
@@ -57,16 +58,21 @@ function checkFilters(f: ClaimListFilters): void {
 }
 
 /**
- * A page of claims (claimListWhere, newest first): from the read model (read-model.ts) when it answers the selection,
- * filters and paging asked for, else from Prisma.
+ * A page of claims (claimListWhere, newest first, after the cursor's id: keyset): from the read model
+ * (read-model.ts) when it answers the selection, filters and paging asked for, else from Prisma.
  */
 export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prisma.ClaimFindManyArgs) {
   checkFilters(filters);
   const p = ctx.principal!;
+  const { query: paged, id } = keyset(query);
   return ctx.tx(
     (tx) =>
-      claimPage(tx, p, filters, query) ??
-      tx.claim.findMany({ ...query, where: claimListWhere(p, filters), orderBy: { id: 'desc' } }),
+      claimPage(tx, p, filters, paged, id) ??
+      tx.claim.findMany({
+        ...paged,
+        where: id ? { AND: [claimListWhere(p, filters), { id }] } : claimListWhere(p, filters),
+        orderBy: { id: 'desc' },
+      }),
     { readOnly: true },
   );
 }

@@ -80,11 +80,10 @@ export function pageOf(q: URLSearchParams): PageArgs {
 }
 
 /**
- * The keyset part of a newest-first list as Prisma's cursor writes it: rows up to the cursor's row (which must
- * exist in the tenant, else nothing), the cursor's own row skipped. `$n` is the cursor parameter.
+ * The keyset part of a newest-first list as the service pages it (src/db/read-model.ts keyset): the rows after the
+ * cursor's id, whether or not that row is in the list. `$n` is the cursor parameter.
  */
-export const afterCursor = (table: string, n: number) =>
-  `AND t.id < (SELECT id FROM ${table} WHERE id = $${n} AND tenant_id = $1)`;
+export const afterCursor = (_table: string, n: number) => `AND t.id < $${n}`;
 
 /** `{data, meta: {limit, has_more, count}, links: {next}}` from the rows read (one more than the page when more follow). */
 export function connectionPage<R extends { id: number }, T>(

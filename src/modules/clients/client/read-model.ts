@@ -61,7 +61,7 @@ export async function clientRecord(tx: Tx, p: Principal, clientNo: string): Prom
 
 /**
  * The page a Prisma findMany of the list would return (clientListWhere, newest first), when the read model can say
- * the same: the query selects only the model's fields and pages forward (`take` ≥ 0, `skip`, a `cursor` on `id`), and
+ * the same: the query selects only the model's fields and pages forward (`take` ≥ 0, `skip`, after an id: keyset), and
  * the filters are the equalities (no `search`: its matching rules stay with Prisma). Null when it cannot.
  */
 export function clientPage(
@@ -69,13 +69,14 @@ export function clientPage(
   p: Principal,
   f: ClientListFilters,
   query: Prisma.ClientFindManyArgs,
+  id: { lt: number } | { gt: number } | null,
 ): Promise<ClientRow[]> | null {
-  const page = forwardPage(query);
+  const page = forwardPage(query, id);
   if (!page || !clientColumns.answers(query) || f.search?.trim()) return null;
   const and: Prisma.Sql[] = [clientVisibilitySql(p)];
   if (f.type) and.push(Prisma.sql`c.type::text = ${f.type}`);
   if (f.salesPersonId != null) and.push(Prisma.sql`c.sales_person_id = ${f.salesPersonId}`);
   if (f.riskManagerId != null) and.push(Prisma.sql`c.risk_manager_id = ${f.riskManagerId}`);
-  const { where, tail } = newestFirst('clients', 'c', page, and);
+  const { where, tail } = newestFirst('c', page, and);
   return tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c WHERE ${where} ${tail}`;
 }

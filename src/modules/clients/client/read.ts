@@ -5,6 +5,7 @@ import { identifiersIn, identityConditions } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { containsText, sameText } from '../../../lib/search.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
+import { keyset } from '../../../db/read-model.ts';
 import { type ClientListFilters, clientColumns, clientPage, clientRecord } from './read-model.ts';
 
 export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
@@ -29,15 +30,20 @@ export function clientListWhere(p: Principal, f: ClientListFilters): Prisma.Clie
 }
 
 /**
- * A page of clients (clientListWhere, newest first): from the read model (read-model.ts) when it answers the
- * selection, filters and paging asked for, else from Prisma.
+ * A page of clients (clientListWhere, newest first, after the cursor's id: keyset): from the read model
+ * (read-model.ts) when it answers the selection, filters and paging asked for, else from Prisma.
  */
 export function listClients(ctx: Context, filters: ClientListFilters, query: Prisma.ClientFindManyArgs) {
   const p = ctx.principal!;
+  const { query: paged, id } = keyset(query);
   return ctx.tx(
     (tx) =>
-      clientPage(tx, p, filters, query) ??
-      tx.client.findMany({ ...query, where: clientListWhere(p, filters), orderBy: { id: 'desc' } }),
+      clientPage(tx, p, filters, paged, id) ??
+      tx.client.findMany({
+        ...paged,
+        where: id ? { AND: [clientListWhere(p, filters), { id }] } : clientListWhere(p, filters),
+        orderBy: { id: 'desc' },
+      }),
     { readOnly: true },
   );
 }
