@@ -130,6 +130,14 @@ export function keyset<Q extends { cursor?: unknown; skip?: number; take?: numbe
   return { query: { ...rest, skip }, id: (query.take ?? 0) < 0 ? { gt: id } : { lt: id } };
 }
 
+/** A list's Prisma where with keyset's range of ids added (unchanged without one). */
+export function keysetWhere<W extends object>(
+  where: W,
+  id: { lt: number } | { gt: number } | null,
+): W | { AND: (W | { id: { lt: number } | { gt: number } })[] } {
+  return id ? { AND: [where, { id }] } : where;
+}
+
 /** A list's paging as a read model takes it: forward only, after an id (keyset) or from an offset. */
 export interface ForwardPage {
   take: number;

@@ -8,7 +8,7 @@ import { sameText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
-import { keyset } from '../../db/read-model.ts';
+import { keyset, keysetWhere } from '../../db/read-model.ts';
 import { type ClaimListFilters, claimPage } from './read-model.ts';
 
 export type ClaimQuery = { include?: Prisma.ClaimInclude; select?: Prisma.ClaimSelect };
@@ -70,7 +70,7 @@ export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prism
       claimPage(tx, p, filters, paged, id) ??
       tx.claim.findMany({
         ...paged,
-        where: id ? { AND: [claimListWhere(p, filters), { id }] } : claimListWhere(p, filters),
+        where: keysetWhere(claimListWhere(p, filters), id),
         orderBy: { id: 'desc' },
       }),
     { readOnly: true },

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
+import { keyset, keysetWhere } from '../../db/read-model.ts';
 import type { Context } from '../../context.ts';
 import type { Prisma, Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
@@ -49,8 +50,9 @@ export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.Poli
 
 export const policyService = {
   list(ctx: Context, filters: PolicyListFilters, query: Prisma.PolicyFindManyArgs) {
-    const where = policyListWhere(ctx, filters);
-    return ctx.tx((tx) => tx.policy.findMany({ ...query, where, orderBy: { id: 'desc' } }), { readOnly: true });
+    const { query: paged, id } = keyset(query);
+    const where = keysetWhere(policyListWhere(ctx, filters), id);
+    return ctx.tx((tx) => tx.policy.findMany({ ...paged, where, orderBy: { id: 'desc' } }), { readOnly: true });
   },
 
   get: visiblePolicy,

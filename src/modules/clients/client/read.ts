@@ -5,7 +5,7 @@ import { identifiersIn, identityConditions } from '../../../lib/identifiers.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { containsText, sameText } from '../../../lib/search.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
-import { keyset } from '../../../db/read-model.ts';
+import { keyset, keysetWhere } from '../../../db/read-model.ts';
 import { type ClientListFilters, clientColumns, clientPage, clientRecord } from './read-model.ts';
 
 export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
@@ -41,7 +41,7 @@ export function listClients(ctx: Context, filters: ClientListFilters, query: Pri
       clientPage(tx, p, filters, paged, id) ??
       tx.client.findMany({
         ...paged,
-        where: id ? { AND: [clientListWhere(p, filters), { id }] } : clientListWhere(p, filters),
+        where: keysetWhere(clientListWhere(p, filters), id),
         orderBy: { id: 'desc' },
       }),
     { readOnly: true },

@@ -1,4 +1,5 @@
 import type { Principal } from '../../../auth/principal.ts';
+import { keyset, keysetWhere } from '../../../db/read-model.ts';
 import type { Context } from '../../../context.ts';
 import type { Prisma } from '../../../db/client.ts';
 import { todayNairobi } from '../../../lib/dates.ts';
@@ -41,8 +42,13 @@ export function listIpfApplications(
 ) {
   const p = ctx.principal!;
   requireFinanceOffered(p);
+  const { query: paged, id } = keyset(query);
   return ctx.tx((tx) =>
-    tx.ipfApplication.findMany({ ...query, where: ipfApplicationListWhere(p, filters), orderBy: { id: 'desc' } }),
+    tx.ipfApplication.findMany({
+      ...paged,
+      where: keysetWhere(ipfApplicationListWhere(p, filters), id),
+      orderBy: { id: 'desc' },
+    }),
   );
 }
 

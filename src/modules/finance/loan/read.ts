@@ -1,4 +1,5 @@
 import type { Principal } from '../../../auth/principal.ts';
+import { keyset, keysetWhere } from '../../../db/read-model.ts';
 import type { Context } from '../../../context.ts';
 import type { Prisma, Tx } from '../../../db/client.ts';
 import { todayNairobi } from '../../../lib/dates.ts';
@@ -55,7 +56,12 @@ export function listLoans(ctx: Context, filters: LoanListFilters, query: Prisma.
   requireFinanceOffered(p);
   return ctx.tx(async (tx) => {
     const arrears = filters.inArrears == null ? null : await loanIdsInArrears(tx, todayNairobi());
-    return tx.ipfLoan.findMany({ ...query, where: loanListWhere(p, filters, arrears), orderBy: { id: 'desc' } });
+    const { query: paged, id } = keyset(query);
+    return tx.ipfLoan.findMany({
+      ...paged,
+      where: keysetWhere(loanListWhere(p, filters, arrears), id),
+      orderBy: { id: 'desc' },
+    });
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from '../../../context.ts';
+import { keyset } from '../../../db/read-model.ts';
 import type { Prisma } from '../../../db/client.ts';
 import { notFound } from '../../../lib/problem.ts';
 import { receiptVisibility } from '../../access/payment.visibility.ts';
@@ -9,14 +10,16 @@ export function listReceipts(
   f: { clientNo?: string | null; policyNo?: string | null },
   query: Prisma.ReceiptFindManyArgs = {},
 ) {
+  const { query: paged, id } = keyset(query);
   return ctx.tx((tx) =>
     tx.receipt.findMany({
-      ...query,
+      ...paged,
       where: {
         AND: [
           receiptVisibility(ctx.principal!),
           f.clientNo ? { client: { clientNo: f.clientNo } } : {},
           f.policyNo ? { policy: { policyNo: f.policyNo } } : {},
+          id ? { id } : {},
         ],
       },
       orderBy: { id: 'desc' },

@@ -1,4 +1,5 @@
 import type { Principal } from '../../../auth/principal.ts';
+import { keyset, keysetWhere } from '../../../db/read-model.ts';
 import type { Context } from '../../../context.ts';
 import type { Prisma, Tx } from '../../../db/client.ts';
 import type { ProspectStatus } from '../../../generated/prisma/enums.ts';
@@ -45,8 +46,9 @@ export function prospectListWhere(p: Principal, f: ProspectListFilters): Prisma.
 
 export function listProspects(ctx: Context, filters: ProspectListFilters, query: Prisma.ProspectFindManyArgs) {
   const p = ctx.principal!;
+  const { query: paged, id } = keyset(query);
   return ctx.tx((tx) =>
-    tx.prospect.findMany({ ...query, where: prospectListWhere(p, filters), orderBy: { id: 'desc' } }),
+    tx.prospect.findMany({ ...paged, where: keysetWhere(prospectListWhere(p, filters), id), orderBy: { id: 'desc' } }),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from '../../../context.ts';
+import { keyset, keysetWhere } from '../../../db/read-model.ts';
 import type { Prisma, Tx } from '../../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../../lib/dates.ts';
 import { isUuid, normalisePhone } from '../../../lib/identifiers.ts';
@@ -42,7 +43,10 @@ function listWhere(f: SmsListFilters): Prisma.SmsMessageWhereInput {
 
 /** The outbox, newest first (staff only: the type's rule and the root field's `staff` scope). */
 export function listMessages(ctx: Context, filters: SmsListFilters, query: Prisma.SmsMessageFindManyArgs) {
-  return ctx.tx((tx) => tx.smsMessage.findMany({ ...query, where: listWhere(filters), orderBy: { id: 'desc' } }));
+  const { query: paged, id } = keyset(query);
+  return ctx.tx((tx) =>
+    tx.smsMessage.findMany({ ...paged, where: keysetWhere(listWhere(filters), id), orderBy: { id: 'desc' } }),
+  );
 }
 
 export async function getMessage(ctx: Context, uuid: string, query: SmsMessageQuery = {}) {

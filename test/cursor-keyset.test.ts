@@ -1,0 +1,39 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { INSTANT_RAIL, useKit } from './kit.ts';
+
+/**
+ * A page after a cursor holds the records after the cursor's id, whether or not the cursor's record is in the list
+ * (src/db/read-model.ts keyset: every newest-first list). Prisma's own cursor started at the cursor's row and skipped
+ * it, so a cursor on a record the caller's reach left out skipped the next record instead, and one on a record that
+ * is not there answered nothing. Shown here on policies, whose list has no read model: the Prisma path pages so too
+ * (clients and claims: test/client-read-model.test.ts, test/claim-read-model.test.ts).
+ */
+const t = useKit(INSTANT_RAIL);
+const org = t.useOrg({ fast: true, tokens: ['staff', 'agent'] });
+const cursor = (id: number) => encodeURIComponent(Buffer.from(`GPC:N:${id}`).toString('base64'));
+let ids: { agents: number; staffAbove: number };
+
+beforeAll(async () => {
+  const mine = await org.bind(1, org.tokens.agent);
+  const above = await org.bind(1);
+  const id = (uuid: string) =>
+    t.db.tenant(org.id, async (tx) => (await tx.policy.findFirstOrThrow({ where: { uuid } })).id);
+  ids = { agents: await id(mine.uuid), staffAbove: await id(above.uuid) };
+}, 60_000);
+
+describe('a newest-first list after a cursor', () => {
+  it("a policy out of an agent's reach as the cursor: the agent's next policy is not skipped", async () => {
+    const r = await org.as('agent').get(`/policies?limit=100&cursor=${cursor(ids.staffAbove)}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.map((p: { id: number }) => p.id)).toContain(ids.agents);
+    // The same answer as a cursor on an id no policy has, just above it: nothing told about the hidden one.
+    const none = await org.as('agent').get(`/policies?limit=100&cursor=${cursor(2 ** 31 - 1)}`);
+    expect(none.body.data.map((p: { id: number }) => p.id)).toEqual(r.body.data.map((p: { id: number }) => p.id));
+  });
+
+  it('an id no row has: the rows below it', async () => {
+    const r = await org.as('staff').get(`/policies?limit=2&cursor=${cursor(ids.staffAbove + 1000)}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.map((p: { id: number }) => p.id)).toEqual([ids.staffAbove, ids.agents]);
+  });
+});
