@@ -11,14 +11,15 @@ import { INSTANT_RAIL, useKit } from './kit.ts';
 const t = useKit(INSTANT_RAIL);
 const org = t.useOrg({ fast: true, tokens: ['staff', 'agent'] });
 const cursor = (id: number) => encodeURIComponent(Buffer.from(`GPC:N:${id}`).toString('base64'));
-let ids: { agents: number; staffAbove: number };
+let ids: { staffBelow: number; agents: number; staffAbove: number };
 
 beforeAll(async () => {
+  const below = await org.bind(1);
   const mine = await org.bind(1, org.tokens.agent);
   const above = await org.bind(1);
   const id = (uuid: string) =>
     t.db.tenant(org.id, async (tx) => (await tx.policy.findFirstOrThrow({ where: { uuid } })).id);
-  ids = { agents: await id(mine.uuid), staffAbove: await id(above.uuid) };
+  ids = { staffBelow: await id(below.uuid), agents: await id(mine.uuid), staffAbove: await id(above.uuid) };
 }, 60_000);
 
 describe('a newest-first list after a cursor', () => {
@@ -29,6 +30,17 @@ describe('a newest-first list after a cursor', () => {
     // The same answer as a cursor on an id no policy has, just above it: nothing told about the hidden one.
     const none = await org.as('agent').get(`/policies?limit=100&cursor=${cursor(2 ** 31 - 1)}`);
     expect(none.body.data.map((p: { id: number }) => p.id)).toEqual(r.body.data.map((p: { id: number }) => p.id));
+  });
+
+  it('a backward page (GraphQL last/before) holds the rows just above the cursor, out-of-reach cursor or not', async () => {
+    const before = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
+    const q = 'query($b: String!) { policies(last: 5, before: $b) { edges { node { databaseId } } } }';
+    const ids_ = (r: any) => r.body.data.policies.edges.map((e: any) => e.node.databaseId);
+    const agent = await org.as('agent').gql(q, { b: before(ids.staffBelow) });
+    expect(agent.body.errors).toBeUndefined();
+    expect(ids_(agent)).toEqual([ids.agents]);
+    const staff = await org.as('staff').gql(q, { b: before(ids.agents) });
+    expect(ids_(staff)).toEqual([ids.staffAbove]);
   });
 
   it('an id no row has: the rows below it', async () => {
