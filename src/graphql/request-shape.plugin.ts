@@ -208,7 +208,8 @@ export function cursorErrors(
     }
     const value = valueFromAST(arg.value, GraphQLString, variables ?? {});
     const problem = typeof value === 'string' ? cursorProblem(value, idType) : null;
-    if (problem) errors.push({ field: arg.name.value, message: problem });
+    // The field code REST's `cursor` refusal carries (rest-compat/pagination.ts): one code for one mistake.
+    if (problem) errors.push({ field: arg.name.value, code: 'invalid_value', message: problem });
   }
   return errors;
 }

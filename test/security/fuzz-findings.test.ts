@@ -195,7 +195,9 @@ describe('cursors', () => {
           { token },
         );
         expect(gqlCode(r), JSON.stringify(r.body)).toBe('validation_failed');
-        expect(r.body.errors![0].extensions.errors).toEqual([{ field: arg, message: expect.any(String) }]);
+        expect(r.body.errors![0].extensions.errors).toEqual([
+          { field: arg, code: 'invalid_value', message: expect.any(String) },
+        ]);
       }
       const page = await api.gql(`{ ${field}(first: 1) { edges { cursor } } }`, {}, { token });
       const cursor = page.body.data?.[field]?.edges?.[0]?.cursor;
