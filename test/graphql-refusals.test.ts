@@ -52,6 +52,15 @@ describe('a variable of the wrong kind', () => {
     }
   });
 
+  it('a float literal at an Int, even a whole one (1e3, 1000.0), is not_a_whole_number at the argument (outside check)', async () => {
+    for (const literal of ['1e3', '1000.0', '1.5', '-2e1']) {
+      const r = await gql(`query { clients(first: ${literal}) { edges { cursor } } }`);
+      expect(r.status, literal).toBe(422);
+      expect(refused(r)).toEqual([{ field: 'first', code: 'not_a_whole_number', message: 'must be a whole number' }]);
+      expect(JSON.stringify(r.body)).not.toMatch(/\bInt\b|GRAPHQL_VALIDATION_FAILED/);
+    }
+  });
+
   it('is answered 422 whatever the Accept, as the refused variable is (it was 200 under application/json)', async () => {
     for (const accept of ['application/json', 'application/graphql-response+json', '*/*']) {
       for (const [query, variables] of [

@@ -10,6 +10,7 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
+  isScalarType,
   Kind,
   TypeInfo,
   type ValueNode,
@@ -18,7 +19,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { FieldError } from '../lib/problem.ts';
-import { refusalsAt } from './variable-errors.ts';
+import { FIELD_ERROR_MESSAGES, refusalsAt } from './variable-errors.ts';
 
 /** Whether a value written in the document holds a variable anywhere (its value is then the variables' check). */
 function holdsVariable(node: ValueNode): boolean {
@@ -78,7 +79,8 @@ export function literalErrors(schema: GraphQLSchema, document: DocumentNode): Li
 /**
  * Enum values written in quotes (`clients(type: "individual")`): the untyped value is the string "individual", which
  * coercion takes (a variable's enum value is a string), while graphql-js's validation refuses the literal in words
- * that name the enum type. Refused here as `not_one_of` at its path, saying to write it without quotes.
+ * that name the enum type. Refused here as `not_one_of` at its path, saying to write it without quotes. Likewise a
+ * float literal at an Int (`not_a_whole_number`).
  */
 function quotedEnums(node: ValueNode, type: GraphQLInputType, at: string): FieldError[] {
   const t = isNonNullType(type) ? type.ofType : type;
@@ -96,6 +98,10 @@ function quotedEnums(node: ValueNode, type: GraphQLInputType, at: string): Field
     const names = t.getValues().map((v) => v.name);
     return [{ field: at, code: 'not_one_of', message: `must be one of: ${names.join(', ')} (written without quotes)` }];
   }
+  // A float literal where an Int goes (`first: 1e3`, `first: 1000.0`): graphql-js refuses it whatever its value, while
+  // its untyped value (1000) would pass the coercion below, leaving graphql-js's own error about the literal.
+  if (isScalarType(t) && t.name === 'Int' && node.kind === Kind.FLOAT)
+    return [{ field: at, code: 'not_a_whole_number', message: FIELD_ERROR_MESSAGES.not_a_whole_number }];
   return [];
 }
 
