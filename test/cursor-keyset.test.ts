@@ -43,6 +43,15 @@ describe('a newest-first list after a cursor', () => {
     expect(ids_(staff)).toEqual([ids.staffAbove]);
   });
 
+  it('only the spelling this API writes is a cursor: 0x10, 007, 1e3, a blank are 422 on cursor', async () => {
+    for (const payload of ['0x10', '007', '1e3', '', ' 5', '-0']) {
+      const c = encodeURIComponent(Buffer.from(`GPC:N:${payload}`).toString('base64'));
+      const r = await org.as('staff').get(`/policies?cursor=${c}`);
+      expect(r.status, payload).toBe(422);
+      expect(r.body.errors).toEqual([expect.objectContaining({ field: 'cursor', code: 'invalid_value' })]);
+    }
+  });
+
   it('an id no row has: the rows below it', async () => {
     const r = await org.as('staff').get(`/policies?limit=2&cursor=${cursor(ids.staffAbove + 1000)}`);
     expect(r.status, r.text).toBe(200);

@@ -149,6 +149,10 @@ export function cursorProblem(cursor: string, idType: CursorIdType): string | nu
   } catch {
     return 'not a cursor this API issued; use links.next or pageInfo.endCursor as given';
   }
+  // Only the one spelling this API writes: Pothos reads `GPC:N:` with Number(), which takes `0x10`, `1e3`, `007`,
+  // ` 5` and an empty payload (0) too (an outside check, 2026-12-02).
+  if (Buffer.from(cursor, 'base64').toString('utf8') !== issuedSpelling(v))
+    return 'not a cursor this API issued; use links.next or pageInfo.endCursor as given';
   const fits =
     idType === 'Int'
       ? typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= INT4_MAX
@@ -157,6 +161,14 @@ export function cursorProblem(cursor: string, idType: CursorIdType): string | nu
           (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)
         : typeof v === 'string';
   return fits ? null : 'not a cursor of this list; use links.next or pageInfo.endCursor as given';
+}
+
+/** How Pothos spells a cursor on `v` (`GPC:` and @pothos/core's tagged chunk), or null for a value it never pages on. */
+function issuedSpelling(v: unknown): string | null {
+  if (typeof v === 'number') return `GPC:N:${String(v)}`;
+  if (typeof v === 'bigint') return `GPC:I:${v.toString()}`;
+  if (typeof v === 'string') return `GPC:S:${v}`;
+  return null;
 }
 
 export type CursorIdType = 'Int' | 'BigInt' | 'String';

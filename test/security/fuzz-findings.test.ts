@@ -188,6 +188,12 @@ describe('cursors', () => {
         ['after', 'abc'],
         ['before', b64('GPC:S:abc')],
         ['after', b64('GPC:N:-1.5')],
+        // Spellings Number() would read but this API never writes (outside check, 2026-12-02).
+        ['after', b64('GPC:N:0x10')],
+        ['after', b64('GPC:N:007')],
+        ['before', b64('GPC:N: 5')],
+        ['after', b64('GPC:N:')],
+        ['after', b64('GPC:N:1e3')],
       ] as const) {
         const r = await api.gql(
           `query($c: String) { ${field}(${arg}: $c, ${arg === 'after' ? 'first' : 'last'}: 1) { edges { cursor } } }`,

@@ -38,7 +38,7 @@ export function prepared(text: string): { name: string; text: string } {
 
 /** The id a cursor this API issued carries (Pothos's `GPC:N:<id>` in base64), or null for anything else. */
 function cursorId(cursor: string): number | null {
-  const m = /^GPC:N:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  const m = /^GPC:N:(0|[1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
   if (!m) return null;
   const id = Number(m[1]);
   return id <= INT4_MAX ? id : null;
