@@ -35,8 +35,9 @@ export function clientVisibility(p: Principal | undefined): Prisma.ClientWhereIn
 /**
  * clientVisibility as an SQL condition on the clients table aliased `c`, for the clients module's read model
  * (clients/client/read-model.ts): the same rule, the same organisation named. Kept beside the Prisma fragment it
- * mirrors; test/client-read-model.test.ts checks that the two let each caller (staff, an agent, an agent reaching a
- * client only through a policy, another organisation) see exactly the same clients.
+ * mirrors; test/client-read-model.test.ts checks that the two let each caller (staff, an agent, another organisation)
+ * see exactly the same clients, and test/security/api1-broken-object-level-authorization.test.ts an agent reaching a
+ * client only through a policy.
  */
 export function clientVisibilitySql(p: Principal): Prisma.Sql {
   const actor = p.actor;
