@@ -138,6 +138,24 @@ export function keysetWhere<W extends object>(
   return id ? { AND: [where, { id }] } : where;
 }
 
+/** The connection arguments a list's filters object carries beside its filters: the query's paging says them. */
+const PAGING = new Set(['first', 'after', 'last', 'before', 'offset']);
+
+/**
+ * Whether a read model applies every filter the caller set: each one set (anything but null, an empty or blank
+ * text, an empty list; `false` is set) is among `applied` or is paging. A filter the model does not know, including
+ * one added to the list later, sends the page to Prisma rather than being left out of the statement.
+ */
+export function appliesEvery<F extends object>(filters: F, applied: readonly (keyof F & string)[]): boolean {
+  for (const [key, value] of Object.entries(filters)) {
+    if (value == null || PAGING.has(key) || (applied as readonly string[]).includes(key)) continue;
+    if (typeof value === 'string' && !value.trim()) continue;
+    if (Array.isArray(value) && !value.length) continue;
+    return false;
+  }
+  return true;
+}
+
 /** A list's paging as a read model takes it: forward only, after an id (keyset) or from an offset. */
 export interface ForwardPage {
   take: number;

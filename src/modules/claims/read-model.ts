@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import { Prisma, type Tx } from '../../db/client.ts';
-import { forwardPage, newestFirst, readModel } from '../../db/read-model.ts';
+import { appliesEvery, forwardPage, newestFirst, readModel } from '../../db/read-model.ts';
 import type { Claim } from '../../generated/prisma/client.ts';
 import { claimVisibilitySql } from '../access/claim.visibility.ts';
 import type { ClaimStatus } from '../../generated/prisma/enums.ts';
@@ -100,8 +100,8 @@ export const claimColumns = readModel(
 /**
  * The page a Prisma findMany of the list would return (claimListWhere, newest first), when the read model can say
  * the same: the query selects only what the model has and pages forward (`take` ≥ 0, `skip`, after an id: keyset), and
- * the filters are among the equalities it takes (status, insurer, assignee; the others stay with Prisma). Null when it
- * cannot.
+ * every filter set is one of the equalities it takes (status, insurer, assignee: appliesEvery; the others stay with
+ * Prisma). Null when it cannot.
  */
 export function claimPage(
   tx: Tx,
@@ -111,18 +111,7 @@ export function claimPage(
   id: { lt: number } | { gt: number } | null,
 ): Promise<Claim[]> | null {
   const page = forwardPage(query, id);
-  if (!page || !claimColumns.answers(query)) return null;
-  if (
-    f.policyId ||
-    f.clientNo ||
-    f.reportedFrom ||
-    f.reportedTo ||
-    f.lossFrom ||
-    f.lossTo ||
-    f.slaBreached != null ||
-    f.search?.trim()
-  )
-    return null;
+  if (!page || !claimColumns.answers(query) || !appliesEvery(f, ['status', 'insurerId', 'assigneeId'])) return null;
   const and: Prisma.Sql[] = [claimVisibilitySql(p)];
   if (f.status?.length) and.push(Prisma.sql`c.status::text = ANY(${[...f.status]}::text[])`);
   if (f.insurerId != null) and.push(Prisma.sql`c.insurer_id = ${f.insurerId}`);

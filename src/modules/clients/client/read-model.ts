@@ -1,6 +1,6 @@
 import type { Principal } from '../../../auth/principal.ts';
 import { Prisma, type Tx } from '../../../db/client.ts';
-import { forwardPage, newestFirst, readModel } from '../../../db/read-model.ts';
+import { appliesEvery, forwardPage, newestFirst, readModel } from '../../../db/read-model.ts';
 import type { Client } from '../../../generated/prisma/client.ts';
 import { clientVisibilitySql } from '../../access/client.visibility.ts';
 
@@ -62,7 +62,8 @@ export async function clientRecord(tx: Tx, p: Principal, clientNo: string): Prom
 /**
  * The page a Prisma findMany of the list would return (clientListWhere, newest first), when the read model can say
  * the same: the query selects only the model's fields and pages forward (`take` ≥ 0, `skip`, after an id: keyset), and
- * the filters are the equalities (no `search`: its matching rules stay with Prisma). Null when it cannot.
+ * every filter set is one of the equalities it takes (appliesEvery: a `search`, whose matching rules stay with Prisma,
+ * is not). Null when it cannot.
  */
 export function clientPage(
   tx: Tx,
@@ -72,7 +73,8 @@ export function clientPage(
   id: { lt: number } | { gt: number } | null,
 ): Promise<ClientRow[]> | null {
   const page = forwardPage(query, id);
-  if (!page || !clientColumns.answers(query) || f.search?.trim()) return null;
+  if (!page || !clientColumns.answers(query) || !appliesEvery(f, ['type', 'salesPersonId', 'riskManagerId']))
+    return null;
   const and: Prisma.Sql[] = [clientVisibilitySql(p)];
   if (f.type) and.push(Prisma.sql`c.type::text = ${f.type}`);
   if (f.salesPersonId != null) and.push(Prisma.sql`c.sales_person_id = ${f.salesPersonId}`);
