@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
-import { Prisma } from '../../db/client.ts';
+import { Prisma, type Tx } from '../../db/client.ts';
+import { planQuery } from '../../db/selection-sql.ts';
 import { isUuid } from '../../lib/identifiers.ts';
 import { notFound } from '../../lib/problem.ts';
 import { access, type Reach } from '../../graphql/access.ts';
@@ -33,6 +34,31 @@ export function agentPolicyReachSql(userId: number, alias: string): Prisma.Sql {
 }
 
 /**
+ * policyVisibility as an SQL condition on the policies table aliased `alias`, for the policy read
+ * (src/db/selection-sql.ts): the same rule, the same organisation named. test/policy-read-model.test.ts checks that the
+ * two let each caller (staff, an agent, another organisation) see exactly the same policies.
+ */
+export function policyVisibilitySql(p: Principal, alias: string): Prisma.Sql {
+  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`not an alias: ${alias}`);
+  const tenant = Prisma.sql`${Prisma.raw(alias)}.tenant_id = ${p.tenant.id}`;
+  const a = p.actor;
+  if (!a?.ownRecordsOnly) return tenant;
+  return Prisma.sql`${tenant} AND ${agentPolicyReachSql(a.userId, alias)}`;
+}
+
+/**
+ * The policy `uuid` read by its selection's plan (src/db/selection-sql.ts) when the query is a selection the plan
+ * covers, else null (the caller reads it with Prisma).
+ */
+function policyByUuid(tx: Tx, p: Principal, uuid: string, query: unknown): Promise<unknown> | null {
+  const plan = planQuery(tx, 'Policy', 'p', query);
+  if (!plan) return null;
+  return tx.$queryRaw<unknown[]>`${plan.head} WHERE p.uuid = ${uuid}::uuid AND ${policyVisibilitySql(p, 'p')}`.then(
+    (rows) => plan.rows(rows)[0] ?? null,
+  );
+}
+
+/**
  * The reach rule of the Policy type and of every record that hangs off one policy (debit and credit notes, vehicles,
  * levies, status history, endorsements, cancellations, renewal quotes, certificates): one batched check per request.
  */
@@ -57,9 +83,12 @@ export async function visiblePolicy<Q extends Omit<Prisma.PolicyFindFirstArgs, '
   query?: Q,
 ) {
   if (!isUuid(uuid)) throw notFound('Policy');
+  const p = ctx.principal;
+  if (!p) throw new Error('visiblePolicy needs a principal');
   const row = await ctx.tx(
     (tx) =>
-      tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(ctx.principal)] } }),
+      (policyByUuid(tx, p, uuid, query) as ReturnType<typeof tx.policy.findFirst<Q & { where: object }>> | null) ??
+      tx.policy.findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(p)] } }),
     { readOnly: true },
   );
   if (!row) throw notFound('Policy');

@@ -90,7 +90,7 @@ export const InstalmentPlanRef = builder
       amounts: t.field({
         description: "Each instalment's amount, in order; they add up to the total.",
         type: [MoneyRef],
-        resolve: (x) => x.amountsMinor.map((c) => ({ cents: c })),
+        resolve: (x) => x.amountsMinor.map((c) => money(c)!),
       }),
     }),
   });

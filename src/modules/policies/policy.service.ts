@@ -1,12 +1,13 @@
 import type { Principal } from '../../auth/principal.ts';
-import { keyset, keysetWhere } from '../../db/read-model.ts';
+import { appliesEvery, forwardPage, keyset, keysetWhere, newestFirst } from '../../db/read-model.ts';
+import { planSelection } from '../../db/selection-sql.ts';
 import type { Context } from '../../context.ts';
-import type { Prisma, Tx } from '../../db/client.ts';
+import { Prisma, type Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
 import { containsText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
-import { policyVisibility, visiblePolicy } from '../access/policy.visibility.ts';
+import { policyVisibility, policyVisibilitySql, visiblePolicy } from '../access/policy.visibility.ts';
 
 export interface PolicyListFilters {
   status?: string | null;
@@ -52,7 +53,12 @@ export const policyService = {
   list(ctx: Context, filters: PolicyListFilters, query: Prisma.PolicyFindManyArgs) {
     const { query: paged, id } = keyset(query);
     const where = keysetWhere(policyListWhere(ctx, filters), id);
-    return ctx.tx((tx) => tx.policy.findMany({ ...paged, where, orderBy: { id: 'desc' } }), { readOnly: true });
+    return ctx.tx(
+      (tx) =>
+        (policyPage(tx, ctx.principal!, filters, paged, id) as ReturnType<typeof tx.policy.findMany> | null) ??
+        tx.policy.findMany({ ...paged, where, orderBy: { id: 'desc' } }),
+      { readOnly: true },
+    );
   },
 
   get: visiblePolicy,
@@ -75,6 +81,32 @@ export const policyService = {
     return ctx.tx((tx) => tx.policy.findUniqueOrThrow({ ...query, where: { id } }));
   },
 };
+
+/**
+ * The page policyListWhere's findMany would return (newest first, after the cursor's id), read by the selection's plan
+ * (src/db/selection-sql.ts) when it covers the selection, the page pages forward and every filter set is one of the
+ * equalities below (appliesEvery); else null, and the caller reads with Prisma. The filters were judged by
+ * policyListWhere first.
+ */
+function policyPage(
+  tx: Tx,
+  p: Principal,
+  f: PolicyListFilters,
+  query: Prisma.PolicyFindManyArgs,
+  id: { lt: number } | { gt: number } | null,
+): Promise<unknown[]> | null {
+  const page = forwardPage(query, id);
+  if (!page || !appliesEvery(f, ['status', 'productLine', 'insurerId', 'salesPersonId'])) return null;
+  const plan = planSelection(tx, 'Policy', 'p', query.select);
+  if (!plan) return null;
+  const and: Prisma.Sql[] = [policyVisibilitySql(p, 'p')];
+  if (f.status) and.push(Prisma.sql`p.status::text = ${f.status}`);
+  if (f.productLine) and.push(Prisma.sql`p.product_line = ${f.productLine}`);
+  if (f.insurerId != null) and.push(Prisma.sql`p.insurer_id = ${f.insurerId}`);
+  if (f.salesPersonId != null) and.push(Prisma.sql`p.sales_person_id = ${f.salesPersonId}`);
+  const { where, tail } = newestFirst('p', page, and);
+  return tx.$queryRaw<unknown[]>`${plan.head} WHERE ${where} ${tail}`.then((rows) => plan.rows(rows));
+}
 
 /**
  * The one double-cover rule of binds, renewals, added vehicles and reinstatements: a vehicle row of a pending or

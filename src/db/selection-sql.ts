@@ -1,0 +1,344 @@
+import { Prisma, type Tx } from './client.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+
+/**
+ * A Prisma selection as one fixed statement (issue 28): the rows a `findFirst` / `findMany` with this `select` would
+ * return, read with `$queryRaw` in the caller's unit of work, for the hot reads whose selection nests many relations
+ * (a policy's record holds fifteen lists, some nesting their own). Prisma answers such a selection with one statement
+ * too (relationJoins), but builds it afresh on every call and maps its nested JSON field by field through its generic
+ * result layer: most of a policy read's node CPU (docs/performance.md). Here the statement is planned once per shape
+ * of selection and kept; each relation is a correlated subquery building its JSON in PostgreSQL (a list as an ordered
+ * `json_agg`, a to-one as one object), and node turns the few values JSON cannot carry (BIGINT, timestamps, dates)
+ * back into what Prisma returns for them, by a plan made with the statement.
+ *
+ * It covers what the Pothos plugin's selections use: scalar fields, to-one and to-many relations by a single foreign
+ * key referencing `id`, a relation's `orderBy` on its scalar fields and a `where` of equalities and `in` lists on them.
+ * `plan` answers null for anything else (an `include`, a count, a relation's `take`, a filter on a relation, a
+ * many-to-many), and the caller reads with Prisma as before. test/selection-sql.test.ts compares the rows with
+ * Prisma's for the selections the REST facade makes (the naive second implementation).
+ *
+ * Row-level security applies to every subquery as to any statement of the unit, and the caller's where (its
+ * visibility rule, in SQL) restricts the top rows exactly as its Prisma where-fragment does.
+ */
+
+interface Column {
+  kind: 'scalar' | 'enum' | 'object';
+  type: string;
+  column: string;
+  isList: boolean;
+  /** A relation: its foreign key fields on this model (empty when the key is on the other side). */
+  from: readonly string[];
+  relationName?: string;
+}
+
+interface Model {
+  table: string;
+  fields: Map<string, Column>;
+}
+
+type RuntimeModels = Record<string, { dbName: string | null; fields: { name: string; dbName?: string | null }[] }>;
+
+let models: Map<string, Model> | undefined;
+
+/** The data model: relations from the Pothos plugin's copy of it, table and column names from Prisma's runtime one. */
+function modelsOf(tx: Tx): Map<string, Model> {
+  if (models) return models;
+  const runtime = (tx as unknown as { _runtimeDataModel?: { models: RuntimeModels } })._runtimeDataModel?.models;
+  if (!runtime) throw new Error('selection-sql: the Prisma client has no runtime data model');
+  const out = new Map<string, Model>();
+  for (const [name, m] of Object.entries(getDatamodel().datamodel.models)) {
+    const r = runtime[name];
+    if (!r) continue;
+    const columns = new Map(r.fields.map((f) => [f.name, f.dbName ?? f.name]));
+    const fields = new Map<string, Column>();
+    for (const f of m.fields as readonly {
+      name: string;
+      kind: string;
+      type: string;
+      isList: boolean;
+      relationName?: string;
+      relationFromFields?: readonly string[];
+    }[]) {
+      if (f.kind !== 'scalar' && f.kind !== 'enum' && f.kind !== 'object') continue;
+      fields.set(f.name, {
+        kind: f.kind,
+        type: f.type,
+        column: columns.get(f.name) ?? f.name,
+        isList: f.isList,
+        from: f.relationFromFields ?? [],
+        relationName: f.relationName,
+      });
+    }
+    out.set(name, { table: r.dbName ?? name, fields });
+  }
+  return (models = out);
+}
+
+const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** How one value of a row comes back from JSON to the value Prisma gives. */
+type Convert = (v: unknown) => unknown;
+const toBigInt: Convert = (v) => (v == null ? v : BigInt(v as string));
+const toDate: Convert = (v) => (v == null ? v : new Date(v as number));
+
+interface Shape {
+  /** Fields to convert in each object of this level (relations and BIGINT/DateTime scalars). */
+  converts: [string, Convert][];
+}
+
+const convertObject = (shape: Shape): Convert => {
+  const { converts } = shape;
+  if (!converts.length) return (v) => v;
+  return (v) => {
+    if (v == null) return v;
+    const o = v as Record<string, unknown>;
+    for (let i = 0; i < converts.length; i++) {
+      const [k, c] = converts[i];
+      o[k] = c(o[k]);
+    }
+    return o;
+  };
+};
+
+const convertList =
+  (one: Convert): Convert =>
+  (v) => {
+    if (v == null) return [];
+    const list = v as unknown[];
+    for (let i = 0; i < list.length; i++) list[i] = one(list[i]);
+    return list;
+  };
+
+class Unsupported extends Error {}
+const no = (why: string): never => {
+  throw new Unsupported(why);
+};
+
+interface Built {
+  /** SQL text pieces and the values between them (Prisma.Sql's shape), for the statement's select list. */
+  sql: Prisma.Sql;
+  convert: Convert;
+}
+
+let aliases = 0;
+
+function relationJoin(
+  modelName: string,
+  field: Column,
+  parentAlias: string,
+  childAlias: string,
+  all: Map<string, Model>,
+): string {
+  const child = all.get(field.type) ?? no(`model ${field.type}`);
+  const parent = all.get(modelName)!;
+  if (field.from.length === 1) {
+    // The key is on this side: child.id = parent.<fk>.
+    if (!child.fields.get('id') || child.fields.get('id')!.kind !== 'scalar') no(`${field.type} has no id`);
+    const fk = parent.fields.get(field.from[0]) ?? no(`field ${field.from[0]}`);
+    return `${childAlias}.${ident(child.fields.get('id')!.column)} = ${parentAlias}.${ident(fk.column)}`;
+  }
+  if (field.from.length) no('a compound key');
+  // The key is on the other side: the field of the child naming this relation, with its key.
+  const back = [...child.fields.values()].find(
+    (f) => f.kind === 'object' && f.relationName === field.relationName && f.type === modelName && f.from.length,
+  );
+  if (!back || back.from.length !== 1) no(`relation ${field.relationName}`);
+  if (!parent.fields.get('id')) no(`${modelName} has no id`);
+  const fk = child.fields.get(back!.from[0]) ?? no(`field ${back!.from[0]}`);
+  return `${childAlias}.${ident(fk.column)} = ${parentAlias}.${ident(parent.fields.get('id')!.column)}`;
+}
+
+function orderBy(model: Model, alias: string, order: unknown): string {
+  if (order == null) return '';
+  const list = Array.isArray(order) ? order : [order];
+  const parts: string[] = [];
+  for (const o of list) {
+    if (!o || typeof o !== 'object') no('orderBy');
+    for (const [k, dir] of Object.entries(o as object)) {
+      const f = model.fields.get(k);
+      if (!f || f.kind === 'object' || f.isList || (dir !== 'asc' && dir !== 'desc')) no(`orderBy ${k}`);
+      parts.push(`${alias}.${ident(f!.column)} ${dir === 'asc' ? 'ASC' : 'DESC'}`);
+    }
+  }
+  return parts.length ? ` ORDER BY ${parts.join(', ')}` : '';
+}
+
+const SCALAR_VALUE = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+function whereOf(model: Model, alias: string, where: unknown): Prisma.Sql[] {
+  if (where == null) return [];
+  if (typeof where !== 'object') return no('where');
+  const out: Prisma.Sql[] = [];
+  for (const [k, cond] of Object.entries(where as Record<string, unknown>)) {
+    const f = model.fields.get(k);
+    if (!f || f.kind === 'object' || f.isList) no(`where ${k}`);
+    const col = Prisma.raw(`${alias}.${ident(f!.column)}${f!.kind === 'enum' ? '::text' : ''}`);
+    if (SCALAR_VALUE(cond)) out.push(Prisma.sql`${col} = ${cond}`);
+    else if (cond && typeof cond === 'object' && Object.keys(cond).length === 1 && 'in' in cond) {
+      const values = cond.in;
+      if (!Array.isArray(values) || !values.length || !values.every(SCALAR_VALUE)) no(`where ${k}`);
+      out.push(Prisma.sql`${col} IN (${Prisma.join(values as unknown[])})`);
+    } else no(`where ${k}`);
+  }
+  return out;
+}
+
+const NESTED_KEYS = new Set(['select', 'where', 'orderBy']);
+
+/**
+ * One object of `modelName` as JSON built by PostgreSQL from the row aliased `alias`: each selected scalar, each
+ * relation a subquery of its own.
+ */
+function jsonObject(all: Map<string, Model>, modelName: string, alias: string, select: object): Built {
+  const model = all.get(modelName) ?? no(`model ${modelName}`);
+  const parts: Prisma.Sql[] = [];
+  const converts: [string, Convert][] = [];
+  const entries = Object.entries(select).filter(([, v]) => v);
+  if (entries.length > 50) no('more than 50 fields'); // json_build_object takes 100 arguments
+  for (const [name, value] of entries) {
+    const f = model.fields.get(name) ?? no(`field ${modelName}.${name}`);
+    const key = Prisma.raw(`'${name}', `);
+    if (f.kind !== 'object') {
+      if (value !== true) no(`field ${name}`);
+      parts.push(Prisma.sql`${key}${Prisma.raw(scalarJson(f, alias))}`);
+      const c = scalarConvert(f);
+      if (c) converts.push([name, c]);
+      continue;
+    }
+    const rel = relationSql(all, modelName, alias, f, value);
+    parts.push(Prisma.sql`${key}${rel.sql}`);
+    converts.push([name, rel.convert]);
+  }
+  if (!parts.length) no('an empty selection');
+  return {
+    sql: Prisma.sql`json_build_object(${Prisma.join(parts, ', ')})`,
+    convert: convertObject({ converts }),
+  };
+}
+
+/** A relation of the row aliased `alias` as a subquery: a JSON list (ordered, filtered) or one object or null. */
+function relationSql(all: Map<string, Model>, modelName: string, alias: string, f: Column, value: unknown): Built {
+  const args = value === true ? no('a relation without select') : (value as Record<string, unknown>);
+  if (!args || typeof args !== 'object' || !args.select) no('a relation without select');
+  for (const k of Object.keys(args)) if (!NESTED_KEYS.has(k)) no(`relation argument ${k}`);
+  const child = all.get(f.type) ?? no(`model ${f.type}`);
+  const a = `r${++aliases}`;
+  const on = relationJoin(modelName, f, alias, a, all);
+  const inner = jsonObject(all, f.type, a, args.select as object);
+  const where = whereOf(child, a, args.where);
+  const cond = Prisma.join([Prisma.raw(on), ...where], ' AND ');
+  const from = Prisma.raw(`FROM ${ident(child.table)} ${a}`);
+  if (f.isList) {
+    const order = Prisma.raw(orderBy(child, a, args.orderBy));
+    return {
+      sql: Prisma.sql`(SELECT coalesce(json_agg(${inner.sql}${order}), '[]') ${from} WHERE ${cond})`,
+      convert: convertList(inner.convert),
+    };
+  }
+  if (args.where || args.orderBy) no('a to-one relation with where or orderBy');
+  return { sql: Prisma.sql`(SELECT ${inner.sql} ${from} WHERE ${cond})`, convert: inner.convert };
+}
+
+function scalarJson(f: Column, alias: string): string {
+  const col = `${alias}.${ident(f.column)}`;
+  if (f.isList && (f.type === 'BigInt' || f.type === 'DateTime')) no(`a list of ${f.type}`);
+  switch (f.type) {
+    case 'BigInt':
+      return `${col}::text`;
+    case 'DateTime':
+      // Milliseconds since the epoch: a date as its midnight UTC, a timestamp as its instant (as Prisma reads them).
+      return `(extract(epoch from ${col}) * 1000)::float8`;
+    case 'Decimal':
+    case 'Bytes':
+      return no(`a ${f.type} field`);
+    default:
+      return col;
+  }
+}
+
+function scalarConvert(f: Column): Convert | null {
+  if (f.type === 'BigInt') return toBigInt;
+  if (f.type === 'DateTime') return toDate;
+  return null;
+}
+
+/** A top-level column as Prisma's $queryRaw reads it into the value its findMany would give. */
+function topColumn(f: Column, alias: string, name: string): string {
+  if (f.type === 'Decimal' || f.type === 'Bytes') no(`a ${f.type} field`);
+  const col = `${alias}.${ident(f.column)}`;
+  const cast =
+    f.kind === 'enum' ? (f.isList ? '::text[]' : '::text') : f.type === 'String' && !f.isList ? '::text' : '';
+  return `${col}${cast} AS ${ident(name)}`;
+}
+
+/** A planned selection: its select list and FROM (`alias` names the model's table) and the conversion of its rows. */
+export interface SelectionPlan {
+  /** `SELECT …select list… FROM table alias`: the caller adds WHERE and the rest. */
+  readonly head: Prisma.Sql;
+  /** Turns rows as $queryRaw returns them into the rows Prisma's query returns (in place). */
+  rows<T>(rows: unknown[]): T[];
+}
+
+const plans = new Map<string, SelectionPlan | null>();
+const PLANS_MAX = 200;
+
+/**
+ * The plan of `select` over `modelName` aliased `alias`, or null when the selection uses anything the plan does not
+ * cover (then read with Prisma). Plans are kept by the selection's shape and values (a few per hot path).
+ */
+export function planSelection(tx: Tx, modelName: string, alias: string, select: unknown): SelectionPlan | null {
+  if (!select || typeof select !== 'object') return null;
+  const key = `${modelName}\u0000${alias}\u0000${JSON.stringify(select)}`;
+  const known = plans.get(key);
+  if (known !== undefined) return known;
+  let plan: SelectionPlan | null;
+  try {
+    plan = build(modelsOf(tx), modelName, alias, select as Record<string, unknown>);
+  } catch (e) {
+    if (!(e instanceof Unsupported)) throw e;
+    plan = null;
+  }
+  if (plans.size < PLANS_MAX) plans.set(key, plan);
+  return plan;
+}
+
+function build(all: Map<string, Model>, modelName: string, alias: string, select: Record<string, unknown>) {
+  if (!/^[a-z][a-z0-9_]*$/.test(alias)) throw new Error(`selection-sql: ${alias} is not an alias`);
+  aliases = 0; // the subqueries' aliases r1, r2 … numbered afresh: one text for one selection
+  const model = all.get(modelName) ?? no(`model ${modelName}`);
+  const columns: Prisma.Sql[] = [];
+  const converts: [string, Convert][] = [];
+  for (const [name, value] of Object.entries(select)) {
+    if (!value) continue;
+    const f = model.fields.get(name) ?? no(`field ${modelName}.${name}`);
+    if (f.kind !== 'object') {
+      if (value !== true) no(`field ${name}`);
+      columns.push(Prisma.raw(topColumn(f, alias, name)));
+      continue;
+    }
+    const rel = relationSql(all, modelName, alias, f, value);
+    columns.push(Prisma.sql`${rel.sql} AS ${Prisma.raw(ident(name))}`);
+    converts.push([name, rel.convert]);
+  }
+  if (!columns.length) no('an empty selection');
+  const head = Prisma.sql`SELECT ${Prisma.join(columns, ', ')} FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
+  const convert = convertObject({ converts });
+  return {
+    head,
+    rows<T>(rows: unknown[]): T[] {
+      for (const r of rows) convert(r);
+      return rows as T[];
+    },
+  };
+}
+
+/**
+ * The plan of a Prisma query's selection when the query is a selection and nothing else (no include, order, paging
+ * or cursor of its own: the caller's statement says those), else null.
+ */
+export function planQuery(tx: Tx, modelName: string, alias: string, query: unknown): SelectionPlan | null {
+  if (!query || typeof query !== 'object') return null;
+  const { select, ...rest } = query as { select?: unknown };
+  for (const v of Object.values(rest)) if (v !== undefined) return null;
+  return planSelection(tx, modelName, alias, select);
+}
