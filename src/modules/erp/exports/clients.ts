@@ -29,6 +29,29 @@ export const erpClients: ErpSource<ErpClientRecord> = {
   read: async (tx, args, refs) => {
     const rows = await tx.client.findMany({
       ...(args as Prisma.ClientFindManyArgs),
+      // The columns the record reads and no others.
+      select: {
+        id: true,
+        clientNo: true,
+        type: true,
+        name: true,
+        idNo: true,
+        kraPin: true,
+        phone: true,
+        email: true,
+        dateOfBirth: true,
+        physicalAddress: true,
+        branchId: true,
+        sector: true,
+        businessSourceId: true,
+        kycStatus: true,
+        onboardedVia: true,
+        createdAt: true,
+        updatedAt: true,
+        createdByUserId: true,
+        salesPersonId: true,
+        riskManagerId: true,
+      },
     });
     const people = await refs.people(
       tx,

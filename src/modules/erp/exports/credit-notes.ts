@@ -27,7 +27,18 @@ export const erpCreditNotes: ErpSource<ErpCreditNoteRecord> = {
   read: async (tx, args, refs) => {
     const rows = await tx.creditNote.findMany({
       ...(args as Prisma.CreditNoteFindManyArgs),
-      include: {
+      // The columns the record reads and no others (the note's JSON applications stay unread).
+      select: {
+        id: true,
+        number: true,
+        kind: true,
+        amountMinor: true,
+        basicMinor: true,
+        taxesMinor: true,
+        appliedMinor: true,
+        refundedMinor: true,
+        refundPayee: true,
+        createdAt: true,
         policy: {
           select: { policyNo: true, client: { select: { clientNo: true, name: true } }, salesPersonId: true },
         },

@@ -37,7 +37,29 @@ export const erpPolicies: ErpSource<ErpPolicyRecord> = {
   read: async (tx, args, refs) => {
     const rows = await tx.policy.findMany({
       ...(args as Prisma.PolicyFindManyArgs),
-      include: {
+      // The columns the record reads and no others (the policy's JSON terms and cover details stay unread).
+      select: {
+        id: true,
+        uuid: true,
+        policyNo: true,
+        riskNote: true,
+        insurerId: true,
+        productLine: true,
+        status: true,
+        vehicleClass: true,
+        coverType: true,
+        coverPeriod: true,
+        startDate: true,
+        endDate: true,
+        paymentMode: true,
+        instalmentCount: true,
+        basicMinor: true,
+        taxesMinor: true,
+        totalMinor: true,
+        createdAt: true,
+        updatedAt: true,
+        createdByUserId: true,
+        salesPersonId: true,
         client: { select: { clientNo: true, name: true } },
         coverProduct: { select: { code: true } },
         renewalOf: { select: { policyNo: true } },

@@ -30,7 +30,18 @@ export const erpReceipts: ErpSource<ErpReceiptRecord> = {
   read: async (tx, args, refs) => {
     const rows = await tx.receipt.findMany({
       ...(args as Prisma.ReceiptFindManyArgs),
-      include: {
+      // The columns the record reads and no others.
+      select: {
+        id: true,
+        receiptNo: true,
+        method: true,
+        transactionRef: true,
+        phone: true,
+        account: true,
+        purpose: true,
+        amountMinor: true,
+        paidAt: true,
+        createdAt: true,
         client: { select: { clientNo: true, name: true } },
         policy: { select: { policyNo: true, salesPersonId: true } },
       },
