@@ -280,6 +280,21 @@ describe('endorsement money, step by step on a fully paid annual policy', () => 
     const l = await expectReconciled(full.uuid);
     expect(l.p.vehicles[1]).toMatchObject({ status: 'removed' });
     expect(l.p.vehicles[1].removedOn!.toISOString().slice(0, 10)).toBe(e3);
+    // The record says so through REST and GraphQL alike (an outside check found it missing, 2026-12-02).
+    const rec = (await o.api.get(`/policies/${full.uuid}`, { token: o.tokens.staff })).body.data;
+    expect(rec.vehicles.map((v: any) => [v.status, v.removed_on])).toEqual([
+      ['active', null],
+      ['removed', e3],
+    ]);
+    const g = await o
+      .as('staff')
+      .gql('query($u: String!) { policy(uuid: $u) { vehicles { status addedOn removedOn } } }', {
+        u: full.uuid,
+      });
+    expect(g.body.data.policy.vehicles).toEqual(
+      rec.vehicles.map((v: any) => ({ status: v.status, addedOn: v.added_on, removedOn: v.removed_on })),
+    );
+    expect(rec.vehicles[0].added_on).toBe(rec.start_date);
 
     const last = await endorse(full.uuid, {
       operation: 'remove_vehicle',

@@ -227,6 +227,21 @@ describe('the policy record from its selection plan', () => {
     });
   });
 
+  it("holds to the schema: a relation it joins on its model's id references that id", () => {
+    // The data models the plan reads do not say which field a relation references; the plan joins on the related
+    // model's `id` and refuses a model without one. Every relation of the schema must keep that true.
+    const schema = readFileSync(new URL('../prisma/schema.prisma', import.meta.url), 'utf8');
+    const models = new Map<string, Set<string>>();
+    for (const m of schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm))
+      models.set(m[1], new Set([...m[2].matchAll(/^\s+(\w+)\s/gm)].map((f) => f[1])));
+    const relations = [...schema.matchAll(/^\s+\w+\s+(\w+)\??\s+@relation\([^)]*references: \[([^\]]+)\]/gm)];
+    expect(relations.length).toBeGreaterThan(100);
+    for (const [line, model, refs] of relations) {
+      if (refs === 'id') continue;
+      expect(models.get(model)?.has('id'), line).toBe(false);
+    }
+  });
+
   it('leaves to Prisma every query it does not cover', async () => {
     await t.db.tenant(org.id, async (tx) => {
       for (const q of [

@@ -86,6 +86,9 @@ function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {
     value_minor: minor(v.value),
     body_type: v.bodyType,
     coverage: v.coverage,
+    status: v.status,
+    added_on: v.addedOn,
+    removed_on: v.removedOn,
   };
 }
 

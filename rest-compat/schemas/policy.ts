@@ -86,6 +86,14 @@ const policyRecord = obj({
       ...money('value', true),
       body_type: nullable(str()),
       coverage: nullable(str()),
+      status: oneOf(['active', 'removed']),
+      added_on: nullable(
+        describe(
+          date(),
+          "Y-m-d: the first day of its cover: the policy's start, or the effective date of the endorsement that added it",
+        ),
+      ),
+      removed_on: nullable(describe(date(), 'Y-m-d: the first day without cover, when removed by an endorsement')),
     }),
   ),
   debit_notes: arr(

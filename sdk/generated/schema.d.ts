@@ -4008,6 +4008,10 @@ export interface components {
                 value_minor: number | null;
                 body_type: string | null;
                 coverage: string | null;
+                /** @enum {string} */
+                status: "active" | "removed";
+                added_on: string | null;
+                removed_on: string | null;
             }[];
             debit_notes: {
                 /** @description DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement) */
@@ -4239,6 +4243,10 @@ export interface components {
                 value_minor: number | null;
                 body_type: string | null;
                 coverage: string | null;
+                /** @enum {string} */
+                status: "active" | "removed";
+                added_on: string | null;
+                removed_on: string | null;
             }[];
             debit_notes: {
                 /** @description DN-<policy>-<n>/<total> (instalment), DN-<policy>-E<n> (endorsement), DN-<policy>-R<n> (reinstatement) */

@@ -11,8 +11,11 @@ import CompiledPathsPlugin from './compiled-paths.ts';
 import InputPathsPlugin from './input-paths.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
-import { AppError } from '../lib/problem.ts';
+import { AppError, ValidationError } from '../lib/problem.ts';
 import { installPlanCache } from './plan-cache.ts';
+
+/** The most ids `nodes(ids:)` takes at once: a page's worth, as a connection's `first` is. */
+const MAX_NODES = 100;
 
 installPlanCache();
 
@@ -140,11 +143,16 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: {
       authScopes: { authenticated: true },
       resolve: (_root, args, _ctx, info, resolveNodes) => {
+        // The cost limit counts a selection once whatever the list's length (graphql-armor multiplies by `first` and
+        // `last` only): the length is held here, before anything is read.
+        if ((args.ids as unknown[]).length > MAX_NODES)
+          throw new ValidationError([
+            { field: 'ids', code: 'too_large', message: `must have at most ${MAX_NODES} items` },
+          ]);
         (args as { ids: GlobalId[] }).ids = (args.ids as GlobalId[]).map((g) => issuedGlobalId(g, info.schema));
         return resolveNodes(null as never);
       },
-      description:
-        'Several records by global id, in the order asked; null in the place of each one missing or out of reach.',
+      description: `Several records by global id, in the order asked; null in the place of each one missing or out of reach. At most ${MAX_NODES} ids (more is 422 validation_failed, \`too_large\` on \`ids\`).`,
       args: { ids: { description: "Global ids, as read from records' `id` fields." } },
     },
     pageInfoTypeOptions: {

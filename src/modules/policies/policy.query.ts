@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { fromDbDate } from '../../lib/dates.ts';
 import { KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
@@ -54,6 +55,22 @@ builder.prismaObject('PolicyVehicle', {
     coverage: t.exposeString('coverage', {
       description: 'The motor coverage it is rated under (Private, Commercial …); null when not recorded.',
       nullable: true,
+    }),
+    status: t.exposeString('status', {
+      description: 'active, or removed (by an endorsement: off cover from removedOn; its certificate is cancelled).',
+    }),
+    addedOn: t.string({
+      select: { addedOn: true },
+      description:
+        "Y-m-d: the first day of its cover: the policy's start, or the effective date of the endorsement that added it.",
+      nullable: true,
+      resolve: (v) => (v.addedOn ? fromDbDate(v.addedOn) : null),
+    }),
+    removedOn: t.string({
+      select: { removedOn: true },
+      nullable: true,
+      description: 'Y-m-d: the first day without cover, when removed by an endorsement; else null.',
+      resolve: (v) => (v.removedOn ? fromDbDate(v.removedOn) : null),
     }),
   }),
 });

@@ -107,7 +107,8 @@ export const PolicyRef = builder.prismaNode('Policy', {
     }),
     debitNotes: t.relation('debitNotes', {
       ...KEEPS_REACH,
-      description: 'Instalments by due date, then endorsement and reinstatement notes in the order raised.',
+      description:
+        'By due date; on one day, endorsement and reinstatement notes (instalment number 0) before the instalment; then in the order raised.',
       query: { orderBy: [{ dueOn: 'asc' }, { instalmentNo: 'asc' }, { id: 'asc' }] },
     }),
     createdAt: t.expose('createdAt', { description: 'When the policy was bound.', type: 'DateTime' }),
