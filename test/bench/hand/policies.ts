@@ -116,7 +116,8 @@ SELECT p.id, p.uuid, p.policy_no, p.risk_note, p.status, p.product_line, p.vehic
        ${many(
          'vehicles',
          'x.id',
-         `SELECT id, reg_no, chassis_no, engine_no, make, model, year_of_manufacture, value_minor, body_type, coverage
+         `SELECT id, reg_no, chassis_no, engine_no, make, model, year_of_manufacture, value_minor, body_type, coverage,
+                 status, added_on::text AS added_on, removed_on::text AS removed_on
             FROM policy_vehicles WHERE tenant_id = $1 AND policy_id = p.id`,
        )},
        ${many(
@@ -277,6 +278,9 @@ function policyOut(p: Row) {
       ...pair('value', v.value_minor),
       body_type: v.body_type,
       coverage: v.coverage,
+      status: v.status,
+      added_on: v.added_on,
+      removed_on: v.removed_on,
     })),
     debit_notes: of('debit_notes').map((d) => {
       const open = BigInt(d.amount_minor) - BigInt(d.paid_minor) - BigInt(d.credited_minor);
