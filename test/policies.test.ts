@@ -150,6 +150,18 @@ describe('GET /policies filters and search', () => {
     expectProblem(r, 422, 'validation_failed');
   });
 
+  it('refuses a product line that is none of the four, as it refuses an unknown status', async () => {
+    for (const line of ['flying', 'Motor', 'motor ']) {
+      const r = await get(`/policies?product_line=${encodeURIComponent(line)}`);
+      expectProblem(r, 422, 'validation_failed');
+      expect(r.body.errors, line).toEqual([expect.objectContaining({ field: 'product_line', code: 'not_one_of' })]);
+    }
+    const g = await o.as('staff').gql('{ policies(productLine: "flying") { edges { node { id } } } }');
+    expect(g.body.errors?.[0]?.extensions?.errors).toEqual([
+      expect.objectContaining({ field: 'productLine', code: 'not_one_of' }),
+    ]);
+  });
+
   it('an agent lists only their own policies; another organisation lists only its own', async () => {
     expect(await list('', o.tokens.agent)).toEqual([agentPol.policy_no]);
     expect(await list('', asAgent2.token, asAgent2.headers)).toEqual([]);

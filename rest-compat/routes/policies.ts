@@ -9,7 +9,7 @@ const q = queryParam;
 const filterParams = [
   q('status', oneOf(['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'])),
   q('client_no', str()),
-  q('product_line', str(), 'e.g. motor'),
+  q('product_line', oneOf(['motor', 'medical', 'travel', 'standard'])),
   q('insurer_id', int()),
   q('sales_person_id', int()),
   q('start_from', dateInput(), 'Start date on or after (Y-m-d)'),

@@ -18866,8 +18866,7 @@ export interface operations {
             query?: {
                 status?: "pending_payment" | "active" | "cancelled" | "expired" | "lapsed" | "renewed" | "not_taken_up";
                 client_no?: string;
-                /** @description e.g. motor */
-                product_line?: string;
+                product_line?: "motor" | "medical" | "travel" | "standard";
                 insurer_id?: number;
                 sales_person_id?: number;
                 /** @description Start date on or after (Y-m-d) */

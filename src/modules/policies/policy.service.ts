@@ -20,6 +20,7 @@ export interface PolicyListFilters {
   search?: string | null;
 }
 
+const LINES = ['motor', 'medical', 'travel', 'standard'];
 const STATUSES = ['pending_payment', 'active', 'cancelled', 'expired', 'lapsed', 'renewed', 'not_taken_up'];
 
 /** The list's where: visibility is always ANDed, so no filter can widen what the caller sees. */
@@ -27,6 +28,8 @@ export function policyListWhere(ctx: Context, f: PolicyListFilters): Prisma.Poli
   const errors: FieldError[] = [];
   if (f.status && !STATUSES.includes(f.status))
     errors.push({ field: 'status', code: 'not_one_of', message: `one of ${STATUSES.join(', ')}` });
+  if (f.productLine && !LINES.includes(f.productLine))
+    errors.push({ field: 'productLine', code: 'not_one_of', message: `one of ${LINES.join(', ')}` });
   for (const k of ['startFrom', 'startTo'] as const)
     if (f[k] && !isYmd(f[k])) errors.push({ field: k, code: 'invalid_value', message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);
