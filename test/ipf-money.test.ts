@@ -83,6 +83,12 @@ describe('the deposit by STK push, then the disbursement', () => {
     expect(lender.allocations.map((a) => a.amountMinor)).toEqual([PREMIUM]);
     expect(notes.map((n) => [n.paidMinor, n.amountMinor])).toEqual([[PREMIUM, PREMIUM]]);
     expect(app.status).toBe('funded');
+    // The policy's record says what each receipt paid for: the deposit is the loan's, allocated to no debit note.
+    const rec = await o.api.get(`/policies/${signed.policy.uuid}`, { token: o.tokens.staff });
+    expect(rec.body.data.receipts.map((r: any) => [r.receipt_no, r.purpose, r.account, r.allocations.length])).toEqual([
+      [deposit.receiptNo, 'ipf_repayment', loanNo, 0],
+      [lender.receiptNo, 'premium', lender.account, 1],
+    ]);
     expect(pol.refundsTo).toBe('lender');
     expect(call.map((c) => [c.kind, c.status, c.attempts])).toEqual([['disbursement', 'confirmed', 1]]);
 

@@ -156,6 +156,8 @@ function receiptToRest(r: PolicyRecordFragment['receipts'][number]) {
     receipt_no: r.receiptNo,
     transaction_ref: r.transactionRef,
     method: r.method,
+    purpose: r.purpose,
+    account: r.account,
     paid_at: r.paidAt,
     amount: whole(r.amount),
     amount_minor: minor(r.amount),

@@ -128,6 +128,11 @@ const policyRecord = obj({
       receipt_no: str(),
       transaction_ref: str(),
       method: str(),
+      purpose: describe(
+        oneOf(['premium', 'ipf_repayment']),
+        "premium, or ipf_repayment: a premium-finance loan's instalment, paid to the lender (allocated to no debit note of the policy)",
+      ),
+      account: str('The account paid, as given: a policy number, debit note number or premium-finance loan reference'),
       paid_at: timestamp(),
       ...money('amount'),
       ...money('unallocated'),

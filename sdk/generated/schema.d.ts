@@ -4085,6 +4085,13 @@ export interface components {
                 transaction_ref: string;
                 method: string;
                 /**
+                 * @description premium, or ipf_repayment: a premium-finance loan's instalment, paid to the lender (allocated to no debit note of the policy)
+                 * @enum {string}
+                 */
+                purpose: "premium" | "ipf_repayment";
+                /** @description The account paid, as given: a policy number, debit note number or premium-finance loan reference */
+                account: string;
+                /**
                  * Format: date-time
                  * @description ISO 8601 with offset
                  */
@@ -4319,6 +4326,13 @@ export interface components {
                 receipt_no: string;
                 transaction_ref: string;
                 method: string;
+                /**
+                 * @description premium, or ipf_repayment: a premium-finance loan's instalment, paid to the lender (allocated to no debit note of the policy)
+                 * @enum {string}
+                 */
+                purpose: "premium" | "ipf_repayment";
+                /** @description The account paid, as given: a policy number, debit note number or premium-finance loan reference */
+                account: string;
                 /**
                  * Format: date-time
                  * @description ISO 8601 with offset

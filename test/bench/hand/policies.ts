@@ -141,7 +141,7 @@ SELECT p.id, p.uuid, p.policy_no, p.risk_note, p.status, p.product_line, p.vehic
        ${many(
          'receipts',
          'x.id',
-         `SELECT r.id, r.receipt_no, r.transaction_ref, r.method, ${ts('r.paid_at')} AS paid_at, r.amount_minor,
+         `SELECT r.id, r.receipt_no, r.transaction_ref, r.method, r.purpose, r.account, ${ts('r.paid_at')} AS paid_at, r.amount_minor,
                  r.unallocated_minor,
                  (SELECT coalesce(json_agg(json_build_object('n', d.number, 'a', a.amount_minor) ORDER BY a.id), '[]')
                     FROM receipt_allocations a JOIN debit_notes d ON d.id = a.debit_note_id
@@ -310,6 +310,8 @@ function policyOut(p: Row) {
       receipt_no: x.receipt_no,
       transaction_ref: x.transaction_ref,
       method: x.method,
+      purpose: x.purpose,
+      account: x.account,
       paid_at: x.paid_at,
       ...pair('amount', x.amount_minor),
       ...pair('unallocated', x.unallocated_minor),
