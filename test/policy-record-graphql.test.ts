@@ -1,7 +1,7 @@
 import { print } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PolicyRecordFragmentDoc } from '../rest-compat/generated/operations.ts';
-import { useKit } from './kit.ts';
+import { useKit, wsClient } from './kit.ts';
 
 /**
  * The REST facade runs its operations without GraphQL's depth and cost limits (they are fixed, reviewed documents);
@@ -31,5 +31,45 @@ describe('the full policy record over GraphQL', () => {
       { token: o.tokens.staff },
     );
     expect(big.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+  });
+});
+
+describe('the cost limit counts the page a variable or an absent first asks for', () => {
+  // Found by an outside check (2026-12-02): `first: $n` and an absent `first` counted as a page of one, so a page of
+  // 100 full records passed the limit that refuses it written as `first: 100`.
+  const BY_VARIABLE = `query($n: Int) { policies(first: $n) { edges { node { ...PolicyRecord } } } }\n${fragments}`;
+  const ABSENT = `query { a: policies { edges { node { ...PolicyRecord } } } b: policies { edges { node { ...PolicyRecord } } } }\n${fragments}`;
+
+  it('over HTTP: a page of 25 through a variable runs, 100 is 400 query_too_complex, as written', async () => {
+    const ok = await o.api.gql(BY_VARIABLE, { n: 25 }, { token: o.tokens.staff });
+    expect(ok.body.errors, JSON.stringify(ok.body.errors)).toBeUndefined();
+    expect(ok.body.data.policies.edges.length).toBeGreaterThan(0);
+    const big = await o.api.gql(BY_VARIABLE, { n: 100 }, { token: o.tokens.staff });
+    expect(big.status).toBe(400);
+    expect(big.body.data ?? null).toBeNull();
+    expect(big.body.errors).toMatchObject([
+      { extensions: { code: 'query_too_complex' }, message: expect.stringMatching(/Cost limit of 100000 exceeded/) },
+    ]);
+    // Two pages with `first` absent are two pages of 25.
+    const absent = await o.api.gql(ABSENT, {}, { token: o.tokens.staff });
+    expect(absent.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+  });
+
+  it('over WebSocket alike', async () => {
+    const ws = wsClient(t.origin, o.tokens.staff);
+    try {
+      const run = async (n: number) => {
+        const it = ws.iterate({ query: BY_VARIABLE, variables: { n } });
+        for await (const r of it) return r;
+        return null;
+      };
+      const ok = await run(25);
+      expect(ok?.errors, JSON.stringify(ok?.errors)).toBeUndefined();
+      const big = await run(100);
+      expect(big?.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+      expect(big?.data ?? null).toBeNull();
+    } finally {
+      await ws.dispose();
+    }
   });
 });

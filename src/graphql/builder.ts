@@ -14,8 +14,10 @@ import { getDatamodel } from '../generated/pothos-types.ts';
 import { AppError, ValidationError } from '../lib/problem.ts';
 import { installPlanCache } from './plan-cache.ts';
 
+/** A connection's page: `first`/`last` absent reads 25, more than 100 reads 100 (the relay options below). */
+export const PAGE_SIZE = { default: 25, max: 100 } as const;
 /** The most ids `nodes(ids:)` takes at once: a page's worth, as a connection's `first` is. */
-const MAX_NODES = 100;
+export const MAX_NODES = 100;
 
 installPlanCache();
 
@@ -113,8 +115,8 @@ export const builder = new SchemaBuilder<{
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
-    defaultConnectionSize: 25,
-    maxConnectionSize: 100,
+    defaultConnectionSize: PAGE_SIZE.default,
+    maxConnectionSize: PAGE_SIZE.max,
   },
   relay: {
     // node/nodes ask for a signed-in caller; what each returned record may show is its type's rule (access.ts).
@@ -143,8 +145,7 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: {
       authScopes: { authenticated: true },
       resolve: (_root, args, _ctx, info, resolveNodes) => {
-        // The cost limit counts a selection once whatever the list's length (graphql-armor multiplies by `first` and
-        // `last` only): the length is held here, before anything is read.
+        // Held here before anything is read; the cost limit (cost.plugin.ts) counts the selection once per id.
         if ((args.ids as unknown[]).length > MAX_NODES)
           throw new ValidationError([
             { field: 'ids', code: 'too_large', message: `must have at most ${MAX_NODES} items` },

@@ -1,4 +1,4 @@
-import { type DocumentNode, getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionResult, getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ValidationError } from '../lib/problem.ts';
 import { toGraphQLError } from './errors.ts';
@@ -12,12 +12,7 @@ import { nullsWhereRequired, variableErrors } from './variable-errors.ts';
  * types. Runs wherever Yoga's envelop executes or subscribes, graphql-ws included.
  */
 export function variablesPlugin(): Plugin {
-  const check = (args: {
-    schema: unknown;
-    document: unknown;
-    operationName?: string | null;
-    variableValues?: unknown;
-  }) => {
+  const check = (args: OperationArgs) => {
     const op = getOperationAST(args.document as DocumentNode, args.operationName ?? undefined);
     if (!op?.variableDefinitions?.length) return null;
     const inputs = (args.variableValues ?? undefined) as Record<string, unknown> | undefined;
@@ -39,12 +34,32 @@ export function variablesPlugin(): Plugin {
         setResult([toGraphQLError(new ValidationError(errors)), ...others]);
       };
     },
+    ...refusingBeforeRunning(check),
+  };
+}
+
+/** What an operation runs with, as onExecute and onSubscribe both receive it. */
+export interface OperationArgs {
+  schema: unknown;
+  document: unknown;
+  operationName?: string | null;
+  variableValues?: unknown;
+}
+
+/**
+ * onExecute and onSubscribe hooks answering `refuse`'s result in place of running the operation, when it gives one
+ * (HTTP and graphql-ws alike).
+ */
+export function refusingBeforeRunning(
+  refuse: (args: OperationArgs) => ExecutionResult | null,
+): Pick<Plugin, 'onExecute' | 'onSubscribe'> {
+  return {
     onExecute({ args, setResultAndStopExecution }) {
-      const refused = check(args);
+      const refused = refuse(args);
       if (refused) setResultAndStopExecution(refused);
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const refused = check(args);
+      const refused = refuse(args);
       if (refused) setResultAndStopExecution(refused);
     },
   };

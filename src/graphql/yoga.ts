@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Credentials, Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
+import { costLimitPlugin } from './cost.plugin.ts';
 import { maskError, toGraphQLError } from './errors.ts';
 import { httpParamsPlugin } from './http-params.plugin.ts';
 import { ownStatusPlugin } from './own-status.plugin.ts';
@@ -87,18 +87,14 @@ export function createGraphQL(app: AppServices): Yoga {
       httpParamsPlugin(),
       introspectionPlugin(app.config.graphqlIntrospection),
       metricsPlugin(app.metrics),
+      // When the operation runs (its page sizes may be variables), before the rate limit charges it: an operation
+      // refused for its cost costs nothing.
+      costLimitPlugin(app.config.graphqlMaxCost),
       rateLimitPlugin(app),
       // After the rate limit, which charges the operation in its own onExecute: a refused one still counts.
       variablesPlugin(),
       maxDepthPlugin({
         n: app.config.graphqlMaxDepth,
-        ignoreIntrospection: true,
-        flattenFragments: true,
-        exposeLimits: true,
-        ...tooComplex,
-      }),
-      costLimitPlugin({
-        maxCost: app.config.graphqlMaxCost,
         ignoreIntrospection: true,
         flattenFragments: true,
         exposeLimits: true,
