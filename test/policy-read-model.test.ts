@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { Prisma } from '../src/generated/prisma/client.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { planQuery, planSelection } from '../src/db/selection-sql.ts';
+import { planQuery, planSelection, WHOLE_SELECTION } from '../src/db/selection-sql.ts';
 import { approvedClaim } from './kit/approved-claim.ts';
 import { activeCoverPolicy } from './kit/cover-policy.ts';
 import { countStatements } from './helpers/policies.ts';
@@ -14,6 +15,23 @@ import { INSTANT_RAIL, useKit } from './kit.ts';
  */
 const t = useKit(INSTANT_RAIL, { jobs: true });
 const [org, other] = t.useOrgs([{ fast: true, tokens: ['staff', 'agent'] }, { tokens: ['staff'] }]);
+
+/**
+ * A copy of rows answered for `select` without WHOLE_SELECTION, which every row and related row must carry (a JSON
+ * column's value is not a row, and is copied as it is).
+ */
+function unmarked(v: unknown, select: Record<string, unknown>): unknown {
+  if (Array.isArray(v)) return v.map((x) => unmarked(x, select));
+  if (v === null) return v;
+  const row = v as Record<string | symbol, unknown>;
+  expect(row[WHOLE_SELECTION], `a row of ${Object.keys(select).join(', ')}`).toBe(true);
+  return Object.fromEntries(
+    Object.entries(row).map(([k, x]) => {
+      const inner = (select[k] as { select?: Record<string, unknown> } | undefined)?.select;
+      return [k, inner ? unmarked(x, inner) : x];
+    }),
+  );
+}
 
 /** The plan's statements name the table `"policies" p`; Prisma's name it `"public"."policies"`. */
 const PLAN = /FROM "policies" p\s/;
@@ -235,13 +253,31 @@ describe('the policy record from its selection plan', () => {
       const mine = plan.rows(await tx.$queryRaw<unknown[]>`${plan.head} ORDER BY p.id`);
       const prisma = await tx.policy.findMany({ select: BROAD as never, orderBy: { id: 'asc' } });
       expect(mine.length).toBeGreaterThanOrEqual(4);
-      expect(mine).toEqual(prisma);
+      // Every object it answered, related rows included, is marked as a whole selection (graphql/column-fields.ts
+      // resolves relations from such rows); apart from the mark, it is Prisma's answer.
+      expect(unmarked(mine, BROAD)).toEqual(prisma);
       const types = JSON.stringify(mine, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
       expect(types).toMatch(/"basicMinor":"\d+n"/);
       expect(mine.some((p: any) => p.renewal && p.renewalOf === null)).toBe(true);
       expect(mine.some((p: any) => p.receipts.some((r: any) => r.allocations.length))).toBe(true);
       expect(mine.some((p: any) => p.risks.length)).toBe(true);
       expect((mine[0] as any).createdAt).toBeInstanceOf(Date);
+    });
+  });
+
+  it('keeps one statement text per shape its caller names, and refuses (in tests) a shape naming two texts', async () => {
+    await t.db.tenant(org.id, async (tx) => {
+      const plan = planSelection(tx, 'Policy', 'p', { id: true, policyNo: true })!;
+      const ids = async (shape: string, rest: Prisma.Sql) =>
+        (await plan.query<{ id: number }>(tx, shape, rest)).map((r) => r.id);
+      const all = await ids('all', Prisma.sql`ORDER BY p.id`);
+      expect(all.length).toBeGreaterThanOrEqual(4);
+      // The same shape with other values: the kept text, the new values.
+      expect(await ids('after', Prisma.sql`WHERE p.id > ${all[1]} ORDER BY p.id`)).toEqual(all.slice(2));
+      expect(await ids('after', Prisma.sql`WHERE p.id > ${all[2]} ORDER BY p.id`)).toEqual(all.slice(3));
+      await expect(ids('after', Prisma.sql`WHERE p.id < ${all[2]} ORDER BY p.id`)).rejects.toThrow(
+        /the shape "after" names two statement texts/,
+      );
     });
   });
 

@@ -86,16 +86,24 @@ interface Shape {
   converts: [string, Convert][];
 }
 
+/**
+ * Set on every object a plan's statement answered, top-level rows and related rows alike: it carries each relation its
+ * selection named, filtered and ordered as the selection asked, so a relation field of the GraphQL selection the plan
+ * was made from may resolve straight from it (graphql/column-fields.ts) rather than look up what its parent's query
+ * preloaded. A symbol: JSON, Object.keys and Prisma never see it.
+ */
+export const WHOLE_SELECTION = Symbol('bima.wholeSelection');
+
 const convertObject = (shape: Shape): Convert => {
   const { converts } = shape;
-  if (!converts.length) return (v) => v;
   return (v) => {
     if (v == null) return v;
-    const o = v as Record<string, unknown>;
+    const o = v as Record<string | symbol, unknown>;
     for (let i = 0; i < converts.length; i++) {
       const [k, c] = converts[i];
       o[k] = c(o[k]);
     }
+    o[WHOLE_SELECTION] = true;
     return o;
   };
 };
@@ -277,7 +285,19 @@ export interface SelectionPlan {
   readonly head: Prisma.Sql;
   /** Turns rows as $queryRaw returns them into the rows Prisma's query returns (in place). */
   rows<T>(rows: unknown[]): T[];
+  /**
+   * Runs `head` then `rest` (the caller's WHERE, ORDER BY …) in `tx` and answers rows as `rows` does. The statement's
+   * text is made once per `shape` and kept: a string the caller makes from everything `rest`'s text depends on (which
+   * conditions it holds, never their values). Handed the same string every time, the prepared statement's lookup
+   * (client.ts preparedName) and pg's check of it compare one string with itself rather than a fresh copy of tens of
+   * kilobytes. Under NODE_ENV=test every call checks the kept text against the one made afresh.
+   */
+  query<T>(tx: Tx, shape: string, rest: Prisma.Sql): Promise<T[]>;
 }
+
+const CHECK_KEPT_TEXTS = process.env.NODE_ENV === 'test';
+/** Texts kept per plan: the shapes of its callers' conditions are a handful (filters set or not, staff or agent). */
+const TEXTS_PER_PLAN = 64;
 
 const plans = new Map<string, SelectionPlan | null>();
 const PLANS_MAX = 200;
@@ -323,11 +343,24 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
   if (!columns.length) no('an empty selection');
   const head = Prisma.sql`SELECT ${Prisma.join(columns, ', ')} FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
   const convert = convertObject({ converts });
+  const rowsOf = <T>(rows: unknown[]): T[] => {
+    for (const r of rows) convert(r);
+    return rows as T[];
+  };
+  const texts = new Map<string, string>();
   return {
     head,
-    rows<T>(rows: unknown[]): T[] {
-      for (const r of rows) convert(r);
-      return rows as T[];
+    rows: rowsOf,
+    query<T>(tx: Tx, shape: string, rest: Prisma.Sql): Promise<T[]> {
+      const sql = Prisma.sql`${head} ${rest}`;
+      let text = texts.get(shape);
+      if (text === undefined) {
+        text = sql.text;
+        if (texts.size < TEXTS_PER_PLAN) texts.set(shape, text);
+      } else if (CHECK_KEPT_TEXTS && text !== sql.text) {
+        throw new Error(`selection-sql: the shape ${JSON.stringify(shape)} names two statement texts`);
+      }
+      return tx.$queryRawUnsafe<unknown[]>(text, ...sql.values).then((rows) => rowsOf<T>(rows));
     },
   };
 }

@@ -1,5 +1,6 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLFieldResolver } from 'graphql';
+import { WHOLE_SELECTION } from '../db/selection-sql.ts';
 
 /**
  * A field of a Prisma type in select mode that reads only columns of its own row — an exposed column
@@ -37,6 +38,9 @@ const PLAIN_OPTIONS = new Set([
   'select',
 ]);
 
+/** What a relation field's options may hold for it to resolve straight from a whole selection's row. */
+const RELATION_OPTIONS = new Set([...PLAIN_OPTIONS, 'query', 'onNull']);
+
 type Resolver<Types extends SchemaTypes> = GraphQLFieldResolver<unknown, Types['Context'], object>;
 
 /** A column a field reads: of its own row (`[column]`), or of a row one relation away (`[relation, column]`). */
@@ -55,6 +59,17 @@ function carries(row: Record<string, unknown>, paths: readonly ColumnPath[]): bo
 
 export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(resolver: Resolver<Types>, fieldConfig: PothosOutputFieldConfig<Types>): Resolver<Types> {
+    if (wholeSelectionRelation(fieldConfig)) {
+      const own = fieldConfig.resolve as Resolver<Types>;
+      const name = (fieldConfig.extensions!.pothosPrismaRelationField as { name: string }).name;
+      // A row without the relation (never so from a plan, but cheap to rule out) goes the Prisma plugin's way.
+      return (parent, args, context, info) => {
+        const row = parent as Record<string | symbol, unknown>;
+        return row[WHOLE_SELECTION] && row[name] !== undefined
+          ? own(parent, args, context, info)
+          : resolver(parent, args, context, info);
+      };
+    }
     const paths = ownColumns(fieldConfig, this.buildCache);
     if (!paths) return resolver;
     const exposed = fieldConfig.extensions?.pothosExposedField;
@@ -71,6 +86,20 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
         ? own(parent, args, context, info)
         : resolver(parent, args, context, info);
   }
+}
+
+/**
+ * A relation field (`t.relation`) taking no arguments and declaring nothing the Prisma or Relay plugins act on beyond
+ * the relation's own `query`: on a row a selection's plan answered (src/db/selection-sql.ts `WHOLE_SELECTION`), it
+ * resolves straight from the row, which carries the relation exactly as the field's selection asked.
+ */
+export function wholeSelectionRelation<Types extends SchemaTypes>(
+  fieldConfig: PothosOutputFieldConfig<Types>,
+): boolean {
+  if (fieldConfig.kind !== 'PrismaObject' || Object.keys(fieldConfig.args).length) return false;
+  if (!fieldConfig.extensions?.pothosPrismaRelationField || typeof fieldConfig.resolve !== 'function') return false;
+  for (const key of Object.keys(fieldConfig.pothosOptions)) if (!RELATION_OPTIONS.has(key)) return false;
+  return true;
 }
 
 /**

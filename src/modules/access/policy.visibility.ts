@@ -46,6 +46,11 @@ export function policyVisibilitySql(p: Principal, alias: string): Prisma.Sql {
   return Prisma.sql`${tenant} AND ${agentPolicyReachSql(a.userId, alias)}`;
 }
 
+/** What the text of policyVisibilitySql(p) depends on: whether it adds an agent's reach (SelectionPlan.query's shape). */
+export function policyVisibilityShape(p: Principal): 'tenant' | 'agent' {
+  return p.actor?.ownRecordsOnly ? 'agent' : 'tenant';
+}
+
 /**
  * The policy `uuid` read by its selection's plan (src/db/selection-sql.ts) when the query is a selection the plan
  * covers, else null (the caller reads it with Prisma).
@@ -53,9 +58,8 @@ export function policyVisibilitySql(p: Principal, alias: string): Prisma.Sql {
 function policyByUuid(tx: Tx, p: Principal, uuid: string, query: unknown): Promise<unknown> | null {
   const plan = planQuery(tx, 'Policy', 'p', query);
   if (!plan) return null;
-  return tx.$queryRaw<unknown[]>`${plan.head} WHERE p.uuid = ${uuid}::uuid AND ${policyVisibilitySql(p, 'p')}`.then(
-    (rows) => plan.rows(rows)[0] ?? null,
-  );
+  const where = Prisma.sql`WHERE p.uuid = ${uuid}::uuid AND ${policyVisibilitySql(p, 'p')}`;
+  return plan.query(tx, policyVisibilityShape(p), where).then((rows) => rows[0] ?? null);
 }
 
 /**

@@ -7,7 +7,12 @@ import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
 import { normaliseRegNo } from '../../lib/identifiers.ts';
 import { containsText } from '../../lib/search.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
-import { policyVisibility, policyVisibilitySql, visiblePolicy } from '../access/policy.visibility.ts';
+import {
+  policyVisibility,
+  policyVisibilityShape,
+  policyVisibilitySql,
+  visiblePolicy,
+} from '../access/policy.visibility.ts';
 
 export interface PolicyListFilters {
   status?: string | null;
@@ -108,7 +113,16 @@ function policyPage(
   if (f.insurerId != null) and.push(Prisma.sql`p.insurer_id = ${f.insurerId}`);
   if (f.salesPersonId != null) and.push(Prisma.sql`p.sales_person_id = ${f.salesPersonId}`);
   const { where, tail } = newestFirst('p', page, and);
-  return tx.$queryRaw<unknown[]>`${plan.head} WHERE ${where} ${tail}`.then((rows) => plan.rows(rows));
+  // Everything the text depends on: the reach, which filters are set, and whether the page starts after a cursor.
+  const shape = [
+    policyVisibilityShape(p),
+    f.status ? 'status' : '',
+    f.productLine ? 'line' : '',
+    f.insurerId != null ? 'insurer' : '',
+    f.salesPersonId != null ? 'sales' : '',
+    page.below === null ? '' : 'after',
+  ].join(' ');
+  return plan.query(tx, shape, Prisma.sql`WHERE ${where} ${tail}`);
 }
 
 /**
