@@ -267,14 +267,20 @@ export function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-/** Integer from a path or query string, or undefined when absent; NaN for junk so validation can refuse it. */
 /** A true/false query flag: absent or empty is undefined; anything else but true/false is passed on for GraphQL to refuse. */
 export function boolParam(v: string | null | undefined): boolean | string | undefined {
   if (v == null || v === '') return undefined;
   return v === 'true' ? true : v === 'false' ? false : v;
 }
 
+/** A whole number as the API writes one: digits, a minus sign before any but zero, no leading zero, nothing else. */
+const WHOLE = /^(?:0|-?[1-9][0-9]*)$/;
+
+/**
+ * Integer from a path or query string, or undefined when absent; NaN for anything else (surrounding space, a leading
+ * zero or plus sign, a fraction, junk) so validation refuses it as `not_a_whole_number`.
+ */
 export function intParam(v: string | null | undefined): number | undefined {
   if (v == null || v === '') return undefined;
-  return /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
+  return WHOLE.test(v) ? Number(v) : Number.NaN;
 }

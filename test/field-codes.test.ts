@@ -17,6 +17,15 @@ describe('refused for its shape, a list parameter carries its code', () => {
     ['/policies?limit=0', 'limit', 'out_of_range'],
     ['/policies?limit=-1', 'limit', 'out_of_range'],
     ['/clients?limit=abc', 'limit', 'not_a_whole_number'],
+    // A whole number as the API writes one: no surrounding space, leading zero or plus sign (an outside check found
+    // `limit= 1` and `page=007` read as 1 and 7).
+    ['/clients?limit=%201', 'limit', 'not_a_whole_number'],
+    ['/clients?limit=5%20', 'limit', 'not_a_whole_number'],
+    ['/clients?limit=05', 'limit', 'not_a_whole_number'],
+    ['/clients?limit=%2B5', 'limit', 'not_a_whole_number'],
+    ['/policies?page=007', 'page', 'not_a_whole_number'],
+    ['/policies?page=-0', 'page', 'not_a_whole_number'],
+    ['/claims?insurer_id=01', 'insurer_id', 'not_a_whole_number'],
     ['/clients?page=0', 'page', 'out_of_range'],
     ['/policies?page=1000001', 'page', 'out_of_range'],
     ['/clients?cursor=not-a-cursor', 'cursor', 'invalid_value'],
