@@ -36,9 +36,10 @@ export function sendJson(
 
 export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
   if (res.headersSent) return;
-  const buf = Buffer.from(text);
-  res.writeHead(status, { ...headers, 'content-length': String(buf.length) });
-  res.end(buf);
+  // The text as it is, not copied into a Buffer first: node writes a response's head and a string body together,
+  // encoded once, in one write to the socket.
+  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text, 'utf8');
 }
 
 /** Bytes as they are (a downloaded document): the caller sets the content type. */

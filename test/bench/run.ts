@@ -6,7 +6,7 @@
  * reading, never for asserting: nothing here passes or fails on timing (it exits 1 only when requests failed, or
  * when a baseline does not answer the service's bytes).
  *
- *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (64)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (64)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substrings of scenario names, `|` between)
  *   BENCH_WEB_CONCURRENCY (the service's WEB_CONCURRENCY: that many HTTP worker processes)
  *   BENCH_CPU_PROF (a directory: a V8 CPU profile of the service per scenario, its measurement alone: profiler.ts)
  *   BENCH_DATA_DIR (.data/bench): the service's DATA_DIR, kept between runs (its embedded PostgreSQL and demo data)
@@ -210,7 +210,8 @@ function sameAnswer(what: string, service: Response, got: Response, normalize?: 
 
 async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY;
-  const scenarios = SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only.toLowerCase()));
+  const wanted = only?.toLowerCase().split('|') ?? [];
+  const scenarios = SCENARIOS.filter((s) => !only || wanted.some((w) => s.name.toLowerCase().includes(w)));
   if (!scenarios.length) throw new Error(`BENCH_ONLY=${only} matches no scenario`);
   const kind = (s: Scenario): BaselineKind => s.baseline ?? 'replay';
   const clusterMode = process.env.BENCH_CLUSTER;

@@ -26,6 +26,7 @@ export interface ClaimListFilters {
  * Claim type's columns and those three relations' few fields). read.ts falls back to Prisma for anything else.
  */
 export const claimColumns = readModel(
+  'Claim',
   'c',
   {
     id: 'id',
@@ -118,6 +119,8 @@ export function claimPage(
   if (f.assigneeId != null) and.push(Prisma.sql`c.assignee_user_id = ${f.assigneeId}`);
   const { where, tail } = newestFirst('c', page, and);
   return tx.$queryRaw<
-    Claim[]
-  >`SELECT ${claimColumns.columns} FROM claims c ${claimColumns.joins} WHERE ${where} ${tail}`;
+    unknown[]
+  >`SELECT ${claimColumns.columns} FROM claims c ${claimColumns.joins} WHERE ${where} ${tail}`.then((rows) =>
+    claimColumns.rows<Claim>(rows),
+  );
 }

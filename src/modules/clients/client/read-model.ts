@@ -43,7 +43,7 @@ const FIELDS = {
   updatedAt: 'updated_at',
 } as const;
 
-export const clientColumns = readModel('c', FIELDS);
+export const clientColumns = readModel('Client', 'c', FIELDS);
 
 /**
  * A client as the read model returns it: the model's fields, valued as Prisma values them. Typed as the whole model,
@@ -54,9 +54,9 @@ export type ClientRow = Client;
 
 /** The client numbered `clientNo` if the caller may see it (clientVisibility), else undefined. */
 export async function clientRecord(tx: Tx, p: Principal, clientNo: string): Promise<ClientRow | undefined> {
-  const rows = await tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c
+  const rows = await tx.$queryRaw<unknown[]>`SELECT ${clientColumns.columns} FROM clients c
     WHERE c.client_no = ${clientNo} AND ${clientVisibilitySql(p)}`;
-  return rows[0];
+  return clientColumns.rows<ClientRow>(rows)[0];
 }
 
 /**
@@ -80,5 +80,7 @@ export function clientPage(
   if (f.salesPersonId != null) and.push(Prisma.sql`c.sales_person_id = ${f.salesPersonId}`);
   if (f.riskManagerId != null) and.push(Prisma.sql`c.risk_manager_id = ${f.riskManagerId}`);
   const { where, tail } = newestFirst('c', page, and);
-  return tx.$queryRaw<ClientRow[]>`SELECT ${clientColumns.columns} FROM clients c WHERE ${where} ${tail}`;
+  return tx.$queryRaw<unknown[]>`SELECT ${clientColumns.columns} FROM clients c WHERE ${where} ${tail}`.then((rows) =>
+    clientColumns.rows<ClientRow>(rows),
+  );
 }
