@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../src/lib/csv.ts';
 import { toShillings } from '../src/lib/money.ts';
+import { planSelection } from '../src/db/selection-sql.ts';
+import { type ErpWindow, keysetOrder, keysetSql, keysetWhere } from '../src/modules/erp/erp-window.ts';
+import { ERP_SOURCES } from '../src/modules/erp/erp.service.ts';
+import type { ErpSource } from '../src/modules/erp/exports/source.ts';
+import type { RowsById } from '../src/modules/reference/references.ts';
 import { approvedClaim } from './kit/approved-claim.ts';
 import { expectProblem, INSTANT_RAIL, useKit, type Active, type Org } from './kit.ts';
 
@@ -150,6 +155,44 @@ describe('shape', () => {
       .gql('{ erpClients(perPage: 3) { records { id clientNo } meta { count hasMore nextCursor until } } }');
     expect(g.body.errors).toBeUndefined();
     expect(g.body.data.erpClients.records.map((r: any) => r.id)).toEqual(rest.clients.map((r: any) => r.id));
+  });
+});
+
+describe('read by plan', () => {
+  // The rows of a page are read by the selection's plan (src/db/selection-sql.ts, one kept statement) with the keyset
+  // as SQL (keysetSql); Prisma's findMany with keysetWhere, the naive second implementation, must read the same page.
+  it("each export's page by its plan is Prisma's page, record for record, from the start, a cursor and a bound", async () => {
+    // The reference rows a record names, the same for both reads (what is compared is the rows each read).
+    const stub: RowsById<any> = async (_tx, ids) =>
+      new Map(ids.flatMap((id) => (id == null ? [] : [[id, { id, name: `#${id}`, role: 'staff', agentCode: null }]])));
+    const refs = { people: stub, branches: stub, insurers: stub, businessSources: stub };
+    await t.db.tenant(o.id, async (tx) => {
+      for (const [kind, source] of Object.entries(ERP_SOURCES) as [string, ErpSource<any>][]) {
+        expect(planSelection(tx, source.model, 'e', source.select), `${kind} has a plan`).not.toBeNull();
+        const both = async (w: ErpWindow) => {
+          const take = w.perPage + 1;
+          const args = { where: keysetWhere(source.column, w, o.id), orderBy: keysetOrder(source.column), take };
+          const planned = await source.read(tx, { args, sql: keysetSql('e', source.column, w, o.id, take) }, refs);
+          const prisma = await source.read(tx, { args }, refs);
+          expect(planned, kind).toEqual(prisma);
+          return planned;
+        };
+        const until = new Date(Date.now() + 60_000);
+        const all = await both({ since: null, until, after: null, page: 1, perPage: 1000 });
+        expect(all.length, `${kind} has records`).toBeGreaterThanOrEqual(kind === 'clients' ? 2 : 1);
+        const first = await both({ since: null, until, after: null, page: 1, perPage: 1 });
+        expect(first).toEqual(all.slice(0, 2));
+        const after = await both({ since: null, until, after: source.key(all[0]), page: 2, perPage: 1000 });
+        expect(after).toEqual(all.slice(1));
+        const since = source.key(all[0]).at;
+        expect(await both({ since, until, after: null, page: 1, perPage: 1000 })).toEqual(
+          all.filter((r) => source.key(r).at > since),
+        );
+        expect(await both({ since: null, until: since, after: null, page: 1, perPage: 1000 })).toEqual(
+          all.filter((r) => source.key(r).at <= since),
+        );
+      }
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/client.ts';
+import { Prisma, type Tx } from '../../db/client.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 
 /**
@@ -105,9 +105,9 @@ export async function settleWindow(tx: Tx, a: ErpPageArgs): Promise<ErpWindow> {
   return { ...w, until: w.since && until < w.since ? w.since : until };
 }
 
-/** The keyset filter of a page on column `col` (`updatedAt`, or `createdAt` for immutable records), for Prisma. */
 /**
- * The page's rows after the cursor, up to the watermark. The organisation is named too, though row-level security
+ * The keyset filter of a page on column `col` (`updatedAt`, or `createdAt` for immutable records), for Prisma: the
+ * page's rows after the cursor, up to the watermark. The organisation is named too, though row-level security
  * already admits its rows only: the (tenant_id, column, id) index then serves the sort and LIMIT directly.
  */
 export function keysetWhere(col: 'updatedAt' | 'createdAt', w: ErpWindow, tenantId: number): Record<string, unknown> {
@@ -135,5 +135,32 @@ export function pageMeta<R>(w: ErpWindow, rows: R[], keyOf: (r: R) => Keyset): {
       until: w.until,
       nextCursor: hasMore && last ? encodeKeyset(keyOf(last)) : null,
     },
+  };
+}
+
+/** The columns an export syncs on, as the tables name them. */
+const SYNC_COLUMN = { updatedAt: 'updated_at', createdAt: 'created_at' } as const;
+
+/**
+ * keysetWhere, keysetOrder and the page's size (`take`) as SQL over the rows aliased `alias`, for a page read by its
+ * selection's plan (exports/source.ts), with the shape of its text: which of the window's bounds it names.
+ * test/erp-exports.test.ts reads every export's pages both ways.
+ */
+export function keysetSql(
+  alias: string,
+  col: 'updatedAt' | 'createdAt',
+  w: ErpWindow,
+  tenantId: number,
+  take: number,
+): { shape: string; sql: Prisma.Sql } {
+  if (!/^[a-z]+$/.test(alias)) throw new Error(`erp: ${alias} is not an alias`);
+  const c = Prisma.raw(`${alias}.${SYNC_COLUMN[col]}`);
+  const id = Prisma.raw(`${alias}.id`);
+  const and = [Prisma.sql`${Prisma.raw(alias)}.tenant_id = ${tenantId}`, Prisma.sql`${c} <= ${w.until}`];
+  if (w.since) and.push(Prisma.sql`${c} > ${w.since}`);
+  if (w.after) and.push(Prisma.sql`(${c} > ${w.after.at} OR (${c} = ${w.after.at} AND ${id} > ${w.after.id}))`);
+  return {
+    shape: `${col}:${w.since ? 'since' : ''}:${w.after ? 'after' : ''}`,
+    sql: Prisma.sql`WHERE ${Prisma.join(and, ' AND ')} ORDER BY ${c} ASC, ${id} ASC LIMIT ${take}`,
   };
 }

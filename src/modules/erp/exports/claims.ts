@@ -1,7 +1,7 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
 import { agentsOf, type ErpAgent, personOf } from './agents.ts';
-import { type ErpSource, ymd } from './source.ts';
+import { type ErpSource, selectedRows, ymd } from './source.ts';
 
 export interface ErpClaimRecord {
   id: number;
@@ -33,43 +33,46 @@ export interface ErpClaimRecord {
   agents: ErpAgent[];
 }
 
+/** The columns the record reads and no others (descriptions, third parties and witnesses stay unread). */
+const SELECT = {
+  id: true,
+  uuid: true,
+  claimNo: true,
+  insurerId: true,
+  productLine: true,
+  regNo: true,
+  causeCode: true,
+  status: true,
+  lossDate: true,
+  lossPlace: true,
+  reportedAt: true,
+  estimatedLossMinor: true,
+  sumInsuredMinor: true,
+  reserveMinor: true,
+  assessedAmountMinor: true,
+  approvedAmountMinor: true,
+  excessMinor: true,
+  netPayableMinor: true,
+  paidMinor: true,
+  approvedAt: true,
+  closedAt: true,
+  createdAt: true,
+  updatedAt: true,
+  createdByUserId: true,
+  assigneeUserId: true,
+  policy: { select: { policyNo: true } },
+  client: { select: { clientNo: true, name: true } },
+} satisfies Prisma.ClaimSelect;
+
 export const erpClaims: ErpSource<ErpClaimRecord> = {
+  model: 'Claim',
+  select: SELECT,
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args, refs) => {
-    const rows = await tx.claim.findMany({
-      ...(args as Prisma.ClaimFindManyArgs),
-      // The columns the record reads and no others (descriptions, third parties and witnesses stay unread).
-      select: {
-        id: true,
-        uuid: true,
-        claimNo: true,
-        insurerId: true,
-        productLine: true,
-        regNo: true,
-        causeCode: true,
-        status: true,
-        lossDate: true,
-        lossPlace: true,
-        reportedAt: true,
-        estimatedLossMinor: true,
-        sumInsuredMinor: true,
-        reserveMinor: true,
-        assessedAmountMinor: true,
-        approvedAmountMinor: true,
-        excessMinor: true,
-        netPayableMinor: true,
-        paidMinor: true,
-        approvedAt: true,
-        closedAt: true,
-        createdAt: true,
-        updatedAt: true,
-        createdByUserId: true,
-        assigneeUserId: true,
-        policy: { select: { policyNo: true } },
-        client: { select: { clientNo: true, name: true } },
-      },
-    });
+  read: async (tx, page, refs) => {
+    const rows = await selectedRows(tx, erpClaims, page, () =>
+      tx.claim.findMany({ ...(page.args as Prisma.ClaimFindManyArgs), select: SELECT }),
+    );
     const people = await refs.people(
       tx,
       rows.flatMap((c) => [c.createdByUserId, c.assigneeUserId]),

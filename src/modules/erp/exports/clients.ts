@@ -1,6 +1,6 @@
 import type { Prisma } from '../../../db/client.ts';
 import { agentsOf, type ErpAgent, nameOf, personOf } from './agents.ts';
-import { type ErpSource, ymd } from './source.ts';
+import { type ErpSource, selectedRows, ymd } from './source.ts';
 
 export interface ErpClientRecord {
   id: number;
@@ -23,36 +23,39 @@ export interface ErpClientRecord {
   agents: ErpAgent[];
 }
 
+/** The columns the record reads and no others. */
+const SELECT = {
+  id: true,
+  clientNo: true,
+  type: true,
+  name: true,
+  idNo: true,
+  kraPin: true,
+  phone: true,
+  email: true,
+  dateOfBirth: true,
+  physicalAddress: true,
+  branchId: true,
+  sector: true,
+  businessSourceId: true,
+  kycStatus: true,
+  onboardedVia: true,
+  createdAt: true,
+  updatedAt: true,
+  createdByUserId: true,
+  salesPersonId: true,
+  riskManagerId: true,
+} satisfies Prisma.ClientSelect;
+
 export const erpClients: ErpSource<ErpClientRecord> = {
+  model: 'Client',
+  select: SELECT,
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args, refs) => {
-    const rows = await tx.client.findMany({
-      ...(args as Prisma.ClientFindManyArgs),
-      // The columns the record reads and no others.
-      select: {
-        id: true,
-        clientNo: true,
-        type: true,
-        name: true,
-        idNo: true,
-        kraPin: true,
-        phone: true,
-        email: true,
-        dateOfBirth: true,
-        physicalAddress: true,
-        branchId: true,
-        sector: true,
-        businessSourceId: true,
-        kycStatus: true,
-        onboardedVia: true,
-        createdAt: true,
-        updatedAt: true,
-        createdByUserId: true,
-        salesPersonId: true,
-        riskManagerId: true,
-      },
-    });
+  read: async (tx, page, refs) => {
+    const rows = await selectedRows(tx, erpClients, page, () =>
+      tx.client.findMany({ ...(page.args as Prisma.ClientFindManyArgs), select: SELECT }),
+    );
     const people = await refs.people(
       tx,
       rows.flatMap((c) => [c.createdByUserId, c.salesPersonId, c.riskManagerId]),

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
 import { agentsOf, type ErpAgent, personOf } from './agents.ts';
-import { type ErpSource, ymd } from './source.ts';
+import { type ErpSource, selectedRows, ymd } from './source.ts';
 
 export interface ErpPolicyRecord {
   id: number;
@@ -31,40 +31,43 @@ export interface ErpPolicyRecord {
   agents: ErpAgent[];
 }
 
+/** The columns the record reads and no others (the policy's JSON terms and cover details stay unread). */
+const SELECT = {
+  id: true,
+  uuid: true,
+  policyNo: true,
+  riskNote: true,
+  insurerId: true,
+  productLine: true,
+  status: true,
+  vehicleClass: true,
+  coverType: true,
+  coverPeriod: true,
+  startDate: true,
+  endDate: true,
+  paymentMode: true,
+  instalmentCount: true,
+  basicMinor: true,
+  taxesMinor: true,
+  totalMinor: true,
+  createdAt: true,
+  updatedAt: true,
+  createdByUserId: true,
+  salesPersonId: true,
+  client: { select: { clientNo: true, name: true } },
+  coverProduct: { select: { code: true } },
+  renewalOf: { select: { policyNo: true } },
+} satisfies Prisma.PolicySelect;
+
 export const erpPolicies: ErpSource<ErpPolicyRecord> = {
+  model: 'Policy',
+  select: SELECT,
   column: 'updatedAt',
   key: (r) => ({ at: r.updatedAt, id: r.id }),
-  read: async (tx, args, refs) => {
-    const rows = await tx.policy.findMany({
-      ...(args as Prisma.PolicyFindManyArgs),
-      // The columns the record reads and no others (the policy's JSON terms and cover details stay unread).
-      select: {
-        id: true,
-        uuid: true,
-        policyNo: true,
-        riskNote: true,
-        insurerId: true,
-        productLine: true,
-        status: true,
-        vehicleClass: true,
-        coverType: true,
-        coverPeriod: true,
-        startDate: true,
-        endDate: true,
-        paymentMode: true,
-        instalmentCount: true,
-        basicMinor: true,
-        taxesMinor: true,
-        totalMinor: true,
-        createdAt: true,
-        updatedAt: true,
-        createdByUserId: true,
-        salesPersonId: true,
-        client: { select: { clientNo: true, name: true } },
-        coverProduct: { select: { code: true } },
-        renewalOf: { select: { policyNo: true } },
-      },
-    });
+  read: async (tx, page, refs) => {
+    const rows = await selectedRows(tx, erpPolicies, page, () =>
+      tx.policy.findMany({ ...(page.args as Prisma.PolicyFindManyArgs), select: SELECT }),
+    );
     const people = await refs.people(
       tx,
       rows.flatMap((p) => [p.createdByUserId, p.salesPersonId]),

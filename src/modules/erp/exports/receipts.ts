@@ -1,7 +1,7 @@
 import type { Prisma } from '../../../db/client.ts';
 import { money, type MoneyShape } from '../../../graphql/common.ts';
 import { agentsOf, type ErpAgent, personOf } from './agents.ts';
-import type { ErpSource } from './source.ts';
+import { type ErpSource, selectedRows } from './source.ts';
 
 /**
  * A receipt's money and reference never change once raised: the export syncs on its creation. Its allocation (what
@@ -24,28 +24,31 @@ export interface ErpReceiptRecord {
   agents: ErpAgent[];
 }
 
+/** The columns the record reads and no others. */
+const SELECT = {
+  id: true,
+  receiptNo: true,
+  method: true,
+  transactionRef: true,
+  phone: true,
+  account: true,
+  purpose: true,
+  amountMinor: true,
+  paidAt: true,
+  createdAt: true,
+  client: { select: { clientNo: true, name: true } },
+  policy: { select: { policyNo: true, salesPersonId: true } },
+} satisfies Prisma.ReceiptSelect;
+
 export const erpReceipts: ErpSource<ErpReceiptRecord> = {
+  model: 'Receipt',
+  select: SELECT,
   column: 'createdAt',
   key: (r) => ({ at: r.createdAt, id: r.id }),
-  read: async (tx, args, refs) => {
-    const rows = await tx.receipt.findMany({
-      ...(args as Prisma.ReceiptFindManyArgs),
-      // The columns the record reads and no others.
-      select: {
-        id: true,
-        receiptNo: true,
-        method: true,
-        transactionRef: true,
-        phone: true,
-        account: true,
-        purpose: true,
-        amountMinor: true,
-        paidAt: true,
-        createdAt: true,
-        client: { select: { clientNo: true, name: true } },
-        policy: { select: { policyNo: true, salesPersonId: true } },
-      },
-    });
+  read: async (tx, page, refs) => {
+    const rows = await selectedRows(tx, erpReceipts, page, () =>
+      tx.receipt.findMany({ ...(page.args as Prisma.ReceiptFindManyArgs), select: SELECT }),
+    );
     const people = await refs.people(
       tx,
       rows.map((r) => r.policy?.salesPersonId),
