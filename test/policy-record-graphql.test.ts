@@ -1,4 +1,4 @@
-import { print } from 'graphql';
+import { getIntrospectionQuery, print } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PolicyRecordFragmentDoc } from '../rest-compat/generated/operations.ts';
 import { useKit, wsClient } from './kit.ts';
@@ -71,5 +71,38 @@ describe('the cost limit counts the page a variable or an absent first asks for'
     } finally {
       await ws.dispose();
     }
+  });
+});
+
+describe('operations that cost little to send and much to answer (an outside check, 2026-12-03)', () => {
+  it('40 fragments each spreading the next twice: 400 query_too_complex at once, the service still answering', async () => {
+    let doc = '{ ...F1 } ';
+    for (let i = 1; i <= 40; i++) doc += `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} } `;
+    doc += 'fragment F41 on Query { __typename }';
+    const r = await o.api.gql(doc, {}, { token: o.tokens.staff });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toMatchObject([{ extensions: { code: 'query_too_complex' } }]);
+    expect((await o.api.gql('{ me { scopes } }', {}, { token: o.tokens.staff })).status).toBe(200);
+  });
+
+  it("a page size given as a variable's default counts as that page", async () => {
+    const q = `query($n: Int = 100) { policies(first: $n) { edges { node { ...PolicyRecord } } } }\n${fragments}`;
+    const r = await o.api.gql(q, {}, { token: o.tokens.staff });
+    expect(r.status).toBe(400);
+    expect(r.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+  });
+
+  it('introspection with aliases is refused, with or without a token; the standard query answers', async () => {
+    const aliases = Array.from({ length: 500 }, (_, i) => `t${i}: types { name fields { name type { name } } }`);
+    for (const token of [o.tokens.staff, undefined]) {
+      const r = await o.api.gql(`{ __schema { ${aliases.join(' ')} } }`, {}, { token });
+      expect(r.status).toBe(400);
+      expect(r.body.errors).toMatchObject([
+        { extensions: { code: 'query_too_complex' }, message: expect.stringMatching(/Introspection takes no aliases/) },
+      ]);
+    }
+    const std = await o.api.gql(getIntrospectionQuery(), {}, { token: o.tokens.staff });
+    expect(std.body.errors, JSON.stringify(std.body.errors)).toBeUndefined();
+    expect(std.body.data.__schema.types.length).toBeGreaterThan(100);
   });
 });
