@@ -205,3 +205,24 @@ export class EventBus {
     await this.client?.end().catch(() => undefined);
   }
 }
+
+/**
+ * `source`'s events passed through `step` (a filter that may also load or reshape: undefined drops the event), as an
+ * iterator whose end reaches `source` at once. An `async function*` looping over `source` cannot end while it waits
+ * for the next event: its `return()` is queued behind that wait, so a subscriber that went away (a socket closed
+ * without completing its subscriptions) left the loop, its listener and its per-token slot held for good (an
+ * outside check, 2026-12-03: a token was refused new subscriptions after a few reconnects).
+ */
+export function keepEvents<T, U>(
+  source: Repeater<T>,
+  step: (event: T) => U | undefined | Promise<U | undefined>,
+): Repeater<U> {
+  return new Repeater<U>(async (push, stop) => {
+    void stop.then(() => source.return());
+    for await (const event of source) {
+      const out = await step(event);
+      if (out !== undefined) await push(out);
+    }
+    stop();
+  });
+}

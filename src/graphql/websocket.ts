@@ -95,6 +95,7 @@ function openConnection(
       socket.close(CloseCode.InternalServerError, 'Internal server error');
     }
   };
+  const extra: Extra = { socket, request };
   const closed = graphqlWs.opened(
     {
       protocol: socket.protocol,
@@ -107,10 +108,13 @@ function openConnection(
       // ws hands a Buffer under its default binaryType ('nodebuffer'), fragmented messages included.
       onMessage: (cb) => socket.on('message', (data) => void deliver(cb, data as Buffer)),
     },
-    { socket, request },
+    extra,
   );
   socket.once('close', (code, reason) => {
     stopKeepAlive();
+    // The session's slots are given back at once: graphql-ws reports the close (onClose) only after every
+    // subscription's iterator has ended, which one waiting on its source may never do.
+    extra.session?.dispose();
     closed(code, reason.toString()).catch((err) => log.error({ err }, 'WebSocket close handling failed'));
   });
 }

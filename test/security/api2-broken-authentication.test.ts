@@ -349,6 +349,31 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       expect(retries.some((s) => s.events.length > 0)).toBe(true);
     });
 
+    it('a socket closed without completing its subscriptions gives their slots back, whatever they watch', async () => {
+      // Found by an outside check (2026-12-03): the event subscriptions (events, claimMoved, paymentReceived …) looped
+      // over the bus in an async generator that could not end while waiting for an event, so a socket closed without
+      // `complete` held its slots for good; a token was refused new subscriptions after a few reconnects.
+      const f = await fixture();
+      const EVENTS = 'subscription { events { name } }';
+      const a = connect(t.origin, auth(f.watcherToken));
+      [0, 1, 2].forEach(() => a.subscribe(EVENTS, 'events'));
+      const b = connect(t.origin, auth(f.watcherToken));
+      const onB = [0, 1, 2].map(() => b.subscribe(EVENTS, 'events'));
+      // 3 + 2 held of the token's 5: the sixth is refused, so the five are in place.
+      expect(await until(() => onB.some((s) => s.errors.length > 0))).toBe(true);
+      expect(onB.filter((s) => s.errors.length > 0).map((s) => s.errors[0].message)).toEqual([
+        'At most 5 subscriptions per access token',
+      ]);
+      await a.client.dispose();
+      await b.client.dispose();
+      // A new socket for the same token: three subscriptions run and deliver.
+      const c = connect(t.origin, auth(f.watcherToken));
+      await prime(
+        [0, 1, 2].map(() => c.subscribe<Entry>(AUDIT, 'auditLogged')),
+        () => f.write(),
+      );
+    });
+
     it('connection_init never sent: closed 4408 once the wait runs out', async () => {
       const raw = new RawSocket(lazy.origin);
       open.push(raw);

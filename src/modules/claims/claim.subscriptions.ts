@@ -1,3 +1,4 @@
+import { keepEvents } from '../../db/event-bus.ts';
 import type { Context } from '../../context.ts';
 import { builder } from '../../graphql/builder.ts';
 import { EVENTS_TOPIC, eventService } from '../events/event.service.ts';
@@ -46,16 +47,14 @@ const ClaimMovedEventRef = builder.objectRef<ClaimMovedLive>('ClaimMovedEvent').
 function claimMoves(_root: unknown, args: { claimUuid?: string | null; policyUuid?: string | null }, ctx: Context) {
   const p = ctx.principal!;
   const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, p.tenant.id);
-  return (async function* () {
-    for await (const m of source) {
-      if (m.name !== 'claim.moved') continue;
-      const ev = await eventService.visibleEvent(ctx, m.id);
-      if (!ev) continue;
-      if (args.claimUuid && ev.data.claim_uuid !== args.claimUuid) continue;
-      if (args.policyUuid && ev.data.policy_uuid !== args.policyUuid) continue;
-      yield ev;
-    }
-  })();
+  return keepEvents(source, async (m) => {
+    if (m.name !== 'claim.moved') return undefined;
+    const ev = await eventService.visibleEvent(ctx, m.id);
+    if (!ev) return undefined;
+    if (args.claimUuid && ev.data.claim_uuid !== args.claimUuid) return undefined;
+    if (args.policyUuid && ev.data.policy_uuid !== args.policyUuid) return undefined;
+    return ev;
+  });
 }
 
 builder.subscriptionField('claimMoved', (t) =>

@@ -1,3 +1,4 @@
+import { keepEvents } from '../../db/event-bus.ts';
 import { builder } from '../../graphql/builder.ts';
 import { eventVisibleTo } from '../access/event.visibility.ts';
 import { type CatalogueEntry, catalogueEntries } from './catalogue.ts';
@@ -98,12 +99,9 @@ builder.subscriptionField('events', (t) =>
       const names = args.names?.length ? new Set(args.names) : null;
       const p = ctx.principal!;
       const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, p.tenant.id);
-      return (async function* () {
-        for await (const m of source) {
-          if (names && !names.has(m.name)) continue;
-          if (await eventService.visibleToSubscriber(ctx, m.id)) yield m;
-        }
-      })() as never;
+      return keepEvents(source, async (m) =>
+        (!names || names.has(m.name)) && (await eventService.visibleToSubscriber(ctx, m.id)) ? m : undefined,
+      ) as never;
     },
     resolve: (query, payload, _args, ctx) => eventService.byId(ctx, (payload as { id: string }).id, query),
   }),

@@ -1,3 +1,4 @@
+import { keepEvents } from '../../db/event-bus.ts';
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef } from '../../graphql/common.ts';
 import { fromDbDate } from '../../lib/dates.ts';
@@ -349,13 +350,9 @@ function liveEvents(eventName: string) {
   return (_root: unknown, _args: unknown, ctx: import('../../context.ts').Context) => {
     const p = ctx.principal!;
     const source = ctx.app.events.subscribe<{ id: string; name: string }>(EVENTS_TOPIC, p.tenant.id);
-    return (async function* () {
-      for await (const m of source) {
-        if (m.name !== eventName) continue;
-        const ev = await eventService.visibleEvent(ctx, m.id);
-        if (ev) yield ev;
-      }
-    })();
+    return keepEvents(source, async (m) =>
+      m.name === eventName ? ((await eventService.visibleEvent(ctx, m.id)) ?? undefined) : undefined,
+    );
   };
 }
 
