@@ -72,6 +72,17 @@ describe('operationCost', () => {
     expect(cost('query($ids: [ID!]! = ["a", "b"]) { nodes(ids: $ids) { id } }')).toBe(7);
   });
 
+  it('counts a list that takes no size once, and a page of 25 where it is selected again inside itself', () => {
+    // Found by an outside check (2026-12-03): a policy's claims' policy's claims … four deep answered 21 MB.
+    // Inner claims { claimNo } = (2 + 1.5×1) × 25 = 87.5; policy = 2 + 1.5×87.5 = 133.25;
+    // outer claims = (2 + 1.5×(1 + 133.25)) × 1 = 203.375; nodes (one id) = 2 + 1.5×203.375 = 307.0625
+    expect(cost('{ nodes(ids: ["a"]) { ... on Policy { claims { claimNo policy { claims { claimNo } } } } } }')).toBe(
+      307.0625,
+    );
+    // Once, with no repeat: receipts { id } = 2 + 1.5 = 3.5; policy = 2 + 1.5×3.5 = 7.25
+    expect(cost('{ policy(uuid: "x") { receipts { id } } }')).toBe(7.25);
+  });
+
   it("multiplies another list by its first or last as given (a ledger's lines)", () => {
     // ledger { at } = (2 + 1.5×1) × 200 = 700; smsBalance = 2 + 1.5×700 = 1052
     expect(cost('{ smsBalance { ledger(last: 200) { at } } }')).toBe(1052);

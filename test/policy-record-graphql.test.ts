@@ -85,6 +85,14 @@ describe('operations that cost little to send and much to answer (an outside che
     expect((await o.api.gql('{ me { scopes } }', {}, { token: o.tokens.staff })).status).toBe(200);
   });
 
+  it("a list selected inside itself (a policy's claims' policy's claims …) counts a page each time", async () => {
+    const deep =
+      '{ nodes(ids: ["UG9saWN5OjM="]) { ... on Policy { claims { claimNo policy { claims { claimNo policy { claims { claimNo policy { claims { claimNo } } } } } } } } } }';
+    const r = await o.api.gql(deep, {}, { token: o.tokens.staff });
+    expect(r.status).toBe(400);
+    expect(r.body.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+  });
+
   it("a page size given as a variable's default counts as that page", async () => {
     const q = `query($n: Int = 100) { policies(first: $n) { edges { node { ...PolicyRecord } } } }\n${fragments}`;
     const r = await o.api.gql(q, {}, { token: o.tokens.staff });

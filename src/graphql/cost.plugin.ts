@@ -4,11 +4,13 @@ import {
   type FragmentDefinitionNode,
   type GraphQLField,
   getNamedType,
+  getNullableType,
   getOperationAST,
   type GraphQLNamedType,
   type GraphQLSchema,
   getVariableValues,
   isInterfaceType,
+  isListType,
   isObjectType,
   Kind,
   SchemaMetaFieldDef,
@@ -32,7 +34,8 @@ const PER_LEVEL = 1.5;
  * 2 an object, ×1.5 per level of nesting, and a list's selection × the records it can answer: a connection's page
  * size (`first` or `last`, a literal or a variable; 25 when absent, at most 100, as many as the connection reads),
  * another list's `first` or `last` as given (a ledger's lines), `nodes`' ids, an ERP export's `perPage`; a list that
- * takes no size (a record's receipts, the levy table) counts once; introspection costs nothing (introspectionProblem
+ * takes no size (a record's receipts, the levy table) counts once, and a page (25) where it is selected again inside
+ * itself (a policy's claims' policy's claims); introspection costs nothing (introspectionProblem
  * bounds it). Fragments count as the
  * fields inside them, wherever they are spread, each reckoned once (a fragment spread twice in a fragment spread
  * twice … is not walked 2^n times: an outside check, 2026-12-03, held the process for minutes with 40 of them).
@@ -58,22 +61,24 @@ export function operationCost(
   // counts nothing where it is spread again, which keeps this walk finite whatever it is handed.
   const reckoned = new Map<string, number>();
 
-  const selectionCost = (set: SelectionSetNode, parent: GraphQLNamedType | undefined): number => {
+  // `lists`: the lists that take no size on the path to the selection (`|Policy.claims|Claim.payments|`).
+  const selectionCost = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, lists: string): number => {
     let cost = 0;
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
-        cost += fieldCost(sel, parent);
+        cost += fieldCost(sel, parent, lists);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
-        cost += selectionCost(sel.selectionSet, on ?? parent);
+        cost += selectionCost(sel.selectionSet, on ?? parent, lists);
       } else {
         const f = fragments.get(sel.name.value);
         if (!f) continue;
-        let known = reckoned.get(f.name.value);
+        const key = `${f.name.value}\u0000${lists}`;
+        let known = reckoned.get(key);
         if (known === undefined) {
-          reckoned.set(f.name.value, 0);
-          known = selectionCost(f.selectionSet, schema.getType(f.typeCondition.name.value) ?? parent);
-          reckoned.set(f.name.value, known);
+          reckoned.set(key, 0);
+          known = selectionCost(f.selectionSet, schema.getType(f.typeCondition.name.value) ?? parent, lists);
+          reckoned.set(key, known);
         }
         cost += known;
       }
@@ -81,16 +86,30 @@ export function operationCost(
     return cost;
   };
 
-  const fieldCost = (field: FieldNode, parent: GraphQLNamedType | undefined): number => {
+  const fieldCost = (field: FieldNode, parent: GraphQLNamedType | undefined, lists: string): number => {
     // Introspection answers from the schema, and its shape is held instead (introspectionProblem).
     if (field.name.value === '__schema' || field.name.value === '__type') return 0;
     if (!field.selectionSet) return SCALAR;
     const def = fieldDef(parent, field.name.value);
-    const inner = OBJECT + PER_LEVEL * selectionCost(field.selectionSet, def ? getNamedType(def.type) : undefined);
-    return inner * recordsAnswered(field, def?.args.map((a) => a.name) ?? [], variables);
+    let records = recordsAnswered(field, def?.args.map((a) => a.name) ?? [], variables);
+    let below = lists;
+    if (records === null) {
+      records = 1;
+      if (def && parent && isListType(getNullableType(def.type)) && !isConnection(parent)) {
+        // A list that takes no size holds what its parent holds: once. Selected again inside itself (a policy's
+        // claims' policy's claims: an outside check, 2026-12-03, answered 21 MB for 1.6 KB), it holds what every
+        // one of the outer list's records holds: a page.
+        const key = `${parent.name}.${field.name.value}|`;
+        if (lists.includes(`|${key}`)) records = PAGE_SIZE.default;
+        below = `${lists}${key}`;
+      }
+    }
+    const inner =
+      OBJECT + PER_LEVEL * selectionCost(field.selectionSet, def ? getNamedType(def.type) : undefined, below);
+    return inner * records;
   };
 
-  return selectionCost(op.selectionSet, root);
+  return selectionCost(op.selectionSet, root, '|');
 }
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
@@ -175,12 +194,15 @@ export function introspectionProblem(
   return walk(op.selectionSet, root, null);
 }
 
-/** How many records a field's selection can be answered for, from its arguments (1 for a field that is not a list). */
+/** A Relay connection type: its lists (`edges`) are the page its field's size already counted. */
+const isConnection = (t: GraphQLNamedType): boolean => isObjectType(t) && 'pageInfo' in t.getFields();
+
+/** How many records a field's selection can be answered for, from its arguments (null when none says). */
 function recordsAnswered(
   field: FieldNode,
   argNames: readonly string[],
   variables: Readonly<Record<string, unknown>> | null | undefined,
-): number {
+): number | null {
   const given = (name: string): unknown => {
     const arg = field.arguments?.find((a) => a.name.value === name);
     return arg ? valueOf(arg.value, variables) : undefined;
@@ -204,7 +226,7 @@ function recordsAnswered(
     // Larger than the export's maximum is refused when it runs; counted as asked, it is refused here first.
     return typeof n === 'number' && Number.isFinite(n) ? Math.max(1, Math.trunc(n)) : ERP_PAGE_SIZE.default;
   }
-  return 1;
+  return null;
 }
 
 const clamp = (n: number, max: number) => (Number.isFinite(n) ? Math.min(max, Math.max(1, Math.trunc(n))) : max);
