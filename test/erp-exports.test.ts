@@ -213,6 +213,38 @@ describe('bounds and access', () => {
     expect((await o.as('readonly').get('/erp/claims?per_page=1')).status).toBe(200);
   });
 
+  it('takes only the cursor it wrote, a page up to 1,000,000 and no updated_since beyond the horizon', async () => {
+    // Found by an outside check (2026-12-03): base64url decoding skips junk and padding and the numbers read leading
+    // zeros, so spellings the API never writes were read as the cursor they resemble; page had no upper bound; and
+    // a future updated_since set meta.until beyond the horizon.
+    const first = await o.as('staff').get('/erp/clients?per_page=1');
+    expect(first.status, first.text).toBe(200);
+    const next = new URL(first.body.links.next, 'http://x');
+    const cursor = next.searchParams.get('cursor')!;
+    const [at, id] = Buffer.from(cursor, 'base64url').toString('latin1').split(':').slice(1);
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    const withCursor = (c: string, page = '2') => {
+      const u = new URL(next);
+      u.searchParams.set('cursor', c);
+      u.searchParams.set('page', page);
+      return o.as('staff').get(`/erp/clients${u.search}`);
+    };
+    expect((await withCursor(cursor)).status).toBe(200);
+    for (const bad of [b64(`erp:${at}:00${id}`), b64(`erp:0${at}:${id}`), `${cursor}==`, `${cursor} `, `.${cursor}`]) {
+      const r = await withCursor(bad);
+      expectProblem(r, 422, 'validation_failed', 'cursor');
+      expect(r.body.errors).toContainEqual(expect.objectContaining({ field: 'cursor', code: 'invalid_value' }));
+    }
+    const huge = await withCursor(cursor, '1000001');
+    expectProblem(huge, 422, 'validation_failed', 'page');
+    expect(huge.body.errors).toContainEqual(expect.objectContaining({ field: 'page', code: 'out_of_range' }));
+    const future = await o.as('staff').get('/erp/claims?updated_since=2199-12-31T23:59:59Z');
+    expectProblem(future, 422, 'validation_failed', 'updated_since');
+    expect(future.body.errors).toContainEqual(
+      expect.objectContaining({ field: 'updated_since', code: 'out_of_range' }),
+    );
+  });
+
   it('refuses agents (an agent key, or agent headers on a staff key) with 403 actor_forbidden, REST and GraphQL', async () => {
     for (const e of EXPORTS) {
       expectProblem(await o.as('agent').get(`/erp/${e}`), 403, 'actor_forbidden');

@@ -20,6 +20,7 @@ import {
   erpVariables,
   type ErpRecord,
 } from '../mappers/erp.ts';
+import { ERP_MAX_PAGE } from '../../src/modules/erp/vocabulary.ts';
 import { type AnyRoute, route } from '../route.ts';
 import { dateTimeInput, queryParam, str } from '../schemas/builders.ts';
 import { erpPage } from '../schemas/erp.ts';
@@ -27,7 +28,11 @@ import { erpPage } from '../schemas/erp.ts';
 /** docs/erp-exports.md "ERP exports": the window, the watermark and the cursor are the core's (src/modules/erp/). */
 const PARAMS: ParameterObject[] = [
   queryParam('per_page', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Records per page'),
-  queryParam('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number; a page after the first needs cursor'),
+  queryParam(
+    'page',
+    { type: 'integer', minimum: 1, maximum: ERP_MAX_PAGE, default: 1 },
+    'Page number; a page after the first needs cursor',
+  ),
   queryParam('updated_since', dateTimeInput(), 'Changed after this instant, exclusive (RFC 3339 date-time)'),
   queryParam('until', dateTimeInput(), 'The window’s end: meta.until of the first page (RFC 3339 date-time)'),
   queryParam('cursor', str(), 'The keyset position: from links.next'),

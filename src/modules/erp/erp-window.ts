@@ -1,5 +1,6 @@
 import { Prisma, type Tx } from '../../db/client.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
+import { ERP_MAX_PAGE } from './vocabulary.ts';
 
 /**
  * The window and position of one page of an ERP export (docs/erp-exports.md "ERP exports"). A sync reads the records changed in
@@ -58,11 +59,18 @@ export function encodeKeyset(k: Keyset): string {
   return Buffer.from(`erp:${k.at.getTime()}:${k.id}`).toString('base64url');
 }
 
+/**
+ * The keyset a cursor spells, or null for anything but the spelling encodeKeyset writes: base64url decoding skips
+ * junk, padding and whitespace, and the numbers read leading zeros, so `erp:…:007`, a cursor with a `.` or a space in
+ * it was read as the cursor it resembles (an outside check, 2026-12-03; the other lists' cursors are held alike).
+ */
 export function decodeKeyset(cursor: string): Keyset | null {
-  const m = /^erp:(\d{1,15}):(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  const m = /^erp:(0|[1-9]\d{0,14}):([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   if (!m) return null;
   const id = Number(m[2]);
-  return id > 0 && id <= 2 ** 31 - 1 ? { at: new Date(Number(m[1])), id } : null;
+  if (id > 2 ** 31 - 1) return null;
+  const key = { at: new Date(Number(m[1])), id };
+  return encodeKeyset(key) === cursor ? key : null;
 }
 
 /** The request's page arguments, checked (422 validation_failed naming the field); `until` is settled later. */
@@ -73,8 +81,8 @@ export function checkPageArgs(a: ErpPageArgs): Omit<ErpWindow, 'until'> & { unti
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > ERP_PAGE_SIZE.max)
     errors.push({ field: 'perPage', code: kind(perPage), message: `an integer from 1 to ${ERP_PAGE_SIZE.max}` });
   const page = a.page ?? 1;
-  if (!Number.isInteger(page) || page < 1)
-    errors.push({ field: 'page', code: kind(page), message: 'a positive integer' });
+  if (!Number.isInteger(page) || page < 1 || page > ERP_MAX_PAGE)
+    errors.push({ field: 'page', code: kind(page), message: `an integer from 1 to ${ERP_MAX_PAGE}` });
   const after = a.after ? decodeKeyset(a.after) : null;
   if (a.after && !after) errors.push({ field: 'after', code: 'invalid_value', message: CURSOR_PROBLEM });
   if (page > 1 && !a.after)
@@ -101,6 +109,17 @@ export async function syncHorizon(tx: Tx): Promise<Date> {
 export async function settleWindow(tx: Tx, a: ErpPageArgs): Promise<ErpWindow> {
   const w = checkPageArgs(a);
   const horizon = await syncHorizon(tx);
+  // A sync starts from the last one's meta.until, which the horizon never falls behind; an updated_since beyond it
+  // would have set meta.until beyond the horizon too (an outside check, 2026-12-03), and a sync started from that
+  // would skip what is written until then.
+  if (w.since && w.since > horizon)
+    throw new ValidationError([
+      {
+        field: 'updatedSince',
+        code: 'out_of_range',
+        message: `not after the current horizon (${horizon.toISOString()}): start from the last sync's meta.until`,
+      },
+    ]);
   const until = w.until && w.until < horizon ? w.until : horizon;
   return { ...w, until: w.since && until < w.since ? w.since : until };
 }
