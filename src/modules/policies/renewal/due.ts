@@ -11,7 +11,11 @@ export function dueWhere(ctx: Context, withinDays: number | null | undefined): P
   const n = withinDays ?? POLICY_RULES.renewalNoticeDays;
   if (!Number.isInteger(n) || n < 0 || n > RENEWAL_RULES.maxDueWithinDays) {
     throw new ValidationError([
-      { field: 'withinDays', message: `an integer from 0 to ${RENEWAL_RULES.maxDueWithinDays}` },
+      {
+        field: 'withinDays',
+        code: Number.isInteger(n) ? 'out_of_range' : 'not_a_whole_number',
+        message: `an integer from 0 to ${RENEWAL_RULES.maxDueWithinDays}`,
+      },
     ]);
   }
   const today = todayNairobi();
