@@ -346,6 +346,10 @@ describe('agent keys', () => {
   it('422 domain_rule for a user who is not an agent; 404 for unknown or foreign users', async () => {
     expectProblem(await write('POST', `/sales-people/${org.users.exec.id}/agent-key`), 422, 'domain_rule');
     expectProblem(await write('POST', '/sales-people/2000000000/agent-key'), 404, 'not_found');
+    // A path id not written as a whole number is refused on the path's own name (it was `user_id`).
+    const padded = await write('POST', `/sales-people/00${org.users.exec.id}/agent-key`);
+    expectProblem(padded, 422, 'validation_failed', 'id');
+    expect(padded.body.errors).toContainEqual(expect.objectContaining({ field: 'id', code: 'not_a_whole_number' }));
     expectProblem(await write('POST', `/sales-people/${other.users.agent1.id}/agent-key`), 404, 'not_found');
   });
 });

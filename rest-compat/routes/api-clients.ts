@@ -143,6 +143,8 @@ export const apiClientRoutes: AnyRoute[] = [
     idempotent: true,
     operation: IssueAgentKeyDocument,
     toVariables: ({ params }) => ({ userId: intParam(params.id) }),
+    // The path names it `id` (an outside check saw `/sales-people/004/agent-key` refused on `user_id`).
+    fieldNames: { user_id: 'id' },
     toResponse: (d) => ({ status: 201, body: agentKeyToRest(d.issueAgentKey) }),
     redactForReplay: (b) => redactSecret(b, 'key'),
     response: { status: 201, description: 'Issued', schema: agentKeyResponse },
