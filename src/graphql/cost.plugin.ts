@@ -35,10 +35,10 @@ const PER_LEVEL = 1.5;
  * size (`first` or `last`, a literal or a variable; 25 when absent, at most 100, as many as the connection reads),
  * another list's `first` or `last` as given (a ledger's lines), `nodes`' ids, an ERP export's `perPage`; a list that
  * takes no size (a record's receipts, the levy table) counts once, and a page (25) where it is selected again inside
- * itself (a policy's claims' policy's claims); introspection costs nothing (introspectionProblem
- * bounds it). Fragments count as the
- * fields inside them, wherever they are spread, each reckoned once (a fragment spread twice in a fragment spread
- * twice … is not walked 2^n times: an outside check, 2026-12-03, held the process for minutes with 40 of them).
+ * itself (a policy's claims' policy's claims); introspection costs nothing (introspectionProblem bounds it).
+ * Fragments count as the fields inside them, wherever they are spread, each reckoned once (a fragment spread twice
+ * in a fragment spread twice … is not walked 2^n times: an outside check, 2026-12-03, held the process for minutes
+ * with 40 of them).
  *
  * Reckoned when the operation runs, not at validation: graphql-armor's cost limit (which this replaces) took a
  * variable's `first: $n` and an absent `first` as a page of one, so a page of 100 records through a variable counted
@@ -140,10 +140,11 @@ const INTROSPECTION_LISTS = [
 
 /**
  * Why an operation's introspection is refused, or null. Introspection answers from the schema, not the database, and
- * costs nothing (operationCost; the depth limit leaves it alone too), so what bounds its answer is its shape: no aliases inside `__schema` or
- * `__type` (500 aliases of `types { fields { … } } }` answered 40 MB, 6,000 ran the process out of memory: an outside
- * check, 2026-12-03), and each of its lists at most once on a path (a type's fields' types' fields … multiply). The
- * standard introspection query (graphql-js getIntrospectionQuery, what GraphiQL and code generators send) passes.
+ * costs nothing (operationCost; the depth limit leaves it alone too), so what bounds its answer is its shape: no
+ * aliases inside `__schema` or `__type` (500 aliases of `types { fields { … } }` answered 40 MB, 6,000 ran the process
+ * out of memory: an outside check, 2026-12-03), and each of its lists at most once on a path (a type's fields' types'
+ * fields … multiply). The standard introspection query (graphql-js getIntrospectionQuery, what GraphiQL and code
+ * generators send) passes.
  */
 export function introspectionProblem(
   schema: GraphQLSchema,
@@ -154,7 +155,7 @@ export function introspectionProblem(
   const root = op ? schema.getRootType(op.operation) : undefined;
   if (!op || !root) return null;
   const fragments = fragmentsOf(document);
-  // Each fragment's answer, by the lists on the path it is spread at ('' outside introspection), reckoned once.
+  // Each fragment's answer, by the lists on the path it is spread at (\u0001 outside introspection), reckoned once.
   const reckoned = new Map<string, string | null>();
 
   const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, path: string | null): string | null => {
@@ -180,7 +181,7 @@ export function introspectionProblem(
       } else {
         const f = fragments.get(sel.name.value);
         if (!f) continue;
-        const key = `${f.name.value}\u0000${path ?? ''}`;
+        const key = `${f.name.value}\u0000${path ?? '\u0001'}`;
         if (!reckoned.has(key)) {
           reckoned.set(key, null);
           reckoned.set(key, walk(f.selectionSet, schema.getType(f.typeCondition.name.value) ?? parent, path));
