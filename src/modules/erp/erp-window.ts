@@ -109,10 +109,10 @@ export async function syncHorizon(tx: Tx): Promise<Date> {
 export async function settleWindow(tx: Tx, a: ErpPageArgs): Promise<ErpWindow> {
   const w = checkPageArgs(a);
   const horizon = await syncHorizon(tx);
-  // A sync starts from the last one's meta.until, which the horizon never falls behind; an updated_since beyond it
-  // would have set meta.until beyond the horizon too (an outside check, 2026-12-03), and a sync started from that
-  // would skip what is written until then.
-  if (w.since && w.since > horizon)
+  // A sync starts from the last one's meta.until, which the horizon never falls behind (give or take a clock's skew
+  // between servers: the margin); an updated_since beyond it would have set meta.until beyond the horizon too (an
+  // outside check, 2026-12-03), and a sync started from that would skip what is written until then.
+  if (w.since && w.since.getTime() > horizon.getTime() + HORIZON_MARGIN_MS)
     throw new ValidationError([
       {
         field: 'updatedSince',
