@@ -89,7 +89,24 @@ export function daysBetween(from: string, to: string): number {
 export const laterYmd = (a: string, b: string): string => (a > b ? a : b);
 
 export const toDbDate = (ymd: string): Date => new Date(`${ymd}T00:00:00Z`);
-export const fromDbDate = (d: Date): string => d.toISOString().slice(0, 10);
+/**
+ * Y-m-d of a date column's value, by its time value from a bounded table: a page of records names the same few dates
+ * (periods, due dates) hundreds of times, and `toISOString` costs ~330 ns where a lookup costs ~30 (1.7 % of a page
+ * of policies' node samples, 2026-12-03).
+ */
+const ymdByTime = new Map<number, string>();
+const YMD_KEPT = 10_000;
+
+export const fromDbDate = (d: Date): string => {
+  const t = d.getTime();
+  let ymd = ymdByTime.get(t);
+  if (ymd === undefined) {
+    ymd = d.toISOString().slice(0, 10);
+    if (ymdByTime.size >= YMD_KEPT) ymdByTime.clear();
+    ymdByTime.set(t, ymd);
+  }
+  return ymd;
+};
 
 /** An instant as ISO 8601 on the Nairobi clock, e.g. 2026-11-25T15:57:45+03:00. */
 export function nairobiIso(d: Date): string {
