@@ -29,7 +29,7 @@ const KERNEL = [
   '^src/db/',
   '^src/auth/',
   '^src/context[.]ts$',
-  '^src/graphql/(builder|common|scalars|access|column-fields|compiled-paths|input-paths|plan-cache)[.]ts$',
+  '^src/graphql/(builder|common|scalars|access|column-fields|compiled-paths|input-paths|plan-cache|record-budget)[.]ts$',
 ];
 /** What serves requests: HTTP, Yoga and its plugins, WebSockets, the REST facade, the app's assembly. */
 const TRANSPORT = [
@@ -37,7 +37,7 @@ const TRANSPORT = [
   '^src/server[.]ts$',
   '^src/app[.]ts$',
   '^src/main[.]ts$',
-  '^src/graphql/(?!(builder|common|scalars|access|column-fields|compiled-paths|input-paths|plan-cache)[.]ts$)',
+  '^src/graphql/(?!(builder|common|scalars|access|column-fields|compiled-paths|input-paths|plan-cache|record-budget)[.]ts$)',
   '^rest-compat/',
 ];
 

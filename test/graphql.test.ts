@@ -2,7 +2,7 @@ import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipReason as skipReason, launchChromium } from './helpers/chromium.ts';
-import { useKit } from './kit.ts';
+import { useKit, wsClient } from './kit.ts';
 
 const t = useKit();
 const api = t.api;
@@ -39,6 +39,37 @@ describe('query limits', () => {
     expect(atLimit.body.data.policies.edges).toEqual(expect.any(Array));
 
     expectRefusedAsTooComplex(await api.gql(queryOfDepth(11), {}, { token: staff }), /depth limit of 10/);
+  });
+
+  describe('with graphqlMaxRecords 4', () => {
+    // Found by an outside check (2026-12-03): a list that takes no size counts once in the cost, whatever the data
+    // holds (100 policies' 152 claims each answered 44 MB under the cost limit). The record budget counts what the
+    // lists turn out to hold, as they resolve (src/graphql/record-budget.ts).
+    const tight = useKit({ graphqlMaxRecords: 4 }, { sharing: t });
+
+    it('refuses an operation whose lists answer more records than the budget, whole, with 400; REST is not held to it', async () => {
+      const over = await tight.api.gql('{ insurers { name } }', {}, { token: staff });
+      expect(over.status).toBe(400);
+      expectRefusedAsTooComplex(over, /at most 4 records \(GRAPHQL_MAX_RECORDS\)/);
+      // Within it: one of the lists alone is under the budget (a page of 2 policies: 2 edges).
+      const under = await tight.api.gql('{ policies(first: 2) { edges { node { uuid } } } }', {}, { token: staff });
+      expect(under.body.errors, JSON.stringify(under.body.errors)).toBeUndefined();
+      // The REST facade's fixed operations are bounded by their own pages, not by the budget.
+      const rest = await tight.api.get('/insurers', { token: staff });
+      expect(rest.status, rest.text).toBe(200);
+      expect(rest.body.data.length).toBeGreaterThan(4);
+      // Over WebSocket alike.
+      const ws = wsClient(tight.origin, staff);
+      try {
+        for await (const r of ws.iterate({ query: '{ insurers { name } }' })) {
+          expect(r.errors?.map((e: any) => e.extensions?.code)).toEqual(['query_too_complex']);
+          expect(r.data ?? null).toBeNull();
+          break;
+        }
+      } finally {
+        await ws.dispose();
+      }
+    });
   });
 
   describe('with graphqlMaxDepth 3 and graphqlMaxCost 50', () => {

@@ -7,6 +7,7 @@ import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from '@pothos
 import type { Scope } from '../auth/scopes.ts';
 import type { Context } from '../context.ts';
 import ColumnFieldsPlugin from './column-fields.ts';
+import RecordBudgetPlugin from './record-budget.ts';
 import CompiledPathsPlugin from './compiled-paths.ts';
 import InputPathsPlugin from './input-paths.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
@@ -71,6 +72,7 @@ export const builder = new SchemaBuilder<{
   plugins: [
     ScopeAuthPlugin,
     ErrorsPlugin,
+    RecordBudgetPlugin,
     InputPathsPlugin,
     CompiledPathsPlugin,
     ColumnFieldsPlugin,

@@ -23,6 +23,7 @@ import { AppError } from '../lib/problem.ts';
 import { ERP_PAGE_SIZE } from '../modules/erp/erp-window.ts';
 import { MAX_NODES, PAGE_SIZE } from './builder.ts';
 import { toGraphQLError } from './errors.ts';
+import { limitRecords, recordsExceeded, recordsRefusal } from './record-budget.ts';
 import { refusingBeforeRunning } from './variables.plugin.ts';
 
 const SCALAR = 1;
@@ -262,4 +263,24 @@ export function costLimitPlugin(maxCost: number): Plugin {
     if (cost > maxCost) return refuse(`Query Cost limit of ${maxCost} exceeded, found ${Math.round(cost)}.`);
     return null;
   });
+}
+
+/**
+ * Gives every GraphQL query and mutation a budget of `maxRecords` records (src/graphql/record-budget.ts) and answers
+ * one that went past it with 400 query_too_complex alone, whatever it had answered by then.
+ */
+export function recordBudgetPlugin(maxRecords: number): Plugin {
+  return {
+    onExecute({ args }) {
+      const context = args.contextValue as object;
+      limitRecords(context, maxRecords);
+      return {
+        onExecuteDone({ setResult }) {
+          const max = recordsExceeded(context);
+          if (max === null) return;
+          setResult({ errors: [toGraphQLError(recordsRefusal(max))] });
+        },
+      };
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Credentials, Principal } from '../auth/principal.ts';
 import { type AppServices, type Context, createContext, requestIdFrom } from '../context.ts';
 import { AppError, isAppError } from '../lib/problem.ts';
-import { costLimitPlugin } from './cost.plugin.ts';
+import { costLimitPlugin, recordBudgetPlugin } from './cost.plugin.ts';
 import { maskError, toGraphQLError } from './errors.ts';
 import { httpParamsPlugin } from './http-params.plugin.ts';
 import { ownStatusPlugin } from './own-status.plugin.ts';
@@ -90,6 +90,7 @@ export function createGraphQL(app: AppServices): Yoga {
       // When the operation runs (its page sizes may be variables), before the rate limit charges it: an operation
       // refused for its cost costs nothing.
       costLimitPlugin(app.config.graphqlMaxCost),
+      recordBudgetPlugin(app.config.graphqlMaxRecords),
       rateLimitPlugin(app),
       // After the rate limit, which charges the operation in its own onExecute: a refused one still counts.
       variablesPlugin(),

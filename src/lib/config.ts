@@ -50,6 +50,8 @@ export interface Config {
   maxBodyBytes: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  /** Records (list items) one GraphQL operation may answer (src/graphql/record-budget.ts). */
+  graphqlMaxRecords: number;
   /** Root fields (aliases) one GraphQL operation may select; each also counts as one request against the token's limit. */
   graphqlMaxRootFields: number;
   idempotencyTtlHours: number;
@@ -304,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576),
     graphqlMaxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 100_000),
+    graphqlMaxRecords: int(env, 'GRAPHQL_MAX_RECORDS', 10_000),
     graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 48),
     secretRotationGraceHours: int(env, 'SECRET_ROTATION_GRACE_HOURS', 24),
