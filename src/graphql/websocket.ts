@@ -91,6 +91,13 @@ function openConnection(
     try {
       await cb(String(data));
     } catch (err) {
+      // A peer that hung up while its answer was being written (EPIPE, a reset) is not a fault of ours: an outside
+      // check's churn of reset sockets logged hundreds of these as errors.
+      const code = (err as { code?: string }).code;
+      if (socket.readyState !== socket.OPEN || code === 'EPIPE' || code === 'ECONNRESET') {
+        log.info({ err: (err as Error).message, code }, 'WebSocket peer went away during a message');
+        return;
+      }
       log.error({ err }, 'WebSocket message handling failed');
       socket.close(CloseCode.InternalServerError, 'Internal server error');
     }
