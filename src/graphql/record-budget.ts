@@ -46,9 +46,8 @@ export const recordsRefusal = (max: number): AppError =>
     detail: `An operation may answer at most ${max} records (GRAPHQL_MAX_RECORDS); ask for fewer, or page`,
   });
 
-function spend(context: unknown, value: unknown): unknown {
-  const b = budgets.get(context as object);
-  if (!b || !Array.isArray(value)) return value;
+function spend(b: Budget, value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
   b.spent += value.length;
   if (b.spent > b.max) throw recordsRefusal(b.max);
   return value;
@@ -64,7 +63,7 @@ export class RecordBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
       if (!b) return resolver(parent, args, context, info);
       if (b.spent > b.max) throw recordsRefusal(b.max);
       const value = resolver(parent, args, context, info);
-      return value instanceof Promise ? value.then((v) => spend(context, v)) : spend(context, value);
+      return value instanceof Promise ? value.then((v) => spend(b, v)) : spend(b, value);
     };
   }
 }

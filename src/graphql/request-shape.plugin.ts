@@ -16,7 +16,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { getDatamodel } from '../generated/pothos-types.ts';
+import { prismaDatamodel } from '../db/datamodel.ts';
 import {
   hasUnstorableText,
   jsonValueDepthExceeds,
@@ -191,7 +191,7 @@ function cursorIdType(field: GraphQLField<unknown, unknown>): CursorIdType | nul
     const edge = edges && getNamedType(edges.type);
     const node = edge && isObjectType(edge) ? edge.getFields().node : undefined;
     const model = node && getNamedType(node.type).extensions?.pothosPrismaModel;
-    const ids = typeof model === 'string' ? datamodel().models[model]?.fields.filter((f) => f.isId) : undefined;
+    const ids = typeof model === 'string' ? prismaDatamodel().models[model]?.fields.filter((f) => f.isId) : undefined;
     const type = ids?.length === 1 ? ids[0].type : undefined;
     out = type === 'Int' || type === 'BigInt' || type === 'String' ? type : null;
   }
@@ -199,8 +199,6 @@ function cursorIdType(field: GraphQLField<unknown, unknown>): CursorIdType | nul
   return out;
 }
 const idTypes = new WeakMap<GraphQLField<unknown, unknown>, CursorIdType | null>();
-let model: ReturnType<typeof getDatamodel>['datamodel'] | undefined;
-const datamodel = () => (model ??= getDatamodel().datamodel);
 
 /** Field errors for the after/before arguments of every cursor connection an operation selects. */
 export function cursorErrors(

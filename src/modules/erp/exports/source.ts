@@ -1,5 +1,6 @@
 import type { Prisma, Tx } from '../../../db/client.ts';
 import { planSelection } from '../../../db/selection-sql.ts';
+import { fromDbDate } from '../../../lib/dates.ts';
 import type { PageReferences } from '../../reference/references.ts';
 import { keysetOrder, keysetSql, keysetWhere, type ErpWindow, type Keyset } from '../erp-window.ts';
 
@@ -66,4 +67,4 @@ export function selectedRows<T>(
 }
 
 /** A date column as Y-m-d. */
-export const ymd = (d: Date | null): string | null => (d ? d.toISOString().slice(0, 10) : null);
+export const ymd = (d: Date | null): string | null => (d ? fromDbDate(d) : null);
