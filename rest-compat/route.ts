@@ -284,3 +284,15 @@ export function intParam(v: string | null | undefined): number | undefined {
   if (v == null || v === '') return undefined;
   return WHOLE.test(v) ? Number(v) : Number.NaN;
 }
+
+const INT32 = 2 ** 31 - 1;
+
+/**
+ * A size, count or page number (`per_page`, `page`, `within_days`, `limit`): as {@link intParam}, but a whole number
+ * past GraphQL's 32-bit `Int` is passed as the nearest 32-bit bound, which is out of every such parameter's range too,
+ * so the refusal names the parameter's own documented range rather than the transport's.
+ */
+export function sizeParam(v: string | null | undefined): number | undefined {
+  const n = intParam(v);
+  return n === undefined || Number.isNaN(n) ? n : Math.max(-INT32 - 1, Math.min(INT32, n));
+}

@@ -95,6 +95,24 @@ describe('dates and date-times in queries', () => {
   });
 });
 
+describe('sizes and page numbers past 32 bits', () => {
+  it('are 422 out_of_range naming the parameter and its own range, not GraphQL’s Int range', async () => {
+    const big = '99999999999';
+    for (const [path, field, range] of [
+      ['/erp/policies?per_page=', 'per_page', 'from 1 to 1000'],
+      ['/erp/clients?per_page=-', 'per_page', 'from 1 to 1000'],
+      ['/erp/claims?page=', 'page', 'from 1 to '],
+      ['/policies/renewals-due?within_days=', 'within_days', ''],
+    ]) {
+      const r = await get(`${path}${big}`);
+      expectProblem(r, 422, 'validation_failed', field);
+      expect(JSON.stringify(r.body), path).not.toContain('2147483647');
+      expect(r.body.errors.find((x: { field: string }) => x.field === field)?.code, path).toBe('out_of_range');
+      expect(r.body.errors.find((x: { field: string }) => x.field === field)?.message, path).toContain(range);
+    }
+  });
+});
+
 describe('dates and date-times in bodies', () => {
   it('POST /claims: reported_at rolled over or in year 0 is 422 on reported_at, and nothing is registered', async () => {
     const pol = await o.activePolicy();

@@ -7,7 +7,7 @@ import type {
   ErpPolicyFieldsFragment,
   ErpReceiptFieldsFragment,
 } from '../generated/operations.ts';
-import { intParam, type RestInput } from '../route.ts';
+import { sizeParam, type RestInput } from '../route.ts';
 import { minor, whole } from './money.ts';
 
 /**
@@ -154,8 +154,8 @@ export const erpCreditNoteToRest = (n: ErpCreditNoteFieldsFragment): ErpRecord =
 /** The export's query parameters as the operation's variables (values as sent: GraphQL and the core check them). */
 export function erpVariables({ query }: RestInput) {
   return {
-    page: intParam(query.get('page')),
-    perPage: intParam(query.get('per_page')),
+    page: sizeParam(query.get('page')),
+    perPage: sizeParam(query.get('per_page')),
     updatedSince: query.get('updated_since') || undefined,
     until: query.get('until') || undefined,
     after: query.get('cursor') || undefined,

@@ -3,7 +3,7 @@ import { serverFiguresToRest } from '../mappers/priced.ts';
 import { policyToRest } from '../mappers/policy.ts';
 import { renewalQuoteFromRest, renewalQuoteToRest, renewFromRest } from '../mappers/renewal.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, sizeParam, route } from '../route.ts';
 import { RenewalQuoteRequest, RenewRequest } from '../schemas/renewal.ts';
 import { dataOf, ref } from '../schemas/builders.ts';
 
@@ -27,7 +27,7 @@ export const renewalRoutes: AnyRoute[] = [
     ],
     toVariables: ({ query }) => ({
       ...pageArgs(query, { pages: false }),
-      withinDays: intParam(query.get('within_days')),
+      withinDays: sizeParam(query.get('within_days')),
     }),
     toResponse: (d, input) => connectionPage(d.renewalsDue, input, policyToRest, { pages: false }),
     response: {

@@ -19,7 +19,7 @@ import {
   templateToRest,
 } from '../mappers/sms.ts';
 import { connectionPage, pageArgs, pageParams, pageSchema } from '../pagination.ts';
-import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, sizeParam, route } from '../route.ts';
 import { arr, dataOf, dateInput, int, queryParam, ref, str, oneOf } from '../schemas/builders.ts';
 import {
   SMS_VALUES,
@@ -41,7 +41,7 @@ const listParams = [
   ...pageParams({ pages: false }),
 ];
 const ledgerParam = (query: URLSearchParams) => {
-  const n = intParam(query.get('ledger'));
+  const n = sizeParam(query.get('ledger'));
   return { ledger: n ?? 20, withLedger: n !== undefined };
 };
 

@@ -21,7 +21,7 @@ import {
   webhookEndpointToRest,
   webhookEndpointWithSecretToRest,
 } from '../mappers/webhook.ts';
-import { type AnyRoute, bodyOf, intParam, route } from '../route.ts';
+import { type AnyRoute, bodyOf, sizeParam, route } from '../route.ts';
 import { bodyObject } from '../schemas/inputs.ts';
 import { arr, dataOf, dateTimeInput, queryParam, ref, str } from '../schemas/builders.ts';
 import {
@@ -221,7 +221,7 @@ export const webhookRoutes: AnyRoute[] = [
     idempotent: false,
     operation: WebhookDeliveriesDocument,
     queryParams: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } }],
-    toVariables: ({ params, query }) => ({ id: params.id, limit: intParam(query.get('limit')) }),
+    toVariables: ({ params, query }) => ({ id: params.id, limit: sizeParam(query.get('limit')) }),
     toResponse: (d) => ({ status: 200, body: { data: d.webhookEndpoint.deliveries.map(webhookDeliveryToRest) } }),
     response: { status: 200, description: 'Deliveries', schema: dataOf(arr(ref('WebhookDelivery'))) },
     errors: ['not_found', 'validation_failed'],
