@@ -27,6 +27,18 @@ declare global {
   }
 }
 
+/**
+ * Marks the resolver of an exposed column (`t.exposeString('clientNo')`): the column it reads. When no plugin listed
+ * before this one wrapped it (the field's final `resolve` is still the marked function), a caller that knows every
+ * row carries the column may read the property instead of calling the resolver: `columnRead`.
+ */
+const COLUMN_READ = Symbol('columnRead');
+
+/** The column a field's final resolver reads and nothing else (see COLUMN_READ), or undefined. */
+export function columnRead(resolve: unknown): string | undefined {
+  return typeof resolve === 'function' ? (resolve as { [COLUMN_READ]?: string })[COLUMN_READ] : undefined;
+}
+
 /** What such a field's options may hold for it to resolve straight from its row. */
 const PLAIN_OPTIONS = new Set([
   'description',
@@ -74,10 +86,11 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     if (!paths) return resolver;
     const exposed = fieldConfig.extensions?.pothosExposedField;
     if (typeof exposed === 'string' && paths.length === 1 && paths[0].length === 1 && paths[0][0] === exposed) {
-      return (parent, args, context, info) => {
+      const read: Resolver<Types> = (parent, args, context, info) => {
         const value = (parent as Record<string, unknown>)[exposed];
         return value === undefined ? resolver(parent, args, context, info) : value;
       };
+      return Object.assign(read, { [COLUMN_READ]: exposed });
     }
     const own = fieldConfig.resolve as Resolver<Types> | undefined;
     if (!own) return resolver;

@@ -51,7 +51,7 @@ interface RouteCall {
  * What each path means is the route table's business (rest-compat/); what it does is the GraphQL core's.
  */
 export function createRestHandler(app: AppServices, schema: GraphQLSchema): RestHandler {
-  const compiled = compileRoutes(schema, ROUTES, { jit: app.config.facadeJit });
+  const compiled = compileRoutes(schema, ROUTES, { jit: app.config.facadeJit, columns: app.config.facadeJitColumns });
   const cors = corsPolicy(app.config.corsOrigins);
 
   return async function handleRest(req, res, requestId, url) {

@@ -41,6 +41,8 @@ export interface Config {
   processRole: 'web' | 'jobs' | 'all';
   /** Run the REST facade's fixed operations compiled by graphql-jit where that is safe (rest-compat/executor.ts). */
   facadeJit: boolean;
+  /** How the facade's compiled operations read exposed columns (rest-compat/executor.ts ColumnReads). */
+  facadeJitColumns: 'inline' | 'checked';
   /** GENERIC_READ_PLANS: read-only request transactions run their prepared statements on generic plans (client.ts). */
   genericReadPlans: boolean;
   /** Longest a cached principal (token → tenant, key, scopes, actor) is reused; NOTIFY drops it at once on any change. */
@@ -191,6 +193,13 @@ function processRole(raw: string | undefined): Config['processRole'] {
   throw new Error(`PROCESS_ROLE must be web, jobs or all, got ${JSON.stringify(raw)}`);
 }
 
+/** FACADE_JIT_COLUMNS: `inline` (the default) or `checked` (the default in test mode: rest-compat/executor.ts). */
+function columnReads(raw: string | undefined, testMode: boolean): Config['facadeJitColumns'] {
+  if (raw === undefined || raw === '') return testMode ? 'checked' : 'inline';
+  if (raw === 'inline' || raw === 'checked') return raw;
+  throw new Error(`FACADE_JIT_COLUMNS must be inline or checked, got ${JSON.stringify(raw)}`);
+}
+
 function documentStore(raw: string | undefined): Config['documentStore'] {
   if (raw === undefined || raw === '') return 'postgres';
   if (raw === 'postgres' || raw === 'files') return raw;
@@ -300,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processRole: processRole(env.PROCESS_ROLE),
     principalCacheSeconds: int(env, 'PRINCIPAL_CACHE_SECONDS', 30),
     facadeJit: flag(env, 'FACADE_JIT', true),
+    facadeJitColumns: columnReads(env.FACADE_JIT_COLUMNS, testMode),
     genericReadPlans: flag(env, 'GENERIC_READ_PLANS', true),
     bindRateLimit: int(env, 'BIND_RATE_LIMIT', 3),
     bindRateWindowSeconds: int(env, 'BIND_RATE_WINDOW_SECONDS', 15),

@@ -16,7 +16,7 @@ export interface Child {
   tail(): string;
   /** Resolves to how it ended: 'exit 0' is a clean shutdown. */
   stop(): Promise<string>;
-  /** The inspector's port, when the service was started for BENCH_CPU_PROF (profiler.ts). */
+  /** The inspector's port, when the service was started for BENCH_CPU_PROF or BENCH_HEAP_PROF (profiler.ts). */
   inspectPort?: number;
 }
 
@@ -145,8 +145,9 @@ export async function startService(opts: {
     LOG_LEVEL: 'warn',
     ...opts.env,
   };
-  // BENCH_CPU_PROF=<dir>: the service listens for the inspector, and run.ts profiles each measurement (profiler.ts).
-  const inspectPort = process.env.BENCH_CPU_PROF ? await freePort() : undefined;
+  // BENCH_CPU_PROF or BENCH_HEAP_PROF=<dir>: the service listens for the inspector, and run.ts profiles each
+  // measurement (profiler.ts).
+  const inspectPort = process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_PROF ? await freePort() : undefined;
   const prof = inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [];
   // What `npm start` runs (scripts/start.mjs: the compiled build, rebuilt if stale); a checkout from before the
   // compiled build (a bench of an older commit) runs src/main.ts under tsx as its `npm start` did.

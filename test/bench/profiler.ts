@@ -6,6 +6,10 @@ import WebSocket from 'ws';
  * BENCH_CPU_PROF=<dir>: a V8 CPU profile of the service for each scenario's measurement alone (not its start, seed or
  * setup), taken over the inspector protocol of the service started with `--inspect` on `port` and written to
  * `<dir>/<scenario>.cpuprofile` (open it in Chrome's DevTools, or summarise its self time by package).
+ *
+ * BENCH_HEAP_PROF=<dir>: instead, V8's sampling heap profile of what the measurement allocated, garbage included
+ * (objects a scavenge or a full collection took back are kept in the profile), written to `<dir>/<scenario>.heapprofile`
+ * (DevTools' Memory tab opens it); the run also logs the bytes allocated per request it implies.
  */
 export class Profiler {
   #ws: WebSocket;
@@ -28,6 +32,9 @@ export class Profiler {
     });
   }
 
+  /** Bytes per sample of the heap profile: each sample stands for about this much allocation. */
+  static readonly HEAP_SAMPLING_BYTES = 16 * 1024;
+
   static async connect(port: number): Promise<Profiler> {
     const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
       webSocketDebuggerUrl: string;
@@ -36,6 +43,7 @@ export class Profiler {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const profiler = new Profiler(ws);
     await profiler.#call('Profiler.enable');
+    await profiler.#call('HeapProfiler.enable');
     return profiler;
   }
 
@@ -60,7 +68,42 @@ export class Profiler {
     }
   }
 
+  /**
+   * Runs `fn` with allocations sampled, writes the profile to `<dir>/<name>.heapprofile` and returns `fn`'s result with
+   * the bytes the profile accounts for (every sample's self size, summed over the tree).
+   */
+  async heapAround<T>(dir: string, name: string, fn: () => Promise<T>): Promise<{ result: T; bytes: number }> {
+    await this.#call('HeapProfiler.collectGarbage');
+    await this.#call('HeapProfiler.startSampling', {
+      samplingInterval: Profiler.HEAP_SAMPLING_BYTES,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    const stop = async () => {
+      const { profile } = (await this.#call('HeapProfiler.stopSampling')) as { profile: { head: HeapNode } };
+      await mkdir(dir, { recursive: true });
+      const file = path.join(dir, `${name.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '')}.heapprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      return sumSelf(profile.head);
+    };
+    let result: T;
+    try {
+      result = await fn();
+    } catch (e) {
+      await stop();
+      throw e;
+    }
+    return { result, bytes: await stop() };
+  }
+
   close(): void {
     this.#ws.close();
   }
 }
+
+interface HeapNode {
+  selfSize: number;
+  children: HeapNode[];
+}
+
+const sumSelf = (n: HeapNode): number => n.children.reduce((a, c) => a + sumSelf(c), n.selfSize);

@@ -9,6 +9,7 @@
  *   BENCH_SECONDS (10)  BENCH_CONCURRENCY (64)  BENCH_WARMUP_SECONDS (1)  BENCH_ONLY (substrings of scenario names, `|` between)
  *   BENCH_WEB_CONCURRENCY (the service's WEB_CONCURRENCY: that many HTTP worker processes)
  *   BENCH_CPU_PROF (a directory: a V8 CPU profile of the service per scenario, its measurement alone: profiler.ts)
+ *   BENCH_HEAP_PROF (a directory: instead, a sampling profile of what each measurement allocated, and KB per request)
  *   BENCH_DATA_DIR (.data/bench): the service's DATA_DIR, kept between runs (its embedded PostgreSQL and demo data)
  *   DATABASE_URL: use that server instead of an embedded PostgreSQL under the data directory
  *   BENCH_CLUSTER (issue 30): `direct` or `pooler` runs on a PostgreSQL of its own with a streaming standby and
@@ -39,6 +40,17 @@ import { type PgCluster, startPgCluster } from '../helpers/pg-cluster.ts';
 import { call, type LoadResult, materialize, type RequestSpec, type Response, runLoad, send } from './load.ts';
 import { type BaselineKind, formatErrors, formatFacadeOverhead, formatResults, type Row, summarize } from './report.ts';
 import { type BenchContext, type DemoCredentials, SCENARIOS, type Scenario } from './scenarios.ts';
+
+/** The measurement under the CPU profiler, or under the heap sampler (BENCH_HEAP_PROF) with its bytes per request. */
+async function profileAround(profiler: Profiler, name: string, fn: () => Promise<LoadResult>): Promise<LoadResult> {
+  const heapDir = process.env.BENCH_HEAP_PROF;
+  if (!heapDir) return profiler.around(process.env.BENCH_CPU_PROF!, name, fn);
+  const { result, bytes } = await profiler.heapAround(heapDir, name, fn);
+  log(
+    `${name}: allocated ~${(bytes / 1e6).toFixed(0)} MB, ~${(bytes / 1024 / Math.max(1, result.completed)).toFixed(0)} KB a request`,
+  );
+  return result;
+}
 
 function num(name: string, def: number, min: number): number {
   const raw = process.env[name];
@@ -350,7 +362,7 @@ async function main(): Promise<number> {
         service,
         specs[i],
         undefined,
-        profiler ? (fn) => profiler!.around(process.env.BENCH_CPU_PROF!, s.name, fn) : undefined,
+        profiler ? (fn) => profileAround(profiler!, s.name, fn) : undefined,
       );
       log(`${s.name}: baseline (${k})…`);
       const base = await measure(baseline, specs[i], k === 'replay' ? undefined : service);

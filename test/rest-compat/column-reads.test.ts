@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isObjectType } from 'graphql';
+import { compileRoutes } from '../../rest-compat/executor.ts';
+import { ROUTES } from '../../rest-compat/routes/index.ts';
+import { columnRead } from '../../src/graphql/column-fields.ts';
+import { schema } from '../../src/graphql/schema.ts';
+import { loadConfig } from '../../src/lib/config.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { prepareDatabase } from '../../src/process/start.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { Api } from '../helpers/http.ts';
+
+/**
+ * The facade's compiled operations read exposed columns inline (rest-compat/executor.ts ColumnReads): production's
+ * `inline` and the tests' `checked` (a resolver that refuses a row without its column, so every other test proves the
+ * rows carry their columns) must answer the same bytes. Two services over one database holding the demo's week of
+ * business (endorsed, financed, cancelled and claimed policies), every fixed read of the facade asked of both, as
+ * staff and as an agent.
+ */
+
+let dir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let checked: TestApp | undefined;
+let inline: TestApp | undefined;
+let first: Awaited<ReturnType<typeof prepareDatabase>>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'column-reads-'));
+  database = await createTestDatabase();
+  const config = {
+    ...loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dir }),
+    secretsKey: randomBytes(32).toString('base64'),
+  };
+  first = await prepareDatabase(config, createLogger('silent'), database.url);
+  checked = await startTestApp({ facadeJitColumns: 'checked' }, { databaseUrl: database.url });
+  inline = await startTestApp({ facadeJitColumns: 'inline' }, { databaseUrl: database.url });
+}, 120_000);
+
+afterAll(async () => {
+  await checked?.stop();
+  await inline?.stop();
+  await database?.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** An answer without what differs by request (its id). */
+const bytes = (text: string) => text.replace(/"request_id":"[^"]*"/g, '"request_id":""');
+
+describe('exposed columns read inline', () => {
+  it('answers every fixed read the same, inline or checked, for staff and for an agent', async () => {
+    expect(checked!.app.services.config.facadeJitColumns).toBe('checked');
+    expect(inline!.app.services.config.facadeJitColumns).toBe('inline');
+    const creds = first!.brokerage as any;
+    const a = new Api(checked!.origin);
+    const b = new Api(inline!.origin);
+    const staff = await a.token(creds.api_clients.staff.client_id, creds.api_clients.staff.client_secret);
+    const agent = await a.token(creds.api_clients.agent.client_id, creds.api_clients.agent.client_secret);
+
+    // The records' own paths, from the lists.
+    const ids = async (list: string, key: string) =>
+      ((await a.get(list, { token: staff })).body.data as Record<string, string>[]).map((r) => r[key]);
+    // The ERP window's end is the moment asked, or now: one moment for both.
+    const until = new Date(Date.now() - 1000).toISOString();
+    const paths = [
+      '/me',
+      '/clients?limit=100',
+      '/policies?limit=100',
+      '/claims?limit=100',
+      '/receipts?limit=100',
+      '/ipf/loans',
+      '/events?limit=100',
+      `/erp/clients?per_page=1000&until=${until}`,
+      `/erp/policies?per_page=1000&until=${until}`,
+      `/erp/claims?per_page=1000&until=${until}`,
+      `/erp/receipts?per_page=1000&until=${until}`,
+      `/erp/credit-notes?per_page=1000&until=${until}`,
+      '/insurers',
+      ...(await ids('/clients?limit=100', 'client_no')).map((n) => `/clients/${n}`),
+      ...(await ids('/policies?limit=100', 'uuid')).map((u) => `/policies/${u}`),
+      ...(await ids('/claims?limit=100', 'uuid')).map((u) => `/claims/${u}`),
+      ...(await ids('/ipf/loans', 'uuid')).map((u) => `/ipf/loans/${u}`),
+    ];
+    expect(paths.length).toBeGreaterThan(40);
+    let records = 0;
+    for (const token of [staff, agent])
+      for (const p of paths) {
+        const [x, y] = [await a.get(p, { token }), await b.get(p, { token })];
+        expect(`${p}: ${y.status}`).toBe(`${p}: ${x.status}`);
+        expect(bytes(y.text), p).toBe(bytes(x.text));
+        if (x.status === 200) records++;
+      }
+    // The agent is refused some (the ERP exports) and sees fewer records; most answers are records.
+    expect(records).toBeGreaterThanOrEqual(60);
+  });
+
+  it('FACADE_JIT_COLUMNS: inline by default, checked under test, anything else refused at start', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).facadeJitColumns).toBe('inline');
+    expect(loadConfig({ NODE_ENV: 'test' }).facadeJitColumns).toBe('checked');
+    expect(loadConfig({ NODE_ENV: 'test', FACADE_JIT_COLUMNS: 'inline' }).facadeJitColumns).toBe('inline');
+    expect(() => loadConfig({ NODE_ENV: 'production', FACADE_JIT_COLUMNS: 'fast' })).toThrow(
+      /FACADE_JIT_COLUMNS must be inline or checked/,
+    );
+  });
+
+  it('compiles with the resolvers set aside and puts every one back', () => {
+    const marked = () =>
+      Object.values(schema.getTypeMap())
+        .filter(isObjectType)
+        .flatMap((t) => Object.values(t.getFields()).map((f) => [`${t.name}.${f.name}`, f.resolve] as const))
+        .filter(([, r]) => columnRead(r) !== undefined);
+    const before = marked();
+    // The columns of a client, among others, are read so.
+    expect(before.map(([n]) => n)).toEqual(expect.arrayContaining(['Client.clientNo', 'Policy.policyNo']));
+    for (const columns of ['inline', 'checked'] as const)
+      for (const c of compileRoutes(schema, ROUTES, { columns })) void [c.jit, c.wholeTypes];
+    expect(marked()).toEqual(before);
+  });
+});
