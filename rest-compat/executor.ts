@@ -190,8 +190,7 @@ export type ColumnReads = 'inline' | 'checked';
  * operations read rows their own selection planned, which carry every column it asked. So each such field of the
  * types the operation reaches is compiled without its resolver: set aside while graphql-jit compiles (synchronously,
  * put back at once, as compileForWholeTypes does with `isTypeOf`), so graphql-js, and every other compile, still
- * sees it. Only a field whose response name is read by the column's own name qualifies (graphql-jit reads the
- * property named as the field); its answer is the same either way.
+ * sees it. Its answer is the same either way.
  */
 function compileWithColumnReads(
   schema: GraphQLSchema,
@@ -199,19 +198,27 @@ function compileWithColumnReads(
   reached: Set<GraphQLNamedType>,
   columns: ColumnReads,
 ): CompiledQuery | ExecutionResult {
-  const saved: [GraphQLField<unknown, unknown>, GraphQLField<unknown, unknown>['resolve']][] = [];
+  const saved: [GraphQLField<unknown, unknown>, GraphQLField<unknown, unknown>['resolve'], string][] = [];
   for (const t of reached) {
     if (!isObjectType(t)) continue;
     for (const f of Object.values(t.getFields())) {
-      if (columnRead(f.resolve) !== f.name) continue;
-      saved.push([f, f.resolve]);
-      f.resolve = columns === 'inline' ? undefined : checkedColumn(t.name, f.name);
+      const column = columnRead(f.resolve);
+      if (column === undefined) continue;
+      saved.push([f, f.resolve, f.name]);
+      f.resolve = columns === 'inline' ? undefined : checkedColumn(t.name, column);
+      // graphql-jit reads a field without a resolver as the parent's property named as the field (its response key
+      // is the selection's own, alias or name): a column exposed under another name (`databaseId` for `id`) is read
+      // by the column's name for the compile. The field is found in its type's map by the selection's name.
+      (f as { name: string }).name = column;
     }
   }
   try {
     return compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
   } finally {
-    for (const [f, resolve] of saved) f.resolve = resolve;
+    for (const [f, resolve, name] of saved) {
+      f.resolve = resolve;
+      (f as { name: string }).name = name;
+    }
   }
 }
 

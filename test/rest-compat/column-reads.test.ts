@@ -111,11 +111,15 @@ describe('exposed columns read inline', () => {
     const marked = () =>
       Object.values(schema.getTypeMap())
         .filter(isObjectType)
-        .flatMap((t) => Object.values(t.getFields()).map((f) => [`${t.name}.${f.name}`, f.resolve] as const))
+        .flatMap((t) =>
+          Object.entries(t.getFields()).map(([k, f]) => [`${t.name}.${k}`, f.resolve, f.name === k] as const),
+        )
         .filter(([, r]) => columnRead(r) !== undefined);
     const before = marked();
-    // The columns of a client, among others, are read so.
-    expect(before.map(([n]) => n)).toEqual(expect.arrayContaining(['Client.clientNo', 'Policy.policyNo']));
+    // The columns of a client, among others, are read so (its databaseId is its column id).
+    expect(before.map(([n]) => n)).toEqual(
+      expect.arrayContaining(['Client.clientNo', 'Client.databaseId', 'Policy.policyNo']),
+    );
     for (const columns of ['inline', 'checked'] as const)
       for (const c of compileRoutes(schema, ROUTES, { columns })) void [c.jit, c.wholeTypes];
     expect(marked()).toEqual(before);
