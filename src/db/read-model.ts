@@ -1,6 +1,6 @@
 import { Prisma } from './client.ts';
 import { prismaFieldType } from './datamodel.ts';
-import { epochMs } from './selection-sql.ts';
+import { epochMs, jsonRow } from './selection-sql.ts';
 
 /**
  * Read models (issue 28): a hot read's fixed statement, written by the module that owns the table, for the selections
@@ -21,8 +21,9 @@ import { epochMs } from './selection-sql.ts';
  */
 export interface ReadModel<F extends string> {
   /**
-   * `expression AS "field", …` for every field the model answers (always all of them: one statement text), each
-   * relation as one JSON object of its fields (null when the row has none).
+   * The select list: every field the model answers (always all of them: one statement text) as one JSON array per
+   * row (`… AS r`, selection-sql.ts jsonRow), each relation in it as one JSON object of its fields (null when the row
+   * has none).
    */
   readonly columns: Prisma.Sql;
   /** The joins of the model's to-one relations (empty when it has none), after `FROM table alias`. */
@@ -30,8 +31,8 @@ export interface ReadModel<F extends string> {
   /** The Prisma field names the model answers. */
   readonly fields: ReadonlySet<F>;
   /**
-   * The rows its statement returned as Prisma's query returns them (in place): the timestamps and dates, read as
-   * milliseconds since the epoch, made Dates.
+   * The rows its statement returned, as Prisma's query returns them: each array made an object of the fields, its
+   * timestamps and dates (read as milliseconds since the epoch) made Dates and its BIGINTs (read as text) bigints.
    */
   rows<T>(rows: unknown[]): T[];
   /**
@@ -53,6 +54,9 @@ export interface ReadRelation {
   on: string;
   fields: Record<string, string>;
 }
+
+const toDate = (v: unknown) => (v == null ? v : new Date(v as number));
+const toBigInt = (v: unknown) => (v == null ? v : BigInt(v as string));
 
 const FIELD = /^[A-Za-z][A-Za-z0-9]*$/;
 const COLUMN = /^[a-z_][a-z0-9_]*(::[a-z_]+)?$/;
@@ -76,18 +80,31 @@ export function readModel<F extends string>(
     if (!ok) throw new Error(`read model: ${what}`);
   };
   const entries = Object.entries(columns) as [F, string][];
-  const parts: string[] = [];
-  const instants: string[] = [];
+  // The row as one JSON array (selection-sql.ts jsonRow), each value as JSON carries it: a BIGINT as its text, a
+  // timestamp or date as milliseconds since the epoch, made a bigint and a Date by `rows`.
+  const values: Prisma.Sql[] = [];
+  const names: string[] = [];
+  const converts: ((v: unknown) => unknown)[] = [];
+  const asIs = (v: unknown) => v;
   for (const [field, expr] of entries) {
     check(`field ${field} is not a Prisma field name`, FIELD.test(field));
     check(`${expr} (${field}) is not a column`, COLUMN.test(expr));
     const type = prismaFieldType(model, field);
     check(`${model}.${field} is not a field of the Prisma model`, type !== undefined);
+    check(`${model}.${field} is a ${type}, which the model does not read`, type !== 'Decimal' && type !== 'Bytes');
+    names.push(field);
     if (type === 'DateTime') {
       check(`${model}.${field} is a DateTime read with a cast`, !expr.includes('::'));
-      parts.push(`${epochMs(`${alias}.${expr}`)} AS "${field}"`);
-      instants.push(field);
-    } else parts.push(`${alias}.${expr} AS "${field}"`);
+      values.push(Prisma.raw(epochMs(`${alias}.${expr}`)));
+      converts.push(toDate);
+    } else if (type === 'BigInt') {
+      check(`${model}.${field} is a BigInt read with a cast`, !expr.includes('::'));
+      values.push(Prisma.raw(`${alias}.${expr}::text`));
+      converts.push(toBigInt);
+    } else {
+      values.push(Prisma.raw(`${alias}.${expr}`));
+      converts.push(asIs);
+    }
   }
   const joins: string[] = [];
   const nested = Object.entries(relations).map(([name, r]) => {
@@ -98,29 +115,31 @@ export function readModel<F extends string>(
       check(`field ${name}.${field}`, FIELD.test(field) && COLUMN.test(expr));
       pairs.push(`'${field}', ${r.alias}.${expr}`);
     }
-    // The relation as one JSON object built by PostgreSQL (null when the row has none), which the driver parses:
-    // no reshaping of the rows in node.
-    parts.push(
-      `CASE WHEN ${r.alias}.id IS NULL THEN NULL ELSE json_build_object(${pairs.join(', ')}) END AS "${name}"`,
+    // The relation as one JSON object built by PostgreSQL (null when the row has none).
+    values.push(
+      Prisma.raw(`CASE WHEN ${r.alias}.id IS NULL THEN NULL ELSE json_build_object(${pairs.join(', ')}) END`),
     );
+    names.push(name);
+    converts.push(asIs);
     joins.push(`LEFT JOIN ${r.table} ${r.alias} ON ${r.on}`);
     return { name, fields: new Set(fields.map(([f]) => f)) };
   });
   const fields = new Set(entries.map(([field]) => field));
   const relationsByName = new Map(nested.map((r) => [r.name, r]));
+  const row = jsonRow(values);
   return {
-    columns: Prisma.raw(parts.join(', ')),
+    columns: Prisma.sql`${row.sql} AS r`,
     joins: Prisma.raw(joins.join(' ')),
     fields,
     rows<T>(rows: unknown[]): T[] {
+      const out = new Array<unknown>(rows.length);
       for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Record<string, unknown>;
-        for (let j = 0; j < instants.length; j++) {
-          const v = row[instants[j]];
-          if (v != null) row[instants[j]] = new Date(v as number);
-        }
+        const a = row.values((rows[i] as { r: unknown[] }).r);
+        const o: Record<string, unknown> = {};
+        for (let j = 0; j < names.length; j++) o[names[j]] = converts[j](a[j]);
+        out[i] = o;
       }
-      return rows as T[];
+      return out as T[];
     },
     answers(query) {
       if (query.include || !query.select || typeof query.select !== 'object') return false;

@@ -14,7 +14,7 @@ import { prismaDatamodel } from './datamodel.ts';
  * It covers what the Pothos plugin's selections use: scalar fields, to-one and to-many relations by a single foreign
  * key referencing `id`, a relation's `orderBy` on its scalar fields and a `where` of equalities and `in` lists on them.
  * `plan` answers null for anything else (an `include`, a count, a relation's `take`, a filter on a relation, a
- * many-to-many), and the caller reads with Prisma as before. test/selection-sql.test.ts compares the rows with
+ * many-to-many), and the caller reads with Prisma as before. test/policy-read-model.test.ts compares the rows with
  * Prisma's for the selections the REST facade makes (the naive second implementation).
  *
  * Row-level security applies to every subquery as to any statement of the unit, and the caller's where (its
@@ -275,20 +275,6 @@ function scalarConvert(f: Column): Convert | null {
   return null;
 }
 
-/**
- * A top-level column as Prisma's $queryRaw reads it into the value its findMany would give; a timestamp or date as
- * its milliseconds since the epoch, made a Date by the plan's conversion (a number and `new Date(n)` rather than the
- * driver's text, reshaped by the adapter and parsed by Prisma: a fifth of the cost per value).
- */
-function topColumn(f: Column, alias: string, name: string): string {
-  if (f.type === 'Decimal' || f.type === 'Bytes') no(`a ${f.type} field`);
-  const col = `${alias}.${ident(f.column)}`;
-  if (f.type === 'DateTime' && !f.isList) return `${epochMs(col)} AS ${ident(name)}`;
-  const cast =
-    f.kind === 'enum' ? (f.isList ? '::text[]' : '::text') : f.type === 'String' && !f.isList ? '::text' : '';
-  return `${col}${cast} AS ${ident(name)}`;
-}
-
 /** A planned selection: its select list and FROM (`alias` names the model's table) and the conversion of its rows. */
 export interface SelectionPlan {
   /** `SELECT …select list… FROM table alias`: the caller adds WHERE and the rest. */
@@ -311,6 +297,25 @@ const TEXTS_PER_PLAN = 64;
 
 const plans = new Map<string, SelectionPlan | null>();
 const PLANS_MAX = 200;
+
+/** json_build_array takes at most 100 arguments (PostgreSQL's FUNC_MAX_ARGS): a longer row is built in chunks. */
+const ARRAY_ARGS = 100;
+
+/**
+ * A whole row as one JSON array built by PostgreSQL: one value per row for the driver, Prisma's adapter and its raw
+ * result layer to carry (each converts every column of every row on its own, twice, with an array and an object per
+ * row between them), read back by position. A row of more than 100 values is an array of arrays of at most 100,
+ * flattened by `values`.
+ */
+export function jsonRow(values: Prisma.Sql[]): { sql: Prisma.Sql; values: (a: unknown[]) => unknown[] } {
+  if (values.length <= ARRAY_ARGS)
+    return { sql: Prisma.sql`json_build_array(${Prisma.join(values, ', ')})`, values: (a) => a };
+  if (values.length > ARRAY_ARGS * ARRAY_ARGS) no('more than 10,000 values in a row');
+  const chunks: Prisma.Sql[] = [];
+  for (let i = 0; i < values.length; i += ARRAY_ARGS)
+    chunks.push(Prisma.sql`json_build_array(${Prisma.join(values.slice(i, i + ARRAY_ARGS), ', ')})`);
+  return { sql: Prisma.sql`json_build_array(${Prisma.join(chunks, ', ')})`, values: (a) => (a as unknown[][]).flat() };
+}
 
 /**
  * The plan of `select` over `modelName` aliased `alias`, or null when the selection uses anything the plan does not
@@ -336,27 +341,39 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
   if (!/^[a-z][a-z0-9_]*$/.test(alias)) throw new Error(`selection-sql: ${alias} is not an alias`);
   aliases = 0; // the subqueries' aliases r1, r2 … numbered afresh: one text for one selection
   const model = all.get(modelName) ?? no(`model ${modelName}`);
-  const columns: Prisma.Sql[] = [];
-  const converts: [string, Convert][] = [];
+  const values: Prisma.Sql[] = [];
+  const names: string[] = [];
+  const converts: (Convert | null)[] = [];
   for (const [name, value] of Object.entries(select)) {
     if (!value) continue;
     const f = model.fields.get(name) ?? no(`field ${modelName}.${name}`);
+    names.push(name);
     if (f.kind !== 'object') {
       if (value !== true) no(`field ${name}`);
-      columns.push(Prisma.raw(topColumn(f, alias, name)));
-      if (f.type === 'DateTime' && !f.isList) converts.push([name, toDate]);
+      values.push(Prisma.raw(scalarJson(f, alias)));
+      converts.push(scalarConvert(f));
       continue;
     }
     const rel = relationSql(all, modelName, alias, f, value);
-    columns.push(Prisma.sql`${rel.sql} AS ${Prisma.raw(ident(name))}`);
-    converts.push([name, rel.convert]);
+    values.push(rel.sql);
+    converts.push(rel.convert);
   }
-  if (!columns.length) no('an empty selection');
-  const head = Prisma.sql`SELECT ${Prisma.join(columns, ', ')} FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
-  const convert = convertObject({ converts });
+  if (!values.length) no('an empty selection');
+  const row = jsonRow(values);
+  const head = Prisma.sql`SELECT ${row.sql} AS r FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
   const rowsOf = <T>(rows: unknown[]): T[] => {
-    for (const r of rows) convert(r);
-    return rows as T[];
+    const out = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const a = row.values((rows[i] as { r: unknown[] }).r);
+      const o: Record<string | symbol, unknown> = {};
+      for (let j = 0; j < names.length; j++) {
+        const c = converts[j];
+        o[names[j]] = c ? c(a[j]) : a[j];
+      }
+      o[WHOLE_SELECTION] = true;
+      out[i] = o;
+    }
+    return out as T[];
   };
   const texts = new Map<string, string>();
   return {

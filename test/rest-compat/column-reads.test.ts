@@ -96,7 +96,7 @@ describe('exposed columns read inline', () => {
       }
     // The agent is refused some (the ERP exports) and sees fewer records; most answers are records.
     expect(records).toBeGreaterThanOrEqual(60);
-  });
+  }, 120_000);
 
   it('FACADE_JIT_COLUMNS: inline by default, checked under test, anything else refused at start', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).facadeJitColumns).toBe('inline');
