@@ -86,6 +86,7 @@ function openConnection(
     log.info({ err: err.message, code: (err as { code?: string }).code }, 'WebSocket protocol error'),
   );
   const stopKeepAlive = keepAlive(socket, config.wsKeepAliveMs);
+  const withinBudget = messageBudget(config.wsMaxMessagesPerSecond);
   // A failure handling one message closes this socket; left to the emitter it would be an unhandled rejection.
   const deliver = async (cb: (data: string) => Promise<void>, data: Buffer) => {
     try {
@@ -113,7 +114,13 @@ function openConnection(
         }),
       close: (code, reason) => socket.close(code, reason),
       // ws hands a Buffer under its default binaryType ('nodebuffer'), fragmented messages included.
-      onMessage: (cb) => socket.on('message', (data) => void deliver(cb, data as Buffer)),
+      onMessage: (cb) =>
+        socket.on('message', (data) => {
+          if (withinBudget()) return void deliver(cb, data as Buffer);
+          if (socket.readyState !== socket.OPEN) return;
+          log.info({ perSecond: config.wsMaxMessagesPerSecond }, 'WebSocket closed: too many messages');
+          socket.close(POLICY_VIOLATION, 'Too many messages');
+        }),
     },
     extra,
   );
@@ -124,6 +131,29 @@ function openConnection(
     extra.session?.dispose();
     closed(code, reason.toString()).catch((err) => log.error({ err }, 'WebSocket close handling failed'));
   });
+}
+
+/** RFC 6455's close code for a message that violates the endpoint's policy. */
+const POLICY_VIOLATION = 1008;
+
+/**
+ * A socket's message budget: `perSecond` messages a second, a burst of twice that (a token bucket). Every message a
+ * peer sends is work on the one thread every organisation shares, a graphql-ws `ping` included (answered with a
+ * `pong`, before any authentication): an outside check's single socket sending 20,000 a second held other
+ * organisations' requests for seconds. Past the budget the socket is closed (1008), whatever it is authenticated as.
+ */
+export function messageBudget(perSecond: number, now: () => number = Date.now): () => boolean {
+  const burst = perSecond * 2;
+  let tokens = burst;
+  let at = now();
+  return () => {
+    const t = now();
+    tokens = Math.min(burst, tokens + ((t - at) * perSecond) / 1000);
+    at = t;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
 }
 
 /** Pings at an interval and drops a peer that has not answered by the next one (a half-open TCP connection). */

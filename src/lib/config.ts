@@ -61,6 +61,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Largest WebSocket message accepted; a bigger one closes the socket with 1009. */
   wsMaxPayloadBytes: number;
+  /** Messages a WebSocket may send per second (a burst of twice that); past it the socket closes with 1008. */
+  wsMaxMessagesPerSecond: number;
   /** A WebSocket that sends no connection_init within this is closed with 4408. */
   wsConnectionInitTimeoutMs: number;
   /** Ping interval; a peer that does not answer a ping within the same time is dropped. 0 disables. */
@@ -322,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretRotationGraceHours: int(env, 'SECRET_ROTATION_GRACE_HOURS', 24),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
     wsMaxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
+    wsMaxMessagesPerSecond: Math.max(1, int(env, 'WS_MAX_MESSAGES_PER_SECOND', 50)),
     wsConnectionInitTimeoutMs: int(env, 'WS_CONNECTION_INIT_TIMEOUT_MS', 10_000),
     wsKeepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
     wsIdleTimeoutMs: int(env, 'WS_IDLE_TIMEOUT_MS', 300_000),

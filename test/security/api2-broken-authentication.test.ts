@@ -314,6 +314,33 @@ describe('OWASP API2:2023 Broken Authentication', () => {
       expect((await fetch(`${t.origin}/healthz`)).status).toBe(200);
     });
 
+    it('a flood of messages closes the socket with 1008, authenticated or not; a socket within the budget is answered', async () => {
+      // Found by an outside check (2026-12-03): one socket sending graphql-ws pings as fast as it could (20,000 a
+      // second, no connection_init needed) held every organisation's requests for seconds.
+      const f = await fixture();
+      const perSecond = t.app.services.config.wsMaxMessagesPerSecond;
+      expect(perSecond).toBe(50);
+      const calm = new RawSocket(t.origin);
+      open.push(calm);
+      expect(await calm.init(f.watcherToken)).toBe(true);
+      for (let i = 0; i < perSecond; i++) calm.send({ type: 'ping' });
+      expect(await until(() => calm.messages.filter((m) => m.type === 'pong').length === perSecond)).toBe(true);
+      expect(calm.closed).toBeUndefined();
+
+      for (const token of [null, f.watcherToken]) {
+        const flood = new RawSocket(t.origin);
+        open.push(flood);
+        if (token) expect(await flood.init(token)).toBe(true);
+        else await flood.opened;
+        for (let i = 0; i < 5_000; i++) flood.send({ type: 'ping' });
+        expect(await flood.whenClosed()).toEqual({ code: 1008, reason: 'Too many messages' });
+        // Answered at most the burst (twice the budget) and the refill while it lasted, not the 5,000.
+        expect(flood.messages.filter((m) => m.type === 'pong').length).toBeLessThanOrEqual(perSecond * 3);
+      }
+      expect((await fetch(`${t.origin}/healthz`)).status).toBe(200);
+      expect(calm.closed).toBeUndefined();
+    });
+
     it('too many subscriptions: refused rate_limited per connection and per token; a finished one frees its slot', async () => {
       const f = await fixture();
       const a = connect(t.origin, auth(f.watcherToken));
