@@ -59,6 +59,8 @@ export interface Config {
   idempotencyTtlHours: number;
   secretRotationGraceHours: number;
   shutdownTimeoutMs: number;
+  /** How long a stopping server still accepts connections (answering with Connection: close) before it stops listening. */
+  shutdownDrainMs: number;
   /** Largest WebSocket message accepted; a bigger one closes the socket with 1009. */
   wsMaxPayloadBytes: number;
   /** Messages a WebSocket may send per second (a burst of twice that); past it the socket closes with 1008. */
@@ -323,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 48),
     secretRotationGraceHours: int(env, 'SECRET_ROTATION_GRACE_HOURS', 24),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 1_000),
     wsMaxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
     wsMaxMessagesPerSecond: Math.max(1, int(env, 'WS_MAX_MESSAGES_PER_SECOND', 50)),
     wsConnectionInitTimeoutMs: int(env, 'WS_CONNECTION_INIT_TIMEOUT_MS', 10_000),

@@ -27,6 +27,9 @@ export async function startTestApp(
     host: '127.0.0.1',
     // Tests create many tokens from one IP; the token-endpoint limit has its own test with the real figure.
     tokenRateLimitPerMinute: 10_000,
+    // A stop drains for SHUTDOWN_DRAIN_MS (1 s) before it stops listening; tests stop hundreds of servers, and the
+    // drain has its own test (test/graceful-stop.test.ts).
+    shutdownDrainMs: 0,
     ...overrides,
   };
   // A test that reads the log lines gets every line, debug included, as JSON on its own stream.
