@@ -127,6 +127,8 @@ export function readModel<F extends string>(
   const fields = new Set(entries.map(([field]) => field));
   const relationsByName = new Map(nested.map((r) => [r.name, r]));
   const row = jsonRow(values);
+  // Each row's object cloned from one of the final shape, sized once, rather than grown a field at a time.
+  const template: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, null]));
   return {
     columns: Prisma.sql`${row.sql} AS r`,
     joins: Prisma.raw(joins.join(' ')),
@@ -135,7 +137,7 @@ export function readModel<F extends string>(
       const out = new Array<unknown>(rows.length);
       for (let i = 0; i < rows.length; i++) {
         const a = row.values((rows[i] as { r: unknown[] }).r);
-        const o: Record<string, unknown> = {};
+        const o = { ...template };
         for (let j = 0; j < names.length; j++) o[names[j]] = converts[j](a[j]);
         out[i] = o;
       }

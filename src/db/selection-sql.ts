@@ -360,17 +360,19 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
   }
   if (!values.length) no('an empty selection');
   const row = jsonRow(values);
+  // Each row's object cloned from one of the final shape, sized once, rather than grown a field at a time.
+  const template: Record<string | symbol, unknown> = Object.fromEntries(names.map((n) => [n, null]));
+  template[WHOLE_SELECTION] = true;
   const head = Prisma.sql`SELECT ${row.sql} AS r FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
   const rowsOf = <T>(rows: unknown[]): T[] => {
     const out = new Array<unknown>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const a = row.values((rows[i] as { r: unknown[] }).r);
-      const o: Record<string | symbol, unknown> = {};
+      const o = { ...template };
       for (let j = 0; j < names.length; j++) {
         const c = converts[j];
         o[names[j]] = c ? c(a[j]) : a[j];
       }
-      o[WHOLE_SELECTION] = true;
       out[i] = o;
     }
     return out as T[];
