@@ -1,6 +1,6 @@
 import { Prisma } from './client.ts';
 import { prismaFieldType } from './datamodel.ts';
-import { epochMs, jsonRow } from './selection-sql.ts';
+import { epochMs, jsonRow, type RowColumn, toBigInt, toDate } from './selection-sql.ts';
 
 /**
  * Read models (issue 28): a hot read's fixed statement, written by the module that owns the table, for the selections
@@ -55,9 +55,6 @@ export interface ReadRelation {
   fields: Record<string, string>;
 }
 
-const toDate = (v: unknown) => (v == null ? v : new Date(v as number));
-const toBigInt = (v: unknown) => (v == null ? v : BigInt(v as string));
-
 const FIELD = /^[A-Za-z][A-Za-z0-9]*$/;
 const COLUMN = /^[a-z_][a-z0-9_]*(::[a-z_]+)?$/;
 const NAME = /^[a-z_][a-z0-9_]*$/;
@@ -82,29 +79,20 @@ export function readModel<F extends string>(
   const entries = Object.entries(columns) as [F, string][];
   // The row as one JSON array (selection-sql.ts jsonRow), each value as JSON carries it: a BIGINT as its text, a
   // timestamp or date as milliseconds since the epoch, made a bigint and a Date by `rows`.
-  const values: Prisma.Sql[] = [];
-  const names: string[] = [];
-  const converts: ((v: unknown) => unknown)[] = [];
-  const asIs = (v: unknown) => v;
+  const columnsRead: RowColumn[] = [];
   for (const [field, expr] of entries) {
     check(`field ${field} is not a Prisma field name`, FIELD.test(field));
     check(`${expr} (${field}) is not a column`, COLUMN.test(expr));
     const type = prismaFieldType(model, field);
     check(`${model}.${field} is not a field of the Prisma model`, type !== undefined);
     check(`${model}.${field} is a ${type}, which the model does not read`, type !== 'Decimal' && type !== 'Bytes');
-    names.push(field);
     if (type === 'DateTime') {
       check(`${model}.${field} is a DateTime read with a cast`, !expr.includes('::'));
-      values.push(Prisma.raw(epochMs(`${alias}.${expr}`)));
-      converts.push(toDate);
+      columnsRead.push({ sql: Prisma.raw(epochMs(`${alias}.${expr}`)), name: field, convert: toDate });
     } else if (type === 'BigInt') {
       check(`${model}.${field} is a BigInt read with a cast`, !expr.includes('::'));
-      values.push(Prisma.raw(`${alias}.${expr}::text`));
-      converts.push(toBigInt);
-    } else {
-      values.push(Prisma.raw(`${alias}.${expr}`));
-      converts.push(asIs);
-    }
+      columnsRead.push({ sql: Prisma.raw(`${alias}.${expr}::text`), name: field, convert: toBigInt });
+    } else columnsRead.push({ sql: Prisma.raw(`${alias}.${expr}`), name: field, convert: null });
   }
   const joins: string[] = [];
   const nested = Object.entries(relations).map(([name, r]) => {
@@ -116,33 +104,22 @@ export function readModel<F extends string>(
       pairs.push(`'${field}', ${r.alias}.${expr}`);
     }
     // The relation as one JSON object built by PostgreSQL (null when the row has none).
-    values.push(
-      Prisma.raw(`CASE WHEN ${r.alias}.id IS NULL THEN NULL ELSE json_build_object(${pairs.join(', ')}) END`),
-    );
-    names.push(name);
-    converts.push(asIs);
+    columnsRead.push({
+      sql: Prisma.raw(`CASE WHEN ${r.alias}.id IS NULL THEN NULL ELSE json_build_object(${pairs.join(', ')}) END`),
+      name,
+      convert: null,
+    });
     joins.push(`LEFT JOIN ${r.table} ${r.alias} ON ${r.on}`);
     return { name, fields: new Set(fields.map(([f]) => f)) };
   });
   const fields = new Set(entries.map(([field]) => field));
   const relationsByName = new Map(nested.map((r) => [r.name, r]));
-  const row = jsonRow(values);
-  // Each row's object cloned from one of the final shape, sized once, rather than grown a field at a time.
-  const template: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, null]));
+  const row = jsonRow(columnsRead);
   return {
     columns: Prisma.sql`${row.sql} AS r`,
     joins: Prisma.raw(joins.join(' ')),
     fields,
-    rows<T>(rows: unknown[]): T[] {
-      const out = new Array<unknown>(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const a = row.values((rows[i] as { r: unknown[] }).r);
-        const o = { ...template };
-        for (let j = 0; j < names.length; j++) o[names[j]] = converts[j](a[j]);
-        out[i] = o;
-      }
-      return out as T[];
-    },
+    rows: row.rows,
     answers(query) {
       if (query.include || !query.select || typeof query.select !== 'object') return false;
       for (const [key, value] of Object.entries(query.select)) {

@@ -77,9 +77,9 @@ function modelsOf(tx: Tx): Map<string, Model> {
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** How one value of a row comes back from JSON to the value Prisma gives. */
-type Convert = (v: unknown) => unknown;
-const toBigInt: Convert = (v) => (v == null ? v : BigInt(v as string));
-const toDate: Convert = (v) => (v == null ? v : new Date(v as number));
+export type Convert = (v: unknown) => unknown;
+export const toBigInt: Convert = (v) => (v == null ? v : BigInt(v as string));
+export const toDate: Convert = (v) => (v == null ? v : new Date(v as number));
 
 interface Shape {
   /** Fields to convert in each object of this level (relations and BIGINT/DateTime scalars). */
@@ -301,20 +301,54 @@ const PLANS_MAX = 200;
 /** json_build_array takes at most 100 arguments (PostgreSQL's FUNC_MAX_ARGS): a longer row is built in chunks. */
 const ARRAY_ARGS = 100;
 
+/** One value of a row read by jsonRow: its SQL, the field it fills and how its JSON becomes Prisma's value. */
+export interface RowColumn {
+  sql: Prisma.Sql;
+  name: string;
+  convert: Convert | null;
+}
+
 /**
- * A whole row as one JSON array built by PostgreSQL: one value per row for the driver, Prisma's adapter and its raw
- * result layer to carry (each converts every column of every row on its own, twice, with an array and an object per
- * row between them), read back by position. A row of more than 100 values is an array of arrays of at most 100,
- * flattened by `values`.
+ * A whole row as one JSON array built by PostgreSQL (`sql`, selected `AS r`): one value per row for the driver, Prisma's
+ * adapter and its raw result layer to carry (each converts every column of every row on its own, twice, with an
+ * array and an object per row between them), read back by position by `rows`, each object cloned from a template of
+ * its final shape (sized once, not grown a field at a time) and carrying `mark` when given. A row of more than 100
+ * values is an array of arrays of at most 100.
  */
-export function jsonRow(values: Prisma.Sql[]): { sql: Prisma.Sql; values: (a: unknown[]) => unknown[] } {
-  if (values.length <= ARRAY_ARGS)
-    return { sql: Prisma.sql`json_build_array(${Prisma.join(values, ', ')})`, values: (a) => a };
-  if (values.length > ARRAY_ARGS * ARRAY_ARGS) no('more than 10,000 values in a row');
-  const chunks: Prisma.Sql[] = [];
-  for (let i = 0; i < values.length; i += ARRAY_ARGS)
-    chunks.push(Prisma.sql`json_build_array(${Prisma.join(values.slice(i, i + ARRAY_ARGS), ', ')})`);
-  return { sql: Prisma.sql`json_build_array(${Prisma.join(chunks, ', ')})`, values: (a) => (a as unknown[][]).flat() };
+export function jsonRow(columns: RowColumn[], mark?: symbol): { sql: Prisma.Sql; rows: <T>(rows: unknown[]) => T[] } {
+  const values = columns.map((c) => c.sql);
+  let sql: Prisma.Sql;
+  let chunked = false;
+  if (values.length <= ARRAY_ARGS) sql = Prisma.sql`json_build_array(${Prisma.join(values, ', ')})`;
+  else {
+    if (values.length > ARRAY_ARGS * ARRAY_ARGS) no('more than 10,000 values in a row');
+    const chunks: Prisma.Sql[] = [];
+    for (let i = 0; i < values.length; i += ARRAY_ARGS)
+      chunks.push(Prisma.sql`json_build_array(${Prisma.join(values.slice(i, i + ARRAY_ARGS), ', ')})`);
+    sql = Prisma.sql`json_build_array(${Prisma.join(chunks, ', ')})`;
+    chunked = true;
+  }
+  const names = columns.map((c) => c.name);
+  const converts = columns.map((c) => c.convert);
+  const template: Record<string | symbol, unknown> = Object.fromEntries(names.map((n) => [n, null]));
+  if (mark) template[mark] = true;
+  return {
+    sql,
+    rows: <T>(rows: unknown[]): T[] => {
+      const out = new Array<unknown>(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const r = (rows[i] as { r: unknown[] }).r;
+        const a = chunked ? (r as unknown[][]).flat() : r;
+        const o = { ...template };
+        for (let j = 0; j < names.length; j++) {
+          const c = converts[j];
+          o[names[j]] = c ? c(a[j]) : a[j];
+        }
+        out[i] = o;
+      }
+      return out as T[];
+    },
+  };
 }
 
 /**
@@ -341,42 +375,22 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
   if (!/^[a-z][a-z0-9_]*$/.test(alias)) throw new Error(`selection-sql: ${alias} is not an alias`);
   aliases = 0; // the subqueries' aliases r1, r2 … numbered afresh: one text for one selection
   const model = all.get(modelName) ?? no(`model ${modelName}`);
-  const values: Prisma.Sql[] = [];
-  const names: string[] = [];
-  const converts: (Convert | null)[] = [];
+  const columns: RowColumn[] = [];
   for (const [name, value] of Object.entries(select)) {
     if (!value) continue;
     const f = model.fields.get(name) ?? no(`field ${modelName}.${name}`);
-    names.push(name);
     if (f.kind !== 'object') {
       if (value !== true) no(`field ${name}`);
-      values.push(Prisma.raw(scalarJson(f, alias)));
-      converts.push(scalarConvert(f));
+      columns.push({ sql: Prisma.raw(scalarJson(f, alias)), name, convert: scalarConvert(f) });
       continue;
     }
     const rel = relationSql(all, modelName, alias, f, value);
-    values.push(rel.sql);
-    converts.push(rel.convert);
+    columns.push({ sql: rel.sql, name, convert: rel.convert });
   }
-  if (!values.length) no('an empty selection');
-  const row = jsonRow(values);
-  // Each row's object cloned from one of the final shape, sized once, rather than grown a field at a time.
-  const template: Record<string | symbol, unknown> = Object.fromEntries(names.map((n) => [n, null]));
-  template[WHOLE_SELECTION] = true;
+  if (!columns.length) no('an empty selection');
+  const row = jsonRow(columns, WHOLE_SELECTION);
   const head = Prisma.sql`SELECT ${row.sql} AS r FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
-  const rowsOf = <T>(rows: unknown[]): T[] => {
-    const out = new Array<unknown>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const a = row.values((rows[i] as { r: unknown[] }).r);
-      const o = { ...template };
-      for (let j = 0; j < names.length; j++) {
-        const c = converts[j];
-        o[names[j]] = c ? c(a[j]) : a[j];
-      }
-      out[i] = o;
-    }
-    return out as T[];
-  };
+  const rowsOf = row.rows;
   const texts = new Map<string, string>();
   return {
     head,
