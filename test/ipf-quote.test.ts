@@ -18,7 +18,7 @@ const quote = (body: unknown, token = o.tokens.staff) => o.api.post('/ipf/quote'
 const gqlQuote = (input: Record<string, unknown>, token = o.tokens.staff) =>
   o.api.gql(
     `query($i: IpfQuoteInput!) { ipfQuote(input: $i) { __typename
-      ... on ValidationProblem { code fieldErrors { field message } }
+      ... on ValidationProblem { code fieldErrors { field code message } }
       ... on IpfQuote { premium { amount amountMinor } startDate ipfReason
         offers { lenderId lenderName tenorMonths aprBps
           deposit { amount amountMinor } instalment { amount amountMinor } charge { amount amountMinor }
@@ -256,6 +256,15 @@ describe('POST /ipf/quote refusals', () => {
   it('tenor_months outside 3–10, not offered, or not a number: errors.tenor_months', async () => {
     for (const tenor of [2, 11, 3.5])
       expectProblem(await quote({ premium: 43_211, tenor_months: tenor }), 422, 'validation_failed', 'tenor_months');
+    // Beyond the bounds is a shape refusal: a stable code beside the words.
+    for (const [tenor, code] of [
+      [2, 'too_small'],
+      [11, 'too_large'],
+      [3.5, 'not_a_whole_number'],
+    ] as const)
+      expect((await quote({ premium: 43_211, tenor_months: tenor })).body.errors, String(tenor)).toEqual([
+        expect.objectContaining({ field: 'tenor_months', code }),
+      ]);
     const five = await quote({ premium: 43_211, tenor_months: 5 });
     expectProblem(five, 422, 'validation_failed', 'tenor_months');
     expect(five.body.errors).toEqual([{ field: 'tenor_months', message: 'No lender on the panel offers 5 months' }]);
@@ -263,7 +272,9 @@ describe('POST /ipf/quote refusals', () => {
     expect(jamii.body.errors).toEqual([{ field: 'tenor_months', message: 'Jamii Credit does not offer 4 months' }]);
     expectProblem(await quote({ premium: 43_211, tenor_months: 'six' }), 422, 'validation_failed', 'tenor_months');
     const g = await gqlQuote({ premium: 43_211, tenorMonths: 11 });
-    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'input.tenorMonths', message: expect.any(String) }]);
+    expect(g.body.data.ipfQuote.fieldErrors).toEqual([
+      { field: 'input.tenorMonths', code: 'too_large', message: expect.any(String) },
+    ]);
   });
 
   it('no premium source, both or a bad premium name premium; an unusable policy names policy', async () => {
@@ -294,15 +305,23 @@ describe('POST /ipf/quote refusals', () => {
     expect((await quote({ premium: 'abc' })).body.errors).toEqual([
       { field: 'premium', code: 'not_a_number', message: 'must be a number' },
     ]);
-    expect((await quote({ premium: 1_000_000_001 })).body.errors).toEqual([
-      { field: 'premium', message: 'a positive amount in whole shillings, at most 1,000,000,000' },
-    ]);
+    for (const [premium, code] of [
+      [1_000_000_001, 'too_large'],
+      [1e12, 'too_large'],
+      [0, 'too_small'],
+      [-5, 'too_small'],
+    ] as const)
+      expect((await quote({ premium })).body.errors, String(premium)).toEqual([
+        { field: 'premium', code, message: 'a positive amount in whole shillings, at most 1,000,000,000' },
+      ]);
     // A policy out of the agent's reach reads as missing.
     const agentsView = await quote({ policy: theirs.uuid }, o.tokens.agent);
     expectProblem(agentsView, 422, 'validation_failed', 'policy');
     // GraphQL names its own spelling.
     const g = await gqlQuote({ premium: -5 });
-    expect(g.body.data.ipfQuote.fieldErrors).toEqual([{ field: 'input.premium', message: expect.any(String) }]);
+    expect(g.body.data.ipfQuote.fieldErrors).toEqual([
+      { field: 'input.premium', code: 'too_small', message: expect.any(String) },
+    ]);
   });
 
   it('a lender not on the panel, an impossible start date', async () => {

@@ -58,7 +58,10 @@ export const yearOfManufacture = (
       z
         .int()
         .min(1950, { error: yearMessage })
-        .refine((y) => y <= Number(todayNairobi().slice(0, 4)) + 1, { error: yearMessage })
+        .refine((y) => y <= Number(todayNairobi().slice(0, 4)) + 1, {
+          error: yearMessage,
+          params: { code: 'too_large' },
+        })
         .describe(description),
     ),
   );

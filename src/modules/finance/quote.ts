@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import { isYmd, todayNairobi, YMD_MESSAGE } from '../../lib/dates.ts';
 import { isUuid } from '../../lib/identifiers.ts';
+import { boundsCode } from '../../lib/field-errors.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { policyVisibility } from '../access/policy.visibility.ts';
@@ -60,15 +61,19 @@ function checkInput(input: IpfQuoteInput, today: string): { startDate: string } 
         ? 'send premium or policy, not both'
         : 'send premium (whole shillings) or policy (the uuid of a policy pending payment)',
     });
-  } else if (hasPremium && !(Number.isFinite(input.premium) && input.premium! > 0 && input.premium! <= MAX_PREMIUM)) {
-    errors.push({
-      field: 'input.premium',
-      message: `a positive amount in whole shillings, at most ${MAX_PREMIUM.toLocaleString('en')}`,
-    });
+  } else if (hasPremium) {
+    const code = boundsCode(input.premium!, { above: 0, max: MAX_PREMIUM });
+    if (code)
+      errors.push({
+        field: 'input.premium',
+        code,
+        message: `a positive amount in whole shillings, at most ${MAX_PREMIUM.toLocaleString('en')}`,
+      });
   }
   const t = input.tenorMonths;
-  if (t != null && !(Number.isInteger(t) && t >= IPF_RULES.minTenorMonths && t <= IPF_RULES.maxTenorMonths))
-    errors.push({ field: 'input.tenorMonths', message: TENOR_RULE });
+  const tenorCode =
+    t == null ? null : boundsCode(t, { whole: true, min: IPF_RULES.minTenorMonths, max: IPF_RULES.maxTenorMonths });
+  if (tenorCode) errors.push({ field: 'input.tenorMonths', code: tenorCode, message: TENOR_RULE });
   if (input.startDate != null && !isYmd(input.startDate))
     errors.push({ field: 'input.startDate', code: 'invalid_value', message: YMD_MESSAGE });
   if (errors.length) throw new ValidationError(errors);

@@ -2,6 +2,7 @@ import type { Context } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { CoverType, VehicleClass } from '../../generated/prisma/enums.ts';
 import { addDays, annualEnd, isYmd, todayNairobi, YMD_MESSAGE } from '../../lib/dates.ts';
+import { boundsCode } from '../../lib/field-errors.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
@@ -70,7 +71,12 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
   const f = (name: string) => (opts.prefix ? `${opts.prefix}.${name}` : name);
   const errors: FieldError[] = [];
   const kind = parseKind(input.class);
-  if (!kind) errors.push({ field: f('class'), message: 'one of Motor, Tuktuk, Motorcycle' });
+  if (!kind)
+    errors.push({
+      field: f('class'),
+      code: input.class == null ? 'required' : 'invalid_value',
+      message: 'one of Motor, Tuktuk, Motorcycle',
+    });
   const coverage = input.coverage?.trim() || 'Private';
   const vehicleClass = kind ? ratingClass(kind, coverage) : null;
   if (kind && !vehicleClass)
@@ -79,28 +85,32 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
       message: 'Private, a commercial class (e.g. own goods) or a PSV class (e.g. matatu, taxi)',
     });
   const coverType = parseScope(input.scope);
-  if (!coverType) errors.push({ field: f('scope'), message: 'Comprehensive or TPO (third party only)' });
+  if (!coverType)
+    errors.push({
+      field: f('scope'),
+      code: input.scope == null ? 'required' : 'invalid_value',
+      message: 'Comprehensive or TPO (third party only)',
+    });
   const period = (input.coverPeriod ?? 'annual').toString().trim().toLowerCase();
-  if (period !== 'annual' && period !== 'tor') errors.push({ field: f('cover_period'), message: 'annual or tor' });
-  if (period === 'tor' && (input.days == null || !Number.isInteger(input.days) || input.days < 1 || input.days > 364)) {
-    errors.push({ field: f('days'), message: 'time-on-risk cover needs days, 1–364' });
+  if (period !== 'annual' && period !== 'tor')
+    errors.push({ field: f('cover_period'), code: 'invalid_value', message: 'annual or tor' });
+  if (period === 'tor') {
+    const code = input.days == null ? 'required' : boundsCode(input.days, { whole: true, min: 1, max: 364 });
+    if (code) errors.push({ field: f('days'), code, message: 'time-on-risk cover needs days, 1–364' });
   }
   const today = opts.today ?? todayNairobi();
   const thisYear = Number(today.slice(0, 4));
-  if (input.year == null || !Number.isInteger(input.year) || input.year < 1950 || input.year > thisYear + 1) {
-    errors.push({ field: f('year'), message: `year of manufacture, 1950–${thisYear + 1}` });
-  }
-  if (input.value != null && (!Number.isFinite(input.value) || input.value <= 0 || input.value > 1_000_000_000)) {
-    errors.push({ field: f('value'), message: 'a positive amount in whole shillings' });
-  }
+  const yearCode =
+    input.year == null ? 'required' : boundsCode(input.year, { whole: true, min: 1950, max: thisYear + 1 });
+  if (yearCode) errors.push({ field: f('year'), code: yearCode, message: `year of manufacture, 1950–${thisYear + 1}` });
+  const valueCode = input.value == null ? null : boundsCode(input.value, { above: 0, max: 1_000_000_000 });
+  if (valueCode) errors.push({ field: f('value'), code: valueCode, message: 'a positive amount in whole shillings' });
   if (coverType && coverType !== 'tpo' && input.value == null)
     errors.push({ field: f('value'), code: 'required', message: 'required for comprehensive cover' });
-  if (input.tonnage != null && (!Number.isFinite(input.tonnage) || input.tonnage < 0 || input.tonnage > 200)) {
-    errors.push({ field: f('tonnage'), message: 'tonnes, 0–200' });
-  }
-  if (input.pll != null && (!Number.isInteger(input.pll) || input.pll < 0 || input.pll > 200)) {
-    errors.push({ field: f('pll'), message: 'number of passengers, 0–200' });
-  }
+  const tonnageCode = input.tonnage == null ? null : boundsCode(input.tonnage, { min: 0, max: 200 });
+  if (tonnageCode) errors.push({ field: f('tonnage'), code: tonnageCode, message: 'tonnes, 0–200' });
+  const pllCode = input.pll == null ? null : boundsCode(input.pll, { whole: true, min: 0, max: 200 });
+  if (pllCode) errors.push({ field: f('pll'), code: pllCode, message: 'number of passengers, 0–200' });
   let startDate = today;
   if (input.startDate != null) {
     if (!isYmd(input.startDate)) errors.push({ field: f('start_date'), code: 'invalid_value', message: YMD_MESSAGE });
