@@ -244,6 +244,20 @@ describe('problem documents', () => {
     },
   );
 
+  it.each([
+    ['a gzip body', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, /Content-Encoding "gzip"/],
+    ['a latin-1 body', { 'content-type': 'application/json; charset=ISO-8859-1' }, /charset "iso-8859-1"/],
+  ])('415 unsupported_media_type for %s, said, before anything is read', async (_label, headers, said) => {
+    const r = await api.post('/api-clients', {
+      token: admin,
+      idempotencyKey: `coding-${_label}`,
+      rawBody: JSON.stringify({ name: 'Encoded client', scopes: ['read'] }),
+      headers,
+    });
+    expectFullProblem(r, 415, 'unsupported_media_type', '/api/v1/api-clients');
+    expect(r.body.detail).toMatch(said);
+  });
+
   it('JSON with a +json media type and parameters is accepted', async () => {
     const r = await api.post('/api-clients', {
       token: admin,

@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { unreadableDeclaration } from '../http/body.ts';
 import { allowHeader, corsPolicy } from '../http/cors.ts';
 
 /**
@@ -15,12 +16,17 @@ export function responseHeadersPlugin(corsOrigins: readonly string[]): Plugin {
     // Yoga's endResponse is a bound callback, meant to be destructured.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     onRequest({ request, fetchAPI, endResponse }) {
-      if (request.method === 'POST' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) {
+      const type = request.headers.get('content-type');
+      const unreadable =
+        request.method !== 'POST'
+          ? null
+          : !JSON_TYPE.test(type ?? '')
+            ? 'Send the operation as JSON with Content-Type: application/json'
+            : unreadableDeclaration(request.headers.get('content-encoding'), type);
+      if (unreadable) {
         // Yoga answers other media types with a bare 415 and no body; say what to send, in the GraphQL shape.
         const extensions = { code: 'unsupported_media_type', status: 415, title: 'Unsupported media type' };
-        const body = JSON.stringify({
-          errors: [{ message: 'Send the operation as JSON with Content-Type: application/json', extensions }],
-        });
+        const body = JSON.stringify({ errors: [{ message: unreadable, extensions }] });
         endResponse(
           new fetchAPI.Response(body, {
             status: 415,

@@ -2,7 +2,32 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError, ValidationError } from '../lib/problem.ts';
 
+/**
+ * Why a body declared this way cannot be read, or null. Bodies are read as sent, in UTF-8 (RFC 8259): a
+ * `Content-Encoding` other than identity (gzip, br …) or a `charset` other than UTF-8 (or its subset US-ASCII) is
+ * 415 unsupported_media_type (RFC 9110 §15.5.16), rather than bytes read as something they are not.
+ */
+export function unreadableDeclaration(
+  contentEncoding: string | null | undefined,
+  contentType: string | null | undefined,
+): string | null {
+  for (const coding of (contentEncoding ?? '').split(',')) {
+    const c = coding.trim().toLowerCase();
+    if (c && c !== 'identity')
+      return `Content-Encoding ${JSON.stringify(c.slice(0, 40))} is not accepted: send the body uncompressed`;
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset != null && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii')
+    return `charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: send UTF-8`;
+  return null;
+}
+
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const unreadable = unreadableDeclaration(req.headers['content-encoding'], req.headers['content-type']);
+  if (unreadable) {
+    req.resume();
+    throw new AppError('unsupported_media_type', { detail: unreadable });
+  }
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     req.resume();

@@ -13,6 +13,7 @@
  *   for a required number, malformed percent-encoding in the payment callback URL, two deletes of one webhook endpoint.
  */
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, TODAY, useKit } from '../kit.ts';
 
@@ -397,8 +398,8 @@ describe('a GraphQL variable of the wrong type', () => {
 });
 
 describe('requests /graphql refuses before any operation', () => {
-  const post = async (body: string, contentType: string | null) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${staff}` };
+  const post = async (body: string | Uint8Array<ArrayBuffer>, contentType: string | null, more: Record<string, string> = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${staff}`, ...more };
     if (contentType) headers['content-type'] = contentType;
     const res = await fetch(`${t.origin}/graphql`, { method: 'POST', headers, body });
     const text = await res.text();
@@ -422,5 +423,27 @@ describe('requests /graphql refuses before any operation', () => {
       ]);
     }
     expect((await post('{"query":"{ __typename }"}', 'application/json; charset=utf-8')).status).toBe(200);
+  });
+
+  it('a compressed body or a charset other than UTF-8 is 415, said, not read as something else', async () => {
+    const query = '{"query":"{ __typename }"}';
+    for (const [body, type, more] of [
+      [new Uint8Array(gzipSync(query)), 'application/json', { 'content-encoding': 'gzip' }],
+      [query, 'application/json', { 'content-encoding': 'br' }],
+      [query, 'application/json; charset=iso-8859-1', {}],
+      [query, 'application/json; charset="utf-16"', {}],
+    ] as const) {
+      const r = await post(body, type, more);
+      expect([r.status, r.body?.errors?.[0]?.extensions?.code], `${type} ${JSON.stringify(more)}`).toEqual([
+        415,
+        'unsupported_media_type',
+      ]);
+      expect(r.body.errors[0].message).toMatch(/not accepted/);
+    }
+    for (const [type, more] of [
+      ['application/json; charset=UTF-8', { 'content-encoding': 'identity' }],
+      ['application/json; charset=us-ascii', {}],
+    ] as const)
+      expect((await post(query, type, more)).status).toBe(200);
   });
 });
