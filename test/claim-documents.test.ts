@@ -197,6 +197,9 @@ describe('what an upload may be (content.ts)', () => {
     expect(check('application/pdf', PDF, '../../etc/passwd').fileName).toBe('passwd');
     expect(check('application/pdf', PDF, 'a\r\nb\u0000.pdf').fileName).toBe('ab.pdf');
     expect(check('image/png', PNG, '..').fileName).toBe('photo.png');
+    // Bidirectional controls would let a name show as something else (invoiceexe.pdf): removed.
+    expect(check('application/pdf', PDF, 'invoice\u202Efdp.exe').fileName).toBe('invoicefdp.exe');
+    expect(check('application/pdf', PDF, '\u2066a\u2069\u200f\u061c.pdf').fileName).toBe('a.pdf');
   });
 });
 

@@ -1237,7 +1237,7 @@ export type UploadClaimDocumentInput = {
   contentBase64: Scalars['String']['input'];
   /** One of application/pdf, image/jpeg, image/png, image/webp, image/heic; the content's first bytes must agree */
   contentType: Scalars['String']['input'];
-  /** The name to show: its last path segment is kept, control characters removed, at most 200 characters; empty becomes <kind><extension>. */
+  /** The name to show: its last path segment is kept, control and bidirectional characters removed, at most 200 characters; empty becomes <kind><extension>. */
   fileName: Scalars['String']['input'];
   /** A kind on the claim's checklist, or other / photo (extras) */
   kind: Scalars['String']['input'];

@@ -23,7 +23,7 @@ export const markClaimDocumentBody = z
 export const claimDocumentSchemas = {
   ClaimDocumentFile: obj({
     uuid: str(),
-    file_name: str('As uploaded (last path segment, control characters removed)'),
+    file_name: str('As uploaded (last path segment, control and bidirectional characters removed)'),
     content_type: oneOf(DOCUMENT_TYPES),
     size_bytes: int(),
     sha256: str('Hex SHA-256 of the bytes (also the download’s ETag)'),

@@ -5882,7 +5882,7 @@ export interface components {
         };
         ClaimDocumentFile: {
             uuid: string;
-            /** @description As uploaded (last path segment, control characters removed) */
+            /** @description As uploaded (last path segment, control and bidirectional characters removed) */
             file_name: string;
             /** @enum {string} */
             content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/webp";

@@ -12,7 +12,7 @@ const UploadClaimDocumentInput = builder.inputType('UploadClaimDocumentInput', {
     fileName: t.string({
       required: true,
       description:
-        'The name to show: its last path segment is kept, control characters removed, at most 200 characters; empty becomes <kind><extension>.',
+        'The name to show: its last path segment is kept, control and bidirectional characters removed, at most 200 characters; empty becomes <kind><extension>.',
     }),
     contentType: t.string({
       required: true,

@@ -14,7 +14,7 @@ builder.prismaObject('ClaimDocumentFile', {
   fields: (t) => ({
     id: t.exposeID('uuid', { description: 'The file uuid' }),
     fileName: t.exposeString('fileName', {
-      description: 'As uploaded (last path segment, control characters removed)',
+      description: 'As uploaded (last path segment, control and bidirectional characters removed)',
     }),
     contentType: t.exposeString('contentType', { description: 'Declared and confirmed by the content' }),
     sizeBytes: t.exposeInt('sizeBytes', { description: 'Size of the file in bytes (decoded).' }),

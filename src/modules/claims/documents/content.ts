@@ -94,12 +94,17 @@ function tooLarge(maxBytes: number): AppError {
 
 /**
  * The name as shown and sent back: its last path segment only (browsers may send `C:\fakepath\x.pdf`), no control
- * characters, at most 200 characters; an empty one becomes `<kind><extension>`. It is never used as a path.
+ * characters, at most 200 characters; an empty one becomes `<kind><extension>`. It is never used as a path. The
+ * bidirectional controls (marks, embeddings, overrides, isolates) go too: `invoice\u202Efdp.exe` would show to claims
+ * staff as `invoiceexe.pdf`.
  */
 export function safeFileName(raw: string, kind: string, extension = ''): string {
   const base = raw.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  const cleaned = base.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  const cleaned = base
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .trim();
   const name = [...cleaned].slice(0, FILE_NAME_MAX).join('');
   return name && name !== '.' && name !== '..' ? name : `${kind}${extension}`;
 }
