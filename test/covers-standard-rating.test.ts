@@ -261,6 +261,27 @@ describe('standard products: validation', () => {
     ]);
   });
 
+  it('a sum insured beyond its bounds carries a stable code beside the words', () => {
+    const codes = (sumInsured: unknown) => {
+      try {
+        standardLine.normalise({ product: 'x', items: [{ sumInsured }] } as unknown as StandardQuoteInput, {
+          today: TODAY,
+        });
+      } catch (e) {
+        return ((e as ValidationError).errors ?? [])
+          .filter((x) => x.field === 'items.0.sum_insured')
+          .map((x) => x.code);
+      }
+      return [];
+    };
+    expect(codes(0)).toEqual(['too_small']);
+    expect(codes(-5)).toEqual(['too_small']);
+    expect(codes(1e16)).toEqual(['too_large']);
+    expect(codes(1.5)).toEqual(['not_a_whole_number']);
+    expect(codes('100')).toEqual(['not_a_number']);
+    expect(codes(Number.NaN)).toEqual(['not_a_number']);
+  });
+
   it('each rule on its own', () => {
     expect(fieldsOf({})).toEqual(['product', 'items']);
     for (const bad of [null, 'DOMESTIC', [1], 42]) expect(fieldsOf(bad)).toEqual(['product', 'items']);

@@ -71,4 +71,10 @@ describe('a JSON body that is not an object', () => {
       expectProblem(post, 422, 'validation_failed', 'body');
     },
   );
+
+  it('no body at all where one is needed is `body` too, required (it was named "(body)")', async () => {
+    const r = await staff.post('/motor/quote', {});
+    expectProblem(r, 422, 'validation_failed', 'body');
+    expect(refusals(r)).toContainEqual({ field: 'body', code: 'required' });
+  });
 });

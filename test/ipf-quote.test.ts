@@ -310,9 +310,11 @@ describe('POST /ipf/quote refusals', () => {
       [1e12, 'too_large'],
       [0, 'too_small'],
       [-5, 'too_small'],
+      // A premium may carry cents, but not less than one: 0.004 was quoted as KES 0 (outside check).
+      [0.004, 'too_small'],
     ] as const)
       expect((await quote({ premium })).body.errors, String(premium)).toEqual([
-        { field: 'premium', code, message: 'a positive amount in whole shillings, at most 1,000,000,000' },
+        { field: 'premium', code, message: 'an amount in shillings from 0.01 to 1,000,000,000' },
       ]);
     // A policy out of the agent's reach reads as missing.
     const agentsView = await quote({ policy: theirs.uuid }, o.tokens.agent);

@@ -438,6 +438,7 @@ describe('POST /motor/quote: validation', () => {
   it.each([
     ['comprehensive without value', 'value', 'required', { ...ok, value: undefined }],
     ['value 0', 'value', 'too_small', { ...ok, value: 0 }],
+    ['value under a cent', 'value', 'too_small', { ...ok, value: 0.004 }],
     ['value past KES 1 billion', 'value', 'too_large', { ...ok, value: 1_000_000_001 }],
     ['tor without days', 'days', 'required', { ...ok, cover_period: 'tor' }],
     ['days 0', 'days', 'too_small', { ...ok, cover_period: 'tor', days: 0 }],

@@ -416,6 +416,16 @@ describe('POST /payment/stk/push validation', () => {
     expect(r.body.errors.map((e: any) => e.field).sort()).toEqual(['amount', 'phone', 'purpose']);
   });
 
+  it("a huge amount is one refusal naming the field's own bound, not also zod's 2^53 - 1 (outside check)", async () => {
+    for (const amount of [1e20, 250_001]) {
+      const r = await o.push({ phone: PHONES.success, amount, account: bound.policy_no });
+      expectProblem(r, 422, 'validation_failed', 'amount');
+      expect(r.body.errors, r.text).toEqual([
+        { field: 'amount', code: 'too_large', message: expect.stringContaining('250,000') },
+      ]);
+    }
+  });
+
   it('422 on account for an unknown account, and for an ipf_repayment naming no loan', async () => {
     expectProblem(
       await o.push({ phone: PHONES.success, amount: 10, account: 'MTR-1999-999999' }),

@@ -18,7 +18,7 @@ export const IpfQuoteRequest = readAsObject(
       premium: z
         .number()
         .describe(
-          'Whole shillings, more than 0 and at most 1,000,000,000 (or send policy; neither or both is 422 naming premium)',
+          'Shillings (cents kept), from 0.01 to 1,000,000,000 (or send policy; neither or both is 422 naming premium)',
         )
         .nullish(),
       policy: str(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { todayNairobi } from '../../src/lib/dates.ts';
 import { MAX_SHILLINGS } from '../../src/lib/money.ts';
-import { KIND_WORDS, SCOPE_WORDS } from '../../src/modules/motor/vocabulary.ts';
+import { KIND_WORDS, SCOPE_WORDS, VEHICLE_VALUE_RULE } from '../../src/modules/motor/vocabulary.ts';
 import {
   arr,
   caseless,
@@ -65,9 +65,11 @@ export const yearOfManufacture = (
         .describe(description),
     ),
   );
-const POSITIVE_SHILLINGS = 'a positive amount in whole shillings';
+
 export const vehicleValue = (description: string) =>
-  numeric(z.number().gt(0, POSITIVE_SHILLINGS).max(1_000_000_000, POSITIVE_SHILLINGS).describe(description)).nullable();
+  numeric(
+    z.number().min(0.01, VEHICLE_VALUE_RULE).max(1_000_000_000, VEHICLE_VALUE_RULE).describe(description),
+  ).nullable();
 export const tonnage = () =>
   numeric(
     z.number().min(0, 'tonnes, 0–200').max(200, 'tonnes, 0–200').describe('Tonnes, 0–200 (commercial)'),
@@ -143,7 +145,9 @@ const riskFields = () => ({
   cover_period: coverPeriod(),
   days: days(),
   year: yearOfManufacture(),
-  value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+  value: vehicleValue(
+    'Shillings, to the cent, from 0.01 to 1,000,000,000; required for comprehensive (and TPFT) cover',
+  ),
   tonnage: tonnage(),
   pll: pll(),
 });
@@ -185,7 +189,9 @@ const boundVehicle = obj(
     make: str().nullable(),
     model: str().nullable(),
     yom: yearOfManufacture(),
-    value: vehicleValue('Whole shillings, at most 1,000,000,000; required for comprehensive (and TPFT) cover'),
+    value: vehicleValue(
+      'Shillings, to the cent, from 0.01 to 1,000,000,000; required for comprehensive (and TPFT) cover',
+    ),
     coverage: coverage(),
     engine_no: str().nullable(),
     body_type: str().nullable(),

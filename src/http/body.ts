@@ -4,8 +4,9 @@ import { AppError, ValidationError } from '../lib/problem.ts';
 
 /**
  * Why a body declared this way cannot be read, or null. Bodies are read as sent, in UTF-8 (RFC 8259): a
- * `Content-Encoding` other than identity (gzip, br …) or a `charset` other than UTF-8 (or its subset US-ASCII) is
- * 415 unsupported_media_type (RFC 9110 §15.5.16), rather than bytes read as something they are not.
+ * `Content-Encoding` other than identity (gzip, br …) or a `charset` other than UTF-8 (US-ASCII too: its bytes past
+ * 0x7F would be read as UTF-8, not refused) is 415 unsupported_media_type (RFC 9110 §15.5.16), rather than bytes
+ * read as something they are not.
  */
 export function unreadableDeclaration(
   contentEncoding: string | null | undefined,
@@ -17,7 +18,7 @@ export function unreadableDeclaration(
       return `Content-Encoding ${JSON.stringify(c.slice(0, 40))} is not accepted: send the body uncompressed`;
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
-  if (charset != null && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii')
+  if (charset != null && charset !== 'utf-8' && charset !== 'utf8')
     return `charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: send UTF-8`;
   return null;
 }

@@ -78,11 +78,29 @@ function issueCode(i: z.core.$ZodIssue): string | undefined {
   }
 }
 
-/** One field error per issue (per unknown key), path dotted in the input's own spelling; `(body)` for the whole. */
+/**
+ * zod's `int()` bounds every whole number by ±(2^53 − 1) of its own: beside a field's own bound (`amount`, 1 to
+ * 250,000 shillings) a huge value drew both, the first naming a bound the field does not have.
+ */
+function implicitIntBound(i: z.core.$ZodIssue): boolean {
+  return (
+    (i.code === 'too_big' && Number(i.maximum) === Number.MAX_SAFE_INTEGER) ||
+    (i.code === 'too_small' && Number(i.minimum) === Number.MIN_SAFE_INTEGER)
+  );
+}
+
+/**
+ * One field error per issue (per unknown key), path dotted in the input's own spelling; `body` for the whole (as a
+ * body that is not an object is named). zod's implicit whole-number bound is left out where the field has an issue of
+ * its own (implicitIntBound).
+ */
 export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  const key = (i: z.core.$ZodIssue) => i.path.map(String).join('.');
+  const ownIssue = new Set(issues.filter((i) => !implicitIntBound(i)).map(key));
   return issues.flatMap((i) => {
+    if (implicitIntBound(i) && ownIssue.has(key(i))) return [];
     const path = i.path.map(String);
-    const field = path.join('.') || '(body)';
+    const field = path.join('.') || 'body';
     const code = issueCode(i);
     if (i.code === 'unrecognized_keys')
       return i.keys.map((k) => ({ field: [...path, k].join('.'), code: 'unknown_field', message: i.message }));

@@ -46,6 +46,8 @@ export interface IpfQuote {
 
 /** The largest premium a quote takes (KES 1 billion): beyond any policy, and far inside exact arithmetic. */
 const MAX_PREMIUM = 1_000_000_000;
+/** Shillings to the cent (a premium may carry cents: docs/api-conventions.md "Money"), so at least KES 0.01. */
+const PREMIUM_RULE = `an amount in shillings from 0.01 to ${MAX_PREMIUM.toLocaleString('en')}`;
 const TENOR_RULE = `a whole number of months from ${IPF_RULES.minTenorMonths} to ${IPF_RULES.maxTenorMonths}`;
 
 /** The input's own checks, before anything is read: all of them at once. */
@@ -62,12 +64,12 @@ function checkInput(input: IpfQuoteInput, today: string): { startDate: string } 
         : 'send premium (whole shillings) or policy (the uuid of a policy pending payment)',
     });
   } else if (hasPremium) {
-    const code = boundsCode(input.premium!, { above: 0, max: MAX_PREMIUM });
+    const code = boundsCode(input.premium!, { min: 0.01, max: MAX_PREMIUM });
     if (code)
       errors.push({
         field: 'input.premium',
         code,
-        message: `a positive amount in whole shillings, at most ${MAX_PREMIUM.toLocaleString('en')}`,
+        message: PREMIUM_RULE,
       });
   }
   const t = input.tenorMonths;

@@ -6,6 +6,7 @@ import { boundsCode } from '../../lib/field-errors.ts';
 import { fromShillings } from '../../lib/money.ts';
 import { AppError, type FieldError, ValidationError } from '../../lib/problem.ts';
 import { type MotorKind, parseKind, parseScope, ratingClass } from './classify.ts';
+import { VEHICLE_VALUE_RULE } from './vocabulary.ts';
 import { type PricedOption, priceOption } from './rating.ts';
 import { assertKnownInsurers } from '../reference/insurer-filter.ts';
 import { ratingData, type RatingProductRow } from '../reference/rating-data.ts';
@@ -103,8 +104,8 @@ export function normaliseRisk(input: MotorQuoteInput, opts: { prefix?: string; t
   const yearCode =
     input.year == null ? 'required' : boundsCode(input.year, { whole: true, min: 1950, max: thisYear + 1 });
   if (yearCode) errors.push({ field: f('year'), code: yearCode, message: `year of manufacture, 1950–${thisYear + 1}` });
-  const valueCode = input.value == null ? null : boundsCode(input.value, { above: 0, max: 1_000_000_000 });
-  if (valueCode) errors.push({ field: f('value'), code: valueCode, message: 'a positive amount in whole shillings' });
+  const valueCode = input.value == null ? null : boundsCode(input.value, { min: 0.01, max: 1_000_000_000 });
+  if (valueCode) errors.push({ field: f('value'), code: valueCode, message: VEHICLE_VALUE_RULE });
   if (coverType && coverType !== 'tpo' && input.value == null)
     errors.push({ field: f('value'), code: 'required', message: 'required for comprehensive cover' });
   const tonnageCode = input.tonnage == null ? null : boundsCode(input.tonnage, { min: 0, max: 200 });

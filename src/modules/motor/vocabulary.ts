@@ -30,3 +30,6 @@ export const SCOPE_WORDS: Readonly<Record<CoverType, readonly (readonly string[]
 };
 /** What parseScope reads as one space between the words of a scope (after trimming). */
 export const SCOPE_SEPARATORS = /[\s_,-]+/g;
+
+/** A vehicle's value in shillings, which may carry cents (docs/api-conventions.md "Money"): at least KES 0.01. */
+export const VEHICLE_VALUE_RULE = 'an amount in shillings from 0.01 to 1,000,000,000';

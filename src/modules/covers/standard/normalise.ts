@@ -3,6 +3,7 @@
  * insured or on headcount, and which extensions exist, are each insurer's terms (data), so price() refuses what a
  * product cannot rate. Every field error is collected and thrown at once in the caller's spelling.
  */
+import { boundsCode } from '../../../lib/field-errors.ts';
 import { annualEnd, daysBetween, isYmd, YMD_MESSAGE } from '../../../lib/dates.ts';
 import { fromShillings } from '../../../lib/money.ts';
 import { type FieldError, ValidationError } from '../../../lib/problem.ts';
@@ -40,12 +41,17 @@ function normaliseItem(v: unknown, at: Field, forBind: boolean, errors: FieldErr
   } else item.description = description;
   const si = v.sumInsured;
   if (si != null) {
-    if (typeof si !== 'number' || !Number.isSafeInteger(si) || si < 1 || si > STANDARD_LIMITS.sumInsured) {
+    const code =
+      typeof si !== 'number'
+        ? 'not_a_number'
+        : boundsCode(si, { whole: true, min: 1, max: STANDARD_LIMITS.sumInsured });
+    if (code) {
       errors.push({
         field: at('sum_insured'),
+        code,
         message: `a positive amount in whole shillings, at most ${STANDARD_LIMITS.sumInsured.toLocaleString('en')}`,
       });
-    } else item.sumInsuredMinor = fromShillings(si);
+    } else item.sumInsuredMinor = fromShillings(si as number);
   }
   const idNo = optionalText(v.idNo, STANDARD_LIMITS.idNo);
   if (idNo === undefined) errors.push({ field: at('id_no'), message: `at most ${STANDARD_LIMITS.idNo} characters` });
