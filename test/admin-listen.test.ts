@@ -22,7 +22,7 @@ afterAll(() => receiver.stop());
 
 /** The CLI as a child process, its output collected as it comes. */
 function startCli(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+  const child = spawn(process.execPath, ['scripts/admin.mjs', ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -30,6 +30,7 @@ function startCli(args: string[]): { child: ChildProcess; out: () => string; exi
       NODE_ENV: 'test',
       DATABASE_URL: t.databaseUrl,
       USER: 'listen.test',
+      BIMA_ADMIN_IN_PROCESS: '1',
       ...childClockEnv(),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -107,7 +107,7 @@ describe('admin trigger', () => {
     afterAll(() => receiver.stop());
 
     function listen(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+      const child = spawn(process.execPath, ['scripts/admin.mjs', ...args], {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -115,6 +115,7 @@ describe('admin trigger', () => {
           NODE_ENV: 'test',
           DATABASE_URL: t.databaseUrl,
           USER: 'trigger.test',
+          BIMA_ADMIN_IN_PROCESS: '1',
           ...childClockEnv(),
         },
         stdio: ['ignore', 'pipe', 'pipe'],

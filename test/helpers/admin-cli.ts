@@ -12,14 +12,17 @@ export interface CliRun {
 }
 
 /**
- * The admin CLI as an operator runs it (`npm run admin --` is `tsx scripts/admin.ts`), as a child process on a test
- * server's database, with an environment built from scratch so nothing of the runner leaks in.
+ * The admin CLI as an operator runs it (`npm run admin --` is `node scripts/admin.mjs`: the compiled CLI, rebuilt
+ * first if any source is newer), as a child process on a test server's database, with an environment built from
+ * scratch so nothing of the runner leaks in. It runs the command in its own process (BIMA_ADMIN_IN_PROCESS=1), as it
+ * does with no service beside it; the admin socket's way is admin-socket.test.ts's. Loading the compiled CLI rather
+ * than the sources under tsx took this file from 152 s to 95 s.
  */
 export function runAdmin(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'scripts/admin.ts', ...args],
+      ['scripts/admin.mjs', ...args],
       {
         cwd: ROOT,
         env: {
@@ -28,6 +31,7 @@ export function runAdmin(databaseUrl: string, args: string[], env: Record<string
           NODE_ENV: 'test',
           DATABASE_URL: databaseUrl,
           USER: 'wanjiru.ops',
+          BIMA_ADMIN_IN_PROCESS: '1',
           ...childClockEnv(),
           ...env,
         },

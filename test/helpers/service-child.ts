@@ -7,7 +7,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * A child server process on a database of its own, restartable on the same data and the same port (so a rail that
  * kept a CallBackURL reaches the restarted service, as it would reach a real one). Fast rail settings unless `extra`
- * sets its own.
+ * sets its own. It runs the compiled build as `npm start` does (spawnServer's `bundle`): each start and restart loaded
+ * the sources under tsx before, and the crash-point file took 116 s against about 80 now.
  */
 export class Child {
   s!: Spawned;
@@ -19,20 +20,23 @@ export class Child {
 
   async start(extra: Record<string, string> = {}): Promise<this> {
     this.port ||= await freePort();
-    this.s = spawnServer({
-      PORT: String(this.port),
-      DATA_DIR: this.dataDir,
-      DATABASE_URL: this.databaseUrl,
-      NODE_ENV: 'test',
-      DEMO_SEED: '0',
-      LOG_LEVEL: 'warn',
-      BIND_RATE_LIMIT: '100000',
-      TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
-      PAYMENTS_SWEEP_SECONDS: '1',
-      MPESA_RAIL_TIMEOUT_MS: '1500',
-      MPESA_SIM_DELAY_MS: '300',
-      ...extra,
-    });
+    this.s = spawnServer(
+      {
+        PORT: String(this.port),
+        DATA_DIR: this.dataDir,
+        DATABASE_URL: this.databaseUrl,
+        NODE_ENV: 'test',
+        DEMO_SEED: '0',
+        LOG_LEVEL: 'warn',
+        BIND_RATE_LIMIT: '100000',
+        TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+        PAYMENTS_SWEEP_SECONDS: '1',
+        MPESA_RAIL_TIMEOUT_MS: '1500',
+        MPESA_SIM_DELAY_MS: '300',
+        ...extra,
+      },
+      { bundle: true },
+    );
     await waitHealthy(this.s, 90_000);
     return this;
   }
