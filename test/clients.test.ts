@@ -302,6 +302,30 @@ describe('POST /clients validation', () => {
     },
   );
 
+  it('refuses a name of nothing but zero-width or format characters, which trim leaves (outside check)', async () => {
+    const before = await countClients();
+    for (const name of ['\u200b\u200b', '\u2060 \u200b', 'A\u200b', '\u202e\u202c']) {
+      const r = await post(newClient({ name }));
+      expectProblem(r, 422, 'validation_failed', 'name');
+      expect(r.body.errors, JSON.stringify(name)).toEqual([
+        { field: 'name', code: 'too_small', message: 'at least 2 characters' },
+      ]);
+    }
+    // The service's own check, without REST's schema in front: GraphQL.
+    const g = await api.gql(
+      `mutation($i: CreateClientInput!) { createClient(input: $i) { __typename ... on ValidationProblem { fieldErrors { field } } } }`,
+      { i: { name: '\u200b\u200b\u200b', phone: '0712345678' } },
+      { token: staff },
+    );
+    expect(g.body.data?.createClient, JSON.stringify(g.body)).toEqual({
+      __typename: 'ValidationProblem',
+      fieldErrors: [{ field: 'input.name' }],
+    });
+    expect(await countClients()).toBe(before);
+    // A name with visible characters among them is still a name.
+    expect((await post(newClient({ name: 'Wanjiru\u200b Kamau' }))).status).toBe(201);
+  });
+
   it('refuses an agent as risk manager (risk managers are account executives)', async () => {
     const before = await countClients();
     const r = await post(newClient({ risk_manager_id: org.users.agent1.id }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { normalisePhone } from '../../src/lib/identifiers.ts';
 import { DATE_TIME_MESSAGE, parseDateTime } from '../../src/lib/dates.ts';
+import { visibleCharacters } from '../../src/lib/validate.ts';
 import { documentAs, jsonSchemaOf } from './json-schema.ts';
 
 /**
@@ -39,7 +40,12 @@ export const personName = () =>
     .trim()
     .min(2, { ...onText, message: 'at least 2 characters' })
     .max(200, onText)
-    .describe('2 to 200 characters');
+    // Zero-width and other format characters are not whitespace to trim; at least 2 characters must show.
+    .refine((s) => s.length < 2 || visibleCharacters(s) >= 2, {
+      message: 'at least 2 characters',
+      params: { code: 'too_small' },
+    })
+    .describe('2 to 200 characters, at least 2 of them visible (not whitespace or zero-width)');
 
 /** A database id of a record the service looks up (an unknown one is the service's 422 naming the field). */
 export const idIn = (description?: string) => {

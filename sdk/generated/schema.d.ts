@@ -3100,7 +3100,7 @@ export interface components {
         };
         ClientInput: {
             type?: ("individual" | "corporate") | null;
-            /** @description 2 to 200 characters */
+            /** @description 2 to 200 characters, at least 2 of them visible (not whitespace or zero-width) */
             name: string;
             /** @description Kenyan mobile, any format; duplicate-checked */
             phone: string;
@@ -5193,7 +5193,7 @@ export interface components {
         };
         ProspectInput: {
             type?: ("individual" | "business") | null;
-            /** @description 2 to 200 characters */
+            /** @description 2 to 200 characters, at least 2 of them visible (not whitespace or zero-width) */
             name: string;
             phone?: string | null;
             /** @description null clears on PATCH */

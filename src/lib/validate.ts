@@ -48,3 +48,24 @@ export const normalised = (fn: (s: string) => string | null, message: string) =>
       if (!n) c.addIssue({ code: 'custom', message });
       return n ?? null;
     });
+
+/**
+ * A name of a person or business: trimmed, 2 to 200 characters, at least 2 of them visible. Zero-width and other
+ * format characters (U+200B, U+2060, the bidirectional marks) are not whitespace to `trim`: a name of nothing but
+ * them showed as an empty name (outside check, 2026-12-03).
+ */
+export const personNameText = () =>
+  z
+    .string()
+    .trim()
+    .min(2, 'at least 2 characters')
+    .max(200)
+    .refine((s) => s.length < 2 || visibleCharacters(s) >= 2, {
+      message: 'at least 2 characters',
+      params: { code: 'too_small' },
+    });
+
+/** How many characters of `s` show: neither whitespace nor format characters (Unicode category Cf). */
+export function visibleCharacters(s: string): number {
+  return s.replace(/[\s\p{Cf}]/gu, '').length;
+}

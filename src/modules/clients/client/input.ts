@@ -1,13 +1,13 @@
 import { now as clockNow } from '../../../lib/clock.ts';
 import { z } from 'zod';
 import { normaliseIdNo, normaliseKraPin, normalisePhone } from '../../../lib/identifiers.ts';
-import { normalised, optionalText, ymd } from '../../../lib/validate.ts';
+import { normalised, optionalText, personNameText, ymd } from '../../../lib/validate.ts';
 
 /** A client as written by create and update: the fields, their normalisation and messages. */
 
 const fields = {
   type: z.enum(['individual', 'corporate']).nullish(),
-  name: z.string().trim().min(2, 'at least 2 characters').max(200),
+  name: personNameText(),
   phone: z.string().transform((v, c) => {
     const n = normalisePhone(v);
     if (!n) c.addIssue({ code: 'custom', message: 'not a Kenyan mobile number (07…, 01…, +254…)' });

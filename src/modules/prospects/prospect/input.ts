@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { todayNairobi } from '../../../lib/dates.ts';
-import { requiredText, ymd } from '../../../lib/validate.ts';
+import { personNameText, requiredText, ymd } from '../../../lib/validate.ts';
 import { contactFields } from '../../clients/client.service.ts';
 import { PROSPECT_RULES } from '../prospect-state.ts';
 
@@ -13,7 +13,7 @@ const text = requiredText;
 
 const fields = {
   type: z.enum(PROSPECT_RULES.types).nullish(),
-  name: z.string().trim().min(2, 'at least 2 characters').max(200),
+  name: personNameText(),
   phone: contactFields.phone.nullish(),
   email: contactFields.email,
   idNo: contactFields.idNo,
