@@ -64,6 +64,15 @@ describe('POST /oauth/token: client authentication methods', () => {
     await expectWorkingToken(r.body.access_token, c.clientId);
   });
 
+  it('accepts a form declared ISO-8859-1, as Apache HttpClient sends every one (percent-encoded ASCII either way)', async () => {
+    const c = org.clients.agent;
+    const r = await form(
+      { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret },
+      { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' },
+    );
+    expectToken(r, ['read', 'quote', 'bind', 'crm']);
+  });
+
   it('accepts HTTP Basic client authentication', async () => {
     const c = org.clients.admin;
     const r = await form({ grant_type: 'client_credentials' }, { authorization: basic(c.clientId, c.secret) });

@@ -17,6 +17,9 @@ export function unreadableDeclaration(
     if (c && c !== 'identity')
       return `Content-Encoding ${JSON.stringify(c.slice(0, 40))} is not accepted: send the body uncompressed`;
   }
+  // A form body is percent-encoded ASCII whatever its charset says: Apache HttpClient, among others, declares
+  // ISO-8859-1 on every token request, and an OAuth client must not be refused for it.
+  if (mediaTypeOf(contentType) === 'application/x-www-form-urlencoded') return null;
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset != null && charset !== 'utf-8' && charset !== 'utf8')
     return `charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: send UTF-8`;
@@ -46,8 +49,11 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
 }
 
 export function mediaType(req: IncomingMessage): string {
-  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return mediaTypeOf(req.headers['content-type']);
 }
+
+const mediaTypeOf = (contentType: string | null | undefined): string =>
+  (contentType ?? '').split(';')[0].trim().toLowerCase();
 
 /** Deepest nesting (objects and arrays) a JSON request may have; the deepest body the API defines has five levels. */
 export const MAX_JSON_DEPTH = 32;
