@@ -20,15 +20,15 @@ export const FIELD_ERROR_MESSAGES = {
 /**
  * The stable code for a number refused against a field's own bounds (docs/api-conventions.md "Errors"), or null when
  * it is within them: `not_a_number` (NaN, ±Infinity), `not_a_whole_number` (a fraction where counts are asked),
- * `too_small` (below `min`, or at it when `above` is set: "more than 0"), `too_large` (above `max`).
+ * `too_small` (below `min`), `too_large` (above `max`).
  */
 export function boundsCode(
   v: number,
-  bounds: { min?: number; above?: number; max?: number; whole?: boolean },
+  bounds: { min?: number; max?: number; whole?: boolean },
 ): 'not_a_number' | 'not_a_whole_number' | 'too_small' | 'too_large' | null {
   if (!Number.isFinite(v)) return 'not_a_number';
   if (bounds.whole && !Number.isInteger(v)) return 'not_a_whole_number';
-  if ((bounds.min != null && v < bounds.min) || (bounds.above != null && v <= bounds.above)) return 'too_small';
+  if (bounds.min != null && v < bounds.min) return 'too_small';
   if (bounds.max != null && v > bounds.max) return 'too_large';
   return null;
 }
