@@ -826,3 +826,43 @@ describe('no N+1', () => {
     expect(five).toBe(two);
   });
 });
+
+describe('a relation with arguments read from the planned row (graphql/column-fields.ts fromPlannedRow)', () => {
+  // The policies page and a policy's record are read by one planned statement whose rows carry each relation as its
+  // selection asked: `endorsements` with the arguments the operation gave. Asked twice with different arguments, one
+  // set is in the row and the other must be loaded apart, never answered from the row.
+  it('endorsements and endorsements(all: true) side by side answer each their own list', async () => {
+    const p = await o.activePolicy();
+    const v = (await ledger(p.uuid)).p.vehicles[0];
+    const preview = await endorse(p.uuid, { operation: 'change_details', regno: v.regNo, details: { make: 'Mazda' } });
+    expect(preview.status, preview.text).toBe(201);
+    const staff = o.as('staff');
+    const node = `uuid endorsements { uuid status } all: endorsements(all: true) { uuid status }`;
+    const page = await staff.gql(`{ policies(first: 1) { edges { node { ${node} } } } }`, {});
+    expect(page.body.errors, JSON.stringify(page.body)).toBeUndefined();
+    const onPage = page.body.data.policies.edges[0].node;
+    expect(onPage.uuid).toBe(p.uuid);
+    const one = await staff.gql(`query($u: String!) { policy(uuid: $u) { ${node} } }`, { u: p.uuid });
+    expect(one.body.errors, JSON.stringify(one.body)).toBeUndefined();
+    for (const got of [onPage, one.body.data.policy]) {
+      expect(got.endorsements).toEqual([]);
+      expect(got.all).toEqual([{ uuid: preview.body.data.uuid, status: 'pending' }]);
+    }
+    // Asked once, with either set of arguments, the row's own list is the answer.
+    for (const [args, want] of [
+      ['', []],
+      ['(all: true)', [{ uuid: preview.body.data.uuid, status: 'pending' }]],
+      ['(all: false)', []],
+    ] as const) {
+      const r = await staff.gql(
+        `{ policies(first: 1) { edges { node { endorsements${args} { uuid status } } } } }`,
+        {},
+      );
+      expect(r.body.errors, JSON.stringify(r.body)).toBeUndefined();
+      expect(r.body.data.policies.edges[0].node.endorsements).toEqual(want);
+    }
+    // The REST record keeps to confirmed changes.
+    const rec = await o.api.get(`/policies/${p.uuid}`, { token: o.tokens.staff });
+    expect(rec.body.data.endorsements).toEqual([]);
+  });
+});

@@ -1,5 +1,13 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
-import type { GraphQLFieldResolver } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  Kind,
+  type OperationDefinitionNode,
+  print,
+  visit,
+} from 'graphql';
 import { WHOLE_SELECTION } from '../db/selection-sql.ts';
 
 /**
@@ -71,16 +79,13 @@ function carries(row: Record<string, unknown>, paths: readonly ColumnPath[]): bo
 
 export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(resolver: Resolver<Types>, fieldConfig: PothosOutputFieldConfig<Types>): Resolver<Types> {
-    if (wholeSelectionRelation(fieldConfig)) {
+    const planned = fromPlannedRow(fieldConfig);
+    if (planned) {
       const own = fieldConfig.resolve as Resolver<Types>;
-      const name = (fieldConfig.extensions!.pothosPrismaRelationField as { name: string }).name;
-      // A row without the relation (never so from a plan, but cheap to rule out) goes the Prisma plugin's way.
-      return (parent, args, context, info) => {
-        const row = parent as Record<string | symbol, unknown>;
-        return row[WHOLE_SELECTION] && row[name] !== undefined
-          ? own(parent, args, context, info)
-          : resolver(parent, args, context, info);
-      };
+      // A row the check turns down (not from a plan, without the relation, or an operation asking for the relation
+      // twice with different arguments) goes the Prisma plugin's way.
+      return (parent, args, context, info) =>
+        planned(parent, info) ? own(parent, args, context, info) : resolver(parent, args, context, info);
     }
     const paths = ownColumns(fieldConfig, this.buildCache);
     if (!paths) return resolver;
@@ -102,17 +107,69 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
 }
 
 /**
- * A relation field (`t.relation`) taking no arguments and declaring nothing the Prisma or Relay plugins act on beyond
- * the relation's own `query`: on a row a selection's plan answered (src/db/selection-sql.ts `WHOLE_SELECTION`), it
- * resolves straight from the row, which carries the relation exactly as the field's selection asked.
+ * Whether a field may resolve straight from the row it hangs off, for a field that reads one relation of a row a
+ * selection's plan answered (src/db/selection-sql.ts `WHOLE_SELECTION`), which carries that relation exactly as the
+ * field's selection asked: a relation field (`t.relation`), or a field declaring the one relation its own selection
+ * reads (`extensions: { readsRelation: 'renewalOf' }` beside `select: (_a, _c, nested) => ({ renewalOf: nested(…) })`),
+ * declaring nothing the Prisma or Relay plugins act on beyond that. Null for any other field; else the check of a row.
+ *
+ * A relation taking arguments (a policy's `endorsements(all:)`) is planned with the arguments its selection has; an
+ * operation asking for it twice with different ones (`endorsements` and `all: endorsements(all: true)`) gets one of
+ * them in the row and the other loaded apart by the Prisma plugin, so it is read from the row only in an operation
+ * that asks for it with one set of arguments wherever it asks (argumentsAgree).
  */
-export function wholeSelectionRelation<Types extends SchemaTypes>(
+export function fromPlannedRow<Types extends SchemaTypes>(
   fieldConfig: PothosOutputFieldConfig<Types>,
-): boolean {
-  if (fieldConfig.kind !== 'PrismaObject' || Object.keys(fieldConfig.args).length) return false;
-  if (!fieldConfig.extensions?.pothosPrismaRelationField || typeof fieldConfig.resolve !== 'function') return false;
-  for (const key of Object.keys(fieldConfig.pothosOptions)) if (!RELATION_OPTIONS.has(key)) return false;
-  return true;
+): ((parent: unknown, info: GraphQLResolveInfo) => boolean) | null {
+  if (fieldConfig.kind !== 'PrismaObject' || typeof fieldConfig.resolve !== 'function') return null;
+  const ext = fieldConfig.extensions ?? {};
+  const declared = ext.readsRelation;
+  const name =
+    (ext.pothosPrismaRelationField as { name?: string } | undefined)?.name ??
+    (typeof declared === 'string' && typeof ext.pothosPrismaSelect === 'function' ? declared : undefined);
+  if (!name) return null;
+  for (const key of Object.keys(fieldConfig.pothosOptions))
+    if (!RELATION_OPTIONS.has(key) && key !== 'args') return null;
+  const row = (parent: unknown) => {
+    const r = parent as Record<string | symbol, unknown> | null;
+    return !!r && r[WHOLE_SELECTION] === true && r[name] !== undefined;
+  };
+  if (!Object.keys(fieldConfig.args).length) return row;
+  const field = fieldConfig.name;
+  return (parent, info) => row(parent) && argumentsAgree(info, field);
+}
+
+/** Per operation: the fields it asks for with more than one set of arguments (by name, whatever their type). */
+const disagreeing = new WeakMap<OperationDefinitionNode, Set<string>>();
+
+/**
+ * Whether the operation `info` belongs to asks for fields named `field` with one set of arguments wherever it does,
+ * its fragments included (a variable counts by its name: one value per run). Worked out once per operation document.
+ */
+export function argumentsAgree(info: Pick<GraphQLResolveInfo, 'operation' | 'fragments'>, field: string): boolean {
+  let names = disagreeing.get(info.operation);
+  if (!names) {
+    const seen = new Map<string, string>();
+    names = new Set<string>();
+    const doc: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [info.operation, ...Object.values(info.fragments ?? {})],
+    };
+    const found = names;
+    visit(doc, {
+      Field(node) {
+        const args = (node.arguments ?? [])
+          .map((a) => `${a.name.value}:${print(a.value)}`)
+          .sort()
+          .join(',');
+        const before = seen.get(node.name.value);
+        if (before === undefined) seen.set(node.name.value, args);
+        else if (before !== args) found.add(node.name.value);
+      },
+    });
+    disagreeing.set(info.operation, names);
+  }
+  return !names.has(field);
 }
 
 /**

@@ -1,7 +1,6 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
-import { WHOLE_SELECTION } from '../db/selection-sql.ts';
-import { ownColumns, wholeSelectionRelation } from './column-fields.ts';
+import { fromPlannedRow, ownColumns } from './column-fields.ts';
 
 /**
  * The Pothos Prisma plugin finds what a parent's query preloaded for a field by the identity of graphql-js's
@@ -54,10 +53,9 @@ export class CompiledPathsPlugin<Types extends SchemaTypes> extends BasePlugin<T
     if (!root && fieldConfig.kind !== 'PrismaObject') return resolver;
     if (ownColumns(fieldConfig, this.buildCache)) return resolver;
     // A relation on a row a selection's plan answered resolves from the row (column-fields.ts): no lookup by path.
-    const whole = wholeSelectionRelation(fieldConfig);
+    const planned = fromPlannedRow(fieldConfig);
     return (parent, args, context, info) => {
-      if (whole && (parent as Record<symbol, unknown> | null)?.[WHOLE_SELECTION])
-        return resolver(parent, args, context, info);
+      if (planned?.(parent, info)) return resolver(parent, args, context, info);
       const links = runs.get(context);
       // graphql-jit makes a fresh info object for every resolver call: it is this call's own to change.
       if (links) (info as { path: Path }).path = canonical(links, info.path)!;

@@ -111,6 +111,7 @@ builder.prismaNode('Claim', {
       nullable: true,
       description:
         'The policy claimed on; null when the caller may not see it (policyNo and policyUuid still say which).',
+      extensions: { readsRelation: 'policy' },
       select: (_args, _ctx, nested) => ({ policy: nested({ select: { id: true } }) }),
       resolve: (c, _args, ctx) => visibleOrNull(ctx, policyReach, c.policy),
     }),

@@ -159,6 +159,8 @@ builder.queryFields((t) => ({
 export const reachableClient = {
   type: ClientRef,
   nullable: true,
+  // Read straight from a planned row (graphql/column-fields.ts fromPlannedRow), which carries the relation.
+  extensions: { readsRelation: 'client' },
   select: <T>(_args: unknown, _ctx: unknown, nested: (selection: { select: { id: true } }) => T) => ({
     client: nested({ select: { id: true } }),
   }),

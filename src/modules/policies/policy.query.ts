@@ -160,7 +160,8 @@ builder.prismaObjectFields('Policy', (t) => ({
   renewalOf: t.field({
     type: PolicyRef,
     nullable: true,
-    ...KEEPS_REACH,
+    // Read straight from a planned row (graphql/column-fields.ts fromPlannedRow), which carries the relation.
+    extensions: { ...KEEPS_REACH.extensions, readsRelation: 'renewalOf' },
     description: "The policy this one renews; null when none, or when it is outside the caller's reach.",
     select: (_args, _ctx, nested) => ({ renewalOf: nested({ select: { id: true } }) }),
     resolve: (p, _args, ctx) => visibleOrNull(ctx, policyReach, p.renewalOf),
@@ -168,7 +169,7 @@ builder.prismaObjectFields('Policy', (t) => ({
   renewal: t.field({
     type: PolicyRef,
     nullable: true,
-    ...KEEPS_REACH,
+    extensions: { ...KEEPS_REACH.extensions, readsRelation: 'renewal' },
     description:
       "The policy that renews this one, once bound; null when none, or when it is outside the caller's reach.",
     select: (_args, _ctx, nested) => ({ renewal: nested({ select: { id: true } }) }),
