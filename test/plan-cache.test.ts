@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { selectionPlanStats } from '../src/db/selection-sql.ts';
 import { planCacheStats } from '../src/graphql/plan-cache.ts';
 import { INSTANT_RAIL, useKit } from './kit.ts';
 
@@ -37,9 +38,13 @@ describe('selection plans kept across requests', () => {
     const first = await read(o, mine.uuid);
     expect(first.status, first.text).toBe(200);
     const before = snapshot();
+    const byMark = selectionPlanStats.byMark;
     const again = await read(o, mine.uuid);
     const theirsRead = await read(other, theirs.uuid);
     expect(planCacheStats.reused).toBeGreaterThanOrEqual(before.reused + 2);
+    // The statement's plan found by the kept plan's mark (src/db/selection-sql.ts KEPT_SELECTION), checked against
+    // the selection serialized afresh (NODE_ENV=test).
+    expect(selectionPlanStats.byMark).toBeGreaterThanOrEqual(byMark + 2);
     expect(planCacheStats.walked).toBe(before.walked);
     expect(again.text).toBe(first.text);
     expect(theirsRead.status, theirsRead.text).toBe(200);

@@ -357,9 +357,56 @@ export function jsonRow(columns: RowColumn[], mark?: symbol): { sql: Prisma.Sql;
  */
 export function planSelection(tx: Tx, modelName: string, alias: string, select: unknown): SelectionPlan | null {
   if (!select || typeof select !== 'object') return null;
-  const key = `${modelName}\u0000${alias}\u0000${JSON.stringify(select)}`;
-  const known = plans.get(key);
-  if (known !== undefined) return known;
+  const kept = (select as { [KEPT_SELECTION]?: KeptSelection })[KEPT_SELECTION];
+  const byKept = kept && keptPlans.get(kept.owner);
+  const keptKey = kept && `${modelName}\u0000${alias}\u0000${kept.seed}`;
+  const found = keptKey ? byKept?.get(keptKey) : undefined;
+  if (found && !CHECK_KEPT_TEXTS) return found.plan;
+  const json = JSON.stringify(select);
+  if (found && found.json !== json)
+    throw new Error(`selection-sql: a kept selection of ${modelName} gave two different selections`);
+  if (found) {
+    selectionPlanStats.byMark += 1;
+    return found.plan;
+  }
+  const key = `${modelName}\u0000${alias}\u0000${json}`;
+  let known = plans.get(key);
+  if (known === undefined) known = planned(tx, key, modelName, alias, select);
+  if (kept && keptKey) {
+    let m = byKept;
+    if (!m) keptPlans.set(kept.owner, (m = new Map<string, KeptPlan>()));
+    if (m.size < TEXTS_PER_PLAN) m.set(keptKey, { plan: known, json: CHECK_KEPT_TEXTS ? json : '' });
+  }
+  return known;
+}
+
+/**
+ * What a selection kept across requests (graphql/plan-cache.ts) is marked with: the kept plan it was played from and
+ * its seed. A kept plan played behind the same seed gives the same selection every time, so its statement's plan is
+ * found by the two (a lookup) rather than by the selection's JSON (a page of policies: a tenth of a megabyte of it
+ * serialized per request). Under NODE_ENV=test each call still serializes it and checks it against the first.
+ */
+export const KEPT_SELECTION = Symbol('bima.keptSelection');
+/** Statements' plans found by a kept selection's mark, counted under NODE_ENV=test (test/plan-cache.test.ts). */
+export const selectionPlanStats = { byMark: 0 };
+export interface KeptSelection {
+  owner: object;
+  seed: string;
+}
+interface KeptPlan {
+  plan: SelectionPlan | null;
+  /** The selection's JSON, kept under NODE_ENV=test only (the check). */
+  json: string;
+}
+const keptPlans = new WeakMap<object, Map<string, KeptPlan>>();
+
+/** Marks a selection played from a kept plan (see KEPT_SELECTION); a symbol, so Prisma and JSON never see it. */
+export function markKeptSelection(select: unknown, mark: KeptSelection): void {
+  if (select && typeof select === 'object' && !Object.isFrozen(select))
+    Object.defineProperty(select, KEPT_SELECTION, { value: mark, enumerable: false });
+}
+
+function planned(tx: Tx, key: string, modelName: string, alias: string, select: unknown): SelectionPlan | null {
   let plan: SelectionPlan | null;
   try {
     plan = build(modelsOf(tx), modelName, alias, select as Record<string, unknown>);

@@ -27,6 +27,7 @@
  * that many walk afresh), at most PLANS_KEPT_MAX in the process, and a key past KEY_LIMIT characters is never kept.
  */
 import { Plan } from '@pothos/selection-mapper';
+import { markKeptSelection } from '../db/selection-sql.ts';
 import { type ASTNode, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, Kind } from 'graphql';
 
 type EntryOptions = Parameters<typeof Plan.fromInfo>[1];
@@ -200,10 +201,30 @@ function blindEntry(
 /** The kept plan, as this request's: its own context (where the loader mappings are recorded) and info. */
 function viewFor(plan: AnyPlan, options: EntryOptions): AnyPlan {
   if (!plan) return plan;
+  const kept = plan;
   return Object.create(plan, {
     context: { value: options.context },
     info: { value: options.info },
+    // The selection it plays is marked with the kept plan and the seed, which together decide it: a statement planned
+    // for it is found by them (src/db/selection-sql.ts KEPT_SELECTION), not by serializing it again.
+    query: {
+      value(this: NonNullable<AnyPlan>, seed?: unknown, info?: GraphQLResolveInfo) {
+        const q = kept.query.call(this, seed as never, info) as { select?: unknown } | undefined;
+        const seedKey = seed === undefined ? '' : jsonOrNull(seed);
+        if (seedKey !== null) markKeptSelection(q?.select, { owner: kept, seed: seedKey });
+        return q;
+      },
+    },
   }) as AnyPlan;
+}
+
+/** JSON of a value, or null when it has none (a BigInt): such a seed's selection is not marked. */
+function jsonOrNull(v: unknown): string | null {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return null;
+  }
 }
 
 let installed = false;
