@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { SentInput } from '../route.ts';
 import type { EndorsementRequest } from '../schemas/endorsement.ts';
 import { minor, whole } from './money.ts';
+import { setOwn } from './json-keys.ts';
 
 /**
  * The legacy endorse body (its types checked by its definition) → EndorsePolicyInput. `regno` and `reg_no` are both
@@ -77,11 +78,13 @@ const AS_GIVEN = new Set(['limits_of_liability', 'previous_limits_of_liability']
 function withoutVehicleIds(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutVehicleIds);
   if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(
-    Object.entries(v)
-      .filter(([k]) => k !== 'vehicle_id')
-      .map(([k, x]) => [k, AS_GIVEN.has(k) ? x : withoutVehicleIds(x)]),
-  );
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    if (k === 'vehicle_id') continue;
+    const x = (v as Record<string, unknown>)[k];
+    setOwn(out, k, AS_GIVEN.has(k) ? x : withoutVehicleIds(x));
+  }
+  return out;
 }
 
 /** GraphQL Endorsement → the REST record. */

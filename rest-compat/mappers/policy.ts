@@ -71,7 +71,8 @@ export function policyToRest(p: PolicyRecordFragment) {
 
 /** GET /policies (each item) and GET /policies/{uuid}: the record and its claims, newest first. */
 export function policyDetailToRest(p: PolicyDetailFragment) {
-  return { ...policyToRest(p), claims: p.claims.map(claimSummaryToRest) };
+  // The record's object given one more key, not copied into a new one (a page maps 25 of them).
+  return Object.assign(policyToRest(p), { claims: p.claims.map(claimSummaryToRest) });
 }
 
 function vehicleToRest(v: PolicyRecordFragment['vehicles'][number]) {

@@ -22,4 +22,13 @@ describe('snakeKeys (JSON the core stored, as REST spells it)', () => {
     });
     expect(snakeKeys(null)).toBeNull();
   });
+
+  it("keeps a `__proto__` key as an own key, as it was stored, and never as the copy's prototype", () => {
+    const stored = JSON.parse('{"__proto__": {"polluted": true}, "sumInsured": 1}') as Record<string, unknown>;
+    const copy = snakeKeys(stored);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'sum_insured']);
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"sum_insured":1}');
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+  });
 });
