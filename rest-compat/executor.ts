@@ -24,7 +24,7 @@ import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Principal } from '../src/auth/principal.ts';
 import type { Context } from '../src/context.ts';
 import { type AccessRule, seesWholeType, seesWithinReach } from '../src/graphql/access.ts';
-import { columnRead } from '../src/graphql/column-fields.ts';
+import { argumentsAgree, columnRead, relationRead } from '../src/graphql/column-fields.ts';
 import { runsCompiled } from '../src/graphql/compiled-paths.ts';
 import { variableErrors } from '../src/graphql/variable-errors.ts';
 import {
@@ -199,11 +199,19 @@ function compileWithColumnReads(
   columns: ColumnReads,
 ): CompiledQuery | ExecutionResult {
   const saved: [GraphQLField<unknown, unknown>, GraphQLField<unknown, unknown>['resolve'], string][] = [];
+  const relations = relationsReadInline(schema, document);
+  const asked = new Set<string>();
+  visit(document, { Field: (node) => void asked.add(node.name.value) });
   for (const t of reached) {
     if (!isObjectType(t)) continue;
-    for (const f of Object.values(t.getFields())) {
-      const column = columnRead(f.resolve);
+    const fields = t.getFields();
+    for (const f of Object.values(fields)) {
+      const column = columnRead(f.resolve) ?? relations.get(`${t.name}.${f.name}`);
       if (column === undefined) continue;
+      // Read under the name of another field of the type that the operation asks for too (a policy's `levies` are
+      // its relation `taxes`, beside its `taxes` field), graphql-jit would mistake one for the other (the code it
+      // generates is named by field): such a field keeps its resolver.
+      if (column !== f.name && fields[column] !== undefined && asked.has(column)) continue;
       saved.push([f, f.resolve, f.name]);
       f.resolve = columns === 'inline' ? undefined : checkedColumn(t.name, column);
       // graphql-jit reads a field without a resolver as the parent's property named as the field (its response key
@@ -220,6 +228,66 @@ function compileWithColumnReads(
       (f as { name: string }).name = name;
     }
   }
+}
+
+/**
+ * The relation fields (column-fields.ts relationRead) a query may read as its rows' properties, by `Type.field`, with
+ * the relation each reads: those it asks for only on rows loaded with the relation as the field's selection asked.
+ * Such rows are a root field's marked PLANNED_ROWS (through its connection's `edges` and `node`), and the rows of a
+ * relation read from such a row; a record made otherwise (a claim's document checklist, built in code) may lack the
+ * relations of its type. So a relation counts when every place the document asks for it is on such rows, and it asks
+ * with one set of arguments (the row carries one). Anything the walk cannot judge (an abstract type) leaves none.
+ */
+export function relationsReadInline(schema: GraphQLSchema, document: DocumentNode): Map<string, string> {
+  const operation = getOperationAST(document);
+  const root = schema.getQueryType();
+  const none = new Map<string, string>();
+  if (operation?.operation !== OperationTypeNode.QUERY || !root) return none;
+  const fragments = fragmentsOf(document);
+  const agree = { operation, fragments };
+  const onPlanned = new Map<string, boolean>();
+  const walk = (set: SelectionSetNode, type: GraphQLObjectType, planned: boolean): boolean => {
+    for (const sel of set.selections) {
+      if (sel.kind !== Kind.FIELD) {
+        const on =
+          sel.kind === Kind.FRAGMENT_SPREAD ? fragments[sel.name.value]?.typeCondition : (sel.typeCondition ?? null);
+        const inner = sel.kind === Kind.FRAGMENT_SPREAD ? fragments[sel.name.value]?.selectionSet : sel.selectionSet;
+        if (on === undefined || !inner) return false;
+        if (on !== null && schema.getType(on.name.value) !== type) return false;
+        if (!walk(inner, type, planned)) return false;
+        continue;
+      }
+      if (sel.name.value.startsWith('__')) continue;
+      const def = type.getFields()[sel.name.value];
+      if (!def) return false;
+      const key = `${type.name}.${def.name}`;
+      const relation = relationRead(type.name, def.name);
+      if (relation !== undefined) onPlanned.set(key, (onPlanned.get(key) ?? true) && planned);
+      if (!sel.selectionSet) continue;
+      const named = getNamedType(def.type);
+      if (!isObjectType(named)) return false;
+      const wrapper = !type.extensions.pothosPrismaModel && (def.name === 'edges' || def.name === 'node');
+      const next =
+        type === root ? def.extensions.plannedRows === true : relation !== undefined || wrapper ? planned : false;
+      if (!walk(sel.selectionSet, named, next)) return false;
+    }
+    return true;
+  };
+  if (!walk(operation.selectionSet, root, false)) return none;
+  const out = new Map<string, string>();
+  for (const [key, planned] of onPlanned) {
+    const [type, field] = key.split('.') as [string, string];
+    const def = (schema.getType(type) as GraphQLObjectType).getFields()[field];
+    if (planned && (!def.args.length || argumentsAgree(agree, field))) out.set(key, relationRead(type, field)!);
+  }
+  return out;
+}
+
+/** The document's fragment definitions by name (a resolve info's `fragments`). */
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  const out: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+  return out;
 }
 
 /** A column read that refuses a row without the column (ColumnReads `checked`). */

@@ -42,6 +42,28 @@ declare global {
  */
 const COLUMN_READ = Symbol('columnRead');
 
+/**
+ * The relation fields (`t.relation`, no `onNull`) that fromPlannedRow lets resolve straight from a planned row, by
+ * `Type.field`: the relation each reads. Such a field's own resolver is its row's property of that name and nothing
+ * else, so a caller that knows every row it meets was loaded with the relation as the field's selection asked (the
+ * facade's compiled operations, below a root field marked PLANNED_ROWS: rest-compat/executor.ts) may read the
+ * property instead: `relationRead`.
+ */
+const RELATION_READS = new Map<string, string>();
+
+/** The relation a relation field of `type` reads as its row's property (see RELATION_READS), or undefined. */
+export function relationRead(type: string, field: string): string | undefined {
+  return RELATION_READS.get(`${type}.${field}`);
+}
+
+/**
+ * Spread into a root field's options: the rows it answers (directly, or as a connection's nodes) are those of the
+ * field's own Prisma selection, read by a selection's plan (src/db/selection-sql.ts) or by a Prisma query given that
+ * selection whole, so each carries every relation the selection named, as it asked. The facade's compiled operations
+ * read such relations as properties (rest-compat/executor.ts relationsReadInline).
+ */
+export const PLANNED_ROWS = { extensions: { plannedRows: true } } as const;
+
 /** The column a field's final resolver reads and nothing else (see COLUMN_READ), or undefined. */
 export function columnRead(resolve: unknown): string | undefined {
   return typeof resolve === 'function' ? (resolve as { [COLUMN_READ]?: string })[COLUMN_READ] : undefined;
@@ -82,6 +104,9 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     const planned = fromPlannedRow(fieldConfig);
     if (planned) {
       const own = fieldConfig.resolve as Resolver<Types>;
+      const relation = (fieldConfig.extensions?.pothosPrismaRelationField as { name?: string } | undefined)?.name;
+      if (relation && !('onNull' in fieldConfig.pothosOptions))
+        RELATION_READS.set(`${fieldConfig.parentType}.${fieldConfig.name}`, relation);
       // A row the check turns down (not from a plan, without the relation, or an operation asking for the relation
       // twice with different arguments) goes the Prisma plugin's way.
       return (parent, args, context, info) =>

@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObjectType } from 'graphql';
-import { compileRoutes } from '../../rest-compat/executor.ts';
+import { isObjectType, parse } from 'graphql';
+import { compileRoutes, relationsReadInline } from '../../rest-compat/executor.ts';
+import { ClaimDocument, PoliciesDocument, PolicyDocument } from '../../rest-compat/generated/operations.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
-import { columnRead } from '../../src/graphql/column-fields.ts';
+import { columnRead, relationRead } from '../../src/graphql/column-fields.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -116,8 +117,9 @@ describe('exposed columns read inline', () => {
         .flatMap((t) =>
           Object.entries(t.getFields()).map(([k, f]) => [`${t.name}.${k}`, f.resolve, f.name === k] as const),
         )
-        .filter(([, r]) => columnRead(r) !== undefined);
+        .filter(([n, r]) => columnRead(r) !== undefined || relationRead(...(n.split('.') as [string, string])));
     const before = marked();
+    expect(before.map(([n]) => n)).toEqual(expect.arrayContaining(['Policy.debitNotes', 'Endorsement.debitNote']));
     // The columns of a client, among others, are read so (its databaseId is its column id).
     expect(before.map(([n]) => n)).toEqual(
       expect.arrayContaining(['Client.clientNo', 'Client.databaseId', 'Policy.policyNo']),
@@ -125,5 +127,34 @@ describe('exposed columns read inline', () => {
     for (const columns of ['inline', 'checked'] as const)
       for (const c of compileRoutes(schema, ROUTES, { columns })) void [c.jit, c.wholeTypes];
     expect(marked()).toEqual(before);
+  });
+});
+
+describe('relations read inline (relationsReadInline)', () => {
+  const inline = (doc: Parameters<typeof relationsReadInline>[1]) => [...relationsReadInline(schema, doc).keys()];
+
+  it("a policy's relations, on the page and the record, whose rows a root marked PLANNED_ROWS loaded", () => {
+    for (const doc of [PoliciesDocument, PolicyDocument])
+      expect(inline(doc)).toEqual(
+        expect.arrayContaining(['Policy.debitNotes', 'Policy.endorsements', 'Endorsement.debitNote', 'Policy.claims']),
+      );
+  });
+
+  it('none on rows made otherwise: a claim (its root is not marked), its document checklist (built in code)', () => {
+    expect(inline(ClaimDocument)).toEqual([]);
+    // The same relation asked on a planned row and on one a computed field made: asked anywhere unplanned, never.
+    const mixed = parse(`{ policies { edges { node { debitNotes { number } endorsements { debitNote { number } } } } }
+      claim(uuid: "x") { policy { debitNotes { number } } } }`);
+    expect(inline(mixed)).toContain('Policy.endorsements');
+    expect(inline(mixed)).not.toContain('Policy.debitNotes'); // Claim.policy is a computed field (reach-checked)
+  });
+
+  it('none asked with two sets of arguments, and none from a document it cannot judge', () => {
+    const twice = parse(
+      `{ policies { edges { node { endorsements { uuid } all: endorsements(all: true) { uuid } } } } }`,
+    );
+    expect(inline(twice)).not.toContain('Policy.endorsements');
+    const abstract = parse(`{ node(id: "x") { ... on Policy { debitNotes { number } } } }`);
+    expect(inline(abstract)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { fromDbDate } from '../../lib/dates.ts';
 import { KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
+import { PLANNED_ROWS } from '../../graphql/column-fields.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
 import { PolicyRef } from './policy.type.ts';
@@ -195,7 +196,8 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => policyService.counts(ctx),
   }),
   policies: t.prismaConnection({
-    ...KEEPS_REACH,
+    // Its rows are policyService.list's: the selection's plan, or Prisma given the selection whole.
+    extensions: { ...KEEPS_REACH.extensions, ...PLANNED_ROWS.extensions },
     type: 'Policy',
     cursor: 'id',
     authScopes: { read: true },
@@ -220,7 +222,8 @@ builder.queryFields((t) => ({
     },
   }),
   policy: t.prismaField({
-    ...KEEPS_REACH,
+    // Its row is visiblePolicy's: the selection's plan, or Prisma given the selection whole.
+    extensions: { ...KEEPS_REACH.extensions, ...PLANNED_ROWS.extensions },
     type: 'Policy',
     authScopes: { read: true },
     description: 'A policy by UUID; not_found when missing or not visible to the caller.',
