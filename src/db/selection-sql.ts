@@ -403,7 +403,12 @@ const keptPlans = new WeakMap<object, Map<string, KeptPlan>>();
 /** Marks a selection played from a kept plan (see KEPT_SELECTION); a symbol, so Prisma and JSON never see it. */
 export function markKeptSelection(select: unknown, mark: KeptSelection): void {
   if (select && typeof select === 'object' && !Object.isFrozen(select))
-    Object.defineProperty(select, KEPT_SELECTION, { value: mark, enumerable: false });
+    Object.defineProperty(select, KEPT_SELECTION, {
+      value: mark,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
 }
 
 function planned(tx: Tx, key: string, modelName: string, alias: string, select: unknown): SelectionPlan | null {
