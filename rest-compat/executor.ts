@@ -24,7 +24,14 @@ import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Principal } from '../src/auth/principal.ts';
 import type { Context } from '../src/context.ts';
 import { type AccessRule, seesWholeType, seesWithinReach } from '../src/graphql/access.ts';
-import { argumentsAgree, columnRead, relationRead } from '../src/graphql/column-fields.ts';
+import {
+  argumentsAgree,
+  carries,
+  columnRead,
+  type DerivedRead,
+  derivedRead,
+  relationRead,
+} from '../src/graphql/column-fields.ts';
 import { runsCompiled } from '../src/graphql/compiled-paths.ts';
 import { variableErrors } from '../src/graphql/variable-errors.ts';
 import {
@@ -199,7 +206,7 @@ function compileWithColumnReads(
   columns: ColumnReads,
 ): CompiledQuery | ExecutionResult {
   const saved: [GraphQLField<unknown, unknown>, GraphQLField<unknown, unknown>['resolve'], string][] = [];
-  const relations = relationsReadInline(schema, document);
+  const relations = plannedRowReads(schema, document);
   const asked = new Set<string>();
   visit(document, { Field: (node) => void asked.add(node.name.value) });
   for (const t of reached) {
@@ -213,7 +220,13 @@ function compileWithColumnReads(
       // generates is named by field): such a field keeps its resolver.
       if (column !== f.name && fields[column] !== undefined && asked.has(column)) continue;
       saved.push([f, f.resolve, f.name]);
-      f.resolve = columns === 'inline' ? undefined : checkedColumn(t.name, column);
+      const derived = derivedRead(f.resolve);
+      f.resolve =
+        columns === 'inline'
+          ? undefined
+          : derived?.key === column
+            ? checkedDerived(t.name, f.name, derived)
+            : checkedColumn(t.name, column);
       // graphql-jit reads a field without a resolver as the parent's property named as the field (its response key
       // is the selection's own, alias or name): a column exposed under another name (`databaseId` for `id`) is read
       // by the column's name for the compile. The field is found in its type's map by the selection's name.
@@ -231,14 +244,18 @@ function compileWithColumnReads(
 }
 
 /**
- * The relation fields (column-fields.ts relationRead) a query may read as its rows' properties, by `Type.field`, with
- * the relation each reads: those it asks for only on rows loaded with the relation as the field's selection asked.
- * Such rows are a root field's marked PLANNED_ROWS (through its connection's `edges` and `node`), and the rows of a
- * relation read from such a row; a record made otherwise (a claim's document checklist, built in code) may lack the
- * relations of its type. So a relation counts when every place the document asks for it is on such rows, and it asks
- * with one set of arguments (the row carries one). Anything the walk cannot judge (an abstract type) leaves none.
+ * The fields a query may read as its rows' properties because they are planned rows, by `Type.field`, with the
+ * property each reads: relation fields (column-fields.ts relationRead), read as the relation; and fields computed from
+ * the row's own columns (column-fields.ts derivedRead), read through the getter of the row prototype a planned row
+ * carries. Each counts when the document asks for it only on rows loaded with its relations as the fields' selection
+ * asked, and given their model's row prototype: a root field's marked PLANNED_ROWS (through its connection's `edges`
+ * and `node`), whose resolver answers a plan's rows or Prisma's given the selection whole and shaped alike
+ * (selection-sql.ts shapeRows), and the rows of a relation read inline from such a row. A record made otherwise (a
+ * claim's document checklist, built in code), or loaded apart (a relation asked twice with different arguments), may
+ * lack both. A relation counts only when the document asks for it with one set of arguments (the row carries one).
+ * Anything the walk cannot judge (an abstract type) leaves none.
  */
-export function relationsReadInline(schema: GraphQLSchema, document: DocumentNode): Map<string, string> {
+export function plannedRowReads(schema: GraphQLSchema, document: DocumentNode): Map<string, string> {
   const operation = getOperationAST(document);
   const root = schema.getQueryType();
   const none = new Map<string, string>();
@@ -262,13 +279,15 @@ export function relationsReadInline(schema: GraphQLSchema, document: DocumentNod
       if (!def) return false;
       const key = `${type.name}.${def.name}`;
       const relation = relationRead(type.name, def.name);
-      if (relation !== undefined) onPlanned.set(key, (onPlanned.get(key) ?? true) && planned);
+      if (relation !== undefined || derivedRead(def.resolve))
+        onPlanned.set(key, (onPlanned.get(key) ?? true) && planned);
       if (!sel.selectionSet) continue;
       const named = getNamedType(def.type);
       if (!isObjectType(named)) return false;
       const wrapper = !type.extensions.pothosPrismaModel && (def.name === 'edges' || def.name === 'node');
-      const next =
-        type === root ? def.extensions.plannedRows === true : relation !== undefined || wrapper ? planned : false;
+      // A relation's rows are the row's own only when it is asked with one set of arguments (else loaded apart).
+      const inline = relation !== undefined && (!def.args.length || argumentsAgree(agree, def.name));
+      const next = type === root ? def.extensions.plannedRows === true : inline || wrapper ? planned : false;
       if (!walk(sel.selectionSet, named, next)) return false;
     }
     return true;
@@ -278,7 +297,10 @@ export function relationsReadInline(schema: GraphQLSchema, document: DocumentNod
   for (const [key, planned] of onPlanned) {
     const [type, field] = key.split('.') as [string, string];
     const def = (schema.getType(type) as GraphQLObjectType).getFields()[field];
-    if (planned && (!def.args.length || argumentsAgree(agree, field))) out.set(key, relationRead(type, field)!);
+    if (!planned) continue;
+    const relation = relationRead(type, field);
+    if (relation === undefined) out.set(key, derivedRead(def.resolve)!.key);
+    else if (!def.args.length || argumentsAgree(agree, field)) out.set(key, relation);
   }
   return out;
 }
@@ -288,6 +310,22 @@ function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionN
   const out: Record<string, FragmentDefinitionNode> = {};
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
   return out;
+}
+
+/**
+ * A derived field's read that refuses a row without its model's row prototype or the columns the field reads, or a
+ * getter answering a promise (ColumnReads `checked`): what a compiled operation reads inline must be there.
+ */
+function checkedDerived(type: string, field: string, derived: DerivedRead) {
+  return (parent: unknown) => {
+    const row = parent as Record<string, unknown>;
+    if (!(derived.key in row) || !carries(row, derived.paths))
+      throw new Error(`${type}.${field}: a compiled operation met a row without its getter or its columns`);
+    const value = row[derived.key];
+    if (value && typeof (value as { then?: unknown }).then === 'function')
+      throw new Error(`${type}.${field}: a derived field's getter answered a promise`);
+    return value;
+  };
 }
 
 /** A column read that refuses a row without the column (ColumnReads `checked`). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Prisma } from '../src/generated/prisma/client.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { planQuery, planSelection, WHOLE_SELECTION } from '../src/db/selection-sql.ts';
+import { planQuery, planSelection, rowPrototype, shapeRows, WHOLE_SELECTION } from '../src/db/selection-sql.ts';
 import { approvedClaim } from './kit/approved-claim.ts';
 import { activeCoverPolicy } from './kit/cover-policy.ts';
 import { countStatements } from './helpers/policies.ts';
@@ -262,6 +262,40 @@ describe('the policy record from its selection plan', () => {
       expect(mine.some((p: any) => p.receipts.some((r: any) => r.allocations.length))).toBe(true);
       expect(mine.some((p: any) => p.risks.length)).toBe(true);
       expect((mine[0] as any).createdAt).toBeInstanceOf(Date);
+    });
+  });
+
+  it("gives a plan's rows, and Prisma's shaped by shapeRows, their models' getters, each answering its field's value", async () => {
+    await t.db.tenant(org.id, async (tx) => {
+      const plan = planSelection(tx, 'Policy', 'p', BROAD)!;
+      const mine = plan.rows<any>(await tx.$queryRaw<unknown[]>`${plan.head} ORDER BY p.id`);
+      const prisma: any[] = await tx.policy.findMany({ select: BROAD as never, orderBy: { id: 'asc' } });
+      shapeRows(tx, 'Policy', BROAD, prisma);
+      const [policy, debitNote] = [rowPrototype('Policy'), rowPrototype('DebitNote')];
+      expect(policy && debitNote).toBeTruthy();
+      let notes = 0;
+      for (const rows of [mine, prisma]) {
+        for (const p of rows) {
+          expect(Object.getPrototypeOf(p)).toBe(policy);
+          // Worked by hand from the columns: a Money of the cents, the date as Y-m-d.
+          expect(p.$Policy$total.amountMinor).toBe(p.totalMinor);
+          expect(p.$Policy$startDate).toBe(p.startDate.toISOString().slice(0, 10));
+          for (const d of p.debitNotes) {
+            notes += 1;
+            expect(Object.getPrototypeOf(d)).toBe(debitNote);
+            expect(d.$DebitNote$dueOn).toBe(d.dueOn.toISOString().slice(0, 10));
+            expect(d.$DebitNote$amount.amountMinor).toBe(d.amountMinor);
+          }
+          // A model without derived fields keeps plain objects; a JSON column's value is not a row.
+          if (p.client) expect(Object.getPrototypeOf(p.client)).toBe(rowPrototype('Client') ?? Object.prototype);
+          if (p.coverDetails && typeof p.coverDetails === 'object')
+            expect(Object.getPrototypeOf(p.coverDetails)).toBe(Object.prototype);
+        }
+      }
+      expect(notes).toBeGreaterThan(0);
+      // The getters are not own, enumerable properties: Object.keys, JSON and spreads never see them.
+      expect(Object.keys(mine[0]).some((k) => k.startsWith('$'))).toBe(false);
+      expect(JSON.stringify(prisma[0], (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain('$Policy');
     });
   });
 

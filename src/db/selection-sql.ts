@@ -84,6 +84,70 @@ export const toDate: Convert = (v) => (v == null ? v : new Date(v as number));
 interface Shape {
   /** Fields to convert in each object of this level (relations and BIGINT/DateTime scalars). */
   converts: [string, Convert][];
+  /** The model's row prototype (rowPrototype), when it has one. */
+  proto: object | undefined;
+}
+
+/**
+ * Per model, the prototype every row a plan answers of it is given (top-level and related rows alike), holding the
+ * getters defineRowGetter defined: values a field computes from the row's own columns (a Money made from its cents, a
+ * date formatted), read as properties by the facade's compiled operations (graphql/column-fields.ts derivedRead)
+ * rather than through a resolver call each. A model without getters keeps plain objects. shapeRows gives rows Prisma
+ * read the same prototypes.
+ */
+const rowPrototypes = new Map<string, object>();
+
+/**
+ * Defines on `model`'s row prototype a getter `key` answering `get(row)`. Keys are the caller's to keep apart from
+ * column names (column-fields.ts spells them `$Type$field`). Called while the schema is built, before any row is read.
+ */
+export function defineRowGetter(model: string, key: string, get: (row: never) => unknown): void {
+  let proto = rowPrototypes.get(model);
+  if (!proto) rowPrototypes.set(model, (proto = {}));
+  Object.defineProperty(proto, key, {
+    get(this: never) {
+      return get(this);
+    },
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+/** The row prototype of `model` (see defineRowGetter), or undefined when it has no getters. */
+export function rowPrototype(model: string): object | undefined {
+  return rowPrototypes.get(model);
+}
+
+/**
+ * Gives rows Prisma answered for `select` over `modelName` (a caller's fallback when no plan covers its selection) the
+ * row prototypes a plan's rows get, related rows included, following the selection: the same rows either way for the
+ * facade's compiled operations. Prisma's rows are plain objects built for this call alone.
+ */
+export function shapeRows(tx: Tx, modelName: string, select: unknown, rows: unknown): void {
+  if (rows == null || !rowPrototypes.size) return;
+  const all = modelsOf(tx);
+  const walk = (model: string, sel: unknown, v: unknown): void => {
+    if (v == null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const one of v) walk(model, sel, one);
+      return;
+    }
+    const proto = rowPrototypes.get(model);
+    if (proto && Object.getPrototypeOf(v) === Object.prototype) Object.setPrototypeOf(v, proto);
+    if (!sel || typeof sel !== 'object') return;
+    const fields = all.get(model)?.fields;
+    for (const [name, value] of Object.entries(sel)) {
+      const f = fields?.get(name);
+      if (f?.kind !== 'object' || !value) continue;
+      const args = value as { select?: unknown; include?: unknown };
+      walk(
+        f.type,
+        typeof value === 'object' ? (args.select ?? args.include) : undefined,
+        (v as Record<string, unknown>)[name],
+      );
+    }
+  };
+  walk(modelName, select, rows);
 }
 
 /**
@@ -95,7 +159,7 @@ interface Shape {
 export const WHOLE_SELECTION = Symbol('bima.wholeSelection');
 
 const convertObject = (shape: Shape): Convert => {
-  const { converts } = shape;
+  const { converts, proto } = shape;
   return (v) => {
     if (v == null) return v;
     const o = v as Record<string | symbol, unknown>;
@@ -104,6 +168,7 @@ const convertObject = (shape: Shape): Convert => {
       o[k] = c(o[k]);
     }
     o[WHOLE_SELECTION] = true;
+    if (proto) Object.setPrototypeOf(o, proto);
     return o;
   };
 };
@@ -220,7 +285,7 @@ function jsonObject(all: Map<string, Model>, modelName: string, alias: string, s
   if (!parts.length) no('an empty selection');
   return {
     sql: Prisma.sql`json_build_object(${Prisma.join(parts, ', ')})`,
-    convert: convertObject({ converts }),
+    convert: convertObject({ converts, proto: rowPrototypes.get(modelName) }),
   };
 }
 
@@ -312,10 +377,14 @@ export interface RowColumn {
  * A whole row as one JSON array built by PostgreSQL (`sql`, selected `AS r`): one value per row for the driver, Prisma's
  * adapter and its raw result layer to carry (each converts every column of every row on its own, twice, with an
  * array and an object per row between them), read back by position by `rows`, each object cloned from a template of
- * its final shape (sized once, not grown a field at a time) and carrying `mark` when given. A row of more than 100
- * values is an array of arrays of at most 100.
+ * its final shape (sized once, not grown a field at a time), carrying `mark` when given and given `proto` as its prototype
+ * when given. A row of more than 100 values is an array of arrays of at most 100.
  */
-export function jsonRow(columns: RowColumn[], mark?: symbol): { sql: Prisma.Sql; rows: <T>(rows: unknown[]) => T[] } {
+export function jsonRow(
+  columns: RowColumn[],
+  mark?: symbol,
+  proto?: object,
+): { sql: Prisma.Sql; rows: <T>(rows: unknown[]) => T[] } {
   const values = columns.map((c) => c.sql);
   let sql: Prisma.Sql;
   let chunked = false;
@@ -344,7 +413,7 @@ export function jsonRow(columns: RowColumn[], mark?: symbol): { sql: Prisma.Sql;
           const c = converts[j];
           o[names[j]] = c ? c(a[j]) : a[j];
         }
-        out[i] = o;
+        out[i] = proto ? Object.setPrototypeOf(o, proto) : o;
       }
       return out as T[];
     },
@@ -440,7 +509,7 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
     columns.push({ sql: rel.sql, name, convert: rel.convert });
   }
   if (!columns.length) no('an empty selection');
-  const row = jsonRow(columns, WHOLE_SELECTION);
+  const row = jsonRow(columns, WHOLE_SELECTION, rowPrototypes.get(modelName));
   const head = Prisma.sql`SELECT ${row.sql} AS r FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
   const rowsOf = row.rows;
   const texts = new Map<string, string>();

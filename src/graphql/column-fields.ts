@@ -8,7 +8,7 @@ import {
   print,
   visit,
 } from 'graphql';
-import { WHOLE_SELECTION } from '../db/selection-sql.ts';
+import { defineRowGetter, WHOLE_SELECTION } from '../db/selection-sql.ts';
 
 /**
  * A field of a Prisma type in select mode that reads only columns of its own row — an exposed column
@@ -60,9 +60,29 @@ export function relationRead(type: string, field: string): string | undefined {
  * Spread into a root field's options: the rows it answers (directly, or as a connection's nodes) are those of the
  * field's own Prisma selection, read by a selection's plan (src/db/selection-sql.ts) or by a Prisma query given that
  * selection whole, so each carries every relation the selection named, as it asked. The facade's compiled operations
- * read such relations as properties (rest-compat/executor.ts relationsReadInline).
+ * read such relations as properties (rest-compat/executor.ts plannedRowReads).
  */
 export const PLANNED_ROWS = { extensions: { plannedRows: true } } as const;
+
+/**
+ * Marks the resolver of a field computed from its own row's columns alone (ownColumns, not an exposed column) by a
+ * synchronous resolver taking the row and nothing else (`resolve: (p) => money(p.totalMinor)`): the getter of the
+ * row prototype a plan's rows carry (src/db/selection-sql.ts defineRowGetter) that answers what the resolver would,
+ * and the columns it reads. When no plugin listed before this one wrapped it, a caller that knows every row it meets
+ * was planned (or shaped by shapeRows) may read the getter instead of calling the resolver: `derivedRead`.
+ */
+const DERIVED_READ = Symbol('derivedRead');
+
+/** What a derived field's marked resolver carries: the getter's key, and the columns it reads. */
+export interface DerivedRead {
+  key: string;
+  paths: readonly ColumnPath[];
+}
+
+/** The getter a field's final resolver may be read through (see DERIVED_READ), or undefined. */
+export function derivedRead(resolve: unknown): DerivedRead | undefined {
+  return typeof resolve === 'function' ? (resolve as { [DERIVED_READ]?: DerivedRead })[DERIVED_READ] : undefined;
+}
 
 /** The column a field's final resolver reads and nothing else (see COLUMN_READ), or undefined. */
 export function columnRead(resolve: unknown): string | undefined {
@@ -83,13 +103,16 @@ const PLAIN_OPTIONS = new Set([
 /** What a relation field's options may hold for it to resolve straight from a whole selection's row. */
 const RELATION_OPTIONS = new Set([...PLAIN_OPTIONS, 'query', 'onNull']);
 
+/** The arguments a derived field's resolver is called with from its getter: it takes none. */
+const NO_ARGS = Object.freeze({});
+
 type Resolver<Types extends SchemaTypes> = GraphQLFieldResolver<unknown, Types['Context'], object>;
 
 /** A column a field reads: of its own row (`[column]`), or of a row one relation away (`[relation, column]`). */
 export type ColumnPath = readonly [string] | readonly [string, string];
 
 /** The row carries every column of `paths` (a relation loaded as null counts: there is nothing more to load). */
-function carries(row: Record<string, unknown>, paths: readonly ColumnPath[]): boolean {
+export function carries(row: Record<string, unknown>, paths: readonly ColumnPath[]): boolean {
   for (const [c, leaf] of paths) {
     const v = row[c];
     if (v === undefined) return false;
@@ -124,10 +147,16 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     }
     const own = fieldConfig.resolve as Resolver<Types> | undefined;
     if (!own) return resolver;
-    return (parent, args, context, info) =>
+    const wrapped: Resolver<Types> = (parent, args, context, info) =>
       carries(parent as Record<string, unknown>, paths)
         ? own(parent, args, context, info)
         : resolver(parent, args, context, info);
+    const model = this.buildCache.getTypeConfig(fieldConfig.parentType).extensions?.pothosPrismaModel;
+    // Of the row alone: a resolver declaring no more than its parent, and not async (its getter answers a value).
+    if (typeof model !== 'string' || own.length > 1 || own.constructor.name === 'AsyncFunction') return wrapped;
+    const key = `$${fieldConfig.parentType}$${fieldConfig.name}`;
+    defineRowGetter(model, key, (row: unknown) => own(row, NO_ARGS, undefined as never, undefined as never));
+    return Object.assign(wrapped, { [DERIVED_READ]: { key, paths } satisfies DerivedRead });
   }
 }
 

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObjectType, parse } from 'graphql';
-import { compileRoutes, relationsReadInline } from '../../rest-compat/executor.ts';
+import { compileRoutes, plannedRowReads } from '../../rest-compat/executor.ts';
 import { ClaimDocument, PoliciesDocument, PolicyDocument } from '../../rest-compat/generated/operations.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
-import { columnRead, relationRead } from '../../src/graphql/column-fields.ts';
+import { columnRead, derivedRead, relationRead } from '../../src/graphql/column-fields.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -117,9 +117,16 @@ describe('exposed columns read inline', () => {
         .flatMap((t) =>
           Object.entries(t.getFields()).map(([k, f]) => [`${t.name}.${k}`, f.resolve, f.name === k] as const),
         )
-        .filter(([n, r]) => columnRead(r) !== undefined || relationRead(...(n.split('.') as [string, string])));
+        .filter(
+          ([n, r]) =>
+            columnRead(r) !== undefined ||
+            derivedRead(r) !== undefined ||
+            relationRead(...(n.split('.') as [string, string])),
+        );
     const before = marked();
-    expect(before.map(([n]) => n)).toEqual(expect.arrayContaining(['Policy.debitNotes', 'Endorsement.debitNote']));
+    expect(before.map(([n]) => n)).toEqual(
+      expect.arrayContaining(['Policy.debitNotes', 'Endorsement.debitNote', 'Policy.total', 'DebitNote.dueOn']),
+    );
     // The columns of a client, among others, are read so (its databaseId is its column id).
     expect(before.map(([n]) => n)).toEqual(
       expect.arrayContaining(['Client.clientNo', 'Client.databaseId', 'Policy.policyNo']),
@@ -130,14 +137,35 @@ describe('exposed columns read inline', () => {
   });
 });
 
-describe('relations read inline (relationsReadInline)', () => {
-  const inline = (doc: Parameters<typeof relationsReadInline>[1]) => [...relationsReadInline(schema, doc).keys()];
+describe('relations and derived fields read inline (plannedRowReads)', () => {
+  const inline = (doc: Parameters<typeof plannedRowReads>[1]) => [...plannedRowReads(schema, doc).keys()];
 
   it("a policy's relations, on the page and the record, whose rows a root marked PLANNED_ROWS loaded", () => {
     for (const doc of [PoliciesDocument, PolicyDocument])
       expect(inline(doc)).toEqual(
         expect.arrayContaining(['Policy.debitNotes', 'Policy.endorsements', 'Endorsement.debitNote', 'Policy.claims']),
       );
+  });
+
+  it("a policy's fields computed from its rows' columns, read through their getters, on the page and the record", () => {
+    for (const doc of [PoliciesDocument, PolicyDocument]) {
+      const reads = plannedRowReads(schema, doc);
+      for (const [field, getter] of [
+        ['Policy.total', '$Policy$total'],
+        ['Policy.startDate', '$Policy$startDate'],
+        ['DebitNote.amount', '$DebitNote$amount'],
+        ['DebitNote.dueOn', '$DebitNote$dueOn'],
+      ])
+        expect(reads.get(field), field).toBe(getter);
+    }
+    // Not below a relation asked with two sets of arguments (one of them is loaded apart, without the getters), nor
+    // on a claim, whose root is not marked.
+    const twice = parse(`{ policies { edges { node { endorsements { effectiveDate }
+      all: endorsements(all: true) { effectiveDate } } } } }`);
+    expect(inline(twice)).not.toContain('Endorsement.effectiveDate');
+    const once = parse(`{ policies { edges { node { endorsements(all: true) { effectiveDate } } } } }`);
+    expect(inline(once)).toContain('Endorsement.effectiveDate');
+    expect(inline(parse(`{ claims { edges { node { lossDate policy { total { amount } } } } } }`))).toEqual([]);
   });
 
   it('none on rows made otherwise: a claim (its root is not marked), its document checklist (built in code)', () => {

@@ -11,6 +11,7 @@ import {
   policyVisibility,
   policyVisibilityShape,
   policyVisibilitySql,
+  shapedAsPlanned,
   visiblePolicy,
 } from '../access/policy.visibility.ts';
 
@@ -64,7 +65,9 @@ export const policyService = {
     return ctx.tx(
       (tx) =>
         (policyPage(tx, ctx.principal!, filters, paged, id) as ReturnType<typeof tx.policy.findMany> | null) ??
-        tx.policy.findMany({ ...paged, where, orderBy: { id: 'desc' } }),
+        tx.policy
+          .findMany({ ...paged, where, orderBy: { id: 'desc' } })
+          .then((rows) => shapedAsPlanned(tx, paged, rows)),
       { readOnly: true },
     );
   },
