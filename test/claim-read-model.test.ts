@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { claimColumns } from '../src/modules/claims/read-model.ts';
+import { rowPrototype, shapedAsPlanned } from '../src/db/selection-sql.ts';
 import { countStatements } from './helpers/policies.ts';
 import { motorNotice } from './kit/approved-claim.ts';
 import { INSTANT_RAIL, useKit } from './kit.ts';
@@ -208,6 +210,52 @@ describe('the claims read model', () => {
       u: assigned.uuid,
     });
     expect(staffSees.body.data.claim.policy).toEqual({ policyNo: staffSees.body.data.claim.policyNo });
+  });
+
+  it("gives its rows, and Prisma's shaped alike, the Claim getters the facade reads, each answering its field's value", async () => {
+    await t.db.tenant(org.id, async (tx) => {
+      const mine = claimColumns.rows<any>(
+        await tx.$queryRaw<unknown[]>`SELECT ${claimColumns.columns} FROM claims c ${claimColumns.joins} ORDER BY c.id`,
+      );
+      const select = {
+        id: true,
+        lossDate: true,
+        reserveMinor: true,
+        estimatedLossMinor: true,
+        netPayableMinor: true,
+        paidMinor: true,
+        policy: { select: { policyNo: true, uuid: true } },
+        client: { select: { name: true } },
+      };
+      const prisma: any[] = shapedAsPlanned(
+        tx,
+        'Claim',
+        { select },
+        await tx.claim.findMany({ select, orderBy: { id: 'asc' } }),
+      );
+      const claim = rowPrototype('Claim');
+      expect(claim).toBeTruthy();
+      expect(mine.length).toBe(4);
+      expect(prisma.length).toBe(4);
+      let estimated = 0;
+      for (const rows of [mine, prisma])
+        for (const c of rows) {
+          expect(Object.getPrototypeOf(c)).toBe(claim);
+          // Worked by hand from the columns: a Money of the cents (null when none), the day as Y-m-d.
+          expect(c.$Claim$reserve.amountMinor).toBe(c.reserveMinor);
+          if (c.estimatedLossMinor == null) expect(c.$Claim$estimatedLoss).toBeNull();
+          else {
+            expect(c.$Claim$estimatedLoss.amountMinor).toBe(c.estimatedLossMinor);
+            estimated += 1;
+          }
+          expect(c.$Claim$outstanding).toBeNull(); // none approved: no net payable yet
+          expect(c.$Claim$lossDate).toBe(c.lossDate.toISOString().slice(0, 10));
+          expect(c.$Claim$policyNo).toBe(c.policy.policyNo);
+          expect(c.$Claim$clientName).toBe(c.client.name);
+        }
+      expect(estimated).toBe(2); // the one given 120,000, from each read
+      expect(Object.keys(mine[0]).some((k) => k.startsWith('$'))).toBe(false);
+    });
   });
 
   it('leaves to Prisma what it does not answer (a search, a date filter), with the same reach', async () => {

@@ -1,6 +1,6 @@
 import { Prisma } from './client.ts';
 import { prismaFieldType } from './datamodel.ts';
-import { epochMs, jsonRow, type RowColumn, toBigInt, toDate } from './selection-sql.ts';
+import { epochMs, jsonRow, type RowColumn, rowPrototype, toBigInt, toDate } from './selection-sql.ts';
 
 /**
  * Read models (issue 28): a hot read's fixed statement, written by the module that owns the table, for the selections
@@ -114,7 +114,8 @@ export function readModel<F extends string>(
   });
   const fields = new Set(entries.map(([field]) => field));
   const relationsByName = new Map(nested.map((r) => [r.name, r]));
-  const row = jsonRow(columnsRead);
+  // Rows carry the model's row prototype (selection-sql.ts defineRowGetter), as a plan's rows do.
+  const row = jsonRow(columnsRead, undefined, () => rowPrototype(model));
   return {
     columns: Prisma.sql`${row.sql} AS r`,
     joins: Prisma.raw(joins.join(' ')),

@@ -151,6 +151,17 @@ export function shapeRows(tx: Tx, modelName: string, select: unknown, rows: unkn
 }
 
 /**
+ * `rows` Prisma read over `modelName` for a caller's query (`{ select }` or `{ include }`, a Pothos selection), given
+ * the row prototypes its plan's rows would have (shapeRows), and returned: a root field marked PLANNED_ROWS
+ * (graphql/column-fields.ts) answers rows shaped alike whichever read them.
+ */
+export function shapedAsPlanned<R>(tx: Tx, modelName: string, query: unknown, rows: R): R {
+  const q = query as { select?: unknown; include?: unknown } | undefined;
+  if (q?.select || q?.include) shapeRows(tx, modelName, q.select ?? q.include, rows);
+  return rows;
+}
+
+/**
  * Set on every object a plan's statement answered, top-level rows and related rows alike: it carries each relation its
  * selection named, filtered and ordered as the selection asked, so a relation field of the GraphQL selection the plan
  * was made from may resolve straight from it (graphql/column-fields.ts) rather than look up what its parent's query
@@ -377,13 +388,14 @@ export interface RowColumn {
  * A whole row as one JSON array built by PostgreSQL (`sql`, selected `AS r`): one value per row for the driver, Prisma's
  * adapter and its raw result layer to carry (each converts every column of every row on its own, twice, with an
  * array and an object per row between them), read back by position by `rows`, each object cloned from a template of
- * its final shape (sized once, not grown a field at a time), carrying `mark` when given and given `proto` as its prototype
- * when given. A row of more than 100 values is an array of arrays of at most 100.
+ * its final shape (sized once, not grown a field at a time), carrying `mark` when given and given the prototype `proto`
+ * answers when given (asked at each call: a caller made before the schema defined its model's getters). A row of more
+ * than 100 values is an array of arrays of at most 100.
  */
 export function jsonRow(
   columns: RowColumn[],
   mark?: symbol,
-  proto?: object,
+  proto?: () => object | undefined,
 ): { sql: Prisma.Sql; rows: <T>(rows: unknown[]) => T[] } {
   const values = columns.map((c) => c.sql);
   let sql: Prisma.Sql;
@@ -404,6 +416,7 @@ export function jsonRow(
   return {
     sql,
     rows: <T>(rows: unknown[]): T[] => {
+      const p = proto?.();
       const out = new Array<unknown>(rows.length);
       for (let i = 0; i < rows.length; i++) {
         const r = (rows[i] as { r: unknown[] }).r;
@@ -413,7 +426,7 @@ export function jsonRow(
           const c = converts[j];
           o[names[j]] = c ? c(a[j]) : a[j];
         }
-        out[i] = proto ? Object.setPrototypeOf(o, proto) : o;
+        out[i] = p ? Object.setPrototypeOf(o, p) : o;
       }
       return out as T[];
     },
@@ -509,7 +522,8 @@ function build(all: Map<string, Model>, modelName: string, alias: string, select
     columns.push({ sql: rel.sql, name, convert: rel.convert });
   }
   if (!columns.length) no('an empty selection');
-  const row = jsonRow(columns, WHOLE_SELECTION, rowPrototypes.get(modelName));
+  const proto = rowPrototypes.get(modelName);
+  const row = jsonRow(columns, WHOLE_SELECTION, () => proto);
   const head = Prisma.sql`SELECT ${row.sql} AS r FROM ${Prisma.raw(`${ident(model.table)} ${alias}`)}`;
   const rowsOf = row.rows;
   const texts = new Map<string, string>();

@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObjectType, parse } from 'graphql';
 import { compileRoutes, plannedRowReads } from '../../rest-compat/executor.ts';
-import { ClaimDocument, PoliciesDocument, PolicyDocument } from '../../rest-compat/generated/operations.ts';
+import {
+  ClaimDocument,
+  ClaimsDocument,
+  PoliciesDocument,
+  PolicyDocument,
+} from '../../rest-compat/generated/operations.ts';
 import { ROUTES } from '../../rest-compat/routes/index.ts';
 import { columnRead, derivedRead, relationRead } from '../../src/graphql/column-fields.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -158,14 +163,29 @@ describe('relations and derived fields read inline (plannedRowReads)', () => {
       ])
         expect(reads.get(field), field).toBe(getter);
     }
-    // Not below a relation asked with two sets of arguments (one of them is loaded apart, without the getters), nor
-    // on a claim, whose root is not marked.
+    // Not below a relation asked with two sets of arguments (one of them is loaded apart, without the getters).
     const twice = parse(`{ policies { edges { node { endorsements { effectiveDate }
       all: endorsements(all: true) { effectiveDate } } } } }`);
     expect(inline(twice)).not.toContain('Endorsement.effectiveDate');
     const once = parse(`{ policies { edges { node { endorsements(all: true) { effectiveDate } } } } }`);
     expect(inline(once)).toContain('Endorsement.effectiveDate');
-    expect(inline(parse(`{ claims { edges { node { lossDate policy { total { amount } } } } } }`))).toEqual([]);
+  });
+
+  it("a claim's fields computed from its row on the claims page (the read model's rows or Prisma's, shaped alike)", () => {
+    const reads = plannedRowReads(schema, ClaimsDocument);
+    for (const field of [
+      'lossDate',
+      'reserve',
+      'estimatedLoss',
+      'outstanding',
+      'policyNo',
+      'clientName',
+      'slaBreached',
+    ])
+      expect(reads.get(`Claim.${field}`), field).toBe(`$Claim$${field}`);
+    // Not through a claim's policy, a field that checks reach and answers a row loaded apart.
+    const through = parse(`{ claims { edges { node { lossDate policy { total { amount } } } } } }`);
+    expect(inline(through)).toEqual(['Claim.lossDate']);
   });
 
   it('none on rows made otherwise: a claim (its root is not marked), its document checklist (built in code)', () => {

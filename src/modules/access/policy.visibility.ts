@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import { Prisma, type Tx } from '../../db/client.ts';
-import { planQuery, shapeRows } from '../../db/selection-sql.ts';
+import { planQuery, shapedAsPlanned } from '../../db/selection-sql.ts';
 import { isUuid } from '../../lib/identifiers.ts';
 import { notFound } from '../../lib/problem.ts';
 import { access, type Reach } from '../../graphql/access.ts';
@@ -63,16 +63,6 @@ function policyByUuid(tx: Tx, p: Principal, uuid: string, query: unknown): Promi
 }
 
 /**
- * Policy rows Prisma read for a caller's selection (`query`), given the row prototypes its plan's rows would have
- * (selection-sql.ts shapeRows): a root field marked PLANNED_ROWS answers rows shaped alike whichever read them.
- */
-export function shapedAsPlanned<R>(tx: Tx, query: unknown, rows: R): R {
-  const q = query as { select?: unknown; include?: unknown } | undefined;
-  if (q?.select || q?.include) shapeRows(tx, 'Policy', q.select ?? q.include, rows);
-  return rows;
-}
-
-/**
  * The reach rule of the Policy type and of every record that hangs off one policy (debit and credit notes, vehicles,
  * levies, status history, endorsements, cancellations, renewal quotes, certificates): one batched check per request.
  */
@@ -104,7 +94,7 @@ export async function visiblePolicy<Q extends Omit<Prisma.PolicyFindFirstArgs, '
       (policyByUuid(tx, p, uuid, query) as ReturnType<typeof tx.policy.findFirst<Q & { where: object }>> | null) ??
       tx.policy
         .findFirst({ ...(query ?? ({} as Q)), where: { AND: [{ uuid }, policyVisibility(p)] } })
-        .then((row) => shapedAsPlanned(tx, query, row)),
+        .then((row) => shapedAsPlanned(tx, 'Policy', query, row)),
     { readOnly: true },
   );
   if (!row) throw notFound('Policy');

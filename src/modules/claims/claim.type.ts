@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { access, ANY_SCOPE, nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
+import { PLANNED_ROWS } from '../../graphql/column-fields.ts';
 import { reachableClient } from '../clients/client.type.ts';
 import { ClaimStatus } from '../../generated/prisma/enums.ts';
 import { now as clockNow } from '../../lib/clock.ts';
@@ -366,7 +367,8 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => claimService.counts(ctx),
   }),
   claims: t.prismaConnection({
-    ...KEEPS_REACH,
+    // Its rows are listClaims': the read model's, or Prisma's given the selection whole, shaped alike.
+    extensions: { ...KEEPS_REACH.extensions, ...PLANNED_ROWS.extensions },
     type: 'Claim',
     cursor: 'id',
     authScopes: { read: true, crm: true },

@@ -9,6 +9,7 @@ import { type FieldError, ValidationError } from '../../lib/problem.ts';
 import { claimVisibility, visibleClaim } from '../access/claim.visibility.ts';
 import { OPEN_CLAIM_STATES } from './claim-state.ts';
 import { keyset, keysetWhere } from '../../db/read-model.ts';
+import { shapedAsPlanned } from '../../db/selection-sql.ts';
 import { type ClaimListFilters, claimPage } from './read-model.ts';
 
 export type ClaimQuery = { include?: Prisma.ClaimInclude; select?: Prisma.ClaimSelect };
@@ -68,11 +69,13 @@ export function listClaims(ctx: Context, filters: ClaimListFilters, query: Prism
   return ctx.tx(
     (tx) =>
       claimPage(tx, p, filters, paged, id) ??
-      tx.claim.findMany({
-        ...paged,
-        where: keysetWhere(claimListWhere(p, filters), id),
-        orderBy: { id: 'desc' },
-      }),
+      tx.claim
+        .findMany({
+          ...paged,
+          where: keysetWhere(claimListWhere(p, filters), id),
+          orderBy: { id: 'desc' },
+        })
+        .then((rows) => shapedAsPlanned(tx, 'Claim', paged, rows)),
     { readOnly: true },
   );
 }

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import { appliesEvery, forwardPage, keyset, keysetWhere, newestFirst } from '../../db/read-model.ts';
-import { planSelection } from '../../db/selection-sql.ts';
+import { planSelection, shapedAsPlanned } from '../../db/selection-sql.ts';
 import type { Context } from '../../context.ts';
 import { Prisma, type Tx } from '../../db/client.ts';
 import { isYmd, toDbDate, YMD_MESSAGE } from '../../lib/dates.ts';
@@ -11,7 +11,6 @@ import {
   policyVisibility,
   policyVisibilityShape,
   policyVisibilitySql,
-  shapedAsPlanned,
   visiblePolicy,
 } from '../access/policy.visibility.ts';
 
@@ -67,7 +66,7 @@ export const policyService = {
         (policyPage(tx, ctx.principal!, filters, paged, id) as ReturnType<typeof tx.policy.findMany> | null) ??
         tx.policy
           .findMany({ ...paged, where, orderBy: { id: 'desc' } })
-          .then((rows) => shapedAsPlanned(tx, paged, rows)),
+          .then((rows) => shapedAsPlanned(tx, 'Policy', paged, rows)),
       { readOnly: true },
     );
   },
