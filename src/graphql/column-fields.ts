@@ -58,9 +58,11 @@ export function relationRead(type: string, field: string): string | undefined {
 
 /**
  * Spread into a root field's options: the rows it answers (directly, or as a connection's nodes) are those of the
- * field's own Prisma selection, read by a selection's plan (src/db/selection-sql.ts) or by a Prisma query given that
- * selection whole, so each carries every relation the selection named, as it asked. The facade's compiled operations
- * read such relations as properties (rest-compat/executor.ts plannedRowReads).
+ * field's own Prisma selection, read by a selection's plan or a read model (src/db/selection-sql.ts,
+ * src/db/read-model.ts) or by a Prisma query given that selection whole and its rows passed through shapedAsPlanned, so
+ * each carries every relation the selection named, as it asked, and its model's row prototype. The facade's compiled
+ * operations read such relations, and derived fields' getters, as properties (rest-compat/executor.ts plannedRowReads);
+ * under FACADE_JIT_COLUMNS=checked a row without them is refused.
  */
 export const PLANNED_ROWS = { extensions: { plannedRows: true } } as const;
 
