@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ValueNode, valueFromASTUntyped } from 'graphql';
-import { DATE_TIME_MESSAGE, isYmd, parseDateTime, YMD_MESSAGE } from '../lib/dates.ts';
+import { DATE_TIME_MESSAGE, isoInstant, isYmd, parseDateTime, utcYmd, YMD_MESSAGE } from '../lib/dates.ts';
 import { MAX_MINOR, MAX_SHILLINGS } from '../lib/money.ts';
 import { builder } from './builder.ts';
 
@@ -23,7 +23,7 @@ builder.scalarType('Date', {
   description: 'A calendar date, Y-m-d (Africa/Nairobi calendar).',
   // What a refused value is told, in plain words (graphql/variable-errors.ts): the thrown message is GraphQL's own.
   extensions: { invalidValue: `must be ${YMD_MESSAGE}` },
-  serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v)),
+  serialize: (v) => (v instanceof Date ? utcYmd(v) : String(v)),
   parseValue: parseDate,
   parseLiteral: locatedLiteral((ast) => parseDate(valueFromASTUntyped(ast))),
 });
@@ -36,7 +36,7 @@ function parseDate(v: unknown): string {
 builder.scalarType('DateTime', {
   description: `An RFC 3339 timestamp with a UTC offset; as input, ${DATE_TIME_MESSAGE}.`,
   extensions: { invalidValue: `must be ${DATE_TIME_MESSAGE}` },
-  serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString()),
+  serialize: (v) => (v instanceof Date ? isoInstant(v) : new Date(String(v)).toISOString()),
   parseValue: parseDateTimeValue,
   parseLiteral: locatedLiteral((ast) => parseDateTimeValue(valueFromASTUntyped(ast))),
 });
