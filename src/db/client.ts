@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import { PrismaClient, Prisma } from '../generated/prisma/client.ts';
 import { AsyncSlot } from '../lib/async-slot.ts';
@@ -115,6 +116,8 @@ export interface ReplicaOptions {
 const OWED_COMMIT_MS = 2;
 /** What pg answers a COMMIT with, as Prisma's adapter reads it (executeRaw: the row count). */
 const COMMITTED = Object.freeze({ command: 'COMMIT', rowCount: 0, rows: [], fields: [] });
+/** What pg answers a BEGIN with: answered at once for a BEGIN owed to the transaction's first statement. */
+const BEGUN = Object.freeze({ command: 'BEGIN', rowCount: 0, rows: [], fields: [] });
 
 /**
  * What a pool's connections also report (foldIntoBegin). With replicas, a write's COMMIT for a request's writer also
@@ -138,9 +141,14 @@ interface CommitHooks {
  *   refuses any write in it), so its COMMIT can change nothing and fail for nothing but a dead connection. Prisma's
  *   COMMIT is answered at once and owed: the connection's next statement sends it first (pg runs a connection's
  *   statements in order), folded into the same message when that statement is a BEGIN, and a connection left idle
- *   sends it alone after OWED_COMMIT_MS. A read then costs two round trips: the BEGIN (with the tenant and the last
- *   read's COMMIT) and its statement. Under a transaction-mode pooler the connection stays pinned while the
+ *   sends it alone after OWED_COMMIT_MS. Under a transaction-mode pooler the connection stays pinned while the
  *   transaction is open, so this holds there too.
+ * - A read-only transaction's BEGIN rides with its first statement, on a connection in pg's pipeline mode (the pools
+ *   Database opens): the BEGIN (with the tenant and the last read's COMMIT) is answered at once and owed, and the
+ *   first statement goes with it in one write, without waiting for the BEGIN's answer (pipelinedWithBegin). A read
+ *   then costs one round trip. The statement answers the BEGIN's failure when the BEGIN failed (it then ran outside
+ *   any transaction, without the tenant: row-level security showed it nothing, and its answer is not used). A
+ *   write's BEGIN is sent as it comes: a statement of a write must never run outside its transaction.
  * - With replicas, a write's COMMIT reports the primary's WAL position after it (CommitHooks.committed), and a
  *   replica's connections report connection-level failures (CommitHooks.failed).
  */
@@ -189,6 +197,12 @@ function foldIntoBegin(
   };
   /** The open transaction was begun READ ONLY here. */
   let readOnlyOpen = false;
+  /**
+   * A read-only BEGIN answered but not sent yet (its text): sent with whatever the connection is asked next, the
+   * transaction's first statement (pipelinedWithBegin). Only on a pipelined connection.
+   */
+  let beginOwed: string | null = null;
+  const pipelined = (client as unknown as { pipeline?: boolean }).pipeline === true;
   /** A read-only transaction ended whose COMMIT is not sent yet. */
   let commitOwed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -202,27 +216,80 @@ function foldIntoBegin(
     // Failing only with the connection, which then fails the next statement too and leaves the pool.
     (query('COMMIT') as Promise<unknown>).catch(() => undefined);
   };
+  const oweCommit = () => {
+    commitOwed = true;
+    timer = setTimeout(() => commitOwed && sendOwed(true), OWED_COMMIT_MS);
+    timer.unref();
+  };
+  /**
+   * The owed BEGIN alone, before a statement that cannot go with it (one given a callback: pg-pool's own pool.query,
+   * which never runs inside a transaction, so this is for safety, not for a path taken). A BEGIN failing here fails
+   * the transaction's later statements on their own (no tenant, or the connection gone).
+   */
+  const sendOwedBegin = () => {
+    const text = beginOwed!;
+    beginOwed = null;
+    (query(text) as Promise<unknown>).catch(() => undefined);
+  };
+  /**
+   * The owed BEGIN and the statement `args` in one write, the statement sent without waiting for the BEGIN's answer
+   * (pg's pipeline mode: each has its own Sync, answered in order). The statement's promise: its answer once the
+   * BEGIN succeeded, else the BEGIN's error. One message on the count.
+   */
+  const pipelinedWithBegin = (args: unknown[]) => {
+    const text = beginOwed!;
+    beginOwed = null;
+    sent.statements += 1;
+    const result = tail.then(() => {
+      const stream = (client as unknown as { connection: { stream: Duplex } }).connection.stream;
+      stream.cork();
+      let begun: Promise<unknown>;
+      let answered: Promise<unknown>;
+      try {
+        begun = send(text) as Promise<unknown>;
+        answered = send(...args) as Promise<unknown>;
+      } finally {
+        stream.uncork();
+      }
+      return begun.then(
+        () => answered,
+        (err: unknown) => {
+          answered.catch(noop);
+          throw err;
+        },
+      );
+    });
+    tail = result.then(noop, noop);
+    return result;
+  };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const q = args[0] as { text?: string; values?: unknown[] } | string | undefined;
     const text = typeof q === 'string' ? q : q?.text;
     const begin = beginsAs.getStore();
+    const callback = typeof args[args.length - 1] === 'function';
     if (begin && q && typeof q === 'object' && text === 'BEGIN' && !q.values?.length) {
+      if (beginOwed) sendOwedBegin();
       const owed = commitOwed ? 'COMMIT; ' : '';
       settle();
       readOnlyOpen = begin.readOnly;
-      args[0] = {
-        ...q,
-        text: begin.readOnly
-          ? `${owed}BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)${readPlans}`
-          : `${owed}BEGIN; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)`,
-      };
+      const begun = begin.readOnly
+        ? `${owed}BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)${readPlans}`
+        : `${owed}BEGIN; SELECT set_config('app.tenant_id', '${begin.tenantId}', true)`;
+      if (begin.readOnly && pipelined && !callback) {
+        beginOwed = begun;
+        return Promise.resolve(BEGUN);
+      }
+      args[0] = { ...q, text: begun };
       return query(...args);
+    }
+    if (beginOwed) {
+      if (text === 'COMMIT' || text === 'ROLLBACK') readOnlyOpen = false; // an empty transaction: both go together
+      if (callback) sendOwedBegin();
+      else return pipelinedWithBegin(args);
     }
     if (readOnlyOpen && text === 'COMMIT' && typeof args[args.length - 1] !== 'function') {
       readOnlyOpen = false;
-      commitOwed = true;
-      timer = setTimeout(() => commitOwed && sendOwed(true), OWED_COMMIT_MS);
-      timer.unref();
+      oweCommit();
       return Promise.resolve(COMMITTED);
     }
     if (text === 'COMMIT' || text === 'ROLLBACK') readOnlyOpen = false;
@@ -341,6 +408,8 @@ export class Database {
       // A request waits this long for a connection, then is shed as 503 (lib/problem.ts overloadError), not queued
       // without bound behind a burst.
       connectionTimeoutMillis: opts.poolWaitMs ?? 0,
+      // A read's BEGIN goes with its statement (foldIntoBegin); every other statement still waits for the one before.
+      pipeline: true,
       ...(switchRole ? { options: `-c role=${APP_ROLE}` } : {}),
     });
     // pg re-emits a pooled connection's error (server shutdown, or PostgreSQL stopping while pool.end() is still
