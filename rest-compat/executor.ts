@@ -1,4 +1,5 @@
 import {
+  defaultFieldResolver,
   type DocumentNode,
   execute,
   type FragmentDefinitionNode,
@@ -12,8 +13,11 @@ import {
   type GraphQLField,
   type GraphQLSchema,
   isAbstractType,
+  isEnumType,
+  isSpecifiedScalarType,
   OperationTypeNode,
   isObjectType,
+  type GraphQLLeafType,
   TypeInfo,
   validate,
   type VariableDefinitionNode,
@@ -233,10 +237,24 @@ function compileWithColumnReads(
       (f as { name: string }).name = column;
     }
   }
+  if (columns === 'checked')
+    for (const t of reached) {
+      if (!isObjectType(t)) continue;
+      for (const f of Object.values(t.getFields())) {
+        const leaf = getNamedType(f.type);
+        if (!isWrittenAsIs(leaf)) continue;
+        saved.push([f, f.resolve, f.name]);
+        f.resolve = checkedLeaf(`${t.name}.${f.name}`, leaf, f.resolve);
+      }
+    }
   try {
-    return compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+    return compileQuery(schema, document, undefined, {
+      disablingCapturingStackErrors: true,
+      disableLeafSerialization: true,
+    });
   } finally {
-    for (const [f, resolve, name] of saved) {
+    // Last change first: a field both read as a column and checked as a leaf is saved twice.
+    for (const [f, resolve, name] of saved.reverse()) {
       f.resolve = resolve;
       (f as { name: string }).name = name;
     }
@@ -327,6 +345,50 @@ function checkedDerived(type: string, field: string, derived: DerivedRead) {
     return value;
   };
 }
+
+/**
+ * The leaves graphql-jit writes as they come when its leaf serialization is off (compileWithColumnReads): the
+ * specified scalars (String, Int, Float, Boolean, ID) and enums. With it on, each such field of each row was a call
+ * to the type's serializer, passed the field's response path as two fresh arrays for an error it almost never
+ * raised: a page of 25 clients built ~1,100 of them (a quarter of what the request allocated, docs/performance.md).
+ * Off, the answer is the same only when every value is already what its serializer would write: a string for a
+ * String or an ID, an Int in range, an enum's own name. `checked` mode (the tests') holds every such field to that.
+ */
+function isWrittenAsIs(t: GraphQLNamedType): t is GraphQLLeafType {
+  return isEnumType(t) || isSpecifiedScalarType(t);
+}
+
+/**
+ * A leaf written as it comes (isWrittenAsIs), in ColumnReads `checked`: its value (each item of a list) must be what
+ * the type's serializer would write, or the operation fails, so the suite proves the compiled answers unchanged.
+ */
+function checkedLeaf(
+  where: string,
+  leaf: GraphQLLeafType,
+  resolve: GraphQLField<unknown, unknown>['resolve'],
+): GraphQLField<unknown, unknown>['resolve'] {
+  const check = (value: unknown): unknown => {
+    if (value === null || value === undefined || value instanceof Error) return value;
+    if (Array.isArray(value)) {
+      for (const item of value) check(item);
+      return value;
+    }
+    const written = leaf.serialize(value);
+    if (written !== value)
+      throw new Error(
+        `${where}: a compiled operation met ${shown(value)}, which ${leaf.name} writes as ${shown(written)}`,
+      );
+    return value;
+  };
+  return (parent, args, ctx, info) => {
+    const value = (resolve ?? defaultFieldResolver)(parent, args, ctx, info);
+    return value && typeof (value as { then?: unknown }).then === 'function'
+      ? (value as Promise<unknown>).then(check)
+      : check(value);
+  };
+}
+
+const shown = (v: unknown) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 /** A column read that refuses a row without the column (ColumnReads `checked`). */
 function checkedColumn(type: string, column: string) {

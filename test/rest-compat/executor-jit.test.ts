@@ -1,4 +1,14 @@
-import { GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, parse } from 'graphql';
+import {
+  execute,
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  parse,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
@@ -138,5 +148,51 @@ describe('the facade compiler', () => {
     expect(engine('GET /webhooks/endpoints', agent)).toBe('graphql-js');
     expect(engine('GET /webhooks/endpoints', caller(false, ['webhooks']))).toBe('compiled without rules');
     expect(engine('POST /motor/quote', agent)).toBe('compiled');
+  });
+
+  it("writes leaves as they come, and in checked mode (the tests') refuses one its serializer would change", async () => {
+    const Kind = new GraphQLEnumType({
+      name: 'Kind',
+      values: { MOTOR: { value: 'MOTOR' }, MEDICAL: { value: 'med' } },
+    });
+    const row = { name: 'Wanjiru', phone: 254700000001, id: 7, kind: 'MOTOR', other: 'med', tags: ['a', 3] };
+    const Row = new GraphQLObjectType({
+      name: 'Row',
+      fields: {
+        name: { type: GraphQLString },
+        phone: { type: GraphQLString },
+        id: { type: GraphQLID },
+        kind: { type: Kind },
+        other: { type: Kind },
+        tags: { type: new GraphQLList(GraphQLString) },
+        count: { type: GraphQLInt, resolve: () => Promise.resolve(2.5) },
+      },
+    });
+    const tiny = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: { row: { type: Row, resolve: () => row } } }),
+    });
+    const operation = parse('query T { row { name phone id kind other tags count } }');
+    const route = { method: 'GET', path: '/t', operation } as unknown as (typeof ROUTES)[number];
+    const run = async (columns: 'inline' | 'checked') => {
+      const [c] = compileRoutes(tiny, [route], { columns });
+      return c.jit!.query(undefined, {}, {});
+    };
+    // graphql-js serializes each leaf: the number as a string, the enum's internal value as its name.
+    const js = await execute({ schema: tiny, document: operation });
+    expect(js.data?.row).toMatchObject({ name: 'Wanjiru', phone: '254700000001', id: '7', other: 'MEDICAL' });
+    // Compiled, the values are written as they come (production: no serializer call, no response path per leaf)…
+    const inline = await run('inline');
+    expect(inline.data?.row).toMatchObject({ name: 'Wanjiru', phone: 254700000001, id: 7, other: 'med' });
+    // …which is why the tests' checked mode refuses every value a serializer would have changed, each by its field.
+    const checked = await run('checked');
+    expect(checked.data?.row).toMatchObject({ name: 'Wanjiru', kind: 'MOTOR', phone: null, id: null, other: null });
+    const refused = (checked.errors ?? []).map((e) => `${e.path?.join('.')}: ${e.message}`).sort();
+    expect(refused).toEqual([
+      'row.count: Int cannot represent non-integer value: 2.5',
+      'row.id: Row.id: a compiled operation met 7, which ID writes as "7"',
+      'row.other: Row.other: a compiled operation met "med", which Kind writes as "MEDICAL"',
+      'row.phone: Row.phone: a compiled operation met 254700000001, which String writes as "254700000001"',
+      'row.tags: Row.tags: a compiled operation met 3, which String writes as "3"',
+    ]);
   });
 });
