@@ -3,8 +3,23 @@
 // start) decoded the whole bundle's map into the heap for good, ~40 MB of small arrays that every full collection
 // walks (docs/performance.md). A fault's logged stack trace still names the TypeScript file and line: the logger maps
 // it (src/lib/stack-map.ts). NODE_OPTIONS=--enable-source-maps turns Node's on for every trace, at that price.
-import { pathToFileURL } from 'node:url';
-import { build, isStale, OUTFILE } from './build.mjs';
+//
+// The rebuild runs in a process of its own that has ended before the service loads: built here, esbuild's service
+// process (~170 MB resident) lived beside the service for as long as it ran, and esbuild's code sat in its heap.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isStale, OUTFILE } from './build.mjs';
 
-if (isStale()) await build();
+if (isStale()) {
+  const built = spawnSync(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.mjs')], {
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) {
+    process.stderr.write(
+      `scripts/build.mjs failed (${built.error ?? built.signal ?? `exit ${built.status}`}): not starting\n`,
+    );
+    process.exit(built.status || 1);
+  }
+}
 await import(pathToFileURL(OUTFILE).href);
