@@ -7,6 +7,9 @@ import { runClusterPrimary } from './process/cluster-primary.ts';
 import { runClusterWorker, WORKER_SLOT } from './process/cluster-worker.ts';
 import { runSingleProcess } from './process/single.ts';
 
+/** Set by scripts/start.mjs when it rebuilt dist/ before loading it: the build's milliseconds. */
+const REBUILT_MS = 'BIMA_REBUILT_MS';
+
 /**
  * `npm start`: DATABASE_URL or an embedded PostgreSQL under .data/, migrations, demo data, then what PROCESS_ROLE
  * says (the API, the job workers, or both) in one process, or with WEB_CONCURRENCY > 1 in a node:cluster of that
@@ -27,6 +30,13 @@ function main(): Promise<void> {
   if (config.testClock) setTestClock(config.testClock.at, { frozen: config.testClock.frozen });
   const level = config.logLevel === 'silent' ? 'info' : config.logLevel;
   const log = createLogger(level, chooseLogFormat(config.logFormat, config.nodeEnv));
+  // scripts/start.mjs rebuilt a stale dist/ before loading it; taken out of the environment so that cluster workers,
+  // which inherit it, do not say it again.
+  const rebuiltMs = process.env[REBUILT_MS];
+  if (rebuiltMs !== undefined) {
+    delete process.env[REBUILT_MS];
+    log.info({ build_ms: Number(rebuiltMs) }, 'dist/ was older than its sources: rebuilt before this start');
+  }
   // Forked by our primary (a worker of another cluster manager, say PM2's, starts as a process of its own).
   if (cluster.isWorker && process.env[WORKER_SLOT]) return runClusterWorker(config, log);
   if (config.processRole === 'web' && !config.redisUrl)

@@ -46,8 +46,17 @@ describe.skipIf(process.platform !== 'linux')('npm start on a checkout newer tha
     // so a test starting the build meanwhile loads the old one or the new one, never half of one).
     await utimes(OUTFILE, new Date(0), new Date(0));
     expect(isStale()).toBe(true);
-    child = await new Child(database.url, dataDir).start();
+    child = await new Child(database.url, dataDir).start({ LOG_LEVEL: 'info' });
     expect(isStale()).toBe(false);
+    // The service says so in its own log, at info, once.
+    const said = child.s
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('rebuilt before this start'))
+      .map((l) => JSON.parse(l) as { level: number; build_ms: number });
+    expect(said).toHaveLength(1);
+    expect(said[0].level).toBe(30);
+    expect(said[0].build_ms).toBeGreaterThan(0);
     // On DATABASE_URL the service starts no PostgreSQL of its own: it has no child process at all.
     expect(childrenOf(child.s.child.pid!)).toEqual([]);
     expect((await fetch(`${child.origin}/healthz`)).status).toBe(200);

@@ -287,6 +287,13 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
 
     const again = await start(dataDir);
     expect(await waitGone(orphan.pid, 5_000)).toBe(true);
+    // Said at warn, whatever the log level: the operator learns the last stop was not a clean one.
+    const takeover = again
+      .output()
+      .split('\n')
+      .filter((l) => l.includes(`stopping orphaned postmaster ${orphan.pid}`))
+      .map((l) => JSON.parse(l) as { level: number });
+    expect(takeover.map((l) => l.level)).toEqual([40]);
     const creds = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
     expect(secretsOf(creds)).toEqual(secretsOf(firstCreds));
     const api = new Api(again.origin);

@@ -26,6 +26,8 @@ export interface EmbeddedOptions {
   /** Trade durability for speed (tests): fsync and synchronous_commit off. */
   fast?: boolean;
   log?: (msg: string) => void;
+  /** What went wrong before this start (else `log`): taking over from the postmaster a killed service left running. */
+  warn?: (msg: string) => void;
 }
 
 export function connToUrl(c: ServerConn): string {
@@ -93,7 +95,7 @@ async function parentPid(pid: number): Promise<number | null> {
  * A postmaster orphaned by a SIGKILLed parent keeps the data directory locked: stop it (fast shutdown) and wait,
  * or drop a pid file whose process is gone.
  */
-async function recoverStaleLock(dataDir: string, log: (m: string) => void): Promise<void> {
+async function recoverStaleLock(dataDir: string, warn: (m: string) => void): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
@@ -113,7 +115,10 @@ async function recoverStaleLock(dataDir: string, log: (m: string) => void): Prom
           'stop that instance first, or set DATA_DIR or DATABASE_URL',
       );
     }
-    log(`embedded postgres: stopping orphaned postmaster ${pid} that holds ${dataDir}`);
+    warn(
+      `embedded postgres: stopping orphaned postmaster ${pid} that holds ${dataDir} (the service that started it ` +
+        'ended without stopping it: killed, or its machine lost power)',
+    );
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
     if (processAlive(pid)) {
@@ -158,7 +163,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   await mkdir(path.dirname(dataDir), { recursive: true, mode: 0o755 });
   if (isRoot) await ensureTraversable(dataDir, log);
   const password = await clusterPassword(dataDir);
-  await recoverStaleLock(dataDir, log);
+  await recoverStaleLock(dataDir, opts.warn ?? log);
   const EP = await importWithoutExitHooks();
 
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];

@@ -78,7 +78,11 @@ export async function openDatabase(
     process.exit(1);
   }
   const dataDir = path.join(config.dataDir, 'pg');
-  const embedded = await startEmbeddedPostgres({ dataDir, log: (m) => log.debug(m) }).catch((err: Error) => {
+  const embedded = await startEmbeddedPostgres({
+    dataDir,
+    log: (m) => log.debug(m),
+    warn: (m) => log.warn(m),
+  }).catch((err: Error) => {
     log.fatal(err.message);
     process.exit(1);
   });
