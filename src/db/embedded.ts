@@ -117,7 +117,7 @@ async function recoverStaleLock(dataDir: string, warn: (m: string) => void): Pro
     }
     warn(
       `embedded postgres: stopping orphaned postmaster ${pid} that holds ${dataDir} (the service that started it ` +
-        'ended without stopping it: killed, or its machine lost power)',
+        'ended without stopping it, as a SIGKILL ends it)',
     );
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
