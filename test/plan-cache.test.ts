@@ -28,6 +28,18 @@ beforeAll(async () => {
   expect(p.status, p.text).toBe(201);
   preview = p.body.data.uuid;
   theirs = await other.activePolicy();
+  // The job workers run (a paid motor policy's certificate is issued in the background), and the first test compares
+  // two reads of the record byte for byte: wait until its certificate is issued and none is still on its way (a CI
+  // run on Node 24 read it `issuing`, then `issued`).
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const r = await o.api.get(`/policies/${mine.uuid}/certificates`, { token: o.tokens.staff });
+    expect(r.status, r.text).toBe(200);
+    const list = r.body.data as { status: string }[];
+    if (list.some((c) => c.status === 'issued') && !list.some((c) => /pending|issuing/.test(c.status))) break;
+    if (Date.now() > deadline) throw new Error(`the policy's certificate did not settle: ${r.text}`);
+    await new Promise((res) => setTimeout(res, 150));
+  }
 });
 
 const snapshot = () => ({ ...planCacheStats, kept: planCacheStats.kept });
