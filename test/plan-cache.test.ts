@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { selectionPlanStats } from '../src/db/selection-sql.ts';
 import { planCacheStats } from '../src/graphql/plan-cache.ts';
-import { INSTANT_RAIL, useKit } from './kit.ts';
+import { INSTANT_RAIL, useKit, waitFor } from './kit.ts';
 
 /**
  * Selection plans kept across requests (src/graphql/plan-cache.ts): a document seen before is not walked again, and a
@@ -31,15 +31,16 @@ beforeAll(async () => {
   // The job workers run (a paid motor policy's certificate is issued in the background), and the first test compares
   // two reads of the record byte for byte: wait until its certificate is issued and none is still on its way (a CI
   // run on Node 24 read it `issuing`, then `issued`).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const r = await o.api.get(`/policies/${mine.uuid}/certificates`, { token: o.tokens.staff });
-    expect(r.status, r.text).toBe(200);
-    const list = r.body.data as { status: string }[];
-    if (list.some((c) => c.status === 'issued') && !list.some((c) => /pending|issuing/.test(c.status))) break;
-    if (Date.now() > deadline) throw new Error(`the policy's certificate did not settle: ${r.text}`);
-    await new Promise((res) => setTimeout(res, 150));
-  }
+  await waitFor(
+    "the policy's certificate issued, none still on its way",
+    async () => {
+      const r = await o.api.get(`/policies/${mine.uuid}/certificates`, { token: o.tokens.staff });
+      expect(r.status, r.text).toBe(200);
+      return r.body.data as { status: string }[];
+    },
+    (list) => list.some((c) => c.status === 'issued') && !list.some((c) => /pending|issuing/.test(c.status)),
+    { ms: 30_000, every: 150 },
+  );
 });
 
 const snapshot = () => ({ ...planCacheStats, kept: planCacheStats.kept });

@@ -287,7 +287,7 @@ describe('npm start (src/main.ts) on a fresh checkout', () => {
 
     const again = await start(dataDir);
     expect(await waitGone(orphan.pid, 5_000)).toBe(true);
-    // Said at warn, whatever the log level: the operator learns the last stop was not a clean one.
+    // Said at warn, so the default level shows it: the operator learns the last stop was not a clean one.
     const takeover = again
       .output()
       .split('\n')
