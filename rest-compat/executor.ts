@@ -34,7 +34,9 @@ import {
   columnRead,
   type DerivedRead,
   derivedRead,
+  type InHand,
   relationRead,
+  runHoldingInHand,
 } from '../src/graphql/column-fields.ts';
 import { runsCompiled } from '../src/graphql/compiled-paths.ts';
 import { variableErrors } from '../src/graphql/variable-errors.ts';
@@ -210,6 +212,7 @@ function compileWithColumnReads(
   columns: ColumnReads,
 ): CompiledQuery | ExecutionResult {
   const saved: [GraphQLField<unknown, unknown>, GraphQLField<unknown, unknown>['resolve'], string][] = [];
+  const needs = new Set<InHand<unknown>>();
   const relations = plannedRowReads(schema, document);
   const asked = new Set<string>();
   visit(document, { Field: (node) => void asked.add(node.name.value) });
@@ -225,6 +228,7 @@ function compileWithColumnReads(
       if (column !== f.name && fields[column] !== undefined && asked.has(column)) continue;
       saved.push([f, f.resolve, f.name]);
       const derived = derivedRead(f.resolve);
+      if (derived?.key === column && derived.inHand) needs.add(derived.inHand);
       f.resolve =
         columns === 'inline'
           ? undefined
@@ -248,10 +252,11 @@ function compileWithColumnReads(
       }
     }
   try {
-    return compileQuery(schema, document, undefined, {
+    const compiled = compileQuery(schema, document, undefined, {
       disablingCapturingStackErrors: true,
       disableLeafSerialization: true,
     });
+    return needs.size && isCompiledQuery(compiled) ? holdingInHand(compiled, needs, schema, document) : compiled;
   } finally {
     // Last change first: a field both read as a column and checked as a leaf is saved twice.
     for (const [f, resolve, name] of saved.reverse()) {
@@ -259,6 +264,32 @@ function compileWithColumnReads(
       (f as { name: string }).name = name;
     }
   }
+}
+
+/**
+ * A compiled operation reading fields from what the request holds in hand (column-fields.ts InHandRead: a record's
+ * directory references): each run holds them first, and a run whose reads missed a row (one the holding lacks, read by
+ * id by the field's resolver) answers by graphql-js instead, as an operation that cannot be compiled would.
+ */
+function holdingInHand(
+  compiled: CompiledQuery,
+  needs: ReadonlySet<InHand<unknown>>,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+): CompiledQuery {
+  const run = compiled.query;
+  const query: CompiledQuery['query'] = (root, ctx, variables) =>
+    runHoldingInHand(
+      needs,
+      ctx as Context,
+      () => run(root, ctx, variables),
+      () => {
+        // Response paths afresh: none of the compiled run's loader mappings (compiled-paths.ts) is met again.
+        runsCompiled(ctx as Context);
+        return execute({ schema, document, rootValue: root, contextValue: ctx, variableValues: variables });
+      },
+    );
+  return Object.assign(compiled, { query });
 }
 
 /**

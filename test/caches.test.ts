@@ -464,6 +464,12 @@ describe('rating data and principals across three server processes', () => {
     const again = await apis[0].get(`/clients/${theClient!.client_no}`, { token: o.tokens.staff });
     expect(again.status).toBe(200);
     expect(again.body.data.sales_person).toMatchObject({ id: person.id, name: person.name });
+    // The page too: its compiled read finds the person missing from the copy in hand and answers through the resolvers.
+    const page = await apis[0].get('/clients?limit=100', { token: o.tokens.staff });
+    expect(page.status).toBe(200);
+    const listed = (page.body.data as typeof clients).find((c) => c.client_no === theClient!.client_no);
+    expect(listed?.sales_person).toMatchObject({ id: person.id, name: person.name });
+    expect(cache.peek(o.id)?.people.has(person.id)).toBe(false); // still the copy lacking them
     const erp = await erpRecord(apis[0], o.tokens.staff, 'clients', (c) => c.client_no === theClient!.client_no);
     expect(erp.agents).toContainEqual(expect.objectContaining({ id: person.id, role: 'sales_person' }));
     cache.invalidate(o.id);

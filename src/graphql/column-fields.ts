@@ -8,7 +8,9 @@ import {
   print,
   visit,
 } from 'graphql';
+import type { Context } from '../context.ts';
 import { defineRowGetter, WHOLE_SELECTION } from '../db/selection-sql.ts';
+import { AsyncSlot } from '../lib/async-slot.ts';
 
 /**
  * A field of a Prisma type in select mode that reads only columns of its own row — an exposed column
@@ -75,10 +77,83 @@ export const PLANNED_ROWS = { extensions: { plannedRows: true } } as const;
  */
 const DERIVED_READ = Symbol('derivedRead');
 
-/** What a derived field's marked resolver carries: the getter's key, and the columns it reads. */
+/**
+ * What a derived field's marked resolver carries: the getter's key, the columns it reads, and, for a field read from
+ * what the request holds in hand (InHandRead), the holding its getter needs.
+ */
 export interface DerivedRead {
   key: string;
   paths: readonly ColumnPath[];
+  inHand?: InHand<unknown>;
+}
+
+/**
+ * Something a request holds in hand while a compiled operation reads its rows (the organisation's directory rows a
+ * record's reference columns point at: src/modules/reference/references.ts): `hold` makes it (from memory, or loaded)
+ * before the operation runs.
+ */
+export interface InHand<H> {
+  readonly name: string;
+  hold(ctx: Context): H | Promise<H>;
+}
+
+/**
+ * Spread into a field's `extensions`: on a planned row, the field's answer is `read(row, held)`, synchronous, from
+ * what `inHand` holds for the request, or MISSING when that lacks it (a row read by id otherwise: a user past the
+ * directory's copy, a row committed an instant ago). The field keeps its own resolver for every other caller. The
+ * facade's compiled operations read it as a getter of the row prototype (no resolver call per row), inside
+ * runHoldingInHand, which runs the operation again by graphql-js, through the resolvers, when any read missed.
+ */
+export interface InHandRead<H> {
+  inHand: InHand<H>;
+  read: (row: never, held: H) => unknown;
+}
+
+/** What an InHandRead answers when the holding lacks the row: the operation is run again through its resolvers. */
+export const MISSING = Symbol('missing in hand');
+
+/** A compiled operation's holdings while it runs, and whether any read found its row missing. */
+interface Holdings {
+  held: Map<InHand<unknown>, unknown>;
+  missed: boolean;
+}
+
+const holdings = new AsyncSlot<Holdings>();
+
+/**
+ * Runs `run` (a compiled operation reading InHandReads of `needs`) with each holding made first; when a read missed,
+ * the answer is `again()`'s (the operation by graphql-js, whose resolvers read what was missing by id) instead. So is
+ * it when a holding cannot be made (its load failed): the resolvers meet that failure as they did before, and it is
+ * answered as any failure inside an operation is (a pool's exhaustion as 503).
+ */
+export async function runHoldingInHand<R>(
+  needs: ReadonlySet<InHand<unknown>>,
+  ctx: Context,
+  run: () => R | Promise<R>,
+  again: () => R | Promise<R>,
+): Promise<R> {
+  const frame: Holdings = { held: new Map(), missed: false };
+  try {
+    for (const h of needs) {
+      const held = h.hold(ctx);
+      frame.held.set(h, held instanceof Promise ? await held : held);
+    }
+  } catch {
+    return again();
+  }
+  const result = await holdings.run(frame, run);
+  return frame.missed ? again() : result;
+}
+
+function inHandGetter<H>(spec: InHandRead<H>, where: string) {
+  return (row: never) => {
+    const frame = holdings.getStore();
+    if (!frame?.held.has(spec.inHand)) throw new Error(`${where}: read outside runHoldingInHand`);
+    const value = spec.read(row, frame.held.get(spec.inHand) as H);
+    if (value !== MISSING) return value;
+    frame.missed = true;
+    return null;
+  };
 }
 
 /** The getter a field's final resolver may be read through (see DERIVED_READ), or undefined. */
@@ -149,14 +224,21 @@ export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     }
     const own = fieldConfig.resolve as Resolver<Types> | undefined;
     if (!own) return resolver;
+    const model = this.buildCache.getTypeConfig(fieldConfig.parentType).extensions?.pothosPrismaModel;
+    const key = `$${fieldConfig.parentType}$${fieldConfig.name}`;
+    const inHand = fieldConfig.extensions?.inHandRead as InHandRead<unknown> | undefined;
     const wrapped: Resolver<Types> = (parent, args, context, info) =>
       carries(parent as Record<string, unknown>, paths)
         ? own(parent, args, context, info)
         : resolver(parent, args, context, info);
-    const model = this.buildCache.getTypeConfig(fieldConfig.parentType).extensions?.pothosPrismaModel;
+    if (inHand && typeof model === 'string') {
+      defineRowGetter(model, key, inHandGetter(inHand, `${fieldConfig.parentType}.${fieldConfig.name}`));
+      return Object.assign(wrapped, {
+        [DERIVED_READ]: { key, paths, inHand: inHand.inHand } satisfies DerivedRead,
+      });
+    }
     // Of the row alone: a resolver declaring no more than its parent, and not async (its getter answers a value).
     if (typeof model !== 'string' || own.length > 1 || own.constructor.name === 'AsyncFunction') return wrapped;
-    const key = `$${fieldConfig.parentType}$${fieldConfig.name}`;
     defineRowGetter(model, key, (row: unknown) => own(row, NO_ARGS, undefined as never, undefined as never));
     return Object.assign(wrapped, { [DERIVED_READ]: { key, paths } satisfies DerivedRead });
   }

@@ -3,11 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObjectType, parse } from 'graphql';
+import { type GraphQLObjectType, isObjectType, parse } from 'graphql';
 import { compileRoutes, plannedRowReads } from '../../rest-compat/executor.ts';
 import {
   ClaimDocument,
   ClaimsDocument,
+  ClientDocument,
+  ClientsDocument,
   PoliciesDocument,
   PolicyDocument,
 } from '../../rest-compat/generated/operations.ts';
@@ -186,6 +188,27 @@ describe('relations and derived fields read inline (plannedRowReads)', () => {
     // Not through a claim's policy, a field that checks reach and answers a row loaded apart.
     const through = parse(`{ claims { edges { node { lossDate policy { total { amount } } } } } }`);
     expect(inline(through)).toEqual(['Claim.lossDate']);
+  });
+
+  it("a record's directory references (branch, people, business source, prospect type, insurer), read from the copy the request holds in hand", () => {
+    const refs = (doc: Parameters<typeof plannedRowReads>[1], type: string, fields: Record<string, string>) => {
+      const reads = plannedRowReads(schema, doc);
+      for (const [f, held] of Object.entries(fields)) {
+        expect(reads.get(`${type}.${f}`), `${type}.${f}`).toBe(`$${type}$${f}`);
+        const def = (schema.getType(type) as GraphQLObjectType).getFields()[f];
+        expect(derivedRead(def.resolve)?.inHand?.name, `${type}.${f}`).toBe(held);
+      }
+    };
+    const ofClient = ['branch', 'riskManager', 'salesPerson', 'businessSource', 'prospectType'];
+    const fromDirectory = Object.fromEntries(ofClient.map((f) => [f, 'directory']));
+    refs(ClientsDocument, 'Client', fromDirectory);
+    refs(ClientDocument, 'Client', fromDirectory);
+    refs(PoliciesDocument, 'Policy', { insurer: 'insurers', salesPerson: 'directory' });
+    refs(PolicyDocument, 'Policy', { insurer: 'insurers', salesPerson: 'directory' });
+    refs(ClaimsDocument, 'Claim', { insurer: 'insurers', assignee: 'directory' });
+    // A staff member's own branch is not a planned row's (the person is the directory's row): its resolver answers.
+    const nested = parse(`{ clients { edges { node { salesPerson { branch { name } } } } } }`);
+    expect(plannedRowReads(schema, nested).has('StaffMember.branch')).toBe(false);
   });
 
   it('none on rows made otherwise: a claim (its root is not marked), its document checklist (built in code)', () => {

@@ -14,7 +14,7 @@ import { claimService } from './claim.service.ts';
 import './claim.subscriptions.ts';
 import type { Insurer } from '../../generated/prisma/client.ts';
 import { InsurerRef, StaffMemberRef } from '../reference/reference.type.ts';
-import { references } from '../reference/references.ts';
+import { inHandReference, references } from '../reference/references.ts';
 
 const CLAIM_STATUS_DESCRIPTIONS: Record<ClaimStatus, string> = {
   registered: 'First notice of loss recorded: numbered and reserved.',
@@ -145,6 +145,7 @@ builder.prismaNode('Claim', {
       select: { insurerId: true },
       description: 'The insurer of the policy.',
       resolve: (c, _a, ctx) => references.insurer(ctx, c.insurerId) as Promise<Insurer> | Insurer,
+      extensions: inHandReference.insurer('insurerId'),
     }),
     registration: t.exposeString('regNo', {
       description: 'Motor: the registration of the vehicle in the loss; null for other lines.',
@@ -318,6 +319,7 @@ builder.prismaNode('Claim', {
       description: 'The claims handler assigned; null when unassigned.',
       nullable: true,
       resolve: (c, _a, ctx) => references.person(ctx, c.assigneeUserId),
+      extensions: inHandReference.person('assigneeUserId'),
     }),
     statusChangedAt: t.expose('statusChangedAt', {
       description: 'When the claim entered its current state (its service level counts from here).',

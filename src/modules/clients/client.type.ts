@@ -1,7 +1,8 @@
 import { builder } from '../../graphql/builder.ts';
+import { PLANNED_ROWS } from '../../graphql/column-fields.ts';
 import { offsetQuery } from '../../graphql/common.ts';
 import { clientReach } from '../access/client.visibility.ts';
-import { references } from '../reference/references.ts';
+import { inHandReference, references } from '../reference/references.ts';
 import { BranchRef, BusinessSourceRef, ProspectTypeRef, StaffMemberRef } from '../reference/reference.type.ts';
 import { clientService } from './client.service.ts';
 import { nodeAccess, KEEPS_REACH, visibleOrNull } from '../../graphql/access.ts';
@@ -61,6 +62,7 @@ export const ClientRef = builder.prismaNode('Client', {
         "The branch the client belongs to (the creating user's branch unless one was given); null when none.",
       nullable: true,
       resolve: (c, _a, ctx) => references.branch(ctx, c.branchId),
+      extensions: inHandReference.branch('branchId'),
     }),
     riskManager: t.field({
       type: StaffMemberRef,
@@ -68,6 +70,7 @@ export const ClientRef = builder.prismaNode('Client', {
       description: 'The account executive responsible; null when none.',
       nullable: true,
       resolve: (c, _a, ctx) => references.person(ctx, c.riskManagerId),
+      extensions: inHandReference.person('riskManagerId'),
     }),
     salesPerson: t.field({
       type: StaffMemberRef,
@@ -76,6 +79,7 @@ export const ClientRef = builder.prismaNode('Client', {
         'The sales person (agent) credited with the client, who then sees its policies and claims; null when none.',
       nullable: true,
       resolve: (c, _a, ctx) => references.person(ctx, c.salesPersonId),
+      extensions: inHandReference.person('salesPersonId'),
     }),
     businessSource: t.field({
       type: BusinessSourceRef,
@@ -83,6 +87,7 @@ export const ClientRef = builder.prismaNode('Client', {
       description: 'How the client came to the organisation; null when not recorded.',
       nullable: true,
       resolve: (c, _a, ctx) => references.businessSource(ctx, c.businessSourceId),
+      extensions: inHandReference.businessSource('businessSourceId'),
     }),
     prospectType: t.field({
       type: ProspectTypeRef,
@@ -90,6 +95,7 @@ export const ClientRef = builder.prismaNode('Client', {
       description: 'The kind of prospect the client was recorded as; null when not recorded.',
       nullable: true,
       resolve: (c, _a, ctx) => references.prospectType(ctx, c.prospectTypeId),
+      extensions: inHandReference.prospectType('prospectTypeId'),
     }),
     sector: t.exposeString('sector', {
       description: 'Business sector (corporate clients), as given; null when not given.',
@@ -121,7 +127,8 @@ export const ClientRef = builder.prismaNode('Client', {
 
 builder.queryFields((t) => ({
   clients: t.prismaConnection({
-    ...KEEPS_REACH,
+    // Its rows are listClients': the read model's, or Prisma's given the selection whole, shaped alike.
+    extensions: { ...KEEPS_REACH.extensions, ...PLANNED_ROWS.extensions },
     type: 'Client',
     cursor: 'id',
     authScopes: { read: true },
@@ -142,7 +149,8 @@ builder.queryFields((t) => ({
     },
   }),
   client: t.prismaField({
-    ...KEEPS_REACH,
+    // Its row is getClient's: the read model's, or Prisma's given the selection whole, shaped alike.
+    extensions: { ...KEEPS_REACH.extensions, ...PLANNED_ROWS.extensions },
     type: 'Client',
     authScopes: { read: true },
     description: 'A client by number; not_found when missing or not visible to the caller.',

@@ -6,7 +6,7 @@ import { money, MoneyRef, offsetQuery } from '../../graphql/common.ts';
 import { policyService } from './policy.service.ts';
 import { PolicyRef } from './policy.type.ts';
 import { StaffMemberRef } from '../reference/reference.type.ts';
-import { references } from '../reference/references.ts';
+import { inHandReference, references } from '../reference/references.ts';
 import { onePolicy, policyReach } from '../access/policy.visibility.ts';
 
 const PolicyStatusEnum = builder.enumType('PolicyStatus', {
@@ -131,6 +131,7 @@ builder.prismaObjectFields('Policy', (t) => ({
     description: 'The sales person credited with the policy; null when none.',
     nullable: true,
     resolve: (p, _a, ctx) => references.person(ctx, p.salesPersonId),
+    extensions: inHandReference.person('salesPersonId'),
   }),
 }));
 

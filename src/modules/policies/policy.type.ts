@@ -5,7 +5,7 @@ import { onePolicy, POLICY_SCOPES, policyReach } from '../access/policy.visibili
 import { nodeAccess, KEEPS_REACH } from '../../graphql/access.ts';
 import type { Insurer } from '../../generated/prisma/client.ts';
 import { InsurerRef } from '../reference/reference.type.ts';
-import { references } from '../reference/references.ts';
+import { inHandReference, references } from '../reference/references.ts';
 
 /** Policies: keys that read or bind; agents only the policies within their reach (policyVisibility). */
 export const PolicyRef = builder.prismaNode('Policy', {
@@ -84,6 +84,7 @@ export const PolicyRef = builder.prismaNode('Policy', {
       select: { insurerId: true },
       description: 'The insurer carrying the risk.',
       resolve: (p, _a, ctx) => references.insurer(ctx, p.insurerId) as Promise<Insurer> | Insurer,
+      extensions: inHandReference.insurer('insurerId'),
     }),
     coverProduct: t.field({
       type: PolicyCoverProductRef,

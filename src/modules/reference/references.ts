@@ -1,4 +1,5 @@
 import type { Context } from '../../context.ts';
+import { type InHand, type InHandRead, MISSING } from '../../graphql/column-fields.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Branch, BusinessSource, Insurer, ProspectType } from '../../generated/prisma/client.ts';
 import { type Directory, directory, directoryCache, STAFF_COLUMNS, type StaffRow } from './directory.ts';
@@ -106,6 +107,40 @@ export const references = {
   businessSource: pointedAt(KINDS.businessSource),
   prospectType: pointedAt(KINDS.prospectType),
   insurer: pointedAt(KINDS.insurer),
+};
+
+/** The organisation's directory and its insurers, as a request holds them in hand (InHand) for a compiled read. */
+const directoryInHand: InHand<Directory> = {
+  name: 'directory',
+  hold: (ctx) => directoryCache(ctx).peek(ctx.principal!.tenant.id) ?? directory(ctx),
+};
+const insurersInHand: InHand<Held<Insurer>> = { name: 'insurers', hold: KINDS.insurer.held };
+
+const inHandOf =
+  <H, T>(inHand: InHand<H>, pick: (held: H) => Held<T>) =>
+  (column: string): { inHandRead: InHandRead<H> } => ({
+    inHandRead: {
+      inHand,
+      read: (row: Record<string, unknown>, held: H) => {
+        const id = row[column] as number | null;
+        return id == null ? null : (pick(held).get(id) ?? MISSING);
+      },
+    },
+  });
+
+/**
+ * For a GraphQL reference field's `extensions`, beside its resolver (`references[kind]` of the same column):
+ * `inHandReference.branch('branchId')`. The facade's compiled operations read the row the column points at from the
+ * copy the request holds in hand (graphql/column-fields.ts InHandRead), through a getter of the record's row prototype
+ * instead of a resolver call per row, and answer through the resolvers instead when the copy lacks it (a row read by
+ * id, see readOne). The held rows are the copy's own, shared and frozen: a compiled operation only reads them.
+ */
+export const inHandReference = {
+  branch: inHandOf(directoryInHand, (d) => d.branchById),
+  person: inHandOf(directoryInHand, (d) => d.people),
+  businessSource: inHandOf(directoryInHand, (d) => d.businessSources),
+  prospectType: inHandOf(directoryInHand, (d) => d.prospectTypes),
+  insurer: inHandOf(insurersInHand, (i) => i),
 };
 
 /** Rows by id for a page of records; what the copy lacks is read in `tx` in one statement. The rows are frozen. */

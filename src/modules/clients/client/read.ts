@@ -6,6 +6,7 @@ import { notFound } from '../../../lib/problem.ts';
 import { containsText, sameText } from '../../../lib/search.ts';
 import { clientVisibility } from '../../access/client.visibility.ts';
 import { keyset, keysetWhere } from '../../../db/read-model.ts';
+import { shapedAsPlanned } from '../../../db/selection-sql.ts';
 import { type ClientListFilters, clientColumns, clientPage, clientRecord } from './read-model.ts';
 
 export type ClientQuery = { include?: Prisma.ClientInclude; select?: Prisma.ClientSelect };
@@ -39,11 +40,13 @@ export function listClients(ctx: Context, filters: ClientListFilters, query: Pri
   return ctx.tx(
     (tx) =>
       clientPage(tx, p, filters, paged, id) ??
-      tx.client.findMany({
-        ...paged,
-        where: keysetWhere(clientListWhere(p, filters), id),
-        orderBy: { id: 'desc' },
-      }),
+      tx.client
+        .findMany({
+          ...paged,
+          where: keysetWhere(clientListWhere(p, filters), id),
+          orderBy: { id: 'desc' },
+        })
+        .then((rows) => shapedAsPlanned(tx, 'Client', paged, rows)),
     { readOnly: true },
   );
 }
@@ -55,7 +58,9 @@ export async function getClient(ctx: Context, clientNo: string, query: ClientQue
     (tx) =>
       clientColumns.answers(query)
         ? clientRecord(tx, p, clientNo)
-        : tx.client.findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } }),
+        : tx.client
+            .findFirst({ ...query, where: { AND: [{ clientNo }, clientVisibility(p)] } })
+            .then((row) => shapedAsPlanned(tx, 'Client', query, row)),
     { readOnly: true },
   );
   if (!row) throw notFound('Client');
