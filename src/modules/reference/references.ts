@@ -28,11 +28,15 @@ interface Kind<T> {
 const then = <A, B>(v: A | Promise<A>, f: (a: A) => B): B | Promise<Awaited<B>> =>
   v instanceof Promise ? (v.then(f) as Promise<Awaited<B>>) : f(v);
 
-/** The directory: from memory when held, else loading (directory.ts). */
+/** The organisation's directory: from memory when held, else loading (directory.ts). */
+const directoryOf = (ctx: Context): Directory | Promise<Directory> =>
+  directoryCache(ctx).peek(ctx.principal!.tenant.id) ?? directory(ctx);
+
+/** A kind of the directory's rows, picked from it. */
 const inDirectory =
   <T>(pick: (d: Directory) => Held<T>) =>
   (ctx: Context) =>
-    then(directoryCache(ctx).peek(ctx.principal!.tenant.id) ?? directory(ctx), pick);
+    then(directoryOf(ctx), pick);
 
 const ratingForRequest = new WeakMap<Context, Promise<RatingData>>();
 
@@ -112,7 +116,7 @@ export const references = {
 /** The organisation's directory and its insurers, as a request holds them in hand (InHand) for a compiled read. */
 const directoryInHand: InHand<Directory> = {
   name: 'directory',
-  hold: (ctx) => directoryCache(ctx).peek(ctx.principal!.tenant.id) ?? directory(ctx),
+  hold: directoryOf,
 };
 const insurersInHand: InHand<Held<Insurer>> = { name: 'insurers', hold: KINDS.insurer.held };
 
